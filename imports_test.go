@@ -1,0 +1,164 @@
+package checkfu_test
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/checkfu/checkfu"
+
+// An importRule forbids packages under from (module-relative; "." is the
+// root package) from importing, directly or transitively, any package under
+// one of banned.
+type importRule struct {
+	from   string
+	banned []string
+	why    string
+}
+
+// importRules carry the security law of DEVELOPERS.md into the build.
+var importRules = []importRule{
+	{".", []string{"*"}, "checkfu.go is the shared vocabulary and imports nothing of the module"},
+	{"acp", []string{"custody"}, "the process path never holds a plane credential"},
+	{"adapters", []string{"custody"}, "a provider never holds a plane credential"},
+	{"egress", []string{"custody", "adapters", "eventlog"}, "the egress engine stays below custody, providers and the log"},
+	{"*lib*", []string{"cmd", "examples"}, "no library package imports cmd/ or examples/"},
+}
+
+// under reports whether the module-relative package p is dir or below it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+func isLibrary(p string) bool {
+	return !under(p, "cmd") && !under(p, "examples") && !under(p, "bench")
+}
+
+// violations returns one line per forbidden import path in graph, which
+// maps module-relative packages to the module-relative packages they import.
+func violations(graph map[string][]string) []string {
+	var out []string
+	for _, r := range importRules {
+		for from := range graph {
+			switch {
+			case r.from == "*lib*":
+				if !isLibrary(from) {
+					continue
+				}
+			case r.from == ".":
+				if from != "." {
+					continue
+				}
+			case !under(from, r.from):
+				continue
+			}
+			for dep := range closure(graph, from) {
+				for _, b := range r.banned {
+					if (b == "*" && dep != from) || (b != "*" && under(dep, b)) {
+						out = append(out, from+" imports "+dep+": "+r.why)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closure returns every module package reachable from p, p excluded.
+func closure(graph map[string][]string, p string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(q string) {
+		for _, d := range graph[q] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(p)
+	delete(seen, p)
+	return seen
+}
+
+// moduleGraph reads the non-test imports of every package in the module.
+func moduleGraph(t *testing.T) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(p, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel := filepath.ToSlash(p)
+		graph[rel] = nil
+		for _, imp := range pkg.Imports {
+			if imp == module {
+				graph[rel] = append(graph[rel], ".")
+			} else if strings.HasPrefix(imp, module+"/") {
+				graph[rel] = append(graph[rel], strings.TrimPrefix(imp, module+"/"))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph
+}
+
+func TestImportRules(t *testing.T) {
+	graph := moduleGraph(t)
+	if _, ok := graph["."]; !ok {
+		t.Fatal("root package not found; run the test from the module root")
+	}
+	for _, v := range violations(graph) {
+		t.Error(v)
+	}
+}
+
+// TestImportRulesCatchViolations proves the checker itself reds: each
+// synthetic graph breaks one rule, directly or through an intermediate.
+func TestImportRulesCatchViolations(t *testing.T) {
+	bad := []map[string][]string{
+		{".": {"egress"}, "egress": nil},
+		{"acp": {"custody"}, "custody": nil},
+		{"acp/wire": {"internal/x"}, "internal/x": {"custody/store"}, "custody/store": nil},
+		{"adapters/docker": {"custody"}, "custody": nil},
+		{"egress": {"eventlog"}, "eventlog": nil},
+		{"egress": {"adapters"}, "adapters": nil},
+		{"egress/egresstest": {"custody"}, "custody": nil},
+		{"conformance": {"cmd/checkfu"}, "cmd/checkfu": nil},
+		{"eventlog": {"examples/guard"}, "examples/guard": nil},
+	}
+	for i, g := range bad {
+		if len(violations(g)) == 0 {
+			t.Errorf("graph %d %v: no violation reported", i, g)
+		}
+	}
+	good := map[string][]string{
+		".": nil, "egress": {"."}, "custody": {"egress", "."}, "cmd/checkfu": {"custody", "egress", "acp"},
+		"acp": {"."}, "examples/guard": {"egress"}, "eventlog": {"custody"},
+	}
+	if v := violations(good); len(v) != 0 {
+		t.Errorf("allowed graph reported %v", v)
+	}
+}
