@@ -1,0 +1,152 @@
+package custody
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"strings"
+
+	"github.com/checkfu/checkfu"
+)
+
+// CodeInvalidHandle is the code of the Refusal returned when a handle does
+// not parse.
+const CodeInvalidHandle checkfu.Code = "custody_invalid_handle"
+
+// CodeInvalidBinding is the code of the Refusal returned when a binding's
+// namespace or integration is not a valid name, or its handle is zero.
+const CodeInvalidBinding checkfu.Code = "custody_invalid_binding"
+
+const (
+	handlePrefix = "ch_"
+	handleRandom = 16 // bytes of randomness in a handle
+	handleLen    = len(handlePrefix) + 26
+	maxNameLen   = 128
+)
+
+// handleEncoding is lowercase RFC 4648 base32 without padding: 16 random
+// bytes give exactly 26 characters.
+var handleEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// A Handle is the opaque, printable name of one credential in custody, such
+// as "ch_5x3v...". It is random: it carries nothing derived from the
+// credential, so it may appear in events, logs, API responses and sandbox
+// configuration. Holding a handle grants nothing; only the trusted plane
+// can use it, at the outbound edge.
+//
+// The zero Handle is not a valid handle and every use of it is refused.
+type Handle struct {
+	s string
+}
+
+// NewHandle returns a fresh random Handle.
+func NewHandle() Handle {
+	var b [handleRandom]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return Handle{handlePrefix + handleEncoding.EncodeToString(b[:])}
+}
+
+// ParseHandle parses the text form of a handle: exactly "ch_" followed by
+// 26 characters of lowercase base32 (a-z, 2-7) that decode canonically.
+// Anything else is refused with [CodeInvalidHandle].
+func ParseHandle(s string) (Handle, error) {
+	if len(s) != handleLen || !strings.HasPrefix(s, handlePrefix) {
+		return Handle{}, checkfu.Refuse(CodeInvalidHandle, "custody: %q is not a handle (want \"ch_\" and 26 base32 characters)", s)
+	}
+	body := s[len(handlePrefix):]
+	b, err := handleEncoding.DecodeString(body)
+	if err != nil || len(b) != handleRandom || handleEncoding.EncodeToString(b) != body {
+		return Handle{}, checkfu.Refuse(CodeInvalidHandle, "custody: %q is not a handle (want \"ch_\" and 26 lowercase base32 characters)", s)
+	}
+	return Handle{s}, nil
+}
+
+// MustParseHandle is like ParseHandle but panics if s is not a handle. It
+// is for tests and package-level values with literal handles.
+func MustParseHandle(s string) Handle {
+	h, err := ParseHandle(s)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// IsZero reports whether h is the zero Handle.
+func (h Handle) IsZero() bool { return h.s == "" }
+
+// String returns the text form of h, or "" for the zero Handle.
+func (h Handle) String() string { return h.s }
+
+// MarshalText implements encoding.TextMarshaler. The zero Handle is
+// refused.
+func (h Handle) MarshalText() ([]byte, error) {
+	if h.IsZero() {
+		return nil, checkfu.Refuse(CodeInvalidHandle, "custody: the zero handle has no text form")
+	}
+	return []byte(h.s), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with [ParseHandle].
+func (h *Handle) UnmarshalText(text []byte) error {
+	v, err := ParseHandle(string(text))
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// A Binding is the custody address of one sealed credential (D215): the
+// namespace that owns it (an account or tenant, never a workspace), the
+// integration it authenticates to (such as "github"), and its handle. The
+// sealed record is cryptographically bound to this exact triple: moved to
+// any other Binding it fails to open.
+//
+// Namespace and Integration are names of 1 to 128 bytes drawn from
+// A-Z a-z 0-9 . _ - and starting with a letter or digit. The zero Binding is
+// invalid.
+type Binding struct {
+	Namespace   string
+	Integration string
+	Handle      Handle
+}
+
+// Validate returns nil when b is a well-formed binding, and otherwise a
+// Refusal with [CodeInvalidBinding] that names the bad component.
+func (b Binding) Validate() error {
+	if err := checkName("namespace", b.Namespace); err != nil {
+		return err
+	}
+	if err := checkName("integration", b.Integration); err != nil {
+		return err
+	}
+	if b.Handle.IsZero() {
+		return checkfu.Refuse(CodeInvalidBinding, "custody: binding has no handle")
+	}
+	return nil
+}
+
+// String returns "namespace/integration/handle". Names cannot contain "/",
+// so the form is unambiguous.
+func (b Binding) String() string {
+	return b.Namespace + "/" + b.Integration + "/" + b.Handle.String()
+}
+
+// checkName validates a namespace or integration name.
+func checkName(what, s string) error {
+	if s == "" {
+		return checkfu.Refuse(CodeInvalidBinding, "custody: binding has an empty %s", what)
+	}
+	if len(s) > maxNameLen {
+		return checkfu.Refuse(CodeInvalidBinding, "custody: %s %q is longer than %d bytes", what, s, maxNameLen)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if alnum || i > 0 && (c == '.' || c == '_' || c == '-') {
+			continue
+		}
+		return checkfu.Refuse(CodeInvalidBinding, "custody: %s %q has %s at byte %d (want A-Z a-z 0-9 . _ -, starting with a letter or digit)", what, s, fmt.Sprintf("%q", c), i)
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package custody
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/internal/reveal"
+)
+
+// CodeSecretDestroyed is the code of the Refusal returned when a Secret is
+// used after [Secret.Destroy], or when the zero Secret is used.
+const CodeSecretDestroyed checkfu.Code = "custody_secret_destroyed"
+
+// redacted is what every text form of a Secret prints.
+const redacted = "[redacted]"
+
+// A Secret holds credential bytes (a provider token, an API key, a root
+// key) so that nothing but this package's outbound edge can read them.
+//
+// The Secret value itself holds no secret bytes and no pointer that
+// reflection can follow to them: its only field is a closure, and Go's
+// reflection cannot look inside a closure. So fmt (every verb, including
+// when the Secret sits in an unexported field of another struct or behind
+// a pointer, where fmt ignores methods and walks fields by reflection),
+// log/slog (text and JSON handlers), encoding/json, encoding/gob and error
+// strings can print at most a code address. On top of that, every text
+// method (String, GoString, Format, LogValue, MarshalJSON, MarshalText)
+// returns "[redacted]".
+//
+// The bytes are revealed only inside a callback, by unexported code at the
+// outbound edge of this package (and, through an internal package that Go
+// forbids anything outside custody/ to import, by reference runtimes below
+// custody/). There is deliberately no exported method that returns or
+// reveals the bytes: an exported method could be called through an
+// interface assertion by a package that may not import custody (acp,
+// adapters), which would bypass the import law.
+//
+// The zero Secret holds nothing and every use of it is refused with
+// [CodeSecretDestroyed]. A Secret is safe for concurrent use. Copying a
+// Secret value copies the reference, not the bytes: Destroy on any copy
+// destroys them for all.
+type Secret struct {
+	_   [0]func() // not comparable: == on two Secrets would be meaningless
+	box func() *secretBox
+}
+
+// secretBox is where the bytes live. It is reachable only from the closure
+// in a Secret.
+type secretBox struct {
+	mu        sync.RWMutex
+	b         []byte // guarded by mu; nil after destroy
+	destroyed bool   // guarded by mu
+}
+
+// NewSecret takes ownership of b: it copies b into custody and overwrites
+// the caller's slice with zeros, so the plaintext exists in one place only.
+// The caller must not rely on b afterwards. An empty b gives a Secret of
+// length zero, which is valid (some providers use empty passwords).
+func NewSecret(b []byte) *Secret {
+	box := &secretBox{b: make([]byte, len(b))}
+	copy(box.b, b)
+	clear(b)
+	return &Secret{box: func() *secretBox { return box }}
+}
+
+// Destroy overwrites the bytes with zeros and forgets them. Every later
+// use of s (or of any copy of it) is refused with [CodeSecretDestroyed].
+// Destroy is idempotent and safe to call on a nil or zero Secret.
+func (s *Secret) Destroy() {
+	if s == nil || s.box == nil {
+		return
+	}
+	box := s.box()
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	clear(box.b)
+	box.b = nil
+	box.destroyed = true
+}
+
+// Destroyed reports whether s is nil, zero, or destroyed, that is whether
+// every use of it will be refused.
+func (s *Secret) Destroyed() bool {
+	if s == nil || s.box == nil {
+		return true
+	}
+	box := s.box()
+	box.mu.RLock()
+	defer box.mu.RUnlock()
+	return box.destroyed
+}
+
+// reveal calls use with a private copy of the bytes and zeroes that copy
+// when use returns, so bytes that use retains by mistake read as zeros.
+// use must not keep the slice or let it escape into an error, a log line
+// or a returned value. reveal returns use's error unchanged, or a Refusal
+// with [CodeSecretDestroyed].
+func (s *Secret) reveal(use func([]byte) error) error {
+	if s == nil || s.box == nil {
+		return checkfu.Refuse(CodeSecretDestroyed, "custody: the zero Secret holds nothing")
+	}
+	box := s.box()
+	box.mu.RLock()
+	if box.destroyed {
+		box.mu.RUnlock()
+		return checkfu.Refuse(CodeSecretDestroyed, "custody: the Secret was destroyed")
+	}
+	tmp := make([]byte, len(box.b))
+	copy(tmp, box.b)
+	box.mu.RUnlock()
+	defer clear(tmp)
+	return use(tmp)
+}
+
+// revealAny adapts reveal to the internal/reveal hook.
+func revealAny(secret any, use func([]byte) error) error {
+	s, ok := secret.(*Secret)
+	if !ok {
+		return fmt.Errorf("custody: reveal of %T, want *custody.Secret", secret)
+	}
+	return s.reveal(use)
+}
+
+var _ = reveal.Register(revealAny)
+
+// String returns "[redacted]".
+func (Secret) String() string { return redacted }
+
+// GoString returns "custody.Secret([redacted])", so %#v shows the type
+// but not the bytes.
+func (Secret) GoString() string { return "custody.Secret(" + redacted + ")" }
+
+// Format implements fmt.Formatter: every verb and flag prints
+// "[redacted]" (%#v prints the GoString form).
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = f.Write([]byte(s.GoString()))
+		return
+	}
+	_, _ = f.Write([]byte(redacted))
+}
+
+// LogValue implements slog.LogValuer: a Secret logs as "[redacted]".
+func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
+
+// MarshalJSON implements json.Marshaler: a Secret encodes as the JSON
+// string "[redacted]".
+func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
+
+// MarshalText implements encoding.TextMarshaler: a Secret encodes as
+// "[redacted]".
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
