@@ -1,0 +1,189 @@
+package egress
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/checkfu/checkfu"
+)
+
+// Codes of the refusals returned by [Rules.Decide]. A request is checked in
+// this order, and the refusal names the first check it fails: the request
+// must be canonical ([CodeInvalidRequest]); no header may be on the fixed
+// denylist ([CodeHeaderDenied]); some rule must allow the destination
+// ([CodeNoRuleMatched]), then the method ([CodeMethodDenied]), then every
+// header ([CodeHeaderNotAllowed]). There are no separate port or path
+// codes: a rule allows a destination (host, port and path prefix)
+// together, and a destination no rule allows is "no_rule_matched".
+const (
+	// CodeNoRuleMatched: no rule allows the request's host, port and path.
+	CodeNoRuleMatched checkfu.Code = "no_rule_matched"
+	// CodeMethodDenied: some rule allows the destination, none the method.
+	CodeMethodDenied checkfu.Code = "method_denied"
+	// CodeHeaderNotAllowed: some rule allows destination and method, but
+	// every such rule leaves out a header the request carries.
+	CodeHeaderNotAllowed checkfu.Code = "header_not_allowed"
+	// CodeHeaderDenied: the request carries a header on the fixed
+	// denylist (see [HeaderDenied]). No rule can allow it.
+	CodeHeaderDenied checkfu.Code = "header_denied"
+)
+
+// A Decision is the outcome of [Rules.Decide] for one request. The zero
+// Decision denies.
+type Decision struct {
+	rule uint8 // index of the allowing rule + 1; 0 denies
+}
+
+// Allowed reports whether the request may be sent.
+func (d Decision) Allowed() bool { return d.rule != 0 }
+
+// Rule returns the index of the rule that allowed the request (the lowest
+// one that does), or -1 when the request is not allowed.
+func (d Decision) Rule() int { return int(d.rule) - 1 }
+
+// String returns "allow(rule N)" or "deny".
+func (d Decision) String() string {
+	if !d.Allowed() {
+		return "deny"
+	}
+	return "allow(rule " + strconv.Itoa(d.Rule()) + ")"
+}
+
+// Decide decides whether req may be sent. It is pure: it does no I/O and,
+// in particular, no DNS lookup, so a host no rule names is refused before
+// anything learns of it. It allocates nothing when it allows.
+//
+// On refusal the Decision is the zero (deny) Decision and the error is a
+// [*checkfu.Refusal] with one of the codes listed above. Its message names
+// the method, host, port and offending header name; never the path, query
+// or any header value, which may carry secrets.
+//
+// Decide re-checks the invariants of a canonical [Request] that matching
+// relies on (scheme, host syntax, port, method token, path form, canonical
+// header names), so a hand-built Request is refused rather than matched by
+// accident. Pass requests through [CanonicalRequest].
+func (rs *Rules) Decide(req *Request) (Decision, error) {
+	if req == nil {
+		return Decision{}, refuseRequest("egress: nil request")
+	}
+	if err := checkRequestShape(req); err != nil {
+		return Decision{}, err
+	}
+	for k := range req.Header {
+		if !isCanonicalHeaderKey(k) {
+			return Decision{}, refuseRequest("egress: header name %q is not canonical", clip(k))
+		}
+		if canonicalHeaderDenied(k) {
+			return Decision{}, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+		}
+	}
+	stage := 0 // 1: a rule allowed the destination; 2: also the method
+	missing := ""
+	for i := 0; i < rs.Len(); i++ {
+		r := &rs.rules[i]
+		if r.port != req.Port || !r.matchHost(req.Host) || !r.matchPath(req.Path) {
+			continue
+		}
+		stage = max(stage, 1)
+		if !contains(r.methods, req.Method) {
+			continue
+		}
+		stage = 2
+		if h := r.unlistedHeader(req); h != "" {
+			if missing == "" {
+				missing = h
+			}
+			continue
+		}
+		return Decision{rule: uint8(i + 1)}, nil
+	}
+	switch stage {
+	case 2:
+		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %q", req.Method, req.Authority(), missing)
+	case 1:
+		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %q", req.Authority(), req.Method)
+	}
+	if !isDNSName(req.Host) {
+		return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s (rules never match an IP literal)", req.Method, req.Authority())
+	}
+	return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s", req.Method, req.Authority())
+}
+
+// checkRequestShape refuses a Request that CanonicalRequest could not have
+// produced in the ways matching depends on. It allocates only to refuse.
+func checkRequestShape(req *Request) error {
+	if req.Scheme != "https" && req.Scheme != "http" {
+		return refuseRequest("egress: scheme %q is not http or https", clip(req.Scheme))
+	}
+	if req.Port == 0 {
+		return refuseRequest("egress: port 0")
+	}
+	if !isUpperToken(req.Method) {
+		return refuseRequest("egress: method %q is not an upper-case token", clip(req.Method))
+	}
+	if why := checkPath(req.Path); why != "" {
+		return refuseRequest("egress: path %s", why)
+	}
+	if !isDNSName(req.Host) && !isIPText(req.Host) {
+		return refuseRequest("egress: host %q is neither a canonical DNS name nor an IP literal", clip(req.Host))
+	}
+	return nil
+}
+
+// isDNSName reports whether h has the syntax of a canonical host name.
+func isDNSName(h string) bool { return checkDNSName(h) == "" }
+
+// isIPText reports whether h is the canonical text of an IP address.
+func isIPText(h string) bool {
+	if !strings.ContainsAny(h, ".:") {
+		return false
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Zone() == "" && a.String() == h
+}
+
+// matchHost reports whether the rule's host matches the canonical host h.
+// A wildcard matches exactly one further label and never the apex.
+func (r *rule) matchHost(h string) bool {
+	if !r.wildcard {
+		return h == r.host
+	}
+	if len(h) <= len(r.host) || !strings.HasSuffix(h, r.host) {
+		return false
+	}
+	label := h[:len(h)-len(r.host)]
+	return strings.IndexByte(label, '.') < 0 && checkDNSName(label) == ""
+}
+
+// matchPath reports whether the rule's prefix matches the escaped path p
+// on a segment boundary.
+func (r *rule) matchPath(p string) bool {
+	if r.prefix == "/" {
+		return true
+	}
+	if !strings.HasPrefix(p, r.prefix) {
+		return false
+	}
+	return len(p) == len(r.prefix) || p[len(r.prefix)] == '/'
+}
+
+// unlistedHeader returns the name of a header req carries that the rule
+// does not list, or "".
+func (r *rule) unlistedHeader(req *Request) string {
+	for k := range req.Header {
+		if !contains(r.headers, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

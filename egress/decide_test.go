@@ -1,0 +1,102 @@
+package egress
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/checkfu/checkfu"
+)
+
+// mustRules parses a rules document or fails the test.
+func mustRules(t testing.TB, doc string) *Rules {
+	t.Helper()
+	rs, err := ParseRules([]byte(doc))
+	if err != nil {
+		t.Fatalf("ParseRules(%s) = %v", doc, err)
+	}
+	return rs
+}
+
+// mustRequest builds a canonical request or fails the test.
+func mustRequest(t testing.TB, method, url string, headers ...string) *Request {
+	t.Helper()
+	hr, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatalf("http.NewRequest(%q, %q) = %v", method, url, err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		hr.Header.Add(headers[i], headers[i+1])
+	}
+	req, err := CanonicalRequest(hr)
+	if err != nil {
+		t.Fatalf("CanonicalRequest(%s %s) = %v", method, url, err)
+	}
+	return &req
+}
+
+const testRules = `[
+ {"host":"api.example.com","port":443,"path_prefix":"/v1","methods":["GET","post"],"headers":["Accept","content-type"]},
+ {"host":"*.cdn.example.org","port":443,"methods":["GET"]},
+ {"host":"api.example.com","port":8443,"path_prefix":"/admin","methods":["DELETE"],"headers":["X-Trace"]}
+]`
+
+func TestDecide(t *testing.T) {
+	rs := mustRules(t, testRules)
+	tests := []struct {
+		method, url string
+		headers     []string
+		rule        int
+		code        checkfu.Code
+	}{
+		{"GET", "https://api.example.com/v1", nil, 0, ""},
+		{"GET", "https://api.example.com/v1/users?x=1", []string{"Accept", "*/*"}, 0, ""},
+		{"POST", "https://API.Example.COM./v1/x", []string{"Content-Type", "a/b"}, 0, ""},
+		{"GET", "https://a.cdn.example.org/anything", nil, 1, ""},
+		{"DELETE", "https://api.example.com:8443/admin/1", []string{"X-Trace", "1"}, 2, ""},
+
+		{"GET", "https://api.example.com/v10", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://api.example.com/", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://api.example.com:444/v1", nil, -1, CodeNoRuleMatched},
+		{"GET", "http://api.example.com/v1", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://cdn.example.org/x", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://a.b.cdn.example.org/x", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://evil.com/v1", nil, -1, CodeNoRuleMatched},
+		{"GET", "https://93.184.215.14/v1", nil, -1, CodeNoRuleMatched},
+		{"PUT", "https://api.example.com/v1", nil, -1, CodeMethodDenied},
+		{"GET", "https://api.example.com/v1", []string{"X-Other", "1"}, -1, CodeHeaderNotAllowed},
+		{"GET", "https://api.example.com/v1", []string{"Authorization", "Bearer x"}, -1, CodeHeaderDenied},
+		{"GET", "https://api.example.com/v1", []string{"X-Forwarded-Host", "x"}, -1, CodeHeaderDenied},
+	}
+	for _, tt := range tests {
+		req := mustRequest(t, tt.method, tt.url, tt.headers...)
+		d, err := rs.Decide(req)
+		if d.Rule() != tt.rule || d.Allowed() != (tt.rule >= 0) {
+			t.Errorf("Decide(%s %s %v) = %v, %v; want rule %d", tt.method, tt.url, tt.headers, d, err, tt.rule)
+			continue
+		}
+		if tt.code == "" {
+			if err != nil {
+				t.Errorf("Decide(%s %s) error = %v, want nil", tt.method, tt.url, err)
+			}
+			continue
+		}
+		if !errors.Is(err, tt.code) {
+			t.Errorf("Decide(%s %s %v) error = %v, want code %s", tt.method, tt.url, tt.headers, err, tt.code)
+		}
+	}
+}
+
+func TestDecideZeroAndNil(t *testing.T) {
+	req := mustRequest(t, "GET", "https://api.example.com/v1")
+	var nilRules *Rules
+	for _, rs := range []*Rules{nilRules, {}} {
+		d, err := rs.Decide(req)
+		if d.Allowed() || !errors.Is(err, CodeNoRuleMatched) {
+			t.Errorf("Decide on empty rules = %v, %v; want deny no_rule_matched", d, err)
+		}
+	}
+	if (Decision{}).Allowed() {
+		t.Error("zero Decision allows")
+	}
+}

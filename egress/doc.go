@@ -1,0 +1,47 @@
+// Package egress decides and makes outbound HTTP requests without letting
+// a hijacked caller reach anything it was not granted.
+//
+// It has two halves. The rule engine is pure: [ParseRules] and [NewRules]
+// turn a Connection's 1 to 32 egress rules into canonical, immutable
+// [Rules]; [CanonicalRequest] brings an outbound request into the one
+// canonical [Request] form; [Rules.Decide] allows it by rule index or
+// refuses it with a typed [checkfu.Refusal]. The network half classifies
+// addresses, dials only public ones and makes the credentialed request.
+//
+// Invariants of the rule engine:
+//
+//   - Rules are refused when parsed, never later: zero rules, more than
+//     [MaxRules], unknown or repeated JSON keys, trailing data and every
+//     rule that does not canonicalise are [CodeInvalidRules].
+//   - Canonicalisation happens once, at parse time, and is idempotent:
+//     hosts are lower-case IDNA A-labels with no trailing dot and never IP
+//     literals; a wildcard is a leading "*." label that matches exactly one
+//     label and never the apex, and is refused over a public suffix; ports
+//     are explicit (1-65535); path prefixes are canonical escaped paths
+//     matched on segment boundaries; methods are upper-case tokens; header
+//     names are canonical.
+//   - What is matched is what is dialled is what is sent as Host: the
+//     Request's Host, [Request.Authority] and [Request.URL] are all built
+//     from the one canonical host and port. A name IDNA maps to an IP
+//     literal ("①②⑦.0.0.1") or that resolvers read as IPv4 ("127.1") is
+//     refused, never matched as a name.
+//   - Decide is pure and total: no I/O (the host is matched before any DNS
+//     lookup, so a name no rule names never reaches a resolver), no panic,
+//     no allocation when it allows. A nil or zero Rules allows nothing;
+//     the zero [Decision] denies.
+//   - Headers are default deny: a request passes only if every header it
+//     carries is listed by the rule that allows it. The fixed denylist
+//     ([HeaderDenied]: routing, authorization, cookie, method-override,
+//     hop-by-hop and cloud-metadata headers, and every name with an
+//     underscore) wins over any allowlist: a rule listing such a header is
+//     refused at parse time, and a request carrying one is refused with
+//     [CodeHeaderDenied] whatever the rules say.
+//   - A request is allowed when some rule allows all of it; rule order
+//     only chooses the index reported (the lowest). Duplicate rules are
+//     refused.
+//   - Refusal messages name the method, host, port and header names of a
+//     request, never its path, query or header values.
+//
+// Invariants of the network half: see the files addr*.go, dial*.go and
+// client*.go.
+package egress

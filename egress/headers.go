@@ -1,0 +1,114 @@
+package egress
+
+import "strings"
+
+// deniedHeaders is the fixed header denylist, by canonical name. A header
+// here is refused on every request and in every rule: no allowlist can
+// name it and no option removes it. The groups say why each is here.
+var deniedHeaders = map[string]struct{}{
+	// Routing: what host, scheme or path the upstream thinks it serves.
+	"Host":                {},
+	"Forwarded":           {},
+	"Via":                 {},
+	"X-Real-Ip":           {},
+	"X-Original-Url":      {},
+	"X-Rewrite-Url":       {},
+	"X-Original-Host":     {},
+	"X-Host":              {},
+	"X-Client-Ip":         {},
+	"True-Client-Ip":      {},
+	"Client-Ip":           {},
+	"X-Cluster-Client-Ip": {},
+	"Max-Forwards":        {},
+	// Authorization: the credential is attached by custody, outside the
+	// sandbox, never supplied by the caller.
+	"Authorization":       {},
+	"Proxy-Authorization": {},
+	"Cookie":              {},
+	"Cookie2":             {},
+	// httpoxy: a bare Proxy header becomes HTTP_PROXY in CGI upstreams.
+	"Proxy": {},
+	// Method override: would change the method the rule matched.
+	"X-Http-Method-Override": {},
+	"X-Http-Method":          {},
+	"X-Method-Override":      {},
+	// Hop-by-hop and framing: belong to the connection, not the request.
+	"Connection":         {},
+	"Keep-Alive":         {},
+	"Te":                 {},
+	"Trailer":            {},
+	"Transfer-Encoding":  {},
+	"Upgrade":            {},
+	"Proxy-Connection":   {},
+	"Proxy-Authenticate": {},
+	"Http2-Settings":     {},
+	// Cloud metadata enablers: the headers instance-metadata services
+	// require, so that a request reaching one is refused outright.
+	"Metadata-Flavor":           {},
+	"Metadata":                  {},
+	"X-Google-Metadata-Request": {},
+}
+
+// deniedHeaderPrefixes are canonical name prefixes on the denylist.
+var deniedHeaderPrefixes = [...]string{
+	"X-Forwarded-",                // X-Forwarded-For, -Host, -Proto, -Port, -Prefix, ...
+	"X-Aws-Ec2-Metadata-Token",    // the token and -Ttl-Seconds
+	"X-Aliyun-Ecs-Metadata-Token", // and its -Ttl-Seconds
+}
+
+// HeaderDenied reports whether the header name is on the fixed denylist.
+// The check is case-insensitive, and every name containing an underscore
+// is denied (some servers and CGI gateways treat "X_Forwarded_For" as
+// "X-Forwarded-For"). Names outside the denylist are still only sent when
+// the matched rule lists them.
+//
+// The denylist: Host, Forwarded, Via, X-Forwarded-*, X-Real-IP and the
+// other client-address and URL-rewrite headers (X-Original-URL,
+// X-Rewrite-URL, X-Original-Host, X-Host, X-Client-IP, True-Client-IP,
+// Client-IP, X-Cluster-Client-IP), Max-Forwards; Authorization,
+// Proxy-Authorization, Cookie, Cookie2; Proxy; X-HTTP-Method-Override,
+// X-HTTP-Method, X-Method-Override; Connection, Keep-Alive, TE, Trailer,
+// Transfer-Encoding, Upgrade, Proxy-Connection, Proxy-Authenticate,
+// HTTP2-Settings; Metadata-Flavor, Metadata, X-Google-Metadata-Request,
+// X-aws-ec2-metadata-token*, X-aliyun-ecs-metadata-token*.
+func HeaderDenied(name string) bool {
+	if isCanonicalHeaderKey(name) {
+		return canonicalHeaderDenied(name)
+	}
+	return canonicalHeaderDenied(canonicalHeaderName(name))
+}
+
+// canonicalHeaderDenied is HeaderDenied for a name in canonical form. It
+// allocates nothing.
+func canonicalHeaderDenied(name string) bool {
+	if strings.IndexByte(name, '_') >= 0 {
+		return true
+	}
+	if _, ok := deniedHeaders[name]; ok {
+		return true
+	}
+	for _, p := range deniedHeaderPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalHeaderName canonicalises the case of name the way
+// http.CanonicalHeaderKey does, also for names with bytes outside a token
+// (which http.CanonicalHeaderKey returns unchanged), so that the denylist
+// can never be dodged by spelling.
+func canonicalHeaderName(name string) string {
+	b := []byte(name)
+	upper := true
+	for i, c := range b {
+		if upper && 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		} else if !upper && 'A' <= c && c <= 'Z' {
+			b[i] = c - 'A' + 'a'
+		}
+		upper = c == '-'
+	}
+	return string(b)
+}

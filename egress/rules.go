@@ -1,0 +1,396 @@
+package egress
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/checkfu/checkfu"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"golang.org/x/net/publicsuffix"
+)
+
+// CodeInvalidRules is the code of a Refusal returned when a set of egress
+// rules does not parse or does not canonicalise. Rules are refused when
+// they are parsed, never later.
+const CodeInvalidRules checkfu.Code = "invalid_rules"
+
+// MaxRules is the most rules one Connection may carry.
+const MaxRules = 32
+
+// maxRulesDoc bounds a rules document.
+const maxRulesDoc = 256 << 10
+
+// A Rule allows outbound requests to one destination. It is the JSON form
+// of one element of a rules document:
+//
+//	{"host": "api.example.com", "port": 443, "path_prefix": "/v1",
+//	 "methods": ["GET", "POST"], "headers": ["Accept", "Content-Type"]}
+//
+// A Rule as written may be in any spelling [NewRules] accepts; a Rule
+// returned by [Rules.Rule] is canonical.
+type Rule struct {
+	// Host is a DNS name, or "*." followed by a DNS name that is not a
+	// public suffix. "*.example.com" matches exactly one label under
+	// example.com ("a.example.com", not "a.b.example.com") and never the
+	// apex "example.com". Canonical form: lower-case IDNA A-label, no
+	// trailing dot. IP literals are refused.
+	Host string `json:"host"`
+	// Port is the destination port, 1-65535. There is no default.
+	Port uint16 `json:"port"`
+	// PathPrefix is an escaped path in canonical form (see
+	// [CanonicalRequest]) without a trailing slash, matched on segment
+	// boundaries: "/v1" matches "/v1" and "/v1/x", never "/v10". Empty
+	// means "/", which matches every path.
+	PathPrefix string `json:"path_prefix"`
+	// Methods are the allowed methods, at least one. Canonical form:
+	// upper-case, sorted, no duplicates. CONNECT, TRACE and TRACK are
+	// refused: a tunnel escapes the rule, and a trace echoes the
+	// credential custody attaches back to the caller.
+	Methods []string `json:"methods"`
+	// Headers are the request headers allowed to pass; every other
+	// header makes the request refused. Canonical form: canonical header
+	// names (http.CanonicalHeaderKey), sorted, no duplicates. A name on
+	// the fixed denylist ([HeaderDenied]) is refused.
+	Headers []string `json:"headers"`
+}
+
+// Rules is a canonical, immutable set of 1 to [MaxRules] egress rules. It
+// is safe for concurrent use. The zero Rules and a nil *Rules allow
+// nothing.
+//
+// A request is allowed when some rule allows its host, port, path,
+// method and every header it carries; the order of rules only decides
+// which index [Decision.Rule] reports (the lowest that allows). Rules that
+// are identical after canonicalisation are refused as duplicates.
+type Rules struct {
+	rules []rule
+}
+
+// rule is one canonical rule, laid out for matching.
+type rule struct {
+	src      Rule   // canonical, as rendered
+	host     string // exact host, or for a wildcard the suffix with its leading dot (".example.com")
+	wildcard bool
+	port     uint16
+	prefix   string // "/" or a prefix without trailing slash
+	methods  []string
+	headers  []string
+}
+
+// NewRules canonicalises rules and returns them as a Rules. It refuses,
+// with code [CodeInvalidRules], zero rules, more than [MaxRules], and any
+// rule that does not canonicalise; the refusal names the rule by index and
+// wraps the underlying [CodeInvalidHost] refusal where there is one.
+func NewRules(rules []Rule) (*Rules, error) {
+	if len(rules) == 0 {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
+	}
+	if len(rules) > MaxRules {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: %d rules (a Connection may carry at most %d)", len(rules), MaxRules)
+	}
+	out := make([]rule, 0, len(rules))
+	for i, r := range rules {
+		c, err := canonicalRule(r)
+		if err != nil {
+			var ref *checkfu.Refusal
+			if errors.As(err, &ref) && ref.Code == CodeInvalidHost {
+				return nil, &checkfu.Refusal{Code: CodeInvalidRules, Message: fmt.Sprintf("egress: rule %d", i), Err: err}
+			}
+			return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d: %v", i, err)
+		}
+		for j := range out {
+			if out[j].equal(c) {
+				return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d duplicates rule %d; remove one", i, j)
+			}
+		}
+		out = append(out, c)
+	}
+	return &Rules{rules: out}, nil
+}
+
+// canonicalRule canonicalises one rule. Errors other than host refusals
+// are plain errors, wrapped by NewRules.
+func canonicalRule(r Rule) (rule, error) {
+	var c rule
+	host := r.Host
+	if strings.HasPrefix(host, "*.") {
+		c.wildcard = true
+		host = host[2:]
+	}
+	if strings.Contains(host, "*") {
+		return c, fmt.Errorf("host %q: a wildcard is allowed only as a whole leading \"*.\" label", clip(r.Host))
+	}
+	h, err := CanonicalHost(host)
+	if err != nil {
+		return c, err
+	}
+	c.src.Host, c.host = h, h
+	if c.wildcard {
+		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
+			return c, fmt.Errorf("host %q: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", clip(r.Host), h)
+		}
+		c.src.Host, c.host = "*."+h, "."+h
+	}
+	if r.Port == 0 {
+		return c, fmt.Errorf("port 0: give the destination port explicitly (1-65535)")
+	}
+	c.src.Port, c.port = r.Port, r.Port
+	prefix := r.PathPrefix
+	if prefix == "" {
+		prefix = "/"
+	}
+	if why := checkPath(prefix); why != "" {
+		return c, fmt.Errorf("path_prefix %q %s", clip(prefix), why)
+	}
+	if len(prefix) > 1 && strings.HasSuffix(prefix, "/") {
+		return c, fmt.Errorf("path_prefix %q ends in \"/\"; write %q (prefixes match on segment boundaries)", clip(prefix), strings.TrimRight(prefix, "/"))
+	}
+	c.src.PathPrefix, c.prefix = prefix, prefix
+	if len(r.Methods) == 0 {
+		return c, fmt.Errorf("no methods: list at least one")
+	}
+	for _, m := range r.Methods {
+		u := strings.ToUpper(m)
+		if !isUpperToken(u) {
+			return c, fmt.Errorf("method %q is not a token", clip(m))
+		}
+		switch u {
+		case http.MethodConnect, http.MethodTrace, "TRACK":
+			return c, fmt.Errorf("method %q is never allowed (a tunnel escapes the rule; a trace echoes credentials)", u)
+		}
+		c.methods = append(c.methods, u)
+	}
+	slices.Sort(c.methods)
+	if i := firstDup(c.methods); i >= 0 {
+		return c, fmt.Errorf("method %q is listed twice", c.methods[i])
+	}
+	c.headers = make([]string, 0, len(r.Headers))
+	for _, name := range r.Headers {
+		if name == "" || strings.IndexFunc(name, func(r rune) bool { return r >= utf8.RuneSelf || !isTokenChar(byte(r)) }) >= 0 {
+			return c, fmt.Errorf("header %q is not a token", clip(name))
+		}
+		k := http.CanonicalHeaderKey(name)
+		if canonicalHeaderDenied(k) {
+			return c, fmt.Errorf("header %q is on the fixed denylist and cannot be allowed", clip(name))
+		}
+		c.headers = append(c.headers, k)
+	}
+	slices.Sort(c.headers)
+	if i := firstDup(c.headers); i >= 0 {
+		return c, fmt.Errorf("header %q is listed twice", c.headers[i])
+	}
+	c.src.Methods, c.src.Headers = c.methods, c.headers
+	return c, nil
+}
+
+func firstDup(sorted []string) int {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r rule) equal(o rule) bool {
+	return r.host == o.host && r.wildcard == o.wildcard && r.port == o.port && r.prefix == o.prefix &&
+		slices.Equal(r.methods, o.methods) && slices.Equal(r.headers, o.headers)
+}
+
+// Len returns the number of rules: 0 for the zero Rules or nil.
+func (rs *Rules) Len() int {
+	if rs == nil {
+		return 0
+	}
+	return len(rs.rules)
+}
+
+// Rule returns the canonical form of rule i. It panics if i is out of
+// range, like a slice index.
+func (rs *Rules) Rule(i int) Rule {
+	r := rs.rules[i].src
+	r.Methods = slices.Clone(r.Methods)
+	r.Headers = slices.Clone(r.Headers)
+	return r
+}
+
+// Equal reports whether rs and o hold the same canonical rules in the same
+// order.
+func (rs *Rules) Equal(o *Rules) bool {
+	if rs.Len() != o.Len() {
+		return false
+	}
+	for i := 0; i < rs.Len(); i++ {
+		if !rs.rules[i].equal(o.rules[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalJSON renders the canonical rules as a rules document (a JSON
+// array) that [ParseRules] accepts and parses back to equal Rules. Every
+// field is written, also the defaults. The zero Rules renders as an empty
+// array, which ParseRules refuses.
+func (rs *Rules) MarshalJSON() ([]byte, error) {
+	out := make([]Rule, rs.Len())
+	for i := range out {
+		out[i] = rs.rules[i].src
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON decodes a rules document with [ParseRules]. It is meant for
+// decoding into a fresh value (Rules is otherwise immutable).
+func (rs *Rules) UnmarshalJSON(doc []byte) error {
+	parsed, err := ParseRules(doc)
+	if err != nil {
+		return err
+	}
+	*rs = *parsed
+	return nil
+}
+
+//go:embed rules.schema.json
+var rulesSchemaJSON []byte
+
+// RulesSchema returns the JSON Schema (draft 2020-12) every rules
+// document is validated against. The schema checks shape only; the
+// canonicalisation rules of [NewRules] apply on top.
+func RulesSchema() []byte { return bytes.Clone(rulesSchemaJSON) }
+
+var rulesSchema = sync.OnceValue(func() *jsonschema.Schema {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	const url = "file:///checkfu/egress/rules.schema.json"
+	if err := c.AddResource(url, bytes.NewReader(rulesSchemaJSON)); err != nil {
+		panic("egress: embedded rules schema: " + err.Error())
+	}
+	return c.MustCompile(url)
+})
+
+// ParseRules parses a rules document: a JSON array of 1 to [MaxRules]
+// rule objects (see [Rule]). Decoding is strict: the document must be
+// valid UTF-8 of at most 256 KiB, hold exactly one JSON value (no trailing
+// data), repeat no object key, use only the fields of Rule with their
+// exact lower-case names, and validate against [RulesSchema]. The rules
+// are then canonicalised by [NewRules]. Every refusal has code
+// [CodeInvalidRules].
+func ParseRules(doc []byte) (*Rules, error) {
+	if len(doc) > maxRulesDoc {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is %d bytes (at most %d)", len(doc), maxRulesDoc)
+	}
+	if !utf8.Valid(doc) {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is not valid UTF-8")
+	}
+	if err := checkStrictJSON(doc); err != nil {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+	}
+	if err := rulesSchema().Validate(v); err != nil {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document does not match the schema: %s", schemaMessage(err))
+	}
+	var rules []Rule
+	dec = json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rules); err != nil {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+	}
+	return NewRules(rules)
+}
+
+// schemaMessage flattens a schema validation error to its leaf causes.
+func schemaMessage(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var msgs []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := e.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.Message))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(msgs, "; ")
+}
+
+// checkStrictJSON reports a syntax error, a repeated object key at any
+// depth, or data after the first JSON value.
+func checkStrictJSON(doc []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := strictValue(dec, 0); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+const maxJSONDepth = 16
+
+func strictValue(dec *json.Decoder, depth int) error {
+	if depth > maxJSONDepth {
+		return errors.New("nested too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return errors.New("empty document")
+		}
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			if err := strictValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token()
+		return err
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := k.(string)
+			if seen[key] {
+				return fmt.Errorf("object key %q is repeated", clip(key))
+			}
+			seen[key] = true
+			if err := strictValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token()
+		return err
+	}
+	return nil
+}
