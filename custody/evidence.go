@@ -1,0 +1,109 @@
+package custody
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// An EvidenceKind names what an Evidence event records.
+type EvidenceKind string
+
+const (
+	// EvidenceApprovalDecision records that an approver approved or denied
+	// one exact action.
+	EvidenceApprovalDecision EvidenceKind = "approval_decision"
+	// EvidenceApprovalResult records what happened when an approved action
+	// was (or was not) carried out. It is always a separate event from the
+	// decision.
+	EvidenceApprovalResult EvidenceKind = "approval_result"
+)
+
+// An Outcome is the fact an Evidence event states.
+type Outcome string
+
+const (
+	// OutcomeApproved: the approver approved the bound action.
+	OutcomeApproved Outcome = "approved"
+	// OutcomeDenied: the approver denied the bound action.
+	OutcomeDenied Outcome = "denied"
+	// OutcomeSucceeded: the effect ran and reported success.
+	OutcomeSucceeded Outcome = "succeeded"
+	// OutcomeFailed: the effect ran and reported a failure.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeRefused: revalidation refused the effect; it did not run.
+	OutcomeRefused Outcome = "refused"
+)
+
+// Evidence is one governance evidence event. It carries identifiers,
+// digests and codes only: never a credential, never tool arguments (the
+// action is referred to by its digest).
+type Evidence struct {
+	Kind     EvidenceKind
+	Label    checkfu.Label
+	Time     time.Time
+	Approval string // approval id
+	Approver string
+	Actor    string
+	Grant    string
+	Action   string // Action.Digest of the bound action
+	Effect   Effect
+	Scope    string
+	Outcome  Outcome
+	Code     checkfu.Code // the refusal code for OutcomeRefused, else empty
+}
+
+// An EvidenceSink durably records evidence events in order. The eventlog
+// package implements it; [MemoryEvidence] is an in-memory implementation
+// for tests. Record must return an error unless the event is recorded:
+// callers treat an unrecorded decision as no decision.
+type EvidenceSink interface {
+	Record(ctx context.Context, ev Evidence) error
+}
+
+// An EvidenceError reports that an EvidenceSink failed to record an event.
+// It is a failure, not a refusal.
+type EvidenceError struct {
+	Kind EvidenceKind
+	Err  error
+}
+
+// Error returns "custody: recording KIND evidence: CAUSE".
+func (e *EvidenceError) Error() string {
+	return fmt.Sprintf("custody: recording %s evidence: %v", e.Kind, e.Err)
+}
+
+// Unwrap returns the sink's error.
+func (e *EvidenceError) Unwrap() error { return e.Err }
+
+// MemoryEvidence is an in-memory EvidenceSink, safe for concurrent use.
+// Its zero value is ready to use. Events recorded through it are whatever
+// label the caller gave them; a test double should record LabelMock.
+type MemoryEvidence struct {
+	mu     sync.Mutex
+	events []Evidence // guarded by mu
+}
+
+var _ EvidenceSink = (*MemoryEvidence)(nil)
+
+// Record appends ev.
+func (m *MemoryEvidence) Record(ctx context.Context, ev Evidence) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.events = append(m.events, ev)
+	return nil
+}
+
+// Events returns a copy of the recorded events in order.
+func (m *MemoryEvidence) Events() []Evidence {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.events)
+}

@@ -1,0 +1,229 @@
+package custody_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+)
+
+// govClock is an injectable clock that only moves when told to.
+type govClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newGovClock() *govClock { return &govClock{t: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)} }
+
+func (c *govClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *govClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var (
+	govProvider = checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
+	govScope    = custody.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: "alice"}
+)
+
+func govLeases(t testing.TB, clock *govClock) *custody.Leases {
+	t.Helper()
+	cat, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider, Capabilities: []string{"github.issues.create", "github.issues.list", "github.qualified.unregistered"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := custody.NewLeases(custody.LeaseConfig{Catalog: cat, Registry: govRegistry(t), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func govLeaseRequest() custody.LeaseRequest {
+	return custody.LeaseRequest{
+		Provider:     govProvider,
+		Capabilities: []string{"github.issues.create"},
+		Scope:        govScope,
+		Budget:       2,
+		TTL:          10 * time.Minute,
+	}
+}
+
+// Mutant: deleting the provider lookup, the qualified-set check, the
+// registry check, the duplicate check or any request-validity case in
+// Issue makes TestIssueRefuses fail.
+func TestIssueRefuses(t *testing.T) {
+	l := govLeases(t, newGovClock())
+	tests := []struct {
+		name string
+		mod  func(*custody.LeaseRequest)
+		code checkfu.Code
+	}{
+		{"other revision", func(r *custody.LeaseRequest) { r.Provider.Revision = "2" }, custody.CodeProviderUnknown},
+		{"other provider", func(r *custody.LeaseRequest) { r.Provider.Provider = "checkfu:gitlab" }, custody.CodeProviderUnknown},
+		{"unqualified", func(r *custody.LeaseRequest) { r.Capabilities = []string{"github.issues.delete"} }, custody.CodeCapabilityUnqualified},
+		{"unregistered", func(r *custody.LeaseRequest) { r.Capabilities = []string{"github.qualified.unregistered"} }, custody.CodeCapabilityUnqualified},
+		{"no capability", func(r *custody.LeaseRequest) { r.Capabilities = nil }, custody.CodeLeaseRequestInvalid},
+		{"duplicate capability", func(r *custody.LeaseRequest) {
+			r.Capabilities = []string{"github.issues.create", "github.issues.create"}
+		}, custody.CodeLeaseRequestInvalid},
+		{"no service", func(r *custody.LeaseRequest) { r.Scope.Service = "" }, custody.CodeLeaseRequestInvalid},
+		{"no gateway", func(r *custody.LeaseRequest) { r.Scope.Gateway = "" }, custody.CodeLeaseRequestInvalid},
+		{"no actor", func(r *custody.LeaseRequest) { r.Scope.Actor = "" }, custody.CodeLeaseRequestInvalid},
+		{"zero budget", func(r *custody.LeaseRequest) { r.Budget = 0 }, custody.CodeLeaseRequestInvalid},
+		{"zero ttl", func(r *custody.LeaseRequest) { r.TTL = 0 }, custody.CodeLeaseRequestInvalid},
+		{"long ttl", func(r *custody.LeaseRequest) { r.TTL = 2 * time.Hour }, custody.CodeLeaseRequestInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := govLeaseRequest()
+			tt.mod(&r)
+			_, err := l.Issue(r)
+			wantCode(t, err, tt.code)
+		})
+	}
+}
+
+// Mutant: deleting the expiry, scope, capability, revocation, unknown-id
+// or budget check makes TestLeaseUseRefuses fail.
+func TestLeaseUseRefuses(t *testing.T) {
+	clock := newGovClock()
+	l := govLeases(t, clock)
+	issue := func() custody.Lease {
+		t.Helper()
+		lease, err := l.Issue(govLeaseRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lease
+	}
+	use := custody.LeaseUse{Scope: govScope, Capability: "github.issues.create"}
+
+	lease := issue()
+	if _, err := l.Use(lease.ID, use); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	for _, s := range []custody.LeaseScope{
+		{Service: "other", Gateway: "gateway-a", Actor: "alice"},
+		{Service: "runner", Gateway: "gateway-b", Actor: "alice"},
+		{Service: "runner", Gateway: "gateway-a", Actor: "bob"},
+	} {
+		_, err := l.Use(lease.ID, custody.LeaseUse{Scope: s, Capability: use.Capability})
+		wantCode(t, err, custody.CodeLeaseOutOfScope)
+	}
+	_, err := l.Use(lease.ID, custody.LeaseUse{Scope: govScope, Capability: "github.issues.list"})
+	wantCode(t, err, custody.CodeLeaseOutOfScope)
+	if _, err := l.Use(lease.ID, use); err != nil {
+		t.Fatalf("second use (refusals spend nothing): %v", err)
+	}
+	_, err = l.Use(lease.ID, use)
+	wantCode(t, err, custody.CodeLeaseBudgetExhausted)
+
+	revoked := issue()
+	if err := l.Revoke(revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Use(revoked.ID, use)
+	wantCode(t, err, custody.CodeLeaseRevoked)
+	if n, _ := l.Remaining(revoked.ID); n != 0 {
+		t.Fatalf("revoked lease has %d uses left", n)
+	}
+
+	expiring := issue()
+	clock.Advance(10*time.Minute - time.Nanosecond)
+	if _, err := l.Use(expiring.ID, use); err != nil {
+		t.Fatalf("use just before expiry: %v", err)
+	}
+	clock.Advance(time.Nanosecond)
+	_, err = l.Use(expiring.ID, use)
+	wantCode(t, err, custody.CodeLeaseExpired)
+
+	_, err = l.Use("lease_nope", use)
+	wantCode(t, err, custody.CodeLeaseUnknown)
+	wantCode(t, l.Revoke("lease_nope"), custody.CodeLeaseUnknown)
+}
+
+// Property: Lease.Check permits a use exactly when the time is inside the
+// lifetime, every scope field is equal and the capability is held.
+//
+// Mutant: weakening any comparison in Lease.Check (e.g. comparing only
+// the actor) makes this property fail.
+func TestLeaseCheckProperty(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	str := rapid.SampledFrom([]string{"a", "b", ""})
+	scope := rapid.Custom(func(t *rapid.T) custody.LeaseScope {
+		return custody.LeaseScope{Service: str.Draw(t, "service"), Gateway: str.Draw(t, "gateway"), Actor: str.Draw(t, "actor")}
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		l := custody.Lease{
+			ID:           "lease_x",
+			Capabilities: rapid.SliceOfDistinct(rapid.SampledFrom([]string{"c1", "c2", "c3"}), rapid.ID[string]).Draw(t, "caps"),
+			Scope:        scope.Draw(t, "lease scope"),
+			IssuedAt:     base,
+			ExpiresAt:    base.Add(time.Duration(rapid.Int64Range(0, 100).Draw(t, "ttl"))),
+		}
+		use := custody.LeaseUse{Scope: scope.Draw(t, "use scope"), Capability: rapid.SampledFrom([]string{"c1", "c2", "c3", "c4"}).Draw(t, "cap")}
+		now := base.Add(time.Duration(rapid.Int64Range(-10, 110).Draw(t, "now")))
+		held := false
+		for _, c := range l.Capabilities {
+			held = held || c == use.Capability
+		}
+		want := !now.Before(l.IssuedAt) && now.Before(l.ExpiresAt) &&
+			l.Scope.Service != "" && l.Scope.Gateway != "" && l.Scope.Actor != "" &&
+			use.Scope == l.Scope && held
+		err := l.Check(use, now)
+		if (err == nil) != want {
+			t.Fatalf("Check(%+v, %v) on %+v = %v, want permitted=%v", use, now, l, err, want)
+		}
+		if err != nil {
+			if _, ok := checkfu.CodeOf(err); !ok {
+				t.Fatalf("untyped error %v", err)
+			}
+		}
+	})
+}
+
+func TestLeasesConcurrentBudget(t *testing.T) {
+	l := govLeases(t, newGovClock())
+	r := govLeaseRequest()
+	r.Budget = 10
+	lease, err := l.Issue(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for range 50 {
+		wg.Go(func() {
+			if _, err := l.Use(lease.ID, custody.LeaseUse{Scope: govScope, Capability: "github.issues.create"}); err == nil {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if ok != 10 {
+		t.Fatalf("%d uses succeeded on a budget of 10", ok)
+	}
+}
+
+func TestNewLeasesNeedsCatalogAndRegistry(t *testing.T) {
+	if _, err := custody.NewLeases(custody.LeaseConfig{}); err == nil {
+		t.Fatal("NewLeases without catalog and registry succeeded")
+	}
+	if _, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider}); err == nil {
+		t.Fatal("catalog entry without capabilities accepted")
+	}
+}
