@@ -82,23 +82,6 @@ func (e *Effect) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// A CredentialRef names a credential held in custody by its custody
-// binding. It is a reference, never the credential: it is safe to log.
-type CredentialRef struct {
-	Namespace   string
-	Integration string
-	Handle      string
-}
-
-// String returns "namespace/integration/handle" with each part quoted.
-func (c CredentialRef) String() string {
-	return fmt.Sprintf("%q/%q/%q", c.Namespace, c.Integration, c.Handle)
-}
-
-func (c CredentialRef) valid() bool {
-	return c.Namespace != "" && c.Integration != "" && c.Handle != ""
-}
-
 // A ToolDescriptor is the canonical description of a tool that the active
 // profile exposes: its name and the JSON Schema its arguments must satisfy.
 type ToolDescriptor struct {
@@ -111,14 +94,14 @@ type ToolDescriptor struct {
 
 // A Registration is one exact, static capability registration: the
 // capability id, the operation (an HTTP method), the HTTPS resource it
-// reaches, the credential it uses, and whether it is read-only or has an
+// reaches, the custody binding of the credential it uses, and whether it is read-only or has an
 // external effect. Nothing about it is a pattern: every value a tool call
 // carries must equal it byte for byte.
 type Registration struct {
 	Capability string
 	Operation  string
 	Resource   string
-	Credential CredentialRef
+	Credential Binding
 	Effect     Effect
 	Tool       ToolDescriptor
 }
@@ -221,8 +204,8 @@ func validateRegistration(reg Registration) (*jsonschema.Schema, error) {
 	if err := validateResource(reg.Resource); err != nil {
 		return nil, bad("%v", err)
 	}
-	if !reg.Credential.valid() {
-		return nil, bad("credential reference %s needs namespace, integration and handle", reg.Credential)
+	if err := reg.Credential.Validate(); err != nil {
+		return nil, bad("credential reference: %v", err)
 	}
 	if !reg.Effect.Valid() {
 		return nil, bad("effect must be read_only or external_effect, not %s", reg.Effect)
@@ -308,7 +291,7 @@ func (r *Registry) Lookup(capability string) (Registration, bool) {
 // ([CodeArgumentsInvalid]); then the tool name, operation, resource and
 // the credential reference the caller will use must all equal the
 // registration ([CodeCapabilityMismatch]).
-func (r *Registry) Resolve(call ToolCall, credential CredentialRef) (Action, error) {
+func (r *Registry) Resolve(call ToolCall, credential Binding) (Action, error) {
 	var reg *registered
 	if r != nil {
 		reg = r.regs[call.Capability]

@@ -10,7 +10,7 @@ import (
 	"github.com/checkfu/checkfu/custody"
 )
 
-var govCred = custody.CredentialRef{Namespace: "acme", Integration: "github", Handle: "deploy"}
+var govCred = custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
 
 const govIssueSchema = `{
 	"type": "object",
@@ -93,7 +93,7 @@ func TestNewRegistryRefuses(t *testing.T) {
 		{"dotdot", mod(func(r *custody.Registration) { r.Resource = "https://api.github.example/a/../x" })},
 		{"no path", mod(func(r *custody.Registration) { r.Resource = "https://api.github.example" })},
 		{"upper host", mod(func(r *custody.Registration) { r.Resource = "https://API.github.example/x" })},
-		{"credential", mod(func(r *custody.Registration) { r.Credential.Handle = "" })},
+		{"credential", mod(func(r *custody.Registration) { r.Credential.Handle = custody.Handle{} })},
 		{"effect", mod(func(r *custody.Registration) { r.Effect = 0 })},
 		{"tool name", mod(func(r *custody.Registration) { r.Tool.Name = "" })},
 		{"no schema", mod(func(r *custody.Registration) { r.Tool.InputSchema = nil })},
@@ -122,7 +122,7 @@ func TestResolveRefuses(t *testing.T) {
 	tests := []struct {
 		name string
 		call func(*custody.ToolCall)
-		cred custody.CredentialRef
+		cred custody.Binding
 		code checkfu.Code
 	}{
 		{"unknown capability", func(c *custody.ToolCall) { c.Capability = "github.issues.delete" }, govCred, custody.CodeCapabilityUnknown},
@@ -142,7 +142,7 @@ func TestResolveRefuses(t *testing.T) {
 		{"tool", func(c *custody.ToolCall) { c.Tool = "create_pr" }, govCred, custody.CodeCapabilityMismatch},
 		{"operation", func(c *custody.ToolCall) { c.Operation = "PUT" }, govCred, custody.CodeCapabilityMismatch},
 		{"resource", func(c *custody.ToolCall) { c.Resource += "/1" }, govCred, custody.CodeCapabilityMismatch},
-		{"credential", func(*custody.ToolCall) {}, custody.CredentialRef{Namespace: "acme", Integration: "github", Handle: "other"}, custody.CodeCapabilityMismatch},
+		{"credential", func(*custody.ToolCall) {}, custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.MustParseHandle("ch_baaaaaaaaaaaaaaaaaaaaaaaaa")}, custody.CodeCapabilityMismatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
