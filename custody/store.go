@@ -1,0 +1,62 @@
+package custody
+
+import (
+	"context"
+
+	"github.com/checkfu/checkfu"
+)
+
+// CodeNotFound is the code of the Refusal returned when no record is
+// stored at a binding.
+const CodeNotFound checkfu.Code = "custody_not_found"
+
+// CodeConflict is the code of the Refusal returned by
+// [Store.CompareAndSwap] when the stored record is not the expected one.
+const CodeConflict checkfu.Code = "custody_conflict"
+
+// A Record is one sealed credential as a Store keeps it: the key columns
+// (Binding) and the sealed bytes. A Record never holds plaintext.
+type Record struct {
+	Binding Binding
+	Sealed  []byte
+}
+
+// A Store keeps sealed records keyed by their Binding. It never sees
+// plaintext and never stores a copy of the address beside the ciphertext:
+// Get rebuilds Record.Binding from the key columns, and that is the address
+// the record must open at.
+//
+// Implementations must be safe for concurrent use, must copy byte slices
+// they are given or return, and must report failures of the backing store
+// as *[StoreError], never as a Refusal. The package custodytest holds the
+// conformance suite every implementation must pass.
+type Store interface {
+	// Put inserts rec, or replaces the record at rec.Binding. An invalid
+	// binding is refused with CodeInvalidBinding.
+	Put(ctx context.Context, rec Record) error
+	// Get returns the record at b, or a Refusal with CodeNotFound.
+	Get(ctx context.Context, b Binding) (Record, error)
+	// CompareAndSwap replaces the record at b with sealed only if it is
+	// still old (byte for byte); otherwise it refuses with CodeConflict, or
+	// CodeNotFound when nothing is stored at b.
+	CompareAndSwap(ctx context.Context, b Binding, old, sealed []byte) error
+	// Delete removes the record at b, or refuses with CodeNotFound.
+	Delete(ctx context.Context, b Binding) error
+	// List returns the bindings stored under namespace, ordered by
+	// integration and then handle.
+	List(ctx context.Context, namespace string) ([]Binding, error)
+}
+
+// A StoreError is a failure of the storage behind a Store (a broken
+// connection, a full disk, a corrupt row), as opposed to a refusal. Its
+// text never includes sealed bytes.
+type StoreError struct {
+	Op  string // the Store method, such as "get"
+	Err error
+}
+
+// Error returns "custody: store OP: ERR".
+func (e *StoreError) Error() string { return "custody: store " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *StoreError) Unwrap() error { return e.Err }
