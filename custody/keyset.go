@@ -50,7 +50,7 @@ type keysetState struct {
 	versions []uint32 // ascending
 	roots    map[uint32]*[RootKeySize]byte
 
-	mu      sync.Mutex                // guards subkeys
+	mu      sync.Mutex                 // guards subkeys
 	subkeys map[subkeyName]cipher.AEAD // derived namespace AEADs
 }
 
