@@ -1,0 +1,18 @@
+# Installs the pinned third-party ACP agent used by the acp integration
+# test (the example agent shipped in @zed-industries/agent-client-protocol
+# 0.4.5, run by tsx) from acp/testdata/npm's lockfile, and exports
+# CHECKFU_TEST_ACP_AGENT: the command that runs it (space-separated, no
+# quoting). Sourced by .ci/run.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	apt_install nodejs npm
+fi
+acp_dir=$work/acp-agent
+mkdir -p "$acp_dir"
+cp acp/testdata/npm/package.json acp/testdata/npm/package-lock.json "$acp_dir/"
+# --ignore-scripts: nothing from the registry runs at install time; tsx
+# finds esbuild's prebuilt binary through its platform package.
+(cd "$acp_dir" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
+acp_agent_ts=$acp_dir/node_modules/@zed-industries/agent-client-protocol/typescript/examples/agent.ts
+test -f "$acp_agent_ts"
+export CHECKFU_TEST_ACP_AGENT="node $acp_dir/node_modules/tsx/dist/cli.mjs $acp_agent_ts"
+echo "acp agent ready: $CHECKFU_TEST_ACP_AGENT"

@@ -1,0 +1,299 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/checkfu/checkfu"
+)
+
+// Config configures a [Client]. The zero Config is usable: default line
+// bound, default session limits, updates ignored, every permission request
+// denied.
+type Config struct {
+	// MaxLineBytes bounds every line read from and written to the agent;
+	// zero means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// Limits bound the session/new fields; the zero value is the defaults.
+	Limits SessionLimits
+	// ClientInfo is sent in initialize when set.
+	ClientInfo *Implementation
+	// OnUpdate receives every session/update notification, in arrival
+	// order, on the client's read goroutine, with nothing queued in
+	// between: a slow OnUpdate slows reading (back-pressure reaches the
+	// agent), it never drops or reorders an update. It must return quickly
+	// and must not call a Client method that waits for an answer (that
+	// would deadlock the read goroutine). Nil ignores updates.
+	OnUpdate func(SessionNotification)
+	// OnPermission answers a session/request_permission. It runs on its own
+	// goroutine, so it may block (waiting for a user). ctx is cancelled by
+	// Cancel for the request's session and by the end of the client; the
+	// answer is then "cancelled" whatever OnPermission returns. Nil denies
+	// every request: it selects the first reject_once or reject_always
+	// option, or answers "cancelled" when there is none.
+	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
+}
+
+// initState is the progress of initialize.
+type initState int32
+
+const (
+	initNone initState = iota
+	initInFlight
+	initDone
+	initFailed
+)
+
+// A Client is the client side of ACP over one agent connection: an
+// io.Reader carrying the agent's stdout and an io.Writer feeding its stdin
+// (a local process's pipes, `checkfu process attach`'s stdin and stdout, or
+// the acp/wire API). It is safe for concurrent use.
+//
+// The Client never pipelines: session/new and session/prompt wait until
+// initialize has been answered successfully, and are refused with
+// [CodeNotInitialized] when it was not called or failed. Responses may
+// arrive in any order; the agent's own request ids may equal the client's
+// (a message with a method is never matched against a pending call).
+//
+// Any line over the bound, any malformed message and any read error ends
+// the Client: every pending and later call fails with [CodeClientClosed]
+// wrapping the cause, available from Err. A response to a call whose
+// context was cancelled is dropped.
+type Client struct {
+	cfg    Config
+	r      *Reader
+	w      *Writer
+	closer io.Closer // w, when it is one
+	nextID atomic.Int64
+
+	initMu    sync.Mutex // guards init and initErr
+	init      initState
+	initErr   error
+	initReady chan struct{} // closed when init leaves initInFlight
+
+	mu      sync.Mutex // guards pending, perms, err
+	pending map[ID]chan Message
+	perms   map[string]map[*permCall]struct{} // by session id
+	err     error                             // set once: why the client ended
+	done    chan struct{}                     // closed when err is set
+}
+
+// permCall is one session/request_permission being answered.
+type permCall struct{ cancel context.CancelFunc }
+
+// NewClient returns a Client speaking to the agent whose output is r and
+// whose input is w, and starts reading r. Call Initialize next.
+func NewClient(r io.Reader, w io.Writer, cfg Config) *Client {
+	c := &Client{
+		cfg:       cfg,
+		r:         NewReader(r, cfg.MaxLineBytes),
+		w:         NewWriter(w, cfg.MaxLineBytes),
+		initReady: make(chan struct{}),
+		pending:   map[ID]chan Message{},
+		perms:     map[string]map[*permCall]struct{}{},
+		done:      make(chan struct{}),
+	}
+	if cl, ok := w.(io.Closer); ok {
+		c.closer = cl
+	}
+	go c.readLoop()
+	return c
+}
+
+// Done returns a channel closed when the client has ended (Close, the end
+// of the agent's output, or a protocol error).
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the client ended, or nil while it runs. The end of the
+// agent's output is io.EOF.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close closes the agent's input (when the writer is an io.Closer), which
+// asks the agent to exit, and fails every pending call with
+// [CodeClientClosed]. It does not wait for the agent's output to end.
+func (c *Client) Close() error {
+	var err error
+	if c.closer != nil {
+		err = c.closer.Close()
+	}
+	c.end(checkfu.Refuse(CodeClientClosed, "acp: client closed"))
+	return err
+}
+
+// Initialize sends initialize with protocol version 1 and waits for the
+// answer. It may be called once; an agent answering another protocol
+// version is refused with [CodeUnsupportedProtocolVersion].
+func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
+	c.initMu.Lock()
+	if c.init != initNone {
+		c.initMu.Unlock()
+		return nil, errors.New("acp: Initialize called twice")
+	}
+	c.init = initInFlight
+	c.initMu.Unlock()
+
+	var resp InitializeResponse
+	err := c.call(ctx, MethodInitialize, InitializeRequest{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      c.cfg.ClientInfo,
+	}, &resp)
+	if err == nil && resp.ProtocolVersion != ProtocolVersion {
+		err = checkfu.Refuse(CodeUnsupportedProtocolVersion,
+			"acp: agent answered protocol version %d, this client speaks %d; use an agent that supports ACP v1", resp.ProtocolVersion, ProtocolVersion)
+	}
+	c.initMu.Lock()
+	if err != nil {
+		c.init, c.initErr = initFailed, err
+	} else {
+		c.init = initDone
+	}
+	close(c.initReady)
+	c.initMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// initialized waits for an initialize in flight and reports whether it
+// succeeded.
+func (c *Client) initialized(ctx context.Context) error {
+	c.initMu.Lock()
+	st := c.init
+	c.initMu.Unlock()
+	if st == initNone {
+		return checkfu.Refuse(CodeNotInitialized, "acp: call Initialize before any session method")
+	}
+	select {
+	case <-c.initReady:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.initMu.Lock()
+	defer c.initMu.Unlock()
+	if c.init != initDone {
+		return &checkfu.Refusal{Code: CodeNotInitialized, Message: "acp: initialize failed", Err: c.initErr}
+	}
+	return nil
+}
+
+// NewSession checks req against the configured [SessionLimits], then sends
+// session/new and waits for the session id. A request over a limit is
+// refused before anything is written to the agent.
+func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSessionResponse, error) {
+	if err := c.cfg.Limits.Check(&req); err != nil {
+		return nil, err
+	}
+	if err := c.initialized(ctx); err != nil {
+		return nil, err
+	}
+	var resp NewSessionResponse
+	if err := c.call(ctx, MethodSessionNew, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// Prompt sends session/prompt and waits for the end of the turn. Updates of
+// the turn reach Config.OnUpdate before Prompt returns. To end a turn
+// early, call Cancel: the agent then answers with [StopCancelled].
+// Cancelling ctx only stops waiting.
+func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...ContentBlock) (*PromptResponse, error) {
+	if err := c.initialized(ctx); err != nil {
+		return nil, err
+	}
+	var resp PromptResponse
+	if err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: prompt}, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// Cancel sends session/cancel for sessionID and answers every permission
+// request of that session still pending with "cancelled", as ACP requires.
+func (c *Client) Cancel(sessionID string) error {
+	c.mu.Lock()
+	for p := range c.perms[sessionID] {
+		p.cancel()
+	}
+	c.mu.Unlock()
+	params, err := json.Marshal(CancelNotification{SessionID: sessionID})
+	if err != nil {
+		return err
+	}
+	return c.w.WriteMessage(Message{Method: MethodSessionCancel, Params: params})
+}
+
+// call sends one request and decodes its result into out.
+func (c *Client) call(ctx context.Context, method string, params, out any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return checkfu.Refuse(CodeInvalidMessage, "acp: cannot encode %s params: %v", method, err)
+	}
+	id := IntID(c.nextID.Add(1) - 1)
+	ch := make(chan Message, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return closedErr(err)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	if err := c.w.WriteMessage(Message{ID: id, Method: method, Params: p}); err != nil {
+		forget()
+		return err
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return m.Error
+		}
+		if err := json.Unmarshal(m.Result, out); err != nil {
+			return checkfu.Refuse(CodeInvalidMessage, "acp: %s result does not decode: %v", method, err)
+		}
+		return nil
+	case <-c.done:
+		forget()
+		return closedErr(c.Err())
+	case <-ctx.Done():
+		forget()
+		return ctx.Err()
+	}
+}
+
+func closedErr(cause error) error {
+	if errors.Is(cause, CodeClientClosed) {
+		return cause
+	}
+	return &checkfu.Refusal{Code: CodeClientClosed, Message: "acp: the agent connection ended", Err: cause}
+}
+
+// end records why the client ended, once, and wakes every waiter.
+func (c *Client) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	for _, ps := range c.perms {
+		for p := range ps {
+			p.cancel()
+		}
+	}
+	close(c.done)
+}

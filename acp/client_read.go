@@ -1,0 +1,115 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// JSON-RPC 2.0 error codes the client answers with.
+const (
+	rpcMethodNotFound = -32601
+	rpcInvalidParams  = -32602
+)
+
+// readLoop reads the agent's output until it ends or breaks.
+func (c *Client) readLoop() {
+	var msgs []Message
+	for {
+		line, err := c.r.ReadLine()
+		if err != nil {
+			c.end(err)
+			return
+		}
+		msgs, err = ParseLine(msgs[:0], line)
+		if err != nil {
+			c.end(err)
+			return
+		}
+		for i := range msgs {
+			c.dispatch(&msgs[i])
+		}
+	}
+}
+
+// dispatch routes one message from the agent. It runs on the read
+// goroutine and never blocks on anything but Config.OnUpdate.
+func (c *Client) dispatch(m *Message) {
+	switch {
+	case m.IsResponse():
+		c.mu.Lock()
+		ch, ok := c.pending[m.ID]
+		delete(c.pending, m.ID)
+		c.mu.Unlock()
+		if ok {
+			ch <- *m // buffered, never blocks
+		}
+	case m.Method == MethodSessionUpdate && m.IsNotification():
+		if c.cfg.OnUpdate == nil {
+			return
+		}
+		var n SessionNotification
+		if err := json.Unmarshal(m.Params, &n); err != nil {
+			return // an undecodable update carries nothing a Runner can act on
+		}
+		c.cfg.OnUpdate(n)
+	case m.Method == MethodRequestPermission && m.IsRequest():
+		var req RequestPermissionRequest
+		if err := json.Unmarshal(m.Params, &req); err != nil {
+			c.replyError(m.ID, rpcInvalidParams, "invalid session/request_permission params")
+			return
+		}
+		c.startPermission(m.ID, req)
+	case m.IsRequest():
+		c.replyError(m.ID, rpcMethodNotFound, "method not supported by this client: "+m.Method)
+	}
+	// Other notifications are ignored, as JSON-RPC allows.
+}
+
+func (c *Client) replyError(id ID, code int, msg string) {
+	_ = c.w.WriteMessage(Message{ID: id, Error: &RPCError{Code: code, Message: msg}})
+}
+
+// startPermission answers one permission request on its own goroutine.
+func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &permCall{cancel: cancel}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		cancel()
+		return
+	}
+	if c.perms[req.SessionID] == nil {
+		c.perms[req.SessionID] = map[*permCall]struct{}{}
+	}
+	c.perms[req.SessionID][p] = struct{}{}
+	c.mu.Unlock()
+	go func() {
+		defer cancel()
+		out := decide(ctx, c.cfg.OnPermission, req)
+		c.mu.Lock()
+		delete(c.perms[req.SessionID], p)
+		if len(c.perms[req.SessionID]) == 0 {
+			delete(c.perms, req.SessionID)
+		}
+		c.mu.Unlock()
+		if ctx.Err() != nil {
+			out = CancelledOutcome()
+		}
+		res, _ := json.Marshal(RequestPermissionResponse{Outcome: out})
+		_ = c.w.WriteMessage(Message{ID: id, Result: res})
+	}()
+}
+
+// decide returns the handler's outcome, or the deny default.
+func decide(ctx context.Context, h func(context.Context, RequestPermissionRequest) PermissionOutcome, req RequestPermissionRequest) PermissionOutcome {
+	if h != nil {
+		return h(ctx, req)
+	}
+	for _, o := range req.Options {
+		if o.Kind == "reject_once" || o.Kind == "reject_always" {
+			return Select(o.OptionID)
+		}
+	}
+	return CancelledOutcome()
+}

@@ -1,0 +1,218 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/checkfu/checkfu"
+)
+
+// An ID is a JSON-RPC request id: a string, an integer, or null. The zero
+// ID is "absent" (a notification). IDs compare with ==.
+type ID struct {
+	raw string // canonical JSON text; "" when absent
+}
+
+// IntID returns the integer ID n.
+func IntID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
+
+// StringID returns the string ID s.
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: string(b)}
+}
+
+// IsZero reports whether id is absent.
+func (id ID) IsZero() bool { return id.raw == "" }
+
+// String returns the JSON text of id, or "" when it is absent.
+func (id ID) String() string { return id.raw }
+
+// MarshalJSON returns the JSON text of id; an absent ID marshals as null.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.raw == "" {
+		return []byte("null"), nil
+	}
+	return []byte(id.raw), nil
+}
+
+// UnmarshalJSON accepts a string, an integer or null, and nothing else.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0:
+		return checkfu.Refuse(CodeInvalidMessage, "acp: empty id")
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string", b)
+		}
+		*id = StringID(s)
+	case string(b) == "null":
+		*id = ID{raw: "null"}
+	default:
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string, an integer or null", b)
+		}
+		*id = IntID(n)
+	}
+	return nil
+}
+
+// A Message is one JSON-RPC 2.0 message: a request (Method and ID), a
+// notification (Method, no ID) or a response (ID and exactly one of Result
+// and Error). Requests from the agent and responses to the client share
+// one id space on the wire but never collide here: a message with a Method
+// is never taken for a response, whatever its ID.
+type Message struct {
+	ID     ID
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *RPCError
+}
+
+// IsRequest reports whether m is a request (it has a method and an id).
+func (m *Message) IsRequest() bool { return m.Method != "" && !m.ID.IsZero() }
+
+// IsNotification reports whether m is a notification (a method, no id).
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+
+// IsResponse reports whether m is a response (no method).
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// wireMessage is the JSON shape of a Message.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *ID             `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+type wireError struct {
+	Code    *int            `json:"code"`
+	Message *string         `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// MarshalJSON encodes m with "jsonrpc":"2.0".
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := wireMessage{JSONRPC: "2.0", Method: m.Method, Params: m.Params, Result: m.Result}
+	if !m.ID.IsZero() {
+		id := m.ID
+		w.ID = &id
+	}
+	if m.Error != nil {
+		code, msg := m.Error.Code, m.Error.Message
+		w.Error = &wireError{Code: &code, Message: &msg, Data: m.Error.Data}
+	}
+	if m.IsResponse() && w.ID == nil {
+		w.ID = &ID{raw: "null"}
+	}
+	if m.IsResponse() && m.Error == nil && len(m.Result) == 0 {
+		w.Result = json.RawMessage("null")
+	}
+	return json.Marshal(w)
+}
+
+// ParseLine decodes one line into its messages, appending them to dst: one
+// message for a JSON object, one per element for a JSON array (a batch).
+// Anything else, an empty batch, or a member that breaks JSON-RPC 2.0 is a
+// *checkfu.Refusal with code [CodeInvalidMessage]. Unknown members are
+// refused (the JSON-RPC 2.0 object has a closed set of members).
+func ParseLine(dst []Message, line []byte) ([]Message, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty line")
+	}
+	switch line[0] {
+	case '{':
+		m, err := parseMessage(line)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, m), nil
+	case '[':
+		var elems []json.RawMessage
+		if err := json.Unmarshal(line, &elems); err != nil {
+			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: batch is not a JSON array: %v", err)
+		}
+		if len(elems) == 0 {
+			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty batch")
+		}
+		n := len(dst)
+		for i, e := range elems {
+			if len(e) == 0 || e[0] != '{' {
+				return dst[:n], checkfu.Refuse(CodeInvalidMessage, "acp: batch element %d is not an object", i)
+			}
+			m, err := parseMessage(e)
+			if err != nil {
+				return dst[:n], err
+			}
+			dst = append(dst, m)
+		}
+		return dst, nil
+	default:
+		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: line starts with %q, want a JSON object or array", line[:1])
+	}
+}
+
+func parseMessage(b []byte) (Message, error) {
+	var w wireMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		var r *checkfu.Refusal
+		if errors.As(err, &r) {
+			return Message{}, r
+		}
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: not a JSON-RPC message: %v", err)
+	}
+	if dec.More() {
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: trailing data after a JSON-RPC message")
+	}
+	if w.JSONRPC != "2.0" {
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
+	}
+	m := Message{Method: w.Method, Params: nullIsAbsent(w.Params), Result: w.Result}
+	if w.ID != nil {
+		m.ID = *w.ID
+	}
+	if m.Method != "" {
+		if w.Result != nil || w.Error != nil {
+			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q carries a result or an error", m.Method)
+		}
+		if m.ID.raw == "null" {
+			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q has a null id", m.Method)
+		}
+		return m, nil
+	}
+	if w.ID == nil {
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: message has neither a method nor an id")
+	}
+	if len(w.Params) != 0 {
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response carries params")
+	}
+	if (w.Result == nil) == (w.Error == nil) {
+		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response %s must carry exactly one of result and error", m.ID.raw)
+	}
+	if w.Error != nil {
+		if w.Error.Code == nil || w.Error.Message == nil {
+			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: error object of response %s lacks code or message", m.ID.raw)
+		}
+		m.Error = &RPCError{Code: *w.Error.Code, Message: *w.Error.Message, Data: w.Error.Data}
+	}
+	return m, nil
+}
+
+func nullIsAbsent(b json.RawMessage) json.RawMessage {
+	if string(b) == "null" {
+		return nil
+	}
+	return b
+}
