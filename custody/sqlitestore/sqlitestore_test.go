@@ -1,0 +1,146 @@
+package sqlitestore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/custodytest"
+)
+
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "custody.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func TestConformance(t *testing.T) {
+	custodytest.TestStore(t, func(t *testing.T) custody.Store {
+		s, _ := openTemp(t)
+		return s
+	})
+}
+
+// TestRawRowMove moves a row by rewriting its key columns in SQL, as an
+// attacker with write access to the database file would, for each key
+// column and for a boundary shift between namespace and integration.
+func TestRawRowMove(t *testing.T) {
+	ctx := context.Background()
+	newHandle := custody.NewHandle().String()
+	moves := []struct {
+		name, stmt string
+		args       []any
+		namespace  string // where the moved row is listed
+	}{
+		{"namespace", `UPDATE custody_records SET namespace = 'other'`, nil, "other"},
+		{"integration", `UPDATE custody_records SET integration = 'gitlab'`, nil, "github"},
+		{"handle", `UPDATE custody_records SET handle = ?`, []any{newHandle}, "github"},
+		{"boundary-shift", `UPDATE custody_records SET namespace = 'githubdeploy-', integration = 'token'`, nil, "githubdeploy-"},
+	}
+	for _, m := range moves {
+		t.Run(m.name, func(t *testing.T) {
+			s, _ := openTemp(t)
+			n := custody.NewNative(custody.GenerateKeyset(), s)
+			home := custodytest.NewBinding("github", "deploy-token")
+			if err := n.Put(ctx, home, custody.NewSecret([]byte("raw-move-canary-123"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.w.ExecContext(ctx, m.stmt, m.args...); err != nil {
+				t.Fatal(err)
+			}
+			bs, err := s.List(ctx, m.namespace)
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("List(%q) after the move = %v, %v", m.namespace, bs, err)
+			}
+			_, err = n.Open(ctx, bs[0])
+			if !errors.Is(err, custody.CodeAddressMismatch) {
+				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
+			}
+			if _, err := n.Open(ctx, home); !errors.Is(err, custody.CodeNotFound) {
+				t.Fatalf("Open at the old address: %v, want %s", err, custody.CodeNotFound)
+			}
+		})
+	}
+}
+
+// TestPragmas checks that the DSN form really sets WAL and the busy
+// timeout (the mattn-style "_busy_timeout" parameter is silently ignored
+// by this driver).
+func TestPragmas(t *testing.T) {
+	s, _ := openTemp(t)
+	for _, db := range []*sql.DB{s.w, s.r} {
+		var mode string
+		var timeout int
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`PRAGMA busy_timeout`).Scan(&timeout); err != nil {
+			t.Fatal(err)
+		}
+		if mode != "wal" || timeout != BusyTimeoutMillis {
+			t.Errorf("journal_mode = %q, busy_timeout = %d; want wal, %d", mode, timeout, BusyTimeoutMillis)
+		}
+	}
+}
+
+// TestFileHoldsNoPlaintext seals a canary and searches the database file
+// and its WAL, byte for byte, for every form of it.
+func TestFileHoldsNoPlaintext(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t)
+	canary := []byte("sqlite-file-canary-4b8e1f0d")
+	n := custody.NewNative(custody.GenerateKeyset(), s)
+	b := custodytest.NewBinding("acme", "github")
+	if err := n.Put(ctx, b, custody.NewSecret(bytes.Clone(canary))); err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, p := range []string{path, path + "-wal"} {
+		data, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		all = append(all, data...)
+	}
+	if !bytes.Contains(all, []byte(b.Handle.String())) {
+		t.Fatal("the handle is not in the database files: the search looks in the wrong place")
+	}
+	if leaks := custodytest.FindLeaks(canary, all); leaks != nil {
+		t.Fatalf("database files hold the canary as %v", leaks)
+	}
+}
+
+// TestCorruptRowIsStoreError: a row whose key columns do not form a valid
+// binding is a failure of the store, not a refusal.
+func TestCorruptRowIsStoreError(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	b := custodytest.NewBinding("acme", "github")
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO custody_records VALUES ('acme', 'github', 'not-a-handle', x'00')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, custody.Record{Binding: b, Sealed: []byte{1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.List(ctx, "acme")
+	var se *custody.StoreError
+	if !errors.As(err, &se) {
+		t.Fatalf("List over a corrupt row: %v, want *custody.StoreError", err)
+	}
+}
+
+func TestOpenRefusesEmptyPath(t *testing.T) {
+	if _, err := Open(""); err == nil {
+		t.Fatal("Open(\"\") succeeded")
+	}
+}
