@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -75,18 +74,18 @@ func canonicalHost(s string) (string, string) {
 	if len(s) > maxHostInput {
 		return "", "is too long"
 	}
-	if _, err := netip.ParseAddr(s); err == nil {
-		return "", "is an IP literal, not a DNS name"
-	}
-	if strings.HasPrefix(s, "[") {
-		return "", "is an IP literal, not a DNS name"
-	}
 	a, err := hostProfile.ToASCII(s)
 	if err != nil {
+		if _, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
+			return "", "is an IP literal, not a DNS name"
+		}
 		return "", "is not a valid IDNA host name"
 	}
 	a = strings.TrimSuffix(a, ".")
 	if why := checkDNSName(a); why != "" {
+		if _, err := netip.ParseAddr(a); err == nil {
+			return "", "is (or IDNA maps it to) an IP literal, not a DNS name"
+		}
 		return "", why
 	}
 	// The mapping must have reached a fixed point: what we return must be
@@ -101,17 +100,15 @@ func canonicalHost(s string) (string, string) {
 // name, or "" when it is one: lower-case letters, digits and hyphens in
 // labels of 1 to 63 bytes that neither start nor end with a hyphen, at
 // most 253 bytes in all, no trailing dot, and a last label that is not
-// numeric (so that no resolver reads the name as an IPv4 address). It
-// allocates nothing.
+// numeric. The last rule is what keeps IP literals out: every IPv4
+// spelling ("127.0.0.1", "127.1", "0x7f.1", "2130706433") ends in a
+// numeric label, and IPv6 needs ':'. It allocates nothing.
 func checkDNSName(a string) string {
 	if a == "" {
 		return "is empty"
 	}
 	if len(a) > 253 {
 		return "is longer than 253 bytes"
-	}
-	if _, err := netip.ParseAddr(a); err == nil {
-		return "is an IP literal, not a DNS name"
 	}
 	start := 0
 	for i := 0; i <= len(a); i++ {
@@ -189,7 +186,11 @@ type Request struct {
 // Authority returns "host:port", the address to dial, with an IPv6 host
 // in brackets.
 func (r Request) Authority() string {
-	return net.JoinHostPort(r.Host, strconv.FormatUint(uint64(r.Port), 10))
+	port := strconv.FormatUint(uint64(r.Port), 10)
+	if strings.IndexByte(r.Host, ':') >= 0 {
+		return "[" + r.Host + "]:" + port
+	}
+	return r.Host + ":" + port
 }
 
 // URL returns the absolute URL to send. Its Host is the canonical host,

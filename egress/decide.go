@@ -72,6 +72,9 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	}
 	for k := range req.Header {
 		if !isCanonicalHeaderKey(k) {
+			if HeaderDenied(k) {
+				return Decision{}, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+			}
 			return Decision{}, refuseRequest("egress: header name %q is not canonical", clip(k))
 		}
 		if canonicalHeaderDenied(k) {
@@ -144,16 +147,14 @@ func isIPText(h string) bool {
 }
 
 // matchHost reports whether the rule's host matches the canonical host h.
-// A wildcard matches exactly one further label and never the apex.
+// A wildcard rule stores its suffix with the leading dot (".example.com"),
+// which is what keeps it off the apex; it matches exactly one more label.
 func (r *rule) matchHost(h string) bool {
 	if !r.wildcard {
 		return h == r.host
 	}
-	if len(h) <= len(r.host) || !strings.HasSuffix(h, r.host) {
-		return false
-	}
-	label := h[:len(h)-len(r.host)]
-	return strings.IndexByte(label, '.') < 0 && checkDNSName(label) == ""
+	label, ok := strings.CutSuffix(h, r.host)
+	return ok && label != "" && strings.IndexByte(label, '.') < 0
 }
 
 // matchPath reports whether the rule's prefix matches the escaped path p

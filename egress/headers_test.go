@@ -1,0 +1,56 @@
+package egress
+
+import (
+	"errors"
+	"testing"
+)
+
+// Mutant: deleting the underscore check in canonicalHeaderDenied makes
+// TestHeaderDenied fail ("X_Forwarded_For", "Authorization_").
+// Mutant: deleting the prefix loop makes it fail ("X-Forwarded-For",
+// "X-Aws-Ec2-Metadata-Token-Ttl-Seconds").
+func TestHeaderDenied(t *testing.T) {
+	denied := []string{
+		"Host", "host", "HOST", "Authorization", "authorization", "Proxy-Authorization", "Proxy", "Cookie", "Cookie2",
+		"Forwarded", "X-Forwarded-For", "x-forwarded-host", "X-Forwarded-Proto", "X-Forwarded-Anything", "X-Real-Ip", "X-Real-IP",
+		"Via", "X-Original-Url", "X-Rewrite-Url", "True-Client-Ip", "Max-Forwards",
+		"X-Http-Method-Override", "X-HTTP-Method", "X-Method-Override",
+		"Connection", "Keep-Alive", "TE", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Proxy-Connection",
+		"Metadata-Flavor", "Metadata", "X-aws-ec2-metadata-token", "X-Aws-Ec2-Metadata-Token-Ttl-Seconds",
+		"X-Google-Metadata-Request", "X-aliyun-ecs-metadata-token",
+		"X_Forwarded_For", "Authorization_", "_", "x_y", "Accept_",
+	}
+	for _, h := range denied {
+		if !HeaderDenied(h) {
+			t.Errorf("HeaderDenied(%q) = false, want true", h)
+		}
+	}
+	allowed := []string{"Accept", "Content-Type", "User-Agent", "X-Request-Id", "X-Forwarded", "Metadata-Foo", "Hostname", "Authorization-Hint", "If-None-Match"}
+	for _, h := range allowed {
+		if HeaderDenied(h) {
+			t.Errorf("HeaderDenied(%q) = true, want false", h)
+		}
+	}
+}
+
+// Mutant: deleting the canonicalHeaderDenied check in Decide makes
+// TestDenylistWinsInDecide fail: the request is refused header_not_allowed
+// (or, with a rule allowing every listed header, allowed) instead of
+// header_denied.
+func TestDenylistWinsInDecide(t *testing.T) {
+	rs := mustRules(t, `[{"host":"api.example.com","port":443,"methods":["GET"],"headers":["Accept"]}]`)
+	for _, h := range []string{"Authorization", "Cookie", "X-Forwarded-For", "Metadata-Flavor", "Transfer-Encoding", "X_Accept", "Host"} {
+		req := mustRequest(t, "GET", "https://api.example.com/", "Accept", "*/*")
+		req.Header[h] = []string{"x"}
+		d, err := rs.Decide(req)
+		if d.Allowed() || !errors.Is(err, CodeHeaderDenied) {
+			t.Errorf("Decide(with %s) = %v, %v; want header_denied", h, d, err)
+		}
+	}
+	// The denylist is checked before rules: even a request no rule matches
+	// is refused for its denied header.
+	req := mustRequest(t, "GET", "https://other.example.com/", "Authorization", "x")
+	if _, err := rs.Decide(req); !errors.Is(err, CodeHeaderDenied) {
+		t.Errorf("Decide(unmatched, Authorization) = %v; want header_denied", err)
+	}
+}

@@ -1,0 +1,102 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// engineFiles are the files of the pure rule engine.
+var engineFiles = []string{"canon.go", "rules.go", "headers.go", "decide.go"}
+
+// engineImports are the only packages the rule engine may import. None of
+// them can reach the network or the file system on the engine's behalf,
+// except net/http, which is limited to engineHTTPNames below, and the
+// JSON Schema compiler, which is given its one schema from memory.
+var engineImports = map[string]bool{
+	"bytes": true, "embed": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
+	"net/http": true, "net/netip": true, "net/url": true, "slices": true, "strconv": true,
+	"strings": true, "sync": true, "unicode/utf8": true,
+	"github.com/checkfu/checkfu":               true,
+	"github.com/santhosh-tekuri/jsonschema/v5": true,
+	"golang.org/x/net/http/httpguts":           true,
+	"golang.org/x/net/idna":                    true,
+	"golang.org/x/net/publicsuffix":            true,
+}
+
+// engineHTTPNames are the net/http names the rule engine may use: types,
+// constants and a pure string function, never a client, transport or
+// dialer.
+var engineHTTPNames = map[string]bool{
+	"Header": true, "Request": true, "CanonicalHeaderKey": true,
+	"MethodGet": true, "MethodConnect": true, "MethodTrace": true,
+}
+
+// TestEngineIsPure is the structural proof that matching happens before
+// any DNS lookup: the rule engine cannot look anything up, because it
+// imports nothing that resolves or dials.
+//
+// Mutant: adding `net.DefaultResolver.LookupHost(context.Background(),
+// req.Host)` to Decide makes TestEngineIsPure fail (and
+// TestDecideDoesNoLookup too).
+func TestEngineIsPure(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, name := range engineFiles {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		httpName := ""
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if !engineImports[path] {
+				t.Errorf("%s imports %q, which the pure rule engine may not use", name, path)
+			}
+			if path == "net/http" {
+				httpName = "http"
+				if imp.Name != nil {
+					httpName = imp.Name.Name
+				}
+			}
+		}
+		if httpName == "" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == httpName && !engineHTTPNames[sel.Sel.Name] {
+				t.Errorf("%s: uses http.%s, which the pure rule engine may not use", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+// TestDecideDoesNoLookup is the behavioural half: with the default
+// resolver replaced by one that fails the test when it is asked anything,
+// Decide refuses and allows without consulting it.
+func TestDecideDoesNoLookup(t *testing.T) {
+	old := net.DefaultResolver
+	t.Cleanup(func() { net.DefaultResolver = old })
+	net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		t.Errorf("Decide made a DNS query (%s %s)", network, address)
+		return nil, errors.New("no DNS in the rule engine")
+	}}
+	rs := mustRules(t, `[{"host":"allowed.checkfu-test.example","port":443,"methods":["GET"]}]`)
+	for _, u := range []string{"https://allowed.checkfu-test.example/", "https://denied.checkfu-test.example/"} {
+		req := mustRequest(t, "GET", u)
+		d, err := rs.Decide(req)
+		if d.Allowed() != strings.Contains(u, "allowed") {
+			t.Errorf("Decide(%s) = %v, %v", u, d, err)
+		}
+	}
+}
