@@ -16,10 +16,10 @@ func TestCanonicalHost(t *testing.T) {
 		{"example.com", "example.com"},
 		{"Example.COM", "example.com"},
 		{"example.com.", "example.com"},
-		{"ＥＸＡＭＰＬＥ.com", "example.com"},           // full-width letters fold
-		{"exa\u00admple.com", "example.com"},         // soft hyphen vanishes
-		{"example\u3002com", "example.com"},          // ideographic full stop is a dot
-		{"bücher.example", "xn--bcher-kva.example"},  // U-label to A-label
+		{"ＥＸＡＭＰＬＥ.com", "example.com"},              // full-width letters fold
+		{"exa\u00admple.com", "example.com"},        // soft hyphen vanishes
+		{"example\u3002com", "example.com"},         // ideographic full stop is a dot
+		{"bücher.example", "xn--bcher-kva.example"}, // U-label to A-label
 		{"xn--bcher-kva.example", "xn--bcher-kva.example"},
 		{"XN--BCHER-KVA.example", "xn--bcher-kva.example"},
 		{"a-b.c0", "a-b.c0"},
@@ -192,7 +192,11 @@ func TestCanonicalRequest(t *testing.T) {
 		{"query bad escape", func() *http.Request { r := get("https://example.com/"); r.URL.RawQuery = "a=%zz"; return r }},
 		{"header lower", func() *http.Request { r := get("https://example.com/"); r.Header["accept"] = []string{"x"}; return r }},
 		{"header bad name", func() *http.Request { r := get("https://example.com/"); r.Header["Bad Name"] = []string{"x"}; return r }},
-		{"header crlf", func() *http.Request { r := get("https://example.com/"); r.Header["X-A"] = []string{"a\r\nHost: evil"}; return r }},
+		{"header crlf", func() *http.Request {
+			r := get("https://example.com/")
+			r.Header["X-A"] = []string{"a\r\nHost: evil"}
+			return r
+		}},
 		{"trailer", func() *http.Request { r := get("https://example.com/"); r.Trailer = http.Header{"X-A": nil}; return r }},
 	}
 	for _, tt := range refused {
