@@ -248,6 +248,27 @@ func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
 	return cloneLease(st.lease), nil
 }
 
+// Hold reports, as a typed refusal, whether the lease is live for scope:
+// known, not revoked, inside its lifetime and scoped exactly to scope. It
+// spends no budget and names no capability; mount resolution uses it to
+// check a session's own lease before each file body is served.
+func (s *Leases) Hold(id string, scope LeaseScope) error {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.leases[id]
+	if !ok {
+		return checkfu.Refuse(CodeLeaseUnknown, "custody: no lease %q", id)
+	}
+	if st.revoked {
+		return checkfu.Refuse(CodeLeaseRevoked, "custody: lease %q is revoked", id)
+	}
+	if len(st.lease.Capabilities) == 0 {
+		return checkfu.Refuse(CodeLeaseOutOfScope, "custody: lease %q holds no capability", id)
+	}
+	return st.lease.Check(LeaseUse{Scope: scope, Capability: st.lease.Capabilities[0]}, now)
+}
+
 // Revoke revokes the lease now. Revoking twice is not an error; an unknown
 // id is refused with [CodeLeaseUnknown].
 func (s *Leases) Revoke(id string) error {

@@ -1,0 +1,25 @@
+// Package mount builds credential-free mount plans and resolves the file
+// bodies behind them on the platform side.
+//
+// A sandbox receives a [Plan]: a session id and, per mount, a name, a kind
+// (project tree or memory directory), a target path inside the sandbox and
+// whether it is writable. The plan is plain data. It holds no token, no
+// lease id, no host path and no credential: file bodies are served by the
+// platform's [Resolver], which checks the session's own lease (held on the
+// platform side, never shipped) before every read or write.
+//
+// Invariants:
+//
+//   - A Plan's type holds only strings, booleans and small integers, so
+//     nothing secret can be reachable from it (a reflection test walks it).
+//   - Every file name is checked lexically first ([io/fs.ValidPath]: relative,
+//     slash-separated, no "." or ".." elements, no empty elements) and then
+//     opened through an [os.Root], which refuses symlinks that leave the
+//     mounted directory, whether present at check time or swapped in after
+//     it: the check and the open are the same openat walk.
+//   - Only regular files are served, at most [MaxFileBytes] of them.
+//   - Every refusal is a [*checkfu.Refusal] with a Code of this package;
+//     I/O failures that are not refusals are [*Error]. A refused request
+//     returns no file content and no host path.
+//   - The zero Resolver has no sessions and refuses everything.
+package mount

@@ -1,0 +1,288 @@
+package mount
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+)
+
+// Refusal codes of this package.
+const (
+	// CodePlanInvalid: a mount or a source is malformed, duplicated or
+	// overlaps another.
+	CodePlanInvalid checkfu.Code = "mount_plan_invalid"
+	// CodeSessionUnknown: no session of that id is attached.
+	CodeSessionUnknown checkfu.Code = "mount_session_unknown"
+	// CodeMountUnknown: the session has no mount of that name.
+	CodeMountUnknown checkfu.Code = "mount_unknown"
+	// CodePathInvalid: a file name is not a clean relative slash path
+	// (absolute, empty element, "." or ".." element).
+	CodePathInvalid checkfu.Code = "mount_path_invalid"
+	// CodePathEscapes: resolving the name would leave the mounted
+	// directory through a symlink.
+	CodePathEscapes checkfu.Code = "mount_path_escapes"
+	// CodeNotFound: the name does not exist inside the mount.
+	CodeNotFound checkfu.Code = "mount_not_found"
+	// CodeNotRegular: the name is a directory, device, socket or other
+	// non-regular file.
+	CodeNotRegular checkfu.Code = "mount_not_regular"
+	// CodeTooLarge: the file is larger than MaxFileBytes.
+	CodeTooLarge checkfu.Code = "mount_too_large"
+	// CodeReadOnly: a write to a mount that is not writable.
+	CodeReadOnly checkfu.Code = "mount_read_only"
+)
+
+// MaxFileBytes is the largest file body a Resolver serves or writes.
+const MaxFileBytes = 32 << 20
+
+// A LeaseHolder reports whether a lease is live for a scope.
+// *custody.Leases implements it.
+type LeaseHolder interface {
+	Hold(lease string, scope custody.LeaseScope) error
+}
+
+var _ LeaseHolder = (*custody.Leases)(nil)
+
+// A Source is the platform-side half of a mount: the Mount the sandbox
+// sees and the host directory that backs it. Dir never enters the Plan.
+type Source struct {
+	Mount Mount
+	Dir   string
+}
+
+// An Error is an I/O failure while resolving a file: not a refusal.
+type Error struct {
+	Op  string
+	Err error
+}
+
+// Error returns "mount: OP: CAUSE".
+func (e *Error) Error() string { return "mount: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// A Resolver serves the file bodies behind mount plans, on the platform
+// side. Each session's lease id and scope stay in the Resolver; each read
+// and write first checks that lease. It is safe for concurrent use.
+type Resolver struct {
+	leases LeaseHolder
+
+	mu       sync.Mutex
+	sessions map[string]*session // guarded by mu
+}
+
+type session struct {
+	lease  string
+	scope  custody.LeaseScope
+	mounts map[string]*rooted
+}
+
+type rooted struct {
+	mount Mount
+	root  *os.Root
+}
+
+// NewResolver returns a Resolver that checks leases with leases.
+func NewResolver(leases LeaseHolder) *Resolver {
+	return &Resolver{leases: leases, sessions: map[string]*session{}}
+}
+
+// afterCheck runs between the lexical check and the open; tests use it to
+// swap a symlink in after the check.
+var afterCheck = func(string) {}
+
+// Attach registers a session's mounts and returns its credential-free
+// Plan. The session's lease must be live for scope now. The lease id and
+// scope stay here; the plan holds neither.
+func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sources ...Source) (Plan, error) {
+	if r == nil || r.leases == nil {
+		return Plan{}, checkfu.Refuse(CodeSessionUnknown, "mount: the zero Resolver attaches nothing")
+	}
+	if !validName(sessionID) {
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q is not 1 to 64 of [a-z0-9_-]", sessionID)
+	}
+	if len(sources) == 0 {
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q has no mounts", sessionID)
+	}
+	if err := r.leases.Hold(lease, scope); err != nil {
+		return Plan{}, err
+	}
+	s := &session{lease: lease, scope: scope, mounts: map[string]*rooted{}}
+	plan := Plan{Session: sessionID}
+	closeAll := func() {
+		for _, m := range s.mounts {
+			m.root.Close()
+		}
+	}
+	for _, src := range sources {
+		m := src.Mount
+		if err := checkMount(m); err != nil {
+			closeAll()
+			return Plan{}, err
+		}
+		for _, prev := range plan.Mounts {
+			if prev.Name == m.Name || overlaps(prev.Target, m.Target) {
+				closeAll()
+				return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount %q: name or target %q collides with mount %q", m.Name, m.Target, prev.Name)
+			}
+		}
+		root, err := os.OpenRoot(src.Dir)
+		if err != nil {
+			closeAll()
+			return Plan{}, &Error{Op: "open mount " + m.Name, Err: errors.Unwrap(err)}
+		}
+		s.mounts[m.Name] = &rooted{mount: m, root: root}
+		plan.Mounts = append(plan.Mounts, m)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.sessions[sessionID]; dup {
+		closeAll()
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q is already attached", sessionID)
+	}
+	r.sessions[sessionID] = s
+	return plan, nil
+}
+
+// Detach forgets the session and closes its mounts.
+func (r *Resolver) Detach(sessionID string) error {
+	r.mu.Lock()
+	s, ok := r.sessions[sessionID]
+	delete(r.sessions, sessionID)
+	r.mu.Unlock()
+	if !ok {
+		return checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+	}
+	for _, m := range s.mounts {
+		m.root.Close()
+	}
+	return nil
+}
+
+// lookup checks the session's lease and the name, and returns the mount.
+func (r *Resolver) lookup(sessionID, mountName, name string) (*rooted, error) {
+	if r == nil {
+		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+	}
+	r.mu.Lock()
+	s, ok := r.sessions[sessionID]
+	r.mu.Unlock()
+	if !ok {
+		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+	}
+	if err := r.leases.Hold(s.lease, s.scope); err != nil {
+		return nil, err
+	}
+	m, ok := s.mounts[mountName]
+	if !ok {
+		return nil, checkfu.Refuse(CodeMountUnknown, "mount: session %q has no mount %q", sessionID, mountName)
+	}
+	if !fs.ValidPath(name) || name == "." {
+		return nil, checkfu.Refuse(CodePathInvalid, "mount %q: %q is not a clean relative path", mountName, name)
+	}
+	return m, nil
+}
+
+// ReadFile returns the body of the regular file name inside the session's
+// mount, after checking the session's lease.
+func (r *Resolver) ReadFile(ctx context.Context, sessionID, mountName, name string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m, err := r.lookup(sessionID, mountName, name)
+	if err != nil {
+		return nil, err
+	}
+	afterCheck(name)
+	f, err := m.root.Open(name)
+	if err != nil {
+		return nil, classify(mountName, name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Op: "stat", Err: errors.Unwrap(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, checkfu.Refuse(CodeTooLarge, "mount %q: %q is larger than %d bytes", mountName, name, MaxFileBytes)
+	}
+	body, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{Op: "read", Err: errors.Unwrap(err)}
+	}
+	if len(body) > MaxFileBytes {
+		return nil, checkfu.Refuse(CodeTooLarge, "mount %q: %q is larger than %d bytes", mountName, name, MaxFileBytes)
+	}
+	return body, nil
+}
+
+// WriteFile replaces the body of the regular file name inside a writable
+// mount of the session, creating it with mode 0o644 if needed, after
+// checking the session's lease. Parent directories must exist.
+func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name string, body []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, err := r.lookup(sessionID, mountName, name)
+	if err != nil {
+		return err
+	}
+	if !m.mount.Writable {
+		return checkfu.Refuse(CodeReadOnly, "mount %q is not writable", mountName)
+	}
+	if len(body) > MaxFileBytes {
+		return checkfu.Refuse(CodeTooLarge, "mount %q: a body of %d bytes is larger than %d", mountName, len(body), MaxFileBytes)
+	}
+	afterCheck(name)
+	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return classify(mountName, name, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
+	}
+	if err == nil {
+		_, err = f.Write(body)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &Error{Op: "write", Err: errors.Unwrap(err)}
+	}
+	return nil
+}
+
+// classify turns an os.Root open error into a refusal or an Error. The
+// host path is never included.
+func classify(mountName, name string, err error) error {
+	cause := errors.Unwrap(err)
+	if cause == nil {
+		cause = err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return checkfu.Refuse(CodeNotFound, "mount %q: %q does not exist", mountName, name)
+	case escapes(cause):
+		return checkfu.Refuse(CodePathEscapes, "mount %q: %q resolves outside the mount", mountName, name)
+	}
+	return &Error{Op: fmt.Sprintf("open %q", name), Err: cause}
+}
+
+// escapes reports whether cause is os.Root's refusal to leave its
+// directory. The os package does not export that error, so it is matched
+// by text; TestEscapeErrorText pins it.
+func escapes(cause error) bool { return cause.Error() == "path escapes from parent" }
