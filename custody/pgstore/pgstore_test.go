@@ -1,0 +1,157 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// testPool connects to CHECKFU_TEST_POSTGRES_DSN. Without it the test is
+// skipped locally, and fails under CI (CI set), where .ci/run provides a
+// real PostgreSQL.
+func testPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	dsn := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but CHECKFU_TEST_POSTGRES_DSN is empty: .ci/setup.d/10-postgres.sh must start PostgreSQL")
+		}
+		t.Skip("CHECKFU_TEST_POSTGRES_DSN is empty; set it to run the PostgreSQL store tests")
+	}
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+var runID = func() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+var schemaSeq atomic.Int64
+
+// freshStore returns a Store in a schema unique to this test run and
+// subtest, dropped when the test ends.
+func freshStore(t *testing.T, pool *pgxpool.Pool) (*Store, string) {
+	t.Helper()
+	schema := fmt.Sprintf("custody_test_%s_%d", runID, schemaSeq.Add(1))
+	ctx := context.Background()
+	s, err := New(ctx, pool, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("dropping schema %s: %v", schema, err)
+		}
+	})
+	return s, schema
+}
+
+func TestConformance(t *testing.T) {
+	pool := testPool(t)
+	custodytest.TestStore(t, func(t *testing.T) custody.Store {
+		s, _ := freshStore(t, pool)
+		return s
+	})
+}
+
+// TestRawRowMove moves a row by rewriting its key columns in SQL, as an
+// attacker with write access to the database would.
+func TestRawRowMove(t *testing.T) {
+	pool := testPool(t)
+	ctx := context.Background()
+	newHandle := custody.NewHandle().String()
+	moves := []struct {
+		name, set string
+		args      []any
+		namespace string // where the moved row is listed
+	}{
+		{"namespace", `namespace = 'other'`, nil, "other"},
+		{"integration", `integration = 'gitlab'`, nil, "github"},
+		{"handle", `handle = $1`, []any{newHandle}, "github"},
+		{"boundary-shift", `namespace = 'githubdeploy-', integration = 'token'`, nil, "githubdeploy-"},
+	}
+	for _, m := range moves {
+		t.Run(m.name, func(t *testing.T) {
+			s, _ := freshStore(t, pool)
+			n := custody.NewNative(custody.GenerateKeyset(), s)
+			home := custodytest.NewBinding("github", "deploy-token")
+			if err := n.Put(ctx, home, custody.NewSecret([]byte("raw-move-canary-123"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pool.Exec(ctx, `UPDATE `+s.table+` SET `+m.set, m.args...); err != nil {
+				t.Fatal(err)
+			}
+			bs, err := s.List(ctx, m.namespace)
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("List(%q) after the move = %v, %v", m.namespace, bs, err)
+			}
+			_, err = n.Open(ctx, bs[0])
+			if !errors.Is(err, custody.CodeAddressMismatch) {
+				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
+			}
+		})
+	}
+}
+
+// TestRowsHoldNoPlaintext seals a canary and reads every column of every
+// row back as text and as bytes, searching for every form of it.
+func TestRowsHoldNoPlaintext(t *testing.T) {
+	pool := testPool(t)
+	ctx := context.Background()
+	s, _ := freshStore(t, pool)
+	canary := []byte("pg-row-canary-9a7c3e51")
+	n := custody.NewNative(custody.GenerateKeyset(), s)
+	b := custodytest.NewBinding("acme", "github")
+	if err := n.Put(ctx, b, custody.NewSecret(bytes.Clone(canary))); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT namespace, integration, handle, sealed, encode(sealed, 'escape'), row_to_json(r)::text FROM `+s.table+` r`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var all []byte
+	for rows.Next() {
+		var ns, integ, handle, escaped, js string
+		var sealed []byte
+		if err := rows.Scan(&ns, &integ, &handle, &sealed, &escaped, &js); err != nil {
+			t.Fatal(err)
+		}
+		all = fmt.Appendf(all, "%s|%s|%s|%s|%s|%s\n", ns, integ, handle, sealed, escaped, js)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(all, []byte(b.Handle.String())) {
+		t.Fatal("the handle is not in the rows read: the search looks in the wrong place")
+	}
+	if leaks := custodytest.FindLeaks(canary, all); leaks != nil {
+		t.Fatalf("stored rows hold the canary as %v", leaks)
+	}
+}
+
+func TestNewRefusesBadSchema(t *testing.T) {
+	for _, bad := range []string{"", "1abc", "a-b", `x"; DROP TABLE y; --`, "Upper"} {
+		var se *custody.StoreError
+		if _, err := New(context.Background(), nil, bad); !errors.As(err, &se) {
+			t.Errorf("New(%q) = %v, want *custody.StoreError", bad, err)
+		}
+	}
+}
