@@ -1,0 +1,44 @@
+// Package eventlog is the audit surface of checkfu: every session is an
+// append-only, ordered, tamper-evident log of typed events (tool calls,
+// approval decisions and their results, denials, settlements, process
+// lifecycle, admission decisions, skips), readable after the fact in order
+// and followable while writers append.
+//
+// A [Log] writes events to a [Store]. Three stores pass the shared
+// conformance suite in package eventlogtest: [MemoryStore] (tests and
+// mock evidence), eventlog/sqlitelog (the embedded default) and
+// eventlog/pglog (PostgreSQL, for many runners appending to one log).
+//
+// Invariants:
+//
+//   - Seqs run 1, 2, 3, ... per session with no gaps. Appending is
+//     conditional on the expected last seq; a stale writer is refused with
+//     [CodeSeqConflict] and nothing already stored is ever overwritten.
+//   - An append returns only after the store reports the records durable
+//     (committed and synced). Concurrent appends to one session through
+//     one Log share a transaction (group commit).
+//   - Each record's envelope is a canonical, length-prefixed binary record
+//     (never JSON) holding the session, seq, the hash of the previous
+//     record, and the event's envelope fields. The record hash is SHA-256
+//     over a domain label and the envelope. [Verify] names the first seq
+//     that was changed, removed, reordered or inserted; a head recorded
+//     elsewhere ([VerifyHead]) also catches truncation and wholesale
+//     rewrites, which a chain cannot catch on its own.
+//   - Envelope fields are identifiers and codes only. Execution content
+//     (tool arguments, outputs, error strings) lives in Event.Content,
+//     which never enters the envelope: it is sealed with
+//     XChaCha20-Poly1305 under a fresh data key per event, the data key
+//     wrapped under a key derived from the workspace's [Keys]. The
+//     envelope commits to the keyed digest (HMAC-SHA256) of the content
+//     and to the sealed bytes. [Log.Shred] deletes the data key and
+//     ciphertext; the chain still verifies.
+//   - In a zero-data-retention log (Options.ZeroDataRetention) content
+//     never reaches the store: the durable record holds the envelope and
+//     the keyed digest only, never a bare hash of content.
+//   - Event types hold no interface values and no secrets; JSON output
+//     never contains content. Every event carries an evidence label
+//     (checkfu.Label); the zero label is mock.
+//   - The zero values fail closed: the zero Kind is invalid and refused,
+//     the zero Decision is "none" (never allow), the zero Options refuse
+//     content.
+package eventlog

@@ -1,0 +1,221 @@
+package eventlog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/cryptobyte"
+
+	"github.com/checkfu/checkfu"
+)
+
+// A Hash is a SHA-256 value: the chain hash of a record, or a digest an
+// envelope commits to.
+type Hash [32]byte
+
+// IsZero reports whether h is all zero bytes (the "previous hash" of seq 1).
+func (h Hash) IsZero() bool { return h == Hash{} }
+
+// String returns h in lower-case hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText implements encoding.TextMarshaler (lower-case hex).
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler: exactly 64 lower-case
+// hex digits.
+func (h *Hash) UnmarshalText(b []byte) error {
+	if len(b) != 64 || !bytes.Equal(bytes.ToLower(b), b) {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+	}
+	if _, err := hex.Decode(h[:], b); err != nil {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+	}
+	return nil
+}
+
+// A ContentMode says what an envelope holds about its event's content.
+type ContentMode uint8
+
+const (
+	// ContentNone means the event had no content.
+	ContentNone ContentMode = iota
+	// ContentSealed means the content was sealed under its own data key
+	// and stored beside the envelope; the envelope commits to the sealed
+	// bytes. Once shredded, the sealed bytes are gone and the envelope
+	// still verifies.
+	ContentSealed
+	// ContentDigestOnly means the log is zero-data-retention: only a keyed
+	// digest of the content was kept, never the content.
+	ContentDigestOnly
+	contentModeEnd
+)
+
+var contentModeNames = [...]string{ContentNone: "none", ContentSealed: "sealed", ContentDigestOnly: "digest_only"}
+
+// String returns "none", "sealed" or "digest_only".
+func (m ContentMode) String() string {
+	if m >= contentModeEnd {
+		return fmt.Sprintf("content_mode(%d)", uint8(m))
+	}
+	return contentModeNames[m]
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m ContentMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// envelopeVersion is the first byte of every envelope.
+const envelopeVersion = 1
+
+// chainDomain separates record hashes from every other SHA-256 use.
+const chainDomain = "checkfu/eventlog/chain/v1\x00"
+
+// minTime and maxTime bound event times to what an int64 of Unix
+// nanoseconds holds, from 1970 on.
+var (
+	minTime = time.Unix(0, 0)
+	maxTime = time.Unix(0, 1<<63-1)
+)
+
+// An envelope is the durable, hashed part of one record.
+type envelope struct {
+	session string
+	seq     uint64
+	prev    Hash
+	event   Event // Content always nil
+	mode    ContentMode
+	mac     Hash // keyed digest of the content; zero when mode is ContentNone
+	sealed  Hash // SHA-256 of the stored content row; zero unless ContentSealed
+}
+
+// encode returns the canonical binary form of env: a fixed-order record of
+// length-prefixed fields. decode(encode(env)) == env for every valid env.
+func (env *envelope) encode() []byte {
+	var b cryptobyte.Builder
+	e := &env.event
+	b.AddUint8(envelopeVersion)
+	addString(&b, env.session)
+	b.AddUint64(env.seq)
+	b.AddBytes(env.prev[:])
+	b.AddUint64(uint64(e.Time.UnixNano()))
+	b.AddUint8(uint8(e.Kind))
+	b.AddUint8(uint8(e.Label))
+	b.AddUint8(uint8(e.Decision))
+	for _, f := range e.identFields() {
+		addString(&b, *f.v)
+	}
+	b.AddUint8(uint8(env.mode))
+	switch env.mode {
+	case ContentSealed:
+		b.AddBytes(env.mac[:])
+		b.AddBytes(env.sealed[:])
+	case ContentDigestOnly:
+		b.AddBytes(env.mac[:])
+	}
+	return b.BytesOrPanic()
+}
+
+func addString(b *cryptobyte.Builder, s string) {
+	b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte(s)) })
+}
+
+func readString(s *cryptobyte.String, out *string) bool {
+	var v cryptobyte.String
+	if !s.ReadUint16LengthPrefixed(&v) || !utf8.Valid(v) {
+		return false
+	}
+	*out = string(v)
+	return true
+}
+
+// decodeEnvelope parses b strictly: a known version, defined enums, valid
+// identifiers, no trailing bytes, and bytes that re-encode to exactly b.
+func decodeEnvelope(b []byte) (*envelope, error) {
+	bad := func(what string) error {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: malformed envelope: %s", what)
+	}
+	s := cryptobyte.String(b)
+	var env envelope
+	var version, kind, label, decision, mode uint8
+	var nanos uint64
+	var prev []byte
+	if !s.ReadUint8(&version) {
+		return nil, bad("empty")
+	}
+	if version != envelopeVersion {
+		return nil, bad("unknown version")
+	}
+	if !readString(&s, &env.session) || !s.ReadUint64(&env.seq) || !s.ReadBytes(&prev, 32) ||
+		!s.ReadUint64(&nanos) || !s.ReadUint8(&kind) || !s.ReadUint8(&label) || !s.ReadUint8(&decision) {
+		return nil, bad("truncated header")
+	}
+	copy(env.prev[:], prev)
+	e := &env.event
+	e.Time = time.Unix(0, int64(nanos)).UTC()
+	e.Kind, e.Label, e.Decision = Kind(kind), checkfu.Label(label), Decision(decision)
+	for _, f := range e.identFields() {
+		if !readString(&s, f.v) {
+			return nil, bad("truncated or non-UTF-8 field " + f.name)
+		}
+	}
+	if !s.ReadUint8(&mode) {
+		return nil, bad("missing content mode")
+	}
+	env.mode = ContentMode(mode)
+	var mac, sealed []byte
+	switch env.mode {
+	case ContentNone:
+	case ContentSealed:
+		if !s.ReadBytes(&mac, 32) || !s.ReadBytes(&sealed, 32) {
+			return nil, bad("truncated content digests")
+		}
+	case ContentDigestOnly:
+		if !s.ReadBytes(&mac, 32) {
+			return nil, bad("truncated content digest")
+		}
+	default:
+		return nil, bad("unknown content mode")
+	}
+	copy(env.mac[:], mac)
+	copy(env.sealed[:], sealed)
+	if !s.Empty() {
+		return nil, bad("trailing bytes")
+	}
+	if err := checkSession(env.session); err != nil {
+		return nil, bad("invalid session id")
+	}
+	if env.seq == 0 {
+		return nil, bad("seq 0")
+	}
+	if err := e.Validate(); err != nil {
+		return nil, bad("invalid event: " + err.Error())
+	}
+	if !bytes.Equal(env.encode(), b) {
+		return nil, bad("not canonical")
+	}
+	return &env, nil
+}
+
+// chainHash returns the record hash of an encoded envelope.
+func chainHash(encoded []byte) Hash {
+	h := sha256.New()
+	h.Write([]byte(chainDomain))
+	h.Write(encoded)
+	var out Hash
+	h.Sum(out[:0])
+	return out
+}
+
+// sealedDigest returns what an envelope commits to for a stored content
+// row: SHA-256 over the length-prefixed wrapped data key and ciphertext.
+func sealedDigest(dataKey, sealed []byte) Hash {
+	var b cryptobyte.Builder
+	b.AddBytes([]byte("checkfu/eventlog/content/v1\x00"))
+	b.AddUint32LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(dataKey) })
+	b.AddUint32LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes(sealed) })
+	return sha256.Sum256(b.BytesOrPanic())
+}

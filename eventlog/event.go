@@ -1,0 +1,302 @@
+package eventlog
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// A Kind says what an event records. The zero Kind is not a kind: an event
+// without one is refused.
+type Kind uint8
+
+// The kinds of event a session log holds.
+const (
+	kindInvalid Kind = iota
+	// KindToolCall records a tool invocation and its terminal result.
+	KindToolCall
+	// KindApprovalDecision records an approver's decision on an action.
+	KindApprovalDecision
+	// KindApprovalResult records the effect an approved action had. It is
+	// a separate event from the decision, so the two are separate evidence.
+	KindApprovalResult
+	// KindDenial records an action refused by policy or authority.
+	KindDenial
+	// KindSettlement records a settled charge or budget movement.
+	KindSettlement
+	// KindProcessStarted records a sandbox process starting.
+	KindProcessStarted
+	// KindProcessExited records a sandbox process ending.
+	KindProcessExited
+	// KindAdmission records an admission decision on a session or profile.
+	KindAdmission
+	// KindSkip records a step deliberately not taken, such as
+	// "memory_writeback_skipped".
+	KindSkip
+	kindEnd
+)
+
+var kindNames = [...]string{
+	kindInvalid:          "",
+	KindToolCall:         "tool_call",
+	KindApprovalDecision: "approval_decision",
+	KindApprovalResult:   "approval_result",
+	KindDenial:           "denial",
+	KindSettlement:       "settlement",
+	KindProcessStarted:   "process_started",
+	KindProcessExited:    "process_exited",
+	KindAdmission:        "admission",
+	KindSkip:             "skip",
+}
+
+// ParseKind parses the snake_case name of a kind, exactly.
+func ParseKind(s string) (Kind, error) {
+	for k := KindToolCall; k < kindEnd; k++ {
+		if kindNames[k] == s {
+			return k, nil
+		}
+	}
+	return kindInvalid, checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not an event kind", s)
+}
+
+// Valid reports whether k is one of the defined kinds.
+func (k Kind) Valid() bool { return k > kindInvalid && k < kindEnd }
+
+// String returns the snake_case name of k, or "kind(N)" when k is invalid.
+func (k Kind) String() string {
+	if !k.Valid() {
+		return fmt.Sprintf("kind(%d)", uint8(k))
+	}
+	return kindNames[k]
+}
+
+// MarshalText implements encoding.TextMarshaler; it refuses invalid kinds.
+func (k Kind) MarshalText() ([]byte, error) {
+	if !k.Valid() {
+		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: kind(%d) is not an event kind", uint8(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with [ParseKind].
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// A Decision is the authority's verdict recorded on an event. The zero
+// Decision, DecisionNone, means the event records no decision; it is never
+// read as an allow.
+type Decision uint8
+
+const (
+	// DecisionNone means the event carries no authority decision.
+	DecisionNone Decision = iota
+	// DecisionAllow means the authority permitted the action.
+	DecisionAllow
+	// DecisionDeny means the authority refused the action.
+	DecisionDeny
+	decisionEnd
+)
+
+var decisionNames = [...]string{DecisionNone: "none", DecisionAllow: "allow", DecisionDeny: "deny"}
+
+// Valid reports whether d is one of the defined decisions.
+func (d Decision) Valid() bool { return d < decisionEnd }
+
+// String returns "none", "allow" or "deny", or "decision(N)".
+func (d Decision) String() string {
+	if !d.Valid() {
+		return fmt.Sprintf("decision(%d)", uint8(d))
+	}
+	return decisionNames[d]
+}
+
+// MarshalText implements encoding.TextMarshaler; it refuses invalid values.
+func (d Decision) MarshalText() ([]byte, error) {
+	if !d.Valid() {
+		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: decision(%d) is not a decision", uint8(d))
+	}
+	return []byte(decisionNames[d]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: exactly "none",
+// "allow" or "deny".
+func (d *Decision) UnmarshalText(b []byte) error {
+	for v, name := range decisionNames {
+		if string(b) == name {
+			*d = Decision(v)
+			return nil
+		}
+	}
+	return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a decision (want none, allow or deny)", b)
+}
+
+// A ProfileRevision names one exact revision of a SandboxProfile.
+type ProfileRevision struct {
+	Profile  string `json:"profile"`
+	Revision string `json:"revision"`
+}
+
+// A ToolDescriptor names the canonical tool descriptor an event is about.
+type ToolDescriptor struct {
+	Name     string `json:"name"`
+	Revision string `json:"revision"`
+}
+
+// An Event is one fact appended to a session log. Every field but Content
+// is an envelope field: an identifier, code or revision that is stored
+// durably, hashed into the chain and kept for the life of the log. Envelope
+// strings are identifiers (see [Event.Validate]), so free text such as an
+// error message cannot ride in them.
+//
+// Content is the execution content of the event (tool arguments, outputs,
+// error strings). It never enters the envelope: the log seals it under its
+// own data key, or, in a zero-data-retention log, keeps only a keyed digest
+// of it. An Event holds no secret and no private continuation state.
+type Event struct {
+	Kind Kind
+	// Time is when the event happened; the log sets it when zero. It is
+	// kept with nanosecond precision in UTC.
+	Time time.Time
+	// Label says whether the evidence this event records came from a mock,
+	// an isolated provider or production. The zero Label is mock.
+	Label checkfu.Label
+
+	RequestID string
+	RunID     string
+	Actor     string
+
+	// Decision and Code are the authority decision and its stable code,
+	// such as deny / "no_rule_matched".
+	Decision Decision
+	Code     string
+
+	Profile  ProfileRevision
+	Provider checkfu.ProviderRevision
+	Tool     ToolDescriptor
+
+	ApprovalID string
+	EffectID   string
+	ProcessID  string
+	// Result is the terminal result code of what the event records, such
+	// as "ok", "exit_1" or "timeout".
+	Result string
+	// Release is the release identity of the software that produced the
+	// event.
+	Release string
+
+	// Content is execution content; see the type documentation. It is
+	// never part of the envelope.
+	Content []byte
+}
+
+// MaxIdentifier is the longest envelope string, in bytes.
+const MaxIdentifier = 256
+
+// MaxContent is the largest Content an event may carry, in bytes.
+const MaxContent = 1 << 20
+
+// identFields lists the envelope strings of e in their fixed order, with
+// their names for error messages.
+func (e *Event) identFields() [15]struct {
+	name string
+	v    *string
+} {
+	return [...]struct {
+		name string
+		v    *string
+	}{
+		{"request_id", &e.RequestID},
+		{"run_id", &e.RunID},
+		{"actor", &e.Actor},
+		{"code", &e.Code},
+		{"profile.profile", &e.Profile.Profile},
+		{"profile.revision", &e.Profile.Revision},
+		{"provider.provider", &e.Provider.Provider},
+		{"provider.revision", &e.Provider.Revision},
+		{"tool.name", &e.Tool.Name},
+		{"tool.revision", &e.Tool.Revision},
+		{"approval_id", &e.ApprovalID},
+		{"effect_id", &e.EffectID},
+		{"process_id", &e.ProcessID},
+		{"result", &e.Result},
+		{"release", &e.Release},
+	}
+}
+
+// Validate reports why e cannot be appended, as a refusal with code
+// [CodeInvalidEvent], or nil. The kind, label and decision must be defined
+// values; every envelope string must be empty or an identifier of at most
+// [MaxIdentifier] bytes drawn from ASCII letters, digits and "._:@/+-=";
+// Content must be at most [MaxContent] bytes.
+func (e *Event) Validate() error {
+	if !e.Kind.Valid() {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event has no valid kind (got %v)", e.Kind)
+	}
+	if !e.Label.Valid() {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event label %v is not an evidence label", e.Label)
+	}
+	if !e.Decision.Valid() {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event decision %v is not a decision", e.Decision)
+	}
+	if !e.Time.IsZero() && (e.Time.Before(minTime) || e.Time.After(maxTime)) {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event time %s is outside 1970..2262", e.Time.Format(time.RFC3339))
+	}
+	for _, f := range e.identFields() {
+		if err := checkIdent(f.name, *f.v); err != nil {
+			return err
+		}
+	}
+	if len(e.Content) > MaxContent {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: content is %d bytes, more than the %d allowed", len(e.Content), MaxContent)
+	}
+	return nil
+}
+
+// checkIdent refuses s unless it is empty or an identifier. The offending
+// value is not quoted back in full: a field that fails here may be holding
+// content that belongs in Content, so the message names only the field and
+// the position.
+func checkIdent(field, s string) error {
+	if len(s) > MaxIdentifier {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %s is %d bytes, more than the %d allowed for an identifier", field, len(s), MaxIdentifier)
+	}
+	for i := 0; i < len(s); i++ {
+		if !identByte(s[i]) {
+			return checkfu.Refuse(CodeInvalidEvent, "eventlog: %s has a byte at offset %d that an identifier may not hold (allowed: ASCII letters, digits and ._:@/+-=); put free text in content", field, i)
+		}
+	}
+	return nil
+}
+
+func identByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '.', '_', ':', '@', '/', '+', '-', '=':
+		return true
+	}
+	return false
+}
+
+// ValidSession reports whether id can name a session: a non-empty
+// identifier of at most [MaxIdentifier] bytes.
+func ValidSession(id string) bool { return id != "" && checkIdent("session", id) == nil }
+
+func checkSession(id string) error {
+	if id == "" {
+		return checkfu.Refuse(CodeInvalidSession, "eventlog: empty session id")
+	}
+	if err := checkIdent("session id", id); err != nil {
+		return checkfu.Refuse(CodeInvalidSession, "eventlog: session id %q is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", id, MaxIdentifier)
+	}
+	return nil
+}

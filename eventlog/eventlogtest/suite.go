@@ -1,0 +1,526 @@
+// Package eventlogtest is the conformance suite every eventlog.Store must
+// pass, exported so that integrators can check their own stores, plus
+// rapid generators of events.
+//
+// [TestStore] proves, for the store it is given: seqs from 1 with no gaps;
+// the optimistic-concurrency refusal of a stale writer with nothing
+// overwritten; reads in order from any seq; a follower that sees appends
+// from another handle; concurrent appenders on separate handles; that
+// verification names the exact seq of a changed, removed, reordered or
+// inserted record and of changed content, and of any single-byte change;
+// shredding and zero-data-retention at the record level.
+//
+// It cannot prove durability across a crash or that nothing reached the
+// disk: those need the store's own tests (kill -9 of a real writer, a scan
+// of the store's files), which the checkfu stores have.
+package eventlogtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// A Harness gives the suite access to one backing storage.
+type Harness struct {
+	// Open returns a new handle on the harness's storage; every handle
+	// sees the same logs. The suite closes the handles it opens.
+	Open func(t *testing.T) eventlog.Store
+	// Rewrite replaces every record of session with edit(records),
+	// bypassing the Store API, as an attacker with write access to the
+	// storage would. edit receives the records in seq order and may
+	// return them changed, reordered, fewer or more.
+	Rewrite func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record)
+}
+
+// TestKeys returns fixed Keys for tests.
+func TestKeys(t testing.TB) *eventlog.Keys {
+	k, err := eventlog.NewKeys(bytes.Repeat([]byte{0x42}, eventlog.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestStore runs the conformance suite. newHarness is called once per
+// subtest and must return fresh storage (or storage in which the suite's
+// session ids are unused).
+func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
+	tests := []struct {
+		name string
+		f    func(t *testing.T, h Harness)
+	}{
+		{"AppendRead", testAppendRead},
+		{"SeqConflict", testSeqConflict},
+		{"StoreRefusesBadAppends", testBadAppends},
+		{"ConcurrentAppenders", testConcurrent},
+		{"Follow", testFollow},
+		{"TamperChanged", testTamperChanged},
+		{"TamperChangedAndRehashed", testTamperRehashed},
+		{"TamperRemoved", testTamperRemoved},
+		{"TamperReordered", testTamperReordered},
+		{"TamperInserted", testTamperInserted},
+		{"TamperContent", testTamperContent},
+		{"TamperTruncatedAgainstHead", testTamperTruncated},
+		{"Shred", testShred},
+		{"ZeroDataRetention", testZDR},
+		{"PropertyInterleavings", testPropInterleavings},
+		{"PropertySingleByteTamper", testPropTamper},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.f(t, newHarness(t)) })
+	}
+}
+
+func open(t *testing.T, h Harness, opts eventlog.Options) *eventlog.Log {
+	t.Helper()
+	s := h.Open(t)
+	t.Cleanup(func() { s.Close() })
+	l, err := eventlog.New(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: TestKeys(t)} }
+
+// appendN appends n sample events with content to session, one batch.
+func appendN(t *testing.T, l *eventlog.Log, session string, n int) eventlog.Head {
+	t.Helper()
+	head, err := l.Head(context.Background(), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := make([]eventlog.Event, n)
+	for i := range evs {
+		evs[i] = Sample(eventlog.KindToolCall, int(head.Seq)+i, fmt.Sprintf("arguments of call %d", int(head.Seq)+i+1))
+	}
+	h, err := l.AppendAt(context.Background(), session, head.Seq, evs...)
+	if err != nil {
+		t.Fatalf("AppendAt: %v", err)
+	}
+	return h
+}
+
+func readAll(t *testing.T, l *eventlog.Log, session string, from uint64) []eventlog.Entry {
+	t.Helper()
+	var out []eventlog.Entry
+	for e, err := range l.Read(context.Background(), session, from) {
+		if err != nil {
+			t.Fatalf("Read(%q, %d): %v", session, from, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func testAppendRead(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	for i := 1; i <= 10; i++ {
+		seq, err := l.Append(ctx, "s-read", Sample(eventlog.KindToolCall, i, fmt.Sprintf("content %d", i)))
+		if err != nil || seq != uint64(i) {
+			t.Fatalf("Append #%d = %d, %v; want seq %d", i, seq, err, i)
+		}
+	}
+	all := readAll(t, l, "s-read", 1)
+	if len(all) != 10 {
+		t.Fatalf("read %d events, want 10", len(all))
+	}
+	for i, e := range all {
+		want := Sample(eventlog.KindToolCall, i+1, "")
+		if e.Seq != uint64(i+1) || e.Session != "s-read" || e.Event.Time != want.Time || e.Tool != want.Tool || e.Label != want.Label {
+			t.Errorf("entry %d = seq %d %+v, want seq %d %+v", i, e.Seq, e.Event, i+1, want)
+		}
+		if e.Content != nil || e.ContentMode != eventlog.ContentSealed {
+			t.Errorf("entry %d: content %q mode %v, want nil and sealed", i, e.Content, e.ContentMode)
+		}
+		if i > 0 && e.Prev != all[i-1].Hash {
+			t.Errorf("entry %d does not link to entry %d", i, i-1)
+		}
+		got, err := l.Content(ctx, "s-read", e.Seq)
+		if err != nil || string(got) != fmt.Sprintf("content %d", i+1) {
+			t.Errorf("Content(%d) = %q, %v", e.Seq, got, err)
+		}
+	}
+	if got := readAll(t, l, "s-read", 5); len(got) != 6 || got[0].Seq != 5 {
+		t.Errorf("Read from 5 gave %d events starting %v, want 6 from seq 5", len(got), got)
+	}
+	if got := readAll(t, l, "s-read", 11); len(got) != 0 {
+		t.Errorf("Read from 11 gave %d events, want none", len(got))
+	}
+	if got := readAll(t, l, "s-empty", 1); len(got) != 0 {
+		t.Errorf("Read of an empty session gave %d events", len(got))
+	}
+	head, err := eventlog.Verify(ctx, l.Store(), "s-read")
+	if err != nil || head.Seq != 10 || head.Hash != all[9].Hash {
+		t.Errorf("Verify = %v, %v; want seq 10 hash %v", head, err, all[9].Hash)
+	}
+	if _, err := l.Content(ctx, "s-read", 11); !errors.Is(err, eventlog.CodeEventNotFound) {
+		t.Errorf("Content(11) error %v, want %s", err, eventlog.CodeEventNotFound)
+	}
+}
+
+// Mutant: deleting the expected-seq comparison in a store's Append makes
+// TestStore/SeqConflict fail.
+func testSeqConflict(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	if _, err := l.AppendAt(ctx, "s-occ", 0, Sample(eventlog.KindDenial, 1, ""), Sample(eventlog.KindDenial, 2, "")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := l.Store().Read(ctx, "s-occ", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expected := range []uint64{0, 1, 3, 7} {
+		_, err := l.AppendAt(ctx, "s-occ", expected, Sample(eventlog.KindSettlement, 9, "late"))
+		if !errors.Is(err, eventlog.CodeSeqConflict) {
+			t.Errorf("AppendAt(expected %d) on a log at 2: error %v, want %s", expected, err, eventlog.CodeSeqConflict)
+		}
+	}
+	// The store itself must refuse, not only the Log: a second writer
+	// that read the head before the first appended still holds it.
+	stale := slices.Clone(before[:1])
+	for i := range stale {
+		stale[i].Envelope = append([]byte(nil), before[1].Envelope...)
+	}
+	if err := l.Store().Append(ctx, "s-occ", 0, stale); !errors.Is(err, eventlog.CodeSeqConflict) {
+		t.Errorf("Store.Append(expected 0) on a log at 2: error %v, want %s", err, eventlog.CodeSeqConflict)
+	}
+	gap := []eventlog.Record{{Seq: 4, Envelope: before[0].Envelope, Hash: before[0].Hash}}
+	if err := l.Store().Append(ctx, "s-occ", 3, gap); !errors.Is(err, eventlog.CodeSeqConflict) {
+		t.Errorf("Store.Append(expected 3) on a log at 2: error %v, want %s", err, eventlog.CodeSeqConflict)
+	}
+	after, err := l.Store().Read(ctx, "s-occ", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recordsEqual(before, after) {
+		t.Errorf("records changed by refused appends:\nbefore %v\nafter  %v", before, after)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-occ"); err != nil {
+		t.Errorf("Verify after refused appends: %v", err)
+	}
+}
+
+func recordsEqual(a, b []eventlog.Record) bool {
+	return slices.EqualFunc(a, b, func(x, y eventlog.Record) bool {
+		return x.Seq == y.Seq && x.Hash == y.Hash && bytes.Equal(x.Envelope, y.Envelope) &&
+			bytes.Equal(x.DataKey, y.DataKey) && bytes.Equal(x.Sealed, y.Sealed)
+	})
+}
+
+func testBadAppends(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.Open(t)
+	defer s.Close()
+	rec := eventlog.Record{Seq: 1, Envelope: []byte{1}, Hash: sha256.Sum256([]byte{1})}
+	tests := []struct {
+		name     string
+		session  string
+		expected uint64
+		recs     []eventlog.Record
+		code     checkfu.Code
+	}{
+		{"empty session", "", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
+		{"session with a space", "a b", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
+		{"no records", "s-bad", 0, nil, eventlog.CodeInvalidEvent},
+		{"seq gap", "s-bad", 0, []eventlog.Record{{Seq: 2, Envelope: []byte{1}}}, eventlog.CodeInvalidEvent},
+		{"no envelope", "s-bad", 0, []eventlog.Record{{Seq: 1}}, eventlog.CodeInvalidEvent},
+		{"half content", "s-bad", 0, []eventlog.Record{{Seq: 1, Envelope: []byte{1}, Sealed: []byte{1}}}, eventlog.CodeInvalidEvent},
+	}
+	for _, tt := range tests {
+		if err := s.Append(ctx, tt.session, tt.expected, tt.recs); !errors.Is(err, tt.code) {
+			t.Errorf("%s: Append error %v, want %s", tt.name, err, tt.code)
+		}
+	}
+	if head, err := s.Head(ctx, "s-bad"); err != nil || head.Seq != 0 {
+		t.Errorf("Head after refused appends = %v, %v; want empty", head, err)
+	}
+}
+
+func testConcurrent(t *testing.T, h Harness) {
+	const writers, perWriter, goroutines = 3, 20, 4
+	ctx := context.Background()
+	var mu sync.Mutex
+	seen := map[uint64]bool{}
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for w := range writers {
+		l := open(t, h, keyed(t)) // a separate handle (connection) per writer
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range perWriter {
+					seq, err := l.Append(ctx, "s-conc", Sample(eventlog.KindProcessStarted, w*1000+g*100+i, "x"))
+					if err != nil {
+						t.Errorf("writer %d goroutine %d: Append: %v", w, g, err)
+						failed.Store(true)
+						return
+					}
+					mu.Lock()
+					if seen[seq] {
+						t.Errorf("seq %d returned twice", seq)
+					}
+					seen[seq] = true
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if failed.Load() {
+		return
+	}
+	total := writers * perWriter * goroutines
+	for s := uint64(1); s <= uint64(total); s++ {
+		if !seen[s] {
+			t.Errorf("seq %d never returned", s)
+		}
+	}
+	head, err := eventlog.Verify(ctx, h.Open(t), "s-conc")
+	if err != nil || head.Seq != uint64(total) {
+		t.Errorf("Verify = %v, %v; want %d events", head, err, total)
+	}
+}
+
+func testFollow(t *testing.T, h Harness) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reader := open(t, h, keyed(t))
+	writer := open(t, h, keyed(t))
+	appendN(t, writer, "s-follow", 3)
+	got := make(chan eventlog.Entry)
+	done := make(chan error, 1)
+	go func() {
+		for e, err := range reader.Follow(ctx, "s-follow", 2) {
+			if err != nil {
+				done <- err
+				return
+			}
+			got <- e
+		}
+		done <- nil
+	}()
+	want := uint64(2)
+	for ; want <= 3; want++ {
+		if e := <-got; e.Seq != want {
+			t.Fatalf("followed seq %d, want %d", e.Seq, want)
+		}
+	}
+	for i := range 5 {
+		if _, err := writer.Append(ctx, "s-follow", Sample(eventlog.KindApprovalDecision, i, "")); err != nil {
+			t.Fatal(err)
+		}
+		if e := <-got; e.Seq != want {
+			t.Fatalf("followed seq %d, want %d", e.Seq, want)
+		}
+		want++
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow ended with %v, want context.Canceled", err)
+	}
+}
+
+// tamper appends six events with content to a fresh session, applies edit
+// through the harness and returns the ChainError Verify reports.
+func tamper(t *testing.T, h Harness, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+	t.Helper()
+	l := open(t, h, keyed(t))
+	appendN(t, l, "s-tamper", 6)
+	if _, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper"); err != nil {
+		t.Fatalf("Verify before tampering: %v", err)
+	}
+	h.Rewrite(t, "s-tamper", edit)
+	_, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper")
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || !errors.Is(err, eventlog.CodeChainBroken) {
+		t.Fatalf("Verify after tampering = %v, want a ChainError", err)
+	}
+	// Reading must stop at the same place.
+	var readErr error
+	for _, err := range l.Read(context.Background(), "s-tamper", 1) {
+		readErr = err
+	}
+	var rce *eventlog.ChainError
+	if !errors.As(readErr, &rce) || rce.Seq != ce.Seq {
+		t.Errorf("Read after tampering ended with %v, want a ChainError at seq %d", readErr, ce.Seq)
+	}
+	return ce
+}
+
+func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64) {
+	t.Helper()
+	if ce.Seq != seq {
+		t.Errorf("Verify reported seq %d (%v), want seq %d", ce.Seq, ce, seq)
+	}
+}
+
+// Mutant: deleting the hash comparison in the verifier makes
+// TestStore/TamperChanged fail.
+func testTamperChanged(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Envelope[len(r[2].Envelope)/2] ^= 0x01
+		return r
+	})
+	wantSeq(t, ce, 3)
+}
+
+// ChainHash recomputes a record hash the way an attacker who knows the
+// format would: SHA-256 over the domain label and the envelope.
+func ChainHash(envelope []byte) eventlog.Hash {
+	return sha256.Sum256(append([]byte("checkfu/eventlog/chain/v1\x00"), envelope...))
+}
+
+// Mutant: deleting the prev-hash comparison in the verifier makes
+// TestStore/TamperChangedAndRehashed fail.
+func testTamperRehashed(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		// Swap two bytes of the event time: still a valid envelope.
+		env := r[2].Envelope
+		i := bytes.Index(env, []byte("s-tamper")) + len("s-tamper") + 8 + 32
+		env[i+6], env[i+7] = env[i+7]^0x55, env[i+6]
+		r[2].Hash = ChainHash(env)
+		return r
+	})
+	wantSeq(t, ce, 4)
+}
+
+// Mutant: deleting the gap check (r.Seq > v.next) in the verifier makes
+// TestStore/TamperRemoved fail.
+func testTamperRemoved(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record { return slices.Delete(r, 2, 3) })
+	wantSeq(t, ce, 3)
+}
+
+// Mutant: deleting the envelope-seq comparison in the verifier makes
+// TestStore/TamperReordered fail.
+func testTamperReordered(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Seq, r[3].Seq = r[3].Seq, r[2].Seq
+		r[2], r[3] = r[3], r[2]
+		return r
+	})
+	wantSeq(t, ce, 3)
+}
+
+// Mutant: deleting the prev-hash comparison in the verifier makes
+// TestStore/TamperInserted fail.
+func testTamperInserted(t *testing.T, h Harness) {
+	// A well-formed event for the same session and seq 3, from a forger's
+	// own log: its hash and envelope agree, only its link is wrong.
+	forger, err := eventlog.New(eventlog.NewMemoryStore(), keyed(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, forger, "s-tamper", 3)
+	forged, err := forger.Store().Read(context.Background(), "s-tamper", 3, 1)
+	if err != nil || len(forged) != 1 {
+		t.Fatalf("forger read: %v %v", forged, err)
+	}
+	forged[0].Envelope[bytes.Index(forged[0].Envelope, []byte("agent:test"))] = 'A'
+	forged[0].Hash = ChainHash(forged[0].Envelope)
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		for i := 2; i < len(r); i++ {
+			r[i].Seq++
+		}
+		return slices.Insert(r, 2, forged[0])
+	})
+	wantSeq(t, ce, 3)
+}
+
+// Mutant: deleting the sealed-digest comparison in the verifier makes
+// TestStore/TamperContent fail.
+func testTamperContent(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Sealed[len(r[2].Sealed)-1] ^= 0x80
+		return r
+	})
+	wantSeq(t, ce, 3)
+}
+
+func testTamperTruncated(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	recorded := appendN(t, l, "s-trunc", 4)
+	h.Rewrite(t, "s-trunc", func(r []eventlog.Record) []eventlog.Record { return r[:3] })
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-trunc"); err != nil {
+		t.Fatalf("Verify of a truncated log without a head: %v (a chain alone cannot see truncation)", err)
+	}
+	_, err := eventlog.VerifyHead(ctx, l.Store(), "s-trunc", recorded)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || ce.Seq != 4 {
+		t.Errorf("VerifyHead after truncation = %v, want a ChainError at seq 4", err)
+	}
+}
+
+func testShred(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	appendN(t, l, "s-shred", 4)
+	if err := l.Shred(ctx, "s-shred", 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Content(ctx, "s-shred", 2); !errors.Is(err, eventlog.CodeContentShredded) {
+		t.Errorf("Content of a shredded event: %v, want %s", err, eventlog.CodeContentShredded)
+	}
+	if got, err := l.Content(ctx, "s-shred", 3); err != nil || string(got) != "arguments of call 3" {
+		t.Errorf("Content(3) after shredding 2 = %q, %v", got, err)
+	}
+	recs, err := l.Store().Read(ctx, "s-shred", 2, 1)
+	if err != nil || len(recs) != 1 || recs[0].DataKey != nil || recs[0].Sealed != nil {
+		t.Errorf("stored record 2 after Shred = %+v, %v; want no data key and no content", recs, err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-shred"); err != nil {
+		t.Errorf("Verify after Shred: %v", err)
+	}
+	entries := readAll(t, l, "s-shred", 1)
+	if len(entries) != 4 || !entries[1].Shredded || entries[2].Shredded {
+		t.Errorf("entries after Shred: %+v, want only seq 2 shredded", entries)
+	}
+}
+
+func testZDR(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, eventlog.Options{Keys: TestKeys(t), ZeroDataRetention: true})
+	secretish := "rm -rf / --no-preserve-root; error: token expired for account 1234"
+	seq, err := l.Append(ctx, "s-zdr", Sample(eventlog.KindToolCall, 1, secretish))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := l.Store().Read(ctx, "s-zdr", 1, 10)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Read: %v %v", recs, err)
+	}
+	r := recs[0]
+	if r.DataKey != nil || r.Sealed != nil {
+		t.Errorf("zero-data-retention record holds sealed content")
+	}
+	bare := sha256.Sum256([]byte(secretish))
+	for _, b := range [][]byte{r.Envelope, r.Hash[:]} {
+		if bytes.Contains(b, []byte(secretish)) || bytes.Contains(b, bare[:]) {
+			t.Errorf("zero-data-retention record holds the content or its bare hash")
+		}
+	}
+	if _, err := l.Content(ctx, "s-zdr", seq); !errors.Is(err, eventlog.CodeContentNotRetained) {
+		t.Errorf("Content in a zero-data-retention log: %v, want %s", err, eventlog.CodeContentNotRetained)
+	}
+	e := readAll(t, l, "s-zdr", 1)
+	if len(e) != 1 || e[0].ContentMode != eventlog.ContentDigestOnly || e[0].ContentDigest.IsZero() {
+		t.Errorf("entry = %+v, want digest_only with a digest", e)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-zdr"); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}

@@ -1,0 +1,275 @@
+package eventlog
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// Options configure a [Log]. The zero Options give a log that refuses
+// events carrying content.
+type Options struct {
+	// Keys seal each event's content under its own data key and compute
+	// its keyed digest. Without Keys, an event with content is refused
+	// with [CodeContentKeyMissing].
+	Keys *Keys
+	// ZeroDataRetention keeps content out of every durable sink: the
+	// envelope records only the keyed digest of the content (Keys are
+	// still required for that digest) and no sealed content is stored.
+	ZeroDataRetention bool
+	// Now returns the time stamped on events that have none; time.Now
+	// when nil.
+	Now func() time.Time
+}
+
+// A Log appends events to, and reads them from, the session logs of one
+// [Store]. It assigns seqs, builds the hash chain and seals content. A Log
+// is safe for concurrent use; concurrent [Log.Append] calls for the same
+// session are committed together in one store transaction (group commit).
+type Log struct {
+	store Store
+	keys  *Keys
+	zdr   bool
+	now   func() time.Time
+
+	mu     sync.Mutex
+	queues map[string]*queue // guarded by mu
+}
+
+// A queue holds the appends waiting for one session's group commit.
+type queue struct {
+	waiting []*pending // guarded by Log.mu
+	leading bool       // guarded by Log.mu: a goroutine is committing
+	// head is the last head this process committed or read; only the
+	// leading goroutine touches it.
+	head  Head
+	known bool
+}
+
+// A pending append: the event with its content already sealed or
+// digested, waiting for a seq.
+type pending struct {
+	ev     Event // Content nil
+	mode   ContentMode
+	mac    Hash
+	key    []byte
+	sealed []byte
+	digest Hash // sealedDigest(key, sealed)
+	done   chan result
+}
+
+type result struct {
+	seq uint64
+	err error
+}
+
+// maxBatch bounds the events one group commit writes.
+const maxBatch = 4096
+
+// maxConflictRetries bounds how often a group commit rebuilds its batch
+// over a head another writer moved.
+const maxConflictRetries = 100
+
+// New returns a Log over store. It refuses unusable Keys and a
+// zero-data-retention log without Keys.
+func New(store Store, opts Options) (*Log, error) {
+	if store == nil {
+		return nil, errors.New("eventlog: New with a nil store")
+	}
+	if opts.Keys != nil && !opts.Keys.ok {
+		return nil, checkfu.Refuse(CodeInvalidKey, "eventlog: Keys not built with NewKeys")
+	}
+	if opts.ZeroDataRetention && opts.Keys == nil {
+		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: a zero-data-retention log needs Keys for its keyed content digests")
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now, queues: map[string]*queue{}}, nil
+}
+
+// Store returns the store the log writes to.
+func (l *Log) Store() Store { return l.store }
+
+// prepare validates ev and seals or digests its content, without a seq.
+func (l *Log) prepare(session string, ev Event) (*pending, error) {
+	if err := checkSession(session); err != nil {
+		return nil, err
+	}
+	if err := ev.Validate(); err != nil {
+		return nil, err
+	}
+	if ev.Time.IsZero() {
+		ev.Time = l.now()
+	}
+	ev.Time = ev.Time.UTC().Round(0)
+	p := &pending{done: make(chan result, 1)}
+	content := ev.Content
+	ev.Content = nil
+	p.ev = ev
+	if len(content) == 0 {
+		return p, nil
+	}
+	if l.keys == nil {
+		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: event has content but the log has no keys to seal it (configure Options.Keys)")
+	}
+	p.mac = l.keys.digest(session, content)
+	if l.zdr {
+		p.mode = ContentDigestOnly
+		return p, nil
+	}
+	key, sealed, err := l.keys.seal(session, p.mac, content)
+	if err != nil {
+		return nil, err
+	}
+	p.mode, p.key, p.sealed, p.digest = ContentSealed, key, sealed, sealedDigest(key, sealed)
+	return p, nil
+}
+
+// build numbers batch after head and chains it.
+func build(session string, head Head, batch []*pending) []Record {
+	recs := make([]Record, len(batch))
+	prev := head.Hash
+	for i, p := range batch {
+		env := envelope{session: session, seq: head.Seq + uint64(i) + 1, prev: prev, event: p.ev, mode: p.mode, mac: p.mac, sealed: p.digest}
+		enc := env.encode()
+		h := chainHash(enc)
+		recs[i] = Record{Seq: env.seq, Envelope: enc, Hash: h, DataKey: p.key, Sealed: p.sealed}
+		prev = h
+	}
+	return recs
+}
+
+// Append appends ev to session and returns its seq once it is durable.
+// Concurrent appends to one session share a transaction. When another
+// writer (another Log, another process) appended in between, the batch is
+// rebuilt over the new head, so Append never fails for a conflict it can
+// resolve; use [Log.AppendAt] to make the expected position a condition.
+//
+// If ctx ends while the event is being committed, Append returns the
+// context's error and the event may or may not be in the log.
+func (l *Log) Append(ctx context.Context, session string, ev Event) (uint64, error) {
+	p, err := l.prepare(session, ev)
+	if err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	q := l.queues[session]
+	if q == nil {
+		q = &queue{}
+		l.queues[session] = q
+	}
+	q.waiting = append(q.waiting, p)
+	lead := !q.leading
+	q.leading = true
+	l.mu.Unlock()
+	if lead {
+		go l.lead(context.WithoutCancel(ctx), session, q)
+	}
+	select {
+	case r := <-p.done:
+		return r.seq, r.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// lead commits the queue of session until it is empty. It runs on its own
+// goroutine so that no caller waits longer than its own batch.
+func (l *Log) lead(ctx context.Context, session string, q *queue) {
+	for {
+		l.mu.Lock()
+		batch := q.waiting
+		if len(batch) > maxBatch {
+			batch = batch[:maxBatch:maxBatch]
+		}
+		q.waiting = q.waiting[len(batch):]
+		if len(batch) == 0 {
+			q.leading = false
+			q.waiting = nil
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		l.commit(ctx, session, q, batch)
+	}
+}
+
+func (l *Log) commit(ctx context.Context, session string, q *queue, batch []*pending) {
+	var err error
+	for range maxConflictRetries {
+		if !q.known {
+			if q.head, err = l.store.Head(ctx, session); err != nil {
+				break
+			}
+			q.known = true
+		}
+		recs := build(session, q.head, batch)
+		err = l.store.Append(ctx, session, q.head.Seq, recs)
+		if err == nil {
+			for i, p := range batch {
+				p.done <- result{seq: recs[i].Seq}
+			}
+			last := recs[len(recs)-1]
+			q.head = Head{Seq: last.Seq, Hash: last.Hash}
+			return
+		}
+		q.known = false
+		if !errors.Is(err, CodeSeqConflict) {
+			break
+		}
+	}
+	for _, p := range batch {
+		p.done <- result{err: err}
+	}
+}
+
+// AppendAt appends evs to session as one atomic batch if and only if the
+// session's last seq is expected, and returns the new head. A stale
+// expected seq is refused with [CodeSeqConflict] and nothing is written.
+// AppendAt does not take part in group commit.
+func (l *Log) AppendAt(ctx context.Context, session string, expected uint64, evs ...Event) (Head, error) {
+	batch := make([]*pending, len(evs))
+	for i, ev := range evs {
+		p, err := l.prepare(session, ev)
+		if err != nil {
+			return Head{}, err
+		}
+		batch[i] = p
+	}
+	if len(batch) == 0 {
+		return Head{}, checkfu.Refuse(CodeInvalidEvent, "eventlog: AppendAt with no events")
+	}
+	head, err := l.store.Head(ctx, session)
+	if err != nil {
+		return Head{}, err
+	}
+	if head.Seq != expected {
+		return Head{}, SeqConflict(session, expected, head.Seq)
+	}
+	recs := build(session, head, batch)
+	if err := l.store.Append(ctx, session, expected, recs); err != nil {
+		return Head{}, err
+	}
+	last := recs[len(recs)-1]
+	return Head{Seq: last.Seq, Hash: last.Hash}, nil
+}
+
+// Head returns the head of session as the store holds it, unverified.
+func (l *Log) Head(ctx context.Context, session string) (Head, error) {
+	return l.store.Head(ctx, session)
+}
+
+// Shred deletes the data key and sealed content of the event at seq. The
+// envelope stays and the chain still verifies; [Log.Content] then refuses
+// with [CodeContentShredded].
+func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
+	if err := checkSession(session); err != nil {
+		return err
+	}
+	return l.store.Shred(ctx, session, seq)
+}

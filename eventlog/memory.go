@@ -1,0 +1,205 @@
+package eventlog
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+)
+
+// A MemoryStore is a [Store] held in process memory, for tests and for
+// embedding where the log need not outlive the process. It is durable only
+// as far as the process lives: use it for mock evidence, never as the
+// audit record of a real session.
+type MemoryStore struct {
+	mu       sync.Mutex
+	sessions map[string]*memSession // guarded by mu
+	closed   bool                   // guarded by mu
+}
+
+type memSession struct {
+	recs    []Record      // in append order, seq 1, 2, ... unless rewritten
+	changed chan struct{} // closed and replaced on every append
+}
+
+var _ Store = (*MemoryStore)(nil)
+
+var errClosed = &StoreError{Op: "use", Err: errors.New("store is closed")}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{sessions: map[string]*memSession{}} }
+
+// session returns the state of id, creating it. The caller holds mu.
+func (m *MemoryStore) session(id string) *memSession {
+	s := m.sessions[id]
+	if s == nil {
+		s = &memSession{changed: make(chan struct{})}
+		m.sessions[id] = s
+	}
+	return s
+}
+
+func cloneRecord(r Record) Record {
+	r.Envelope = slices.Clone(r.Envelope)
+	r.DataKey = slices.Clone(r.DataKey)
+	r.Sealed = slices.Clone(r.Sealed)
+	return r
+}
+
+// Append implements [Store.Append].
+func (m *MemoryStore) Append(ctx context.Context, session string, expected uint64, recs []Record) error {
+	if err := CheckAppend(session, expected, recs); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	s := m.session(session)
+	if last := s.last(); last != expected {
+		return SeqConflict(session, expected, last)
+	}
+	for _, r := range recs {
+		s.recs = append(s.recs, cloneRecord(r))
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return nil
+}
+
+// Head implements [Store.Head].
+func (m *MemoryStore) Head(ctx context.Context, session string) (Head, error) {
+	if err := checkSession(session); err != nil {
+		return Head{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Head{}, errClosed
+	}
+	s := m.sessions[session]
+	if s == nil || len(s.recs) == 0 {
+		return Head{}, nil
+	}
+	last := s.recs[len(s.recs)-1]
+	return Head{Seq: last.Seq, Hash: last.Hash}, nil
+}
+
+// Read implements [Store.Read].
+func (m *MemoryStore) Read(ctx context.Context, session string, from uint64, limit int) ([]Record, error) {
+	if err := checkSession(session); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errClosed
+	}
+	s := m.sessions[session]
+	if s == nil {
+		return nil, nil
+	}
+	var out []Record
+	for _, r := range s.recs {
+		if len(out) >= limit {
+			break
+		}
+		if r.Seq >= from {
+			out = append(out, cloneRecord(r))
+		}
+	}
+	return out, nil
+}
+
+// Wait implements [Store.Wait]; it wakes as soon as an append lands.
+func (m *MemoryStore) Wait(ctx context.Context, session string, seq uint64) error {
+	if err := checkSession(session); err != nil {
+		return err
+	}
+	for {
+		m.mu.Lock()
+		if m.closed {
+			m.mu.Unlock()
+			return errClosed
+		}
+		s := m.session(session)
+		n := len(s.recs)
+		if n > 0 && s.recs[n-1].Seq >= seq {
+			m.mu.Unlock()
+			return nil
+		}
+		changed := s.changed
+		m.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Shred implements [Store.Shred].
+func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) error {
+	if err := checkSession(session); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	s := m.sessions[session]
+	for i := range s.recsOrNil() {
+		if s.recs[i].Seq == seq {
+			clear(s.recs[i].DataKey)
+			clear(s.recs[i].Sealed)
+			s.recs[i].DataKey, s.recs[i].Sealed = nil, nil
+		}
+	}
+	return nil
+}
+
+// last returns the seq of the last record, 0 when there is none.
+func (s *memSession) last() uint64 {
+	if len(s.recs) == 0 {
+		return 0
+	}
+	return s.recs[len(s.recs)-1].Seq
+}
+
+func (s *memSession) recsOrNil() []Record {
+	if s == nil {
+		return nil
+	}
+	return s.recs
+}
+
+// Close implements [Store.Close]. Every later call fails.
+func (m *MemoryStore) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	for _, s := range m.sessions {
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+	return nil
+}
+
+// rewrite replaces the records of session with edit(records), bypassing
+// every check: the tamper tests use it as an attacker with write access to
+// the memory would.
+func (m *MemoryStore) rewrite(session string, edit func([]Record) []Record) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.session(session)
+	recs := make([]Record, len(s.recs))
+	for i, r := range s.recs {
+		recs[i] = cloneRecord(r)
+	}
+	s.recs = edit(recs)
+}

@@ -1,0 +1,87 @@
+package eventlog
+
+import (
+	"context"
+
+	"github.com/checkfu/checkfu"
+)
+
+// A Record is one stored row of a session log: the encoded envelope, its
+// chain hash, and the event's sealed content when the log keeps it.
+// Stores keep records opaque: they never decode an envelope.
+type Record struct {
+	Seq      uint64
+	Envelope []byte
+	Hash     Hash
+	// DataKey is the event's data key, wrapped under the log's key, and
+	// Sealed its content sealed under the data key. Both are nil when the
+	// event had no content, when the log is zero-data-retention, and after
+	// the content was shredded.
+	DataKey []byte
+	Sealed  []byte
+}
+
+// A Head names the last record of a session: its seq and chain hash. The
+// head of an empty session is the zero Head.
+type Head struct {
+	Seq  uint64 `json:"seq"`
+	Hash Hash   `json:"hash"`
+}
+
+// A Store keeps session logs durably. Implementations must be safe for
+// concurrent use, and every handle on the same backing storage must see the
+// same logs. [eventlogtest.TestStore] checks an implementation.
+type Store interface {
+	// Append stores recs as the next records of session if and only if
+	// the session's last seq is expected, atomically: all of recs or none.
+	// recs must be numbered expected+1, expected+2, ... in order. When the
+	// last seq is not expected it returns a refusal with code
+	// [CodeSeqConflict] and writes nothing. Append returns nil only once
+	// the records are durable (committed and synced).
+	Append(ctx context.Context, session string, expected uint64, recs []Record) error
+	// Head returns the seq and hash of the session's last record.
+	Head(ctx context.Context, session string) (Head, error)
+	// Read returns at most limit records of session with seq >= from, in
+	// ascending seq order, as stored (it does not verify them).
+	Read(ctx context.Context, session string, from uint64, limit int) ([]Record, error)
+	// Wait returns nil once the session holds a record with seq >= seq,
+	// or the context's error when ctx ends first.
+	Wait(ctx context.Context, session string, seq uint64) error
+	// Shred deletes the data key and sealed content of the record at seq,
+	// durably. The envelope stays. Shredding a record without content is
+	// not an error.
+	Shred(ctx context.Context, session string, seq uint64) error
+	// Close releases the handle.
+	Close() error
+}
+
+// CheckAppend validates the arguments of [Store.Append] for store
+// implementations: a valid session id and records numbered from
+// expected+1 with no gaps, each with a non-empty envelope and a data key
+// and sealed content that are both set or both nil.
+func CheckAppend(session string, expected uint64, recs []Record) error {
+	if err := checkSession(session); err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return checkfu.Refuse(CodeInvalidEvent, "eventlog: append of no records")
+	}
+	for i, r := range recs {
+		if want := expected + uint64(i) + 1; r.Seq != want {
+			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record %d of the append has seq %d, want %d", i, r.Seq, want)
+		}
+		if len(r.Envelope) == 0 {
+			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has no envelope", r.Seq)
+		}
+		if (r.DataKey == nil) != (r.Sealed == nil) {
+			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has a data key or sealed content without the other", r.Seq)
+		}
+	}
+	return nil
+}
+
+// SeqConflict returns the refusal a store gives an append whose expected
+// last seq is stale.
+func SeqConflict(session string, expected, actual uint64) error {
+	return checkfu.Refuse(CodeSeqConflict, "eventlog: session %q: expected last seq %d, but the log is at %d (another writer appended; re-read the head and retry)", session, expected, actual)
+}

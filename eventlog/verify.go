@@ -1,0 +1,108 @@
+package eventlog
+
+import (
+	"context"
+	"fmt"
+)
+
+// readBatch is how many records one store read returns.
+const readBatch = 4096
+
+// A verifier checks records one at a time, in order, against the chain.
+type verifier struct {
+	session string
+	next    uint64 // the seq the next record must have
+	prev    Hash   // the hash the next record must link to
+}
+
+// check verifies r as the next record and returns its decoded envelope.
+func (v *verifier) check(r *Record) (*envelope, error) {
+	bad := func(seq uint64, format string, args ...any) error {
+		return &ChainError{Session: v.session, Seq: seq, Problem: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case r.Seq > v.next:
+		return nil, bad(v.next, "missing (the next stored event is seq %d)", r.Seq)
+	case r.Seq < v.next:
+		return nil, bad(r.Seq, "stored again or out of order after seq %d", v.next-1)
+	}
+	if chainHash(r.Envelope) != r.Hash {
+		return nil, bad(r.Seq, "envelope does not match its hash (the event was changed)")
+	}
+	env, err := decodeEnvelope(r.Envelope)
+	if err != nil {
+		return nil, bad(r.Seq, "envelope does not decode: %v", err)
+	}
+	if env.session != v.session {
+		return nil, bad(r.Seq, "envelope belongs to session %q (an event was moved between sessions)", env.session)
+	}
+	if env.seq != r.Seq {
+		return nil, bad(r.Seq, "envelope is seq %d (events were reordered or inserted)", env.seq)
+	}
+	if env.prev != v.prev {
+		return nil, bad(r.Seq, "does not link to seq %d (an event before it was changed, removed or inserted)", r.Seq-1)
+	}
+	if r.Sealed != nil || r.DataKey != nil {
+		if env.mode != ContentSealed {
+			return nil, bad(r.Seq, "has stored content its envelope does not commit to")
+		}
+		if sealedDigest(r.DataKey, r.Sealed) != env.sealed {
+			return nil, bad(r.Seq, "stored content does not match the envelope (the content was changed)")
+		}
+	}
+	v.next++
+	v.prev = r.Hash
+	return env, nil
+}
+
+// Verify reads every record of session from seq 1 and checks the chain:
+// each envelope matches its hash, decodes, names its own session and seq,
+// and links to the hash of the event before it; stored content matches
+// what its envelope commits to. It returns the verified head, or a
+// [*ChainError] naming the first bad seq.
+//
+// The chain proves the log consistent with itself. Truncating the newest
+// events, or rewriting the log from some seq on with freshly computed
+// hashes, is caught only against a head recorded elsewhere: pass it to
+// [VerifyHead].
+func Verify(ctx context.Context, store Store, session string) (Head, error) {
+	if err := checkSession(session); err != nil {
+		return Head{}, err
+	}
+	v := verifier{session: session, next: 1}
+	for {
+		recs, err := store.Read(ctx, session, v.next, readBatch)
+		if err != nil {
+			return Head{}, err
+		}
+		for i := range recs {
+			if _, err := v.check(&recs[i]); err != nil {
+				return Head{}, err
+			}
+		}
+		if len(recs) < readBatch {
+			return Head{Seq: v.next - 1, Hash: v.prev}, nil
+		}
+	}
+}
+
+// VerifyHead verifies session like [Verify] and also checks that it still
+// holds want, a head recorded earlier (by a writer, a receipt or an
+// auditor): the event at want.Seq must exist and have hash want.Hash.
+func VerifyHead(ctx context.Context, store Store, session string, want Head) (Head, error) {
+	head, err := Verify(ctx, store, session)
+	if err != nil || want.Seq == 0 {
+		return head, err
+	}
+	if head.Seq < want.Seq {
+		return head, &ChainError{Session: session, Seq: head.Seq + 1, Problem: fmt.Sprintf("missing: the log ends at seq %d but a recorded head is at seq %d (events were truncated)", head.Seq, want.Seq)}
+	}
+	recs, err := store.Read(ctx, session, want.Seq, 1)
+	if err != nil {
+		return head, err
+	}
+	if len(recs) != 1 || recs[0].Hash != want.Hash {
+		return head, &ChainError{Session: session, Seq: want.Seq, Problem: "does not match the recorded head (the log was rewritten)"}
+	}
+	return head, nil
+}
