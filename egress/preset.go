@@ -1,0 +1,98 @@
+package egress
+
+import (
+	"slices"
+	"strconv"
+)
+
+// A PresetHost is one exact destination of the package-manager preset
+// catalog.
+type PresetHost struct {
+	// Ecosystem is one of the six ecosystems a SandboxProfile can
+	// declare: apt, cargo, gem, go, npm, pip.
+	Ecosystem string
+	// Host is a canonical DNS name (see [CanonicalHost]); never a
+	// wildcard.
+	Host string
+	// Port is the exact port the ecosystem's client uses.
+	Port uint16
+	// Purpose says what the client fetches there.
+	Purpose string
+	// RedirectsTo lists the hosts this one is known to redirect to. Each
+	// is itself in the catalog: a redirect is rechecked like any request,
+	// so an expected target that is not in the catalog would be refused.
+	RedirectsTo []string
+}
+
+// A PresetCatalog is a versioned, dated list of exact hosts and ports that
+// allow_package_managers expands to. A compiled policy records the version
+// of the catalog that produced its hosts, so a later catalog never widens a
+// policy that already exists: adopting it is a new compile, a visible
+// policy change.
+//
+// The catalog holds only hosts run by each ecosystem for itself: no
+// shared-tenant storage or content hosts (cloud object stores, raw-content
+// domains of code hosts), through which a workload could reach any bucket
+// or repository. An ecosystem that redirects some downloads to such a host
+// has those downloads refused, visibly, rather than the host admitted.
+type PresetCatalog struct {
+	version string
+	hosts   []PresetHost
+}
+
+// presetCatalogV1 is the catalog as of its version date. Change it only by
+// adding a new catalog with a new version.
+var presetCatalogV1 = PresetCatalog{
+	version: "2026-11-30.1",
+	hosts: []PresetHost{
+		{Ecosystem: "apt", Host: "archive.ubuntu.com", Port: 80, Purpose: "Ubuntu archive (apt fetches over http; packages are signed)"},
+		{Ecosystem: "apt", Host: "deb.debian.org", Port: 80, Purpose: "Debian archive (apt fetches over http; packages are signed)"},
+		{Ecosystem: "apt", Host: "deb.debian.org", Port: 443, Purpose: "Debian archive over https"},
+		{Ecosystem: "apt", Host: "security.debian.org", Port: 80, Purpose: "Debian security updates"},
+		{Ecosystem: "apt", Host: "security.ubuntu.com", Port: 80, Purpose: "Ubuntu security updates"},
+		{Ecosystem: "cargo", Host: "crates.io", Port: 443, Purpose: "crate API; downloads redirect to static.crates.io", RedirectsTo: []string{"static.crates.io"}},
+		{Ecosystem: "cargo", Host: "index.crates.io", Port: 443, Purpose: "sparse registry index"},
+		{Ecosystem: "cargo", Host: "static.crates.io", Port: 443, Purpose: "crate downloads"},
+		{Ecosystem: "gem", Host: "index.rubygems.org", Port: 443, Purpose: "compact index"},
+		{Ecosystem: "gem", Host: "rubygems.org", Port: 443, Purpose: "gem API and downloads"},
+		{Ecosystem: "go", Host: "proxy.golang.org", Port: 443, Purpose: "module proxy"},
+		{Ecosystem: "go", Host: "sum.golang.org", Port: 443, Purpose: "checksum database"},
+		{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry metadata and tarballs"},
+		{Ecosystem: "pip", Host: "files.pythonhosted.org", Port: 443, Purpose: "distribution downloads"},
+		{Ecosystem: "pip", Host: "pypi.org", Port: 443, Purpose: "simple index and JSON API"},
+	},
+}
+
+// PresetEcosystems lists the six ecosystems a SandboxProfile can declare,
+// sorted.
+var PresetEcosystems = [...]string{"apt", "cargo", "gem", "go", "npm", "pip"}
+
+// DefaultPresetCatalog returns the current catalog.
+func DefaultPresetCatalog() *PresetCatalog { return &presetCatalogV1 }
+
+// Version returns the catalog version, "YYYY-MM-DD.N": the date it was
+// reviewed and a serial for that day.
+func (c *PresetCatalog) Version() string { return c.version }
+
+// Hosts returns a copy of the catalog's entries, sorted by ecosystem,
+// host and port.
+func (c *PresetCatalog) Hosts() []PresetHost {
+	out := make([]PresetHost, len(c.hosts))
+	for i, h := range c.hosts {
+		h.RedirectsTo = slices.Clone(h.RedirectsTo)
+		out[i] = h
+	}
+	return out
+}
+
+// hostPorts returns the distinct destinations of the catalog.
+func (c *PresetCatalog) hostPorts() []HostPort {
+	out := make([]HostPort, 0, len(c.hosts))
+	for _, h := range c.hosts {
+		out = append(out, HostPort{Host: h.Host, Port: h.Port})
+	}
+	return out
+}
+
+// String returns "host:port".
+func (h PresetHost) String() string { return h.Host + ":" + strconv.Itoa(int(h.Port)) }

@@ -1,0 +1,66 @@
+package egress_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu/egress"
+)
+
+// sharedTenant lists suffixes of hosts many unrelated parties publish
+// under; a preset granting one would let a workload reach any of them.
+var sharedTenant = []string{
+	"storage.googleapis.com", "googleusercontent.com", "githubusercontent.com", "github.io",
+	"amazonaws.com", "cloudfront.net", "blob.core.windows.net", "azureedge.net",
+	"fastly.net", "fastlylb.net", "r2.dev", "digitaloceanspaces.com", "backblazeb2.com", "pages.dev",
+}
+
+func TestPresetCatalog(t *testing.T) {
+	c := egress.DefaultPresetCatalog()
+	if !regexp.MustCompile(`^20\d\d-\d\d-\d\d\.\d+$`).MatchString(c.Version()) {
+		t.Errorf("catalog version %q is not YYYY-MM-DD.N", c.Version())
+	}
+	seen := map[string]bool{}
+	hostSet := map[string]bool{}
+	for _, h := range c.Hosts() {
+		hostSet[h.Host] = true
+	}
+	for _, h := range c.Hosts() {
+		seen[h.Ecosystem] = true
+		if !slices.Contains(egress.PresetEcosystems[:], h.Ecosystem) {
+			t.Errorf("%s: ecosystem %q is not one of %v", h, h.Ecosystem, egress.PresetEcosystems)
+		}
+		if got, err := egress.CanonicalHost(h.Host); err != nil || got != h.Host {
+			t.Errorf("%s: host is not canonical (%q, %v)", h, got, err)
+		}
+		if h.Port == 0 {
+			t.Errorf("%s: no port", h)
+		}
+		for _, s := range sharedTenant {
+			if h.Host == s || strings.HasSuffix(h.Host, "."+s) {
+				t.Errorf("%s: shared-tenant host", h)
+			}
+		}
+		for _, r := range h.RedirectsTo {
+			if !hostSet[r] {
+				t.Errorf("%s: redirect target %q is not in the catalog", h, r)
+			}
+		}
+		if h.Purpose == "" {
+			t.Errorf("%s: no purpose", h)
+		}
+	}
+	for _, e := range egress.PresetEcosystems {
+		if !seen[e] {
+			t.Errorf("ecosystem %q has no host", e)
+		}
+	}
+	// Hosts returns a copy.
+	hs := c.Hosts()
+	hs[0].Host = "evil.example.com"
+	if c.Hosts()[0].Host == "evil.example.com" {
+		t.Errorf("Hosts exposes the catalog's storage")
+	}
+}
