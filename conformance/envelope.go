@@ -1,0 +1,111 @@
+package conformance
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/conformance/internal/strictjson"
+)
+
+// PayloadType is the DSSE payloadType of a conformance receipt and its
+// signing domain: the signature covers PAE(PayloadType, payload).
+const PayloadType = "checkfu.sandbox-egress-conformance.v1"
+
+// MaxEnvelopeSize is the largest receipt envelope Verify reads, in bytes.
+// The largest valid record encodes to under 66 KiB.
+const MaxEnvelopeSize = 256 << 10
+
+// pae returns DSSE's pre-authentication encoding:
+// "DSSEv1" SP len(type) SP type SP len(body) SP body, lengths in ASCII
+// decimal without leading zeros.
+func pae(payloadType string, payload []byte) []byte {
+	b := make([]byte, 0, 32+len(payloadType)+len(payload))
+	b = append(b, "DSSEv1 "...)
+	b = strconv.AppendInt(b, int64(len(payloadType)), 10)
+	b = append(b, ' ')
+	b = append(b, payloadType...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(payload)), 10)
+	b = append(b, ' ')
+	return append(b, payload...)
+}
+
+type envelopeJSON struct {
+	PayloadType string          `json:"payloadType"`
+	Payload     string          `json:"payload"`
+	Signatures  []signatureJSON `json:"signatures"`
+}
+
+type signatureJSON struct {
+	KeyID string `json:"keyid"`
+	Sig   string `json:"sig"`
+}
+
+// An envelope is a parsed DSSE envelope holding exactly one signature.
+type envelope struct {
+	payloadType string
+	payload     []byte
+	keyID       KeyID
+	sig         []byte
+}
+
+func malformed(format string, args ...any) error {
+	return checkfu.Refuse(CodeEnvelopeMalformed, format, args...)
+}
+
+// parseEnvelope decodes the envelope JSON strictly. It does not look
+// inside the payload.
+func parseEnvelope(data []byte) (*envelope, error) {
+	if len(data) > MaxEnvelopeSize {
+		return nil, malformed("conformance: receipt is %d bytes, more than the %d a receipt can need", len(data), MaxEnvelopeSize)
+	}
+	var ej envelopeJSON
+	if err := strictjson.Unmarshal(data, &ej); err != nil {
+		return nil, malformed("conformance: receipt is not a DSSE envelope: %v", err)
+	}
+	if len(ej.Signatures) != 1 {
+		return nil, malformed("conformance: receipt has %d signatures, want exactly 1", len(ej.Signatures))
+	}
+	payload, err := strictBase64(ej.Payload)
+	if err != nil {
+		return nil, malformed("conformance: receipt payload is not standard padded base64")
+	}
+	sig, err := strictBase64(ej.Signatures[0].Sig)
+	if err != nil {
+		return nil, malformed("conformance: receipt signature is not standard padded base64")
+	}
+	id, err := ParseKeyID(ej.Signatures[0].KeyID)
+	if err != nil {
+		return nil, malformed("conformance: receipt keyid %q is not 64 lowercase hex digits", ej.Signatures[0].KeyID)
+	}
+	return &envelope{payloadType: ej.PayloadType, payload: payload, keyID: id, sig: sig}, nil
+}
+
+// strictBase64 decodes standard padded base64 and refuses any text that
+// is not exactly the encoding of its bytes (line breaks, non-zero padding
+// bits).
+func strictBase64(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	if base64.StdEncoding.EncodeToString(b) != s {
+		return nil, base64.CorruptInputError(0)
+	}
+	return b, nil
+}
+
+// marshalEnvelope returns the envelope JSON of one signed payload.
+func marshalEnvelope(payloadType string, payload []byte, id KeyID, sig []byte) []byte {
+	out, err := json.MarshalIndent(envelopeJSON{
+		PayloadType: payloadType,
+		Payload:     base64.StdEncoding.EncodeToString(payload),
+		Signatures:  []signatureJSON{{KeyID: id.String(), Sig: base64.StdEncoding.EncodeToString(sig)}},
+	}, "", "  ")
+	if err != nil {
+		panic("conformance: marshalling an envelope: " + err.Error()) // only strings inside
+	}
+	return append(out, '\n')
+}

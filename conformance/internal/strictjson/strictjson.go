@@ -1,0 +1,143 @@
+// Package strictjson decodes JSON the way a signed-artifact verifier must:
+// one value and nothing after it, no duplicate object keys at any depth, no
+// unknown fields, and object keys spelled exactly as the struct tags spell
+// them (encoding/json alone matches keys case-insensitively and lets the
+// last duplicate win).
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Unmarshal decodes data into v (a pointer to a struct of plain fields
+// with json tags) under the rules in the package doc. The error names the
+// offending key; it never echoes values.
+func Unmarshal(data []byte, v any) error {
+	orig, err := parseTree(data)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%v", describe(err))
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	canon, err := parseTree(again)
+	if err != nil {
+		return err
+	}
+	return sameKeys("", orig, canon)
+}
+
+// describe drops the parts of a decoding error that could quote a value.
+func describe(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %q has the wrong JSON type (got %s, want %s)", te.Field, te.Value, te.Type)
+	}
+	return err.Error()
+}
+
+// parseTree decodes exactly one JSON value into maps, slices and scalars,
+// refusing duplicate keys and anything after the value.
+func parseTree(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := value(dec, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data follows the JSON value")
+	}
+	return v, nil
+}
+
+func value(dec *json.Decoder, path string) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return nil, errors.New("unexpected end of JSON")
+		}
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		obj := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k := kt.(string)
+			if _, dup := obj[k]; dup {
+				return nil, fmt.Errorf("duplicate key %q at %s", k, where(path))
+			}
+			if obj[k], err = value(dec, path+"."+k); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	case json.Delim('['):
+		var arr []any
+		for i := 0; dec.More(); i++ {
+			v, err := value(dec, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	}
+	return tok, nil
+}
+
+func where(path string) string {
+	if path == "" {
+		return "top level"
+	}
+	return path
+}
+
+// sameKeys refuses any key of orig that the re-marshalled form does not
+// spell exactly the same way.
+func sameKeys(path string, orig, canon any) error {
+	switch o := orig.(type) {
+	case map[string]any:
+		c, _ := canon.(map[string]any)
+		for k, v := range o {
+			cv, ok := c[k]
+			if !ok {
+				return fmt.Errorf("unknown key %q at %s (keys are case-sensitive)", k, where(path))
+			}
+			if err := sameKeys(path+"."+k, v, cv); err != nil {
+				return err
+			}
+		}
+	case []any:
+		c, _ := canon.([]any)
+		for i, v := range o {
+			if i >= len(c) {
+				return fmt.Errorf("array %s changed length when decoded", where(path))
+			}
+			if err := sameKeys(fmt.Sprintf("%s[%d]", path, i), v, c[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
