@@ -87,7 +87,7 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // wireMessage is the JSON shape of a Message.
 type wireMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      *ID             `json:"id,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
@@ -104,15 +104,14 @@ type wireError struct {
 func (m Message) MarshalJSON() ([]byte, error) {
 	w := wireMessage{JSONRPC: "2.0", Method: m.Method, Params: m.Params, Result: m.Result}
 	if !m.ID.IsZero() {
-		id := m.ID
-		w.ID = &id
+		w.ID = json.RawMessage(m.ID.raw)
 	}
 	if m.Error != nil {
 		code, msg := m.Error.Code, m.Error.Message
 		w.Error = &wireError{Code: &code, Message: &msg, Data: m.Error.Data}
 	}
 	if m.IsResponse() && w.ID == nil {
-		w.ID = &ID{raw: "null"}
+		w.ID = json.RawMessage("null")
 	}
 	if m.IsResponse() && m.Error == nil && len(m.Result) == 0 {
 		w.Result = json.RawMessage("null")
@@ -181,7 +180,9 @@ func parseMessage(b []byte) (Message, error) {
 	}
 	m := Message{Method: w.Method, Params: nullIsAbsent(w.Params), Result: w.Result}
 	if w.ID != nil {
-		m.ID = *w.ID
+		if err := m.ID.UnmarshalJSON(w.ID); err != nil {
+			return Message{}, err
+		}
 	}
 	if m.Method != "" {
 		if w.Result != nil || w.Error != nil {

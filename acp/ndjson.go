@@ -108,11 +108,13 @@ func (r *Reader) readRaw() ([]byte, error) {
 			r.buf = append(r.buf, frag...)
 		default:
 			r.err = err
-			if n := len(r.buf) + len(frag); n > 0 {
-				if err == io.EOF {
-					r.err = io.ErrUnexpectedEOF
-					return nil, checkfu.Refuse(CodeTruncatedLine, "acp: input ended inside a line after %d bytes", n)
-				}
+			n := len(r.buf) + len(frag)
+			if n > r.max {
+				return nil, r.tooLong(n)
+			}
+			if n > 0 && err == io.EOF {
+				r.err = io.ErrUnexpectedEOF
+				return nil, checkfu.Refuse(CodeTruncatedLine, "acp: input ended inside a line after %d bytes", n)
 			}
 			return nil, err
 		}

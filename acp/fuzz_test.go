@@ -1,0 +1,73 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzReadAndParse feeds arbitrary input, with an arbitrary small bound,
+// through the line reader and the message decoder. It checks the stated
+// invariants: no panic; every line is within the bound and holds no
+// newline; the reader never holds more than the bound of one line (its
+// accumulation buffer stays within bound+read buffer); a line that parses
+// re-encodes to messages that parse to the same encoding (no malleability
+// in the round trip).
+func FuzzReadAndParse(f *testing.F) {
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n",
+		`[{"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","method":"session/update","params":{}}]` + "\n",
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x","data":[1]}}` + "\r\n\n",
+		"\n\n{\"jsonrpc\":\"2.0\"}\n[]\n[1,2]\n\"s\"\n",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nok\n",
+		"partial",
+	}
+	for i, s := range seeds {
+		f.Add([]byte(s), uint8(i*40+8))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, bound uint8) {
+		max := int(bound) + 1
+		r := NewReader(bytes.NewReader(data), max)
+		var msgs []Message
+		for i := 0; i < len(data)+2; i++ {
+			line, err := r.ReadLine()
+			if cap(r.buf) > max+readBufferSize {
+				t.Fatalf("reader holds %d bytes for a bound of %d", cap(r.buf), max)
+			}
+			if err != nil {
+				if errors.Is(err, CodeLineTooLong) {
+					continue
+				}
+				return // io.EOF, truncated_line: the end
+			}
+			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 || len(line) == 0 {
+				t.Fatalf("ReadLine returned %q for bound %d", line, max)
+			}
+			msgs, err = ParseLine(msgs[:0], line)
+			if err != nil {
+				continue
+			}
+			for _, m := range msgs {
+				b, err := json.Marshal(m)
+				if err != nil {
+					t.Fatalf("re-encoding %q: %v", line, err)
+				}
+				again, err := ParseLine(nil, b)
+				if err != nil || len(again) != 1 {
+					t.Fatalf("re-encoded %s of %q does not parse: %v", b, line, err)
+				}
+				b2, _ := json.Marshal(again[0])
+				if !bytes.Equal(b, b2) {
+					t.Fatalf("round trip of %q: %s then %s", line, b, b2)
+				}
+			}
+		}
+		if _, err := r.ReadLine(); err == nil {
+			t.Fatalf("reader did not end")
+		} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, CodeLineTooLong) && !errors.Is(err, CodeTruncatedLine) {
+			t.Fatalf("unexpected error %v", err)
+		}
+	})
+}

@@ -1,0 +1,104 @@
+package acp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want string // kinds "req notif resp", or "!code"
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "req"},
+		{`{"jsonrpc":"2.0","id":"a","method":"x"}`, "req"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`, "notif"},
+		{`{"jsonrpc":"2.0","id":0,"result":{"stopReason":"end_turn"}}`, "resp"},
+		{`{"jsonrpc":"2.0","id":0,"result":null}`, "resp"},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`, "resp"},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]`, "resp notif"},
+		{` {"jsonrpc":"2.0","method":"n"} `, "notif"},
+		{`[]`, "!invalid_message"},
+		{`[1]`, "!invalid_message"},
+		{`[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"1.0","method":"n"}]`, "!invalid_message"},
+		{`"x"`, "!invalid_message"},
+		{`{"jsonrpc":"1.0","id":1,"method":"x"}`, "!invalid_message"},
+		{`{"id":1,"method":"x"}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":null,"method":"x"}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","method":"x","result":1}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","result":1}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"result":1,"params":{}}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","extra":1}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x"} {}`, "!invalid_message"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x"`, "!invalid_message"},
+	}
+	for _, tt := range tests {
+		msgs, err := acp.ParseLine(nil, []byte(tt.line))
+		got := ""
+		if err != nil {
+			got = "!" + codeOf(err)
+			if len(msgs) != 0 {
+				t.Errorf("ParseLine(%s) returned %d messages with an error", tt.line, len(msgs))
+			}
+		}
+		for i, m := range msgs {
+			if i > 0 {
+				got += " "
+			}
+			switch {
+			case m.IsRequest():
+				got += "req"
+			case m.IsNotification():
+				got += "notif"
+			case m.IsResponse():
+				got += "resp"
+			}
+		}
+		if got != tt.want {
+			t.Errorf("ParseLine(%s) = %s (%v), want %s", tt.line, got, err, tt.want)
+		}
+	}
+}
+
+func TestMessageRoundTrip(t *testing.T) {
+	msgs := []acp.Message{
+		{ID: acp.IntID(7), Method: "session/prompt", Params: json.RawMessage(`{"a":1}`)},
+		{ID: acp.StringID("x\"y"), Method: "m"},
+		{Method: "session/update", Params: json.RawMessage(`{"b":[1,2]}`)},
+		{ID: acp.IntID(0), Result: json.RawMessage(`{"stopReason":"end_turn"}`)},
+		{ID: acp.IntID(-3), Error: &acp.RPCError{Code: -32601, Message: "nope", Data: json.RawMessage(`{"d":1}`)}},
+		{ID: acp.IntID(1)}, // a response with a null result
+	}
+	for _, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := acp.ParseLine(nil, b)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("ParseLine(%s) = %v, %v", b, got, err)
+		}
+		b2, _ := json.Marshal(got[0])
+		if string(b) != string(b2) {
+			t.Errorf("round trip: %s became %s", b, b2)
+		}
+	}
+}
+
+func TestRPCErrorIsNotARefusal(t *testing.T) {
+	var err error = &acp.RPCError{Code: -32000, Message: "boom"}
+	if _, ok := checkfu.CodeOf(err); ok {
+		t.Errorf("an agent's JSON-RPC error carries a refusal code")
+	}
+	if err.Error() != "acp: agent error -32000: boom" {
+		t.Errorf("Error() = %q", err.Error())
+	}
+}
