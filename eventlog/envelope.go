@@ -185,7 +185,7 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	if !s.Empty() {
 		return nil, bad("trailing bytes")
 	}
-	if err := checkSession(env.session); err != nil {
+	if err := CheckSession(env.session); err != nil {
 		return nil, bad("invalid session id")
 	}
 	if env.seq == 0 {

@@ -287,11 +287,9 @@ func identByte(c byte) bool {
 	return false
 }
 
-// ValidSession reports whether id can name a session: a non-empty
-// identifier of at most [MaxIdentifier] bytes.
-func ValidSession(id string) bool { return id != "" && checkIdent("session", id) == nil }
-
-func checkSession(id string) error {
+// CheckSession returns nil when id can name a session, else a refusal
+// with [CodeInvalidSession].
+func CheckSession(id string) error {
 	if id == "" {
 		return checkfu.Refuse(CodeInvalidSession, "eventlog: empty session id")
 	}

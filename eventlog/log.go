@@ -97,7 +97,7 @@ func (l *Log) Store() Store { return l.store }
 
 // prepare validates ev and seals or digests its content, without a seq.
 func (l *Log) prepare(session string, ev Event) (*pending, error) {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return nil, err
 	}
 	if err := ev.Validate(); err != nil {
@@ -268,7 +268,7 @@ func (l *Log) Head(ctx context.Context, session string) (Head, error) {
 // envelope stays and the chain still verifies; [Log.Content] then refuses
 // with [CodeContentShredded].
 func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return err
 	}
 	return l.store.Shred(ctx, session, seq)

@@ -73,7 +73,7 @@ func (m *MemoryStore) Append(ctx context.Context, session string, expected uint6
 
 // Head implements [Store.Head].
 func (m *MemoryStore) Head(ctx context.Context, session string) (Head, error) {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return Head{}, err
 	}
 	m.mu.Lock()
@@ -91,7 +91,7 @@ func (m *MemoryStore) Head(ctx context.Context, session string) (Head, error) {
 
 // Read implements [Store.Read].
 func (m *MemoryStore) Read(ctx context.Context, session string, from uint64, limit int) ([]Record, error) {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -117,7 +117,7 @@ func (m *MemoryStore) Read(ctx context.Context, session string, from uint64, lim
 
 // Wait implements [Store.Wait]; it wakes as soon as an append lands.
 func (m *MemoryStore) Wait(ctx context.Context, session string, seq uint64) error {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return err
 	}
 	for {
@@ -144,7 +144,7 @@ func (m *MemoryStore) Wait(ctx context.Context, session string, seq uint64) erro
 
 // Shred implements [Store.Shred].
 func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return err
 	}
 	m.mu.Lock()

@@ -60,7 +60,7 @@ type Store interface {
 // expected+1 with no gaps, each with a non-empty envelope and a data key
 // and sealed content that are both set or both nil.
 func CheckAppend(session string, expected uint64, recs []Record) error {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return err
 	}
 	if len(recs) == 0 {

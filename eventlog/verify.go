@@ -66,7 +66,7 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 // hashes, is caught only against a head recorded elsewhere: pass it to
 // [VerifyHead].
 func Verify(ctx context.Context, store Store, session string) (Head, error) {
-	if err := checkSession(session); err != nil {
+	if err := CheckSession(session); err != nil {
 		return Head{}, err
 	}
 	v := verifier{session: session, next: 1}

@@ -1,0 +1,261 @@
+// Package sqlitelog is the embedded default eventlog.Store: one SQLite
+// file through modernc.org/sqlite (pure Go, no cgo).
+//
+// Invariants:
+//
+//   - The database runs in WAL mode with synchronous=FULL, so a commit is
+//     on disk before Append returns; a torn tail after a crash is rolled
+//     back by SQLite and never touches committed records.
+//   - One writer at a time: writes in a process are serialised by a mutex
+//     and across processes by BEGIN IMMEDIATE with a busy timeout.
+//   - Records live in two tables: eventlog_events (session, seq,
+//     envelope, hash) and eventlog_content (session, seq, data_key,
+//     sealed). (session, seq) is the primary key of both, so no record is
+//     ever overwritten. Shred deletes the content row with secure_delete
+//     on and truncates the WAL, so the wrapped data key and ciphertext do
+//     not linger in free pages or old WAL frames.
+//   - Followers in the same process wake on commit; followers in other
+//     processes poll every PollInterval.
+package sqlitelog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// PollInterval is how often Wait re-reads the log for appends made by
+// other processes.
+const PollInterval = 20 * time.Millisecond
+
+// A Store is an eventlog.Store in one SQLite file.
+type Store struct {
+	db *sql.DB
+
+	wmu sync.Mutex // serialises writers of this handle
+
+	mu      sync.Mutex
+	changed chan struct{} // guarded by mu; closed and replaced on every commit
+}
+
+var _ eventlog.Store = (*Store)(nil)
+
+// DSN returns the data source name Open uses for path.
+func DSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: path}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "secure_delete(ON)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Add("_txlock", "immediate")
+	return u.String() + "?" + q.Encode()
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS eventlog_events (
+	session  TEXT    NOT NULL,
+	seq      INTEGER NOT NULL CHECK (seq > 0),
+	envelope BLOB    NOT NULL,
+	hash     BLOB    NOT NULL,
+	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eventlog_content (
+	session  TEXT    NOT NULL,
+	seq      INTEGER NOT NULL,
+	data_key BLOB    NOT NULL,
+	sealed   BLOB    NOT NULL,
+	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+`
+
+// Open opens (creating when missing) the log database at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, &eventlog.StoreError{Op: "open", Err: errors.New("empty SQLite path")}
+	}
+	db, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "open", Err: err}
+	}
+	db.SetMaxOpenConns(4)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, &eventlog.StoreError{Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	return &Store{db: db, changed: make(chan struct{})}, nil
+}
+
+// Append implements eventlog.Store.Append in one IMMEDIATE transaction.
+func (s *Store) Append(ctx context.Context, session string, expected uint64, recs []eventlog.Record) error {
+	if err := eventlog.CheckAppend(session, expected, recs); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	err := s.append(ctx, session, expected, recs)
+	if err == nil {
+		s.mu.Lock()
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *Store) append(ctx context.Context, session string, expected uint64, recs []eventlog.Record) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return &eventlog.StoreError{Op: "append", Err: err}
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	var last uint64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM eventlog_events WHERE session = ?`, session).Scan(&last); err != nil {
+		return &eventlog.StoreError{Op: "append", Err: err}
+	}
+	if last != expected {
+		return eventlog.SeqConflict(session, expected, last)
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO eventlog_events (session, seq, envelope, hash) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return &eventlog.StoreError{Op: "append", Err: err}
+	}
+	defer ins.Close()
+	var insContent *sql.Stmt
+	for _, r := range recs {
+		if _, err := ins.ExecContext(ctx, session, int64(r.Seq), r.Envelope, r.Hash[:]); err != nil {
+			return &eventlog.StoreError{Op: "append", Err: err}
+		}
+		if r.Sealed == nil {
+			continue
+		}
+		if insContent == nil {
+			if insContent, err = tx.PrepareContext(ctx, `INSERT INTO eventlog_content (session, seq, data_key, sealed) VALUES (?, ?, ?, ?)`); err != nil {
+				return &eventlog.StoreError{Op: "append", Err: err}
+			}
+			defer insContent.Close()
+		}
+		if _, err := insContent.ExecContext(ctx, session, int64(r.Seq), r.DataKey, r.Sealed); err != nil {
+			return &eventlog.StoreError{Op: "append", Err: err}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return &eventlog.StoreError{Op: "append", Err: err}
+	}
+	return nil
+}
+
+// Head implements eventlog.Store.Head.
+func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return eventlog.Head{}, err
+	}
+	var seq int64
+	var hash []byte
+	err := s.db.QueryRowContext(ctx, `SELECT seq, hash FROM eventlog_events WHERE session = ? ORDER BY seq DESC LIMIT 1`, session).Scan(&seq, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return eventlog.Head{}, nil
+	}
+	if err != nil {
+		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
+	}
+	return eventlog.Head{Seq: uint64(seq), Hash: toHash(hash)}, nil
+}
+
+// toHash copies a stored hash; a stored value of the wrong length becomes
+// the zero hash, which verifies against nothing.
+func toHash(b []byte) eventlog.Hash {
+	var h eventlog.Hash
+	if len(b) == len(h) {
+		copy(h[:], b)
+	}
+	return h
+}
+
+// Read implements eventlog.Store.Read.
+func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
+		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
+		WHERE e.session = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?`, session, int64(min(from, 1<<63-1)), limit)
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	defer rows.Close()
+	var out []eventlog.Record
+	for rows.Next() {
+		var r eventlog.Record
+		var seq int64
+		var hash []byte
+		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
+			return nil, &eventlog.StoreError{Op: "read", Err: err}
+		}
+		r.Seq, r.Hash = uint64(seq), toHash(hash)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	return out, nil
+}
+
+// Wait implements eventlog.Store.Wait: it wakes on this handle's commits
+// at once and polls every PollInterval for other writers.
+func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
+	ticker := time.NewTicker(PollInterval)
+	defer ticker.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		head, err := s.Head(ctx, session)
+		if err != nil {
+			return err
+		}
+		if head.Seq >= seq {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ticker.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Shred implements eventlog.Store.Shred: it deletes the content row and
+// truncates the WAL so that no copy of it stays in the files.
+func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
+	if err := eventlog.CheckSession(session); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM eventlog_content WHERE session = ? AND seq = ?`, session, int64(seq)); err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	return nil
+}
+
+// Close implements eventlog.Store.Close.
+func (s *Store) Close() error { return s.db.Close() }

@@ -1,0 +1,179 @@
+package sqlitelog_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+	"github.com/checkfu/checkfu/eventlog/sqlitelog"
+)
+
+func openAt(t *testing.T, path string) *sqlitelog.Store {
+	t.Helper()
+	s, err := sqlitelog.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// rewrite edits the rows of session directly in the database file, with
+// plain SQL on a connection of its own.
+func rewrite(t *testing.T, path, session string, edit func([]eventlog.Record) []eventlog.Record) {
+	t.Helper()
+	ctx := context.Background()
+	reader := openAt(t, path)
+	recs, err := reader.Read(ctx, session, 1, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs = edit(recs)
+	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM eventlog_events WHERE session = ?`, `DELETE FROM eventlog_content WHERE session = ?`} {
+		if _, err := tx.Exec(q, session); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range recs {
+		if _, err := tx.Exec(`INSERT INTO eventlog_events VALUES (?, ?, ?, ?)`, session, int64(r.Seq), r.Envelope, r.Hash[:]); err != nil {
+			t.Fatal(err)
+		}
+		if r.Sealed != nil {
+			if _, err := tx.Exec(`INSERT INTO eventlog_content VALUES (?, ?, ?, ?)`, session, int64(r.Seq), r.DataKey, r.Sealed); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSQLiteStore(t *testing.T) {
+	eventlogtest.TestStore(t, func(t *testing.T) eventlogtest.Harness {
+		path := filepath.Join(t.TempDir(), "log.db")
+		return eventlogtest.Harness{
+			Open: func(t *testing.T) eventlog.Store { return openAt(t, path) },
+			Rewrite: func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record) {
+				rewrite(t, path, session, edit)
+			},
+		}
+	})
+}
+
+// TestUpdateInPlaceDetected edits one envelope with an UPDATE statement,
+// the way someone with the file and the sqlite3 shell would.
+func TestUpdateInPlaceDetected(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "log.db")
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := l.Append(ctx, "s", eventlogtest.Sample(eventlog.KindDenial, i, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE eventlog_events SET envelope = replace(envelope, CAST('agent:test' AS BLOB), CAST('agent:evil' AS BLOB)) WHERE session = 's' AND seq = 4`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eventlog.Verify(ctx, l.Store(), "s")
+	var ce *eventlog.ChainError
+	if !asChain(err, &ce) || ce.Seq != 4 {
+		t.Fatalf("Verify after UPDATE = %v, want a ChainError at seq 4", err)
+	}
+}
+
+func asChain(err error, ce **eventlog.ChainError) bool {
+	c, ok := err.(*eventlog.ChainError)
+	*ce = c
+	return ok
+}
+
+// TestZeroDataRetentionOnDisk appends events with content to a
+// zero-data-retention log and then reads every byte of every file SQLite
+// wrote (database, WAL, shared memory), while open and after close: the
+// content, and its bare SHA-256, appear nowhere.
+//
+// Mutant: making prepare seal content in a zero-data-retention log (or
+// putting Content into the envelope) makes this test fail.
+func TestZeroDataRetentionOnDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := sqlitelog.Open(ctx, filepath.Join(dir, "log.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t), ZeroDataRetention: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := []string{
+		`{"repo":"acme/private","title":"CONTENT-MARKER-tool-arguments"}`,
+		"CONTENT-MARKER-error: permission denied reading /home/alice/.netrc",
+		"CONTENT-MARKER-output line",
+	}
+	for i, c := range contents {
+		if _, err := l.Append(ctx, "zdr-session", eventlogtest.Sample(eventlog.KindToolCall, i, c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan := func(when string) {
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += len(b)
+			for _, c := range contents {
+				sum := sha256.Sum256([]byte(c))
+				for _, needle := range [][]byte{[]byte(c), []byte("CONTENT-MARKER"), sum[:], []byte(hex.EncodeToString(sum[:]))} {
+					if bytes.Contains(b, needle) {
+						t.Errorf("%s: %s holds content (or its bare hash) %q", when, f.Name(), needle)
+					}
+				}
+			}
+		}
+		if total == 0 {
+			t.Fatalf("%s: no bytes on disk to inspect", when)
+		}
+		t.Logf("%s: inspected %d files, %d bytes", when, len(files), total)
+	}
+	scan("open")
+	// The envelope fields do reach the disk: the scan would see content.
+	if b, _ := os.ReadFile(filepath.Join(dir, "log.db-wal")); !bytes.Contains(b, []byte("github.create_issue")) {
+		t.Errorf("the WAL does not hold the envelope fields: the scan proves nothing")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	scan("closed")
+}
