@@ -1,0 +1,293 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// Response headers the guard sets on the answers it makes itself.
+const (
+	// RefusalHeader carries the code of a refusal; the status is 403.
+	RefusalHeader = "Checkfu-Refusal"
+	// UpstreamFailureHeader carries the code of an upstream failure
+	// ([UpstreamCode]); the status is 502.
+	UpstreamFailureHeader = "Checkfu-Upstream-Failure"
+)
+
+// GuardConfig configures [NewGuard].
+type GuardConfig struct {
+	// Policy is the compiled network policy to enforce. Required.
+	Policy *CompiledPolicy
+	// Listener is where the guard serves. Required: its address is
+	// never dialled, so the guard cannot loop into itself.
+	Listener net.Listener
+	// Resolver is the "ip:port" of the DNS server to use; empty means
+	// the system resolver (see [DialerConfig]).
+	Resolver string
+	// TreatAsPublicForTesting marks test-topology blocks as public (see
+	// [DialerConfig]); each is logged at Warn level.
+	TreatAsPublicForTesting []netip.Prefix
+	// Logger receives one line per refusal and upstream failure. Nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// A Guard is the reference workload egress filter: an HTTP forward proxy
+// (absolute-form HTTP requests and CONNECT tunnels) that enforces a
+// SandboxProfile's network policy for the workload behind it.
+//
+// For every request, in this order and before any DNS lookup, the guard
+// canonicalises the destination (what is matched is what is dialled is
+// what is sent as Host) and checks it against the policy. It then dials
+// through a [Dialer], so every mode but "none" still refuses every
+// non-public address, checked for each answer and again at connect time;
+// "unrestricted" means the public internet, never the private network.
+// The guard never follows a redirect: a 3xx goes back to the workload,
+// whose next request is checked like any other.
+//
+// A refusal answers 403 with a [RefusalHeader] naming its code; an
+// upstream failure answers 502 with an [UpstreamFailureHeader]. The guard
+// adds no forwarding headers and strips hop-by-hop ones.
+type Guard struct {
+	policy *CompiledPolicy
+	dial   func(ctx context.Context, network, address string) (net.Conn, error)
+	log    *slog.Logger
+	ln     net.Listener
+	proxy  *httputil.ReverseProxy
+	srv    *http.Server
+
+	mu      sync.Mutex
+	tunnels map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
+	closed  bool                  // guarded by mu; set by Shutdown
+}
+
+// NewGuard returns a Guard for cfg. It refuses a missing policy or
+// listener and an invalid dialer configuration.
+func NewGuard(cfg GuardConfig) (*Guard, error) {
+	if cfg.Policy == nil || cfg.Policy.Type() == "" {
+		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: guard needs a compiled network policy")
+	}
+	if cfg.Listener == nil {
+		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard needs its listener")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	self, err := netip.ParseAddrPort(cfg.Listener.Addr().String())
+	if err != nil {
+		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard listener %q is not a TCP address", cfg.Listener.Addr())
+	}
+	d, err := NewDialer(DialerConfig{
+		Resolver:                cfg.Resolver,
+		TreatAsPublicForTesting: cfg.TreatAsPublicForTesting,
+		Exclude:                 []netip.AddrPort{self},
+		Logger:                  log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{}}
+	transport := &http.Transport{
+		Proxy:                 nil, // never an environment proxy
+		DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return g.dial(ctx, n, a) },
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		DisableCompression:    true,
+	}
+	g.proxy = &httputil.ReverseProxy{
+		Rewrite:      func(*httputil.ProxyRequest) {}, // the outbound URL and Host are set before ServeHTTP
+		Transport:    transport,
+		ErrorHandler: g.proxyError,
+		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	return g, nil
+}
+
+// Addr returns the guard's listener address.
+func (g *Guard) Addr() net.Addr { return g.ln.Addr() }
+
+// Serve serves on the configured listener until Shutdown. It returns
+// http.ErrServerClosed after Shutdown.
+func (g *Guard) Serve() error { return g.srv.Serve(g.ln) }
+
+// Shutdown stops accepting, waits (until ctx is done) for requests in
+// flight, and closes every open tunnel.
+func (g *Guard) Shutdown(ctx context.Context) error {
+	err := g.srv.Shutdown(ctx)
+	g.mu.Lock()
+	g.closed = true
+	for c := range g.tunnels {
+		c.Close()
+	}
+	g.mu.Unlock()
+	return err
+}
+
+// ServeHTTP handles one proxy request.
+func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		g.serveConnect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() {
+		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: guard is a forward proxy: send absolute-form requests or CONNECT"))
+		return
+	}
+	if r.URL.Scheme != "http" {
+		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: scheme %q is not proxied in absolute form (use CONNECT for https)", clip(r.URL.Scheme)))
+		return
+	}
+	if r.URL.User != nil {
+		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: URL carries userinfo"))
+		return
+	}
+	target, err := canonicalTarget("http", r.URL.Host)
+	if err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	if err := g.policy.Permits(target.Host, target.Port); err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	// One canonical form: matched, dialled (the transport dials the URL's
+	// host and port), and sent as Host.
+	r.URL.Host = target.URL().Host
+	r.Host = r.URL.Host
+	g.proxy.ServeHTTP(w, r)
+}
+
+// canonicalTarget canonicalises an authority the way [CanonicalRequest]
+// does: a canonical DNS name or an IP literal, and an explicit port
+// (defaulted from scheme). Only Scheme, Host and Port of the result are
+// meaningful.
+func canonicalTarget(scheme, authority string) (Request, error) {
+	return CanonicalRequest(&http.Request{Method: http.MethodGet, URL: &url.URL{Scheme: scheme, Host: authority, Path: "/"}})
+}
+
+// serveConnect opens a tunnel to an explicit host:port.
+func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
+	if _, p, err := net.SplitHostPort(r.Host); err != nil || p == "" {
+		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.Host)))
+		return
+	}
+	target, err := canonicalTarget("https", r.Host)
+	if err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	if err := g.policy.Permits(target.Host, target.Port); err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	up, err := g.dial(r.Context(), "tcp", target.Authority())
+	if err != nil {
+		g.fail(w, r, err)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: r.Host, Err: errors.New("connection cannot be hijacked")})
+		return
+	}
+	down, buf, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	if !g.track(up, down) {
+		up.Close()
+		down.Close()
+		return
+	}
+	defer g.untrack(up, down)
+	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		// Bytes the client sent after the CONNECT line are in buf.
+		io.Copy(up, buf) //nolint:errcheck // a broken tunnel just ends
+		if tc, ok := up.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+		close(done)
+	}()
+	io.Copy(down, up) //nolint:errcheck
+	if tc, ok := down.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	}
+	<-done
+}
+
+func (g *Guard) track(cs ...net.Conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	for _, c := range cs {
+		g.tunnels[c] = struct{}{}
+	}
+	return true
+}
+
+func (g *Guard) untrack(cs ...net.Conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, c := range cs {
+		c.Close()
+		delete(g.tunnels, c)
+	}
+}
+
+// proxyError maps a forwarding error to a refusal or an upstream failure.
+func (g *Guard) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	g.fail(w, r, err)
+}
+
+// fail answers err: 403 for a refusal, 502 for anything else.
+func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ref *checkfu.Refusal
+	if errors.As(err, &ref) {
+		g.refuse(w, r, ref)
+		return
+	}
+	var ue *UpstreamError
+	if !errors.As(err, &ue) {
+		ue = &UpstreamError{Code: CodeUpstreamFailed, Target: r.Host, Err: err}
+		if errors.Is(err, context.Canceled) {
+			return // the workload went away
+		}
+	}
+	g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", ue.Target, "err", ue.Err)
+	w.Header().Set(UpstreamFailureHeader, string(ue.Code))
+	http.Error(w, "checkfu guard: "+ue.Error(), http.StatusBadGateway)
+}
+
+// refuse answers a refusal: 403 with its code.
+func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	code, _ := checkfu.CodeOf(err)
+	if code == "" {
+		code = CodeInvalidRequest
+	}
+	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", clip(r.Host), "reason", err.Error())
+	w.Header().Set(RefusalHeader, string(code))
+	http.Error(w, "checkfu guard: "+err.Error(), http.StatusForbidden)
+}
