@@ -100,3 +100,83 @@ func TestDecideZeroAndNil(t *testing.T) {
 		t.Error("zero Decision allows")
 	}
 }
+
+// Mutant: deleting the checkRequestShape call in Decide makes
+// TestDecideRefusesHandBuilt fail: the wildcard matches "evil@x" as one
+// label and the prefix "/v1" matches "/v1/../admin".
+func TestDecideRefusesHandBuilt(t *testing.T) {
+	rs := mustRules(t, testRules)
+	base := func() Request {
+		return Request{Scheme: "https", Host: "a.cdn.example.org", Port: 443, Path: "/x", Method: "GET"}
+	}
+	if d, err := rs.Decide(ptr(base())); !d.Allowed() {
+		t.Fatalf("Decide(base) = %v, %v", d, err)
+	}
+	tests := []struct {
+		name string
+		edit func(*Request)
+	}{
+		{"userinfo in host", func(r *Request) { r.Host = "evil.com:80@x.cdn.example.org" }},
+		{"at in label", func(r *Request) { r.Host = "evil@x.cdn.example.org" }},
+		{"upper-case host", func(r *Request) { r.Host = "A.cdn.example.org" }},
+		{"trailing dot", func(r *Request) { r.Host = "a.cdn.example.org." }},
+		{"empty host", func(r *Request) { r.Host = "" }},
+		{"dot segment", func(r *Request) { r.Host = "api.example.com"; r.Path = "/v1/../admin" }},
+		{"encoded slash", func(r *Request) { r.Host = "api.example.com"; r.Path = "/v1/%2F..%2Fadmin" }},
+		{"relative path", func(r *Request) { r.Path = "x" }},
+		{"scheme", func(r *Request) { r.Scheme = "HTTPS" }},
+		{"port 0", func(r *Request) { r.Port = 0 }},
+		{"lower method", func(r *Request) { r.Method = "get" }},
+		{"empty method", func(r *Request) { r.Method = "" }},
+		{"lower header", func(r *Request) { r.Header = map[string][]string{"accept": {"x"}} }},
+	}
+	for _, tt := range tests {
+		req := base()
+		tt.edit(&req)
+		d, err := rs.Decide(&req)
+		if d.Allowed() || err == nil {
+			t.Errorf("%s: Decide(%+v) = %v, %v; want refusal", tt.name, req, d, err)
+		}
+	}
+	if d, err := rs.Decide(nil); d.Allowed() || !errors.Is(err, CodeInvalidRequest) {
+		t.Errorf("Decide(nil) = %v, %v", d, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDecisionString(t *testing.T) {
+	if s := (Decision{}).String(); s != "deny" {
+		t.Errorf("zero Decision = %q", s)
+	}
+	if s := (Decision{rule: 3}).String(); s != "allow(rule 2)" {
+		t.Errorf("Decision{3} = %q", s)
+	}
+	if r := (Decision{}).Rule(); r != -1 {
+		t.Errorf("zero Decision.Rule() = %d", r)
+	}
+}
+
+// TestDecideUnion checks that a request is allowed when any rule allows
+// all of it, and that the lowest such rule is reported.
+func TestDecideUnion(t *testing.T) {
+	rs := mustRules(t, `[
+	 {"host":"api.example.com","port":443,"methods":["GET"],"headers":["Accept"]},
+	 {"host":"api.example.com","port":443,"methods":["GET"],"headers":["Accept","X-Trace"]},
+	 {"host":"api.example.com","port":443,"path_prefix":"/v1","methods":["GET","POST"],"headers":["Accept","X-Trace"]}]`)
+	tests := []struct {
+		method, url string
+		headers     []string
+		rule        int
+	}{
+		{"GET", "https://api.example.com/v1", []string{"Accept", "x"}, 0},
+		{"GET", "https://api.example.com/v1", []string{"X-Trace", "x"}, 1},
+		{"POST", "https://api.example.com/v1/x", []string{"X-Trace", "x"}, 2},
+	}
+	for _, tt := range tests {
+		d, err := rs.Decide(mustRequest(t, tt.method, tt.url, tt.headers...))
+		if d.Rule() != tt.rule {
+			t.Errorf("Decide(%s %s %v) = %v, %v; want rule %d", tt.method, tt.url, tt.headers, d, err, tt.rule)
+		}
+	}
+}

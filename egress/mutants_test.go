@@ -1,0 +1,123 @@
+package egress
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A mutant deletes or inverts one security check of the rule engine. Each
+// must compile and must make the named test fail; TestMutants builds every
+// mutant with `go test -overlay`, so the working tree is never touched.
+type mutant struct {
+	name  string
+	file  string
+	edits [][2]string // old, new; each old must occur exactly once
+	kills string      // the test that must go red
+}
+
+var mutants = []mutant{
+	{"header denylist in Decide", "decide.go",
+		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestDenylistWinsInDecide"},
+	{"header denylist at parse time", "rules.go",
+		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestParseRulesRefuses"},
+	{"underscore aliases", "headers.go",
+		[][2]string{{"if strings.IndexByte(name, '_') >= 0 {", "if false {"}}, "TestHeaderDenied"},
+	{"X-Forwarded-* prefix", "headers.go",
+		[][2]string{{`"X-Forwarded-",`, ``}}, "TestHeaderDenied"},
+	{"default-deny header allowlist", "decide.go",
+		[][2]string{{`if h := r.unlistedHeader(req); h != "" {`, `if h := r.unlistedHeader(req); false && h != "" {`}}, "TestDecide"},
+	{"method check", "decide.go",
+		[][2]string{{"if !contains(r.methods, req.Method) {", "if false {"}}, "TestDecide"},
+	{"rule matched before DNS", "decide.go",
+		[][2]string{
+			{"import (\n", "import (\n\t\"context\"\n\t\"net\"\n"},
+			{"if err := checkRequestShape(req); err != nil {", "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"},
+		}, "TestEngineIsPure|TestDecideDoesNoLookup"},
+	{"request shape re-check in Decide", "decide.go",
+		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestDecideRefusesHandBuilt"},
+	{"wildcard never matches the apex", "rules.go",
+		[][2]string{{`c.src.Host, c.host = "*."+h, "."+h`, `c.src.Host, c.host = "*."+h, h`}}, "TestDecide"},
+	{"wildcard matches one label", "decide.go",
+		[][2]string{{`return ok && label != "" && strings.IndexByte(label, '.') < 0`, `return ok && label != ""`}}, "TestDecide"},
+	{"public-suffix wildcard", "rules.go",
+		[][2]string{{"if ps, _ := publicsuffix.PublicSuffix(h); ps == h {", "if ps, _ := publicsuffix.PublicSuffix(h); false && ps == h {"}}, "TestParseRulesRefuses"},
+	{"path segment boundary", "decide.go",
+		[][2]string{{"return len(p) == len(r.prefix) || p[len(r.prefix)] == '/'", "return true"}}, "TestDecide"},
+	{"IDNA-to-IP refusal", "canon.go",
+		[][2]string{{"if i == len(a) && numericLabel(label) {", "if false && numericLabel(label) {"}}, "TestCanonicalHost"},
+	{"userinfo refusal", "canon.go",
+		[][2]string{{"if u.User != nil {", "if false {"}}, "TestCanonicalRequest"},
+	{"Host agreement", "canon.go",
+		[][2]string{{"if err != nil || h2 != host || p2 != port {", "if err != nil || false && (h2 != host || p2 != port) {"}}, "TestCanonicalRequest"},
+	{"port leading zero", "canon.go",
+		[][2]string{{"if s == \"\" || len(s) > 5 || s[0] == '0' {", "if s == \"\" || len(s) > 5 {"}}, "TestCanonicalRequest"},
+	{"encoded slash", "canon.go",
+		[][2]string{{"case d == '/' || d == '\\\\':", "case false:"}}, "TestCanonicalRequest"},
+	{"encoded unreserved", "canon.go",
+		[][2]string{{"case isUnreserved(d):", "case false:"}}, "TestCanonicalRequest"},
+	{"dot segments", "canon.go",
+		[][2]string{{`case seg == "." || seg == "..":`, `case false:`}}, "TestCanonicalRequest"},
+	{"empty segments", "canon.go",
+		[][2]string{{"case i == start && i < len(p):", "case false:"}}, "TestCanonicalRequest"},
+	{"trailers refused", "canon.go",
+		[][2]string{{"if len(r.Trailer) > 0 {", "if false {"}}, "TestCanonicalRequest"},
+	{"CONNECT and TRACE refused in rules", "rules.go",
+		[][2]string{{`case http.MethodConnect, http.MethodTrace, "TRACK":`, `case "":`}}, "TestParseRulesRefuses"},
+	{"duplicate JSON keys", "rules.go",
+		[][2]string{{"if seen[key] {", "if false {"}}, "TestParseRulesRefuses"},
+	{"trailing JSON data", "rules.go",
+		[][2]string{{"if _, err := dec.Token(); err != io.EOF {", "if _, err := dec.Token(); false && err != io.EOF {"}}, "TestParseRulesRefuses"},
+}
+
+// TestMutants proves that every security check of the rule engine is
+// tested: it builds each mutant above and requires its test to fail. It
+// runs only when CHECKFU_MUTANTS=1 (it compiles the package once per
+// mutant).
+func TestMutants(t *testing.T) {
+	if os.Getenv("CHECKFU_MUTANTS") != "1" {
+		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	for _, m := range mutants {
+		t.Run(m.name, func(t *testing.T) {
+			src, err := os.ReadFile(m.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(src)
+			for _, e := range m.edits {
+				if n := strings.Count(text, e[0]); n != 1 {
+					t.Fatalf("%s: %q occurs %d times, want 1 (update the mutant)", m.file, e[0], n)
+				}
+				text = strings.Replace(text, e[0], e[1], 1)
+			}
+			dir := t.TempDir()
+			mutated := filepath.Join(dir, m.file)
+			if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			abs, _ := filepath.Abs(m.file)
+			overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
+			overlayFile := filepath.Join(dir, "overlay.json")
+			if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+m.kills+")$", ".")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("mutant survived: %s still passes with %q deleted\n%s", m.kills, m.name, out)
+			}
+			if !regexp.MustCompile(`--- FAIL: (` + m.kills + `) `).Match(out) {
+				t.Fatalf("mutant did not fail a named test (build error?):\n%s", out)
+			}
+		})
+	}
+}
