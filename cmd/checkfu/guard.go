@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/checkfu/checkfu/egress"
+)
+
+func init() {
+	register(&command{
+		name:    "guard",
+		summary: "run the workload egress guard, a forward proxy enforcing a network policy",
+		run:     runGuard,
+	})
+}
+
+// prefixList is a repeatable -treat-as-public flag.
+type prefixList []netip.Prefix
+
+func (p *prefixList) String() string {
+	s := make([]string, len(*p))
+	for i, x := range *p {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *prefixList) Set(v string) error {
+	x, err := netip.ParsePrefix(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a CIDR block", v)
+	}
+	*p = append(*p, x)
+	return nil
+}
+
+// guardShutdownGrace bounds how long a stopping guard waits for requests
+// in flight.
+const guardShutdownGrace = 10 * time.Second
+
+func runGuard(e *env, args []string) error {
+	fs := newFlagSet(e, "guard", "-listen ADDR -policy FILE [-resolver IP:PORT] [-treat-as-public CIDR]...")
+	listen := fs.String("listen", "", "`address` to listen on, such as 127.0.0.1:3128 (port 0 picks a free port)")
+	policyFile := fs.String("policy", "", "network policy JSON `file`: {\"type\":\"none\"|\"unrestricted\"|\"allowlist\",...}")
+	resolver := fs.String("resolver", "", "DNS server `ip:port` to resolve with (default: the system resolver)")
+	var testBlocks prefixList
+	fs.Var(&testBlocks, "treat-as-public", "TESTING ONLY: treat this loopback or 198.18.0.0/15 `CIDR` as public (repeatable; logged)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("checkfu guard takes no arguments (got %q)", fs.Arg(0))
+	}
+	if *listen == "" || *policyFile == "" {
+		return usagef("checkfu guard needs -listen and -policy")
+	}
+	doc, err := os.ReadFile(*policyFile)
+	if err != nil {
+		return withHint(err, "pass -policy a readable JSON file such as {\"type\":\"unrestricted\"}")
+	}
+	policy, err := egress.ParseNetworkPolicy(doc)
+	if err != nil {
+		return withHint(err, "fix the policy file: exactly one of {\"type\":\"none\"}, {\"type\":\"unrestricted\"} or {\"type\":\"allowlist\",\"allowed_hosts\":[\"host[:port]\",...]}")
+	}
+	compiled, err := policy.Compile(nil)
+	if err != nil {
+		return withHint(err, "an allowlist must name somewhere to reach")
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return withHint(err, "choose a free -listen address")
+	}
+	g, err := egress.NewGuard(egress.GuardConfig{
+		Policy:                  compiled,
+		Listener:                ln,
+		Resolver:                *resolver,
+		TreatAsPublicForTesting: testBlocks,
+		Logger:                  log,
+	})
+	if err != nil {
+		ln.Close()
+		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, and -resolver an ip:port")
+	}
+	log.Info("checkfu guard: policy", "type", string(compiled.Type()), "allowed_hosts", len(compiled.AllowedHosts()), "preset_catalog_version", compiled.PresetCatalogVersion())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- g.Serve() }()
+	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("checkfu guard: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), guardShutdownGrace)
+	defer cancel()
+	err = g.Shutdown(sctx)
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/clitest"
+	"github.com/checkfu/checkfu/internal/dnstest"
+)
+
+func writePolicy(t *testing.T, doc string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestGuardCommandLine(t *testing.T) {
+	good := writePolicy(t, `{"type":"none"}`)
+	bad := writePolicy(t, `{"type":"none","required_egress_certification":"security_boundary"}`)
+	empty := writePolicy(t, `{"type":"allowlist","allow_mcp_servers":true}`)
+	tests := []struct {
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{[]string{"guard"}, exitUsage, "needs -listen and -policy"},
+		{[]string{"guard", "-listen", "127.0.0.1:0"}, exitUsage, "needs -listen and -policy"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "extra"}, exitUsage, "takes no arguments"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "nope"}, exitUsage, "not a CIDR"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", filepath.Join(t.TempDir(), "missing.json")}, exitFailed, "hint:"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", bad}, exitFailed, "code: invalid_policy"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", empty}, exitFailed, "code: allowlist_empty"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "10.0.0.0/8"}, exitFailed, "code: invalid_dialer_config"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCLI(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("checkfu %v: exit %d, stderr %q; want exit %d and %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestGuardProcess runs the real binary as a workload's guard against a
+// topology the test owns: its own DNS server, a legitimate upstream on
+// 127.0.0.1 (marked public with -treat-as-public) and a LIVE listener on
+// the private 127.0.0.2 that an allowlisted name resolves to.
+//
+// Mutant: deleting the address check in the egress Dialer makes this test
+// fail (the private listener accepts, the status is not 403).
+func TestGuardProcess(t *testing.T) {
+	dns, err := dnstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dns.Close() })
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.Host)
+	}))
+	t.Cleanup(upstream.Close)
+	_, upPort, _ := net.SplitHostPort(upstream.Listener.Addr().String())
+
+	private, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := private.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { private.Close(); wg.Wait() })
+	_, privPort, _ := net.SplitHostPort(private.Addr().String())
+
+	dns.Set("api.example.test", netip.MustParseAddr("127.0.0.1"))
+	dns.Set("rebind.example.test", netip.MustParseAddr("127.0.0.2"))
+	policy := writePolicy(t, `{"type":"allowlist","allowed_hosts":["api.example.test:`+upPort+`","rebind.example.test:`+privPort+`"]}`)
+
+	cmd := exec.Command(clitest.Binary(t), "guard", "-listen", "127.0.0.1:0", "-policy", policy,
+		"-resolver", dns.Addr(), "-treat-as-public", "127.0.0.1/32")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the ready line: %v (stderr %q)", err, stderr.String())
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line %q, want \"listening on ADDR\"", line)
+	}
+
+	tr := &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: addr}), DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	get := func(u string) (*http.Response, string) {
+		t.Helper()
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+
+	resp, body := get("http://rebind.example.test:" + privPort + "/")
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get(egress.RefusalHeader) != string(egress.CodeDestinationNotPublic) {
+		t.Errorf("rebinding: %d %q %q, want 403 destination_not_public", resp.StatusCode, resp.Header.Get(egress.RefusalHeader), body)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("the private listener accepted %d connections, want 0", n)
+	}
+	resp, body = get("http://api.example.test:" + upPort + "/")
+	if resp.StatusCode != http.StatusOK || body != "hello from api.example.test:"+upPort {
+		t.Errorf("legit: %d %q", resp.StatusCode, body)
+	}
+	resp, _ = get("http://other.example.test/")
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get(egress.RefusalHeader) != string(egress.CodeHostNotAllowed) {
+		t.Errorf("other: %d %q", resp.StatusCode, resp.Header.Get(egress.RefusalHeader))
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	exited = true
+	if err != nil {
+		t.Errorf("guard exited with %v after SIGTERM (stderr %q)", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "TESTING ONLY") || !strings.Contains(stderr.String(), "127.0.0.1/32") {
+		t.Errorf("stderr does not log the treat-as-public block: %q", stderr.String())
+	}
+}
