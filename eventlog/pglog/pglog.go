@@ -1,0 +1,248 @@
+// Package pglog is the eventlog.Store for PostgreSQL through pgx v5, for
+// deployments where many runners on many hosts append to one log.
+//
+// Invariants:
+//
+//   - Records live in eventlog_events (session, seq, envelope, hash) and
+//     eventlog_content (session, seq, data_key, sealed), created in the
+//     connection's current schema (set search_path in the DSN to choose
+//     one). (session, seq) is the primary key of both: two writers that
+//     race for the same seq cannot both commit, and the loser gets
+//     eventlog.CodeSeqConflict. Nothing is ever updated in place.
+//   - Append commits one transaction per batch and returns after COMMIT,
+//     which with the default synchronous_commit=on means the WAL is
+//     flushed to disk.
+//   - Shred deletes the content row. PostgreSQL keeps the dead row version
+//     until VACUUM reclaims it; the data key in it is wrapped under the
+//     workspace key, so run VACUUM on eventlog_content for prompt physical
+//     removal.
+//   - Followers in the same process wake on commit; followers elsewhere
+//     poll every PollInterval.
+package pglog
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// PollInterval is how often Wait re-reads the log for appends made by
+// other handles.
+const PollInterval = 20 * time.Millisecond
+
+// A Store is an eventlog.Store in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+
+	mu      sync.Mutex
+	changed chan struct{} // guarded by mu; closed and replaced on every commit
+}
+
+var _ eventlog.Store = (*Store)(nil)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS eventlog_events (
+	session  text   NOT NULL,
+	seq      bigint NOT NULL CHECK (seq > 0),
+	envelope bytea  NOT NULL,
+	hash     bytea  NOT NULL,
+	PRIMARY KEY (session, seq)
+);
+CREATE TABLE IF NOT EXISTS eventlog_content (
+	session  text   NOT NULL,
+	seq      bigint NOT NULL,
+	data_key bytea  NOT NULL,
+	sealed   bytea  NOT NULL,
+	PRIMARY KEY (session, seq)
+);
+`
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string) and creates the tables when missing.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "open", Err: redact(err)}
+	}
+	if _, err := pool.Exec(ctx, schema); err != nil {
+		pool.Close()
+		return nil, &eventlog.StoreError{Op: "open", Err: redact(err)}
+	}
+	return &Store{pool: pool, changed: make(chan struct{})}, nil
+}
+
+// redact drops the connection string pgx may quote in a parse error: it
+// can hold a password.
+func redact(err error) error {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		return errors.New("cannot parse the PostgreSQL DSN (check its syntax)")
+	}
+	return err
+}
+
+// Append implements eventlog.Store.Append in one transaction.
+func (s *Store) Append(ctx context.Context, session string, expected uint64, recs []eventlog.Record) error {
+	if err := eventlog.CheckAppend(session, expected, recs); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var last int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM eventlog_events WHERE session = $1`, session).Scan(&last); err != nil {
+			return err
+		}
+		if uint64(last) != expected {
+			return eventlog.SeqConflict(session, expected, uint64(last))
+		}
+		seqs := make([]int64, len(recs))
+		envs := make([][]byte, len(recs))
+		hashes := make([][]byte, len(recs))
+		var cseqs []int64
+		var keys, sealed [][]byte
+		for i, r := range recs {
+			seqs[i], envs[i], hashes[i] = int64(r.Seq), r.Envelope, r.Hash[:]
+			if r.Sealed != nil {
+				cseqs = append(cseqs, int64(r.Seq))
+				keys = append(keys, r.DataKey)
+				sealed = append(sealed, r.Sealed)
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO eventlog_events (session, seq, envelope, hash)
+			SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[])`, session, seqs, envs, hashes); err != nil {
+			return err
+		}
+		if len(cseqs) > 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO eventlog_content (session, seq, data_key, sealed)
+				SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[])`, session, cseqs, keys, sealed); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if _, ok := checkfu.CodeOf(err); ok {
+			return err // the seq conflict found above
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation: another writer took the seq
+			head, herr := s.Head(ctx, session)
+			if herr != nil {
+				return &eventlog.StoreError{Op: "append", Err: err}
+			}
+			return eventlog.SeqConflict(session, expected, head.Seq)
+		}
+		return &eventlog.StoreError{Op: "append", Err: err}
+	}
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	return nil
+}
+
+// Head implements eventlog.Store.Head.
+func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return eventlog.Head{}, err
+	}
+	var seq int64
+	var hash []byte
+	err := s.pool.QueryRow(ctx, `SELECT seq, hash FROM eventlog_events WHERE session = $1 ORDER BY seq DESC LIMIT 1`, session).Scan(&seq, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return eventlog.Head{}, nil
+	}
+	if err != nil {
+		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
+	}
+	return eventlog.Head{Seq: uint64(seq), Hash: toHash(hash)}, nil
+}
+
+// toHash copies a stored hash; a stored value of the wrong length becomes
+// the zero hash, which verifies against nothing.
+func toHash(b []byte) eventlog.Hash {
+	var h eventlog.Hash
+	if len(b) == len(h) {
+		copy(h[:], b)
+	}
+	return h
+}
+
+// Read implements eventlog.Store.Read.
+func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
+		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
+		WHERE e.session = $1 AND e.seq >= $2 ORDER BY e.seq LIMIT $3`, session, int64(min(from, 1<<63-1)), limit)
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	defer rows.Close()
+	var out []eventlog.Record
+	for rows.Next() {
+		var r eventlog.Record
+		var seq int64
+		var hash []byte
+		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
+			return nil, &eventlog.StoreError{Op: "read", Err: err}
+		}
+		r.Seq, r.Hash = uint64(seq), toHash(hash)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	return out, nil
+}
+
+// Wait implements eventlog.Store.Wait: it wakes on this handle's commits
+// at once and polls every PollInterval for other writers.
+func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
+	ticker := time.NewTicker(PollInterval)
+	defer ticker.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		head, err := s.Head(ctx, session)
+		if err != nil {
+			return err
+		}
+		if head.Seq >= seq {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ticker.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Shred implements eventlog.Store.Shred.
+func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
+	if err := eventlog.CheckSession(session); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM eventlog_content WHERE session = $1 AND seq = $2`, session, int64(seq)); err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	return nil
+}
+
+// Close implements eventlog.Store.Close.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
