@@ -1,0 +1,210 @@
+package custodytest_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/checkfu/checkfu/custody/custodytest"
+)
+
+var (
+	moduleOnce sync.Once
+	module     *custodytest.Module
+	moduleErr  error
+)
+
+func loadModule(t *testing.T) *custodytest.Module {
+	t.Helper()
+	moduleOnce.Do(func() { module, moduleErr = custodytest.LoadModule("../..") })
+	if moduleErr != nil {
+		t.Fatal(moduleErr)
+	}
+	return module
+}
+
+const planted = `package planted
+
+import (
+	"sync/atomic"
+
+	"github.com/checkfu/checkfu/custody"
+)
+
+type Direct struct{ S custody.Secret }
+type Hidden struct{ inner struct{ m map[string][]*custody.Secret } }
+type MapKey struct{ m map[*custody.Secret]int }
+type Chan struct{ c chan custody.Secret }
+type Array struct{ a [2]*custody.Secret }
+type Iface interface{ Token() *custody.Secret }
+type Embeds interface{ Iface }
+type FuncField struct{ f func() (int, *custody.Secret) }
+type Generic struct{ p atomic.Pointer[custody.Secret] }
+type Alias = custody.Secret
+type ViaAlias struct{ a Alias }
+type Defined custody.Secret
+type Recursive struct {
+	next *Recursive
+	s    *custody.Secret
+}
+type Box[T any] struct{ v T }
+type UsesBox struct{ b Box[*custody.Secret] }
+type ValueMethod struct{}
+
+func (ValueMethod) Token() custody.Secret { return custody.Secret{} }
+
+type PtrMethod struct{}
+
+func (*PtrMethod) Tokens() []*custody.Secret { return nil }
+
+func GetToken() (*custody.Secret, error) { return nil, nil }
+
+var Global *custody.Secret
+
+type Clean struct {
+	h custody.Handle
+	b custody.Binding
+	r custody.Record
+	n *custody.Native
+	k *custody.Keyset
+	s custody.Store
+	e error
+	a any
+	self *Clean
+}
+
+type CleanBox = Box[int]
+
+func Fine() custody.Binding { return custody.Binding{} }
+
+type unexported struct{ s custody.Secret }
+`
+
+// Every exported declaration of the planted package except Clean,
+// CleanBox, Fine and the generic Box must be reported.
+var plantedViolators = []string{
+	"Alias", "Array", "Chan", "Defined", "Direct", "Embeds", "FuncField", "Generic", "GetToken", "Global",
+	"Hidden", "Iface", "MapKey", "PtrMethod", "Recursive", "UsesBox", "ValueMethod", "ViaAlias",
+}
+
+func checkPlanted(t *testing.T, rules custodytest.ExposureRules) []custodytest.Violation {
+	t.Helper()
+	m := loadModule(t)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted.go", planted, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := types.Config{Importer: m.Importer}
+	pkg, err := conf.Check("example.com/planted", fset, []*ast.File{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return custodytest.CheckExposure([]*types.Package{pkg}, rules)
+}
+
+// TestCheckExposureCatchesPlantedViolations proves the walker reds: each
+// planted declaration reaches a custody.Secret by another route.
+//
+// Mutant: deleting any case of the walker (struct fields, pointers, maps,
+// chans, arrays, interfaces, func results, type arguments, aliases,
+// methods, functions, variables) makes this test fail.
+func TestCheckExposureCatchesPlantedViolations(t *testing.T) {
+	vs := checkPlanted(t, custodytest.ExposureRules{})
+	reported := map[string]bool{}
+	for _, v := range vs {
+		reported[strings.TrimPrefix(v.Object, "example.com/planted.")] = true
+	}
+	for _, name := range plantedViolators {
+		if !reported[name] {
+			t.Errorf("planted violation %s not reported", name)
+		}
+	}
+	for name := range reported {
+		if !slices.Contains(plantedViolators, name) {
+			t.Errorf("clean declaration %s reported: %v", name, vs)
+		}
+	}
+	var hidden string
+	for _, v := range vs {
+		if v.Object == "example.com/planted.Hidden" {
+			hidden = v.Path
+		}
+	}
+	if want := "Hidden.inner.m -> map value -> [] -> * -> github.com/checkfu/checkfu/custody.Secret"; hidden != want {
+		t.Errorf("Hidden path = %q, want %q", hidden, want)
+	}
+}
+
+func TestCheckExposureAllowAndBoundary(t *testing.T) {
+	vs := checkPlanted(t, custodytest.ExposureRules{
+		Boundary: []string{"example.com/planted"},
+		Allow:    map[string]string{"example.com/planted.Direct": "test", "example.com/planted.Clean": "stale"},
+	})
+	got := map[string]string{}
+	for _, v := range vs {
+		got[strings.TrimPrefix(v.Object, "example.com/planted.")] = v.Path
+	}
+	for _, name := range []string{"Direct", "GetToken", "ValueMethod", "PtrMethod"} {
+		if _, ok := got[name]; ok {
+			t.Errorf("%s reported despite allowance or boundary: %s", name, got[name])
+		}
+	}
+	if !strings.Contains(got["Clean"], "remove the allowance") {
+		t.Errorf("stale allowance not reported: %v", vs)
+	}
+	if _, ok := got["Hidden"]; !ok {
+		t.Error("a boundary package's struct fields are no longer checked")
+	}
+}
+
+// TestLoadModuleSeesEveryPackage compares the loaded packages with the
+// directories of Go files on disk, so no package can escape the check.
+func TestLoadModuleSeesEveryPackage(t *testing.T) {
+	m := loadModule(t)
+	loaded := map[string]bool{}
+	for _, p := range m.ImportPaths {
+		loaded[p] = true
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		path := m.Path
+		if rel != "." {
+			path += "/" + filepath.ToSlash(rel)
+		}
+		if !loaded[path] {
+			t.Errorf("package %s is on disk but was not loaded", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !loaded[m.Path+"/custody"] || !loaded[m.Path] {
+		t.Fatalf("loaded %v, missing the root or custody", loaded)
+	}
+}
