@@ -21,7 +21,7 @@ type Module struct {
 	// ImportPaths holds the import path of each of Packages (the export
 	// data of a command names its package "main").
 	ImportPaths []string
-	Fset     *token.FileSet
+	Fset        *token.FileSet
 	// Importer imports any package the module depends on (and the module's
 	// own packages), for type-checking further source against them.
 	Importer types.Importer
