@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/pglog"
+	"github.com/checkfu/checkfu/eventlog/sqlitelog"
+)
+
+func init() {
+	register(&command{"log", "append to, read and verify session event logs", runLog})
+}
+
+func runLog(e *env, args []string) error {
+	return subcommands(e, "log", args, map[string]func(*env, []string) error{
+		"append": logAppend,
+		"read":   logRead,
+		"verify": logVerify,
+	})
+}
+
+// maxLine bounds one JSON event line of "log append".
+const maxLine = 4 << 20
+
+// logFlags are the flags every "log" subcommand shares.
+type logFlags struct {
+	store   string
+	session string
+}
+
+func (f *logFlags) register(e *env, name, usage string) *flag.FlagSet {
+	fs := newFlagSet(e, "log "+name, usage)
+	fs.StringVar(&f.store, "store", "", "the log store: sqlite:PATH or a postgres:// URL")
+	fs.StringVar(&f.session, "session", "", "the session id")
+	return fs
+}
+
+// check reports a missing store or session as a usage error.
+func (f *logFlags) check(name string) error {
+	if f.store == "" {
+		return usagef("checkfu log %s: -store is required (sqlite:PATH or postgres://...)", name)
+	}
+	if f.session == "" {
+		return usagef("checkfu log %s: -session is required", name)
+	}
+	return nil
+}
+
+// openStore opens the store a -store DSN names.
+func openStore(ctx context.Context, dsn string) (eventlog.Store, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" {
+			return nil, usagef("checkfu log: -store %q names no file (want sqlite:PATH)", dsn)
+		}
+		return sqlitelog.Open(ctx, path)
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		s, err := pglog.Open(ctx, dsn)
+		return s, withHint(err, "check that PostgreSQL is reachable and the DSN is right")
+	}
+	return nil, usagef("checkfu log: -store must be sqlite:PATH or a postgres:// URL (got a value starting %q)", prefix(dsn, 12))
+}
+
+// prefix returns at most n bytes of s, so that a DSN holding a password is
+// never echoed whole.
+func prefix(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// readKeys loads a workspace master key: 64 hex digits in a file.
+func readKeys(path string) (*eventlog.Keys, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withHint(fmt.Errorf("checkfu log: read key file: %w", err), "pass -key-file a file holding 64 hex digits")
+	}
+	raw, err := hex.DecodeString(string(bytes.TrimSpace(b)))
+	if err != nil || len(raw) != eventlog.KeySize {
+		return nil, withHint(checkfu.Refuse(eventlog.CodeInvalidKey, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
+			"generate one with: head -c 32 /dev/urandom | xxd -p -c 64")
+	}
+	defer clear(raw)
+	return eventlog.NewKeys(raw)
+}
+
+func logAppend(e *env, args []string) error {
+	var lf logFlags
+	var keyFile string
+	var zdr bool
+	fs := lf.register(e, "append", "-store DSN -session ID [-key-file F] [-zdr] < events.jsonl")
+	fs.StringVar(&keyFile, "key-file", "", "file with the workspace master key (64 hex digits); required for events with content")
+	fs.BoolVar(&zdr, "zdr", false, "zero data retention: keep only a keyed digest of content, never the content")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := lf.check("append"); err != nil {
+		return err
+	}
+	keys, err := readKeys(keyFile)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx, lf.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	l, err := eventlog.New(store, eventlog.Options{Keys: keys, ZeroDataRetention: zdr})
+	if err != nil {
+		return withHint(err, "-zdr needs -key-file for the keyed content digests")
+	}
+	in := bufio.NewReaderSize(e.stdin, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(in)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("checkfu log append: line %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		ev, err := eventlog.DecodeEvent(line)
+		if err != nil {
+			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "the events before this line are stored; fix the line and append the rest")
+		}
+		seq, err := l.Append(ctx, lf.session, ev)
+		if errors.Is(err, eventlog.CodeContentKeyMissing) {
+			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "pass -key-file FILE (64 hex digits) to seal content; the events before this line are stored")
+		}
+		if err != nil {
+			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "the events before this line are stored")
+		}
+		if _, err := fmt.Fprintf(e.stdout, "seq %d\n", seq); err != nil {
+			return err
+		}
+	}
+}
+
+// readLine returns the next line without its newline, io.EOF at the end,
+// and an error for a line longer than maxLine.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return nil, checkfu.Refuse(eventlog.CodeInvalidEvent, "line longer than %d bytes", maxLine)
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(line, []byte("\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(line) > 0:
+			return line, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+func logRead(e *env, args []string) error {
+	var lf logFlags
+	var from uint64
+	var follow bool
+	fs := lf.register(e, "read", "-store DSN -session ID [-from N] [-follow]")
+	fs.Uint64Var(&from, "from", 1, "the first seq to print")
+	fs.BoolVar(&follow, "follow", false, "keep printing events as writers append them, until interrupted")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := lf.check("read"); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if follow {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	store, err := openStore(ctx, lf.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	l, err := eventlog.New(store, eventlog.Options{})
+	if err != nil {
+		return err
+	}
+	read := l.Read
+	if follow {
+		read = l.Follow
+	}
+	out := bufio.NewWriter(e.stdout)
+	defer out.Flush()
+	for entry, err := range read(ctx, lf.session, from) {
+		if err != nil {
+			out.Flush()
+			if follow && errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		}
+		b, err := json.Marshal(entry)
+		if err != nil {
+			return err
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+		if follow {
+			if err := out.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func logVerify(e *env, args []string) error {
+	var lf logFlags
+	var headFlag string
+	fs := lf.register(e, "verify", "-store DSN -session ID [-head SEQ:HASH]")
+	fs.StringVar(&headFlag, "head", "", "a head recorded earlier (SEQ:HASH) the log must still hold; catches truncation")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := lf.check("verify"); err != nil {
+		return err
+	}
+	want, err := parseHead(headFlag)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx, lf.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	head, err := eventlog.VerifyHead(ctx, store, lf.session, want)
+	var ce *eventlog.ChainError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(e.stdout, "first bad seq: %d\n", ce.Seq)
+		return withHint(&checkfu.Refusal{Code: eventlog.CodeChainBroken, Err: ce}, "the log was changed after it was written; keep it as evidence and compare with a backup or a recorded head")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "ok: session %s verified through seq %d, head %s\n", lf.session, head.Seq, head.Hash)
+	return nil
+}
+
+// parseHead parses "SEQ:HASH"; the empty string is no head.
+func parseHead(s string) (eventlog.Head, error) {
+	if s == "" {
+		return eventlog.Head{}, nil
+	}
+	seqText, hashText, ok := strings.Cut(s, ":")
+	seq, err := strconv.ParseUint(seqText, 10, 64)
+	var h eventlog.Hash
+	if !ok || err != nil || seq == 0 || h.UnmarshalText([]byte(hashText)) != nil {
+		return eventlog.Head{}, usagef("checkfu log verify: -head %q is not SEQ:HASH (a seq from 1 and 64 hex digits)", s)
+	}
+	return eventlog.Head{Seq: seq, Hash: h}, nil
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/sqlitelog"
+	"github.com/checkfu/checkfu/internal/clitest"
+)
+
+const sampleLines = `{"kind":"tool_call","actor":"agent:1","label":"isolated","tool":{"name":"gh.issue","revision":"2"},"request_id":"req-9"}
+{"kind":"approval_decision","decision":"allow","approval_id":"apr-1","label":"production"}
+
+{"kind":"approval_result","approval_id":"apr-1","effect_id":"eff-1","result":"ok"}
+`
+
+func TestLogAppendReadVerify(t *testing.T) {
+	store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
+	out, stderr, code := runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1")
+	if code != 0 || out != "seq 1\nseq 2\nseq 3\n" {
+		t.Fatalf("log append: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "log", "read", "-store", store, "-session", "s1", "-from", "2")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"seq":2`) || !strings.Contains(lines[0], `"decision":"allow"`) || !strings.Contains(lines[1], `"effect_id":"eff-1"`) {
+		t.Fatalf("log read -from 2: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "log", "verify", "-store", store, "-session", "s1")
+	if code != 0 || !strings.HasPrefix(out, "ok: session s1 verified through seq 3, head ") {
+		t.Fatalf("log verify: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+func TestLogAppendStrictInput(t *testing.T) {
+	tests := []struct {
+		name, line, code string
+	}{
+		{"unknown field", `{"kind":"denial","secret":"x"}`, "invalid_event"},
+		{"duplicate field", `{"kind":"denial","kind":"skip"}`, "invalid_event"},
+		{"case-folded field", `{"Kind":"denial"}`, "invalid_event"},
+		{"unknown kind", `{"kind":"reboot"}`, "invalid_event"},
+		{"free text in an identifier", `{"kind":"denial","code":"permission denied for alice"}`, "invalid_event"},
+		{"trailing data", `{"kind":"denial"} {}`, "invalid_event"},
+		{"content without a key", `{"kind":"tool_call","content":"args"}`, "content_key_missing"},
+	}
+	for _, tt := range tests {
+		store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
+		in := `{"kind":"skip","code":"memory_writeback_skipped"}` + "\n" + tt.line + "\n" + `{"kind":"skip"}` + "\n"
+		out, stderr, code := runCLI(t, in, "log", "append", "-store", store, "-session", "s")
+		if code != exitFailed || out != "seq 1\n" || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "code: "+tt.code) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 after seq 1 with code %s", tt.name, code, out, stderr, tt.code)
+		}
+		if strings.Contains(stderr, "alice") {
+			t.Errorf("%s: the error quotes the offending text: %q", tt.name, stderr)
+		}
+		// Nothing already accepted is lost.
+		out, _, _ = runCLI(t, "", "log", "verify", "-store", store, "-session", "s")
+		if !strings.Contains(out, "through seq 1,") {
+			t.Errorf("%s: after the refusal, verify says %q, want seq 1 kept", tt.name, out)
+		}
+	}
+}
+
+func TestLogUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"log"},
+		{"log", "frobnicate"},
+		{"log", "append", "-session", "s"},
+		{"log", "read", "-store", "sqlite:x.db"},
+		{"log", "verify", "-store", "mysql://x", "-session", "s"},
+		{"log", "verify", "-store", "sqlite:x.db", "-session", "s", "-head", "3:zz"},
+	} {
+		if _, stderr, code := runCLI(t, "", args...); code != exitUsage {
+			t.Errorf("checkfu %v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+		}
+	}
+	for _, sub := range []string{"append", "read", "verify"} {
+		if _, stderr, code := runCLI(t, "", "log", sub, "-h"); code != 0 || !strings.HasPrefix(stderr, "usage: checkfu log "+sub) {
+			t.Errorf("checkfu log %s -h: exit %d, stderr %q", sub, code, stderr)
+		}
+	}
+}
+
+func TestLogSealedContentAndZDR(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, zdr := range []bool{false, true} {
+		store := "sqlite:" + filepath.Join(dir, fmt.Sprintf("log-%v.db", zdr))
+		args := []string{"log", "append", "-store", store, "-session", "s", "-key-file", keyFile}
+		if zdr {
+			args = append(args, "-zdr")
+		}
+		out, stderr, code := runCLI(t, `{"kind":"tool_call","content":"{\"path\":\"/etc/hosts\"}"}`+"\n", args...)
+		if code != 0 || out != "seq 1\n" {
+			t.Fatalf("zdr=%v: exit %d, stdout %q, stderr %q", zdr, code, out, stderr)
+		}
+		out, _, _ = runCLI(t, "", "log", "read", "-store", store, "-session", "s")
+		want := `"content_mode":"sealed"`
+		if zdr {
+			want = `"content_mode":"digest_only"`
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "/etc/hosts") {
+			t.Errorf("zdr=%v: read printed %q, want %s and no content", zdr, out, want)
+		}
+	}
+}
+
+// Mutant: deleting the hash comparison in the verifier makes
+// TestLogVerifyDetectsEditedRow fail.
+func TestLogVerifyDetectsEditedRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.db")
+	store := "sqlite:" + path
+	if _, stderr, code := runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE eventlog_events SET envelope = replace(envelope, CAST('apr-1' AS BLOB), CAST('apr-2' AS BLOB)) WHERE seq = 2`); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "", "log", "verify", "-store", store, "-session", "s1")
+	if code != exitFailed || out != "first bad seq: 2\n" || !strings.Contains(stderr, "code: chain_broken") {
+		t.Fatalf("log verify after an edit: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestLogAppendSurvivesKill runs the real binary as a writer, feeds it
+// events, and SIGKILLs it mid-stream: every seq it acknowledged is in the
+// log, and the chain verifies (with the real binary too).
+func TestLogAppendSurvivesKill(t *testing.T) {
+	bin := clitest.Binary(t)
+	path := filepath.Join(t.TempDir(), "log.db")
+	store := "sqlite:" + path
+	cmd := exec.Command(bin, "log", "append", "-store", store, "-session", "crash")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	feederDone := make(chan struct{})
+	go func() {
+		defer close(feederDone)
+		for i := 0; ; i++ {
+			line := fmt.Sprintf(`{"kind":"process_started","process_id":"p-%d","label":"isolated"}`+"\n", i)
+			if _, err := io.WriteString(stdin, line); err != nil {
+				return // the writer is dead
+			}
+		}
+	}()
+	acked := uint64(0)
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var seq uint64
+		if _, err := fmt.Sscanf(sc.Text(), "seq %d", &seq); err != nil || seq != acked+1 {
+			t.Fatalf("ack %q after seq %d", sc.Text(), acked)
+		}
+		acked = seq
+		if acked == 150 {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	// Drain acks already written before the kill landed.
+	for sc.Scan() {
+		var seq uint64
+		if _, err := fmt.Sscanf(sc.Text(), "seq %d", &seq); err == nil && seq == acked+1 {
+			acked = seq
+		}
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("writer ended with %v, want killed by SIGKILL", err)
+	}
+	stdin.Close()
+	<-feederDone
+
+	s, err := sqlitelog.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	head, err := eventlog.Verify(context.Background(), s, "crash")
+	if err != nil {
+		t.Fatalf("Verify after kill -9: %v", err)
+	}
+	if head.Seq < acked {
+		t.Fatalf("after kill -9 the log ends at seq %d, but seq %d was acknowledged", head.Seq, acked)
+	}
+	t.Logf("acknowledged %d, stored %d", acked, head.Seq)
+	out, err := exec.Command(bin, "log", "verify", "-store", store, "-session", "crash").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok: session crash verified through seq ") {
+		t.Fatalf("checkfu log verify after kill -9: %v\n%s", err, out)
+	}
+}
