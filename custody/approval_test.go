@@ -176,16 +176,33 @@ func TestDecisionNotKeptWhenNotRecorded(t *testing.T) {
 	}
 }
 
-// Property: changing any bound field of an approved, unexpired approval
-// refuses with CodeApprovalMismatch; leaving all equal permits.
+// Property: changing any one bound field of an approved, unexpired
+// approval refuses with CodeApprovalMismatch; leaving all equal permits.
+//
+// Mutant: deleting any one field comparison in Approval.Check makes this
+// property fail.
 func TestApprovalBindingProperty(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
-		str := rapid.StringMatching(`[a-c]{1,2}`)
+		str := rapid.StringMatching(`[a-c]{1,3}`)
 		eff := rapid.SampledFrom([]custody.Effect{custody.ReadOnly, custody.ExternalEffect})
 		b := custody.ApprovalBinding{Actor: str.Draw(t, "actor"), Grant: str.Draw(t, "grant"), Action: str.Draw(t, "action"), Effect: eff.Draw(t, "effect"), Scope: str.Draw(t, "scope")}
 		a := custody.Approval{ID: "approval_x", Binding: b, Approved: true, DecidedAt: now, ExpiresAt: now.Add(time.Minute)}
-		att := custody.ApprovalBinding{Actor: str.Draw(t, "a2"), Grant: str.Draw(t, "g2"), Action: str.Draw(t, "ac2"), Effect: eff.Draw(t, "e2"), Scope: str.Draw(t, "s2")}
+		att := b
+		field := rapid.IntRange(0, 5).Draw(t, "field")
+		other := str.Draw(t, "value")
+		switch field {
+		case 0:
+			att.Actor = other
+		case 1:
+			att.Grant = other
+		case 2:
+			att.Action = other
+		case 3:
+			att.Effect = custody.ReadOnly + custody.ExternalEffect - b.Effect
+		case 4:
+			att.Scope = other
+		}
 		err := a.Check(att, now)
 		if att == b {
 			if err != nil {

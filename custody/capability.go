@@ -60,8 +60,13 @@ func (e Effect) String() string {
 // Valid reports whether e is ReadOnly or ExternalEffect.
 func (e Effect) Valid() bool { return e == ReadOnly || e == ExternalEffect }
 
-// MarshalText implements encoding.TextMarshaler; it refuses invalid values.
+// MarshalText implements encoding.TextMarshaler. The zero Effect
+// marshals as empty text (which UnmarshalText refuses); other invalid
+// values are refused.
 func (e Effect) MarshalText() ([]byte, error) {
+	if e == effectUnset {
+		return []byte{}, nil
+	}
 	if !e.Valid() {
 		return nil, checkfu.Refuse(CodeRegistrationInvalid, "custody: %s is not an effect", e)
 	}

@@ -3,6 +3,8 @@ package custody_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,7 +72,8 @@ func wantCode(t *testing.T, err error, code checkfu.Code) {
 
 // Mutant: deleting any case of validateRegistration (operation, resource
 // scheme/userinfo/query/path, credential, effect, tool name, schema) or the
-// duplicate check makes TestNewRegistryRefuses fail.
+// duplicate check, or the compiler's refusing LoadURL, makes
+// TestNewRegistryRefuses fail.
 func TestNewRegistryRefuses(t *testing.T) {
 	mod := func(f func(*custody.Registration)) []custody.Registration {
 		r := govRegistration()
@@ -102,6 +105,14 @@ func TestNewRegistryRefuses(t *testing.T) {
 			r.Tool.InputSchema = json.RawMessage(`{"$ref": "https://schemas.example/x.json"}`)
 		})},
 		{"duplicate", []custody.Registration{govRegistration(), govRegistration()}},
+		{"file ref", mod(func(r *custody.Registration) {
+			// A schema the default loader could read: it must still not be loaded.
+			p := filepath.Join(t.TempDir(), "s.json")
+			if err := os.WriteFile(p, []byte(`{"type":"object"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r.Tool.InputSchema = json.RawMessage(`{"$ref": "file://` + filepath.ToSlash(p) + `"}`)
+		})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +126,7 @@ func TestNewRegistryRefuses(t *testing.T) {
 }
 
 // Mutant: deleting the capability lookup, the schema validation, the
-// strict-JSON checks, the bodiless-argument check or any of the four
+// strict-JSON checks (UTF-8, duplicate keys, trailing data, depth), the bodiless-argument check or any of the four
 // exact-match cases in Resolve makes TestResolveRefuses fail.
 func TestResolveRefuses(t *testing.T) {
 	r := govRegistry(t)
@@ -136,9 +147,6 @@ func TestResolveRefuses(t *testing.T) {
 		{"not json", func(c *custody.ToolCall) { c.Arguments = json.RawMessage(`{title}`) }, govCred, custody.CodeArgumentsInvalid},
 		{"empty", func(c *custody.ToolCall) { c.Arguments = nil }, govCred, custody.CodeArgumentsInvalid},
 		{"bad utf8", func(c *custody.ToolCall) { c.Arguments = json.RawMessage("{\"title\":\"\xff\"}") }, govCred, custody.CodeArgumentsInvalid},
-		{"too deep", func(c *custody.ToolCall) {
-			c.Arguments = json.RawMessage(`{"title":"a","body":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`)
-		}, govCred, custody.CodeArgumentsInvalid},
 		{"tool", func(c *custody.ToolCall) { c.Tool = "create_pr" }, govCred, custody.CodeCapabilityMismatch},
 		{"operation", func(c *custody.ToolCall) { c.Operation = "PUT" }, govCred, custody.CodeCapabilityMismatch},
 		{"resource", func(c *custody.ToolCall) { c.Resource += "/1" }, govCred, custody.CodeCapabilityMismatch},
@@ -161,6 +169,22 @@ func TestResolveRefuses(t *testing.T) {
 		}
 		_, err = r.Resolve(custody.ToolCall{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: "GET", Resource: reg.Resource, Arguments: json.RawMessage(`{"a":{"b":1}}`)}, govCred)
 		wantCode(t, err, custody.CodeArgumentsInvalid)
+	})
+	t.Run("too deep for a permissive schema", func(t *testing.T) {
+		reg := govRegistration()
+		reg.Tool.InputSchema = json.RawMessage(`{}`)
+		r, err := custody.NewRegistry(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := govCall()
+		c.Arguments = json.RawMessage(strings.Repeat("[", custody.MaxArgumentDepth+1) + strings.Repeat("]", custody.MaxArgumentDepth+1))
+		_, err = r.Resolve(c, govCred)
+		wantCode(t, err, custody.CodeArgumentsInvalid)
+		c.Arguments = json.RawMessage(strings.Repeat("[", custody.MaxArgumentDepth) + strings.Repeat("]", custody.MaxArgumentDepth))
+		if _, err := r.Resolve(c, govCred); err != nil {
+			t.Fatalf("nesting of exactly MaxArgumentDepth refused: %v", err)
+		}
 	})
 	t.Run("zero registry", func(t *testing.T) {
 		var zero custody.Registry
@@ -225,9 +249,13 @@ func TestEffectText(t *testing.T) {
 		}
 	}
 	var e custody.Effect
-	if _, err := e.MarshalText(); err == nil {
-		t.Fatal("zero effect marshalled")
+	if b, err := e.MarshalText(); err != nil || len(b) != 0 {
+		t.Fatalf("zero effect marshalled to %q, %v; want empty", b, err)
 	}
+	if _, err := custody.Effect(9).MarshalText(); err == nil {
+		t.Fatal("effect(9) marshalled")
+	}
+	wantCode(t, e.UnmarshalText(nil), custody.CodeRegistrationInvalid)
 	wantCode(t, e.UnmarshalText([]byte("Read_Only")), custody.CodeRegistrationInvalid)
 }
 

@@ -38,7 +38,7 @@ var (
 
 func govLeases(t testing.TB, clock *govClock) *custody.Leases {
 	t.Helper()
-	cat, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider, Capabilities: []string{"github.issues.create", "github.issues.list", "github.qualified.unregistered"}})
+	cat, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider, Capabilities: []string{"github.issues.create", "github.qualified.unregistered"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestIssueRefuses(t *testing.T) {
 	}{
 		{"other revision", func(r *custody.LeaseRequest) { r.Provider.Revision = "2" }, custody.CodeProviderUnknown},
 		{"other provider", func(r *custody.LeaseRequest) { r.Provider.Provider = "checkfu:gitlab" }, custody.CodeProviderUnknown},
-		{"unqualified", func(r *custody.LeaseRequest) { r.Capabilities = []string{"github.issues.delete"} }, custody.CodeCapabilityUnqualified},
+		{"registered but unqualified", func(r *custody.LeaseRequest) { r.Capabilities = []string{"github.issues.list"} }, custody.CodeCapabilityUnqualified},
 		{"unregistered", func(r *custody.LeaseRequest) { r.Capabilities = []string{"github.qualified.unregistered"} }, custody.CodeCapabilityUnqualified},
 		{"no capability", func(r *custody.LeaseRequest) { r.Capabilities = nil }, custody.CodeLeaseRequestInvalid},
 		{"duplicate capability", func(r *custody.LeaseRequest) {
