@@ -66,6 +66,17 @@ var mutants = []mutant{
 		[][2]string{{"case i == start && i < len(p):", "case false:"}}, "TestCanonicalRequest"},
 	{"trailers refused", "canon.go",
 		[][2]string{{"if len(r.Trailer) > 0 {", "if false {"}}, "TestCanonicalRequest"},
+	// The same mutants, killed by the reusable property suite.
+	{"header denylist in Decide (property suite)", "decide.go",
+		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestRulesDecider"},
+	{"default-deny header allowlist (property suite)", "decide.go",
+		[][2]string{{`if h := r.unlistedHeader(req); h != "" {`, `if h := r.unlistedHeader(req); false && h != "" {`}}, "TestRulesDecider"},
+	{"wildcard never matches the apex (property suite)", "rules.go",
+		[][2]string{{`c.src.Host, c.host = "*."+h, "."+h`, `c.src.Host, c.host = "*."+h, h`}}, "TestRulesDecider"},
+	{"path segment boundary (property suite)", "decide.go",
+		[][2]string{{"return len(p) == len(r.prefix) || p[len(r.prefix)] == '/'", "return true"}}, "TestRulesDecider"},
+	{"request shape re-check (property suite)", "decide.go",
+		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestRulesDecider"},
 	{"CONNECT and TRACE refused in rules", "rules.go",
 		[][2]string{{`case http.MethodConnect, http.MethodTrace, "TRACK":`, `case "":`}}, "TestParseRulesRefuses"},
 	{"duplicate JSON keys", "rules.go",
@@ -110,7 +121,7 @@ func TestMutants(t *testing.T) {
 			if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+m.kills+")$", ".")
+			cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+m.kills+")$", ".", "-args", "-rapid.nofailfile")
 			out, err := cmd.CombinedOutput()
 			if err == nil {
 				t.Fatalf("mutant survived: %s still passes with %q deleted\n%s", m.kills, m.name, out)
