@@ -2,7 +2,10 @@ package conformance
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
 	"testing"
 
 	"filippo.io/edwards25519"
@@ -30,4 +33,12 @@ func signWithIdentityR(t testing.TB, priv ed25519.PrivateKey, msg []byte) []byte
 	return append(r, s.Bytes()...)
 }
 
-func ed25519Verify(pub, msg, sig []byte) bool { return ed25519.Verify(ed25519.PublicKey(pub), msg, sig) }
+func ed25519Verify(pub, msg, sig []byte) bool {
+	return ed25519.Verify(ed25519.PublicKey(pub), msg, sig)
+}
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func hexString(b []byte) string { return hex.EncodeToString(b) }
