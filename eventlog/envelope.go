@@ -3,6 +3,7 @@ package eventlog
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -93,34 +94,41 @@ type envelope struct {
 }
 
 // encode returns the canonical binary form of env: a fixed-order record of
-// length-prefixed fields. decode(encode(env)) == env for every valid env.
+// big-endian integers, 32-byte hashes and uint16-length-prefixed strings.
+// decode(encode(env)) == env for every valid env.
 func (env *envelope) encode() []byte {
-	var b cryptobyte.Builder
 	e := &env.event
-	b.AddUint8(envelopeVersion)
-	addString(&b, env.session)
-	b.AddUint64(env.seq)
-	b.AddBytes(env.prev[:])
-	b.AddUint64(uint64(e.Time.UnixNano()))
-	b.AddUint8(uint8(e.Kind))
-	b.AddUint8(uint8(e.Label))
-	b.AddUint8(uint8(e.Decision))
-	for _, f := range e.identFields() {
-		addString(&b, *f.v)
+	fields := e.identFields()
+	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64
+	for _, f := range fields {
+		size += 2 + len(*f.v)
 	}
-	b.AddUint8(uint8(env.mode))
+	b := make([]byte, 0, size)
+	b = append(b, envelopeVersion)
+	b = appendString(b, env.session)
+	b = binary.BigEndian.AppendUint64(b, env.seq)
+	b = append(b, env.prev[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(e.Time.UnixNano()))
+	b = append(b, uint8(e.Kind), uint8(e.Label), uint8(e.Decision))
+	for _, f := range fields {
+		b = appendString(b, *f.v)
+	}
+	b = append(b, uint8(env.mode))
 	switch env.mode {
 	case ContentSealed:
-		b.AddBytes(env.mac[:])
-		b.AddBytes(env.sealed[:])
+		b = append(b, env.mac[:]...)
+		b = append(b, env.sealed[:]...)
 	case ContentDigestOnly:
-		b.AddBytes(env.mac[:])
+		b = append(b, env.mac[:]...)
 	}
-	return b.BytesOrPanic()
+	return b
 }
 
-func addString(b *cryptobyte.Builder, s string) {
-	b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte(s)) })
+// appendString appends s with its uint16 length. Callers have checked
+// that s is at most MaxIdentifier bytes.
+func appendString(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+	return append(b, s...)
 }
 
 func readString(s *cryptobyte.String, out *string) bool {

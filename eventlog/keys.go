@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"golang.org/x/crypto/chacha20poly1305"
-	"golang.org/x/crypto/cryptobyte"
 
 	"github.com/checkfu/checkfu"
 )
@@ -66,10 +65,7 @@ func (k *Keys) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // digest returns the keyed digest of content in session.
 func (k *Keys) digest(session string, content []byte) Hash {
 	m := hmac.New(sha256.New, k.mac[:])
-	var b cryptobyte.Builder
-	b.AddBytes([]byte("checkfu/eventlog/digest/v1\x00"))
-	addString(&b, session)
-	m.Write(b.BytesOrPanic())
+	m.Write(appendString([]byte("checkfu/eventlog/digest/v1\x00"), session))
 	m.Write(content)
 	var out Hash
 	m.Sum(out[:0])
@@ -77,11 +73,7 @@ func (k *Keys) digest(session string, content []byte) Hash {
 }
 
 func contentAD(domain, session string, mac Hash) []byte {
-	var b cryptobyte.Builder
-	b.AddBytes([]byte(domain))
-	addString(&b, session)
-	b.AddBytes(mac[:])
-	return b.BytesOrPanic()
+	return append(appendString([]byte(domain), session), mac[:]...)
 }
 
 // seal encrypts content under a fresh data key and wraps that key. It

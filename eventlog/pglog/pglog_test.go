@@ -20,7 +20,7 @@ import (
 // testDSN returns a DSN for a fresh schema of the CI PostgreSQL, dropped
 // when the test ends. Without CHECKFU_TEST_POSTGRES_DSN it skips, except
 // under CI, where it fails: the suite must run there.
-func testDSN(t *testing.T) string {
+func testDSN(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
 	if base == "" {
@@ -61,7 +61,7 @@ func testDSN(t *testing.T) string {
 	return strings.TrimSpace(base) + " search_path=" + schema
 }
 
-func openAt(t *testing.T, dsn string) *pglog.Store {
+func openAt(t testing.TB, dsn string) *pglog.Store {
 	t.Helper()
 	s, err := pglog.Open(context.Background(), dsn)
 	if err != nil {
