@@ -1,0 +1,275 @@
+package egress
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// CodeRedirectRefused is the code of the Refusal [Client.Do] returns when
+// the destination answers with a redirect (301, 302, 303, 307, 308). Its
+// Err is a [*RedirectError] carrying the rechecked target's decision.
+const CodeRedirectRefused checkfu.Code = "redirect_refused"
+
+// defaultClientTimeout bounds one exchange when ClientConfig.Timeout is
+// zero.
+const defaultClientTimeout = 60 * time.Second
+
+// ClientConfig configures [NewClient]. It has no field that could turn off
+// either property a Client is built for: there is no proxy, transport,
+// redirect or dial hook to set.
+type ClientConfig struct {
+	// Rules decides every request. Required.
+	Rules *Rules
+	// Dialer dials the destination. Nil means the zero Dialer: the
+	// system resolver, public addresses only. No Dialer can dial a
+	// non-public address outside the test blocks of
+	// [DialerConfig.TreatAsPublicForTesting].
+	Dialer *Dialer
+	// RootCAs verifies servers' certificates. Nil means the system roots.
+	RootCAs *x509.CertPool
+	// Timeout bounds one exchange, response body included. Zero means 60
+	// seconds.
+	Timeout time.Duration
+}
+
+// A Client makes the credentialed outbound requests of a Connection: the
+// trusted custody edge's HTTP client. Whatever its configuration, a Client
+//
+//   - decides every request with its [Rules] before anything else happens
+//     (a refused request causes no DNS lookup and no connection);
+//   - sends exactly the canonical request that was decided: the host
+//     matched is the host dialled is the Host sent;
+//   - never uses a proxy (environment proxies included), and dials only
+//     public addresses, through a [Dialer];
+//   - never follows a redirect: a 301, 302, 303, 307 or 308 comes back as
+//     a refusal with code [CodeRedirectRefused] whose [*RedirectError]
+//     says what the rules would decide for the target.
+//
+// The fields that carry these properties are unexported and set only by
+// [NewClient]; the zero Client refuses every request. A Client is safe for
+// concurrent use.
+type Client struct {
+	rules   *Rules
+	hc      *http.Client
+	timeout time.Duration
+	// dial is what the transport dials with; tests swap it for a
+	// recording dialer.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// NewClient returns a Client for cfg. It refuses a missing or empty rule
+// set with [CodeInvalidRules].
+func NewClient(cfg ClientConfig) (*Client, error) {
+	if cfg.Rules == nil || cfg.Rules.Len() == 0 {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: a client needs a Connection's rules")
+	}
+	d := cfg.Dialer
+	if d == nil {
+		d = &Dialer{}
+	}
+	c := &Client{rules: cfg.Rules, dial: d.DialContext, timeout: cfg.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = defaultClientTimeout
+	}
+	transport := &http.Transport{
+		Proxy:                 nil, // never a proxy, whatever the environment says
+		DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return c.dial(ctx, n, a) },
+		TLSClientConfig:       &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: c.timeout,
+	}
+	c.hc = &http.Client{
+		Transport: transport,
+		// Never follow: the response comes back to Do, which refuses it.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       c.timeout,
+	}
+	return c, nil
+}
+
+// Do decides req with the Client's rules and, when they allow it, sends
+// its canonical form. attach, when not nil, is called with the outbound
+// headers after the decision and only for an allowed request: it is where
+// the custody edge adds the credential. What attach adds is never seen by
+// the rules, and never appears in an error Do returns.
+//
+// req must carry an absolute URL (see [CanonicalRequest]); its body, if
+// any, is sent as is. The error is a [*checkfu.Refusal] when policy
+// refused (the request, its destination address, or a redirect in the
+// response) and an [*UpstreamError] when the exchange failed. On a
+// refusal no response is returned; otherwise the caller closes the
+// response body.
+func (c *Client) Do(req *http.Request, attach func(http.Header)) (*http.Response, error) {
+	if c == nil || c.hc == nil {
+		return nil, checkfu.Refuse(CodeInvalidRules, "egress: the zero Client refuses every request; build one with NewClient")
+	}
+	creq, err := CanonicalRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.rules.Decide(&creq); err != nil {
+		return nil, err
+	}
+	u := creq.URL()
+	ctx := req.Context()
+	out := (&http.Request{
+		Method:        creq.Method,
+		URL:           u,
+		Host:          u.Host,
+		Header:        creq.Header.Clone(),
+		Body:          req.Body,
+		GetBody:       req.GetBody,
+		ContentLength: req.ContentLength,
+		Close:         req.Close,
+	}).WithContext(ctx)
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	if attach != nil {
+		attach(out.Header)
+	}
+	resp, err := c.hc.Do(out)
+	if err != nil {
+		return nil, c.classify(creq.Authority(), err)
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		io.CopyN(io.Discard, resp.Body, 4<<10) //nolint:errcheck // drained only to reuse the connection
+		resp.Body.Close()
+		return nil, c.redirectRefusal(&creq, resp, secretsOf(out.Header, creq.Header))
+	}
+	return resp, nil
+}
+
+// CloseIdleConnections closes the Client's idle connections.
+func (c *Client) CloseIdleConnections() {
+	if c != nil && c.hc != nil {
+		c.hc.CloseIdleConnections()
+	}
+}
+
+// classify turns a transport error into the refusal or the upstream
+// failure inside it. The url.Error wrapper, which quotes the whole URL, is
+// dropped: only "host:port" is reported.
+func (c *Client) classify(target string, err error) error {
+	var ref *checkfu.Refusal
+	if errors.As(err, &ref) {
+		return ref
+	}
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		return ue
+	}
+	var uerr interface{ Unwrap() error }
+	if errors.As(err, &uerr) {
+		if inner := uerr.Unwrap(); inner != nil {
+			err = inner
+		}
+	}
+	return &UpstreamError{Code: CodeUpstreamFailed, Target: target, Err: err}
+}
+
+// A RedirectError is the detail of a [CodeRedirectRefused] refusal: what
+// the destination asked for, and what the rules decide for the target
+// after rechecking it. It never holds the Location's path, query or
+// userinfo, nor anything the attach hook added.
+type RedirectError struct {
+	// Status is the redirect status code.
+	Status int
+	// Target is "scheme://host:port" of the Location, or "" when the
+	// Location is missing, does not parse, or echoes an attached header.
+	Target string
+	// Decision is what the rules decide for the target with the
+	// request's own headers: allowed (Decision.Rule names the rule) or
+	// denied.
+	Decision Decision
+	// Refusal is the target's refusal when Decision denies it.
+	Refusal error
+}
+
+// Error describes the redirect and the target's decision.
+func (e *RedirectError) Error() string {
+	t := e.Target
+	if t == "" {
+		t = "an unusable or withheld location"
+	}
+	if e.Decision.Allowed() {
+		return fmt.Sprintf("redirect %d to %s: the target would be %s, but redirects are never followed", e.Status, t, e.Decision)
+	}
+	return fmt.Sprintf("redirect %d to %s: the target would be refused: %v", e.Status, t, e.Refusal)
+}
+
+// redirectRefusal rechecks the Location of resp against the rules, as the
+// request that following it would make, and returns the refusal.
+func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []string) error {
+	re := &RedirectError{Status: resp.StatusCode}
+	loc := resp.Header.Get("Location")
+	unescaped, _ := url.PathUnescape(loc)
+	for _, s := range secrets {
+		if strings.Contains(loc, s) || strings.Contains(unescaped, s) {
+			loc = ""
+			re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: location withheld: it echoes an attached header")
+			break
+		}
+	}
+	if loc != "" {
+		target, err := creq.URL().Parse(loc)
+		if err != nil {
+			re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: location does not parse")
+		} else {
+			method := creq.Method
+			if resp.StatusCode == http.StatusSeeOther || (resp.StatusCode <= http.StatusFound && method == http.MethodPost) {
+				method = http.MethodGet
+			}
+			next, err := CanonicalRequest(&http.Request{Method: method, URL: target, Header: creq.Header})
+			if err != nil {
+				// The canonicaliser's message may quote the location's
+				// path or query: keep only its code.
+				code, _ := checkfu.CodeOf(err)
+				re.Refusal = checkfu.Refuse(code, "egress: the location is not a request this package can send (userinfo, bad host, port, path or query)")
+			} else {
+				re.Target = next.Scheme + "://" + next.Authority()
+				re.Decision, re.Refusal = c.rules.Decide(&next)
+			}
+		}
+	} else if re.Refusal == nil {
+		re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: redirect without a location")
+	}
+	return &checkfu.Refusal{
+		Code:    CodeRedirectRefused,
+		Message: fmt.Sprintf("egress: %s %s answered %d; redirects are never followed", creq.Method, creq.Authority(), resp.StatusCode),
+		Err:     re,
+	}
+}
+
+// secretsOf returns the values attach added to out beyond base, so that a
+// Location echoing one can be withheld.
+func secretsOf(out, base http.Header) []string {
+	var s []string
+	for k, vs := range out {
+		for _, v := range vs {
+			if len(v) >= 4 && !contains(base[k], v) {
+				s = append(s, v)
+				// Also the token after a scheme word ("Bearer x").
+				if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
+					s = append(s, tok)
+				}
+			}
+		}
+	}
+	return s
+}
