@@ -86,7 +86,10 @@ func DecodeEvent(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		var r *checkfu.Refusal
 		if errors.As(err, &r) {
-			return Event{}, r
+			if r.Code == CodeInvalidEvent {
+				return Event{}, r
+			}
+			return Event{}, &checkfu.Refusal{Code: CodeInvalidEvent, Message: "eventlog: event JSON", Err: r}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {

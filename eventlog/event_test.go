@@ -1,0 +1,74 @@
+package eventlog_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+)
+
+// Mutant: deleting the identifier check in Event.Validate makes
+// TestValidate fail (free text would reach the durable envelope).
+func TestValidate(t *testing.T) {
+	ok := eventlogtest.Sample(eventlog.KindToolCall, 1, "content may hold anything: spaces, \n, \x00")
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("Validate(sample) = %v", err)
+	}
+	tests := []struct {
+		name   string
+		mutate func(*eventlog.Event)
+		msg    string
+	}{
+		{"zero kind", func(e *eventlog.Event) { e.Kind = 0 }, "eventlog: event has no valid kind (got kind(0))"},
+		{"kind out of range", func(e *eventlog.Event) { e.Kind = 200 }, "eventlog: event has no valid kind (got kind(200))"},
+		{"label out of range", func(e *eventlog.Event) { e.Label = 9 }, "eventlog: event label label(9) is not an evidence label"},
+		{"decision out of range", func(e *eventlog.Event) { e.Decision = 3 }, "eventlog: event decision decision(3) is not a decision"},
+		{"space in code", func(e *eventlog.Event) { e.Code = "permission denied" }, "eventlog: code has a byte at offset 10 that an identifier may not hold (allowed: ASCII letters, digits and ._:@/+-=); put free text in content"},
+		{"newline in actor", func(e *eventlog.Event) { e.Actor = "a\nb" }, "eventlog: actor has a byte at offset 1"},
+		{"non-ASCII tool", func(e *eventlog.Event) { e.Tool.Name = "tööl" }, "eventlog: tool.name has a byte at offset 1"},
+		{"long release", func(e *eventlog.Event) { e.Release = strings.Repeat("r", 257) }, "eventlog: release is 257 bytes, more than the 256 allowed"},
+		{"huge content", func(e *eventlog.Event) { e.Content = make([]byte, eventlog.MaxContent+1) }, "eventlog: content is 1048577 bytes"},
+		{"time before 1970", func(e *eventlog.Event) { e.Time = time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC) }, "eventlog: event time 1969-01-01T00:00:00Z is outside 1970..2262"},
+	}
+	for _, tt := range tests {
+		ev := ok
+		tt.mutate(&ev)
+		err := ev.Validate()
+		if !errors.Is(err, eventlog.CodeInvalidEvent) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: Validate() = %v, want %s containing %q", tt.name, err, eventlog.CodeInvalidEvent, tt.msg)
+		}
+	}
+}
+
+func TestKindText(t *testing.T) {
+	for k := eventlog.KindToolCall; k <= eventlog.KindSkip; k++ {
+		got, err := eventlog.ParseKind(k.String())
+		if err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
+		}
+	}
+	for _, s := range []string{"", "Tool_call", "tool_call ", "kind(1)"} {
+		if _, err := eventlog.ParseKind(s); !errors.Is(err, eventlog.CodeInvalidEvent) {
+			t.Errorf("ParseKind(%q) error %v, want invalid_event", s, err)
+		}
+	}
+	if _, err := eventlog.Kind(0).MarshalText(); err == nil {
+		t.Error("the zero Kind marshals")
+	}
+}
+
+func TestSessionIDs(t *testing.T) {
+	for _, s := range []string{"", "a b", "x\x00", strings.Repeat("s", 257)} {
+		if err := eventlog.CheckSession(s); !errors.Is(err, eventlog.CodeInvalidSession) {
+			t.Errorf("CheckSession(%q) = %v, want invalid_session", s, err)
+		}
+	}
+	if err := eventlog.CheckSession("sess_01J:run/7"); err != nil {
+		t.Errorf("CheckSession(valid) = %v", err)
+	}
+	_ = checkfu.LabelMock
+}

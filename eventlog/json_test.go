@@ -1,0 +1,117 @@
+package eventlog_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+)
+
+func TestDecodeEventErrors(t *testing.T) {
+	tests := []struct{ in, msg string }{
+		{`[]`, "refused: invalid_event: eventlog: event JSON: not a JSON object"},
+		{`{"kind":"denial","Kind":"skip"}`, `refused: invalid_event: eventlog: event JSON: unknown field "Kind"`},
+		{`{"kind":"denial","kind":"skip"}`, `refused: invalid_event: eventlog: event JSON: field "kind" appears twice`},
+		{`{"kind":"denial","tool":{"name":"a","digest":"b"}}`, `refused: invalid_event: eventlog: event JSON: unknown field "tool.digest"`},
+		{`{"kind":"denial","tool":"gh"}`, `refused: invalid_event: eventlog: event JSON: field "tool" must be an object`},
+		{`{"kind":{"x":1}}`, `refused: invalid_event: eventlog: event JSON: field "kind" must be a string, not an object or array`},
+		{`{"kind":"denial"}{}`, "refused: invalid_event: eventlog: event JSON: trailing data after the event object"},
+		{`{"kind":"denial"`, "refused: invalid_event: eventlog: event JSON: malformed JSON"},
+		{`{"kind":"nope"}`, `refused: invalid_event: eventlog: "nope" is not an event kind`},
+		{`{"kind":"denial","label":"real"}`, `refused: invalid_event: eventlog: event JSON: refused: invalid_label: "real" is not an evidence label (want mock, isolated or production)`},
+		{`{"kind":"denial","seq":3}`, `refused: invalid_event: eventlog: event JSON: unknown field "seq"`},
+		{`{"kind":"denial","actor":7}`, `refused: invalid_event: eventlog: event JSON: field "actor" has the wrong type (want string)`},
+		{`{"kind":"denial","content":""}`, "refused: invalid_event: eventlog: event JSON: content is empty; omit it instead"},
+		{`{"kind":"denial","time":"0001-01-01T00:00:00Z"}`, "refused: invalid_event: eventlog: event JSON: time is the zero time; omit it instead"},
+		{"{\"kind\":\"denial\",\"content\":\"\xff\"}", "refused: invalid_event: eventlog: event JSON: not valid UTF-8"},
+		{`{}`, "refused: invalid_event: eventlog: event has no valid kind (got kind(0))"},
+	}
+	for _, tt := range tests {
+		_, err := eventlog.DecodeEvent([]byte(tt.in))
+		if !errors.Is(err, eventlog.CodeInvalidEvent) {
+			t.Errorf("DecodeEvent(%q) = %v, want invalid_event", tt.in, err)
+		}
+		if err == nil || err.Error() != tt.msg {
+			t.Errorf("DecodeEvent(%q) error\n got %v\nwant %s", tt.in, err, tt.msg)
+		}
+	}
+}
+
+func TestEventJSONRoundTrip(t *testing.T) {
+	ev := eventlogtest.Sample(eventlog.KindApprovalResult, 5, "")
+	ev.ApprovalID, ev.EffectID, ev.ProcessID = "apr-1", "eff-2", "proc-3"
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := eventlog.DecodeEvent(b)
+	if err != nil {
+		t.Fatalf("DecodeEvent(%s): %v", b, err)
+	}
+	if diff := cmp.Diff(ev, got); diff != "" {
+		t.Errorf("round trip through %s (-want +got):\n%s", b, diff)
+	}
+}
+
+func TestJSONNeverHoldsContent(t *testing.T) {
+	ev := eventlogtest.Sample(eventlog.KindToolCall, 1, "SECRET-ISH tool arguments")
+	for _, v := range []any{ev, eventlog.Entry{Event: ev, ContentMode: eventlog.ContentSealed}} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) == "" || contains(b, "SECRET-ISH") || contains(b, "U0VDUkVULUlTSA") {
+			t.Errorf("JSON %s holds content", b)
+		}
+	}
+}
+
+func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
+
+// FuzzDecodeEvent: DecodeEvent never panics; whatever it accepts is a
+// valid event that survives MarshalJSON then DecodeEvent unchanged (less
+// its content, which JSON output never carries).
+func FuzzDecodeEvent(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"tool_call","actor":"agent:1","label":"isolated","tool":{"name":"gh.issue","revision":"2"}}`,
+		`{"kind":"approval_decision","decision":"allow","approval_id":"apr-1","time":"2026-11-30T08:00:00.000000001Z"}`,
+		`{"kind":"process_exited","process_id":"p","result":"exit_1","provider":{"provider":"checkfu:local","revision":"1"},"profile":{"profile":"p","revision":"2"}}`,
+		`{"kind":"skip","code":"memory_writeback_skipped","content":"why"}`,
+		`{"kind":"denial","kind":"denial"}`,
+		`{"kind":"denial","Kind":"denial"}`,
+		`{"kind":"settlement","release":"checkfu@1.2.3","run_id":"r","request_id":"q","effect_id":"e"}`,
+		`{"kind":"admission","decision":"deny","code":"x"} `,
+		`[1,2]`, `"x"`, `{"kind":null}`, `{"time":"9999-12-31T23:59:59Z","kind":"skip"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := eventlog.DecodeEvent(data)
+		if err != nil {
+			if !errors.Is(err, eventlog.CodeInvalidEvent) {
+				t.Fatalf("error %v is not %s", err, eventlog.CodeInvalidEvent)
+			}
+			return
+		}
+		if err := ev.Validate(); err != nil {
+			t.Fatalf("DecodeEvent accepted an invalid event: %v", err)
+		}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("MarshalJSON of an accepted event: %v", err)
+		}
+		again, err := eventlog.DecodeEvent(b)
+		if err != nil {
+			t.Fatalf("DecodeEvent(MarshalJSON(ev)) = %v for %s", err, b)
+		}
+		ev.Content = nil
+		if diff := cmp.Diff(ev, again); diff != "" {
+			t.Fatalf("round trip changed the event (-want +got):\n%s", diff)
+		}
+	})
+}
