@@ -399,8 +399,11 @@ func checkPath(p string) string {
 		if i < len(p) && p[i] != '/' {
 			c := p[i]
 			if c == '%' {
-				if i+2 >= len(p) || !upperHex(p[i+1]) || !upperHex(p[i+2]) {
-					return "has a malformed or lower-case percent escape"
+				if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+					return "has a malformed percent escape"
+				}
+				if !upperHex(p[i+1]) || !upperHex(p[i+2]) {
+					return "has a lower-case percent escape (write the hex digits in upper case)"
 				}
 				d := unhex(p[i+1])<<4 | unhex(p[i+2])
 				switch {

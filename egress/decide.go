@@ -128,6 +128,9 @@ func checkRequestShape(req *Request) error {
 	if why := checkPath(req.Path); why != "" {
 		return refuseRequest("egress: path %s", why)
 	}
+	if why := checkQuery(req.RawQuery); why != "" {
+		return refuseRequest("egress: query %s", why)
+	}
 	if !isDNSName(req.Host) && !isIPText(req.Host) {
 		return refuseRequest("egress: host %q is neither a canonical DNS name nor an IP literal", clip(req.Host))
 	}

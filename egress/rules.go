@@ -159,7 +159,7 @@ func canonicalRule(r Rule) (rule, error) {
 		return c, fmt.Errorf("no methods: list at least one")
 	}
 	for _, m := range r.Methods {
-		u := strings.ToUpper(m)
+		u := asciiUpper(m)
 		if !isUpperToken(u) {
 			return c, fmt.Errorf("method %q is not a token", clip(m))
 		}
@@ -190,6 +190,18 @@ func canonicalRule(r Rule) (rule, error) {
 	}
 	c.src.Methods, c.src.Headers = c.methods, c.headers
 	return c, nil
+}
+
+// asciiUpper upper-cases the ASCII letters of s and leaves every other
+// byte alone (strings.ToUpper would turn "ſ" into "S").
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
 
 func firstDup(sorted []string) int {

@@ -177,3 +177,11 @@ func TestRulesJSONField(t *testing.T) {
 		t.Error("RulesSchema is not JSON")
 	}
 }
+
+func TestNewRulesMethodsASCII(t *testing.T) {
+	for _, m := range []string{"ſ", "gEt\u0130", "GET ", ""} {
+		if _, err := NewRules([]Rule{{Host: "a.example", Port: 443, Methods: []string{m}}}); err == nil {
+			t.Errorf("NewRules(method %q) accepted", m)
+		}
+	}
+}
