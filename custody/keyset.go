@@ -6,10 +6,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/checkfu/checkfu"
 	"golang.org/x/crypto/chacha20poly1305"
@@ -50,8 +52,8 @@ type keysetState struct {
 	versions []uint32 // ascending
 	roots    map[uint32]*[RootKeySize]byte
 
-	mu      sync.Mutex                 // guards subkeys
-	subkeys map[subkeyName]cipher.AEAD // derived namespace AEADs
+	mu      sync.Mutex                                 // serialises writers of subkeys
+	subkeys atomic.Pointer[map[subkeyName]cipher.AEAD] // derived namespace AEADs; copy on write
 }
 
 type subkeyName struct {
@@ -60,7 +62,7 @@ type subkeyName struct {
 }
 
 func newKeyset(primary uint32, roots map[uint32]*[RootKeySize]byte) *Keyset {
-	st := &keysetState{primary: primary, roots: roots, subkeys: map[subkeyName]cipher.AEAD{}}
+	st := &keysetState{primary: primary, roots: roots}
 	for v := range roots {
 		st.versions = append(st.versions, v)
 	}
@@ -202,11 +204,10 @@ func (ks *Keyset) String() string {
 // it on first use. It refuses versions the keyset does not list.
 func (st *keysetState) aead(v uint32, namespace string) (cipher.AEAD, error) {
 	name := subkeyName{v, namespace}
-	st.mu.Lock()
-	a, ok := st.subkeys[name]
-	st.mu.Unlock()
-	if ok {
-		return a, nil
+	if m := st.subkeys.Load(); m != nil {
+		if a, ok := (*m)[name]; ok {
+			return a, nil
+		}
 	}
 	root, ok := st.roots[v]
 	if !ok {
@@ -217,16 +218,18 @@ func (st *keysetState) aead(v uint32, namespace string) (cipher.AEAD, error) {
 	if err != nil {
 		return nil, fmt.Errorf("custody: deriving subkey: %w", err)
 	}
-	a, err = chacha20poly1305.NewX(sub)
+	a, err := chacha20poly1305.NewX(sub)
 	clear(sub)
 	if err != nil {
 		return nil, fmt.Errorf("custody: building AEAD: %w", err)
 	}
 	st.mu.Lock()
-	if len(st.subkeys) >= maxCachedSubkeys {
-		clear(st.subkeys)
+	defer st.mu.Unlock()
+	next := map[subkeyName]cipher.AEAD{}
+	if m := st.subkeys.Load(); m != nil && len(*m) < maxCachedSubkeys {
+		maps.Copy(next, *m)
 	}
-	st.subkeys[name] = a
-	st.mu.Unlock()
+	next[name] = a
+	st.subkeys.Store(&next)
 	return a, nil
 }

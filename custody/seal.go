@@ -63,8 +63,10 @@ func appendAD(dst []byte, b Binding, v uint32) []byte {
 	return appendLP(dst, ver[:])
 }
 
-// adCap is a capacity for the AD buffer that fits every valid binding.
-const adCap = 5*4 + len(sealDomain) + 2*maxNameLen + handleLen + 4
+// adLen returns the length of the associated data of a record at b.
+func adLen(b Binding) int {
+	return 5*4 + len(sealDomain) + len(b.Namespace) + len(b.Integration) + len(b.Handle.s) + 4
+}
 
 // Seal encrypts s for binding b under the keyset's primary version and
 // returns the sealed record. The record opens only with [Keyset.Open] at
@@ -77,35 +79,32 @@ func (ks *Keyset) Seal(b Binding, s *Secret) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []byte
-	err = s.reveal(func(plain []byte) error {
-		out, err = st.seal(b, st.primary, plain, nil)
-		return err
-	})
+	box, err := s.rlock()
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	defer box.mu.RUnlock()
+	return st.seal(b, st.primary, box.b) // the AEAD reads box.b and keeps nothing
 }
 
-// seal appends to dst the record sealing plain for b under version v.
-func (st *keysetState) seal(b Binding, v uint32, plain, dst []byte) ([]byte, error) {
+// seal returns the record sealing plain for b under version v. The
+// associated data is built in the tail of the record's own allocation,
+// beyond the capacity of the slice returned, so sealing costs one
+// allocation like the bare AEAD (an AD passed to the cipher.AEAD interface
+// escapes to the heap wherever it is built).
+func (st *keysetState) seal(b Binding, v uint32, plain []byte) ([]byte, error) {
 	a, err := st.aead(v, b.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	var adBuf [adCap]byte
-	ad := appendAD(adBuf[:0], b, v)
-	if need := sealHeaderLen + len(plain) + a.Overhead(); cap(dst)-len(dst) < need {
-		dst = append(make([]byte, 0, len(dst)+need), dst...)
-	}
-	start := len(dst)
-	dst = append(dst, sealFormat)
-	dst = binary.BigEndian.AppendUint32(dst, v)
-	dst = dst[:start+sealHeaderLen]
-	nonce := dst[start+5 : start+sealHeaderLen]
+	n := sealHeaderLen + len(plain) + a.Overhead()
+	buf := make([]byte, n, n+adLen(b))
+	ad := appendAD(buf[n:n], b, v)
+	buf[0] = sealFormat
+	binary.BigEndian.PutUint32(buf[1:5], v)
+	nonce := buf[5:sealHeaderLen]
 	_, _ = rand.Read(nonce)
-	return a.Seal(dst, nonce, plain, ad), nil
+	return a.Seal(buf[:sealHeaderLen:n], nonce, plain, ad), nil
 }
 
 // SealedKeyVersion returns the key version a sealed record was sealed
@@ -133,15 +132,16 @@ func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := st.open(b, sealed, nil)
+	plain, err := st.open(b, sealed)
 	if err != nil {
 		return nil, err
 	}
-	return NewSecret(plain), nil
+	return adoptSecret(plain), nil
 }
 
-// open appends the plaintext of sealed to dst.
-func (st *keysetState) open(b Binding, sealed, dst []byte) ([]byte, error) {
+// open returns the plaintext of sealed, read at b, in a fresh buffer (with
+// the associated data in its tail, beyond the slice's capacity).
+func (st *keysetState) open(b Binding, sealed []byte) ([]byte, error) {
 	v, err := SealedKeyVersion(sealed)
 	if err != nil {
 		return nil, err
@@ -150,9 +150,10 @@ func (st *keysetState) open(b Binding, sealed, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var adBuf [adCap]byte
-	ad := appendAD(adBuf[:0], b, v)
-	plain, err := a.Open(dst, sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad)
+	n := len(sealed) - sealHeaderLen - a.Overhead()
+	buf := make([]byte, n, n+adLen(b))
+	ad := appendAD(buf[n:n], b, v)
+	plain, err := a.Open(buf[:0:n], sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad)
 	if err != nil {
 		return nil, checkfu.Refuse(CodeAddressMismatch, "custody: sealed record does not open at %s: it was sealed for another address, or altered", b)
 	}
@@ -171,10 +172,10 @@ func (ks *Keyset) Rewrap(b Binding, sealed []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := st.open(b, sealed, nil)
+	plain, err := st.open(b, sealed)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(plain)
-	return st.seal(b, st.primary, plain, nil)
+	return st.seal(b, st.primary, plain)
 }

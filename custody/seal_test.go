@@ -60,8 +60,8 @@ func TestADLayout(t *testing.T) {
 	if hex.EncodeToString(got) != golden {
 		t.Fatalf("appendAD = %x, want the golden %s", got, golden)
 	}
-	if len(got) > adCap {
-		t.Fatalf("AD of %d bytes exceeds adCap %d", len(got), adCap)
+	if len(got) != adLen(testBinding()) {
+		t.Fatalf("AD has %d bytes, adLen says %d", len(got), adLen(testBinding()))
 	}
 }
 
@@ -313,7 +313,7 @@ func TestSubkeyCacheIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(st.subkeys); n > maxCachedSubkeys {
+	if n := len(*st.subkeys.Load()); n > maxCachedSubkeys {
 		t.Fatalf("cache holds %d subkeys, bound is %d", n, maxCachedSubkeys)
 	}
 }

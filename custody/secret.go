@@ -59,10 +59,26 @@ type secretBox struct {
 // The caller must not rely on b afterwards. An empty b gives a Secret of
 // length zero, which is valid (some providers use empty passwords).
 func NewSecret(b []byte) *Secret {
-	box := &secretBox{b: make([]byte, len(b))}
-	copy(box.b, b)
+	owned := make([]byte, len(b))
+	copy(owned, b)
 	clear(b)
-	return &Secret{box: func() *secretBox { return box }}
+	return adoptSecret(owned)
+}
+
+// adoptSecret returns a Secret over b itself, without a copy. Only code in
+// this package that holds the sole reference to b (a freshly decrypted
+// buffer) may call it.
+func adoptSecret(b []byte) *Secret {
+	a := &secretAlloc{box: secretBox{b: b}}
+	a.s.box = func() *secretBox { return &a.box }
+	return &a.s
+}
+
+// secretAlloc places a Secret and its box in one allocation. Only the
+// closure leads from the Secret to the box.
+type secretAlloc struct {
+	s   Secret
+	box secretBox
 }
 
 // Destroy overwrites the bytes with zeros and forgets them. Every later
@@ -112,6 +128,23 @@ func (s *Secret) reveal(use func([]byte) error) error {
 	box.mu.RUnlock()
 	defer clear(tmp)
 	return use(tmp)
+}
+
+// rlock returns the Secret's box with its read lock held, so that code in
+// this package that provably neither retains nor modifies the bytes
+// (sealing them) can read box.b without a copy. The caller must call
+// box.mu.RUnlock. Anything else uses reveal.
+func (s *Secret) rlock() (*secretBox, error) {
+	if s == nil || s.box == nil {
+		return nil, checkfu.Refuse(CodeSecretDestroyed, "custody: the zero Secret holds nothing")
+	}
+	box := s.box()
+	box.mu.RLock()
+	if box.destroyed {
+		box.mu.RUnlock()
+		return nil, checkfu.Refuse(CodeSecretDestroyed, "custody: the Secret was destroyed")
+	}
+	return box, nil
 }
 
 // revealAny adapts reveal to the internal/reveal hook.

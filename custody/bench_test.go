@@ -1,0 +1,124 @@
+package custody
+
+import (
+	"crypto/rand"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+// BenchmarkSealOpen measures one seal plus one open through the Keyset
+// (public API: reveal, subkey lookup, AD, header, nonce, and a Secret for
+// the result) against the bare XChaCha20-Poly1305 AEAD doing the same work
+// with associated data of the same length, in the same run. The target is
+// custody throughput >= 90% of bare (docs/benchmarks/custody.md).
+func BenchmarkSealOpen(b *testing.B) {
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	ad := appendAD(nil, binding, 1)
+	for _, size := range []int{32, 256, 4096} {
+		plain := make([]byte, size)
+		_, _ = rand.Read(plain)
+		b.Run(fmt.Sprintf("size=%d/bare", size), func(b *testing.B) {
+			key := make([]byte, chacha20poly1305.KeySize)
+			_, _ = rand.Read(key)
+			a, err := chacha20poly1305.NewX(key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
+				_, _ = rand.Read(nonce)
+				sealed := a.Seal(nonce, nonce, plain, ad)
+				out, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], ad)
+				if err != nil || len(out) != size {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("size=%d/custody", size), func(b *testing.B) {
+			ks := GenerateKeyset()
+			s := NewSecret(append([]byte(nil), plain...))
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				sealed, err := ks.Seal(binding, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := ks.Open(binding, sealed)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Destroy()
+			}
+		})
+	}
+}
+
+// BenchmarkSealOpenRatio interleaves blocks of bare and custody seal+open
+// operations so that both see the same machine load (the build machine is
+// shared and noisy), and reports custody throughput as a fraction of bare:
+// "ratio-sum" over all blocks and "ratio-best" between the fastest block
+// of each. The target is >= 0.90.
+func BenchmarkSealOpenRatio(b *testing.B) {
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	ad := appendAD(nil, binding, 1)
+	for _, size := range []int{32, 256, 4096} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			plain := make([]byte, size)
+			_, _ = rand.Read(plain)
+			key := make([]byte, chacha20poly1305.KeySize)
+			_, _ = rand.Read(key)
+			a, err := chacha20poly1305.NewX(key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bare := func() {
+				nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
+				_, _ = rand.Read(nonce)
+				sealed := a.Seal(nonce, nonce, plain, ad)
+				if _, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], ad); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ks := GenerateKeyset()
+			s := NewSecret(append([]byte(nil), plain...))
+			custody := func() {
+				sealed, err := ks.Seal(binding, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := ks.Open(binding, sealed)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Destroy()
+			}
+			const block = 64
+			var sumBare, sumCustody time.Duration
+			bestBare, bestCustody := time.Duration(1<<62), time.Duration(1<<62)
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := 0; i < b.N; i += block {
+				t0 := time.Now()
+				for range block {
+					bare()
+				}
+				t1 := time.Now()
+				for range block {
+					custody()
+				}
+				t2 := time.Now()
+				db, dc := t1.Sub(t0), t2.Sub(t1)
+				sumBare, sumCustody = sumBare+db, sumCustody+dc
+				bestBare, bestCustody = min(bestBare, db), min(bestCustody, dc)
+			}
+			b.ReportMetric(float64(sumBare)/float64(sumCustody), "ratio-sum")
+			b.ReportMetric(float64(bestBare)/float64(bestCustody), "ratio-best")
+		})
+	}
+}
