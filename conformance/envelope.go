@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance/internal/strictjson"
 )
 
 // PayloadType is the DSSE payloadType of a conformance receipt and its
@@ -61,8 +60,8 @@ func parseEnvelope(data []byte) (*envelope, error) {
 	if len(data) > MaxEnvelopeSize {
 		return nil, malformed("conformance: receipt is %d bytes, more than the %d a receipt can need", len(data), MaxEnvelopeSize)
 	}
-	var ej envelopeJSON
-	if err := strictjson.Unmarshal(data, &ej); err != nil {
+	ej, err := scanEnvelopeJSON(data)
+	if err != nil {
 		return nil, malformed("conformance: receipt is not a DSSE envelope: %v", err)
 	}
 	if len(ej.Signatures) != 1 {

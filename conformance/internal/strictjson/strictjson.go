@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Unmarshal decodes data into v (a pointer to a struct of plain fields
@@ -35,6 +36,42 @@ func Unmarshal(data []byte, v any) error {
 		return err
 	}
 	return sameKeys("", orig, canon)
+}
+
+// Parse decodes exactly one JSON value into map[string]any, []any,
+// string, json.Number, bool and nil, refusing duplicate object keys at any
+// depth and anything after the value.
+func Parse(data []byte) (any, error) { return parseTree(data) }
+
+// Object returns v as an object whose keys are exactly want (each must be
+// present, no other may be), or an error naming what is wrong at path.
+func Object(v any, path string, want ...string) (map[string]any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a JSON object", where(path))
+	}
+	for _, k := range want {
+		if _, ok := obj[k]; !ok {
+			return nil, fmt.Errorf("%s lacks key %q", where(path), k)
+		}
+	}
+	if len(obj) != len(want) {
+		for k := range obj {
+			if !slices.Contains(want, k) {
+				return nil, fmt.Errorf("unknown key %q at %s (keys are case-sensitive)", k, where(path))
+			}
+		}
+	}
+	return obj, nil
+}
+
+// String returns obj[key] as a string.
+func String(obj map[string]any, path, key string) (string, error) {
+	s, ok := obj[key].(string)
+	if !ok {
+		return "", fmt.Errorf("%s.%s is not a JSON string", path, key)
+	}
+	return s, nil
 }
 
 // describe drops the parts of a decoding error that could quote a value.
