@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func (c *countingStore) Append(ctx context.Context, session string, expected uin
 	return c.MemoryStore.Append(ctx, session, expected, recs)
 }
 
-// Mutant: making Log.Append commit each event alone (no queue) makes
+// Mutant: setting maxBatch to 1 (each event its own transaction) makes
 // TestGroupCommit fail.
 func TestGroupCommit(t *testing.T) {
 	store := &countingStore{MemoryStore: eventlog.NewMemoryStore(), hold: make(chan struct{}), held: make(chan struct{})}
@@ -158,9 +159,15 @@ func TestKeysNeverPrint(t *testing.T) {
 	var logBuf bytes.Buffer
 	slog.New(slog.NewTextHandler(&logBuf, nil)).Info("x", "keys", keys)
 	outs = append(outs, logBuf.String())
+	keyish := regexp.MustCompile(`[0-9a-fA-F]{32}|[A-Za-z0-9+/]{40}`)
 	for _, out := range outs {
-		if strings.Contains(strings.ToLower(out), "a5a5") || strings.Contains(out, "\xa5\xa5") {
+		if strings.Contains(strings.ToLower(out), "a5a5") || strings.Contains(out, "\xa5\xa5") || keyish.MatchString(out) {
 			t.Errorf("key bytes printed: %q", out)
+		}
+	}
+	for _, verb := range []string{"%v", "%s", "%x", "%q", "%#v"} {
+		if got := fmt.Sprintf(verb, keys); got != "eventlog.Keys(redacted)" {
+			t.Errorf("Sprintf(%q, keys) = %q, want eventlog.Keys(redacted)", verb, got)
 		}
 	}
 }

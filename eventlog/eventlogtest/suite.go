@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -360,10 +361,12 @@ func tamper(t *testing.T, h Harness, edit func([]eventlog.Record) []eventlog.Rec
 	return ce
 }
 
-func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64) {
+// wantSeq checks the seq Verify named and that its diagnosis mentions
+// what happened.
+func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64, problem string) {
 	t.Helper()
-	if ce.Seq != seq {
-		t.Errorf("Verify reported seq %d (%v), want seq %d", ce.Seq, ce, seq)
+	if ce.Seq != seq || !strings.Contains(ce.Problem, problem) {
+		t.Errorf("Verify reported %v, want seq %d with a problem mentioning %q", ce, seq, problem)
 	}
 }
 
@@ -374,7 +377,7 @@ func testTamperChanged(t *testing.T, h Harness) {
 		r[2].Envelope[len(r[2].Envelope)/2] ^= 0x01
 		return r
 	})
-	wantSeq(t, ce, 3)
+	wantSeq(t, ce, 3, "does not match its hash")
 }
 
 // ChainHash recomputes a record hash the way an attacker who knows the
@@ -394,14 +397,14 @@ func testTamperRehashed(t *testing.T, h Harness) {
 		r[2].Hash = ChainHash(env)
 		return r
 	})
-	wantSeq(t, ce, 4)
+	wantSeq(t, ce, 4, "does not link")
 }
 
 // Mutant: deleting the gap check (r.Seq > v.next) in the verifier makes
 // TestStore/TamperRemoved fail.
 func testTamperRemoved(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record { return slices.Delete(r, 2, 3) })
-	wantSeq(t, ce, 3)
+	wantSeq(t, ce, 3, "missing")
 }
 
 // Mutant: deleting the envelope-seq comparison in the verifier makes
@@ -412,7 +415,7 @@ func testTamperReordered(t *testing.T, h Harness) {
 		r[2], r[3] = r[3], r[2]
 		return r
 	})
-	wantSeq(t, ce, 3)
+	wantSeq(t, ce, 3, "reordered")
 }
 
 // Mutant: deleting the prev-hash comparison in the verifier makes
@@ -437,7 +440,7 @@ func testTamperInserted(t *testing.T, h Harness) {
 		}
 		return slices.Insert(r, 2, forged[0])
 	})
-	wantSeq(t, ce, 3)
+	wantSeq(t, ce, 3, "does not link")
 }
 
 // Mutant: deleting the sealed-digest comparison in the verifier makes
@@ -447,9 +450,11 @@ func testTamperContent(t *testing.T, h Harness) {
 		r[2].Sealed[len(r[2].Sealed)-1] ^= 0x80
 		return r
 	})
-	wantSeq(t, ce, 3)
+	wantSeq(t, ce, 3, "content was changed")
 }
 
+// Mutant: deleting the length comparison in VerifyHead makes
+// TestStore/TamperTruncatedAgainstHead fail.
 func testTamperTruncated(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -460,8 +465,8 @@ func testTamperTruncated(t *testing.T, h Harness) {
 	}
 	_, err := eventlog.VerifyHead(ctx, l.Store(), "s-trunc", recorded)
 	var ce *eventlog.ChainError
-	if !errors.As(err, &ce) || ce.Seq != 4 {
-		t.Errorf("VerifyHead after truncation = %v, want a ChainError at seq 4", err)
+	if !errors.As(err, &ce) || ce.Seq != 4 || !strings.Contains(ce.Problem, "truncated") {
+		t.Errorf("VerifyHead after truncation = %v, want a ChainError at seq 4 saying the log was truncated", err)
 	}
 }
 
@@ -491,6 +496,8 @@ func testShred(t *testing.T, h Harness) {
 	}
 }
 
+// Mutant: deleting the zero-data-retention branch of Log.prepare (so
+// content is sealed and stored) makes TestStore/ZeroDataRetention fail.
 func testZDR(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, eventlog.Options{Keys: TestKeys(t), ZeroDataRetention: true})

@@ -118,8 +118,9 @@ func asChain(err error, ce **eventlog.ChainError) bool {
 // wrote (database, WAL, shared memory), while open and after close: the
 // content, and its bare SHA-256, appear nowhere.
 //
-// Mutant: making prepare seal content in a zero-data-retention log (or
-// putting Content into the envelope) makes this test fail.
+// Mutant: making the keyed content digest a bare SHA-256 of the content
+// makes this test fail. (Sealing content in a zero-data-retention log is
+// killed by TestSQLiteStore/ZeroDataRetention.)
 func TestZeroDataRetentionOnDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
