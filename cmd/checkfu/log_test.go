@@ -3,15 +3,20 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
@@ -215,5 +220,110 @@ func TestLogAppendSurvivesKill(t *testing.T) {
 	out, err := exec.Command(bin, "log", "verify", "-store", store, "-session", "crash").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "ok: session crash verified through seq ") {
 		t.Fatalf("checkfu log verify after kill -9: %v\n%s", err, out)
+	}
+}
+
+// pgDSN returns a postgres:// DSN for a fresh schema, dropped at the end.
+// It skips without CHECKFU_TEST_POSTGRES_DSN, and fails instead under CI.
+func pgDSN(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CHECKFU_TEST_POSTGRES_DSN is empty under CI")
+		}
+		t.Skip("CHECKFU_TEST_POSTGRES_DSN not set")
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		t.Fatalf("CHECKFU_TEST_POSTGRES_DSN is not a postgres:// URL")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "evlogcli_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func TestLogPostgres(t *testing.T) {
+	store := pgDSN(t)
+	out, stderr, code := runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1")
+	if code != 0 || out != "seq 1\nseq 2\nseq 3\n" {
+		t.Fatalf("log append: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "log", "read", "-store", store, "-session", "s1")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, `"seq":3`) {
+		t.Fatalf("log read: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "log", "verify", "-store", store, "-session", "s1")
+	if code != 0 || !strings.HasPrefix(out, "ok: session s1 verified through seq 3") {
+		t.Fatalf("log verify: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestLogReadFollow runs "log read -follow" as a real process and appends
+// from this process while it runs: it prints each event as it lands and
+// exits 0 on SIGINT.
+func TestLogReadFollow(t *testing.T) {
+	bin := clitest.Binary(t)
+	path := filepath.Join(t.TempDir(), "log.db")
+	ctx := context.Background()
+	s, err := sqlitelog.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l, err := eventlog.New(s, eventlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendOne := func() {
+		if _, err := l.Append(ctx, "f", eventlog.Event{Kind: eventlog.KindToolCall, Actor: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendOne()
+	cmd := exec.Command(bin, "log", "read", "-store", "sqlite:"+path, "-session", "f", "-follow")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for want := 1; want <= 3; want++ {
+		if !sc.Scan() {
+			t.Fatalf("follower ended before seq %d: %v", want, sc.Err())
+		}
+		if !strings.Contains(sc.Text(), fmt.Sprintf(`"seq":%d,`, want)) {
+			t.Fatalf("follower printed %q, want seq %d", sc.Text(), want)
+		}
+		appendOne()
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("follower after SIGINT: %v, want exit 0", err)
 	}
 }
