@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/checkfu/checkfu/conformance"
+)
+
+func init() {
+	register(&command{
+		name:    "attester",
+		summary: "make conformance attester keys",
+		run: func(e *env, args []string) error {
+			return subcommands(e, "attester", args, map[string]func(*env, []string) error{
+				"keygen": attesterKeygen,
+			})
+		},
+	})
+}
+
+// attesterKeygen writes a new PKCS#8 PEM Ed25519 private key to -out
+// (mode 0600, never overwriting) and prints the public key PEM and key id.
+func attesterKeygen(e *env, args []string) error {
+	fs := newFlagSet(e, "attester keygen", "-out KEY.pem")
+	out := fs.String("out", "", "`path` of the new private key (created with mode 0600; must not exist)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("checkfu attester keygen takes no arguments (got %q)", fs.Args())
+	}
+	if *out == "" {
+		return usagef("checkfu attester keygen needs -out KEY.pem")
+	}
+	signer, privatePEM, err := conformance.GenerateSigner(nil)
+	if err != nil {
+		return err
+	}
+	if err := attesterWriteNew(*out, privatePEM, 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "key id: %s\n", signer.KeyID())
+	fmt.Fprintf(e.stdout, "%s", signer.PublicKeyPEM())
+	return nil
+}
+
+// attesterWriteNew creates path with mode perm and writes data, refusing to
+// replace an existing file.
+func attesterWriteNew(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return withHint(fmt.Errorf("checkfu: %q already exists", path), "choose a new path; an existing file is never overwritten")
+		}
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
+}
