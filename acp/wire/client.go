@@ -1,0 +1,316 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// DefaultReconnectWithin is how long a Runner keeps redialling after a
+// dropped connection before it gives up.
+const DefaultReconnectWithin = 30 * time.Second
+
+// A Runner is the runner side of the wire: it opens the instance's
+// process through a Server, copies Stdin to the process within the
+// granted credit, delivers the process's stdout exactly once and in order
+// to Stdout, and reconnects by itself after a dropped connection,
+// resuming both directions. The zero Runner is not usable: set Dial.
+type Runner struct {
+	// Dial opens a connection to the provider. Required.
+	Dial func(ctx context.Context) (net.Conn, error)
+	// Stdin is copied to the process; nil means empty stdin. When Run
+	// returns, a Read blocked on Stdin may still be outstanding; it is
+	// abandoned and its bytes are discarded.
+	Stdin io.Reader
+	// Stdout receives the process's stdout exactly once, in order; nil
+	// discards it.
+	Stdout io.Writer
+	// Stderr receives the process's stderr, best effort; nil discards it.
+	Stderr io.Writer
+	// ReconnectWithin bounds how long the Runner redials after a drop;
+	// zero means DefaultReconnectWithin.
+	ReconnectWithin time.Duration
+	// Logf, when set, receives one line per dropped connection and
+	// reconnect.
+	Logf func(format string, args ...any)
+}
+
+// A DisconnectedError reports that the Runner gave up redialling. It is a
+// failure, not a refusal: the process may still be running.
+type DisconnectedError struct {
+	Err error // the last dial or connection error
+}
+
+// Error returns "wire: connection lost: CAUSE".
+func (e *DisconnectedError) Error() string { return "wire: connection lost: " + e.Err.Error() }
+
+// Unwrap returns the last dial or connection error.
+func (e *DisconnectedError) Unwrap() error { return e.Err }
+
+// run is one Run's shared state.
+type run struct {
+	r    *Runner
+	mu   sync.Mutex // guards st and the flags below
+	cond *sync.Cond
+	st   runnerState
+	gen  uint64 // connection generation; bumped on every drop
+	stop bool   // Run is returning or ctx was cancelled
+}
+
+// Run opens the process and runs it to completion. It returns the exit
+// status once the process has exited and all of its stdout has been
+// delivered. Refusals (output_truncated, process_already_open, ...) are
+// returned as *checkfu.Refusal; giving up on reconnecting as
+// *DisconnectedError; ctx cancellation as ctx.Err().
+func (r *Runner) Run(ctx context.Context) (status int, err error) {
+	if r.Dial == nil {
+		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.Dial is nil; set it to dial the provider")
+	}
+	ru := &run{r: r}
+	ru.cond = sync.NewCond(&ru.mu)
+	if _, err := rand.Read(ru.st.id[:]); err != nil {
+		return -1, err
+	}
+	defer func() {
+		ru.mu.Lock()
+		ru.stop = true
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+	}()
+	stopWatch := context.AfterFunc(ctx, func() {
+		ru.mu.Lock()
+		ru.stop = true
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+	})
+	defer stopWatch()
+	if r.Stdin == nil {
+		ru.st.closeStdin()
+	} else {
+		go ru.pumpStdin()
+	}
+	within := r.ReconnectWithin
+	if within == 0 {
+		within = DefaultReconnectWithin
+	}
+	var lastErr error
+	lostAt := time.Now()
+	backoff := time.Duration(0)
+	for {
+		if err := ctx.Err(); err != nil {
+			return -1, err
+		}
+		if backoff > 0 {
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return -1, ctx.Err()
+			case <-t.C:
+			}
+		}
+		conn, err := r.Dial(ctx)
+		if err == nil {
+			var progressed bool
+			progressed, err = ru.serve(ctx, conn)
+			if err == nil {
+				ru.mu.Lock()
+				status := int(ru.st.status)
+				ru.mu.Unlock()
+				return status, nil
+			}
+			if _, ok := checkfu.CodeOf(err); ok || ctx.Err() != nil {
+				if ctx.Err() != nil {
+					return -1, ctx.Err()
+				}
+				return -1, err
+			}
+			if progressed {
+				lostAt, backoff = time.Now(), 0
+			}
+		}
+		lastErr = err
+		if time.Since(lostAt) > within {
+			return -1, &DisconnectedError{Err: lastErr}
+		}
+		if r.Logf != nil {
+			r.Logf("wire: connection lost (%v); reconnecting", err)
+		}
+		backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+	}
+}
+
+// serve runs one connection until the process is collected (nil), a
+// refusal, or a connection error. progressed reports whether the
+// handshake succeeded (so the reconnect budget restarts).
+func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err error) {
+	defer conn.Close()
+	ru.mu.Lock()
+	hello := ru.st.hello()
+	gen := ru.gen
+	ru.mu.Unlock()
+	b, err := AppendFrame(nil, &hello)
+	if err != nil {
+		return false, err
+	}
+	if _, err := conn.Write(b); err != nil {
+		return false, err
+	}
+	stopCancel := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stopCancel()
+
+	writerDone := make(chan error, 1)
+	go func() { writerDone <- ru.writeLoop(conn, gen) }()
+	defer func() {
+		ru.mu.Lock()
+		ru.st.detach()
+		ru.gen++
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+		conn.Close()
+		<-writerDone
+	}()
+
+	dec := NewDecoder(bufio.NewReaderSize(conn, 64<<10))
+	var f Frame
+	for {
+		if err := dec.Decode(&f); err != nil {
+			// The provider said done-and-close after we sent done?
+			ru.mu.Lock()
+			finished := ru.st.finished() && ru.st.doneSent
+			ru.mu.Unlock()
+			if finished {
+				return true, nil
+			}
+			return progressed, err
+		}
+		ru.mu.Lock()
+		d, err := ru.st.handle(&f)
+		if ru.st.attached {
+			progressed = true
+		}
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+		if err != nil {
+			return progressed, err
+		}
+		if len(d.stdout) > 0 && ru.r.Stdout != nil {
+			if _, err := ru.r.Stdout.Write(d.stdout); err != nil {
+				return progressed, fmt.Errorf("wire: writing stdout: %w", err)
+			}
+		}
+		if len(d.stderr) > 0 && ru.r.Stderr != nil {
+			ru.r.Stderr.Write(d.stderr) // best effort
+		}
+		ru.mu.Lock()
+		finished := ru.st.finished()
+		ru.mu.Unlock()
+		if finished {
+			// The writer sends done and returns; then we are finished.
+			select {
+			case err := <-writerDone:
+				writerDone <- err
+				if err != nil {
+					return progressed, err
+				}
+			case <-ctx.Done():
+				return progressed, ctx.Err()
+			}
+			return true, nil
+		}
+	}
+}
+
+// writeLoop sends the state machine's frames on conn for connection
+// generation gen, flushing whenever it runs out of frames. It returns
+// after sending done, on a write error, or when the generation ends.
+func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
+	bw := bufio.NewWriterSize(conn, 64<<10)
+	data := make([]byte, maxDataChunk)
+	var enc []byte
+	for {
+		ru.mu.Lock()
+		var f Frame
+		for {
+			if ru.stop || ru.gen != gen {
+				ru.mu.Unlock()
+				return nil
+			}
+			var ok bool
+			if f, ok = ru.st.next(data); ok {
+				break
+			}
+			if bw.Buffered() > 0 {
+				ru.mu.Unlock()
+				if err := bw.Flush(); err != nil {
+					conn.Close()
+					return err
+				}
+				ru.mu.Lock()
+				continue
+			}
+			ru.cond.Wait()
+		}
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+		var err error
+		if enc, err = AppendFrame(enc[:0], &f); err == nil {
+			_, err = bw.Write(enc)
+		}
+		if err == nil && f.Type == TypeDone {
+			err = bw.Flush()
+			if err == nil {
+				ru.mu.Lock()
+				ru.cond.Broadcast()
+				ru.mu.Unlock()
+				return nil
+			}
+		}
+		if err != nil {
+			conn.Close()
+			return err
+		}
+	}
+}
+
+// pumpStdin copies Stdin into the state machine, reading only as much as
+// the credit window allows. Its wait wakes on a grant, a drop, the
+// process's exit, the end of stdin, and cancellation.
+func (ru *run) pumpStdin() {
+	buf := make([]byte, 64<<10)
+	for {
+		ru.mu.Lock()
+		room := ru.st.stdinRoom()
+		for room == 0 && !ru.stop && !ru.st.exited && !ru.st.srcEOF {
+			ru.cond.Wait()
+			room = ru.st.stdinRoom()
+		}
+		quit := ru.stop || ru.st.exited || ru.st.srcEOF
+		ru.mu.Unlock()
+		if quit {
+			return
+		}
+		n, err := ru.r.Stdin.Read(buf[:min(room, len(buf))])
+		ru.mu.Lock()
+		if ru.stop || ru.st.exited {
+			ru.mu.Unlock()
+			return
+		}
+		ru.st.addStdin(buf[:n])
+		if err != nil {
+			ru.st.closeStdin() // io.EOF or a read error both end stdin
+		}
+		ru.cond.Broadcast()
+		ru.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package wire
+
+import "github.com/checkfu/checkfu"
+
+// The codes of the wire's refusals. Each is a [*checkfu.Refusal] code, so
+// errors.Is(err, wire.CodeOutputTruncated) works on any error a Runner or
+// Server returns.
+const (
+	// CodeProcessAlreadyOpen refuses an open while the instance's process
+	// has not been reaped.
+	CodeProcessAlreadyOpen checkfu.Code = "process_already_open"
+	// CodeInputBufferFull refuses, whole, a stdin frame that would pass
+	// the granted credit limit. It is retryable: none of its bytes were
+	// counted; send them again after the next window frame.
+	CodeInputBufferFull checkfu.Code = "input_buffer_full"
+	// CodeOutputTruncated refuses a resume whose stdout cursor is below
+	// the journal's low-water mark. The provider terminates the process:
+	// a gap is never served.
+	CodeOutputTruncated checkfu.Code = "output_truncated"
+	// CodeCursorAhead refuses a resume whose stdout cursor is above the
+	// journal's head (bytes the provider never produced).
+	CodeCursorAhead checkfu.Code = "output_cursor_ahead"
+	// CodeUnknownProcess refuses a resume naming a process the provider
+	// does not hold (never opened, or forgotten after done).
+	CodeUnknownProcess checkfu.Code = "unknown_process"
+	// CodeStartFailed refuses an open whose command could not be started.
+	CodeStartFailed checkfu.Code = "process_start_failed"
+)

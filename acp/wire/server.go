@@ -1,0 +1,567 @@
+package wire
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// Defaults for a Server, each defined once. docs/wire.md derives them
+// from the bandwidth-delay product.
+const (
+	// DefaultOutputWindow is the default output_window_bytes: the stdout
+	// journal capacity, and the most stdout a Runner may leave
+	// unacknowledged before the provider stops reading the process.
+	DefaultOutputWindow = 8 << 20
+	// DefaultInputCredit is the default stdin credit: the most stdin the
+	// provider buffers beyond the process pipe.
+	DefaultInputCredit = 1 << 20
+	// DefaultDetachGrace is how long a detached process keeps its
+	// unacknowledged stdout (paused) before the provider resumes reading
+	// and evicting, so that a Runner gone longer is refused
+	// output_truncated rather than freezing the process forever.
+	DefaultDetachGrace = 30 * time.Second
+	// StderrQueueBytes bounds the stderr bytes queued for sending; more
+	// are dropped and counted.
+	StderrQueueBytes = 256 << 10
+	// MinWindow is the smallest output window or input credit accepted.
+	MinWindow = 4096
+	// MaxWindow is the largest output window or input credit accepted.
+	MaxWindow = 1 << 30
+)
+
+// CodeBadConfig refuses a Server or Runner configuration that is out of
+// range.
+const CodeBadConfig checkfu.Code = "wire_bad_config"
+
+// A Server is the provider side of the wire: it runs at most one process
+// at a time (the instance's reservation) and serves it to Runners over any
+// number of successive connections. The zero Server is not usable: set
+// Command.
+type Server struct {
+	// Command returns the command to run for an open. Required. The
+	// Server sets its Stdin, Stdout and Stderr.
+	Command func() *exec.Cmd
+	// OutputWindow is output_window_bytes; zero means DefaultOutputWindow.
+	OutputWindow int
+	// InputCredit is the stdin credit; zero means DefaultInputCredit.
+	InputCredit int
+	// DetachGrace is how long a detached process's unacknowledged stdout
+	// is kept (the process paused) before the provider drains the process
+	// and evicts; zero means DefaultDetachGrace, negative means no grace.
+	DetachGrace time.Duration
+
+	lazyReplay bool // tests: replay the whole journal on resume
+
+	mu     sync.Mutex // guards every field below and the state of proc.sm
+	cond   *sync.Cond // broadcast on every state change
+	proc   *serverProc
+	closed bool
+	conns  map[net.Conn]struct{}
+	lns    []net.Listener
+	done   chan struct{} // closed when a process's Runner has collected it
+	wg     sync.WaitGroup
+}
+
+// serverProc is one running (or reaped, not yet collected) process.
+type serverProc struct {
+	sm   *provider
+	cmd  *exec.Cmd
+	conn net.Conn // the attached connection, closed when superseded
+}
+
+func (s *Server) init() {
+	if s.cond == nil {
+		s.cond = sync.NewCond(&s.mu)
+		s.conns = map[net.Conn]struct{}{}
+		s.done = make(chan struct{})
+	}
+}
+
+func (s *Server) config() (providerConfig, error) {
+	cfg := providerConfig{outputWindow: s.OutputWindow, inputCredit: s.InputCredit, stderrCap: StderrQueueBytes, lazyReplay: s.lazyReplay}
+	if cfg.outputWindow == 0 {
+		cfg.outputWindow = DefaultOutputWindow
+	}
+	if cfg.inputCredit == 0 {
+		cfg.inputCredit = DefaultInputCredit
+	}
+	for _, v := range []int{cfg.outputWindow, cfg.inputCredit} {
+		if v < MinWindow || v > MaxWindow {
+			return cfg, checkfu.Refuse(CodeBadConfig, "wire: window of %d bytes is outside [%d, %d]", v, MinWindow, MaxWindow)
+		}
+	}
+	if s.Command == nil {
+		return cfg, checkfu.Refuse(CodeBadConfig, "wire: Server.Command is nil; set it to the command to run")
+	}
+	return cfg, nil
+}
+
+// Done returns a channel closed once a process has exited and its Runner
+// has collected everything (sent done). "checkfu process serve" exits then.
+func (s *Server) Done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	return s.done
+}
+
+// Serve accepts connections on ln and serves each until Close. It returns
+// the listener's error, or nil after Close.
+func (s *Server) Serve(ln net.Listener) error {
+	if _, err := s.config(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.init()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.lns = append(s.lns, ln)
+	s.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return nil
+			}
+			return err
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.ServeConn(c)
+		}()
+	}
+}
+
+// Close kills the process, closes listeners and connections, and waits
+// for the Server's goroutines.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.init()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, ln := range s.lns {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	if p := s.proc; p != nil && !p.sm.reaped {
+		p.cmd.Process.Kill()
+	}
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// ServeConn serves one connection until it ends: the open or resume
+// handshake, then frames both ways. It closes c.
+func (s *Server) ServeConn(c net.Conn) {
+	defer c.Close()
+	cfg, err := s.config()
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.init()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
+
+	dec := NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	var hello Frame
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if err := dec.Decode(&hello); err != nil {
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	p, epoch, err := s.attach(c, &hello, cfg)
+	if err != nil {
+		writeRefusal(c, err)
+		return
+	}
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		s.writeLoop(c, p, epoch)
+	}()
+	var f Frame
+	for {
+		err := dec.Decode(&f)
+		if err == nil {
+			s.mu.Lock()
+			err = p.sm.handle(epoch, &f)
+			s.applyKill(p)
+			done := p.sm.runDone
+			if done {
+				s.closeDone()
+			}
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			if done {
+				break // the Runner has everything; the connection ends
+			}
+		}
+		if err != nil {
+			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
+				s.failConn(c, p, epoch, err, writerDone)
+			}
+			break
+		}
+	}
+	s.mu.Lock()
+	p.sm.detach(epoch)
+	stillDetached := func() bool { return p.sm.epoch == epoch && !p.sm.attached && !s.closed }
+	if stillDetached() && !p.sm.reaped {
+		grace := s.DetachGrace
+		if grace == 0 {
+			grace = DefaultDetachGrace
+		}
+		evict := func() {
+			s.mu.Lock()
+			if stillDetached() {
+				p.sm.evicting = true
+				s.cond.Broadcast()
+			}
+			s.mu.Unlock()
+		}
+		if grace < 0 {
+			p.sm.evicting = true
+		} else {
+			time.AfterFunc(grace, evict)
+		}
+	}
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	c.Close()
+	<-writerDone
+}
+
+// failConn queues a fatal protocol_error refusal for the Runner and gives
+// the writer a bounded time to send it before the connection closes.
+func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, writerDone <-chan struct{}) {
+	var r *checkfu.Refusal
+	errors.As(err, &r)
+	s.mu.Lock()
+	if p.sm.epoch == epoch {
+		p.sm.conn.fatal = &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)}
+	}
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	t := time.AfterFunc(5*time.Second, func() { c.Close() })
+	defer t.Stop()
+	<-writerDone
+}
+
+func truncate(msg string) string {
+	if len(msg) > maxRefusalMessage {
+		return msg[:maxRefusalMessage]
+	}
+	return msg
+}
+
+func (s *Server) closeDone() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+}
+
+// applyKill terminates the process when the state machine asked for it.
+// s.mu must be held.
+func (s *Server) applyKill(p *serverProc) {
+	if p.sm.kill && !p.sm.reaped && p.cmd.Process != nil {
+		p.cmd.Process.Kill()
+	}
+}
+
+// attach handles the handshake frame: open starts the process (or, for a
+// retried open of the same ID, resumes it from cursor 0); resume attaches
+// to the held process at the Runner's cursor.
+func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverProc, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cursor := hello.Offset
+	switch hello.Type {
+	case TypeOpen:
+		if hello.Version != protocolVersion {
+			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, protocolVersion)
+		}
+		cursor = 0
+		if s.proc == nil || s.proc.sm.id != hello.ID {
+			// The reservation: one live process per instance, released
+			// only when the process is reaped.
+			// Mutant: deleting this check runs two processes at once;
+			// TestSecondOpenRefused fails.
+			if s.proc != nil && !s.proc.sm.reaped {
+				return nil, 0, checkfu.Refuse(CodeProcessAlreadyOpen, "wire: this instance already runs a process; resume it or wait until it is reaped")
+			}
+			p, err := s.start(hello.ID, cfg)
+			if err != nil {
+				return nil, 0, err
+			}
+			s.proc = p
+		}
+	case TypeResume:
+		if s.proc == nil || s.proc.sm.id != hello.ID {
+			return nil, 0, checkfu.Refuse(CodeUnknownProcess, "wire: no process with that id; open a new one")
+		}
+	default:
+		return nil, 0, protocolErr("first frame is %v, want open or resume", hello.Type)
+	}
+	p := s.proc
+	epoch, err := p.sm.attach(cursor)
+	s.applyKill(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	if p.conn != nil {
+		p.conn.Close() // superseded by this connection
+	}
+	p.conn = c
+	s.cond.Broadcast()
+	return p, epoch, nil
+}
+
+// start runs the command with three pipes and the goroutines that move
+// bytes between the pipes and the state machine. s.mu must be held.
+func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
+	cmd := s.Command()
+	if cmd == nil {
+		return nil, checkfu.Refuse(CodeStartFailed, "wire: Server.Command returned nil")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, checkfu.Refuse(CodeStartFailed, "wire: starting %q: %v", cmd.Path, err)
+	}
+	p := &serverProc{sm: newProvider(id, cfg), cmd: cmd}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	s.wg.Add(4)
+	go func() { defer s.wg.Done(); s.stdinLoop(p, inW) }()
+	go func() { defer s.wg.Done(); defer readers.Done(); s.stdoutLoop(p, outR) }()
+	go func() { defer s.wg.Done(); defer readers.Done(); s.stderrLoop(p, errR) }()
+	go func() {
+		defer s.wg.Done()
+		err := cmd.Wait()
+		status := exitStatus(cmd.ProcessState, err)
+		readers.Wait() // exit goes out after the pipes' ends
+		s.mu.Lock()
+		p.sm.exited(status)
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}()
+	return p, nil
+}
+
+// exitStatus maps a process state to the exit frame's status: the exit
+// code, or 128+signal for a process killed by a signal.
+func exitStatus(ps *os.ProcessState, err error) int32 {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int32(ws.Signal())
+	}
+	return int32(ps.ExitCode())
+}
+
+func (s *Server) stdinLoop(p *serverProc, w *os.File) {
+	defer w.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		s.mu.Lock()
+		var n int
+		var closePipe bool
+		for {
+			n, closePipe = p.sm.stdinPending(buf)
+			if n > 0 || closePipe || p.sm.stdinBroken || p.sm.reaped || s.closed {
+				break
+			}
+			s.cond.Wait()
+		}
+		stop := n == 0 // closePipe, broken, reaped or closed
+		s.mu.Unlock()
+		if stop {
+			return
+		}
+		written, err := w.Write(buf[:n])
+		s.mu.Lock()
+		if err != nil {
+			p.sm.stdinFailed()
+		} else {
+			p.sm.stdinWrote(written)
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) stdoutLoop(p *serverProc, r *os.File) {
+	defer r.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		s.mu.Lock()
+		room := p.sm.outRoom(len(buf))
+		for room == 0 && !s.closed {
+			s.cond.Wait()
+			room = p.sm.outRoom(len(buf))
+		}
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+		n, err := r.Read(buf[:room])
+		s.mu.Lock()
+		p.sm.appendOut(buf[:n])
+		if err != nil {
+			p.sm.outEOF = true
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) stderrLoop(p *serverProc, r *os.File) {
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		s.mu.Lock()
+		p.sm.appendErr(buf[:n])
+		if err != nil {
+			p.sm.errEOF = true
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// writeLoop sends the state machine's frames for epoch until the epoch
+// ends, flushing whenever it runs out of frames.
+func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
+	bw := bufio.NewWriterSize(c, 64<<10)
+	data := make([]byte, maxDataChunk)
+	var enc []byte
+	for {
+		s.mu.Lock()
+		var f Frame
+		for {
+			if s.closed || p.sm.epoch != epoch || !p.sm.attached {
+				s.mu.Unlock()
+				return
+			}
+			var ok bool
+			if f, ok = p.sm.next(epoch, data); ok {
+				break
+			}
+			if bw.Buffered() > 0 {
+				s.mu.Unlock()
+				if bw.Flush() != nil {
+					c.Close()
+					return
+				}
+				s.mu.Lock()
+				continue
+			}
+			s.cond.Wait()
+		}
+		s.applyKill(p)
+		s.mu.Unlock()
+		var err error
+		if enc, err = AppendFrame(enc[:0], &f); err != nil {
+			c.Close()
+			return
+		}
+		if _, err := bw.Write(enc); err != nil {
+			c.Close()
+			return
+		}
+		if f.Type == TypeRefuse && f.Code != CodeInputBufferFull {
+			bw.Flush() // a fatal refusal ends the connection
+			c.Close()
+			return
+		}
+	}
+}
+
+// writeRefusal sends a refusal frame on a connection about to close.
+func writeRefusal(c net.Conn, err error) {
+	var r *checkfu.Refusal
+	if !errors.As(err, &r) {
+		r = checkfu.Refuse(CodeProtocol, "wire: %v", err)
+	}
+	b, e := AppendFrame(nil, &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)})
+	if e != nil {
+		return
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write(b)
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	io.Copy(io.Discard, io.LimitReader(c, 1<<16)) // let the peer read it before the reset
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
+)
+
+func init() {
+	register(&command{
+		name:    "process",
+		summary: "serve one process over the openProcess wire, or attach to one",
+		run: func(e *env, args []string) error {
+			return subcommands(e, "process", args, map[string]func(*env, []string) error{
+				"serve":  runProcessServe,
+				"attach": runProcessAttach,
+			})
+		},
+	})
+}
+
+// exitOutputTruncated is the status of "process attach" when the provider
+// refused its resume with output_truncated (the process was terminated).
+const exitOutputTruncated = 3
+
+// exitInterrupted is the status of "process attach" stopped by a signal.
+const exitInterrupted = 130
+
+// listenAddr listens on ADDR: "unix:/path" for a Unix socket, host:port
+// for TCP.
+func listenAddr(addr string) (net.Listener, error) {
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		return net.Listen("unix", path)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// displayAddr is the listener's address in the form -connect accepts.
+func displayAddr(ln net.Listener) string {
+	if ln.Addr().Network() == "unix" {
+		return "unix:" + ln.Addr().String()
+	}
+	return ln.Addr().String()
+}
+
+// parseBytes parses a byte count: digits, optionally followed by K, KiB,
+// M, MiB, G or GiB (all binary multiples).
+func parseBytes(s string) (int, error) {
+	num := strings.TrimRight(s, "KMGiB")
+	mult := map[string]int{"": 1, "K": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GiB": 1 << 30}[s[len(num):]]
+	n, err := strconv.Atoi(num)
+	if err != nil || mult == 0 || n < 0 || n > (1<<31)/mult {
+		return 0, fmt.Errorf("%q is not a byte count (want digits with an optional K, KiB, M, MiB, G or GiB suffix)", s)
+	}
+	return n * mult, nil
+}
+
+func runProcessServe(e *env, args []string) error {
+	fs := newFlagSet(e, "process serve", "-listen ADDR [-output-window BYTES] [-input-credit BYTES] -- CMD ARGS...")
+	listen := fs.String("listen", "", "`address` to listen on: host:port (port 0 picks one) or unix:/path")
+	window := fs.String("output-window", "8MiB", "output_window_bytes: the stdout replay journal, `bytes` (suffix K/KiB, M/MiB, G/GiB)")
+	credit := fs.String("input-credit", "1MiB", "stdin credit the provider buffers beyond the pipe, `bytes`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *listen == "" || fs.NArg() == 0 {
+		return usagef("checkfu process serve needs -listen ADDR and a command after --")
+	}
+	w, err := parseBytes(*window)
+	if err != nil {
+		return usagef("-output-window: %v", err)
+	}
+	c, err := parseBytes(*credit)
+	if err != nil {
+		return usagef("-input-credit: %v", err)
+	}
+	argv := fs.Args()
+	srv := &wire.Server{
+		Command:      func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) },
+		OutputWindow: w,
+		InputCredit:  c,
+	}
+	ln, err := listenAddr(*listen)
+	if err != nil {
+		return withHint(err, "pass -listen a free loopback address such as 127.0.0.1:0")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(e.stdout, "listening on %s\n", displayAddr(ln))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-srv.Done(): // the process exited and its runner collected it
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	srv.Close()
+	if err != nil {
+		return withHint(err, "check -output-window and -input-credit: each must be between 4KiB and 1GiB")
+	}
+	return nil
+}
+
+func runProcessAttach(e *env, args []string) error {
+	fs := newFlagSet(e, "process attach", "-connect ADDR")
+	connect := fs.String("connect", "", "`address` of \"checkfu process serve\": host:port or unix:/path")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *connect == "" || fs.NArg() != 0 {
+		return usagef("checkfu process attach needs -connect ADDR and no arguments")
+	}
+	network, addr := "tcp", *connect
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		network, addr = "unix", path
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	r := &wire.Runner{
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		},
+		Stdin:  e.stdin,
+		Stdout: e.stdout,
+		Stderr: e.stderr,
+	}
+	status, err := r.Run(ctx)
+	switch {
+	case err == nil:
+		if status != 0 {
+			return exitError{code: status}
+		}
+		return nil
+	case errors.Is(err, wire.CodeOutputTruncated):
+		return exitError{code: exitOutputTruncated, msg: err.Error() + "\ncode: " + string(wire.CodeOutputTruncated)}
+	case ctx.Err() != nil:
+		return exitError{code: exitInterrupted, msg: "interrupted"}
+	}
+	if _, ok := checkfu.CodeOf(err); ok {
+		return err
+	}
+	return withHint(err, "check that \"checkfu process serve\" is listening at -connect")
+}

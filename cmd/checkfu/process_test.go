@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/internal/clitest"
+	"github.com/checkfu/checkfu/internal/cutproxy"
+)
+
+// startServe runs "checkfu process serve" as a real process and returns
+// the address it printed.
+func startServe(t *testing.T, args ...string) (addr string, wait func() error) {
+	t.Helper()
+	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed %q: %v", line, err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("serve printed %q, want \"listening on ADDR\"", line)
+	}
+	return addr, cmd.Wait
+}
+
+func newCutProxy(t *testing.T, target string) *cutproxy.Proxy {
+	t.Helper()
+	p, err := cutproxy.New(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// The acceptance line: serve/attach stream `seq 1 3000000` byte-identical
+// while the connection between them is cut several times.
+func TestProcessSeqThroughCuts(t *testing.T) {
+	addr, serveWait := startServe(t, "--", "seq", "1", "3000000")
+	proxy := newCutProxy(t, addr)
+	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	var stderr bytes.Buffer
+	attach.Stderr = &stderr
+	out, err := attach.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := attach.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { attach.Process.Kill() })
+	// Every 3 MB read, arm a cut a few KB later: five or more cuts land
+	// in the middle of the ~21 MB stream.
+	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	var n, next int64 = 0, 3 << 20
+	for {
+		m, err := out.Read(buf)
+		h.Write(buf[:m])
+		n += int64(m)
+		if n >= next {
+			proxy.CutAfter(1 + n%9000)
+			next += 3 << 20
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := attach.Wait(); err != nil {
+		t.Fatalf("attach: %v (stderr %q)", err, stderr.String())
+	}
+	want := sha256.Sum256(seqBytes(3000000))
+	if got := h.Sum(nil); !bytes.Equal(got, want[:]) || n != int64(len(seqBytes(3000000))) {
+		t.Fatalf("attach stdout (%d bytes) differs from seq 1 3000000", n)
+	}
+	if proxy.Cuts() < 5 {
+		t.Errorf("only %d cuts landed, want at least 5", proxy.Cuts())
+	}
+	if err := serveWait(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
+
+var seqCache = map[int][]byte{}
+
+func seqBytes(n int) []byte {
+	if b, ok := seqCache[n]; ok {
+		return b
+	}
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	seqCache[n] = b.Bytes()
+	return b.Bytes()
+}
+
+// Stdin through cuts: a few MiB piped into sha256sum across several cuts
+// must hash the same (every byte applied exactly once).
+func TestProcessStdinThroughCuts(t *testing.T) {
+	addr, _ := startServe(t, "-input-credit", "64KiB", "--", "sha256sum")
+	proxy := newCutProxy(t, addr)
+	input := make([]byte, 5<<20)
+	rng := rand.New(rand.NewPCG(4, 2))
+	for i := range input {
+		input[i] = byte(rng.Uint32())
+	}
+	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	attach.Stdin = &cutEvery{r: bytes.NewReader(input), proxy: proxy, every: 900 << 10}
+	var stdout, stderr bytes.Buffer
+	attach.Stdout, attach.Stderr = &stdout, &stderr
+	if err := attach.Run(); err != nil {
+		t.Fatalf("attach: %v (stderr %q)", err, stderr.String())
+	}
+	sum := sha256.Sum256(input)
+	if want := fmt.Sprintf("%x  -\n", sum); stdout.String() != want {
+		t.Fatalf("sha256sum via attach = %q, want %q", stdout.String(), want)
+	}
+	if proxy.Cuts() < 3 {
+		t.Errorf("only %d cuts landed, want at least 3", proxy.Cuts())
+	}
+}
+
+type cutEvery struct {
+	r     io.Reader
+	proxy *cutproxy.Proxy
+	every int
+	n     int
+}
+
+func (c *cutEvery) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if (c.n+n)/c.every != c.n/c.every {
+		c.proxy.CutAfter(1 + int64(c.n%7000))
+	}
+	c.n += n
+	return n, err
+}
+
+func TestProcessAttachExitStatus(t *testing.T) {
+	addr, _ := startServe(t, "--", "sh", "-c", "echo hi; echo oops >&2; exit 5")
+	var stdout, stderr bytes.Buffer
+	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", addr)
+	attach.Stdout, attach.Stderr = &stdout, &stderr
+	err := attach.Run()
+	if exitCode(err) != 5 || stdout.String() != "hi\n" || stderr.String() != "oops\n" {
+		t.Fatalf("attach: exit %d stdout %q stderr %q; want 5, %q, %q", exitCode(err), stdout.String(), stderr.String(), "hi\n", "oops\n")
+	}
+}
+
+// A Runner kept away longer than the provider holds its output is refused
+// output_truncated: attach exits 3 and names the code.
+func TestProcessAttachOutputTruncated(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "finished")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	srv := &wire.Server{
+		Command:      func() *exec.Cmd { return exec.Command("sh", "-c", "seq 1 300000; echo > "+fifo) },
+		OutputWindow: 64 << 10,
+		DetachGrace:  -1, // evict as soon as the Runner is gone
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	proxy := newCutProxy(t, ln.Addr().String())
+
+	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	var stderr bytes.Buffer
+	attach.Stderr = &stderr
+	out, err := attach.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := attach.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { attach.Process.Kill() })
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Hold()
+	proxy.Cut()
+	// The process can finish only by writing all of its output, far more
+	// than the window, while attach is held away.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opened := make(chan error, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err == nil {
+			f.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the process never finished")
+	}
+	proxy.Release()
+	go io.Copy(io.Discard, out)
+	err = attach.Wait()
+	if exitCode(err) != exitOutputTruncated || !strings.Contains(stderr.String(), "code: output_truncated") {
+		t.Fatalf("attach: exit %d stderr %q; want %d and the code", exitCode(err), stderr.String(), exitOutputTruncated)
+	}
+}
+
+func TestProcessUsage(t *testing.T) {
+	tests := [][]string{
+		{"process", "serve"},
+		{"process", "serve", "-listen", "127.0.0.1:0"},
+		{"process", "serve", "-listen", "127.0.0.1:0", "-output-window", "lots", "--", "true"},
+		{"process", "attach"},
+		{"process", "attach", "-connect", "x", "extra"},
+		{"process", "nope"},
+	}
+	for _, args := range tests {
+		if _, stderr, code := runCLI(t, "", args...); code != exitUsage {
+			t.Errorf("checkfu %v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+		}
+	}
+	for _, sub := range []string{"serve", "attach"} {
+		_, stderr, code := runCLI(t, "", "process", sub, "-h")
+		if code != exitOK || !strings.Contains(stderr, "usage: checkfu process "+sub) {
+			t.Errorf("checkfu process %s -h: exit %d stderr %q", sub, code, stderr)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"4096", 4096, true}, {"64K", 64 << 10, true}, {"64KiB", 64 << 10, true}, {"8MiB", 8 << 20, true},
+		{"1G", 1 << 30, true}, {"", 0, false}, {"-1", 0, false}, {"1KB", 0, false}, {"MiB", 0, false}, {"9999999G", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseBytes(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
