@@ -34,9 +34,12 @@ type ExposureRules struct {
 	// Forbidden lists the types that must be unreachable, as
 	// "pkgpath.Name". Empty means [SecretType] and [PlaintextType].
 	Forbidden []string
-	// Boundary lists package path prefixes whose exported functions and
-	// methods may return forbidden types (custody itself hands Secrets to
-	// its own edge). Fields of their types are still checked.
+	// Boundary lists package path prefixes whose exported functions,
+	// methods, interface methods and func-typed values may return
+	// forbidden types (custody hands Secrets to its own edge through
+	// them). Fields of their types are still checked for data: a
+	// struct, pointer, slice, array, map or channel that holds a forbidden
+	// type is reported even there.
 	Boundary []string
 	// Allow maps "pkgpath.Name" of exported declarations that may reach a
 	// forbidden type to the reason why. An entry that is never needed is
@@ -53,7 +56,8 @@ type ExposureRules struct {
 //     type arguments of generic instances, the results of func-typed
 //     fields, and the method results of interface types;
 //   - for every exported type and package outside Boundary: through the
-//     results of its exported methods and functions;
+//     results of its exported methods and functions (inside Boundary,
+//     results of calls are not followed at all);
 //   - for every exported variable: through its type.
 //
 // A forbidden type itself is a root, not a violation. What it cannot see:
@@ -88,7 +92,7 @@ func CheckExposure(pkgs []*types.Package, rules ExposureRules) []Violation {
 				if c.forbidden[qualified(obj)] {
 					continue
 				}
-				paths = c.reach(obj.Type(), name, true)
+				paths = c.reach(obj.Type(), name, true, !boundary)
 				if !boundary {
 					paths = append(paths, c.methods(obj.Type(), name)...)
 				}
@@ -97,7 +101,7 @@ func CheckExposure(pkgs []*types.Package, rules ExposureRules) []Violation {
 					paths = c.results(obj.Type().(*types.Signature), name+"()")
 				}
 			case *types.Var:
-				paths = c.reach(obj.Type(), name, false)
+				paths = c.reach(obj.Type(), name, false, !boundary)
 			}
 			if len(paths) == 0 {
 				continue
@@ -133,8 +137,10 @@ func qualified(obj *types.TypeName) string {
 
 // reach returns the paths from t to forbidden types. At the root (a
 // declared type) the named type itself is expanded rather than checked.
-func (c *checker) reach(t types.Type, path string, root bool) []string {
-	w := &walk{c: c, seen: map[string]bool{}}
+// calls says whether to follow the results of func-typed values and
+// interface methods.
+func (c *checker) reach(t types.Type, path string, root, calls bool) []string {
+	w := &walk{c: c, seen: map[string]bool{}, calls: calls}
 	w.typ(t, path, root)
 	return w.found
 }
@@ -162,7 +168,7 @@ func (c *checker) methods(t types.Type, path string) []string {
 }
 
 func (c *checker) results(sig *types.Signature, path string) []string {
-	w := &walk{c: c, seen: map[string]bool{}}
+	w := &walk{c: c, seen: map[string]bool{}, calls: true}
 	for i := range sig.Results().Len() {
 		w.typ(sig.Results().At(i).Type(), fmt.Sprintf("%s result %d", path, i), false)
 	}
@@ -172,6 +178,7 @@ func (c *checker) results(sig *types.Signature, path string) []string {
 type walk struct {
 	c     *checker
 	seen  map[string]bool
+	calls bool // follow func results and interface method results
 	found []string
 }
 
@@ -215,10 +222,16 @@ func (w *walk) typ(t types.Type, path string, root bool) {
 			w.typ(f.Type(), path+"."+f.Name(), false)
 		}
 	case *types.Signature:
+		if !w.calls {
+			return
+		}
 		for i := range t.Results().Len() {
 			w.typ(t.Results().At(i).Type(), fmt.Sprintf("%s -> func result %d", path, i), false)
 		}
 	case *types.Interface:
+		if !w.calls {
+			return
+		}
 		for i := range t.NumMethods() {
 			m := t.Method(i)
 			w.typ(m.Type(), path+"."+m.Name()+"()", false)
