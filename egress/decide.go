@@ -1,7 +1,9 @@
 package egress
 
 import (
+	"math/bits"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,6 +72,12 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	if err := checkRequestShape(req); err != nil {
 		return Decision{}, err
 	}
+	if rs == nil {
+		rs = &noRules
+	}
+	// One pass over the headers: refuse denylisted names, and narrow
+	// listing to the rules that list every header the request carries.
+	listing := ^uint32(0)
 	for k := range req.Header {
 		if !isCanonicalHeaderKey(k) {
 			if HeaderDenied(k) {
@@ -80,12 +88,23 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 		if canonicalHeaderDenied(k) {
 			return Decision{}, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
 		}
+		listing &= rs.headers[k]
+	}
+	// The rules naming the host: exactly, or by a wildcard over the
+	// host's parent. Looking a wildcard up by the parent (the name after
+	// the first label) is what makes it match exactly one label and never
+	// the apex.
+	hosts := rs.exact[req.Host]
+	if len(rs.wild) > 0 {
+		if i := strings.IndexByte(req.Host, '.'); i >= 0 {
+			hosts |= rs.wild[req.Host[i+1:]]
+		}
 	}
 	stage := 0 // 1: a rule allowed the destination; 2: also the method
-	missing := ""
-	for i := 0; i < rs.Len(); i++ {
+	for m := hosts; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
 		r := &rs.rules[i]
-		if r.port != req.Port || !r.matchHost(req.Host) || !r.matchPath(req.Path) {
+		if r.port != req.Port || !r.matchPath(req.Path) {
 			continue
 		}
 		stage = max(stage, 1)
@@ -93,17 +112,14 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 			continue
 		}
 		stage = 2
-		if h := r.unlistedHeader(req); h != "" {
-			if missing == "" {
-				missing = h
-			}
+		if listing&(1<<i) == 0 {
 			continue
 		}
 		return Decision{rule: uint8(i + 1)}, nil
 	}
 	switch stage {
 	case 2:
-		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %q", req.Method, req.Authority(), missing)
+		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %q", req.Method, req.Authority(), rs.unlisted(hosts, req))
 	case 1:
 		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %q", req.Authority(), req.Method)
 	}
@@ -112,6 +128,32 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	}
 	return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s", req.Method, req.Authority())
 }
+
+// unlisted returns, for a refusal message, the first header (in sorted
+// order) that the first rule in hosts allowing req's destination and
+// method does not list.
+func (rs *Rules) unlisted(hosts uint32, req *Request) string {
+	names := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for m := hosts; m != 0; m &= m - 1 {
+		r := &rs.rules[bits.TrailingZeros32(m)]
+		if r.port != req.Port || !r.matchPath(req.Path) || !contains(r.methods, req.Method) {
+			continue
+		}
+		for _, k := range names {
+			if !contains(r.headers, k) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// noRules stands in for a nil *Rules: it allows nothing.
+var noRules Rules
 
 // checkRequestShape refuses a Request that CanonicalRequest could not have
 // produced in the ways matching depends on. It allocates only to refuse.
@@ -149,17 +191,6 @@ func isIPText(h string) bool {
 	return err == nil && a.Zone() == "" && a.String() == h
 }
 
-// matchHost reports whether the rule's host matches the canonical host h.
-// A wildcard rule stores its suffix with the leading dot (".example.com"),
-// which is what keeps it off the apex; it matches exactly one more label.
-func (r *rule) matchHost(h string) bool {
-	if !r.wildcard {
-		return h == r.host
-	}
-	label, ok := strings.CutSuffix(h, r.host)
-	return ok && label != "" && strings.IndexByte(label, '.') < 0
-}
-
 // matchPath reports whether the rule's prefix matches the escaped path p
 // on a segment boundary.
 func (r *rule) matchPath(p string) bool {
@@ -170,17 +201,6 @@ func (r *rule) matchPath(p string) bool {
 		return false
 	}
 	return len(p) == len(r.prefix) || p[len(r.prefix)] == '/'
-}
-
-// unlistedHeader returns the name of a header req carries that the rule
-// does not list, or "".
-func (r *rule) unlistedHeader(req *Request) string {
-	for k := range req.Header {
-		if !contains(r.headers, k) {
-			return k
-		}
-	}
-	return ""
 }
 
 func contains(list []string, s string) bool {

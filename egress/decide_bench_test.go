@@ -41,6 +41,7 @@ func benchRequest(b *testing.B, path string) *Request {
 
 func benchDecide(b *testing.B, rs *Rules, req *Request, wantRule int) {
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		d, _ := rs.Decide(req)
 		if d.Rule() != wantRule {
@@ -70,6 +71,7 @@ func BenchmarkMapLookup8Headers(b *testing.B) {
 		allowed[h] = struct{}{}
 	}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		n := 0
 		for k := range req.Header {
@@ -97,6 +99,7 @@ func BenchmarkCanonicalRequest(b *testing.B) {
 		hr.Header.Set(h, "value")
 	}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := CanonicalRequest(hr); err != nil {
 			b.Fatal(err)

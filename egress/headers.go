@@ -49,7 +49,8 @@ var deniedHeaders = map[string]struct{}{
 	"X-Google-Metadata-Request": {},
 }
 
-// deniedHeaderPrefixes are canonical name prefixes on the denylist.
+// deniedHeaderPrefixes are canonical name prefixes on the denylist. All
+// start with 'X', which canonicalHeaderDenied relies on.
 var deniedHeaderPrefixes = [...]string{
 	"X-Forwarded-",                // X-Forwarded-For, -Host, -Proto, -Port, -Prefix, ...
 	"X-Aws-Ec2-Metadata-Token",    // the token and -Ttl-Seconds
@@ -81,18 +82,41 @@ func HeaderDenied(name string) bool {
 // canonicalHeaderDenied is HeaderDenied for a name in canonical form. It
 // allocates nothing.
 func canonicalHeaderDenied(name string) bool {
+	if name == "" {
+		return false
+	}
 	if strings.IndexByte(name, '_') >= 0 {
 		return true
 	}
-	if _, ok := deniedHeaders[name]; ok {
-		return true
-	}
-	for _, p := range deniedHeaderPrefixes {
-		if strings.HasPrefix(name, p) {
+	if maybeDenied(name) {
+		if _, ok := deniedHeaders[name]; ok {
 			return true
 		}
 	}
+	if name[0] == 'X' {
+		for _, p := range deniedHeaderPrefixes {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// deniedShapes has bit n of entry c set when some denylisted name starts
+// with byte c and is n bytes long (n < 64). It is a pre-filter that spares
+// most allowed names the map lookup.
+var deniedShapes = func() (t [256]uint64) {
+	for name := range deniedHeaders {
+		t[name[0]] |= 1 << min(len(name), 63)
+	}
+	return t
+}()
+
+// maybeDenied reports whether name has the first byte and length of some
+// denylisted name (names of 63 bytes or more always do).
+func maybeDenied(name string) bool {
+	return deniedShapes[name[0]]&(1<<min(len(name), 63)) != 0
 }
 
 // canonicalHeaderName canonicalises the case of name the way

@@ -54,3 +54,22 @@ func TestDenylistWinsInDecide(t *testing.T) {
 		t.Errorf("Decide(unmatched, Authorization) = %v; want header_denied", err)
 	}
 }
+
+// TestDeniedPrefixesStartWithX pins the assumption canonicalHeaderDenied's
+// fast path makes.
+func TestDeniedPrefixesStartWithX(t *testing.T) {
+	for _, p := range deniedHeaderPrefixes {
+		if p[0] != 'X' {
+			t.Errorf("denied prefix %q does not start with 'X'", p)
+		}
+	}
+	for name := range deniedHeaders {
+		if !canonicalHeaderDenied(name) || !isCanonicalHeaderKey(name) {
+			t.Errorf("denylist entry %q is not denied or not canonical", name)
+		}
+	}
+	long := "X-" + repeat("a", 80)
+	if canonicalHeaderDenied(long) {
+		t.Errorf("%q denied", long)
+	}
+}

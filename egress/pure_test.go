@@ -20,7 +20,7 @@ var engineFiles = []string{"canon.go", "rules.go", "headers.go", "decide.go"}
 // except net/http, which is limited to engineHTTPNames below, and the
 // JSON Schema compiler, which is given its one schema from memory.
 var engineImports = map[string]bool{
-	"bytes": true, "embed": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
+	"bytes": true, "embed": true, "math/bits": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
 	"net/http": true, "net/netip": true, "net/url": true, "slices": true, "strconv": true,
 	"strings": true, "sync": true, "unicode/utf8": true,
 	"github.com/checkfu/checkfu":               true,

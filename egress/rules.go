@@ -73,12 +73,18 @@ type Rule struct {
 // are identical after canonicalisation are refused as duplicates.
 type Rules struct {
 	rules []rule
+	// Indexes built once by NewRules so that Decide does a few map
+	// lookups instead of comparing every rule. Each value is a bit set of
+	// rule indexes (MaxRules fits in a uint32).
+	exact   map[string]uint32 // canonical host -> rules naming it exactly
+	wild    map[string]uint32 // "example.com" -> rules for "*.example.com"
+	headers map[string]uint32 // header name -> rules listing it
 }
 
 // rule is one canonical rule, laid out for matching.
 type rule struct {
 	src      Rule   // canonical, as rendered
-	host     string // exact host, or for a wildcard the suffix with its leading dot (".example.com")
+	host     string // exact host, or for a wildcard the name under "*." ("example.com")
 	wildcard bool
 	port     uint16
 	prefix   string // "/" or a prefix without trailing slash
@@ -114,7 +120,24 @@ func NewRules(rules []Rule) (*Rules, error) {
 		}
 		out = append(out, c)
 	}
-	return &Rules{rules: out}, nil
+	return index(out), nil
+}
+
+// index builds the lookup tables of a Rules.
+func index(rules []rule) *Rules {
+	rs := &Rules{rules: rules, exact: map[string]uint32{}, wild: map[string]uint32{}, headers: map[string]uint32{}}
+	for i, r := range rules {
+		bit := uint32(1) << i
+		if r.wildcard {
+			rs.wild[r.host] |= bit
+		} else {
+			rs.exact[r.host] |= bit
+		}
+		for _, h := range r.headers {
+			rs.headers[h] |= bit
+		}
+	}
+	return rs
 }
 
 // canonicalRule canonicalises one rule. Errors other than host refusals
@@ -138,7 +161,7 @@ func canonicalRule(r Rule) (rule, error) {
 		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
 			return c, fmt.Errorf("host %q: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", clip(r.Host), h)
 		}
-		c.src.Host, c.host = "*."+h, "."+h
+		c.src.Host = "*." + h
 	}
 	if r.Port == 0 {
 		return c, fmt.Errorf("port 0: give the destination port explicitly (1-65535)")
