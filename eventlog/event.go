@@ -181,9 +181,17 @@ type Event struct {
 	Provider checkfu.ProviderRevision
 	Tool     ToolDescriptor
 
-	ApprovalID string
-	EffectID   string
-	ProcessID  string
+	// ApprovalID names an action-bound approval. Approver, Grant,
+	// Action (the digest of the canonical action), EffectClass (such as
+	// "read_only" or "external_effect") and Scope are what it binds.
+	ApprovalID  string
+	Approver    string
+	Grant       string
+	Action      string
+	EffectClass string
+	Scope       string
+	EffectID    string
+	ProcessID   string
 	// Result is the terminal result code of what the event records, such
 	// as "ok", "exit_1" or "timeout".
 	Result string
@@ -204,7 +212,7 @@ const MaxContent = 1 << 20
 
 // identFields lists the envelope strings of e in their fixed order, with
 // their names for error messages.
-func (e *Event) identFields() [15]struct {
+func (e *Event) identFields() [20]struct {
 	name string
 	v    *string
 } {
@@ -223,6 +231,11 @@ func (e *Event) identFields() [15]struct {
 		{"tool.name", &e.Tool.Name},
 		{"tool.revision", &e.Tool.Revision},
 		{"approval_id", &e.ApprovalID},
+		{"approver", &e.Approver},
+		{"grant", &e.Grant},
+		{"action", &e.Action},
+		{"effect_class", &e.EffectClass},
+		{"scope", &e.Scope},
 		{"effect_id", &e.EffectID},
 		{"process_id", &e.ProcessID},
 		{"result", &e.Result},

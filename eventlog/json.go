@@ -42,6 +42,11 @@ type wireEvent struct {
 	Provider   *wireProvider `json:"provider,omitempty"`
 	Tool       *wireTool     `json:"tool,omitempty"`
 	ApprovalID string        `json:"approval_id,omitempty"`
+	Approver   string        `json:"approver,omitempty"`
+	Grant      string        `json:"grant,omitempty"`
+	Action     string        `json:"action,omitempty"`
+	Effect     string        `json:"effect_class,omitempty"`
+	Scope      string        `json:"scope,omitempty"`
 	EffectID   string        `json:"effect_id,omitempty"`
 	ProcessID  string        `json:"process_id,omitempty"`
 	Result     string        `json:"result,omitempty"`
@@ -58,7 +63,8 @@ var (
 		"kind": nil, "time": nil, "label": nil, "request_id": nil, "run_id": nil, "actor": nil,
 		"decision": nil, "code": nil, "profile": revShape("profile", "revision"),
 		"provider": revShape("provider", "revision"), "tool": revShape("name", "revision"),
-		"approval_id": nil, "effect_id": nil, "process_id": nil, "result": nil, "release": nil,
+		"approval_id": nil, "approver": nil, "grant": nil, "action": nil, "effect_class": nil, "scope": nil,
+		"effect_id": nil, "process_id": nil, "result": nil, "release": nil,
 		"content": nil,
 	}
 )
@@ -99,7 +105,8 @@ func DecodeEvent(data []byte) (Event, error) {
 	}
 	ev := Event{
 		Kind: w.Kind, Label: w.Label, RequestID: w.RequestID, RunID: w.RunID, Actor: w.Actor,
-		Code: w.Code, ApprovalID: w.ApprovalID, EffectID: w.EffectID, ProcessID: w.ProcessID,
+		Code: w.Code, ApprovalID: w.ApprovalID, Approver: w.Approver, Grant: w.Grant, Action: w.Action,
+		EffectClass: w.Effect, Scope: w.Scope, EffectID: w.EffectID, ProcessID: w.ProcessID,
 		Result: w.Result, Release: w.Release,
 	}
 	if w.Time != nil {
@@ -189,7 +196,8 @@ func quote(s string) string {
 func toWire(ev *Event) wireEvent {
 	w := wireEvent{
 		Kind: ev.Kind, Label: ev.Label, RequestID: ev.RequestID, RunID: ev.RunID, Actor: ev.Actor,
-		Code: ev.Code, ApprovalID: ev.ApprovalID, EffectID: ev.EffectID, ProcessID: ev.ProcessID,
+		Code: ev.Code, ApprovalID: ev.ApprovalID, Approver: ev.Approver, Grant: ev.Grant, Action: ev.Action,
+		Effect: ev.EffectClass, Scope: ev.Scope, EffectID: ev.EffectID, ProcessID: ev.ProcessID,
 		Result: ev.Result, Release: ev.Release,
 	}
 	if !ev.Time.IsZero() {

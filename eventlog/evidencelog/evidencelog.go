@@ -1,0 +1,90 @@
+// Package evidencelog records custody's governance evidence (approval
+// decisions and approval results) as events of an eventlog session, so
+// that the decision and the result of an action-bound approval are
+// separate, ordered, tamper-evident events of the session's audit log.
+//
+// Invariants:
+//
+//   - [Sink.Record] returns nil only once the event is durable in the log;
+//     custody treats an unrecorded decision as no decision.
+//   - Every field of custody.Evidence maps to an envelope identifier; a
+//     field that is not an identifier (a space, a newline, more than 256
+//     bytes) is refused, never truncated or rewritten, so free text cannot
+//     reach the durable envelope.
+//   - The evidence label is carried over unchanged.
+package evidencelog
+
+import (
+	"context"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// CodeUnknownEvidence refuses evidence of a kind or outcome this package
+// does not map.
+const CodeUnknownEvidence checkfu.Code = "unknown_evidence"
+
+// A Sink is a custody.EvidenceSink that appends to one session of a Log.
+type Sink struct {
+	log     *eventlog.Log
+	session string
+}
+
+var _ custody.EvidenceSink = (*Sink)(nil)
+
+// New returns a Sink appending to session in l.
+func New(l *eventlog.Log, session string) (*Sink, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return nil, err
+	}
+	return &Sink{log: l, session: session}, nil
+}
+
+// Record implements custody.EvidenceSink: it appends ev as one event and
+// returns once the event is durable.
+func (s *Sink) Record(ctx context.Context, ev custody.Evidence) error {
+	e, err := Event(ev)
+	if err != nil {
+		return err
+	}
+	_, err = s.log.Append(ctx, s.session, e)
+	return err
+}
+
+// Event maps one custody evidence event to an eventlog event. Approved
+// maps to an allow decision; denied and refused to deny; succeeded and
+// failed, which are results rather than decisions, to no decision. The
+// outcome itself is kept as the event's result.
+func Event(ev custody.Evidence) (eventlog.Event, error) {
+	e := eventlog.Event{
+		Label: ev.Label, Time: ev.Time, ApprovalID: ev.Approval, Approver: ev.Approver,
+		Actor: ev.Actor, Grant: ev.Grant, Action: ev.Action, Scope: ev.Scope,
+		Result: string(ev.Outcome), Code: string(ev.Code),
+	}
+	switch ev.Kind {
+	case custody.EvidenceApprovalDecision:
+		e.Kind = eventlog.KindApprovalDecision
+	case custody.EvidenceApprovalResult:
+		e.Kind = eventlog.KindApprovalResult
+	default:
+		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
+	}
+	switch ev.Outcome {
+	case custody.OutcomeApproved:
+		e.Decision = eventlog.DecisionAllow
+	case custody.OutcomeDenied, custody.OutcomeRefused:
+		e.Decision = eventlog.DecisionDeny
+	case custody.OutcomeSucceeded, custody.OutcomeFailed:
+	default:
+		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", ev.Outcome)
+	}
+	if ev.Effect.Valid() {
+		e.EffectClass = ev.Effect.String()
+	}
+	if err := e.Validate(); err != nil {
+		return eventlog.Event{}, err
+	}
+	return e, nil
+}

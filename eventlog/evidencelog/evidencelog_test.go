@@ -1,0 +1,88 @@
+package evidencelog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/evidencelog"
+)
+
+func sample(kind custody.EvidenceKind, outcome custody.Outcome) custody.Evidence {
+	return custody.Evidence{
+		Kind: kind, Label: checkfu.LabelIsolated, Time: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC),
+		Approval: "apr-1", Approver: "user:alice", Actor: "agent:7", Grant: "grant-3",
+		Action: "sha256:0a1b", Effect: custody.ExternalEffect, Scope: "repo:acme/app", Outcome: outcome,
+	}
+}
+
+func TestRecordDecisionAndResultSeparately(t *testing.T) {
+	ctx := context.Background()
+	l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink, err := evidencelog.New(l, "sess-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Record(ctx, sample(custody.EvidenceApprovalDecision, custody.OutcomeApproved)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Record(ctx, sample(custody.EvidenceApprovalResult, custody.OutcomeSucceeded)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for e, err := range l.Read(ctx, "sess-1", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s %s %s %s %s %s", e.Seq, e.Kind, e.Decision, e.Result, e.Label, e.Grant, e.EffectClass, e.Scope))
+	}
+	want := []string{
+		"1 approval_decision allow approved isolated grant-3 external_effect repo:acme/app",
+		"2 approval_result none succeeded isolated grant-3 external_effect repo:acme/app",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
+	ev := sample(custody.EvidenceApprovalResult, custody.OutcomeFailed)
+	ev.Scope = "repo acme/app with a space"
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+		t.Errorf("Event(scope with a space) = %v, want invalid_event", err)
+	}
+	ev = sample("approval_maybe", custody.OutcomeFailed)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
+		t.Errorf("Event(unknown kind) = %v, want unknown_evidence", err)
+	}
+	ev = sample(custody.EvidenceApprovalDecision, "maybe")
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
+		t.Errorf("Event(unknown outcome) = %v, want unknown_evidence", err)
+	}
+}
+
+func ExampleSink_Record() {
+	ctx := context.Background()
+	l, _ := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
+	sink, _ := evidencelog.New(l, "sess-1")
+	err := sink.Record(ctx, custody.Evidence{
+		Kind: custody.EvidenceApprovalDecision, Label: checkfu.LabelIsolated, Approval: "apr-1",
+		Approver: "user:alice", Grant: "grant-3", Action: "sha256:0a1b", Effect: custody.ExternalEffect,
+		Scope: "repo:acme/app", Outcome: custody.OutcomeDenied,
+	})
+	fmt.Println(err)
+	for e := range l.Read(ctx, "sess-1", 1) {
+		fmt.Println(e.Seq, e.Kind, e.Decision, e.ApprovalID)
+	}
+	// Output:
+	// <nil>
+	// 1 approval_decision deny apr-1
+}
