@@ -89,6 +89,9 @@ func parseTree(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := value(dec, "")
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, errors.New("unexpected end of JSON")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +159,13 @@ func sameKeys(path string, orig, canon any) error {
 	switch o := orig.(type) {
 	case map[string]any:
 		c, _ := canon.(map[string]any)
-		for k, v := range o {
+		keys := make([]string, 0, len(o))
+		for k := range o {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // deterministic error for several bad keys
+		for _, k := range keys {
+			v := o[k]
 			cv, ok := c[k]
 			if !ok {
 				return fmt.Errorf("unknown key %q at %s (keys are case-sensitive)", k, where(path))
