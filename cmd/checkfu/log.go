@@ -131,32 +131,102 @@ func logAppend(e *env, args []string) error {
 	if err != nil {
 		return withHint(err, "-zdr needs -key-file for the keyed content digests")
 	}
+	// Lines that are already buffered are appended together, in order,
+	// in one transaction; each "seq N" is printed once that transaction
+	// has committed.
 	in := bufio.NewReaderSize(e.stdin, 64<<10)
-	for n := 1; ; n++ {
-		line, err := readLine(in)
-		if err == io.EOF {
+	app := &cliAppender{log: l, session: lf.session, out: e.stdout}
+	n := 0
+	for {
+		var batch []eventlog.Event
+		first := n + 1
+		var lineErr error
+		for len(batch) < maxCLIBatch {
+			if len(batch) > 0 && !lineReady(in) {
+				break
+			}
+			line, err := readLine(in)
+			if err == io.EOF {
+				lineErr = io.EOF
+				break
+			}
+			n++
+			if err != nil {
+				lineErr = fmt.Errorf("checkfu log append: line %d: %w", n, err)
+				break
+			}
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			ev, err := eventlog.DecodeEvent(line)
+			if err != nil {
+				lineErr = withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "the events before this line are stored; fix the line and append the rest")
+				break
+			}
+			if keys == nil && len(ev.Content) > 0 {
+				err := checkfu.Refuse(eventlog.CodeContentKeyMissing, "event has content but no -key-file was given to seal it")
+				lineErr = withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "pass -key-file FILE (64 hex digits) to seal content, with -zdr to keep only a keyed digest; the events before this line are stored")
+				break
+			}
+			batch = append(batch, ev)
+		}
+		if len(batch) > 0 {
+			if err := app.append(ctx, batch); err != nil {
+				return withHint(fmt.Errorf("checkfu log append: lines %d-%d: %w", first, n, err), "the events acknowledged with \"seq N\" are stored; append the rest again")
+			}
+		}
+		if lineErr == io.EOF {
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("checkfu log append: line %d: %w", n, err)
+		if lineErr != nil {
+			return lineErr
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+	}
+}
+
+// maxCLIBatch bounds the events "log append" commits in one transaction.
+const maxCLIBatch = 1024
+
+// lineReady reports whether r holds a whole line without reading more.
+func lineReady(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// A cliAppender appends batches in input order and acknowledges each
+// event after its batch is durable.
+type cliAppender struct {
+	log     *eventlog.Log
+	session string
+	out     io.Writer
+	head    eventlog.Head
+	known   bool
+}
+
+func (a *cliAppender) append(ctx context.Context, batch []eventlog.Event) error {
+	for attempt := 0; ; attempt++ {
+		if !a.known {
+			h, err := a.log.Head(ctx, a.session)
+			if err != nil {
+				return err
+			}
+			a.head, a.known = h, true
+		}
+		h, err := a.log.AppendAt(ctx, a.session, a.head.Seq, batch...)
+		if errors.Is(err, eventlog.CodeSeqConflict) && attempt < 100 {
+			a.known = false // another writer appended; go again after it
 			continue
 		}
-		ev, err := eventlog.DecodeEvent(line)
 		if err != nil {
-			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "the events before this line are stored; fix the line and append the rest")
-		}
-		seq, err := l.Append(ctx, lf.session, ev)
-		if errors.Is(err, eventlog.CodeContentKeyMissing) {
-			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "pass -key-file FILE (64 hex digits) to seal content; the events before this line are stored")
-		}
-		if err != nil {
-			return withHint(fmt.Errorf("checkfu log append: line %d: %w", n, err), "the events before this line are stored")
-		}
-		if _, err := fmt.Fprintf(e.stdout, "seq %d\n", seq); err != nil {
 			return err
 		}
+		var acks bytes.Buffer
+		for i := range batch {
+			fmt.Fprintf(&acks, "seq %d\n", a.head.Seq+uint64(i)+1)
+		}
+		a.head = h
+		_, err = a.out.Write(acks.Bytes())
+		return err
 	}
 }
 

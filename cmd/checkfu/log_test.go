@@ -327,3 +327,37 @@ func TestLogReadFollow(t *testing.T) {
 		t.Errorf("follower after SIGINT: %v, want exit 0", err)
 	}
 }
+
+// TestLogTwoWritersOneFile runs two real "log append" processes against
+// one SQLite file at once: every event of both is stored exactly once, in
+// one verified chain.
+func TestLogTwoWritersOneFile(t *testing.T) {
+	bin := clitest.Binary(t)
+	path := filepath.Join(t.TempDir(), "log.db")
+	const perWriter = 300
+	errs := make(chan error, 2)
+	for w := range 2 {
+		go func() {
+			var in strings.Builder
+			for i := range perWriter {
+				fmt.Fprintf(&in, `{"kind":"tool_call","actor":"writer-%d","request_id":"r-%d"}`+"\n", w, i)
+			}
+			cmd := exec.Command(bin, "log", "append", "-store", "sqlite:"+path, "-session", "shared")
+			cmd.Stdin = strings.NewReader(in.String())
+			out, err := cmd.Output()
+			if err == nil && strings.Count(string(out), "seq ") != perWriter {
+				err = fmt.Errorf("writer %d acknowledged %d events, want %d", w, strings.Count(string(out), "seq "), perWriter)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, stderr, code := runCLI(t, "", "log", "verify", "-store", "sqlite:"+path, "-session", "shared")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("through seq %d,", 2*perWriter)) {
+		t.Fatalf("log verify: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
