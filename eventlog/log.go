@@ -36,7 +36,7 @@ type Log struct {
 	now   func() time.Time
 
 	mu     sync.Mutex
-	queues map[string]*queue // guarded by mu
+	queues map[string]*queue // guarded by mu; only sessions with appends in flight
 }
 
 // A queue holds the appends waiting for one session's group commit.
@@ -189,8 +189,10 @@ func (l *Log) lead(ctx context.Context, session string, q *queue) {
 		}
 		q.waiting = q.waiting[len(batch):]
 		if len(batch) == 0 {
+			// Idle: forget the queue (and its cached head) so that a Log
+			// serving many sessions does not grow without bound.
 			q.leading = false
-			q.waiting = nil
+			delete(l.queues, session)
 			l.mu.Unlock()
 			return
 		}
