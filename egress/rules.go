@@ -95,7 +95,7 @@ type rule struct {
 // NewRules canonicalises rules and returns them as a Rules. It refuses,
 // with code [CodeInvalidRules], zero rules, more than [MaxRules], and any
 // rule that does not canonicalise; the refusal names the rule by index and
-// wraps the underlying [CodeInvalidHost] refusal where there is one.
+// carries the [CodeInvalidHost] code in its chain where a host was refused.
 func NewRules(rules []Rule) (*Rules, error) {
 	if len(rules) == 0 {
 		return nil, checkfu.Refuse(CodeInvalidRules, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
@@ -109,7 +109,10 @@ func NewRules(rules []Rule) (*Rules, error) {
 		if err != nil {
 			var ref *checkfu.Refusal
 			if errors.As(err, &ref) && ref.Code == CodeInvalidHost {
-				return nil, &checkfu.Refusal{Code: CodeInvalidRules, Message: fmt.Sprintf("egress: rule %d", i), Err: err}
+				// Keep the host refusal's code in the chain (errors.Is finds
+				// it) without repeating "refused:" in the text.
+				msg := fmt.Sprintf("egress: rule %d: %s", i, strings.TrimPrefix(ref.Message, "egress: "))
+				return nil, &checkfu.Refusal{Code: CodeInvalidRules, Message: msg, Err: CodeInvalidHost}
 			}
 			return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d: %v", i, err)
 		}

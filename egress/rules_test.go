@@ -114,7 +114,7 @@ func TestParseRulesErrorText(t *testing.T) {
 		{`[{"host":"*.com","port":443,"methods":["GET"]}]`,
 			`refused: invalid_rules: egress: rule 0: host "*.com": a wildcard under the public suffix "com" would match other owners' names; list the hosts instead`},
 		{`[{"host":"a.example","port":443,"methods":["GET"]},{"host":"127.0.0.1","port":443,"methods":["GET"]}]`,
-			`refused: invalid_rules: egress: rule 1: refused: invalid_host: egress: host "127.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name`},
+			`refused: invalid_rules: egress: rule 1: host "127.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name: invalid_host`},
 		{`[{"host":"a.example","port":443,"methods":["GET"],"headers":["Cookie"]}]`,
 			`refused: invalid_rules: egress: rule 0: header "Cookie" is on the fixed denylist and cannot be allowed`},
 		{`[{"host":"a.example","port":443,"methods":["GET"],"x":1}]`,
