@@ -251,8 +251,14 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM eventlog_content WHERE session = ? AND seq = ?`, session, int64(seq)); err != nil {
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
-	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	// TRUNCATE waits (busy_timeout) for readers on older snapshots, then
+	// empties the WAL, so the old frames holding the row are gone.
+	var busy, logFrames, checkpointed int64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &checkpointed); err != nil {
 		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	if busy != 0 {
+		return &eventlog.StoreError{Op: "shred", Err: errors.New("the content row is deleted, but readers kept the WAL from being truncated; call Shred again to remove the old WAL frames")}
 	}
 	return nil
 }

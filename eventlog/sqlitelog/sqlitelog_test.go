@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -142,13 +143,15 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scan := func(when string) {
+	scan := func(when string, want ...string) {
 		files, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
+		seen := map[string]bool{}
 		total := 0
 		for _, f := range files {
+			seen[f.Name()] = true
 			b, err := os.ReadFile(filepath.Join(dir, f.Name()))
 			if err != nil {
 				t.Fatal(err)
@@ -166,9 +169,14 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 		if total == 0 {
 			t.Fatalf("%s: no bytes on disk to inspect", when)
 		}
+		for _, name := range want {
+			if !seen[name] {
+				t.Errorf("%s: %s missing, so it was not inspected (files: %v)", when, name, seen)
+			}
+		}
 		t.Logf("%s: inspected %d files, %d bytes", when, len(files), total)
 	}
-	scan("open")
+	scan("open", "log.db", "log.db-wal", "log.db-shm")
 	// The envelope fields do reach the disk: the scan would see content.
 	if b, _ := os.ReadFile(filepath.Join(dir, "log.db-wal")); !bytes.Contains(b, []byte("github.create_issue")) {
 		t.Errorf("the WAL does not hold the envelope fields: the scan proves nothing")
@@ -176,5 +184,81 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	scan("closed")
+	scan("closed", "log.db")
+}
+
+// TestShredOnDisk seals content, checks it never reaches the files in
+// plaintext, shreds one event, and then reads every byte of every file:
+// the shredded event's wrapped data key and ciphertext are gone, while the
+// chain still verifies.
+//
+// Mutant: deleting secure_delete from the DSN, or the WAL truncation from
+// Shred, makes this test fail.
+func TestShredOnDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := sqlitelog.Open(ctx, filepath.Join(dir, "log.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := l.Append(ctx, "shred", eventlogtest.Sample(eventlog.KindToolCall, i, fmt.Sprintf("CONTENT-MARKER %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := s.Read(ctx, "shred", 2, 1)
+	if err != nil || len(recs) != 1 || recs[0].Sealed == nil {
+		t.Fatalf("Read: %v %v", recs, err)
+	}
+	victim := recs[0]
+	files := func() map[string][]byte {
+		out := map[string][]byte{}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[e.Name()] = b
+		}
+		return out
+	}
+	found := func(fs map[string][]byte, needle []byte) string {
+		for name, b := range fs {
+			if bytes.Contains(b, needle) {
+				return name
+			}
+		}
+		return ""
+	}
+	before := files()
+	if name := found(before, []byte("CONTENT-MARKER")); name != "" {
+		t.Errorf("%s holds sealed content in plaintext", name)
+	}
+	if found(before, victim.Sealed[:48]) == "" {
+		t.Fatalf("the ciphertext is not on disk before shredding: the check below proves nothing")
+	}
+	if err := l.Shred(ctx, "shred", 2); err != nil {
+		t.Fatal(err)
+	}
+	after := files()
+	for what, needle := range map[string][]byte{"ciphertext": victim.Sealed[24:48], "wrapped data key": victim.DataKey[24:48]} {
+		if name := found(after, needle); name != "" {
+			t.Errorf("after Shred, %s still holds the %s", name, what)
+		}
+	}
+	if _, err := eventlog.Verify(ctx, s, "shred"); err != nil {
+		t.Errorf("Verify after Shred: %v", err)
+	}
+	if got, err := l.Content(ctx, "shred", 3); err != nil || string(got) != "CONTENT-MARKER 2" {
+		t.Errorf("Content(3) after shredding 2 = %q, %v", got, err)
+	}
 }

@@ -1,0 +1,149 @@
+package eventlogtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// tamper appends six events with content to a fresh session, applies edit
+// through the harness and returns the ChainError Verify reports.
+func tamper(t *testing.T, h Harness, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+	t.Helper()
+	l := open(t, h, keyed(t))
+	appendN(t, l, "s-tamper", 6)
+	if _, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper"); err != nil {
+		t.Fatalf("Verify before tampering: %v", err)
+	}
+	h.Rewrite(t, "s-tamper", edit)
+	_, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper")
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || !errors.Is(err, eventlog.CodeChainBroken) {
+		t.Fatalf("Verify after tampering = %v, want a ChainError", err)
+	}
+	// Reading must stop at the same place.
+	var readErr error
+	for _, err := range l.Read(context.Background(), "s-tamper", 1) {
+		readErr = err
+	}
+	var rce *eventlog.ChainError
+	if !errors.As(readErr, &rce) || rce.Seq != ce.Seq {
+		t.Errorf("Read after tampering ended with %v, want a ChainError at seq %d", readErr, ce.Seq)
+	}
+	return ce
+}
+
+// wantSeq checks the seq Verify named and that its diagnosis mentions
+// what happened.
+func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64, problem string) {
+	t.Helper()
+	if ce.Seq != seq || !strings.Contains(ce.Problem, problem) {
+		t.Errorf("Verify reported %v, want seq %d with a problem mentioning %q", ce, seq, problem)
+	}
+}
+
+// Mutant: deleting the hash comparison in the verifier makes
+// TestStore/TamperChanged fail.
+func testTamperChanged(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Envelope[len(r[2].Envelope)/2] ^= 0x01
+		return r
+	})
+	wantSeq(t, ce, 3, "does not match its hash")
+}
+
+// ChainHash recomputes a record hash the way an attacker who knows the
+// format would: SHA-256 over the domain label and the envelope.
+func ChainHash(envelope []byte) eventlog.Hash {
+	return sha256.Sum256(append([]byte("checkfu/eventlog/chain/v1\x00"), envelope...))
+}
+
+// Mutant: deleting the prev-hash comparison in the verifier makes
+// TestStore/TamperChangedAndRehashed fail.
+func testTamperRehashed(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		// Swap two bytes of the event time: still a valid envelope.
+		env := r[2].Envelope
+		i := bytes.Index(env, []byte("s-tamper")) + len("s-tamper") + 8 + 32
+		env[i+6], env[i+7] = env[i+7]^0x55, env[i+6]
+		r[2].Hash = ChainHash(env)
+		return r
+	})
+	wantSeq(t, ce, 4, "does not link")
+}
+
+// Mutant: deleting the gap check (r.Seq > v.next) in the verifier makes
+// TestStore/TamperRemoved fail.
+func testTamperRemoved(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record { return slices.Delete(r, 2, 3) })
+	wantSeq(t, ce, 3, "missing")
+}
+
+// Mutant: deleting the envelope-seq comparison in the verifier makes
+// TestStore/TamperReordered fail.
+func testTamperReordered(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Seq, r[3].Seq = r[3].Seq, r[2].Seq
+		r[2], r[3] = r[3], r[2]
+		return r
+	})
+	wantSeq(t, ce, 3, "reordered")
+}
+
+// Mutant: deleting the prev-hash comparison in the verifier makes
+// TestStore/TamperInserted fail.
+func testTamperInserted(t *testing.T, h Harness) {
+	// A well-formed event for the same session and seq 3, from a forger's
+	// own log: its hash and envelope agree, only its link is wrong.
+	forger, err := eventlog.New(eventlog.NewMemoryStore(), keyed(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, forger, "s-tamper", 3)
+	forged, err := forger.Store().Read(context.Background(), "s-tamper", 3, 1)
+	if err != nil || len(forged) != 1 {
+		t.Fatalf("forger read: %v %v", forged, err)
+	}
+	forged[0].Envelope[bytes.Index(forged[0].Envelope, []byte("agent:test"))] = 'A'
+	forged[0].Hash = ChainHash(forged[0].Envelope)
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		for i := 2; i < len(r); i++ {
+			r[i].Seq++
+		}
+		return slices.Insert(r, 2, forged[0])
+	})
+	wantSeq(t, ce, 3, "does not link")
+}
+
+// Mutant: deleting the sealed-digest comparison in the verifier makes
+// TestStore/TamperContent fail.
+func testTamperContent(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].Sealed[len(r[2].Sealed)-1] ^= 0x80
+		return r
+	})
+	wantSeq(t, ce, 3, "content was changed")
+}
+
+// Mutant: deleting the length comparison in VerifyHead makes
+// TestStore/TamperTruncatedAgainstHead fail.
+func testTamperTruncated(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	recorded := appendN(t, l, "s-trunc", 4)
+	h.Rewrite(t, "s-trunc", func(r []eventlog.Record) []eventlog.Record { return r[:3] })
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-trunc"); err != nil {
+		t.Fatalf("Verify of a truncated log without a head: %v (a chain alone cannot see truncation)", err)
+	}
+	_, err := eventlog.VerifyHead(ctx, l.Store(), "s-trunc", recorded)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || ce.Seq != 4 || !strings.Contains(ce.Problem, "truncated") {
+		t.Errorf("VerifyHead after truncation = %v, want a ChainError at seq 4 saying the log was truncated", err)
+	}
+}
