@@ -198,8 +198,11 @@ func (r Request) Authority() string {
 // the Host header sent is the host matched and dialled.
 func (r Request) URL() *url.URL {
 	host := r.Host
-	if r.Port != defaultPort(r.Scheme) || strings.Contains(host, ":") {
+	switch {
+	case r.Port != defaultPort(r.Scheme):
 		host = r.Authority()
+	case strings.IndexByte(host, ':') >= 0:
+		host = "[" + host + "]"
 	}
 	u := &url.URL{Scheme: r.Scheme, Host: host, Path: r.Path, RawQuery: r.RawQuery}
 	if p, err := url.PathUnescape(r.Path); err == nil {
@@ -292,17 +295,9 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 	if len(r.Trailer) > 0 {
 		return Request{}, refuseRequest("egress: request declares trailers, which the header allowlist cannot see")
 	}
-	header := make(http.Header, len(r.Header))
-	for k, vs := range r.Header {
-		if !httpguts.ValidHeaderFieldName(k) || !isCanonicalHeaderKey(k) {
-			return Request{}, refuseRequest("egress: header name %q is not a canonical token (want %q)", clip(k), clip(http.CanonicalHeaderKey(k)))
-		}
-		for _, v := range vs {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return Request{}, refuseRequest("egress: header %q has a value with control characters", k)
-			}
-		}
-		header[k] = append([]string(nil), vs...)
+	header, err := canonicalHeader(r.Header)
+	if err != nil {
+		return Request{}, err
 	}
 	return Request{
 		Scheme:   scheme,
@@ -313,6 +308,24 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 		Method:   method,
 		Header:   header,
 	}, nil
+}
+
+// canonicalHeader returns a deep copy of h after checking that every name
+// is a canonical token and no value holds a control character.
+func canonicalHeader(h http.Header) (http.Header, error) {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		if !httpguts.ValidHeaderFieldName(k) || !isCanonicalHeaderKey(k) {
+			return nil, refuseRequest("egress: header name %q is not a canonical token (want %q)", clip(k), clip(http.CanonicalHeaderKey(k)))
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return nil, refuseRequest("egress: header %q has a value with control characters", k)
+			}
+		}
+		out[k] = append([]string(nil), vs...)
+	}
+	return out, nil
 }
 
 // canonicalAuthority splits and canonicalises "host[:port]".

@@ -134,7 +134,7 @@ func TestCanonicalRequest(t *testing.T) {
 		{"http://example.com", "example.com", "example.com:80", "http://example.com/"},
 		{"https://example.com:443/", "example.com", "example.com:443", "https://example.com/"},
 		{"http://[2001:DB8::1]:8080/", "2001:db8::1", "[2001:db8::1]:8080", "http://[2001:db8::1]:8080/"},
-		{"https://[::ffff:192.0.2.1]/", "::ffff:192.0.2.1", "[::ffff:192.0.2.1]:443", "https://[::ffff:192.0.2.1]:443/"},
+		{"https://[::ffff:192.0.2.1]/", "::ffff:192.0.2.1", "[::ffff:192.0.2.1]:443", "https://[::ffff:192.0.2.1]/"},
 		{"https://192.0.2.1/", "192.0.2.1", "192.0.2.1:443", "https://192.0.2.1/"},
 	}
 	for _, tt := range defaults {

@@ -75,20 +75,9 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	if rs == nil {
 		rs = &noRules
 	}
-	// One pass over the headers: refuse denylisted names, and narrow
-	// listing to the rules that list every header the request carries.
-	listing := ^uint32(0)
-	for k := range req.Header {
-		if !isCanonicalHeaderKey(k) {
-			if HeaderDenied(k) {
-				return Decision{}, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
-			}
-			return Decision{}, refuseRequest("egress: header name %q is not canonical", clip(k))
-		}
-		if canonicalHeaderDenied(k) {
-			return Decision{}, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
-		}
-		listing &= rs.headers[k]
+	listing, err := rs.listing(req.Header)
+	if err != nil {
+		return Decision{}, err
 	}
 	// The rules naming the host: exactly, or by a wildcard over the
 	// host's parent. Looking a wildcard up by the parent (the name after
@@ -127,6 +116,26 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 		return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s (rules never match an IP literal)", req.Method, req.Authority())
 	}
 	return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s", req.Method, req.Authority())
+}
+
+// listing makes one pass over the header names: it refuses a denylisted
+// or non-canonical name, and returns the set of rules that list every
+// name.
+func (rs *Rules) listing(h map[string][]string) (uint32, error) {
+	listing := ^uint32(0)
+	for k := range h {
+		if !isCanonicalHeaderKey(k) {
+			if HeaderDenied(k) {
+				return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+			}
+			return 0, refuseRequest("egress: header name %q is not canonical", clip(k))
+		}
+		if canonicalHeaderDenied(k) {
+			return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+		}
+		listing &= rs.headers[k]
+	}
+	return listing, nil
 }
 
 // unlisted returns, for a refusal message, the first header (in sorted
