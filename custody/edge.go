@@ -1,0 +1,381 @@
+package custody
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// Refusal codes of the outbound edge.
+const (
+	// CodeCredentialUnusable: the credential cannot be attached (it was
+	// destroyed, or it is not a valid header value). Nothing was sent
+	// with it.
+	CodeCredentialUnusable checkfu.Code = "credential_unusable"
+	// CodeCredentialEchoed: the provider's response contains the
+	// credential; the response is withheld from the caller.
+	CodeCredentialEchoed checkfu.Code = "credential_echoed"
+	// CodeResponseTooLarge: the response body is larger than
+	// MaxResponseBytes; it is withheld.
+	CodeResponseTooLarge checkfu.Code = "response_too_large"
+)
+
+// MaxResponseBytes is the largest response body the edge returns.
+const MaxResponseBytes = 8 << 20
+
+// A Connection is the trusted plane's record of one provider connection:
+// the custody binding of its credential and the egress rules declared for
+// it at authorization time.
+type Connection struct {
+	Credential Binding
+	Rules      *egress.Rules
+}
+
+// An Invocation is one credentialed tool call as the trusted plane hands
+// it to the edge. Scope and ApprovalScope come from the plane's
+// authenticated context; Call is the only part that came from the agent.
+type Invocation struct {
+	Connection    Connection
+	Lease         string     // the lease to spend
+	Scope         LeaseScope // service, gateway and actor making the call
+	Call          ToolCall
+	Approval      string // required for external_effect capabilities
+	ApprovalScope string // the scope the approval must bind, e.g. a session id
+}
+
+// A Response is what the caller sees of a provider's answer. It never
+// holds the credential: a response that echoes it is withheld with
+// [CodeCredentialEchoed]. Set-Cookie headers are dropped.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// EdgeConfig configures NewEdge.
+type EdgeConfig struct {
+	Registry  *Registry  // required: the static capability registrations
+	Leases    *Leases    // required: every call spends a lease
+	Custodian Custodian  // required: *Native or an IntegrationRuntime
+	Approvals *Approvals // external_effect calls run only under an approval; nil refuses them
+
+	// Dialer, RootCAs and Timeout configure the egress clients (see
+	// egress.ClientConfig). A nil Dialer dials public addresses with the
+	// system resolver.
+	Dialer  *egress.Dialer
+	RootCAs *x509.CertPool
+	Timeout time.Duration
+
+	// CredentialHeader is the header the credential is attached in;
+	// empty means "Authorization". CredentialPrefix is written before
+	// the credential; empty means "Bearer " when CredentialHeader is
+	// empty too, and nothing otherwise.
+	CredentialHeader string
+	CredentialPrefix string
+}
+
+// An Edge compiles credentialed tool calls into outbound requests and
+// makes them. For every call, in this order and with nothing skipped:
+//
+//  1. the tool call is resolved against its static registration, its
+//     arguments validated against the tool's JSON Schema first
+//     ([Registry.Resolve]); the Connection's credential must be the one
+//     registered;
+//  2. the outbound request is built by the edge from the registration
+//     (method, resource) and the canonical arguments, never from agent
+//     supplied URLs or headers;
+//  3. the Connection's egress rules decide it; a refused request is never
+//     sent, spends no lease budget and never touches the credential;
+//  4. an external_effect call without an approval is refused; then the
+//     lease is spent ([Leases.Use]) for the caller's scope;
+//  5. an external_effect call runs under its action-bound approval,
+//     revalidated immediately before the effect ([Approvals.Carry]);
+//  6. the Custodian opens the credential, and the egress client (no
+//     proxy, public addresses only, no redirects; none of it can be
+//     turned off) attaches it in its post-decision hook and sends.
+//
+// The caller gets a [*Response] or an error: a [*checkfu.Refusal] for
+// every policy "no", an [*egress.UpstreamError] for a failed exchange. No
+// error or response holds the credential. An Edge is safe for concurrent
+// use; the zero Edge refuses everything.
+type Edge struct {
+	registry  *Registry
+	leases    *Leases
+	custodian Custodian
+	approvals *Approvals
+	dialer    *egress.Dialer
+	rootCAs   *x509.CertPool
+	timeout   time.Duration
+	header    string
+	prefix    string
+
+	mu      sync.Mutex
+	clients map[*egress.Rules]*egress.Client // guarded by mu
+}
+
+// NewEdge returns an Edge for cfg. A missing registry, lease book or
+// custodian is an error.
+func NewEdge(cfg EdgeConfig) (*Edge, error) {
+	if cfg.Registry == nil || cfg.Leases == nil || cfg.Custodian == nil {
+		return nil, errors.New("custody: NewEdge needs a Registry, Leases and a Custodian")
+	}
+	e := &Edge{
+		registry: cfg.Registry, leases: cfg.Leases, custodian: cfg.Custodian, approvals: cfg.Approvals,
+		dialer: cfg.Dialer, rootCAs: cfg.RootCAs, timeout: cfg.Timeout,
+		header: cfg.CredentialHeader, prefix: cfg.CredentialPrefix,
+		clients: map[*egress.Rules]*egress.Client{},
+	}
+	if e.header == "" {
+		e.header = "Authorization"
+		if e.prefix == "" {
+			e.prefix = "Bearer "
+		}
+	}
+	if !httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header) && e.header != "Authorization" && e.header != "Proxy-Authorization" {
+		// A credential header must be a valid name; any denylisted name
+		// other than the authorization headers would be a routing header.
+		return nil, errors.New("custody: NewEdge: CredentialHeader " + e.header + " is not usable")
+	}
+	return e, nil
+}
+
+var errZeroEdge = checkfu.Refuse(CodeCapabilityUnknown, "custody: the zero Edge refuses every call; build one with NewEdge")
+
+// Call compiles inv into an outbound request and, if every check passes,
+// makes it with the credential attached at the outbound edge.
+func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
+	if e == nil || e.registry == nil {
+		return nil, errZeroEdge
+	}
+	action, err := e.registry.Resolve(inv.Call, inv.Connection.Credential)
+	if err != nil {
+		return nil, err
+	}
+	req, err := buildRequest(ctx, action)
+	if err != nil {
+		return nil, err
+	}
+	creq, err := egress.CanonicalRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := inv.Connection.Rules.Decide(&creq); err != nil {
+		return nil, err
+	}
+	client, err := e.client(inv.Connection.Rules)
+	if err != nil {
+		return nil, err
+	}
+	external := action.Effect != ReadOnly
+	if external && (e.approvals == nil || inv.Approval == "") {
+		return nil, checkfu.Refuse(CodeApprovalRequired, "custody: capability %q has an external effect and runs only under an approval", action.Capability)
+	}
+	lease, err := e.leases.Use(inv.Lease, LeaseUse{Scope: inv.Scope, Capability: action.Capability})
+	if err != nil {
+		return nil, err
+	}
+	var resp *Response
+	send := func(ctx context.Context) error {
+		var err error
+		resp, err = e.send(ctx, client, req, inv.Connection.Credential)
+		return err
+	}
+	if external {
+		bound := ApprovalBinding{Actor: inv.Scope.Actor, Grant: lease.ID, Action: action.Digest(), Effect: action.Effect, Scope: inv.ApprovalScope}
+		err = e.approvals.Carry(ctx, inv.Approval, bound, send)
+	} else {
+		err = send(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// buildRequest builds the outbound request from the resolved action only.
+func buildRequest(ctx context.Context, a Action) (*http.Request, error) {
+	target := a.Resource
+	var body io.Reader
+	if bodiless(a.Operation) {
+		q, err := queryOf(a.Body)
+		if err != nil {
+			return nil, err
+		}
+		if q != "" {
+			target += "?" + q
+		}
+	} else {
+		body = bytes.NewReader(a.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, a.Operation, target, body)
+	if err != nil {
+		return nil, checkfu.Refuse(CodeCapabilityMismatch, "custody: capability %q: the registered resource does not form a request", a.Capability)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// queryOf turns canonical object arguments of scalars into a query string
+// with sorted keys.
+func queryOf(body []byte) (string, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return "", checkfu.Refuse(CodeArgumentsInvalid, "custody: query arguments are not an object")
+	}
+	v := url.Values{}
+	for k, x := range m {
+		switch x := x.(type) {
+		case string:
+			v.Set(k, x)
+		case json.Number:
+			v.Set(k, x.String())
+		case bool:
+			if x {
+				v.Set(k, "true")
+			} else {
+				v.Set(k, "false")
+			}
+		default:
+			return "", checkfu.Refuse(CodeArgumentsInvalid, "custody: query argument %q is not a scalar", k)
+		}
+	}
+	return v.Encode(), nil
+}
+
+// client returns the egress client for rules, building it once.
+func (e *Edge) client(rules *egress.Rules) (*egress.Client, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.clients[rules]; ok {
+		return c, nil
+	}
+	c, err := egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: e.dialer, RootCAs: e.rootCAs, Timeout: e.timeout})
+	if err != nil {
+		return nil, err
+	}
+	e.clients[rules] = c
+	return c, nil
+}
+
+// CloseIdleConnections closes the idle connections of every egress client
+// the Edge built.
+func (e *Edge) CloseIdleConnections() {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range e.clients {
+		c.CloseIdleConnections()
+	}
+}
+
+// send opens the credential, lets the egress client attach it after its
+// own rule decision, and reads the response.
+func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b Binding) (*Response, error) {
+	secret, err := e.custodian.Open(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer secret.Destroy()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var attachErr error
+	hresp, err := client.Do(req.WithContext(ctx), func(h http.Header) {
+		attachErr = secret.reveal(func(tok []byte) error {
+			v := make([]byte, 0, len(e.prefix)+len(tok))
+			v = append(append(v, e.prefix...), tok...)
+			defer clear(v)
+			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(string(v)) {
+				return checkfu.Refuse(CodeCredentialUnusable, "custody: the credential at %s is not a valid header value", b)
+			}
+			h.Set(e.header, string(v))
+			return nil
+		})
+		if attachErr != nil {
+			if _, ok := checkfu.CodeOf(attachErr); !ok || errors.Is(attachErr, CodeSecretDestroyed) {
+				attachErr = checkfu.Refuse(CodeCredentialUnusable, "custody: the credential at %s cannot be attached", b)
+			}
+			cancel(attachErr)
+		}
+	})
+	if attachErr != nil {
+		if hresp != nil {
+			hresp.Body.Close()
+		}
+		return nil, attachErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(hresp.Body, MaxResponseBytes+1))
+	if err != nil {
+		return nil, &egress.UpstreamError{Code: egress.CodeUpstreamFailed, Target: req.URL.Host, Err: errors.New("reading the response body failed")}
+	}
+	if len(body) > MaxResponseBytes {
+		return nil, checkfu.Refuse(CodeResponseTooLarge, "custody: the response from %s is larger than %d bytes", req.URL.Host, MaxResponseBytes)
+	}
+	if err := refuseEcho(secret, b, hresp.Header, body); err != nil {
+		return nil, err
+	}
+	if hresp.StatusCode == http.StatusUnauthorized {
+		if rt, ok := e.custodian.(IntegrationRuntime); ok {
+			// Best effort: the next Open refreshes. The 401 itself is
+			// the caller's answer.
+			_ = rt.Invalidate(context.WithoutCancel(ctx), b)
+		}
+	}
+	h := hresp.Header.Clone()
+	h.Del("Set-Cookie")
+	return &Response{Status: hresp.StatusCode, Header: h, Body: body}, nil
+}
+
+// refuseEcho withholds a response whose headers or body contain the
+// credential, raw, hex or base64 encoded.
+func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
+	echoed := false
+	err := secret.reveal(func(tok []byte) error {
+		forms := [][]byte{tok, []byte(hex.EncodeToString(tok)), []byte(base64.StdEncoding.EncodeToString(tok)), []byte(base64.RawURLEncoding.EncodeToString(tok))}
+		defer func() {
+			for _, f := range forms[1:] {
+				clear(f)
+			}
+		}()
+		for _, f := range forms {
+			if bytes.Contains(body, f) {
+				echoed = true
+			}
+			for _, vs := range h {
+				for _, v := range vs {
+					if bytes.Contains([]byte(v), f) {
+						echoed = true
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || echoed {
+		return checkfu.Refuse(CodeCredentialEchoed, "custody: the provider's response for %s echoes the credential; it is withheld", b)
+	}
+	return nil
+}
