@@ -76,3 +76,26 @@ func BenchmarkAdmitKey(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReceiptOverhead measures the receipt path without the
+// signature check (envelope scan, base64, PAE, small-order R lookup,
+// record parse and re-encode, key id comparison), the part that strict
+// receipt verification adds to a bare crypto/ed25519.Verify.
+func BenchmarkReceiptOverhead(b *testing.B) {
+	a := testSigner(1)
+	env := mustSign(b, a, goodRecord())
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := parseEnvelope(env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.payloadType != PayloadType || smallOrderR(e.sig[:32]) || len(pae(e.payloadType, e.payload)) == 0 {
+			b.Fatal("bad envelope")
+		}
+		rec, err := ParseRecord(e.payload)
+		if err != nil || rec.Attester != a.KeyID() {
+			b.Fatal(err)
+		}
+	}
+}

@@ -224,3 +224,52 @@ func ExampleKeyIDOf() {
 	fmt.Println(id == signer.KeyID(), err)
 	// Output: true <nil>
 }
+
+func ExampleLoadSigner() {
+	dir, _ := os.MkdirTemp("", "signer")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "key.pem")
+	_ = os.WriteFile(path, []byte(exampleKey), 0o600)
+	signer, err := conformance.LoadSigner(path)
+	fmt.Println(signer.KeyID(), err)
+	// Output: 9ffd5db67699bdb0bc2ec36a1e2d1bfbb03bcf3db499cfcf9ca52ae0ee244fb4 <nil>
+}
+
+func ExampleRecord_Statement() {
+	rec, _ := conformance.ParseStatement([]byte(exampleStatement))
+	rec.Facts, _ = conformance.NewFactSet(conformance.ExactDestinationMatch, conformance.RedirectRecheck)
+	rec.Label = checkfu.LabelIsolated
+	js, _ := rec.Statement()
+	fmt.Print(string(js))
+	// Output:
+	// {
+	//   "provider": "checkfu:daytona-provider",
+	//   "provider_revision": "2",
+	//   "facts": [
+	//     "exact_destination_match",
+	//     "redirect_recheck"
+	//   ],
+	//   "label": "isolated",
+	//   "evidence_digests": [
+	//     "sha256:6f2a0e2a5d2c4b8f1e0e9d7c6b5a49382716f5e4d3c2b1a09f8e7d6c5b4a3928"
+	//   ],
+	//   "issued_at": "2026-11-30T07:00:00Z"
+	// }
+}
+
+func ExampleNewFactSet() {
+	s, _ := conformance.NewFactSet(conformance.ExactDestinationMatch, conformance.DefaultDeny)
+	fmt.Println(s, s.Complete(), s.Missing())
+	_, err := conformance.NewFactSet("dns_pinning")
+	fmt.Println(err)
+	// Output:
+	// exact_destination_match,default_deny false [redirect_recheck connect_time_public_address authority_separation]
+	// refused: record_invalid: conformance: "dns_pinning" is not a fact (want one of exact_destination_match, redirect_recheck, connect_time_public_address, authority_separation, default_deny)
+}
+
+func ExampleDigestOf() {
+	d := conformance.DigestOf([]byte("matrix evidence"))
+	back, err := conformance.ParseDigest(d.String())
+	fmt.Println(back == d, err)
+	// Output: true <nil>
+}

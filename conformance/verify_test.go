@@ -72,7 +72,9 @@ func TestCertifyRefusals(t *testing.T) {
 		{name: "payloadType key case", envelope: []byte(strings.Replace(string(mustSign(t, a, good)), `"payloadType"`, `"PayloadType"`, 1)), want: CodeEnvelopeMalformed},
 		{name: "duplicate payload key", envelope: []byte(strings.Replace(string(mustSign(t, a, good)), `"payload":`, `"payload": "AA==", "payload":`, 1)), want: CodeEnvelopeMalformed},
 		{name: "trailing JSON", envelope: append(mustSign(t, a, good), "{}"...), want: CodeEnvelopeMalformed},
-		{name: "oversized", envelope: make([]byte, MaxEnvelopeSize+1), want: CodeEnvelopeMalformed},
+		{name: "oversized", envelope: make([]byte, MaxEnvelopeSize+1), want: CodeEnvelopeMalformed, msg: "more than"},
+		{name: "line break in payload base64", envelope: []byte(strings.Replace(string(mustSign(t, a, good)), `"payload": "AR`, `"payload": "A\nR`, 1)), want: CodeEnvelopeMalformed, msg: "payload is not standard padded base64"},
+		{name: "URL-safe base64 signature", envelope: urlSafeSig(t, mustSign(t, a, good)), want: CodeEnvelopeMalformed, msg: "signature is not standard padded base64"},
 	}
 	for _, f := range Facts() {
 		tests = append(tests, struct {
@@ -156,6 +158,21 @@ func relabel(t testing.TB, env []byte, id KeyID) []byte {
 func withSig(t testing.TB, env []byte, sig []byte) []byte {
 	m := decodeEnv(t, env)
 	m["signatures"].([]any)[0].(map[string]any)["sig"] = base64.StdEncoding.EncodeToString(sig)
+	return encodeEnv(t, m)
+}
+
+// urlSafeSig re-encodes the signature with the URL-safe alphabet (the
+// signature of goodRecord by testSigner(1) holds a '+' or '/'; the test
+// checks).
+func urlSafeSig(t testing.TB, env []byte) []byte {
+	m := decodeEnv(t, env)
+	sig := m["signatures"].([]any)[0].(map[string]any)
+	std := sig["sig"].(string)
+	if !strings.ContainsAny(std, "+/") {
+		t.Fatal("signature has no '+' or '/'; pick another record")
+	}
+	raw, _ := base64.StdEncoding.DecodeString(std)
+	sig["sig"] = base64.URLEncoding.EncodeToString(raw)
 	return encodeEnv(t, m)
 }
 
