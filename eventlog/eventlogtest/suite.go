@@ -8,7 +8,11 @@
 // from another handle; concurrent appenders on separate handles; that
 // verification names the exact seq of a changed, removed, reordered or
 // inserted record and of changed content, and of any single-byte change;
-// shredding and zero-data-retention at the record level.
+// shredding and zero-data-retention at the record level; and, as rapid
+// properties, that random interleavings of appends, stale appends and
+// reads keep the log equal to a model, and that concurrent writers on
+// separate handles with a live follower keep seq order and each writer's
+// own order.
 //
 // It cannot prove durability across a crash or that nothing reached the
 // disk: those need the store's own tests (kill -9 of a real writer, a scan
@@ -75,6 +79,7 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"ZeroDataRetention", testZDR},
 		{"PropertyInterleavings", testPropInterleavings},
 		{"PropertySingleByteTamper", testPropTamper},
+		{"PropertyConcurrentOrder", testPropConcurrentOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, newHarness(t)) })
