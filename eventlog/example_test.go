@@ -129,3 +129,17 @@ func ExampleNewKeys() {
 	// eventlog.Keys(redacted) <nil>
 	// true
 }
+
+func ExampleVerifyHead() {
+	ctx := context.Background()
+	store := eventlog.NewMemoryStore()
+	l, _ := eventlog.New(store, eventlog.Options{})
+	l.Append(ctx, "s", eventlog.Event{Kind: eventlog.KindToolCall})
+	// A head recorded outside the log, say in a receipt, lets a verifier
+	// catch truncation and rewrites that a chain alone cannot.
+	recorded, _ := l.Head(ctx, "s")
+	l.Append(ctx, "s", eventlog.Event{Kind: eventlog.KindSettlement})
+	head, err := eventlog.VerifyHead(ctx, store, "s", recorded)
+	fmt.Println(head.Seq, err)
+	// Output: 2 <nil>
+}
