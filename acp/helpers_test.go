@@ -3,6 +3,7 @@ package acp_test
 import (
 	"io"
 	"sync"
+	"time"
 )
 
 // lockedWriter serialises writes to w.
@@ -16,3 +17,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// watchdog bounds a test that would otherwise hang on a bug; it is never
+// an assertion about speed.
+const watchdog = 2 * time.Minute
