@@ -61,13 +61,20 @@ func (f *logFlags) check(name string) error {
 	return nil
 }
 
-// openStore opens the store a -store DSN names.
-func openStore(ctx context.Context, dsn string) (eventlog.Store, error) {
+// openStore opens the store a -store DSN names. Only append may create a
+// SQLite file: reading or verifying a mistyped path must not report an
+// empty, freshly created log.
+func openStore(ctx context.Context, dsn string, create bool) (eventlog.Store, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if path == "" {
 			return nil, usagef("checkfu log: -store %q names no file (want sqlite:PATH)", dsn)
+		}
+		if !create {
+			if _, err := os.Stat(path); err != nil {
+				return nil, withHint(fmt.Errorf("checkfu log: no log database at %q: %w", path, err), "check the -store path; only \"checkfu log append\" creates a log")
+			}
 		}
 		return sqlitelog.Open(ctx, path)
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
@@ -122,7 +129,7 @@ func logAppend(e *env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	store, err := openStore(ctx, lf.store)
+	store, err := openStore(ctx, lf.store, true)
 	if err != nil {
 		return err
 	}
@@ -272,7 +279,7 @@ func logRead(e *env, args []string) error {
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	store, err := openStore(ctx, lf.store)
+	store, err := openStore(ctx, lf.store, false)
 	if err != nil {
 		return err
 	}
@@ -326,7 +333,7 @@ func logVerify(e *env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	store, err := openStore(ctx, lf.store)
+	store, err := openStore(ctx, lf.store, false)
 	if err != nil {
 		return err
 	}
@@ -339,6 +346,9 @@ func logVerify(e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if head.Seq == 0 {
+		return withHint(checkfu.Refuse(eventlog.CodeEventNotFound, "checkfu log verify: session %q holds no events", lf.session), "check -session: an empty log proves nothing")
 	}
 	fmt.Fprintf(e.stdout, "ok: session %s verified through seq %d, head %s\n", lf.session, head.Seq, head.Hash)
 	return nil

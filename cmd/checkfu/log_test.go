@@ -76,6 +76,25 @@ func TestLogAppendStrictInput(t *testing.T) {
 	}
 }
 
+func TestLogReadVerifyDoNotCreate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "typo.db")
+	for _, sub := range []string{"read", "verify"} {
+		out, stderr, code := runCLI(t, "", "log", sub, "-store", "sqlite:"+path, "-session", "s")
+		if code != exitFailed || out != "" || !strings.Contains(stderr, "no log database") {
+			t.Errorf("log %s on a missing file: exit %d, stdout %q, stderr %q", sub, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("read/verify created %s", path)
+	}
+	store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
+	runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1")
+	out, stderr, code := runCLI(t, "", "log", "verify", "-store", store, "-session", "s2")
+	if code != exitFailed || !strings.Contains(stderr, "code: event_not_found") {
+		t.Errorf("log verify of an empty session: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
 func TestLogUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"log"},
