@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/checkfu/checkfu"
+import (
+	"fmt"
+
+	"github.com/checkfu/checkfu"
+)
 
 // providerConfig sizes one provider-side process.
 type providerConfig struct {
@@ -163,8 +167,10 @@ func (p *provider) handleStdin(off uint64, data []byte) error {
 	w := window{limit: p.limit()}
 	if !w.allows(off, end) {
 		p.awaitingRewind = true
-		p.conn.refusals = append(p.conn.refusals, Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: off,
-			Message: "stdin frame would pass the granted credit limit; resend after the next window"})
+		// Offset is where the Runner must resume sending: everything
+		// below accepted is applied, nothing of this frame is.
+		p.conn.refusals = append(p.conn.refusals, Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: p.accepted,
+			Message: fmt.Sprintf("stdin frame [%d, %d) would pass the granted credit limit %d; resend from %d after the next window", off, end, w.limit, p.accepted)})
 		return nil
 	}
 	p.awaitingRewind = false
@@ -216,7 +222,7 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 	}
 	if p.grantDue() {
 		c.grantSent = p.limit()
-		return Frame{Type: TypeWindow, Accepted: p.written, Limit: c.grantSent}, true
+		return Frame{Type: TypeWindow, Accepted: p.accepted, Limit: c.grantSent}, true
 	}
 	if len(p.errQ) > 0 {
 		ch := p.errQ[0]
@@ -224,9 +230,14 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		p.errQBytes -= len(ch.data)
 		return Frame{Type: TypeStderr, Offset: ch.off, Dropped: p.errDropped, Data: ch.data}, true
 	}
+	if c.sendOut < p.jr.low() && p.jr.low() <= p.acked {
+		// A lazy replay overtaken by eviction: the Runner acknowledged
+		// every byte skipped here, so skipping leaves no gap.
+		c.sendOut = p.jr.low()
+	}
 	if c.sendOut < p.jr.low() {
-		// Only possible while evicting after a long detach on an old
-		// epoch; a live connection never falls behind low (pacing).
+		// Unacknowledged bytes were evicted (only possible after a detach
+		// outlived its grace): never serve the gap.
 		p.kill = true
 		return Frame{Type: TypeRefuse, Code: CodeOutputTruncated, Offset: c.sendOut,
 			Message: "stdout journal overtaken; the process was terminated"}, true

@@ -108,15 +108,18 @@ func (r *runnerState) handle(f *Frame) (delivery, error) {
 		r.providerEnds = f.StdinEnded
 		r.endSent = f.StdinEnded
 	case TypeWindow:
-		if f.Accepted > r.sent {
-			return delivery{}, protocolErr("window reports stdin accepted %d beyond sent %d", f.Accepted, r.sent)
+		if f.Accepted > r.total {
+			return delivery{}, protocolErr("window reports stdin accepted %d beyond the %d bytes written", f.Accepted, r.total)
 		}
-		r.trim(max(f.Accepted, r.base))
+		r.trim(f.Accepted)
+		r.sent = max(r.sent, f.Accepted) // applied bytes need no resend
 		r.win.grant(f.Limit)
 	case TypeRefuse:
 		if f.Code == CodeInputBufferFull && r.attached {
-			if f.Offset < r.sent && f.Offset >= r.base {
-				r.sent = f.Offset // rewind: the refused bytes were not counted
+			// Rewind to where the provider wants the stream resumed: the
+			// refused bytes were not counted.
+			if to := max(f.Offset, r.base); to < r.sent {
+				r.sent = to
 				r.endSent = false
 			}
 			return delivery{}, nil
