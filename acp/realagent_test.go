@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/acp/acptest"
@@ -75,10 +74,17 @@ func startProcess(t *testing.T, argv []string) (stdout io.Reader, stdin io.Write
 // permission request) -> end_turn over r/w and returns the transcript.
 func runTurn(t *testing.T, r io.Reader, w io.WriteCloser) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a watchdog, not an assertion
-	defer cancel()
 	var tr acptest.Transcript
-	c := acp.NewClient(r, w, acp.Config{OnUpdate: tr.OnUpdate, OnPermission: tr.OnPermission})
+	return runTurnWith(t, r, w, &tr, acp.Config{OnUpdate: tr.OnUpdate, OnPermission: tr.OnPermission})
+}
+
+// runTurnWith is runTurn with the client configured by cfg, recording into
+// tr (which cfg's handlers are expected to feed).
+func runTurnWith(t *testing.T, r io.Reader, w io.WriteCloser, tr *acptest.Transcript, cfg acp.Config) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	c := acp.NewClient(r, w, cfg)
 	defer c.Close()
 	init, err := c.Initialize(ctx)
 	if err != nil {
