@@ -3,7 +3,9 @@ package conformance
 import (
 	"bytes"
 	"crypto/ed25519"
+	"errors"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -95,8 +97,11 @@ func ParseAttesterSet(data []byte) (*AttesterSet, error) {
 				continue
 			}
 		}
-		r := err.(*checkfu.Refusal)
-		return nil, &checkfu.Refusal{Code: r.Code, Message: "conformance: attester " + quote(aj.Name) + ": " + r.Message}
+		var r *checkfu.Refusal
+		if !errors.As(err, &r) {
+			return nil, err
+		}
+		return nil, &checkfu.Refusal{Code: r.Code, Message: "conformance: attester " + quote(aj.Name) + ": " + strings.TrimPrefix(r.Message, "conformance: ")}
 	}
 	return s, nil
 }

@@ -21,6 +21,7 @@ package wire
 
 import (
 	"bytes"
+	"errors"
 	"unicode"
 	"unicode/utf8"
 
@@ -160,12 +161,21 @@ func parseCanonical(payload []byte, parse func([]byte) (Record, error)) (Record,
 	}
 	again, err := Encode(&r)
 	if err != nil {
-		return Record{}, noncanonical("%s", err.(*checkfu.Refusal).Message)
+		return Record{}, noncanonical("%s", message(err))
 	}
 	if !bytes.Equal(again, payload) {
 		return Record{}, noncanonical("conformance: payload does not re-encode to the same bytes")
 	}
 	return r, nil
+}
+
+// message returns the human part of a refusal from Check.
+func message(err error) string {
+	var r *checkfu.Refusal
+	if errors.As(err, &r) {
+		return r.Message
+	}
+	return err.Error()
 }
 
 func noncanonical(format string, args ...any) error {
@@ -207,7 +217,7 @@ func parseFields(payload []byte) (Record, error) {
 		r.Evidence = append(r.Evidence, d)
 	}
 	if err := r.Check(); err != nil {
-		return Record{}, noncanonical("%s", err.(*checkfu.Refusal).Message)
+		return Record{}, noncanonical("%s", message(err))
 	}
 	return r, nil
 }
