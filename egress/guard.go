@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/netip"
 	"net/url"
 	"sync"
@@ -64,7 +63,7 @@ type Guard struct {
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
 	log    *slog.Logger
 	ln     net.Listener
-	proxy  *httputil.ReverseProxy
+	pool   upstreamPool
 	srv    *http.Server
 
 	mu      sync.Mutex
@@ -99,21 +98,6 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		return nil, err
 	}
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{}}
-	transport := &http.Transport{
-		Proxy:                 nil, // never an environment proxy
-		DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return g.dial(ctx, n, a) },
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: 60 * time.Second,
-		DisableCompression:    true,
-	}
-	g.proxy = &httputil.ReverseProxy{
-		Rewrite:      func(*httputil.ProxyRequest) {}, // the outbound URL and Host are set before ServeHTTP
-		Transport:    transport,
-		ErrorHandler: g.proxyError,
-		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
 	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
@@ -129,6 +113,7 @@ func (g *Guard) Serve() error { return g.srv.Serve(g.ln) }
 // flight, and closes every open tunnel.
 func (g *Guard) Shutdown(ctx context.Context) error {
 	err := g.srv.Shutdown(ctx)
+	g.pool.closeAll()
 	g.mu.Lock()
 	g.closed = true
 	for c := range g.tunnels {
@@ -165,11 +150,8 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
-	// One canonical form: matched, dialled (the transport dials the URL's
-	// host and port), and sent as Host.
-	r.URL.Host = target.URL().Host
-	r.Host = r.URL.Host
-	g.proxy.ServeHTTP(w, r)
+	// One canonical form: matched, dialled, and sent as Host.
+	g.forward(w, r, target.Authority(), target.URL().Host)
 }
 
 // canonicalTarget canonicalises an authority the way [CanonicalRequest]
@@ -255,11 +237,6 @@ func (g *Guard) untrack(cs ...net.Conn) {
 		c.Close()
 		delete(g.tunnels, c)
 	}
-}
-
-// proxyError maps a forwarding error to a refusal or an upstream failure.
-func (g *Guard) proxyError(w http.ResponseWriter, r *http.Request, err error) {
-	g.fail(w, r, err)
 }
 
 // fail answers err: 403 for a refusal, 502 for anything else.

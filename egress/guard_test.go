@@ -45,6 +45,20 @@ func newGuardRig(t *testing.T, policy string) *guardRig {
 		rig.mu.Lock()
 		rig.seen = append(rig.seen, r.Clone(context.Background()))
 		rig.mu.Unlock()
+		switch r.URL.Path {
+		case "/echo":
+			b, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "%s %s ua=%q hop=%q body=%s", r.Method, r.URL.RequestURI(), r.Header.Get("User-Agent"), r.Header.Get("X-Hop"), b)
+			return
+		case "/stream":
+			w.Header().Set("Connection", "X-Upstream-Hop")
+			w.Header().Set("X-Upstream-Hop", "1")
+			for i := range 3 {
+				fmt.Fprintf(w, "part%d;", i)
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
 		if loc := r.URL.Query().Get("redirect"); loc != "" {
 			http.Redirect(w, r, loc, http.StatusFound)
 			return

@@ -1,0 +1,244 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// This file is the guard's upstream half for absolute-form HTTP: a small
+// HTTP/1.1 forwarder that writes the request and reads the response on the
+// handler's own goroutine, over connections it keeps per destination. The
+// workload-facing half stays net/http's server.
+
+// hopHeaders are never forwarded, in either direction (RFC 9110 section
+// 7.6.1, plus the Proxy-* family and Expect, since the forwarder sends the
+// body without waiting for 100 Continue). Headers named in Connection are
+// removed too.
+var hopHeaders = [...]string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Expect",
+}
+
+// forwardingHeaders are dropped from requests: the guard reveals nothing
+// about the workload's network, and passes on no one else's claim about it.
+var forwardingHeaders = [...]string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip"}
+
+const (
+	maxIdlePerDestination = 64
+	upstreamHeaderTimeout = 60 * time.Second
+)
+
+// An upstreamConn is one connection to a destination, with its buffers.
+type upstreamConn struct {
+	net.Conn
+	br *bufio.Reader
+	bw *bufio.Writer
+}
+
+// An upstreamPool keeps idle upstream connections per "host:port". Every
+// connection in it was made by the guarded dialer, so its address was
+// checked when it was dialled.
+type upstreamPool struct {
+	mu     sync.Mutex
+	idle   map[string][]*upstreamConn // guarded by mu
+	closed bool                       // guarded by mu
+}
+
+func (p *upstreamPool) get(key string) *upstreamConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	list := p.idle[key]
+	if len(list) == 0 {
+		return nil
+	}
+	c := list[len(list)-1]
+	p.idle[key] = list[:len(list)-1]
+	return c
+}
+
+func (p *upstreamPool) put(key string, c *upstreamConn) {
+	p.mu.Lock()
+	if p.closed || len(p.idle[key]) >= maxIdlePerDestination {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	if p.idle == nil {
+		p.idle = map[string][]*upstreamConn{}
+	}
+	p.idle[key] = append(p.idle[key], c)
+	p.mu.Unlock()
+}
+
+func (p *upstreamPool) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for k, list := range p.idle {
+		for _, c := range list {
+			c.Close()
+		}
+		delete(p.idle, k)
+	}
+}
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// removeHop deletes the hop-by-hop headers of h, including those its
+// Connection header names.
+func removeHop(h http.Header) {
+	for _, v := range h["Connection"] {
+		for _, name := range strings.Split(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, k := range hopHeaders {
+		delete(h, k)
+	}
+}
+
+// forward sends r to authority ("host:port", canonical) with Host header
+// host, and copies the response to w.
+func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host string) {
+	out := &http.Request{
+		Method:        r.Method,
+		URL:           &url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery},
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Host:          host,
+		Header:        r.Header.Clone(),
+		ContentLength: r.ContentLength,
+	}
+	if out.URL.Path == "" {
+		out.URL.Path = "/"
+	}
+	if r.ContentLength != 0 {
+		out.Body = r.Body
+	}
+	removeHop(out.Header)
+	for _, k := range forwardingHeaders {
+		delete(out.Header, k)
+	}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = []string{""} // send none rather than Go's default
+	}
+
+	// A pooled connection may have been closed by the destination while
+	// idle; a request without a body is retried once on a fresh one.
+	for attempt := 0; ; attempt++ {
+		uc, reused := g.pool.get(authority), true
+		if uc == nil {
+			c, err := g.dial(r.Context(), "tcp", authority)
+			if err != nil {
+				g.fail(w, r, err)
+				return
+			}
+			uc, reused = &upstreamConn{Conn: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}, false
+		}
+		resp, err := g.roundTrip(r.Context(), uc, out)
+		if err != nil {
+			uc.Close()
+			if reused && attempt == 0 && out.Body == nil && r.Context().Err() == nil {
+				continue
+			}
+			if r.Context().Err() != nil {
+				return
+			}
+			g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: authority, Err: err})
+			return
+		}
+		g.copyResponse(w, r, uc, resp, authority)
+		return
+	}
+}
+
+// roundTrip writes out on uc and reads the final response header.
+func (g *Guard) roundTrip(ctx context.Context, uc *upstreamConn, out *http.Request) (*http.Response, error) {
+	stop := context.AfterFunc(ctx, func() { uc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	uc.SetDeadline(time.Now().Add(upstreamHeaderTimeout))
+	if err := out.Write(uc.bw); err != nil {
+		return nil, err
+	}
+	if err := uc.bw.Flush(); err != nil {
+		return nil, err
+	}
+	for {
+		resp, err := http.ReadResponse(uc.br, out)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				resp.Body.Close()
+				return nil, errors.New("upstream switched protocols, which the guard does not forward")
+			}
+			uc.SetDeadline(time.Time{})
+			return resp, nil
+		}
+		resp.Body.Close() // an interim 1xx response: read the next one
+	}
+}
+
+// copyResponse sends resp to the workload and returns uc to the pool when
+// the exchange left it reusable.
+func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstreamConn, resp *http.Response, authority string) {
+	stop := context.AfterFunc(r.Context(), func() { uc.SetDeadline(time.Unix(1, 0)) })
+	dst := w.Header()
+	for k, vs := range resp.Header {
+		dst[k] = vs
+	}
+	removeHop(dst)
+	w.WriteHeader(resp.StatusCode)
+	buf := copyBufs.Get().(*[]byte)
+	var err error
+	if resp.ContentLength == -1 {
+		err = copyFlushing(w, resp.Body, *buf)
+	} else {
+		_, err = io.CopyBuffer(w, resp.Body, *buf)
+	}
+	copyBufs.Put(buf)
+	resp.Body.Close()
+	reusable := stop() && err == nil && !resp.Close && !r.Close
+	if reusable {
+		g.pool.put(authority, uc)
+		return
+	}
+	uc.Close()
+	if err != nil {
+		panic(http.ErrAbortHandler) // the workload sees a cut connection, not a clean end
+	}
+}
+
+// copyFlushing copies a body of unknown length, flushing after each read
+// so that streamed responses reach the workload as they arrive.
+func copyFlushing(w http.ResponseWriter, src io.Reader, buf []byte) error {
+	rc := http.NewResponseController(w)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			rc.Flush() //nolint:errcheck // a failed flush shows up as a failed write
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
