@@ -131,12 +131,24 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func readString(s *cryptobyte.String, out *string) bool {
+// A reader reads length-prefixed strings out of one envelope as substrings
+// of a single string copy of it, so decoding allocates once, not per field.
+type reader struct {
+	s   cryptobyte.String
+	all string // string(original bytes)
+}
+
+func (r *reader) readString(out *string) bool {
+	off := len(r.all) - len(r.s) + 2
 	var v cryptobyte.String
-	if !s.ReadUint16LengthPrefixed(&v) || !utf8.Valid(v) {
+	if !r.s.ReadUint16LengthPrefixed(&v) {
 		return false
 	}
-	*out = string(v)
+	str := r.all[off : off+len(v)]
+	if !utf8.ValidString(str) {
+		return false
+	}
+	*out = str
 	return true
 }
 
@@ -146,7 +158,8 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	bad := func(what string) error {
 		return checkfu.Refuse(CodeInvalidEvent, "eventlog: malformed envelope: %s", what)
 	}
-	s := cryptobyte.String(b)
+	r := &reader{s: cryptobyte.String(b), all: string(b)}
+	s := &r.s
 	var env envelope
 	var version, kind, label, decision, mode uint8
 	var nanos uint64
@@ -157,7 +170,7 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	if version != envelopeVersion {
 		return nil, bad("unknown version")
 	}
-	if !readString(&s, &env.session) || !s.ReadUint64(&env.seq) || !s.ReadBytes(&prev, 32) ||
+	if !r.readString(&env.session) || !s.ReadUint64(&env.seq) || !s.ReadBytes(&prev, 32) ||
 		!s.ReadUint64(&nanos) || !s.ReadUint8(&kind) || !s.ReadUint8(&label) || !s.ReadUint8(&decision) {
 		return nil, bad("truncated header")
 	}
@@ -166,7 +179,7 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	e.Time = time.Unix(0, int64(nanos)).UTC()
 	e.Kind, e.Label, e.Decision = Kind(kind), checkfu.Label(label), Decision(decision)
 	for _, f := range e.identFields() {
-		if !readString(&s, f.v) {
+		if !r.readString(f.v) {
 			return nil, bad("truncated or non-UTF-8 field " + f.name)
 		}
 	}
