@@ -279,3 +279,28 @@ func TestReceiptAccessorsCopy(t *testing.T) {
 		t.Fatalf("nil Receipt: %v", err)
 	}
 }
+
+// An AttesterSet is read-only after loading, so concurrent verification
+// is safe (run with -race).
+func TestVerifyConcurrent(t *testing.T) {
+	a := testSigner(1)
+	set := testSet(t, a)
+	env := mustSign(t, a, goodRecord())
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			var err error
+			for range 20 {
+				if _, e := set.Certify(env, daytona2); e != nil {
+					err = e
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
