@@ -13,8 +13,7 @@ import (
 // TestCertifyRefusals is the acceptance table: each row changes one thing
 // about a receipt that certifies daytona2 and names the code it must get.
 //
-// Mutants (each makes the named rows fail; see docs/benchmarks and the
-// report for the full list):
+// Mutants run by hand (each makes the named rows fail):
 //   - deleting the payloadType comparison in Verify: "other payload type".
 //   - deleting the attester lookup failure (using any key): "key outside
 //     the set", "empty built-in set".
@@ -25,6 +24,13 @@ import (
 //   - deleting the key id comparison: "record names another key".
 //   - deleting the provider / revision / facts / label checks in
 //     Certifies: the matching rows.
+//   - deleting the unknown-version or unknown-fact-bit check in
+//     wire.parseFields: "unknown version", "unknown fact bit".
+//   - deleting the one-signature check in parseEnvelope: "two signatures".
+//   - deleting the base64 re-encoding comparison: "line break in payload
+//     base64"; the size limit: "oversized"; the scanner's duplicate-key
+//     check: "duplicate payload key"; its trailing-data check: "trailing
+//     JSON".
 func TestCertifyRefusals(t *testing.T) {
 	a, b, outsider := testSigner(1), testSigner(2), testSigner(3)
 	set := testSet(t, a, b)
