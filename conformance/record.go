@@ -26,6 +26,19 @@ func ParseKeyID(s string) (KeyID, error) {
 	return id, nil
 }
 
+// MarshalText implements encoding.TextMarshaler with the hex form.
+func (id KeyID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with [ParseKeyID].
+func (id *KeyID) UnmarshalText(text []byte) error {
+	v, err := ParseKeyID(string(text))
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
 // A Digest is the SHA-256 digest of one piece of matrix evidence. Its text
 // form is "sha256:" followed by 64 lowercase hex digits.
 type Digest [32]byte
@@ -44,6 +57,19 @@ func ParseDigest(s string) (Digest, error) {
 		return Digest{}, checkfu.Refuse(CodeRecordInvalid, "conformance: evidence digest %q is not sha256: and 64 lowercase hex digits", s)
 	}
 	return d, nil
+}
+
+// MarshalText implements encoding.TextMarshaler with the "sha256:" form.
+func (d Digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with [ParseDigest].
+func (d *Digest) UnmarshalText(text []byte) error {
+	v, err := ParseDigest(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
 }
 
 func parseHex32(s string, out []byte) error {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -107,4 +108,29 @@ func (r Record) Statement() ([]byte, error) {
 		return nil, err
 	}
 	return append(out, '\n'), nil
+}
+
+// MarshalJSON implements json.Marshaler with the statement form (compact),
+// so a Record never marshals as an opaque struct. It refuses a record that
+// fails [Record.Check].
+func (r Record) MarshalJSON() ([]byte, error) {
+	js, err := r.Statement()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, js); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler with [ParseStatement].
+func (r *Record) UnmarshalJSON(data []byte) error {
+	v, err := ParseStatement(data)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -67,5 +68,36 @@ func TestSignRefusesInvalidRecord(t *testing.T) {
 	r.Attester = testSigner(2).KeyID()
 	if _, err := a.Sign(r); !errors.Is(err, CodeRecordInvalid) {
 		t.Fatalf("Sign(other attester) = %v", err)
+	}
+}
+
+func TestRecordJSON(t *testing.T) {
+	r := goodRecord()
+	r.Attester = testSigner(1).KeyID()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"facts":["exact_destination_match","redirect_recheck","connect_time_public_address","authority_separation","default_deny"]`) ||
+		!strings.Contains(string(b), `"attester_key_id":"`+r.Attester.String()+`"`) {
+		t.Fatalf("json.Marshal(Record) = %s", b)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Target != r.Target || back.Facts != r.Facts || back.Attester != r.Attester || !back.IssuedAt.Equal(r.IssuedAt) || len(back.Evidence) != 2 {
+		t.Fatalf("round trip = %+v", back)
+	}
+	if _, err := json.Marshal(Record{}); !errors.Is(err, CodeRecordInvalid) {
+		t.Fatalf("json.Marshal(zero Record) = %v", err)
+	}
+	var id KeyID
+	if err := json.Unmarshal([]byte(`"`+r.Attester.String()+`"`), &id); err != nil || id != r.Attester {
+		t.Fatalf("KeyID JSON: %v", err)
+	}
+	var d Digest
+	if err := json.Unmarshal([]byte(`"sha256:AB"`), &d); !errors.Is(err, CodeRecordInvalid) {
+		t.Fatalf("Digest JSON accepted bad text: %v", err)
 	}
 }
