@@ -16,6 +16,7 @@ func init() {
 		run: func(e *env, args []string) error {
 			return subcommands(e, "attester", args, map[string]func(*env, []string) error{
 				"keygen": attesterKeygen,
+				"check":  attesterCheck,
 			})
 		},
 	})
@@ -44,6 +45,28 @@ func attesterKeygen(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "key id: %s\n", signer.KeyID())
 	fmt.Fprintf(e.stdout, "%s", signer.PublicKeyPEM())
+	return nil
+}
+
+// attesterCheck loads an attester set file under the same admission rules
+// receipt verification uses and lists who it admits, for the review that
+// must precede shipping it.
+func attesterCheck(e *env, args []string) error {
+	fs := newFlagSet(e, "attester check", "SET.json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("checkfu attester check needs exactly one SET.json argument")
+	}
+	set, err := conformance.LoadAttesterSet(fs.Arg(0))
+	if err != nil {
+		return withHint(err, "the whole set is refused; fix or remove the entry named above")
+	}
+	for _, a := range set.Attesters() {
+		fmt.Fprintf(e.stdout, "%s %q\n", a.KeyID, a.Name)
+	}
+	fmt.Fprintf(e.stdout, "%d attesters admitted\n", set.Len())
 	return nil
 }
 

@@ -195,3 +195,21 @@ func TestReceiptSignOpenSSLKey(t *testing.T) {
 		t.Fatalf("verify: exit %d, stdout %q stderr %q", code, stdout, stderr)
 	}
 }
+
+func TestAttesterCheck(t *testing.T) {
+	dir := t.TempDir()
+	_, pub := keygen(t, dir, "a")
+	set := writeSet(t, dir, pub)
+	stdout, stderr, code := runCLI(t, "", "attester", "check", set)
+	if code != exitOK || !strings.Contains(stdout, `"attester-a"`) || !strings.Contains(stdout, "1 attesters admitted") {
+		t.Fatalf("attester check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	bad := writeSet(t, dir, pub, pub)
+	_, stderr, code = runCLI(t, "", "attester", "check", bad)
+	if code != exitFailed || !strings.Contains(stderr, "code: attester_duplicate") {
+		t.Fatalf("attester check of a duplicate: exit %d, stderr %q", code, stderr)
+	}
+	if _, _, code := runCLI(t, "", "attester", "check"); code != exitUsage {
+		t.Fatalf("attester check without a file: exit %d", code)
+	}
+}
