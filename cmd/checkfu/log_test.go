@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/pglog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 	"github.com/checkfu/checkfu/internal/clitest"
 )
@@ -168,9 +169,18 @@ func TestLogVerifyDetectsEditedRow(t *testing.T) {
 // events, and SIGKILLs it mid-stream: every seq it acknowledged is in the
 // log, and the chain verifies (with the real binary too).
 func TestLogAppendSurvivesKill(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "log.db")
+		testSurvivesKill(t, "sqlite:"+path, func() (eventlog.Store, error) { return sqlitelog.Open(context.Background(), path) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgDSN(t)
+		testSurvivesKill(t, dsn, func() (eventlog.Store, error) { return pglog.Open(context.Background(), dsn) })
+	})
+}
+
+func testSurvivesKill(t *testing.T, store string, reopen func() (eventlog.Store, error)) {
 	bin := clitest.Binary(t)
-	path := filepath.Join(t.TempDir(), "log.db")
-	store := "sqlite:" + path
 	cmd := exec.Command(bin, "log", "append", "-store", store, "-session", "crash")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -223,7 +233,7 @@ func TestLogAppendSurvivesKill(t *testing.T) {
 	stdin.Close()
 	<-feederDone
 
-	s, err := sqlitelog.Open(context.Background(), path)
+	s, err := reopen()
 	if err != nil {
 		t.Fatal(err)
 	}
