@@ -1,0 +1,97 @@
+package custody
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/checkfu/checkfu/egress"
+)
+
+// OAuthRefresher is the reference [Refresher]: the OAuth 2.0 refresh-token
+// grant (RFC 6749 section 6), sent through an egress client. The client's
+// rules must allow POST to TokenURL with the Content-Type header; like
+// every credentialed request, the exchange is decided before it is sent,
+// never follows a redirect and dials only public addresses.
+//
+// The refresh token is written into the request body inside the Secret's
+// reveal callback and the body buffer is zeroed when the exchange returns.
+// The tokens in the response are decoded by encoding/json, so transient
+// copies live in the Go heap until collected; a deployment that needs
+// more should use a Refresher built on its own decoder.
+type OAuthRefresher struct {
+	Client   *egress.Client   // required
+	TokenURL string           // required: the provider's token endpoint
+	ClientID string           // sent as client_id when not empty
+	Now      func() time.Time // the clock for expires_in; nil means time.Now
+}
+
+var _ Refresher = (*OAuthRefresher)(nil)
+
+// maxTokenResponse bounds a token endpoint's answer.
+const maxTokenResponse = 64 << 10
+
+// Refresh trades refreshToken for an access token.
+func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *Secret) (Token, error) {
+	if o == nil || o.Client == nil || o.TokenURL == "" {
+		return Token{}, errors.New("custody: OAuthRefresher needs a Client and a TokenURL")
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	var body []byte
+	err := refreshToken.reveal(func(rt []byte) error {
+		v := url.Values{"grant_type": {"refresh_token"}}
+		if o.ClientID != "" {
+			v.Set("client_id", o.ClientID)
+		}
+		body = append([]byte(v.Encode()+"&refresh_token="), url.QueryEscape(string(rt))...)
+		return nil
+	})
+	defer clear(body)
+	if err != nil {
+		return Token{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenURL, bytes.NewReader(body))
+	if err != nil {
+		return Token{}, fmt.Errorf("token URL does not form a request")
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := o.Client.Do(req, nil)
+	if err != nil {
+		return Token{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse))
+	defer clear(raw)
+	if err != nil {
+		return Token{}, errors.New("reading the token response failed")
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Token{}, fmt.Errorf("the token endpoint answered %d", resp.StatusCode)
+	}
+	var tr struct {
+		AccessToken  string `json:"access_token"`
+		TokenType    string `json:"token_type"`
+		ExpiresIn    int64  `json:"expires_in"`
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := json.Unmarshal(raw, &tr); err != nil {
+		return Token{}, errors.New("the token response is not the expected JSON")
+	}
+	if tr.AccessToken == "" || tr.ExpiresIn <= 0 {
+		return Token{}, errors.New("the token response lacks access_token or a positive expires_in")
+	}
+	tok := Token{Access: NewSecret([]byte(tr.AccessToken)), ExpiresAt: now().Add(time.Duration(tr.ExpiresIn) * time.Second)}
+	if tr.RefreshToken != "" {
+		tok.Refresh = NewSecret([]byte(tr.RefreshToken))
+	}
+	return tok, nil
+}

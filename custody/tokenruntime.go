@@ -1,0 +1,218 @@
+package custody
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// A Token is one access credential and its expiry, as a Refresher returns
+// it.
+type Token struct {
+	Access    *Secret   // required
+	Refresh   *Secret   // a rotated refresh token, or nil to keep the current one
+	ExpiresAt time.Time // required
+}
+
+// A Refresher performs a provider's refresh exchange: it trades a refresh
+// token for an access token. Implementations send the exchange through an
+// egress client, like every other credentialed request. [OAuthRefresher]
+// is the reference implementation.
+type Refresher interface {
+	Refresh(ctx context.Context, b Binding, refreshToken *Secret) (Token, error)
+}
+
+// A RefreshError reports that a refresh exchange failed. It is a failure,
+// not a refusal; its text never holds a token.
+type RefreshError struct {
+	Binding Binding
+	Err     error
+}
+
+// Error returns "custody: refreshing BINDING: CAUSE".
+func (e *RefreshError) Error() string {
+	return fmt.Sprintf("custody: refreshing %s: %v", e.Binding, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *RefreshError) Unwrap() error { return e.Err }
+
+// TokenRuntimeConfig configures NewTokenRuntime.
+type TokenRuntimeConfig struct {
+	Keys      *Keyset          // required: seals refresh tokens at rest, on the runtime's side
+	Store     Store            // required: holds the sealed refresh tokens
+	Refresher Refresher        // required
+	Now       func() time.Time // the clock; nil means time.Now
+	Skew      time.Duration    // refresh this long before expiry; zero means DefaultRefreshSkew
+}
+
+// DefaultRefreshSkew is how long before its expiry an access token is
+// refreshed when TokenRuntimeConfig.Skew is zero.
+const DefaultRefreshSkew = 30 * time.Second
+
+// TokenRuntime is the reference [IntegrationRuntime]: in-process,
+// runtime-backed custody with token refresh. It keeps each binding's
+// refresh token sealed in its own Store (under its own Keyset, with the
+// same address binding as native custody) and the current access token in
+// memory as a Secret. Open returns a copy of the access token, refreshing
+// it first when it is missing, invalidated, or expires within the skew;
+// concurrent Opens of one binding share one refresh.
+type TokenRuntime struct {
+	sealed    *Native
+	refresher Refresher
+	now       func() time.Time
+	skew      time.Duration
+
+	mu      sync.Mutex
+	entries map[Binding]*tokenEntry // guarded by mu
+}
+
+type tokenEntry struct {
+	mu      sync.Mutex // held across a refresh, so one refresh serves all waiters
+	access  *Secret    // guarded by mu; nil until the first refresh
+	expires time.Time  // guarded by mu
+	invalid bool       // guarded by mu; set by Invalidate
+}
+
+var _ IntegrationRuntime = (*TokenRuntime)(nil)
+
+// NewTokenRuntime returns a TokenRuntime for cfg.
+func NewTokenRuntime(cfg TokenRuntimeConfig) (*TokenRuntime, error) {
+	if cfg.Keys == nil || cfg.Store == nil || cfg.Refresher == nil {
+		return nil, errors.New("custody: NewTokenRuntime needs Keys, a Store and a Refresher")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Skew == 0 {
+		cfg.Skew = DefaultRefreshSkew
+	}
+	return &TokenRuntime{
+		sealed:    NewNative(cfg.Keys, cfg.Store),
+		refresher: cfg.Refresher,
+		now:       cfg.Now,
+		skew:      cfg.Skew,
+		entries:   map[Binding]*tokenEntry{},
+	}, nil
+}
+
+// Enroll seals refreshToken for b in the runtime's store, replacing any
+// earlier enrollment and forgetting b's cached access token. The caller
+// keeps ownership of refreshToken.
+func (r *TokenRuntime) Enroll(ctx context.Context, b Binding, refreshToken *Secret) error {
+	if err := r.sealed.Put(ctx, b, refreshToken); err != nil {
+		return err
+	}
+	e := r.entry(b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.drop()
+	return nil
+}
+
+// Remove deletes b's refresh token and forgets its access token.
+func (r *TokenRuntime) Remove(ctx context.Context, b Binding) error {
+	e := r.entry(b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.drop()
+	return r.sealed.Delete(ctx, b)
+}
+
+func (e *tokenEntry) drop() {
+	if e.access != nil {
+		e.access.Destroy()
+	}
+	e.access, e.expires, e.invalid = nil, time.Time{}, false
+}
+
+func (r *TokenRuntime) entry(b Binding) *tokenEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.entries[b]
+	if !ok {
+		e = &tokenEntry{}
+		r.entries[b] = e
+	}
+	return e
+}
+
+// Open returns a fresh copy of b's access token, refreshing it first when
+// needed. An unenrolled binding is refused with [CodeNotFound].
+func (r *TokenRuntime) Open(ctx context.Context, b Binding) (*Secret, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	e := r.entry(b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.access == nil || e.invalid || !r.now().Add(r.skew).Before(e.expires) {
+		if err := r.refresh(ctx, b, e); err != nil {
+			return nil, err
+		}
+	}
+	return cloneSecret(e.access)
+}
+
+// refresh runs the exchange for b; e.mu is held.
+func (r *TokenRuntime) refresh(ctx context.Context, b Binding, e *tokenEntry) error {
+	rt, err := r.sealed.Open(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer rt.Destroy()
+	tok, err := r.refresher.Refresh(ctx, b, rt)
+	if err != nil {
+		if _, ok := checkfu.CodeOf(err); ok {
+			return err
+		}
+		return &RefreshError{Binding: b, Err: err}
+	}
+	if tok.Refresh != nil {
+		defer tok.Refresh.Destroy()
+	}
+	if tok.Access == nil || tok.Access.Destroyed() || !r.now().Before(tok.ExpiresAt) {
+		if tok.Access != nil {
+			tok.Access.Destroy()
+		}
+		return &RefreshError{Binding: b, Err: errors.New("the refresher returned no usable access token")}
+	}
+	if tok.Refresh != nil {
+		if err := r.sealed.Put(ctx, b, tok.Refresh); err != nil {
+			tok.Access.Destroy()
+			return err
+		}
+	}
+	e.drop()
+	e.access, e.expires = tok.Access, tok.ExpiresAt
+	return nil
+}
+
+// Invalidate makes the next Open of b refresh first. An unenrolled
+// binding is refused with [CodeNotFound].
+func (r *TokenRuntime) Invalidate(ctx context.Context, b Binding) error {
+	s, err := r.sealed.Open(ctx, b)
+	if err != nil {
+		return err
+	}
+	s.Destroy()
+	e := r.entry(b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.invalid = true
+	return nil
+}
+
+// cloneSecret returns a new Secret holding a copy of s's bytes.
+func cloneSecret(s *Secret) (*Secret, error) {
+	var out *Secret
+	err := s.reveal(func(b []byte) error {
+		out = NewSecret(b) // copies, then clears b (reveal's own copy)
+		return nil
+	})
+	return out, err
+}
