@@ -36,6 +36,7 @@ func BenchmarkGuardForward(b *testing.B) {
 	c := &http.Client{Transport: tr}
 	target := up.URL + "/"
 	b.ReportAllocs()
+	b.SetParallelism(8)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
