@@ -96,6 +96,15 @@ func TestLogReadVerifyDoNotCreate(t *testing.T) {
 	}
 }
 
+func TestLogAppendRefusesHugeLine(t *testing.T) {
+	store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
+	in := `{"kind":"skip"}` + "\n" + `{"kind":"skip","code":"` + strings.Repeat("x", maxLine) + `"}` + "\n"
+	out, stderr, code := runCLI(t, in, "log", "append", "-store", store, "-session", "s")
+	if code != exitFailed || out != "seq 1\n" || !strings.Contains(stderr, "line 2: refused: invalid_event: line longer than") {
+		t.Errorf("huge line: exit %d, stdout %q, stderr %.200q", code, out, stderr)
+	}
+}
+
 func TestLogUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"log"},
@@ -162,6 +171,11 @@ func TestLogVerifyDetectsEditedRow(t *testing.T) {
 	out, stderr, code := runCLI(t, "", "log", "verify", "-store", store, "-session", "s1")
 	if code != exitFailed || out != "first bad seq: 2\n" || !strings.Contains(stderr, "code: chain_broken") {
 		t.Fatalf("log verify after an edit: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// read stops at the bad record too, after printing the good one.
+	out, stderr, code = runCLI(t, "", "log", "read", "-store", store, "-session", "s1")
+	if code != exitFailed || strings.Count(out, "\n") != 1 || !strings.Contains(stderr, "chain broken at seq 2") {
+		t.Fatalf("log read after an edit: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 
