@@ -100,37 +100,45 @@ func TestMutants(t *testing.T) {
 		t.Skip("no go command")
 	}
 	for _, m := range mutants {
-		t.Run(m.name, func(t *testing.T) {
-			src, err := os.ReadFile(m.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := string(src)
-			for _, e := range m.edits {
-				if n := strings.Count(text, e[0]); n != 1 {
-					t.Fatalf("%s: %q occurs %d times, want 1 (update the mutant)", m.file, e[0], n)
-				}
-				text = strings.Replace(text, e[0], e[1], 1)
-			}
-			dir := t.TempDir()
-			mutated := filepath.Join(dir, m.file)
-			if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			abs, _ := filepath.Abs(m.file)
-			overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
-			overlayFile := filepath.Join(dir, "overlay.json")
-			if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+m.kills+")$", ".", "-args", "-rapid.nofailfile")
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("mutant survived: %s still passes with %q deleted\n%s", m.kills, m.name, out)
-			}
-			if !regexp.MustCompile(`--- FAIL: (` + m.kills + `) `).Match(out) {
-				t.Fatalf("mutant did not fail a named test (build error?):\n%s", out)
-			}
-		})
+		t.Run(m.name, func(t *testing.T) { runMutant(t, goBin, m.file, m.edits, m.kills) })
+	}
+}
+
+// runMutant applies edits to file (each old text must occur exactly once),
+// builds the package with the mutated file through `go test -overlay`, and
+// requires the tests matching kills to fail. A mutant that does not
+// compile fails runMutant: it proves nothing. Rapid fail files are not
+// written, so the working tree stays untouched.
+func runMutant(t *testing.T, goBin, file string, edits [][2]string, kills string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	for _, e := range edits {
+		if n := strings.Count(text, e[0]); n != 1 {
+			t.Fatalf("%s: %q occurs %d times, want 1 (update the mutant)", file, e[0], n)
+		}
+		text = strings.Replace(text, e[0], e[1], 1)
+	}
+	dir := t.TempDir()
+	mutated := filepath.Join(dir, filepath.Base(file))
+	if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(file)
+	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
+	overlayFile := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+kills+")$", ".", "-args", "-rapid.nofailfile", "-rapid.checks=1000")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("mutant survived: %s still passes\n%s", kills, out)
+	}
+	if !regexp.MustCompile(`--- FAIL: (` + kills + `) `).Match(out) {
+		t.Fatalf("mutant did not fail a named test (build error?):\n%s", out)
 	}
 }

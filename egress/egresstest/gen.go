@@ -210,10 +210,21 @@ func Rule() *rapid.Generator[egress.Rule] {
 		methods := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"GET", "POST", "PUT", "DELETE", "HEAD", "get", "patch"}), 1, 3,
 			strings.ToUpper).Draw(t, "methods")
 		headers := rapid.SliceOfNDistinct(HeaderName(), 0, 4, http.CanonicalHeaderKey).Draw(t, "headers")
+		prefix := ""
+		switch rapid.IntRange(0, 3).Draw(t, "prefix kind") {
+		case 0:
+		case 1:
+			prefix = "/"
+		default:
+			prefix = "/" + Segment().Draw(t, "prefix segment")
+			if rapid.Bool().Draw(t, "two segments") {
+				prefix += "/" + Segment().Draw(t, "prefix segment")
+			}
+		}
 		return egress.Rule{
 			Host:       host,
 			Port:       rapid.SampledFrom([]uint16{443, 443, 80, 8443, 1, 65535}).Draw(t, "port"),
-			PathPrefix: rapid.SampledFrom([]string{"", "/", PathPrefix().Draw(t, "prefix")}).Draw(t, "path_prefix"),
+			PathPrefix: prefix,
 			Methods:    methods,
 			Headers:    headers,
 		}
