@@ -185,3 +185,31 @@ func TestNewRulesMethodsASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaAgreesWithLimits pins the schema's limits to the Go ones.
+func TestSchemaAgreesWithLimits(t *testing.T) {
+	var schema struct {
+		MinItems int `json:"minItems"`
+		MaxItems int `json:"maxItems"`
+		Items    struct {
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(RulesSchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.MinItems != 1 || schema.MaxItems != MaxRules {
+		t.Errorf("schema allows %d to %d rules, want 1 to %d", schema.MinItems, schema.MaxItems, MaxRules)
+	}
+	want := map[string]bool{"host": true, "port": true, "path_prefix": true, "methods": true, "headers": true}
+	for name := range schema.Items.Properties {
+		if !want[name] {
+			t.Errorf("schema property %q is not a Rule field", name)
+		}
+		delete(want, name)
+	}
+	for name := range want {
+		t.Errorf("Rule field %q missing from the schema", name)
+	}
+}
