@@ -29,6 +29,7 @@ type Options struct {
 // [Store]. It assigns seqs, builds the hash chain and seals content. A Log
 // is safe for concurrent use; concurrent [Log.Append] calls for the same
 // session are committed together in one store transaction (group commit).
+// The zero Log is not usable: build one with [New].
 type Log struct {
 	store Store
 	keys  *Keys

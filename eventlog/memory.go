@@ -31,6 +31,9 @@ func NewMemoryStore() *MemoryStore { return &MemoryStore{sessions: map[string]*m
 
 // session returns the state of id, creating it. The caller holds mu.
 func (m *MemoryStore) session(id string) *memSession {
+	if m.sessions == nil {
+		m.sessions = map[string]*memSession{}
+	}
 	s := m.sessions[id]
 	if s == nil {
 		s = &memSession{changed: make(chan struct{})}

@@ -18,3 +18,14 @@ func TestMemoryStore(t *testing.T) {
 		}
 	})
 }
+
+func TestZeroMemoryStore(t *testing.T) {
+	var m eventlog.MemoryStore
+	l, err := eventlog.New(&m, eventlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq, err := l.Append(t.Context(), "s", eventlog.Event{Kind: eventlog.KindSkip}); err != nil || seq != 1 {
+		t.Fatalf("Append on a zero MemoryStore = %d, %v", seq, err)
+	}
+}

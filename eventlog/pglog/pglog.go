@@ -18,7 +18,8 @@ import (
 // other handles.
 const PollInterval = 20 * time.Millisecond
 
-// A Store is an eventlog.Store in PostgreSQL.
+// A Store is an eventlog.Store in PostgreSQL. Build one with Open; the
+// zero Store is not usable.
 type Store struct {
 	pool *pgxpool.Pool
 

@@ -18,7 +18,8 @@ import (
 // other processes.
 const PollInterval = 20 * time.Millisecond
 
-// A Store is an eventlog.Store in one SQLite file.
+// A Store is an eventlog.Store in one SQLite file. Build one with Open;
+// the zero Store is not usable.
 type Store struct {
 	db *sql.DB
 
