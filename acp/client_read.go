@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 )
@@ -19,6 +20,12 @@ func (c *Client) readLoop() {
 		if err != nil {
 			c.end(err)
 			return
+		}
+		if n, ok := parseUpdate(line); ok {
+			if c.cfg.OnUpdate != nil {
+				c.cfg.OnUpdate(n)
+			}
+			continue
 		}
 		msgs, err = ParseLine(msgs[:0], line)
 		if err != nil {
@@ -112,4 +119,32 @@ func decide(ctx context.Context, h func(context.Context, RequestPermissionReques
 		}
 	}
 	return CancelledOutcome()
+}
+
+// updateEnvelope is a session/update notification, decoded in one pass.
+// It has no id, result or error member, so a line holding one of them (or
+// any unknown member) does not decode as one.
+type updateEnvelope struct {
+	JSONRPC string              `json:"jsonrpc"`
+	Method  string              `json:"method"`
+	Params  SessionNotification `json:"params"`
+}
+
+var updateMethod = []byte(`"session/update"`)
+
+// parseUpdate is the fast path of the update burst: it decodes a line that
+// is exactly one well-formed session/update notification in one strict
+// pass, and reports false for anything else, which then takes the general
+// path (ParseLine, dispatch) with the same outcome, only slower.
+func parseUpdate(line []byte) (SessionNotification, bool) {
+	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, updateMethod) {
+		return SessionNotification{}, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var e updateEnvelope
+	if dec.Decode(&e) != nil || dec.More() || e.JSONRPC != "2.0" || e.Method != MethodSessionUpdate {
+		return SessionNotification{}, false
+	}
+	return e.Params, true
 }

@@ -20,6 +20,7 @@ func FuzzReadAndParse(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n",
 		`[{"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","method":"session/update","params":{}}]` + "\n",
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x","data":[1]}}` + "\r\n\n",
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call"},"_meta":{}}}` + "\n",
 		"\n\n{\"jsonrpc\":\"2.0\"}\n[]\n[1,2]\n\"s\"\n",
 		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nok\n",
 		"partial",
@@ -45,6 +46,7 @@ func FuzzReadAndParse(f *testing.F) {
 			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 || len(line) == 0 {
 				t.Fatalf("ReadLine returned %q for bound %d", line, max)
 			}
+			checkUpdateFastPath(t, line)
 			msgs, err = ParseLine(msgs[:0], line)
 			if err != nil {
 				continue
@@ -70,4 +72,56 @@ func FuzzReadAndParse(f *testing.F) {
 			t.Fatalf("unexpected error %v", err)
 		}
 	})
+}
+
+// checkUpdateFastPath fails t unless the client's update fast path agrees
+// with the general path on line: whenever parseUpdate accepts a line, the
+// line is exactly one session/update notification whose params decode to
+// the same SessionNotification.
+func checkUpdateFastPath(t *testing.T, line []byte) {
+	t.Helper()
+	fast, ok := parseUpdate(line)
+	if !ok {
+		return
+	}
+	msgs, err := ParseLine(nil, line)
+	if err != nil || len(msgs) != 1 || !msgs[0].IsNotification() || msgs[0].Method != MethodSessionUpdate {
+		t.Fatalf("fast path accepted %q, general path: %v %+v", line, err, msgs)
+	}
+	var slow SessionNotification
+	if len(msgs[0].Params) > 0 {
+		if err := json.Unmarshal(msgs[0].Params, &slow); err != nil {
+			t.Fatalf("fast path accepted %q whose params do not decode: %v", line, err)
+		}
+	}
+	if fast.SessionID != slow.SessionID || !bytes.Equal(fast.Update, slow.Update) || !bytes.Equal(fast.Meta, slow.Meta) {
+		t.Fatalf("fast path decoded %q as %+v, general path as %+v", line, fast, slow)
+	}
+}
+
+// Mutant: deleting the jsonrpc or the method comparison in parseUpdate
+// makes TestUpdateFastPath fail.
+func TestUpdateFastPath(t *testing.T) {
+	tests := []struct {
+		line string
+		fast bool
+	}{
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"x"}}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{},"_meta":{"a":1}}}`, true},
+		{`{"jsonrpc":"1.0","method":"session/update","params":{"sessionId":"s","update":{}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/updatex","params":{"text":"session/update"}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"session/update","update":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"session/update","params":{"sessionId":"s","update":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{"x":"session/update"}}`, false},
+		{`[{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}}]`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}} {}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{},"extra":1}}`, false},
+	}
+	for _, tt := range tests {
+		_, ok := parseUpdate([]byte(tt.line))
+		if ok != tt.fast {
+			t.Errorf("parseUpdate(%s) = %v, want %v", tt.line, ok, tt.fast)
+		}
+		checkUpdateFastPath(t, []byte(tt.line))
+	}
 }

@@ -199,6 +199,7 @@ type CancelNotification struct {
 type SessionNotification struct {
 	SessionID string          `json:"sessionId"`
 	Update    json.RawMessage `json:"update"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Kind returns the "sessionUpdate" discriminator of the update, such as

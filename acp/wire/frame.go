@@ -14,29 +14,35 @@ type Type uint8
 // The frame types. R→P frames travel from the Runner to the provider,
 // P→R frames the other way. docs/wire.md describes each field.
 const (
-	TypeOpen          Type = 1  // R→P: start the instance's process
-	TypeResume        Type = 2  // R→P: reattach to a process, with the stdout cursor
-	TypeAttached      Type = 3  // P→R: open or resume accepted; stdin position and window
-	TypeRefuse        Type = 4  // P→R: a typed refusal (code, offset, message)
-	TypeWindow        Type = 5  // P→R: stdin credit: absolute limit and accepted offset
-	TypeStdin         Type = 6  // R→P: stdin bytes at an absolute input offset
-	TypeStdinEnd      Type = 7  // R→P: stdin ends at this final offset
-	TypeStdout        Type = 8  // P→R: stdout bytes at an absolute offset
-	TypeStderr        Type = 9  // P→R: stderr bytes at an offset, with the drop counter
-	TypeOutEnd        Type = 10 // P→R: stdout ended at this final offset
-	TypeErrEnd        Type = 11 // P→R: stderr ended at this final offset
-	TypeExit          Type = 12 // P→R: the process was reaped, with its status
-	TypeAck           Type = 13 // R→P: stdout delivered up to this offset
-	TypeDone          Type = 14 // R→P: the Runner has everything; forget the process
-	TypeKill          Type = 15 // R→P: terminate the process
-	typeSentinel      Type = 16
-	headerLen              = 5       // type byte + big-endian uint32 payload length
-	MaxPayload             = 1 << 20 // the largest payload a frame may claim
-	maxDataChunk           = 256 << 10
-	readChunk              = 32 << 10 // payloads are read (and grown) this much at a time
-	processIDLen           = 16
-	protocolVersion        = 1
-	maxRefusalMessage      = 1024
+	TypeOpen     Type = 1  // R→P: start the instance's process
+	TypeResume   Type = 2  // R→P: reattach to a process, with the stdout cursor
+	TypeAttached Type = 3  // P→R: open or resume accepted; stdin position and window
+	TypeRefuse   Type = 4  // P→R: a typed refusal (code, offset, message)
+	TypeWindow   Type = 5  // P→R: stdin credit: absolute limit and accepted offset
+	TypeStdin    Type = 6  // R→P: stdin bytes at an absolute input offset
+	TypeStdinEnd Type = 7  // R→P: stdin ends at this final offset
+	TypeStdout   Type = 8  // P→R: stdout bytes at an absolute offset
+	TypeStderr   Type = 9  // P→R: stderr bytes at an offset, with the drop counter
+	TypeOutEnd   Type = 10 // P→R: stdout ended at this final offset
+	TypeErrEnd   Type = 11 // P→R: stderr ended at this final offset
+	TypeExit     Type = 12 // P→R: the process was reaped, with its status
+	TypeAck      Type = 13 // R→P: stdout delivered up to this offset
+	TypeDone     Type = 14 // R→P: the Runner has everything; forget the process
+	TypeKill     Type = 15 // R→P: terminate the process
+	typeSentinel Type = 16
+)
+
+// MaxPayload is the largest payload a frame may claim. A decoder refuses
+// a larger claim before reading it.
+const MaxPayload = 1 << 20
+
+const (
+	headerLen         = 5         // type byte + big-endian uint32 payload length
+	maxDataChunk      = 256 << 10 // data bytes per stdin/stdout frame
+	readChunk         = 32 << 10  // payloads are read (and grown) this much at a time
+	processIDLen      = 16        // bytes in a ProcessID
+	protocolVersion   = 1         // the version an open frame carries
+	maxRefusalMessage = 1024      // bytes of a refusal's message
 )
 
 var typeNames = [...]string{

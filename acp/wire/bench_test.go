@@ -1,0 +1,164 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The throughput benchmarks move benchBytes through a real process
+// (head/cat) each iteration, once over the wire (Server and Runner over
+// loopback TCP) and once over a raw loopback TCP connection with the same
+// process at the far end: the ratio of the two is the wire's cost.
+const benchBytes = 32 << 20
+
+func loopbackPair(b *testing.B) (net.Conn, net.Conn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() { c, _ := ln.Accept(); acc <- c }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, <-acc
+}
+
+func BenchmarkStdoutRawTCP(b *testing.B) {
+	b.SetBytes(benchBytes)
+	for b.Loop() {
+		a, z := loopbackPair(b)
+		cmd := exec.Command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")
+		out, _ := cmd.StdoutPipe()
+		cmd.Start()
+		go func() { io.Copy(a, out); a.Close() }()
+		if n, _ := io.Copy(io.Discard, z); n != benchBytes {
+			b.Fatalf("raw read %d bytes", n)
+		}
+		cmd.Wait()
+		z.Close()
+	}
+}
+
+func BenchmarkStdoutWire(b *testing.B) {
+	srv := &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")}
+	addr := benchServe(b, srv)
+	b.SetBytes(benchBytes)
+	for b.Loop() {
+		var n countWriter
+		r := &Runner{Dial: dialer(addr), Stdout: &n}
+		if _, err := r.Run(context.Background()); err != nil || n != benchBytes {
+			b.Fatalf("Run: %v, %d bytes", err, n)
+		}
+	}
+}
+
+func BenchmarkStdinRawTCP(b *testing.B) {
+	b.SetBytes(benchBytes)
+	for b.Loop() {
+		a, z := loopbackPair(b)
+		cmd := exec.Command("cat")
+		cmd.Stdout = io.Discard
+		in, _ := cmd.StdinPipe()
+		cmd.Start()
+		go func() { io.Copy(a, io.LimitReader(zeros{}, benchBytes)); a.Close() }()
+		io.Copy(in, z)
+		in.Close()
+		cmd.Wait()
+		z.Close()
+	}
+}
+
+func BenchmarkStdinWire(b *testing.B) {
+	srv := &Server{Command: command("sh", "-c", "cat >/dev/null")}
+	addr := benchServe(b, srv)
+	b.SetBytes(benchBytes)
+	for b.Loop() {
+		r := &Runner{Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
+		if _, err := r.Run(context.Background()); err != nil {
+			b.Fatalf("Run: %v", err)
+		}
+	}
+}
+
+// BenchmarkResume8MiB measures a resume after a drop with an 8 MiB
+// journal: reconnect, resume from cursor 0, and receive the first stdout
+// byte (ns/op is the time to first byte); replay-MB/s is the rate of
+// replaying the whole journal.
+func BenchmarkResume8MiB(b *testing.B) {
+	const journal = 8 << 20
+	srv := &Server{
+		Command:      command("sh", "-c", "head -c "+strconv.Itoa(journal)+" /dev/zero; exec cat >/dev/null"),
+		OutputWindow: 16 << 20,
+	}
+	addr := benchServe(b, srv)
+	id := ProcessID{7}
+	// Open, and read (without acknowledging) until the journal holds 8 MiB.
+	c, dec := rawHello(b, addr, &Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
+	readStdout(b, dec, journal)
+	c.Close()
+	var replay time.Duration
+	for b.Loop() {
+		c, dec := rawHello(b, addr, &Frame{Type: TypeResume, ID: id, Offset: 0})
+		start := time.Now()
+		readStdout(b, dec, 1)
+		b.StopTimer()
+		readStdout(b, dec, journal-1)
+		replay += time.Since(start)
+		c.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(journal)*float64(b.N)/replay.Seconds()/1e6, "replay-MB/s")
+}
+
+func rawHello(b *testing.B, addr string, hello *Frame) (net.Conn, *Decoder) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc, _ := AppendFrame(nil, hello)
+	c.Write(enc)
+	return c, NewDecoder(bufio.NewReaderSize(c, 64<<10))
+}
+
+// readStdout reads frames until n stdout bytes arrived.
+func readStdout(b *testing.B, dec *Decoder, n int) {
+	var f Frame
+	for got := 0; got < n; {
+		if err := dec.Decode(&f); err != nil {
+			b.Fatalf("after %d of %d stdout bytes: %v", got, n, err)
+		}
+		if f.Type == TypeRefuse {
+			b.Fatalf("refused: %s %s", f.Code, f.Message)
+		}
+		if f.Type == TypeStdout {
+			got += len(f.Data)
+		}
+	}
+}
+
+func benchServe(b *testing.B, srv *Server) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
