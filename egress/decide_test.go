@@ -180,3 +180,31 @@ func TestDecideUnion(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideConcurrent runs Decide on shared Rules from many goroutines;
+// under -race it proves Rules are safe for concurrent use.
+func TestDecideConcurrent(t *testing.T) {
+	rs := mustRules(t, testRules)
+	reqs := []*Request{
+		mustRequest(t, "GET", "https://api.example.com/v1/x", "Accept", "x"),
+		mustRequest(t, "GET", "https://a.cdn.example.org/"),
+		mustRequest(t, "GET", "https://evil.example.com/"),
+	}
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 200 {
+				req := reqs[(g+i)%len(reqs)]
+				d, _ := rs.Decide(req)
+				if want := req.Host != "evil.example.com"; d.Allowed() != want {
+					t.Errorf("Decide(%s) = %v", req.Host, d)
+					return
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+}
