@@ -38,16 +38,16 @@ var _ Refresher = (*OAuthRefresher)(nil)
 const maxTokenResponse = 64 << 10
 
 // Refresh trades refreshToken for an access token.
-func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *Secret) (Token, error) {
+func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *Secret) (access, rotated *Secret, expiresAt time.Time, err error) {
 	if o == nil || o.Client == nil || o.TokenURL == "" {
-		return Token{}, errors.New("custody: OAuthRefresher needs a Client and a TokenURL")
+		return nil, nil, time.Time{}, errors.New("custody: OAuthRefresher needs a Client and a TokenURL")
 	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
 	var body []byte
-	err := refreshToken.reveal(func(rt []byte) error {
+	err = refreshToken.reveal(func(rt []byte) error {
 		v := url.Values{"grant_type": {"refresh_token"}}
 		if o.ClientID != "" {
 			v.Set("client_id", o.ClientID)
@@ -57,25 +57,25 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 	})
 	defer clear(body)
 	if err != nil {
-		return Token{}, err
+		return nil, nil, time.Time{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenURL, bytes.NewReader(body))
 	if err != nil {
-		return Token{}, fmt.Errorf("token URL does not form a request")
+		return nil, nil, time.Time{}, fmt.Errorf("token URL does not form a request")
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := o.Client.Do(req, nil)
 	if err != nil {
-		return Token{}, err
+		return nil, nil, time.Time{}, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse))
 	defer clear(raw)
 	if err != nil {
-		return Token{}, errors.New("reading the token response failed")
+		return nil, nil, time.Time{}, errors.New("reading the token response failed")
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Token{}, fmt.Errorf("the token endpoint answered %d", resp.StatusCode)
+		return nil, nil, time.Time{}, fmt.Errorf("the token endpoint answered %d", resp.StatusCode)
 	}
 	var tr struct {
 		AccessToken  string `json:"access_token"`
@@ -84,14 +84,13 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		RefreshToken string `json:"refresh_token"`
 	}
 	if err := json.Unmarshal(raw, &tr); err != nil {
-		return Token{}, errors.New("the token response is not the expected JSON")
+		return nil, nil, time.Time{}, errors.New("the token response is not the expected JSON")
 	}
 	if tr.AccessToken == "" || tr.ExpiresIn <= 0 {
-		return Token{}, errors.New("the token response lacks access_token or a positive expires_in")
+		return nil, nil, time.Time{}, errors.New("the token response lacks access_token or a positive expires_in")
 	}
-	tok := Token{Access: NewSecret([]byte(tr.AccessToken)), ExpiresAt: now().Add(time.Duration(tr.ExpiresIn) * time.Second)}
 	if tr.RefreshToken != "" {
-		tok.Refresh = NewSecret([]byte(tr.RefreshToken))
+		rotated = NewSecret([]byte(tr.RefreshToken))
 	}
-	return tok, nil
+	return NewSecret([]byte(tr.AccessToken)), rotated, now().Add(time.Duration(tr.ExpiresIn) * time.Second), nil
 }

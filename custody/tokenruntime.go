@@ -10,20 +10,14 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// A Token is one access credential and its expiry, as a Refresher returns
-// it.
-type Token struct {
-	Access    *Secret   // required
-	Refresh   *Secret   // a rotated refresh token, or nil to keep the current one
-	ExpiresAt time.Time // required
-}
-
 // A Refresher performs a provider's refresh exchange: it trades a refresh
-// token for an access token. Implementations send the exchange through an
-// egress client, like every other credentialed request. [OAuthRefresher]
-// is the reference implementation.
+// token for an access token valid until expiresAt and, when the provider
+// rotates it, a new refresh token (rotated is nil otherwise). The caller
+// owns and destroys the returned Secrets. Implementations send the
+// exchange through an egress client, like every other credentialed
+// request. [OAuthRefresher] is the reference implementation.
 type Refresher interface {
-	Refresh(ctx context.Context, b Binding, refreshToken *Secret) (Token, error)
+	Refresh(ctx context.Context, b Binding, refreshToken *Secret) (access, rotated *Secret, expiresAt time.Time, err error)
 }
 
 // A RefreshError reports that a refresh exchange failed. It is a failure,
@@ -58,10 +52,12 @@ const DefaultRefreshSkew = 30 * time.Second
 // runtime-backed custody with token refresh. It keeps each binding's
 // refresh token sealed in its own Store (under its own Keyset, with the
 // same address binding as native custody) and the current access token in
-// memory as a Secret. Open returns a copy of the access token, refreshing
+// memory, sealed under the same Keyset (so no Secret is held in a struct
+// field). Open returns a new Secret opened from it, refreshing
 // it first when it is missing, invalidated, or expires within the skew;
 // concurrent Opens of one binding share one refresh.
 type TokenRuntime struct {
+	keys      *Keyset
 	sealed    *Native
 	refresher Refresher
 	now       func() time.Time
@@ -73,7 +69,7 @@ type TokenRuntime struct {
 
 type tokenEntry struct {
 	mu      sync.Mutex // held across a refresh, so one refresh serves all waiters
-	access  *Secret    // guarded by mu; nil until the first refresh
+	access  []byte     // guarded by mu; the sealed access token, nil until the first refresh
 	expires time.Time  // guarded by mu
 	invalid bool       // guarded by mu; set by Invalidate
 }
@@ -92,6 +88,7 @@ func NewTokenRuntime(cfg TokenRuntimeConfig) (*TokenRuntime, error) {
 		cfg.Skew = DefaultRefreshSkew
 	}
 	return &TokenRuntime{
+		keys:      cfg.Keys,
 		sealed:    NewNative(cfg.Keys, cfg.Store),
 		refresher: cfg.Refresher,
 		now:       cfg.Now,
@@ -124,9 +121,7 @@ func (r *TokenRuntime) Remove(ctx context.Context, b Binding) error {
 }
 
 func (e *tokenEntry) drop() {
-	if e.access != nil {
-		e.access.Destroy()
-	}
+	clear(e.access)
 	e.access, e.expires, e.invalid = nil, time.Time{}, false
 }
 
@@ -155,7 +150,7 @@ func (r *TokenRuntime) Open(ctx context.Context, b Binding) (*Secret, error) {
 			return nil, err
 		}
 	}
-	return cloneSecret(e.access)
+	return r.keys.Open(b, e.access)
 }
 
 // refresh runs the exchange for b; e.mu is held.
@@ -165,30 +160,33 @@ func (r *TokenRuntime) refresh(ctx context.Context, b Binding, e *tokenEntry) er
 		return err
 	}
 	defer rt.Destroy()
-	tok, err := r.refresher.Refresh(ctx, b, rt)
+	access, rotated, expires, err := r.refresher.Refresh(ctx, b, rt)
+	if rotated != nil {
+		defer rotated.Destroy()
+	}
+	if access != nil {
+		defer access.Destroy()
+	}
 	if err != nil {
 		if _, ok := checkfu.CodeOf(err); ok {
 			return err
 		}
 		return &RefreshError{Binding: b, Err: err}
 	}
-	if tok.Refresh != nil {
-		defer tok.Refresh.Destroy()
-	}
-	if tok.Access == nil || tok.Access.Destroyed() || !r.now().Before(tok.ExpiresAt) {
-		if tok.Access != nil {
-			tok.Access.Destroy()
-		}
+	if access == nil || access.Destroyed() || !r.now().Before(expires) {
 		return &RefreshError{Binding: b, Err: errors.New("the refresher returned no usable access token")}
 	}
-	if tok.Refresh != nil {
-		if err := r.sealed.Put(ctx, b, tok.Refresh); err != nil {
-			tok.Access.Destroy()
+	sealed, err := r.keys.Seal(b, access)
+	if err != nil {
+		return err
+	}
+	if rotated != nil {
+		if err := r.sealed.Put(ctx, b, rotated); err != nil {
 			return err
 		}
 	}
 	e.drop()
-	e.access, e.expires = tok.Access, tok.ExpiresAt
+	e.access, e.expires = sealed, expires
 	return nil
 }
 
@@ -205,14 +203,4 @@ func (r *TokenRuntime) Invalidate(ctx context.Context, b Binding) error {
 	defer e.mu.Unlock()
 	e.invalid = true
 	return nil
-}
-
-// cloneSecret returns a new Secret holding a copy of s's bytes.
-func cloneSecret(s *Secret) (*Secret, error) {
-	var out *Secret
-	err := s.reveal(func(b []byte) error {
-		out = NewSecret(b) // copies, then clears b (reveal's own copy)
-		return nil
-	})
-	return out, err
 }
