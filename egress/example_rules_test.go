@@ -114,3 +114,23 @@ func ExampleHeaderDenied() {
 	// X_Forwarded_For true
 	// Metadata-Flavor true
 }
+
+func ExampleNewRules() {
+	rs, err := egress.NewRules([]egress.Rule{
+		{Host: "*.Example.org.", Port: 443, Methods: []string{"get"}},
+		{Host: "api.example.com", Port: 8443, PathPrefix: "/v2", Methods: []string{"POST"}, Headers: []string{"content-type"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i := 0; i < rs.Len(); i++ {
+		fmt.Printf("%+v\n", rs.Rule(i))
+	}
+	_, err = egress.NewRules(nil)
+	fmt.Println(err)
+	// Output:
+	// {Host:*.example.org Port:443 PathPrefix:/ Methods:[GET] Headers:[]}
+	// {Host:api.example.com Port:8443 PathPrefix:/v2 Methods:[POST] Headers:[Content-Type]}
+	// refused: invalid_rules: egress: no rules (a Connection needs 1 to 32)
+}
