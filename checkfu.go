@@ -171,21 +171,22 @@ func (g *Grade) UnmarshalText(text []byte) error {
 }
 
 // A Requirement is what a SandboxProfile's allowlist policy demands of a
-// provider's grade (required_egress_certification). It can hold only
-// AdvisoryFilter or SecurityBoundary: a policy may not ask for Unsupported.
+// provider's grade (required_egress_certification). Its only values are the
+// zero Requirement, RequireAdvisoryFilter and RequireSecurityBoundary: a
+// policy may not ask for Unsupported.
 //
 // The zero Requirement means the field was omitted. An omitted requirement
 // is satisfied exactly by AdvisoryFilter or better: an allowlist policy that
-// names nothing still requires advisory_filter, never unsupported.
-type Requirement struct {
-	grade Grade // Unsupported encodes "omitted"
-}
+// names nothing still requires advisory_filter, never unsupported. A value
+// outside the three (a conversion from an arbitrary integer) is satisfied by
+// nothing.
+type Requirement uint8
 
-var (
+const (
 	// RequireAdvisoryFilter demands AdvisoryFilter or better.
-	RequireAdvisoryFilter = Requirement{AdvisoryFilter}
+	RequireAdvisoryFilter = Requirement(AdvisoryFilter)
 	// RequireSecurityBoundary demands SecurityBoundary.
-	RequireSecurityBoundary = Requirement{SecurityBoundary}
+	RequireSecurityBoundary = Requirement(SecurityBoundary)
 )
 
 // ParseRequirement parses "advisory_filter" or "security_boundary". Any
@@ -195,40 +196,55 @@ var (
 func ParseRequirement(s string) (Requirement, error) {
 	g, err := ParseGrade(s)
 	if err != nil {
-		return Requirement{}, err
+		return 0, err
 	}
 	if g == Unsupported {
-		return Requirement{}, Refuse(CodeInvalidGrade, "a policy may not require %q (want advisory_filter or security_boundary)", s)
+		return 0, Refuse(CodeInvalidGrade, "a policy may not require %q (want advisory_filter or security_boundary)", s)
 	}
-	return Requirement{g}, nil
+	return Requirement(g), nil
 }
 
 // IsZero reports whether r is the omitted requirement.
-func (r Requirement) IsZero() bool { return r.grade == Unsupported }
+func (r Requirement) IsZero() bool { return r == 0 }
+
+// Valid reports whether r is the omitted requirement or one of the two
+// requirements a policy may state.
+func (r Requirement) Valid() bool { return r <= RequireSecurityBoundary }
 
 // Min returns the weakest grade that satisfies r: AdvisoryFilter for the
-// zero Requirement.
+// zero Requirement. For an invalid r it returns an invalid Grade, which no
+// grade is at least.
 func (r Requirement) Min() Grade {
-	if r.grade == Unsupported {
+	if r == 0 {
 		return AdvisoryFilter
 	}
-	return r.grade
+	return Grade(r)
 }
 
 // SatisfiedBy reports whether a provider revision graded g meets r.
 func (r Requirement) SatisfiedBy(g Grade) bool { return g.AtLeast(r.Min()) }
 
-// String returns the text form of r, or "" for the omitted requirement.
+// String returns the text form of r, "" for the omitted requirement, or
+// "requirement(N)" for an invalid value.
 func (r Requirement) String() string {
-	if r.IsZero() {
+	switch {
+	case r.IsZero():
 		return ""
+	case !r.Valid():
+		return fmt.Sprintf("requirement(%d)", uint8(r))
 	}
-	return r.grade.String()
+	return Grade(r).String()
 }
 
 // MarshalText implements encoding.TextMarshaler. The omitted requirement
-// marshals as empty text; use omitempty/omitzero to leave it out.
-func (r Requirement) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+// marshals as empty text (use omitempty or omitzero to leave it out); an
+// invalid value is an error.
+func (r Requirement) MarshalText() ([]byte, error) {
+	if !r.Valid() {
+		return nil, Refuse(CodeInvalidGrade, "requirement(%d) is not a requirement", uint8(r))
+	}
+	return []byte(r.String()), nil
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler with
 // [ParseRequirement]. Empty text is refused: omit the field instead.

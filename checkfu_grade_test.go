@@ -120,7 +120,7 @@ func TestPropRequirement(t *testing.T) {
 			if !r.IsZero() || !errors.Is(err, checkfu.CodeInvalidGrade) {
 				t.Fatalf("failed ParseRequirement(%q) returned %v, %v", s, r, err)
 			}
-			r = rapid.SampledFrom([]checkfu.Requirement{{}, checkfu.RequireAdvisoryFilter, checkfu.RequireSecurityBoundary}).Draw(t, "r")
+			r = rapid.SampledFrom([]checkfu.Requirement{0, checkfu.RequireAdvisoryFilter, checkfu.RequireSecurityBoundary}).Draw(t, "r")
 		} else if r.String() != s || r.IsZero() {
 			t.Fatalf("ParseRequirement(%q) = %q", s, r)
 		}

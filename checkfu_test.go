@@ -73,3 +73,15 @@ func TestRequirement(t *testing.T) {
 		t.Error("invalid grade is at least unsupported")
 	}
 }
+
+func TestInvalidRequirementSatisfiedByNothing(t *testing.T) {
+	r := checkfu.Requirement(3)
+	for _, g := range []checkfu.Grade{checkfu.Unsupported, checkfu.AdvisoryFilter, checkfu.SecurityBoundary} {
+		if r.SatisfiedBy(g) {
+			t.Errorf("Requirement(3).SatisfiedBy(%v) = true", g)
+		}
+	}
+	if _, err := r.MarshalText(); err == nil {
+		t.Error("Requirement(3).MarshalText succeeded")
+	}
+}
