@@ -3,6 +3,7 @@ package custody_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -247,4 +248,46 @@ func TestTokenRuntimeRefreshDecidedByRules(t *testing.T) {
 func errorsIsCode(err error, code checkfu.Code) bool {
 	c, ok := checkfu.CodeOf(err)
 	return ok && c == code
+}
+
+// fakeRefresher returns what it is told to.
+type fakeRefresher struct {
+	access    string
+	expiresIn time.Duration
+	now       func() time.Time
+}
+
+func (f fakeRefresher) Refresh(context.Context, custody.Binding, *custody.Secret) (*custody.Secret, *custody.Secret, time.Time, error) {
+	var a *custody.Secret
+	if f.access != "" {
+		a = custody.NewSecret([]byte(f.access))
+	}
+	return a, nil, f.now().Add(f.expiresIn), nil
+}
+
+// Mutant: deleting the usability check on the refresher's answer (nil,
+// destroyed or already expired access token) makes this test fail.
+func TestTokenRuntimeRefusesUnusableRefresh(t *testing.T) {
+	clock := newGovClock()
+	for _, f := range []fakeRefresher{
+		{access: "", expiresIn: time.Hour, now: clock.Now},
+		{access: "at-already-expired", expiresIn: 0, now: clock.Now},
+		{access: "at-expired-long-ago", expiresIn: -time.Hour, now: clock.Now},
+	} {
+		rt, err := custody.NewTokenRuntime(custody.TokenRuntimeConfig{Keys: custody.GenerateKeyset(), Store: custody.NewMemStore(), Refresher: f, Now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.Enroll(context.Background(), govCred, custody.NewSecret([]byte(initialRefresh))); err != nil {
+			t.Fatal(err)
+		}
+		s, err := rt.Open(context.Background(), govCred)
+		var re *custody.RefreshError
+		if s != nil || !errors.As(err, &re) {
+			t.Fatalf("Open with refresher %+v = %v, %v; want a RefreshError", f, s, err)
+		}
+	}
+	if _, err := custody.NewTokenRuntime(custody.TokenRuntimeConfig{}); err == nil {
+		t.Fatal("NewTokenRuntime without parts succeeded")
+	}
 }
