@@ -7,25 +7,35 @@ import "strings"
 // name it and no option removes it. The groups say why each is here.
 var deniedHeaders = map[string]struct{}{
 	// Routing: what host, scheme or path the upstream thinks it serves.
-	"Host":                {},
-	"Forwarded":           {},
-	"Via":                 {},
-	"X-Real-Ip":           {},
-	"X-Original-Url":      {},
-	"X-Rewrite-Url":       {},
-	"X-Original-Host":     {},
-	"X-Host":              {},
-	"X-Client-Ip":         {},
-	"True-Client-Ip":      {},
-	"Client-Ip":           {},
-	"X-Cluster-Client-Ip": {},
-	"Max-Forwards":        {},
+	"Host":                     {},
+	"Forwarded":                {},
+	"Via":                      {},
+	"X-Real-Ip":                {},
+	"X-Original-Url":           {},
+	"X-Rewrite-Url":            {},
+	"X-Original-Host":          {},
+	"X-Host":                   {},
+	"X-Client-Ip":              {},
+	"True-Client-Ip":           {},
+	"Client-Ip":                {},
+	"X-Cluster-Client-Ip":      {},
+	"Max-Forwards":             {},
+	"X-Original-Forwarded-For": {},
+	"X-Remote-Ip":              {},
+	"X-Remote-Addr":            {},
+	"X-Originating-Ip":         {},
+	"X-Scheme":                 {},
+	"X-Url-Scheme":             {},
+	"Front-End-Https":          {},
 	// Authorization: the credential is attached by custody, outside the
 	// sandbox, never supplied by the caller.
 	"Authorization":       {},
 	"Proxy-Authorization": {},
 	"Cookie":              {},
 	"Cookie2":             {},
+	// Framework-internal: Next.js trusts it to skip its middleware
+	// (CVE-2025-29927), which is where such apps check authorization.
+	"X-Middleware-Subrequest": {},
 	// httpoxy: a bare Proxy header becomes HTTP_PROXY in CGI upstreams.
 	"Proxy": {},
 	// Method override: would change the method the rule matched.
@@ -49,13 +59,23 @@ var deniedHeaders = map[string]struct{}{
 	"X-Google-Metadata-Request": {},
 }
 
-// deniedHeaderPrefixes are canonical name prefixes on the denylist. All
-// start with 'X', which canonicalHeaderDenied relies on.
+// deniedHeaderPrefixes are canonical name prefixes on the denylist.
 var deniedHeaderPrefixes = [...]string{
 	"X-Forwarded-",                // X-Forwarded-For, -Host, -Proto, -Port, -Prefix, ...
+	"Proxy-",                      // every header addressed to a proxy
+	"X-Envoy-",                    // Envoy's internal routing headers (original-dst host, ...)
 	"X-Aws-Ec2-Metadata-Token",    // the token and -Ttl-Seconds
 	"X-Aliyun-Ecs-Metadata-Token", // and its -Ttl-Seconds
 }
+
+// deniedPrefixStarts marks the first bytes of deniedHeaderPrefixes, so
+// that most names skip the prefix loop.
+var deniedPrefixStarts = func() (t [256]bool) {
+	for _, p := range deniedHeaderPrefixes {
+		t[p[0]] = true
+	}
+	return t
+}()
 
 // HeaderDenied reports whether the header name is on the fixed denylist.
 // The check is case-insensitive, and every name containing an underscore
@@ -64,14 +84,17 @@ var deniedHeaderPrefixes = [...]string{
 // the matched rule lists them.
 //
 // The denylist: Host, Forwarded, Via, X-Forwarded-*, X-Real-IP and the
-// other client-address and URL-rewrite headers (X-Original-URL,
+// other client-address, scheme and URL-rewrite headers (X-Original-URL,
 // X-Rewrite-URL, X-Original-Host, X-Host, X-Client-IP, True-Client-IP,
-// Client-IP, X-Cluster-Client-IP), Max-Forwards; Authorization,
-// Proxy-Authorization, Cookie, Cookie2; Proxy; X-HTTP-Method-Override,
+// Client-IP, X-Cluster-Client-IP, X-Original-Forwarded-For, X-Remote-IP,
+// X-Remote-Addr, X-Originating-IP, X-Scheme, X-Url-Scheme,
+// Front-End-Https), X-Envoy-*, Max-Forwards; Authorization, Cookie,
+// Cookie2, X-Middleware-Subrequest; Proxy and Proxy-* (including
+// Proxy-Authorization and Proxy-Connection); X-HTTP-Method-Override,
 // X-HTTP-Method, X-Method-Override; Connection, Keep-Alive, TE, Trailer,
-// Transfer-Encoding, Upgrade, Proxy-Connection, Proxy-Authenticate,
-// HTTP2-Settings; Metadata-Flavor, Metadata, X-Google-Metadata-Request,
-// X-aws-ec2-metadata-token*, X-aliyun-ecs-metadata-token*.
+// Transfer-Encoding, Upgrade, HTTP2-Settings; Metadata-Flavor, Metadata,
+// X-Google-Metadata-Request, X-aws-ec2-metadata-token*,
+// X-aliyun-ecs-metadata-token*.
 func HeaderDenied(name string) bool {
 	if isCanonicalHeaderKey(name) {
 		return canonicalHeaderDenied(name)
@@ -93,7 +116,7 @@ func canonicalHeaderDenied(name string) bool {
 			return true
 		}
 	}
-	if name[0] == 'X' {
+	if deniedPrefixStarts[name[0]] {
 		for _, p := range deniedHeaderPrefixes {
 			if strings.HasPrefix(name, p) {
 				return true
