@@ -147,7 +147,12 @@ func TestSecretRevealAndDestroy(t *testing.T) {
 		t.Errorf("reveal error = %v, want the callback's", err)
 	}
 	copyOf := *s
+	raw := s.box().b // the custody buffer itself
 	s.Destroy()
+	// Mutant: deleting the clear in Destroy makes this fail.
+	if !bytes.Equal(raw, make([]byte, len(testCanary))) {
+		t.Error("Destroy left the bytes in memory")
+	}
 	s.Destroy()
 	if !s.Destroyed() || !copyOf.Destroyed() {
 		t.Error("Destroyed() = false after Destroy")

@@ -58,6 +58,8 @@ type Recursive struct {
 }
 type Box[T any] struct{ v T }
 type UsesBox struct{ b Box[*custody.Secret] }
+type Opaque[T any] struct{ m map[string]any } // holds T at run time, declared by its type argument
+type UsesOpaque struct{ o Opaque[custody.Secret] }
 type ValueMethod struct{}
 
 func (ValueMethod) Token() custody.Secret { return custody.Secret{} }
@@ -90,10 +92,10 @@ type unexported struct{ s custody.Secret }
 `
 
 // Every exported declaration of the planted package except Clean,
-// CleanBox, Fine and the generic Box must be reported.
+// CleanBox, Fine and the generic Box and Opaque must be reported.
 var plantedViolators = []string{
 	"Alias", "Array", "Chan", "Defined", "Direct", "Embeds", "FuncField", "Generic", "GetToken", "Global",
-	"Hidden", "Iface", "MapKey", "PtrMethod", "Recursive", "UsesBox", "ValueMethod", "ViaAlias",
+	"Hidden", "Iface", "MapKey", "PtrMethod", "Recursive", "UsesBox", "UsesOpaque", "ValueMethod", "ViaAlias",
 }
 
 func checkPlanted(t *testing.T, rules custodytest.ExposureRules) []custodytest.Violation {

@@ -122,20 +122,24 @@ func TestFileHoldsNoPlaintext(t *testing.T) {
 
 // TestCorruptRowIsStoreError: a row whose key columns do not form a valid
 // binding is a failure of the store, not a refusal.
+//
+// Mutant: deleting the ParseHandle check or the Validate check in
+// rowBinding makes it fail.
 func TestCorruptRowIsStoreError(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
-	b := custodytest.NewBinding("acme", "github")
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO custody_records VALUES ('acme', 'github', 'not-a-handle', x'00')`); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Put(ctx, custody.Record{Binding: b, Sealed: []byte{1}}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := s.List(ctx, "acme")
-	var se *custody.StoreError
-	if !errors.As(err, &se) {
-		t.Fatalf("List over a corrupt row: %v, want *custody.StoreError", err)
+	for _, row := range []string{
+		`INSERT INTO custody_records VALUES ('acme', 'github', 'not-a-handle', x'00')`,
+		`INSERT INTO custody_records VALUES ('acme', 'git hub', 'ch_aaaaaaaaaaaaaaaaaaaaaaaaaa', x'00')`,
+	} {
+		s, _ := openTemp(t)
+		if _, err := s.w.ExecContext(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.List(ctx, "acme")
+		var se *custody.StoreError
+		if !errors.As(err, &se) {
+			t.Errorf("List over the corrupt row of %s: %v, want *custody.StoreError", row, err)
+		}
 	}
 }
 
