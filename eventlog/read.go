@@ -104,6 +104,9 @@ func (l *Log) startAt(ctx context.Context, session string, from uint64, follow b
 	if err != nil {
 		return nil, err
 	}
+	if len(recs) == 0 && !follow {
+		return nil, nil // nothing at or after from-1: nothing to read
+	}
 	if len(recs) == 0 || recs[0].Seq != from-1 {
 		return l.skipTo(ctx, session, from, follow)
 	}
