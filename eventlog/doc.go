@@ -8,6 +8,8 @@
 // conformance suite in package eventlogtest: [MemoryStore] (tests and
 // mock evidence), eventlog/sqlitelog (the embedded default) and
 // eventlog/pglog (PostgreSQL, for many runners appending to one log).
+// eventlog/evidencelog records custody's approval evidence in a session
+// log; the CLI is "checkfu log append|read|verify".
 //
 // Invariants:
 //
