@@ -118,7 +118,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Host:          host,
-		Header:        r.Header.Clone(),
+		Header:        r.Header, // the handler owns r; its headers are edited in place
 		ContentLength: r.ContentLength,
 	}
 	if out.URL.Path == "" {
@@ -147,8 +147,11 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 			}
 			uc, reused = &upstreamConn{Conn: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}, false
 		}
-		resp, err := g.roundTrip(r.Context(), uc, out)
+		// A cancelled workload request unblocks any read or write on uc.
+		stop := context.AfterFunc(r.Context(), func() { uc.SetDeadline(time.Unix(1, 0)) })
+		resp, err := g.roundTrip(uc, out)
 		if err != nil {
+			stop()
 			uc.Close()
 			if reused && attempt == 0 && out.Body == nil && r.Context().Err() == nil {
 				continue
@@ -159,15 +162,13 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 			g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: authority, Err: err})
 			return
 		}
-		g.copyResponse(w, r, uc, resp, authority)
+		g.copyResponse(w, r, uc, resp, authority, stop)
 		return
 	}
 }
 
 // roundTrip writes out on uc and reads the final response header.
-func (g *Guard) roundTrip(ctx context.Context, uc *upstreamConn, out *http.Request) (*http.Response, error) {
-	stop := context.AfterFunc(ctx, func() { uc.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+func (g *Guard) roundTrip(uc *upstreamConn, out *http.Request) (*http.Response, error) {
 	uc.SetDeadline(time.Now().Add(upstreamHeaderTimeout))
 	if err := out.Write(uc.bw); err != nil {
 		return nil, err
@@ -193,9 +194,9 @@ func (g *Guard) roundTrip(ctx context.Context, uc *upstreamConn, out *http.Reque
 }
 
 // copyResponse sends resp to the workload and returns uc to the pool when
-// the exchange left it reusable.
-func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstreamConn, resp *http.Response, authority string) {
-	stop := context.AfterFunc(r.Context(), func() { uc.SetDeadline(time.Unix(1, 0)) })
+// the exchange left it reusable. stop unregisters the cancellation hook;
+// it reports false when the hook already ran (uc is then unusable).
+func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstreamConn, resp *http.Response, authority string, stop func() bool) {
 	dst := w.Header()
 	for k, vs := range resp.Header {
 		dst[k] = vs

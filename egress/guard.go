@@ -98,7 +98,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		return nil, err
 	}
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{}}
-	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
 
