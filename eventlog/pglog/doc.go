@@ -16,6 +16,8 @@
 //     until VACUUM reclaims it; the data key in it is wrapped under the
 //     workspace key, so run VACUUM on eventlog_content for prompt physical
 //     removal.
-//   - Followers in the same process wake on commit; followers elsewhere
-//     poll every PollInterval.
+//   - Every commit sends NOTIFY checkfu_eventlog; a handle's followers
+//     wake on it through one LISTEN connection per handle (opened on the
+//     first Wait), and re-read the head every PollInterval as a fallback
+//     while that connection is down.
 package pglog

@@ -14,17 +14,25 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 )
 
-// PollInterval is how often Wait re-reads the log for appends made by
-// other handles.
-const PollInterval = 20 * time.Millisecond
+// PollInterval is how often Wait re-reads the log when no notification
+// arrives: the fallback for a listener that is (re)connecting.
+const PollInterval = 250 * time.Millisecond
+
+// notifyChannel is the LISTEN/NOTIFY channel every commit signals.
+const notifyChannel = "checkfu_eventlog"
 
 // A Store is an eventlog.Store in PostgreSQL. Build one with Open; the
 // zero Store is not usable.
 type Store struct {
 	pool *pgxpool.Pool
 
-	mu      sync.Mutex
-	changed chan struct{} // guarded by mu; closed and replaced on every commit
+	mu        sync.Mutex
+	changed   chan struct{} // guarded by mu; closed and replaced on every commit seen
+	listening bool          // guarded by mu: the listener goroutine runs
+
+	stop     context.Context // ends the listener
+	stopFunc context.CancelFunc
+	done     sync.WaitGroup // the listener
 }
 
 var _ eventlog.Store = (*Store)(nil)
@@ -57,7 +65,40 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, &eventlog.StoreError{Op: "open", Err: redact(err)}
 	}
-	return &Store{pool: pool, changed: make(chan struct{})}, nil
+	stop, stopFunc := context.WithCancel(context.Background())
+	return &Store{pool: pool, changed: make(chan struct{}), stop: stop, stopFunc: stopFunc}, nil
+}
+
+// signal wakes every Wait.
+func (s *Store) signal() {
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// listen holds one connection in LISTEN and signals on every
+// notification, reconnecting after a failure, until Close.
+func (s *Store) listen() {
+	defer s.done.Done()
+	for s.stop.Err() == nil {
+		conn, err := pgx.ConnectConfig(s.stop, s.pool.Config().ConnConfig.Copy())
+		if err == nil {
+			if _, err = conn.Exec(s.stop, "LISTEN "+notifyChannel); err == nil {
+				s.signal() // appends made before LISTEN took effect
+			}
+			for err == nil {
+				if _, err = conn.WaitForNotification(s.stop); err == nil {
+					s.signal()
+				}
+			}
+			conn.Close(context.Background())
+		}
+		select {
+		case <-s.stop.Done():
+		case <-time.After(PollInterval):
+		}
+	}
 }
 
 // redact drops the connection string pgx may quote in a parse error: it
@@ -96,6 +137,9 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 				sealed = append(sealed, r.Sealed)
 			}
 		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyChannel); err != nil {
+			return err // delivered to listeners only if the transaction commits
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO eventlog_events (session, seq, envelope, hash)
 			SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[])`, session, seqs, envs, hashes); err != nil {
 			return err
@@ -122,10 +166,7 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 		}
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
-	s.mu.Lock()
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	s.signal()
 	return nil
 }
 
@@ -187,8 +228,16 @@ func (s *Store) Read(ctx context.Context, session string, from uint64, limit int
 }
 
 // Wait implements eventlog.Store.Wait: it wakes on this handle's commits
-// at once and polls every PollInterval for other writers.
+// and on commits anywhere else through LISTEN/NOTIFY, re-reading the head
+// every PollInterval as a fallback.
 func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
+	s.mu.Lock()
+	if !s.listening && s.stop.Err() == nil {
+		s.listening = true
+		s.done.Add(1)
+		go s.listen()
+	}
+	s.mu.Unlock()
 	ticker := time.NewTicker(PollInterval)
 	defer ticker.Stop()
 	for {
@@ -224,6 +273,8 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 
 // Close implements eventlog.Store.Close.
 func (s *Store) Close() error {
+	s.stopFunc()
+	s.done.Wait()
 	s.pool.Close()
 	return nil
 }
