@@ -29,6 +29,20 @@ func agentCommand(t *testing.T) []string {
 	return cmd
 }
 
+// sdkAgentCommand returns the command running acp/testdata/sdk-agent.mjs
+// on the pinned official SDK, under the same skip/fail rule.
+func sdkAgentCommand(t *testing.T) []string {
+	t.Helper()
+	cmd := strings.Fields(os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT"))
+	if len(cmd) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CHECKFU_TEST_ACP_SDK_AGENT is empty in CI: .ci/setup.d/30-acp-agent.sh did not install the SDK agent")
+		}
+		t.Skip("CHECKFU_TEST_ACP_SDK_AGENT not set; run .ci/setup.d/30-acp-agent.sh or set it to the agent's command")
+	}
+	return cmd
+}
+
 // startProcess starts argv with piped stdin and stdout; stderr is kept and
 // logged if the test fails. The process is killed at cleanup if still
 // running.
@@ -133,6 +147,19 @@ func checkTurn(t *testing.T, lines []string) {
 // closing its stdin.
 func TestRealAgentDirect(t *testing.T) {
 	argv := agentCommand(t)
+	out, in, wait := startProcess(t, argv)
+	lines := runTurn(t, out, in)
+	checkTurn(t, lines)
+	if err := wait(); err != nil {
+		t.Errorf("agent exit after stdin closed: %v", err)
+	}
+}
+
+// TestSDKAgentDirect drives the small agent on the official TypeScript
+// SDK as a local process. The SDK refuses a session/new sent before the
+// initialize reply, so this also shows the client does not pipeline.
+func TestSDKAgentDirect(t *testing.T) {
+	argv := sdkAgentCommand(t)
 	out, in, wait := startProcess(t, argv)
 	lines := runTurn(t, out, in)
 	checkTurn(t, lines)

@@ -1,8 +1,12 @@
-# Installs the pinned third-party ACP agent used by the acp integration
-# test (the example agent shipped in @zed-industries/agent-client-protocol
-# 0.4.5, run by tsx) from acp/testdata/npm's lockfile, and exports
-# CHECKFU_TEST_ACP_AGENT: the command that runs it (space-separated, no
-# quoting). Sourced by .ci/run.
+# Installs the pinned ACP agents used by the acp integration tests from
+# acp/testdata/npm's lockfile and exports their commands (space-separated,
+# no quoting):
+#   CHECKFU_TEST_ACP_AGENT      the third-party example agent shipped in
+#                               @zed-industries/agent-client-protocol 0.4.5,
+#                               run by tsx;
+#   CHECKFU_TEST_ACP_SDK_AGENT  acp/testdata/sdk-agent.mjs on the official
+#                               @agentclientprotocol/sdk 2.4.0, plain node.
+# Sourced by .ci/run.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	apt_install nodejs npm
 fi
@@ -15,4 +19,7 @@ cp acp/testdata/npm/package.json acp/testdata/npm/package-lock.json "$acp_dir/"
 acp_agent_ts=$acp_dir/node_modules/@zed-industries/agent-client-protocol/typescript/examples/agent.ts
 test -f "$acp_agent_ts"
 export CHECKFU_TEST_ACP_AGENT="node $acp_dir/node_modules/tsx/dist/cli.mjs $acp_agent_ts"
-echo "acp agent ready: $CHECKFU_TEST_ACP_AGENT"
+# The SDK agent imports the SDK by name: it must sit beside node_modules.
+cp acp/testdata/sdk-agent.mjs "$acp_dir/"
+export CHECKFU_TEST_ACP_SDK_AGENT="node $acp_dir/sdk-agent.mjs"
+echo "acp agents ready: $CHECKFU_TEST_ACP_AGENT; $CHECKFU_TEST_ACP_SDK_AGENT"
