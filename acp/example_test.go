@@ -115,3 +115,41 @@ func ExampleNewClient() {
 	// update: agent_message_chunk
 	// stop: end_turn
 }
+
+func ExampleClient_Cancel() {
+	agentOut, toClient := io.Pipe()
+	fromClient, agentIn := io.Pipe()
+	go func() {
+		_ = (&acptest.Agent{}).Serve(fromClient, toClient)
+		toClient.Close()
+	}()
+	asked := make(chan string, 1)
+	c := acp.NewClient(agentOut, agentIn, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			asked <- req.SessionID
+			<-ctx.Done() // no answer until the turn is cancelled
+			return acp.Select("allow")
+		},
+	})
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Initialize(ctx); err != nil {
+		panic(err)
+	}
+	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/work"})
+	if err != nil {
+		panic(err)
+	}
+	go func() {
+		// The user gives up while the agent waits for permission.
+		if err := c.Cancel(<-asked); err != nil {
+			panic(err)
+		}
+	}()
+	res, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("Edit the config."))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("stop:", res.StopReason)
+	// Output: stop: cancelled
+}

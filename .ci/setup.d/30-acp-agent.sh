@@ -10,6 +10,11 @@
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	apt_install nodejs npm
 fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+	echo "acp agents need Node.js >= 18 (tsx, esbuild); found $(node --version)" >&2
+	exit 1
+fi
 acp_dir=$work/acp-agent
 mkdir -p "$acp_dir"
 cp acp/testdata/npm/package.json acp/testdata/npm/package-lock.json "$acp_dir/"
