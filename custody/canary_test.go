@@ -32,7 +32,12 @@ type capture struct {
 	logger *slog.Logger
 	errs   []string // every error string, in %v, %+v and %#v forms
 	events []custody.Evidence
-	rows   bytes.Buffer // raw stored bytes: files, rows, records
+	// edgeEvents counts the events at the end of events that the edge's
+	// own evidence sink recorded.
+	edgeEvents int
+	// responses holds every response the edge returned, as JSON and %+v.
+	responses []string
+	rows      bytes.Buffer // raw stored bytes: files, rows, records
 }
 
 func newCapture() *capture {
@@ -81,8 +86,12 @@ func (f fanout) WithGroup(g string) slog.Handler {
 // captured output, error strings, events and stored bytes (the SQLite
 // file and WAL, PostgreSQL rows) for every form of the canary.
 //
-// Not covered here: the credentialed and the denied outbound request,
-// which belong to the outbound edge and are tested there.
+// The same canary then goes through the outbound edge (the edge test rig
+// of edge_test.go: a loopback TLS provider reached as api.example.com): a
+// credentialed request the provider answers (positive control: the
+// provider saw the canary), a request the egress rules deny, a response
+// that echoes the credential (withheld), and an external-effect call run
+// under an approval, whose evidence events are captured.
 func TestCanary(t *testing.T) {
 	ctx := context.Background()
 	c := newCapture()
@@ -169,13 +178,15 @@ func TestCanary(t *testing.T) {
 		c.logger.Error("failure", "store", name, "errs", c.errs)
 	}
 
+	c.edge(t)
+
 	sink := &custody.MemoryEvidence{}
-	for _, ev := range c.events {
+	for _, ev := range c.events[:len(c.events)-c.edgeEvents] {
 		if err := sink.Record(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
-	events, err := json.Marshal(sink.Events())
+	events, err := json.Marshal(append(sink.Events(), c.events[len(c.events)-c.edgeEvents:]...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +224,15 @@ func TestCanary(t *testing.T) {
 		"log output":   c.log.Bytes(),
 		"errors":       []byte(fmt.Sprint(c.errs)),
 		"events":       events,
+		"responses":    []byte(fmt.Sprint(c.responses)),
 		"stored bytes": c.rows.Bytes(),
 	} {
 		if leaks := custodytest.FindLeaks([]byte(canary), data); leaks != nil {
 			t.Errorf("%s hold the canary as %v", what, leaks)
 		}
 	}
-	t.Logf("searched %d bytes of logs, %d error strings, %d events, %d stored bytes across %d stores",
-		c.log.Len(), len(c.errs), len(c.events), c.rows.Len(), len(stores))
+	t.Logf("searched %d bytes of logs, %d error strings, %d events, %d responses, %d stored bytes across %d stores",
+		c.log.Len(), len(c.errs), len(c.events), len(c.responses), c.rows.Len(), len(stores))
 }
 
 // canaryPostgres returns a pool and a fresh schema name when
@@ -246,4 +258,65 @@ func canaryPostgres(t *testing.T) (*pgxpool.Pool, string) {
 		pool.Close()
 	})
 	return pool, schema
+}
+
+// edge sends the canary through the outbound edge: an allowed
+// credentialed call, a call the egress rules deny, a response echoing the
+// credential, and an approved external-effect call.
+func (c *capture) edge(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	rig := newEdgeRig(t)
+	if err := rig.native.Put(ctx, govCred, custody.NewSecret([]byte(canary))); err != nil {
+		t.Fatal(err)
+	}
+	respond := func(what string, resp *custody.Response, err error) {
+		c.err(err)
+		c.logger.Debug("edge call", "what", what, "response", resp, "err", err)
+		if resp != nil {
+			j, _ := json.Marshal(resp)
+			c.responses = append(c.responses, string(j), fmt.Sprintf("%+v %#v", resp, resp))
+		}
+	}
+
+	resp, err := rig.edge.Call(ctx, rig.list())
+	if err != nil {
+		t.Fatalf("credentialed call: %v", err)
+	}
+	rig.mu.Lock()
+	auth := rig.lastAuth
+	rig.mu.Unlock()
+	if auth != "Bearer "+canary { // positive control: the canary really went out
+		t.Fatalf("the provider saw Authorization %q, not the canary", auth)
+	}
+	respond("credentialed", resp, err)
+
+	hits, opens := rig.hits.Load(), rig.custodian.opens.Load()
+	resp, err = rig.edge.Call(ctx, rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
+	if err == nil || rig.hits.Load() != hits || rig.custodian.opens.Load() != opens {
+		t.Fatalf("denied call: err %v, %d provider hits, %d opens", err, rig.hits.Load()-hits, rig.custodian.opens.Load()-opens)
+	}
+	respond("denied", resp, err)
+
+	resp, err = rig.edge.Call(ctx, rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
+	if !errors.Is(err, custody.CodeCredentialEchoed) {
+		t.Fatalf("echo call: %v, want %s", err, custody.CodeCredentialEchoed)
+	}
+	respond("echo", resp, err)
+
+	inv := rig.create()
+	inv.Approval = rig.approve(inv)
+	resp, err = rig.edge.Call(ctx, inv)
+	if err != nil {
+		t.Fatalf("approved call: %v", err)
+	}
+	respond("approved", resp, err)
+
+	evs := rig.evidence.Events()
+	if len(evs) == 0 {
+		t.Fatal("the approved call recorded no evidence")
+	}
+	c.logger.Debug("edge evidence", "events", evs)
+	c.events = append(c.events, evs...)
+	c.edgeEvents = len(evs)
 }

@@ -1,0 +1,27 @@
+package pgstore_test
+
+import (
+	"context"
+	"os"
+
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/pgstore"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A multi-host deployment keeps sealed records in PostgreSQL; every host
+// opens them with the same keyset.
+func ExampleNew() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+	store, err := pgstore.New(ctx, pool, "checkfu_custody")
+	if err != nil {
+		panic(err)
+	}
+	keys := custody.GenerateKeyset() // in production: custody.NewKeyset with keys from a KMS
+	_ = custody.NewNative(keys, store)
+}
