@@ -136,7 +136,8 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 	}
 
 	// A pooled connection may have been closed by the destination while
-	// idle; a request without a body is retried once on a fresh one.
+	// idle; an idempotent request without a body is retried once on a
+	// fresh connection.
 	for attempt := 0; ; attempt++ {
 		uc, reused := g.pool.get(authority), true
 		if uc == nil {
@@ -153,7 +154,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		if err != nil {
 			stop()
 			uc.Close()
-			if reused && attempt == 0 && out.Body == nil && r.Context().Err() == nil {
+			if reused && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {
 				continue
 			}
 			if r.Context().Err() != nil {
@@ -165,6 +166,15 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		g.copyResponse(w, r, uc, resp, authority, stop)
 		return
 	}
+}
+
+// idempotent reports whether a request with method may be sent twice.
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return false
 }
 
 // roundTrip writes out on uc and reads the final response header.
