@@ -43,7 +43,7 @@ type fixture struct {
 	plan    Plan
 }
 
-func write(t *testing.T, path, body string) {
+func write(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func write(t *testing.T, path, body string) {
 	}
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	base := t.TempDir()
 	f := &fixture{
