@@ -32,7 +32,9 @@ type Config struct {
 	// OnPermission answers a session/request_permission. It runs on its own
 	// goroutine, so it may block (waiting for a user). ctx is cancelled by
 	// Cancel for the request's session and by the end of the client; the
-	// answer is then "cancelled" whatever OnPermission returns. Nil denies
+	// answer is then "cancelled" whatever OnPermission returns, and
+	// OnPermission should return promptly (its goroutine lives until it
+	// does). Nil denies
 	// every request: it selects the first reject_once or reject_always
 	// option, or answers "cancelled" when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+
+	"github.com/checkfu/checkfu"
 )
 
 // JSON-RPC 2.0 error codes the client answers with.
@@ -42,6 +44,14 @@ func (c *Client) readLoop() {
 // goroutine and never blocks on anything but Config.OnUpdate.
 func (c *Client) dispatch(m *Message) {
 	switch {
+	case m.IsResponse() && m.ID.raw == "null":
+		// The agent could not parse or route something the client sent:
+		// some call will never be answered. Fail closed.
+		r := &checkfu.Refusal{Code: CodeInvalidMessage, Message: "acp: the agent answered a message it could not identify (null id)"}
+		if m.Error != nil {
+			r.Err = m.Error
+		}
+		c.end(r)
 	case m.IsResponse():
 		c.mu.Lock()
 		ch, ok := c.pending[m.ID]

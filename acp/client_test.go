@@ -294,6 +294,9 @@ func TestBadInputEndsTheClient(t *testing.T) {
 		{"over-long", `{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`, acp.CodeLineTooLong},
 		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeInvalidMessage},
 		{"not json-rpc", `hello from a debug print`, acp.CodeInvalidMessage},
+		// Mutant: deleting the null-id case in dispatch makes this row hang
+		// until the test's timeout.
+		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeInvalidMessage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -470,5 +473,40 @@ func TestUpdateBurstInOrder(t *testing.T) {
 	}
 	if n != 2*chunks {
 		t.Errorf("got %d chunks, want %d", n, 2*chunks)
+	}
+}
+
+// TestFakeAgentSecondTurnAfterCancel: a session outlives a cancelled turn.
+func TestFakeAgentSecondTurnAfterCancel(t *testing.T) {
+	var tr acptest.Transcript
+	asked := make(chan string, 1)
+	out, in := startFake(t)
+	first := true
+	c := acp.NewClient(out, in, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			if first {
+				first = false
+				asked <- req.SessionID
+				<-ctx.Done()
+			}
+			return tr.OnPermission(ctx, req)
+		},
+	})
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	if _, err := c.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.Cancel(<-asked) }()
+	for _, want := range []acp.StopReason{acp.StopCancelled, acp.StopEndTurn} {
+		res, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("go"))
+		if err != nil || res.StopReason != want {
+			t.Fatalf("Prompt = %+v, %v; want %s", res, err, want)
+		}
 	}
 }

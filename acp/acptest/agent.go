@@ -33,7 +33,7 @@ type Agent struct {
 	sessions    int
 	nextID      int64
 	waiting     map[acp.ID]chan acp.Message // permission requests by id
-	cancelled   map[string]chan struct{}    // by session id, closed on cancel
+	turns       map[string]chan struct{}    // by session id: the running turn's cancel channel, or nil
 	wg          sync.WaitGroup
 }
 
@@ -43,7 +43,7 @@ type Agent struct {
 func (a *Agent) Serve(r io.Reader, w io.Writer) error {
 	a.mu.Lock()
 	a.waiting = map[acp.ID]chan acp.Message{}
-	a.cancelled = map[string]chan struct{}{}
+	a.turns = map[string]chan struct{}{}
 	a.mu.Unlock()
 	in := acp.NewReader(r, a.MaxLineBytes)
 	out := acp.NewWriter(w, a.MaxLineBytes)
@@ -101,7 +101,7 @@ func (a *Agent) handle(out *acp.Writer, m acp.Message) {
 		a.sessions++
 		id := "session-" + strconv.Itoa(a.sessions)
 		if ok {
-			a.cancelled[id] = make(chan struct{})
+			a.turns[id] = nil
 		}
 		a.mu.Unlock()
 		if !ok {
@@ -113,7 +113,11 @@ func (a *Agent) handle(out *acp.Writer, m acp.Message) {
 		var p acp.PromptRequest
 		_ = json.Unmarshal(m.Params, &p)
 		a.mu.Lock()
-		cancel, ok := a.cancelled[p.SessionID]
+		_, ok := a.turns[p.SessionID]
+		cancel := make(chan struct{})
+		if ok {
+			a.turns[p.SessionID] = cancel
+		}
 		a.mu.Unlock()
 		if !ok {
 			replyErr(out, m.ID, -32602, "unknown session "+strconv.Quote(p.SessionID))
@@ -128,9 +132,9 @@ func (a *Agent) handle(out *acp.Writer, m acp.Message) {
 		var c acp.CancelNotification
 		_ = json.Unmarshal(m.Params, &c)
 		a.mu.Lock()
-		if ch, ok := a.cancelled[c.SessionID]; ok {
+		if ch := a.turns[c.SessionID]; ch != nil {
 			close(ch)
-			delete(a.cancelled, c.SessionID)
+			a.turns[c.SessionID] = nil
 		}
 		a.mu.Unlock()
 	case m.IsRequest():
