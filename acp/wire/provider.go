@@ -34,7 +34,7 @@ type provider struct {
 	// The credit limit is written + inputCredit: it derives from the
 	// offset actually written into the process pipe, nothing else.
 	accepted, written uint64
-	inbuf             []byte
+	inbuf             byteQueue
 	stdinEnded        bool // stdin_end applied at offset accepted
 	stdinBroken       bool // the pipe refused a write; nothing more is written
 	awaitingRewind    bool // an overrun was refused; later frames are dropped until the Runner rewinds
@@ -175,7 +175,7 @@ func (p *provider) handleStdin(off uint64, data []byte) error {
 	}
 	p.awaitingRewind = false
 	if !p.stdinBroken {
-		p.inbuf = append(p.inbuf, data[p.accepted-off:]...)
+		p.inbuf.push(data[p.accepted-off:])
 	}
 	p.accepted = end
 	if p.stdinBroken { // nothing reaches a broken pipe; count it as written
@@ -279,16 +279,13 @@ func (p *provider) grantDue() bool {
 // pipe writer, and whether the pipe should be closed (stdin ended and
 // fully written).
 func (p *provider) stdinPending(dst []byte) (n int, closePipe bool) {
-	n = copy(dst, p.inbuf)
+	n = copy(dst, p.inbuf.bytes())
 	return n, n == 0 && p.stdinEnded && p.written == p.accepted
 }
 
 // stdinWrote records that n bytes went into the process pipe.
 func (p *provider) stdinWrote(n int) {
-	p.inbuf = p.inbuf[n:]
-	if len(p.inbuf) == 0 {
-		p.inbuf = nil
-	}
+	p.inbuf.consume(n)
 	p.written += uint64(n)
 }
 
@@ -297,7 +294,7 @@ func (p *provider) stdinWrote(n int) {
 // that the credit never leaks and the Runner never stalls.
 func (p *provider) stdinFailed() {
 	p.stdinBroken = true
-	p.inbuf = nil
+	p.inbuf.reset()
 	p.written = p.accepted
 }
 

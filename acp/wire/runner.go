@@ -17,7 +17,7 @@ type runnerState struct {
 	// Runner never has more outstanding than granted.
 	win          window
 	base         uint64
-	inbuf        []byte
+	inbuf        byteQueue
 	total, sent  uint64
 	srcEOF       bool // the local stdin source ended
 	endSent      bool // stdin_end went out on the current connection
@@ -72,7 +72,7 @@ func (r *runnerState) stdinRoom() int {
 
 // addStdin retains local stdin bytes; len(b) must not exceed stdinRoom.
 func (r *runnerState) addStdin(b []byte) {
-	r.inbuf = append(r.inbuf, b...)
+	r.inbuf.push(b)
 	r.total += uint64(len(b))
 }
 
@@ -185,10 +185,7 @@ func (r *runnerState) trim(a uint64) {
 	if a <= r.base {
 		return
 	}
-	r.inbuf = r.inbuf[a-r.base:]
-	if len(r.inbuf) == 0 {
-		r.inbuf = nil
-	}
+	r.inbuf.consume(int(a - r.base))
 	r.base = a
 }
 
@@ -203,7 +200,7 @@ func (r *runnerState) next(buf []byte) (Frame, bool) {
 		// and the window check makes it explicit.
 		end := min(r.total, r.sent+uint64(len(buf)), r.win.limit)
 		if end > r.sent {
-			n := copy(buf, r.inbuf[r.sent-r.base:end-r.base])
+			n := copy(buf, r.inbuf.bytes()[r.sent-r.base:end-r.base])
 			f := Frame{Type: TypeStdin, Offset: r.sent, Data: buf[:n]}
 			r.sent = end
 			return f, true

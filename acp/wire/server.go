@@ -421,7 +421,7 @@ func exitStatus(ps *os.ProcessState, err error) int32 {
 
 func (s *Server) stdinLoop(p *serverProc, w *os.File) {
 	defer w.Close()
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 256<<10)
 	for {
 		s.mu.Lock()
 		var n int

@@ -42,8 +42,8 @@ func TestStdinOverrunRefusedWhole(t *testing.T) {
 	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 60, Data: make([]byte, 41)}); err != nil {
 		t.Fatal(err)
 	}
-	if p.accepted != 60 || len(p.inbuf) != 60 {
-		t.Fatalf("after an overrun: accepted %d, buffered %d; want 60, 60", p.accepted, len(p.inbuf))
+	if p.accepted != 60 || p.inbuf.len() != 60 {
+		t.Fatalf("after an overrun: accepted %d, buffered %d; want 60, 60", p.accepted, p.inbuf.len())
 	}
 	frames := drainFrames(p, ep)
 	if len(frames) == 0 || frames[0].Type != TypeRefuse || frames[0].Code != CodeInputBufferFull || frames[0].Offset != 60 {
@@ -58,7 +58,7 @@ func TestStdinOverrunRefusedWhole(t *testing.T) {
 		t.Fatalf("retry: %v, accepted %d; want nil, 100", err, p.accepted)
 	}
 	// The Runner side: the refusal rewinds and is not an error.
-	r := &runnerState{attached: true, sent: 101, total: 101, inbuf: make([]byte, 41), base: 60, win: window{limit: 200}}
+	r := &runnerState{attached: true, sent: 101, total: 101, inbuf: byteQueue{buf: make([]byte, 41)}, base: 60, win: window{limit: 200}}
 	if _, err := r.handle(&frames[0]); err != nil || r.sent != 60 {
 		t.Fatalf("runner on input_buffer_full: %v, sent %d; want nil, 60", err, r.sent)
 	}
@@ -98,8 +98,8 @@ func TestStdinResendAppliedOnce(t *testing.T) {
 	drainFrames(p, ep)
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello world")})
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 6, Data: []byte("world")})
-	if string(p.inbuf) != "hello world" {
-		t.Fatalf("stdin buffered %q, want %q", p.inbuf, "hello world")
+	if string(p.inbuf.bytes()) != "hello world" {
+		t.Fatalf("stdin buffered %q, want %q", p.inbuf.bytes(), "hello world")
 	}
 	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocol) {
 		t.Fatalf("gap: %v, want protocol_error", err)
