@@ -2,6 +2,7 @@ package custody_test
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ func (c *countingCustodian) Open(ctx context.Context, b custody.Binding) (*custo
 // api.example.com (127.0.0.1, treated as public for the test), with native
 // custody holding the canary credential.
 type edgeRig struct {
-	t         *testing.T
+	t         testing.TB
 	edge      *custody.Edge
 	clock     *govClock
 	leases    *custody.Leases
@@ -54,6 +55,8 @@ type edgeRig struct {
 	conn      custody.Connection
 	lease     custody.Lease
 	base      string // https://api.example.com:PORT
+	dialer    *egress.Dialer
+	roots     *x509.CertPool
 
 	hits     atomic.Int64
 	mu       sync.Mutex
@@ -62,7 +65,7 @@ type edgeRig struct {
 	lastBody string
 }
 
-func newEdgeRig(t *testing.T) *edgeRig {
+func newEdgeRig(t testing.TB) *edgeRig {
 	t.Helper()
 	rig := &edgeRig{t: t, clock: newGovClock(), evidence: &custody.MemoryEvidence{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -149,6 +152,7 @@ func newEdgeRig(t *testing.T) *edgeRig {
 		t.Fatal(err)
 	}
 	rig.conn = custody.Connection{Credential: govCred, Rules: rules}
+	rig.dialer, rig.roots = dialer, srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	rig.edge, err = custody.NewEdge(custody.EdgeConfig{
 		Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Approvals: rig.approvals,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
