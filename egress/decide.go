@@ -124,6 +124,13 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 func (rs *Rules) listing(h map[string][]string) (uint32, error) {
 	listing := ^uint32(0)
 	for k := range h {
+		if mask, ok := rs.headers[k]; ok {
+			// Some rule lists k, so NewRules has already found it
+			// canonical and off the denylist.
+			listing &= mask
+			continue
+		}
+		listing = 0
 		if !isCanonicalHeaderKey(k) {
 			if HeaderDenied(k) {
 				return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
@@ -133,7 +140,6 @@ func (rs *Rules) listing(h map[string][]string) (uint32, error) {
 		if canonicalHeaderDenied(k) {
 			return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
 		}
-		listing &= rs.headers[k]
 	}
 	return listing, nil
 }
@@ -203,13 +209,16 @@ func isIPText(h string) bool {
 // matchPath reports whether the rule's prefix matches the escaped path p
 // on a segment boundary.
 func (r *rule) matchPath(p string) bool {
-	if r.prefix == "/" {
+	n := len(r.prefix)
+	if n == 1 { // "/"
 		return true
 	}
-	if !strings.HasPrefix(p, r.prefix) {
+	// The boundary byte is checked first: it rejects most other prefixes
+	// without comparing them.
+	if len(p) < n || len(p) > n && p[n] != '/' {
 		return false
 	}
-	return len(p) == len(r.prefix) || p[len(r.prefix)] == '/'
+	return p[:n] == r.prefix
 }
 
 func contains(list []string, s string) bool {
