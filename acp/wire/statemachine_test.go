@@ -67,6 +67,9 @@ func TestStdinOverrunRefusedWhole(t *testing.T) {
 // The window derives from the offset written into the pipe: nothing is
 // granted while the process does not read, and a grant goes out
 // proactively once it does.
+//
+// Mutant: deriving the limit from the accepted offset instead of the
+// written one (credit from bookkeeping, not the pipe) makes this fail.
 func TestGrantFollowsPipe(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, 100)})

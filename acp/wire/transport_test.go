@@ -140,6 +140,8 @@ func (c *cuttingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Mutant: deleting the reservation check in Server.attach makes this
+// test fail (a second process starts).
 func TestSecondOpenRefused(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
 	in, inW := io.Pipe()
@@ -161,5 +163,139 @@ func TestSecondOpenRefused(t *testing.T) {
 	third := &Runner{Dial: dialer(addr)}
 	if _, err := third.Run(testCtx(t)); err != nil {
 		t.Fatalf("open after reap: %v", err)
+	}
+}
+
+// Every wait for credit wakes on cancellation: a Runner whose process
+// never reads stdin, blocked at its credit limit, returns on cancel.
+func TestCreditWaitWakesOnCancel(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("sleep", "600"), InputCredit: MinWindow})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	full := make(chan struct{})
+	in := &signalAfter{n: MinWindow, ch: full}
+	r := &Runner{Dial: dialer(addr), Stdin: in}
+	done := make(chan error, 1)
+	go func() { _, err := r.Run(ctx); done <- err }()
+	<-full // the whole credit has been taken: the pump now waits for a grant
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after cancel = %v, want context.Canceled", err)
+	}
+}
+
+// signalAfter is an endless stdin that closes ch once n bytes were read.
+type signalAfter struct {
+	n, read int
+	ch      chan struct{}
+}
+
+func (s *signalAfter) Read(p []byte) (int, error) {
+	clear(p)
+	before := s.read
+	s.read += len(p)
+	if before < s.n && s.read >= s.n {
+		close(s.ch)
+	}
+	return len(p), nil
+}
+
+// The credit wait wakes on process exit: endless stdin into a process
+// that exits without reading it.
+func TestCreditWaitWakesOnExit(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("sh", "-c", "exit 4"), InputCredit: MinWindow})
+	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{ch: make(chan struct{})}}
+	status, err := r.Run(testCtx(t))
+	if err != nil || status != 4 {
+		t.Fatalf("Run() = %d, %v; want 4, nil", status, err)
+	}
+}
+
+func TestRunOverUnixSocket(t *testing.T) {
+	path := t.TempDir() + "/wire.sock"
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Skipf("unix socket: %v", err)
+	}
+	srv := &Server{Command: command("cat")}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	var out bytes.Buffer
+	r := &Runner{
+		Dial:   func(ctx context.Context) (net.Conn, error) { var d net.Dialer; return d.DialContext(ctx, "unix", path) },
+		Stdin:  strings.NewReader("over a unix socket\n"),
+		Stdout: &out,
+	}
+	if status, err := r.Run(testCtx(t)); err != nil || status != 0 || out.String() != "over a unix socket\n" {
+		t.Fatalf("Run() = %d, %v, stdout %q", status, err, out.String())
+	}
+}
+
+// A provider that lazily replays its whole journal on every resume, with
+// cuts mid-stream: the Runner's sequence filter still delivers exactly
+// once.
+func TestLazyReplayThroughCuts(t *testing.T) {
+	srv := &Server{Command: command("seq", "1", "300000"), OutputWindow: 256 << 10, lazyReplay: true}
+	proxy, err := cutproxy.New(startServer(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	w := &cutWriter{proxy: proxy, every: 300 << 10}
+	r := &Runner{Dial: dialer(proxy.Addr()), Stdout: w}
+	if status, err := r.Run(testCtx(t)); err != nil || status != 0 {
+		t.Fatalf("Run() = %d, %v", status, err)
+	}
+	if !bytes.Equal(w.buf.Bytes(), seqOutput(300000)) {
+		t.Fatalf("stdout (%d bytes) differs from seq 1 300000", w.buf.Len())
+	}
+	if proxy.Cuts() < 3 {
+		t.Errorf("only %d cuts landed", proxy.Cuts())
+	}
+}
+
+// cutWriter collects stdout and arms a cut every `every` bytes.
+type cutWriter struct {
+	buf   bytes.Buffer
+	proxy *cutproxy.Proxy
+	every int
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	before := c.buf.Len() / c.every
+	c.buf.Write(p)
+	if c.buf.Len()/c.every != before {
+		c.proxy.CutAfter(int64(1 + c.buf.Len()%3000))
+	}
+	return len(p), nil
+}
+
+func TestServerConfigRefused(t *testing.T) {
+	for _, srv := range []*Server{{}, {Command: command("true"), OutputWindow: 1}, {Command: command("true"), InputCredit: MaxWindow + 1}} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Serve(ln); !errors.Is(err, CodeBadConfig) {
+			t.Errorf("Serve with %+v = %v, want %s", srv, err, CodeBadConfig)
+		}
+		ln.Close()
+	}
+	if _, err := (&Runner{}).Run(context.Background()); !errors.Is(err, CodeBadConfig) {
+		t.Errorf("Run without Dial = %v, want %s", err, CodeBadConfig)
+	}
+}
+
+func TestResumeUnknownProcess(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("true")})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b, _ := AppendFrame(nil, &Frame{Type: TypeResume, ID: ProcessID{42}})
+	c.Write(b)
+	var f Frame
+	if err := NewDecoder(c).Decode(&f); err != nil || f.Type != TypeRefuse || f.Code != CodeUnknownProcess {
+		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeUnknownProcess)
 	}
 }
