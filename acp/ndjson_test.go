@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -210,5 +211,49 @@ func TestReaderDoesNotBufferOverlongLines(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 8*bound { // growth of the accumulation buffer, not the line
 		t.Errorf("reading a %d-byte line with bound %d allocated %d bytes", line, bound, got)
+	}
+}
+
+// TestWriterConcurrentLinesNeverInterleave: lines written from many
+// goroutines, short ones and long ones (written in two calls), arrive
+// whole.
+//
+// Mutant: removing the mutex from WriteLine makes this test fail under
+// -race (and usually without it).
+func TestWriterConcurrentLinesNeverInterleave(t *testing.T) {
+	var buf bytes.Buffer
+	w := acp.NewWriter(&buf, 0)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				n := 10 + (i%3)*40<<10 // 10 bytes, 40 KiB, 80 KiB
+				if err := w.WriteLine(bytes.Repeat([]byte{byte('a' + g)}, n)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	r := acp.NewReader(&buf, 0)
+	lines := 0
+	for {
+		line, err := r.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(line, line[:1]) != len(line) {
+			t.Fatalf("line %d mixes writers", lines)
+		}
+		lines++
+	}
+	if lines != 160 {
+		t.Errorf("read %d lines, want 160", lines)
 	}
 }
