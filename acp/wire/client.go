@@ -261,9 +261,7 @@ func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
 		ru.cond.Broadcast()
 		ru.mu.Unlock()
 		var err error
-		if enc, err = AppendFrame(enc[:0], &f); err == nil {
-			_, err = bw.Write(enc)
-		}
+		enc, err = writeFrame(bw, enc, &f)
 		if err == nil && f.Type == TypeDone {
 			err = bw.Flush()
 			if err == nil {

@@ -162,6 +162,35 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 	return dst, nil
 }
 
+// writeFrame writes f to w, encoding the header into scratch (returned
+// for reuse) and writing a data frame's bytes straight from f.Data, so
+// bulk data is not copied into the encoding buffer.
+func writeFrame(w io.Writer, scratch []byte, f *Frame) ([]byte, error) {
+	data := f.Data
+	if len(data) > MaxPayload {
+		return scratch, protocolErr("%v payload of %d bytes exceeds %d", f.Type, len(data), MaxPayload)
+	}
+	hdr := *f
+	hdr.Data = nil
+	scratch, err := AppendFrame(scratch[:0], &hdr)
+	if err != nil {
+		return scratch, err
+	}
+	if len(data) == 0 {
+		_, err = w.Write(scratch)
+		return scratch, err
+	}
+	n := binary.BigEndian.Uint32(scratch[1:headerLen]) + uint32(len(data))
+	if n > MaxPayload {
+		return scratch, protocolErr("%v payload of %d bytes exceeds %d", f.Type, n, MaxPayload)
+	}
+	binary.BigEndian.PutUint32(scratch[1:headerLen], n)
+	if _, err = w.Write(scratch); err == nil {
+		_, err = w.Write(data)
+	}
+	return scratch, err
+}
+
 func boolByte(b bool) byte {
 	if b {
 		return 1

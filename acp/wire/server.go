@@ -376,6 +376,8 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		outW.Close()
 		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
 	}
+	growPipe(inW)
+	growPipe(outR)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
 	inR.Close()
@@ -455,7 +457,7 @@ func (s *Server) stdinLoop(p *serverProc, w *os.File) {
 
 func (s *Server) stdoutLoop(p *serverProc, r *os.File) {
 	defer r.Close()
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 256<<10)
 	for {
 		s.mu.Lock()
 		room := p.sm.outRoom(len(buf))
@@ -532,11 +534,7 @@ func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
 		s.applyKill(p)
 		s.mu.Unlock()
 		var err error
-		if enc, err = AppendFrame(enc[:0], &f); err != nil {
-			c.Close()
-			return
-		}
-		if _, err := bw.Write(enc); err != nil {
+		if enc, err = writeFrame(bw, enc, &f); err != nil {
 			c.Close()
 			return
 		}
