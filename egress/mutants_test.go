@@ -37,7 +37,12 @@ var mutants = []mutant{
 		[][2]string{
 			{"import (\n", "import (\n\t\"context\"\n\t\"net\"\n"},
 			{"if err := checkRequestShape(req); err != nil {", "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"},
-		}, "TestEngineIsPure|TestDecideDoesNoLookup"},
+		}, "TestEngineIsPure"},
+	{"rule matched before DNS (behavioural)", "decide.go",
+		[][2]string{
+			{"import (\n", "import (\n\t\"context\"\n\t\"net\"\n"},
+			{"if err := checkRequestShape(req); err != nil {", "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"},
+		}, "TestDecideDoesNoLookup"},
 	{"request shape re-check in Decide", "decide.go",
 		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestDecideRefusesHandBuilt"},
 	{"wildcard never matches the apex", "decide.go",

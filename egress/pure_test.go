@@ -7,6 +7,8 @@ import (
 	"go/parser"
 	"go/token"
 	"net"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,8 +85,19 @@ func TestEngineIsPure(t *testing.T) {
 
 // TestDecideDoesNoLookup is the behavioural half: with the default
 // resolver replaced by one that fails the test when it is asked anything,
-// Decide refuses and allows without consulting it.
+// Decide refuses and allows without consulting it. The swap of the global
+// resolver happens in a child process (this test binary, re-run), so that
+// no other test's goroutine can see it.
 func TestDecideDoesNoLookup(t *testing.T) {
+	if os.Getenv("CHECKFU_EGRESS_PURITY_CHILD") != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDecideDoesNoLookup$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CHECKFU_EGRESS_PURITY_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "PASS") {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
 	old := net.DefaultResolver
 	t.Cleanup(func() { net.DefaultResolver = old })
 	net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
