@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
 )
@@ -282,6 +284,45 @@ func FuzzResolveArguments(f *testing.F) {
 		b, err := r.Resolve(c, govCred)
 		if err != nil || string(b.Body) != string(a.Body) {
 			t.Fatalf("canonical %q re-resolved to %q, %v", a.Body, b.Body, err)
+		}
+	})
+}
+
+// Property: a call that differs from its registration in any one of tool,
+// operation, resource or credential reference is refused with
+// capability_mismatch; the unchanged call resolves.
+//
+// Mutant: deleting any one exact-match case in Resolve makes this
+// property fail.
+func TestResolveExactMatchProperty(t *testing.T) {
+	r := govRegistry(t)
+	other := custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.MustParseHandle("ch_baaaaaaaaaaaaaaaaaaaaaaaaa")}
+	rapid.Check(t, func(t *rapid.T) {
+		c := govCall()
+		cred := govCred
+		suffix := rapid.StringMatching(`[A-Za-z0-9/._%-]{1,8}`).Draw(t, "suffix")
+		switch rapid.IntRange(0, 5).Draw(t, "field") {
+		case 0:
+			c.Tool += suffix
+		case 1:
+			c.Operation = rapid.SampledFrom([]string{"GET", "PUT", "PATCH", "DELETE", "post", "POST "}).Draw(t, "op")
+		case 2:
+			c.Resource += suffix
+		case 3:
+			c.Resource = strings.Replace(c.Resource, "api.", rapid.SampledFrom([]string{"API.", "api2.", "api.."}).Draw(t, "host"), 1)
+		case 4:
+			cred = rapid.SampledFrom([]custody.Binding{other, {Namespace: "acme2", Integration: "github", Handle: govCred.Handle}, {Namespace: "acme", Integration: "gitlab", Handle: govCred.Handle}}).Draw(t, "cred")
+		}
+		_, err := r.Resolve(c, cred)
+		g := govCall()
+		if c.Tool == g.Tool && c.Operation == g.Operation && c.Resource == g.Resource && cred == govCred {
+			if err != nil {
+				t.Fatalf("unchanged call refused: %v", err)
+			}
+			return
+		}
+		if !errors.Is(err, custody.CodeCapabilityMismatch) {
+			t.Fatalf("Resolve(%+v, %v) = %v, want capability_mismatch", c, cred, err)
 		}
 	})
 }
