@@ -1,0 +1,263 @@
+// Package wiretest is a conformance suite for openProcess wire providers,
+// in the manner of golang.org/x/net/nettest: any provider (ours, or a
+// partner's in another language) that serves a process echoing stdin to
+// stdout ("cat") can be checked frame by frame with [TestProvider].
+//
+// What it proves: the handshake (attached first), the absolute credit
+// window (an overrunning frame refused whole with input_buffer_full and
+// retryable), stdin applied exactly once under resends, the reservation
+// (a second open refused), resume at a cursor (replay from at or below
+// the cursor, never above), a cursor above the head refused, and the end
+// of streams (out_end with the final offset, err_end, exit with status 0).
+//
+// What it cannot prove: behaviour under real drops and timing (the
+// package's own property and cut tests cover that), the journal's
+// eviction after a detach grace, or anything about the process's
+// isolation.
+package wiretest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/acp/wire"
+)
+
+// A MakeProvider starts a fresh provider instance that runs "cat" (stdin
+// echoed to stdout) and returns a dial function for it and a stop
+// function. Each subtest gets its own instance.
+type MakeProvider func(t *testing.T) (dial func() (net.Conn, error), stop func())
+
+// TestProvider runs the conformance suite against providers made by mp,
+// one fresh provider per subtest.
+func TestProvider(t *testing.T, mp MakeProvider) {
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, dial func() (net.Conn, error))
+	}{
+		{"AttachedFirst", testAttachedFirst},
+		{"EchoExactlyOnce", testEchoExactlyOnce},
+		{"OverrunRefusedWhole", testOverrunRefusedWhole},
+		{"SecondOpenRefused", testSecondOpenRefused},
+		{"ResumeAtCursor", testResumeAtCursor},
+		{"CursorAheadRefused", testCursorAheadRefused},
+		{"EndOfStreams", testEndOfStreams},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dial, stop := mp(t)
+			defer stop()
+			tc.fn(t, dial)
+		})
+	}
+}
+
+// conn is a test-side raw wire connection.
+type conn struct {
+	t   *testing.T
+	c   net.Conn
+	dec *wire.Decoder
+}
+
+func open(t *testing.T, dial func() (net.Conn, error), hello wire.Frame) *conn {
+	t.Helper()
+	c, err := dial()
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(time.Minute)) // a hung provider fails, not hangs
+	w := &conn{t: t, c: c, dec: wire.NewDecoder(bufio.NewReader(c))}
+	w.send(hello)
+	return w
+}
+
+func newID(t *testing.T) wire.ProcessID {
+	var id wire.ProcessID
+	if _, err := rand.Read(id[:]); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func openFrame(id wire.ProcessID) wire.Frame {
+	return wire.Frame{Type: wire.TypeOpen, ID: id, Version: 1}
+}
+
+func (w *conn) send(f wire.Frame) {
+	w.t.Helper()
+	b, err := wire.AppendFrame(nil, &f)
+	if err != nil {
+		w.t.Fatalf("encode %v: %v", f.Type, err)
+	}
+	if _, err := w.c.Write(b); err != nil {
+		w.t.Fatalf("send %v: %v", f.Type, err)
+	}
+}
+
+func (w *conn) recv() wire.Frame {
+	w.t.Helper()
+	var f wire.Frame
+	if err := w.dec.Decode(&f); err != nil {
+		w.t.Fatalf("receive: %v", err)
+	}
+	f.Data = bytes.Clone(f.Data)
+	return f
+}
+
+// attached reads the first frame and requires it to be attached.
+func (w *conn) attached() wire.Frame {
+	w.t.Helper()
+	f := w.recv()
+	if f.Type != wire.TypeAttached {
+		w.t.Fatalf("first frame is %v (%s %s), want attached", f.Type, f.Code, f.Message)
+	}
+	return f
+}
+
+// stdoutUntil collects stdout from offset from (filtering replays) until
+// n bytes past from arrived, skipping other frames.
+func (w *conn) stdoutUntil(from uint64, n int) []byte {
+	w.t.Helper()
+	var got []byte
+	for len(got) < n {
+		f := w.recv()
+		switch f.Type {
+		case wire.TypeStdout:
+			end := f.Offset + uint64(len(f.Data))
+			next := from + uint64(len(got))
+			if f.Offset > next {
+				w.t.Fatalf("stdout gap: frame at %d, expected %d", f.Offset, next)
+			}
+			if end > next {
+				got = append(got, f.Data[next-f.Offset:]...)
+			}
+		case wire.TypeRefuse:
+			w.t.Fatalf("refused: %s %s", f.Code, f.Message)
+		}
+	}
+	return got
+}
+
+func testAttachedFirst(t *testing.T, dial func() (net.Conn, error)) {
+	w := open(t, dial, openFrame(newID(t)))
+	a := w.attached()
+	if a.Accepted != 0 || a.Limit == 0 || a.Head != 0 || a.Low != 0 || a.Window == 0 {
+		t.Fatalf("attached = %+v; want accepted 0, a non-zero limit and window, empty journal", a)
+	}
+}
+
+func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
+	w := open(t, dial, openFrame(newID(t)))
+	w.attached()
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})      // duplicate
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 3, Data: []byte("lo world\n")}) // overlap
+	if got := w.stdoutUntil(0, 12); string(got) != "hello world\n" {
+		t.Fatalf("echo = %q, want %q (each stdin byte applied once)", got, "hello world\n")
+	}
+}
+
+func testOverrunRefusedWhole(t *testing.T, dial func() (net.Conn, error)) {
+	w := open(t, dial, openFrame(newID(t)))
+	a := w.attached()
+	if a.Limit >= wire.MaxPayload-64 {
+		t.Skipf("limit %d too large to overrun in one frame", a.Limit)
+	}
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: bytes.Repeat([]byte("x"), int(a.Limit)+1)})
+	for {
+		f := w.recv()
+		if f.Type == wire.TypeStdout {
+			t.Fatalf("an overrunning frame reached the process (%d bytes echoed)", len(f.Data))
+		}
+		if f.Type == wire.TypeRefuse {
+			if f.Code != wire.CodeInputBufferFull || f.Offset != 0 {
+				t.Fatalf("refusal %s at %d, want %s at 0", f.Code, f.Offset, wire.CodeInputBufferFull)
+			}
+			break
+		}
+	}
+	// Retryable: the same offset within the limit is accepted.
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("ok\n")})
+	if got := w.stdoutUntil(0, 3); string(got) != "ok\n" {
+		t.Fatalf("after the refusal the echo is %q, want %q", got, "ok\n")
+	}
+}
+
+func testSecondOpenRefused(t *testing.T, dial func() (net.Conn, error)) {
+	w := open(t, dial, openFrame(newID(t)))
+	w.attached()
+	w2 := open(t, dial, openFrame(newID(t)))
+	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeProcessAlreadyOpen {
+		t.Fatalf("second open got %v %s, want refuse %s", f.Type, f.Code, wire.CodeProcessAlreadyOpen)
+	}
+}
+
+func testResumeAtCursor(t *testing.T, dial func() (net.Conn, error)) {
+	id := newID(t)
+	w := open(t, dial, openFrame(id))
+	w.attached()
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("0123456789")})
+	w.stdoutUntil(0, 10)
+	w.c.Close()
+	w2 := open(t, dial, wire.Frame{Type: wire.TypeResume, ID: id, Offset: 4})
+	a := w2.attached()
+	if a.Accepted != 10 || a.Head != 10 {
+		t.Fatalf("attached after resume = %+v; want accepted 10, head 10", a)
+	}
+	w2.send(wire.Frame{Type: wire.TypeStdin, Offset: 10, Data: []byte("ab")})
+	if got := w2.stdoutUntil(4, 8); string(got) != "456789ab" {
+		t.Fatalf("stdout after resume at 4 = %q, want %q", got, "456789ab")
+	}
+}
+
+func testCursorAheadRefused(t *testing.T, dial func() (net.Conn, error)) {
+	id := newID(t)
+	w := open(t, dial, openFrame(id))
+	w.attached()
+	w.c.Close()
+	w2 := open(t, dial, wire.Frame{Type: wire.TypeResume, ID: id, Offset: 1})
+	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeCursorAhead {
+		t.Fatalf("resume above head got %v %s, want refuse %s", f.Type, f.Code, wire.CodeCursorAhead)
+	}
+}
+
+func testEndOfStreams(t *testing.T, dial func() (net.Conn, error)) {
+	w := open(t, dial, openFrame(newID(t)))
+	w.attached()
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("bye\n")})
+	w.send(wire.Frame{Type: wire.TypeStdinEnd, Offset: 4})
+	var out []byte
+	var outEnd, errEnd, exit bool
+	for !(outEnd && errEnd && exit) {
+		f := w.recv()
+		switch f.Type {
+		case wire.TypeStdout:
+			out = append(out, f.Data...)
+		case wire.TypeOutEnd:
+			if f.Offset != 4 {
+				t.Fatalf("out_end at %d, want 4", f.Offset)
+			}
+			outEnd = true
+		case wire.TypeErrEnd:
+			errEnd = true
+		case wire.TypeExit:
+			if !outEnd || !errEnd {
+				t.Fatalf("exit before out_end and err_end")
+			}
+			if f.Status != 0 {
+				t.Fatalf("exit status %d, want 0", f.Status)
+			}
+			exit = true
+		case wire.TypeRefuse:
+			t.Fatalf("refused: %s %s", f.Code, f.Message)
+		}
+	}
+	if string(out) != "bye\n" {
+		t.Fatalf("stdout %q, want %q", out, "bye\n")
+	}
+	w.send(wire.Frame{Type: wire.TypeDone})
+}
