@@ -154,7 +154,7 @@ func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
 	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})      // duplicate
+	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})     // duplicate
 	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 3, Data: []byte("lo world\n")}) // overlap
 	if got := w.stdoutUntil(0, 12); string(got) != "hello world\n" {
 		t.Fatalf("echo = %q, want %q (each stdin byte applied once)", got, "hello world\n")
