@@ -118,13 +118,13 @@ func (c *Client) Err() error {
 	return c.err
 }
 
-// Close closes the agent's input (when the writer is an io.Closer), which
-// asks the agent to exit, and fails every pending call with
+// Close closes the agent's input (when the writer is an io.Closer) between
+// two lines, never inside one, which asks the agent to exit, and fails every pending call with
 // [CodeClientClosed]. It does not wait for the agent's output to end.
 func (c *Client) Close() error {
 	var err error
 	if c.closer != nil {
-		err = c.closer.Close()
+		err = c.w.closeWith(c.closer)
 	}
 	c.end(checkfu.Refuse(CodeClientClosed, "acp: client closed"))
 	return err

@@ -211,3 +211,17 @@ func (w *Writer) WriteMessage(m Message) error {
 	}
 	return w.WriteLine(b)
 }
+
+// errWriterClosed is the sticky error of a Writer closed by closeWith.
+var errWriterClosed = errors.New("acp: write after close")
+
+// closeWith closes cl (the writer's destination) between two lines, never
+// inside one, and makes every later write fail.
+func (w *Writer) closeWith(cl io.Closer) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = errWriterClosed
+	}
+	return cl.Close()
+}
