@@ -25,9 +25,11 @@
 //     the head is refused with [CodeCursorAhead]. The Runner's sequence
 //     filter delivers every byte exactly once and in order even when the
 //     provider replays its whole journal.
-//   - While a Runner is attached (and for a grace period after a drop)
-//     the provider never evicts stdout the Runner has not acknowledged: it
-//     stops reading the process instead, as a slow pipe reader would.
+//   - While a Runner is attached, and for [Server.DetachGrace] after a
+//     drop, the provider never evicts stdout the Runner has not
+//     acknowledged: it stops reading the process instead, as a slow pipe
+//     reader would. A detach that outlives the grace lets the provider
+//     drain and evict, so that Runner is refused output_truncated.
 //   - stderr is bounded and best effort, with its own queue and a drop
 //     counter; it never back-pressures stdout.
 //   - out_end and err_end carry the final byte offsets; the exit frame
@@ -35,6 +37,12 @@
 //     error.
 //   - Every wait (credit, journal room, frames to send) also wakes on
 //     disconnect, process exit, stdin end and cancellation.
+//
+// Entry points: [Server] (Serve, ServeConn, Done, Close) on the provider
+// side; [Runner] (Run) on the runner side; [AppendFrame] and [Decoder] for
+// the frame codec; package wiretest holds a conformance suite for other
+// provider implementations. Zero values fail closed: a Server without a
+// Command and a Runner without Dial refuse to run ([CodeBadConfig]).
 //
 // The protocol logic lives in two pure state machines (the provider's and
 // the Runner's) with no I/O, so property tests drive them through random
