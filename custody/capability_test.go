@@ -46,7 +46,13 @@ func govReadRegistration() custody.Registration {
 	}
 }
 
-func govRegistry(t testing.TB) *custody.Registry {
+// fataler is the part of testing.TB and *rapid.T the helpers need.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+func govRegistry(t fataler) *custody.Registry {
 	t.Helper()
 	r, err := custody.NewRegistry(govRegistration(), govReadRegistration())
 	if err != nil {

@@ -1,6 +1,7 @@
 package custody_test
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ var (
 	govScope    = custody.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: "alice"}
 )
 
-func govLeases(t testing.TB, clock *govClock) *custody.Leases {
+func govLeases(t fataler, clock *govClock) *custody.Leases {
 	t.Helper()
 	cat, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider, Capabilities: []string{"github.issues.create", "github.qualified.unregistered"}})
 	if err != nil {
@@ -226,4 +227,105 @@ func TestNewLeasesNeedsCatalogAndRegistry(t *testing.T) {
 	if _, err := custody.NewCatalog(custody.ProviderEntry{Revision: govProvider}); err == nil {
 		t.Fatal("catalog entry without capabilities accepted")
 	}
+}
+
+// leaseModel is the reference model of one issued lease.
+type leaseModel struct {
+	scope   custody.LeaseScope
+	caps    []string
+	budget  int64
+	used    int64
+	revoked bool
+	expires time.Time
+}
+
+// TestLeasesStateMachine drives Issue, Use, Revoke and the clock in random
+// order and checks every Use against a reference model: the exact refusal
+// code, and that refused uses spend nothing.
+//
+// Mutant: reordering Leases.Use to check the budget before revocation, or
+// deleting any of its checks, makes this test fail.
+func TestLeasesStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		clock := newGovClock()
+		l := govLeases(t, clock)
+		model := map[string]*leaseModel{}
+		var ids []string
+		scopes := []custody.LeaseScope{govScope, {Service: "runner", Gateway: "gateway-b", Actor: "alice"}, {Service: "runner", Gateway: "gateway-a", Actor: "bob"}}
+		caps := []string{"github.issues.create", "github.qualified.unregistered", "github.issues.list"}
+		t.Repeat(map[string]func(*rapid.T){
+			"issue": func(t *rapid.T) {
+				req := govLeaseRequest()
+				req.Scope = rapid.SampledFrom(scopes).Draw(t, "scope")
+				req.Budget = rapid.Int64Range(1, 3).Draw(t, "budget")
+				req.TTL = time.Duration(rapid.IntRange(1, 5).Draw(t, "ttl minutes")) * time.Minute
+				lease, err := l.Issue(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				model[lease.ID] = &leaseModel{scope: req.Scope, caps: req.Capabilities, budget: req.Budget, expires: clock.Now().Add(req.TTL)}
+				ids = append(ids, lease.ID)
+			},
+			"use": func(t *rapid.T) {
+				id := "lease_unknown"
+				if len(ids) > 0 && rapid.IntRange(0, 9).Draw(t, "known") > 0 {
+					id = rapid.SampledFrom(ids).Draw(t, "id")
+				}
+				use := custody.LeaseUse{Scope: govScope, Capability: "github.issues.create"}
+				if m, ok := model[id]; ok {
+					use.Scope = m.scope // mostly the lease's own scope and capability
+				}
+				if rapid.IntRange(0, 3).Draw(t, "off scope") == 0 {
+					use.Scope = rapid.SampledFrom(scopes).Draw(t, "use scope")
+				}
+				if rapid.IntRange(0, 3).Draw(t, "off cap") == 0 {
+					use.Capability = rapid.SampledFrom(caps).Draw(t, "cap")
+				}
+				_, err := l.Use(id, use)
+				var want checkfu.Code
+				m, ok := model[id]
+				switch {
+				case !ok:
+					want = custody.CodeLeaseUnknown
+				case m.revoked:
+					want = custody.CodeLeaseRevoked
+				case !clock.Now().Before(m.expires):
+					want = custody.CodeLeaseExpired
+				case use.Scope != m.scope || !slices.Contains(m.caps, use.Capability):
+					want = custody.CodeLeaseOutOfScope
+				case m.used >= m.budget:
+					want = custody.CodeLeaseBudgetExhausted
+				default:
+					m.used++
+				}
+				got, _ := checkfu.CodeOf(err)
+				if got != want || (want == "") != (err == nil) {
+					t.Fatalf("Use(%s, %+v) = %v, want code %q", id, use, err, want)
+				}
+				if ok {
+					n, _ := l.Remaining(id)
+					wantN := m.budget - m.used
+					if m.revoked {
+						wantN = 0
+					}
+					if n != wantN {
+						t.Fatalf("Remaining(%s) = %d, want %d", id, n, wantN)
+					}
+				}
+			},
+			"revoke": func(t *rapid.T) {
+				if len(ids) == 0 {
+					t.Skip("nothing to revoke")
+				}
+				id := rapid.SampledFrom(ids).Draw(t, "id")
+				if err := l.Revoke(id); err != nil {
+					t.Fatal(err)
+				}
+				model[id].revoked = true
+			},
+			"advance": func(t *rapid.T) {
+				clock.Advance(time.Duration(rapid.IntRange(0, 120).Draw(t, "seconds")) * time.Second)
+			},
+		})
+	})
 }
