@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // FuzzReadAndParse feeds arbitrary input, with an arbitrary small bound,
 // through the line reader and the message decoder. It checks the stated
 // invariants: no panic; every line is within the bound and holds no
 // newline; the reader never holds more than the bound of one line (its
-// accumulation buffer stays within bound+read buffer); a line that parses
+// line buffer's capacity stays within the bound); a line that parses
 // re-encodes to messages that parse to the same encoding (no malleability
 // in the round trip).
 func FuzzReadAndParse(f *testing.F) {
@@ -34,7 +36,7 @@ func FuzzReadAndParse(f *testing.F) {
 		var msgs []Message
 		for i := 0; i < len(data)+2; i++ {
 			line, err := r.ReadLine()
-			if cap(r.buf) > max+readBufferSize {
+			if cap(r.buf) > max {
 				t.Fatalf("reader holds %d bytes for a bound of %d", cap(r.buf), max)
 			}
 			if err != nil {
@@ -124,4 +126,88 @@ func TestUpdateFastPath(t *testing.T) {
 		}
 		checkUpdateFastPath(t, []byte(tt.line))
 	}
+}
+
+// referenceLines is the slow, obviously correct splitter the Reader must
+// agree with: split on newlines, drop a trailing "\r", skip empty lines,
+// "!line_too_long" for a line over max, "!truncated_line" for bytes after
+// the last newline (or "!line_too_long" when they are over max).
+func referenceLines(data []byte, max int) []string {
+	var out []string
+	parts := strings.Split(string(data), "\n")
+	last := parts[len(parts)-1]
+	for _, p := range parts[:len(parts)-1] {
+		if len(p) > max {
+			out = append(out, "!line_too_long")
+			continue
+		}
+		p = strings.TrimSuffix(p, "\r")
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	switch {
+	case len(last) > max:
+		out = append(out, "!line_too_long")
+	case last != "":
+		out = append(out, "!truncated_line")
+	}
+	return out
+}
+
+// FuzzReaderAgainstReference runs the Reader with a 16-byte read buffer
+// (so lines span buffers and over-long lines are discarded piecewise) over
+// arbitrary input, fed one byte or many at a time, and checks it agrees
+// with referenceLines and that its line buffer never exceeds the bound.
+func FuzzReaderAgainstReference(f *testing.F) {
+	f.Add([]byte("a\nbb\r\n\n0123456789abcdefghij\nok\npartial"), uint8(10), false)
+	f.Add([]byte("0123456789012345678901234567890123456789\n\r\nx"), uint8(17), true)
+	f.Add([]byte("\n\n\n"), uint8(0), false)
+	f.Add([]byte(strings.Repeat("x", 50)+"\n"+strings.Repeat("y", 99)+"\n"), uint8(98), false)
+	f.Fuzz(func(t *testing.T, data []byte, bound uint8, oneByte bool) {
+		const bufSize = 16
+		max := int(bound) + 1
+		var src io.Reader = bytes.NewReader(data)
+		if oneByte {
+			src = iotest.OneByteReader(src)
+		}
+		r := newReaderSize(src, max, bufSize)
+		var got []string
+		for i := 0; i <= len(data)+1; i++ {
+			line, err := r.ReadLine()
+			if cap(r.buf) > max {
+				t.Fatalf("reader holds %d bytes for a bound of %d", cap(r.buf), max)
+			}
+			if err == io.EOF {
+				break
+			}
+			if code, ok := codeOf(err); ok {
+				got = append(got, "!"+code)
+				if code == string(CodeTruncatedLine) {
+					break
+				}
+				continue
+			}
+			if err != nil {
+				if errors.Is(err, io.ErrUnexpectedEOF) {
+					break
+				}
+				t.Fatalf("ReadLine: %v", err)
+			}
+			got = append(got, string(line))
+		}
+		want := referenceLines(data, max)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("Reader(max %d) = %q, reference %q", max, got, want)
+		}
+	})
+}
+
+func codeOf(err error) (string, bool) {
+	for _, c := range []error{CodeLineTooLong, CodeTruncatedLine} {
+		if errors.Is(err, c) {
+			return c.Error(), true
+		}
+	}
+	return "", false
 }

@@ -30,7 +30,8 @@ func maxOrDefault(n int) int {
 
 // A Reader splits newline-delimited input into lines no longer than its
 // bound. It never holds more than the bound (plus its fixed 64 KiB read
-// buffer) of one line in memory.
+// buffer) of one line in memory: its line buffer's capacity never exceeds
+// the bound.
 //
 // A line longer than the bound is reported as a *checkfu.Refusal with code
 // [CodeLineTooLong]; the Reader discards the rest of that line as it
@@ -46,14 +47,20 @@ func maxOrDefault(n int) int {
 type Reader struct {
 	br  *bufio.Reader
 	max int
-	buf []byte // accumulates a line that spans bufio buffers; cap <= max+readBufferSize
+	buf []byte // accumulates a line that spans bufio buffers; cap(buf) <= max
 	err error  // sticky read error
 }
 
 // NewReader returns a Reader over r with the per-line bound maxLine bytes
 // (excluding the newline); maxLine <= 0 means [DefaultMaxLineBytes].
 func NewReader(r io.Reader, maxLine int) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, readBufferSize), max: maxOrDefault(maxLine)}
+	return newReaderSize(r, maxLine, readBufferSize)
+}
+
+// newReaderSize is NewReader with a read buffer of bufSize bytes (at least
+// 16), so that tests reach the multi-buffer paths with small inputs.
+func newReaderSize(r io.Reader, maxLine, bufSize int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: maxOrDefault(maxLine)}
 }
 
 // MaxLineBytes returns the Reader's per-line bound.
@@ -98,14 +105,14 @@ func (r *Reader) readRaw() ([]byte, error) {
 			if len(r.buf)+len(frag) > r.max {
 				return nil, r.tooLong(len(r.buf) + len(frag))
 			}
-			r.buf = append(r.buf, frag...)
+			r.grow(frag)
 			return r.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			if len(r.buf)+len(frag) > r.max {
 				n := len(r.buf) + len(frag)
 				return nil, r.discard(n)
 			}
-			r.buf = append(r.buf, frag...)
+			r.grow(frag)
 		default:
 			r.err = err
 			n := len(r.buf) + len(frag)
@@ -119,6 +126,17 @@ func (r *Reader) readRaw() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// grow appends frag to r.buf, whose new length the caller has checked is
+// within the bound; the capacity never exceeds the bound either.
+func (r *Reader) grow(frag []byte) {
+	if need := len(r.buf) + len(frag); need > cap(r.buf) {
+		nb := make([]byte, len(r.buf), min(max(2*cap(r.buf), need, 4096), r.max))
+		copy(nb, r.buf)
+		r.buf = nb
+	}
+	r.buf = append(r.buf, frag...)
 }
 
 // discard drops the rest of an over-long line, seen bytes already read,
