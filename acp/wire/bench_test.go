@@ -35,6 +35,12 @@ func loopbackPair(b *testing.B) (net.Conn, net.Conn) {
 func BenchmarkStdoutRawTCP(b *testing.B) {
 	b.SetBytes(benchBytes)
 	for b.Loop() {
+		rawStdout(b)
+	}
+}
+
+func rawStdout(b *testing.B) {
+	{
 		a, z := loopbackPair(b)
 		cmd := exec.Command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")
 		out, _ := cmd.StdoutPipe()
@@ -53,6 +59,12 @@ func BenchmarkStdoutWire(b *testing.B) {
 	addr := benchServe(b, srv)
 	b.SetBytes(benchBytes)
 	for b.Loop() {
+		wireStdout(b, addr)
+	}
+}
+
+func wireStdout(b *testing.B, addr string) {
+	{
 		var n countWriter
 		r := &Runner{Dial: dialer(addr), Stdout: &n}
 		if _, err := r.Run(context.Background()); err != nil || n != benchBytes {
@@ -64,6 +76,12 @@ func BenchmarkStdoutWire(b *testing.B) {
 func BenchmarkStdinRawTCP(b *testing.B) {
 	b.SetBytes(benchBytes)
 	for b.Loop() {
+		rawStdin(b)
+	}
+}
+
+func rawStdin(b *testing.B) {
+	{
 		a, z := loopbackPair(b)
 		cmd := exec.Command("cat")
 		cmd.Stdout = io.Discard
@@ -82,6 +100,40 @@ func BenchmarkStdinWire(b *testing.B) {
 	addr := benchServe(b, srv)
 	b.SetBytes(benchBytes)
 	for b.Loop() {
+		wireStdin(b, addr)
+	}
+}
+
+// BenchmarkRatio interleaves raw and wire runs in every iteration, so a
+// shared, noisy machine slows both alike; it reports each rate and the
+// wire/raw ratio for stdout and stdin.
+func BenchmarkRatio(b *testing.B) {
+	outAddr := benchServe(b, &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")})
+	inAddr := benchServe(b, &Server{Command: command("sh", "-c", "cat >/dev/null")})
+	var rawOut, wireOut, rawIn, wireIn time.Duration
+	timed := func(d *time.Duration, f func()) {
+		start := time.Now()
+		f()
+		*d += time.Since(start)
+	}
+	for b.Loop() {
+		timed(&rawOut, func() { rawStdout(b) })
+		timed(&wireOut, func() { wireStdout(b, outAddr) })
+		timed(&rawIn, func() { rawStdin(b) })
+		timed(&wireIn, func() { wireStdin(b, inAddr) })
+	}
+	rate := func(d time.Duration) float64 { return float64(benchBytes) * float64(b.N) / d.Seconds() / 1e6 }
+	b.ReportMetric(rate(rawOut), "raw-out-MB/s")
+	b.ReportMetric(rate(wireOut), "wire-out-MB/s")
+	b.ReportMetric(rawOut.Seconds()/wireOut.Seconds(), "out-ratio")
+	b.ReportMetric(rate(rawIn), "raw-in-MB/s")
+	b.ReportMetric(rate(wireIn), "wire-in-MB/s")
+	b.ReportMetric(rawIn.Seconds()/wireIn.Seconds(), "in-ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+func wireStdin(b *testing.B, addr string) {
+	{
 		r := &Runner{Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
 		if _, err := r.Run(context.Background()); err != nil {
 			b.Fatalf("Run: %v", err)

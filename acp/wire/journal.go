@@ -26,7 +26,7 @@ func (j *journal) append(p []byte) {
 		p = p[skip:]
 	}
 	if need := j.n + len(p); need > len(j.buf) && len(j.buf) < j.capacity {
-		j.grow(min(j.capacity, max(2*len(j.buf), need, 4096)))
+		j.grow(min(j.capacity, max(2*len(j.buf), need, 64<<10)))
 	}
 	for len(p) > 0 {
 		if j.n == len(j.buf) { // full: evict the oldest byte run
