@@ -13,7 +13,7 @@ import (
 // Refusal codes of action-bound approvals.
 const (
 	// CodeApprovalInvalid: a decision lacks a bound field, an approver or
-	// a positive lifetime within the maximum.
+	// a positive lifetime within the maximum, or the approver is the actor.
 	CodeApprovalInvalid checkfu.Code = "approval_invalid"
 	// CodeApprovalRequired: an external-effect action was attempted
 	// without an approval.
@@ -145,7 +145,8 @@ func NewApprovals(cfg ApprovalConfig) (*Approvals, error) {
 	return &Approvals{sink: cfg.Evidence, label: cfg.Label, now: cfg.Now, maxTTL: cfg.MaxTTL, approvals: map[string]*approvalState{}}, nil
 }
 
-// Decide records d as decision evidence and then keeps it. When the sink
+// Decide records d as decision evidence and then keeps it. The approver
+// may not be the actor the action runs for. When the sink
 // fails, the decision is not kept and an [*EvidenceError] is returned.
 func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, error) {
 	switch {
@@ -153,6 +154,8 @@ func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, e
 		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "custody: an approval binds actor, grant, action, effect and scope; all are required")
 	case d.Approver == "":
 		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "custody: an approval needs an approver")
+	case d.Approver == d.Binding.Actor:
+		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "custody: actor %q may not approve its own action", d.Approver)
 	case d.TTL <= 0 || d.TTL > s.maxTTL:
 		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "custody: approval lifetime %v is not in (0, %v]", d.TTL, s.maxTTL)
 	}

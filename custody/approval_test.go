@@ -133,7 +133,8 @@ func TestCarryRefuses(t *testing.T) {
 	}
 }
 
-// Mutant: deleting any Decide validation case makes TestDecideRefuses fail.
+// Mutant: deleting any Decide validation case (including the
+// self-approval check) makes TestDecideRefuses fail.
 func TestDecideRefuses(t *testing.T) {
 	a, sink := govApprovals(t, newGovClock())
 	for _, m := range []func(*custody.ApprovalDecision){
@@ -143,6 +144,7 @@ func TestDecideRefuses(t *testing.T) {
 		func(d *custody.ApprovalDecision) { d.Binding.Effect = 0 },
 		func(d *custody.ApprovalDecision) { d.Binding.Scope = "" },
 		func(d *custody.ApprovalDecision) { d.Approver = "" },
+		func(d *custody.ApprovalDecision) { d.Approver = d.Binding.Actor },
 		func(d *custody.ApprovalDecision) { d.TTL = 0 },
 		func(d *custody.ApprovalDecision) { d.TTL = time.Hour },
 	} {
