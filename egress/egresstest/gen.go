@@ -182,6 +182,14 @@ func Path() *rapid.Generator[string] {
 	})
 }
 
+// Query generates an escaped query string (without the "?"), often empty.
+func Query() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.Just(""),
+		rapid.StringMatching(`[a-z0-9]{1,5}=[a-zA-Z0-9._~-]{0,8}(&[a-z0-9]{1,5}=([a-zA-Z0-9._~-]|%2F|%20|%C3%A9){0,8}){0,3}`),
+	)
+}
+
 // PathPrefix generates a path prefix NewRules accepts: "/", or a canonical
 // path without a trailing slash.
 func PathPrefix() *rapid.Generator[string] {
@@ -336,7 +344,7 @@ func canonical(t *rapid.T, scheme, host string, port uint16, path, method string
 	if port != 0 {
 		authority = host + ":" + itoa(int(port))
 	}
-	u := &url.URL{Scheme: scheme, Host: authority, RawPath: path}
+	u := &url.URL{Scheme: scheme, Host: authority, RawPath: path, RawQuery: Query().Draw(t, "query")}
 	p, err := url.PathUnescape(path)
 	if err != nil {
 		t.Fatalf("egresstest: generated path %q: %v", path, err)
