@@ -42,6 +42,9 @@
 //   - Refusal messages name the method, host, port and header names of a
 //     request, never its path, query or header values.
 //
+// Package egresstest holds rapid generators for rules, hosts and requests
+// and a property suite for anything that decides requests.
+//
 // Invariants of the network half: see the files addr*.go, dial*.go and
 // client*.go.
 package egress
