@@ -30,8 +30,8 @@ var _ Decider = (*egress.Rules)(nil)
 //     reference implementation of the documented semantics;
 //   - a request no rule matches is never allowed (no_rule_matched);
 //   - a wildcard rule never allows its apex;
-//   - adding any denylisted header to an allowed request refuses it with
-//     header_denied;
+//   - adding any denylisted header, in any case, to a request (allowed or
+//     not) refuses it with header_denied;
 //   - decisions are deterministic, the zero-value rules allow nothing, and
 //     Decide never panics, also on hand-built, non-canonical requests,
 //     which it may only allow when they are canonical.
@@ -94,6 +94,12 @@ func TestDecider(t *testing.T, newDecider func(*egress.Rules) Decider) {
 			dec := newDecider(rs)
 			req := Request(rs).Draw(t, "request")
 			h := DeniedHeader().Draw(t, "denied")
+			switch rapid.IntRange(0, 3).Draw(t, "spelling") {
+			case 0:
+				h = strings.ToLower(h)
+			case 1:
+				h = strings.ToUpper(h)
+			}
 			req.Header[h] = []string{rapid.SampledFrom([]string{"", "x", "Bearer abc", "127.0.0.1"}).Draw(t, "value")}
 			if d, err := dec.Decide(req); d.Allowed() || !errors.Is(err, egress.CodeHeaderDenied) {
 				t.Fatalf("Decide(%s %s + %s) = %v, %v; want header_denied", req.Method, req.URL(), h, d, err)
