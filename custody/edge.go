@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -145,10 +146,11 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 			e.prefix = "Bearer "
 		}
 	}
-	if !httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header) && e.header != "Authorization" && e.header != "Proxy-Authorization" {
-		// A credential header must be a valid name; any denylisted name
-		// other than the authorization headers would be a routing header.
-		return nil, errors.New("custody: NewEdge: CredentialHeader " + e.header + " is not usable")
+	e.header = http.CanonicalHeaderKey(e.header)
+	if e.header != "Authorization" && (!httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header)) {
+		// Any denylisted name other than Authorization is a routing,
+		// cookie or metadata header: a credential never goes there.
+		return nil, fmt.Errorf("custody: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
 	}
 	return e, nil
 }

@@ -422,9 +422,23 @@ func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 	}
 }
 
+// Mutant: deleting the CredentialHeader check in NewEdge makes this test
+// fail.
 func TestNewEdgeNeedsParts(t *testing.T) {
 	if _, err := custody.NewEdge(custody.EdgeConfig{}); err == nil {
 		t.Fatal("NewEdge with nothing succeeded")
+	}
+	rig := newEdgeRig(t)
+	for _, h := range []string{"Host", "cookie", "X-Forwarded-For", "Proxy-Authorization", "Metadata-Flavor", "bad header", "X_Api_Key"} {
+		_, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h})
+		if err == nil {
+			t.Errorf("NewEdge accepted CredentialHeader %q", h)
+		}
+	}
+	for _, h := range []string{"", "authorization", "X-Api-Key"} {
+		if _, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h}); err != nil {
+			t.Errorf("NewEdge refused CredentialHeader %q: %v", h, err)
+		}
 	}
 	var zero custody.Edge
 	if _, err := zero.Call(context.Background(), custody.Invocation{}); !errors.As(err, new(*checkfu.Refusal)) {
