@@ -37,12 +37,12 @@ const (
 const MaxPayload = 1 << 20
 
 const (
-	headerLen         = 5         // type byte + big-endian uint32 payload length
-	maxDataChunk      = 256 << 10 // data bytes per stdin/stdout frame
-	readChunk         = 32 << 10  // payloads are read (and grown) this much at a time
-	processIDLen      = 16        // bytes in a ProcessID
-	protocolVersion   = 1         // the version an open frame carries
-	maxRefusalMessage = 1024      // bytes of a refusal's message
+	headerLen         = 5          // type byte + big-endian uint32 payload length
+	maxDataChunk      = 1<<20 - 64 // data bytes per stdin/stdout frame
+	readChunk         = 32 << 10   // payloads are read (and grown) this much at a time
+	processIDLen      = 16         // bytes in a ProcessID
+	protocolVersion   = 1          // the version an open frame carries
+	maxRefusalMessage = 1024       // bytes of a refusal's message
 )
 
 var typeNames = [...]string{

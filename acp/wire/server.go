@@ -457,7 +457,7 @@ func (s *Server) stdinLoop(p *serverProc, w *os.File) {
 
 func (s *Server) stdoutLoop(p *serverProc, r *os.File) {
 	defer r.Close()
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, 1<<20)
 	for {
 		s.mu.Lock()
 		room := p.sm.outRoom(len(buf))
