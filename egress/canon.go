@@ -1,11 +1,13 @@
 package egress
 
 import (
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 	"golang.org/x/net/http/httpguts"
@@ -78,6 +80,11 @@ func canonicalHost(s string) (string, string) {
 	if err != nil {
 		if _, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
 			return "", "is an IP literal, not a DNS name"
+		}
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < utf8.RuneSelf && c != '.' && c != '-' && !isAlnum(c) {
+				return "", fmt.Sprintf("has the character %q, which host names cannot contain (letters, digits, hyphens and dots only)", c)
+			}
 		}
 		return "", "is not a valid IDNA host name"
 	}
@@ -470,6 +477,10 @@ func checkQuery(q string) string {
 		}
 	}
 	return ""
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func isUnreserved(c byte) bool {

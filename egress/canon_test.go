@@ -54,14 +54,14 @@ func TestCanonicalHost(t *testing.T) {
 		{"foo.0x", "ends in a numeric label, which resolvers read as an IPv4 address"},
 		{"::1", "is an IP literal, not a DNS name"},
 		{"[::1]", "is an IP literal, not a DNS name"},
-		{"under_score.com", "is not a valid IDNA host name"},
-		{"*.example.com", "is not a valid IDNA host name"},
-		{"exa mple.com", "is not a valid IDNA host name"},
-		{"example.com:443", "is not a valid IDNA host name"},
+		{"under_score.com", "has the character '_', which host names cannot contain (letters, digits, hyphens and dots only)"},
+		{"*.example.com", "has the character '*', which host names cannot contain (letters, digits, hyphens and dots only)"},
+		{"exa mple.com", "has the character ' ', which host names cannot contain (letters, digits, hyphens and dots only)"},
+		{"example.com:443", "has the character ':', which host names cannot contain (letters, digits, hyphens and dots only)"},
 		{"-a.com", "is not a valid IDNA host name"},
-		{"a\x00.com", "is not a valid IDNA host name"},
+		{"a\x00.com", "has the character '\\x00', which host names cannot contain (letters, digits, hyphens and dots only)"},
 		{"xn--a.com", "is not a valid IDNA host name"},
-		{string(make([]byte, 64)) + ".com", "is not a valid IDNA host name"},
+		{repeat("a", 64) + ".com", "has a label longer than 63 bytes"},
 	}
 	for _, tt := range bad {
 		got, err := CanonicalHost(tt.in)
