@@ -14,21 +14,21 @@ import (
 const (
 	// CodeApprovalInvalid: a decision lacks a bound field, an approver or
 	// a positive lifetime within the maximum, or the approver is the actor.
-	CodeApprovalInvalid checkfu.Code = "approval_invalid"
+	CodeApprovalInvalid checkfu.Code = "custody_approval_invalid"
 	// CodeApprovalRequired: an external-effect action was attempted
 	// without an approval.
-	CodeApprovalRequired checkfu.Code = "approval_required"
+	CodeApprovalRequired checkfu.Code = "custody_approval_required"
 	// CodeApprovalUnknown: no approval has that id.
-	CodeApprovalUnknown checkfu.Code = "approval_unknown"
+	CodeApprovalUnknown checkfu.Code = "custody_approval_unknown"
 	// CodeApprovalDenied: the approver denied the action.
-	CodeApprovalDenied checkfu.Code = "approval_denied"
+	CodeApprovalDenied checkfu.Code = "custody_approval_denied"
 	// CodeApprovalExpired: the approval's expiry has passed.
-	CodeApprovalExpired checkfu.Code = "approval_expired"
+	CodeApprovalExpired checkfu.Code = "custody_approval_expired"
 	// CodeApprovalMismatch: the attempted action differs from the approved
 	// one in actor, grant, action, effect or scope.
-	CodeApprovalMismatch checkfu.Code = "approval_mismatch"
+	CodeApprovalMismatch checkfu.Code = "custody_approval_mismatch"
 	// CodeApprovalUsed: the approval was already spent on its one effect.
-	CodeApprovalUsed checkfu.Code = "approval_used"
+	CodeApprovalUsed checkfu.Code = "custody_approval_used"
 )
 
 // An ApprovalBinding is everything an approval is bound to besides its

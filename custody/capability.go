@@ -21,16 +21,16 @@ import (
 const (
 	// CodeRegistrationInvalid: a capability registration is incomplete,
 	// malformed or duplicated; the registry is not built.
-	CodeRegistrationInvalid checkfu.Code = "registration_invalid"
+	CodeRegistrationInvalid checkfu.Code = "custody_registration_invalid"
 	// CodeCapabilityUnknown: a tool call names a capability id that is not
 	// registered.
-	CodeCapabilityUnknown checkfu.Code = "capability_unknown"
+	CodeCapabilityUnknown checkfu.Code = "custody_capability_unknown"
 	// CodeCapabilityMismatch: a tool call's tool name, operation, resource
 	// or credential reference differs from the registration.
-	CodeCapabilityMismatch checkfu.Code = "capability_mismatch"
+	CodeCapabilityMismatch checkfu.Code = "custody_capability_mismatch"
 	// CodeArgumentsInvalid: the tool arguments are not strict JSON or do
 	// not satisfy the tool descriptor's JSON Schema.
-	CodeArgumentsInvalid checkfu.Code = "arguments_invalid"
+	CodeArgumentsInvalid checkfu.Code = "custody_arguments_invalid"
 )
 
 // An Effect classifies what a registered capability does to the world.

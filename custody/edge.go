@@ -26,13 +26,13 @@ const (
 	// CodeCredentialUnusable: the credential cannot be attached (it was
 	// destroyed, or it is not a valid header value). Nothing was sent
 	// with it.
-	CodeCredentialUnusable checkfu.Code = "credential_unusable"
+	CodeCredentialUnusable checkfu.Code = "custody_credential_unusable"
 	// CodeCredentialEchoed: the provider's response contains the
 	// credential; the response is withheld from the caller.
-	CodeCredentialEchoed checkfu.Code = "credential_echoed"
+	CodeCredentialEchoed checkfu.Code = "custody_credential_echoed"
 	// CodeResponseTooLarge: the response body is larger than
 	// MaxResponseBytes; it is withheld.
-	CodeResponseTooLarge checkfu.Code = "response_too_large"
+	CodeResponseTooLarge checkfu.Code = "custody_response_too_large"
 )
 
 // MaxResponseBytes is the largest response body the edge returns.

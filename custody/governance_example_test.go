@@ -60,8 +60,8 @@ func ExampleRegistry_Resolve() {
 	fmt.Println(code)
 	// Output:
 	// {"title":"crash on start"} external_effect <nil>
-	// arguments_invalid
-	// capability_mismatch
+	// custody_arguments_invalid
+	// custody_capability_mismatch
 }
 
 func ExampleLeases_Use() {
@@ -92,9 +92,9 @@ func ExampleLeases_Use() {
 	}
 	// Output:
 	// ""
-	// "lease_budget_exhausted"
-	// "lease_out_of_scope"
-	// "lease_revoked"
+	// "custody_lease_budget_exhausted"
+	// "custody_lease_out_of_scope"
+	// "custody_lease_revoked"
 }
 
 func ExampleApprovals_Carry() {
@@ -116,7 +116,7 @@ func ExampleApprovals_Carry() {
 	// Output:
 	// effect runs
 	// <nil>
-	// approval_used true
+	// custody_approval_used true
 	// approval_decision approved mock
 	// approval_result succeeded mock
 	// approval_result refused mock

@@ -15,24 +15,24 @@ import (
 const (
 	// CodeProviderUnknown: no versioned provider entry exists for the
 	// exact provider revision a lease asks for.
-	CodeProviderUnknown checkfu.Code = "provider_unknown"
+	CodeProviderUnknown checkfu.Code = "custody_provider_unknown"
 	// CodeCapabilityUnqualified: a lease asks for a capability that is not
 	// in the provider entry's qualified set or is not registered.
-	CodeCapabilityUnqualified checkfu.Code = "capability_unqualified"
+	CodeCapabilityUnqualified checkfu.Code = "custody_capability_unqualified"
 	// CodeLeaseRequestInvalid: a lease request lacks a scope field, a
 	// positive budget or a positive expiry within the maximum.
-	CodeLeaseRequestInvalid checkfu.Code = "lease_request_invalid"
+	CodeLeaseRequestInvalid checkfu.Code = "custody_lease_request_invalid"
 	// CodeLeaseUnknown: no lease has that id.
-	CodeLeaseUnknown checkfu.Code = "lease_unknown"
+	CodeLeaseUnknown checkfu.Code = "custody_lease_unknown"
 	// CodeLeaseRevoked: the lease was revoked.
-	CodeLeaseRevoked checkfu.Code = "lease_revoked"
+	CodeLeaseRevoked checkfu.Code = "custody_lease_revoked"
 	// CodeLeaseExpired: the lease's expiry has passed.
-	CodeLeaseExpired checkfu.Code = "lease_expired"
+	CodeLeaseExpired checkfu.Code = "custody_lease_expired"
 	// CodeLeaseOutOfScope: the use names a different service, gateway,
 	// actor or a capability the lease does not hold.
-	CodeLeaseOutOfScope checkfu.Code = "lease_out_of_scope"
+	CodeLeaseOutOfScope checkfu.Code = "custody_lease_out_of_scope"
 	// CodeLeaseBudgetExhausted: the lease's budget of uses is spent.
-	CodeLeaseBudgetExhausted checkfu.Code = "lease_budget_exhausted"
+	CodeLeaseBudgetExhausted checkfu.Code = "custody_lease_budget_exhausted"
 )
 
 // A ProviderEntry is one versioned provider entry of the catalog: an exact
