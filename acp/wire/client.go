@@ -17,6 +17,9 @@ import (
 // dropped connection before it gives up.
 const DefaultReconnectWithin = 30 * time.Second
 
+// killGrace bounds how long a cancelled Runner waits to send kill.
+const killGrace = time.Second
+
 // A Runner is the runner side of the wire: it opens the instance's
 // process through a Server, copies Stdin to the process within the
 // granted credit, delivers the process's stdout exactly once and in order
@@ -68,7 +71,9 @@ type run struct {
 // status once the process has exited and all of its stdout has been
 // delivered. Refusals (output_truncated, process_already_open, ...) are
 // returned as *checkfu.Refusal; giving up on reconnecting as
-// *DisconnectedError; ctx cancellation as ctx.Err().
+// *DisconnectedError; ctx cancellation as ctx.Err(). Cancelling ctx also
+// asks the provider, best effort, to terminate the process (a kill frame
+// on the live connection); a dropped connection never does.
 func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	if r.Dial == nil {
 		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.Dial is nil; set it to dial the provider")
@@ -87,6 +92,9 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	stopWatch := context.AfterFunc(ctx, func() {
 		ru.mu.Lock()
 		ru.stop = true
+		// Cancellation is the caller's intent to stop: ask the provider
+		// to terminate the process (best effort, on a live connection).
+		ru.st.killPending = !ru.st.exited
 		ru.cond.Broadcast()
 		ru.mu.Unlock()
 	})
@@ -163,7 +171,10 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 	if _, err := conn.Write(b); err != nil {
 		return false, err
 	}
-	stopCancel := context.AfterFunc(ctx, func() { conn.Close() })
+	// On cancellation the writer sends kill and closes conn; close it
+	// regardless after killGrace.
+	// (Closing an already closed conn is harmless.)
+	stopCancel := context.AfterFunc(ctx, func() { time.AfterFunc(killGrace, func() { conn.Close() }) })
 	defer stopCancel()
 
 	writerDone := make(chan error, 1)
@@ -239,8 +250,12 @@ func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
 		ru.mu.Lock()
 		var f Frame
 		for {
-			if ru.stop || ru.gen != gen {
+			if ru.gen != gen || (ru.stop && !ru.st.killPending) {
 				ru.mu.Unlock()
+				if ru.stop {
+					bw.Flush()
+					conn.Close() // cancelled: the kill (if any) went out
+				}
 				return nil
 			}
 			var ok bool

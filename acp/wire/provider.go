@@ -57,6 +57,9 @@ type provider struct {
 	status  int32
 	kill    bool // the transport must terminate the process
 	runDone bool // the Runner said done: the process record may be forgotten
+	// killedByRunner: the Runner sent kill and will not collect the
+	// process.
+	killedByRunner bool
 
 	// connection.
 	epoch    uint64
@@ -142,6 +145,7 @@ func (p *provider) handle(e uint64, f *Frame) error {
 		p.runDone = true
 	case TypeKill:
 		p.kill = true
+		p.killedByRunner = true
 	default:
 		return protocolErr("unexpected %v frame from a runner", f.Type)
 	}

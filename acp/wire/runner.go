@@ -34,9 +34,10 @@ type runnerState struct {
 	errDropped uint64
 	errEnded   bool
 
-	exited   bool
-	status   int32
-	doneSent bool
+	exited      bool
+	status      int32
+	doneSent    bool
+	killPending bool // the caller cancelled: ask the provider to terminate the process
 
 	attached bool // a connection is live and its attached frame arrived
 }
@@ -194,6 +195,10 @@ func (r *runnerState) trim(a uint64) {
 func (r *runnerState) next(buf []byte) (Frame, bool) {
 	if !r.attached {
 		return Frame{}, false
+	}
+	if r.killPending {
+		r.killPending = false
+		return Frame{Type: TypeKill}, true
 	}
 	if r.sent < r.total {
 		// Never past the granted limit: total <= limit by construction,

@@ -106,7 +106,8 @@ func (s *Server) config() (providerConfig, error) {
 }
 
 // Done returns a channel closed once a process has exited and its Runner
-// has collected everything (sent done). "checkfu process serve" exits then.
+// has collected everything (sent done), or once a process the Runner
+// killed has been reaped. "checkfu process serve" exits then.
 func (s *Server) Done() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -403,6 +404,9 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		readers.Wait() // exit goes out after the pipes' ends
 		s.mu.Lock()
 		p.sm.exited(status)
+		if p.sm.killedByRunner {
+			s.closeDone() // nobody will collect it
+		}
 		s.cond.Broadcast()
 		s.mu.Unlock()
 	}()

@@ -299,3 +299,25 @@ func TestResumeUnknownProcess(t *testing.T) {
 		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeUnknownProcess)
 	}
 }
+
+// Cancelling a Runner terminates the remote process (a kill frame), and
+// the Server reports it done.
+func TestCancelKillsProcess(t *testing.T) {
+	srv := &Server{Command: command("sleep", "600"), InputCredit: MinWindow}
+	addr := startServer(t, srv)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	full := make(chan struct{})
+	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{n: MinWindow, ch: full}}
+	done := make(chan error, 1)
+	go func() { _, err := r.Run(ctx); done <- err }()
+	<-full
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after cancel = %v", err)
+	}
+	select {
+	case <-srv.Done():
+	case <-testCtx(t).Done():
+		t.Fatal("the killed process was never reaped")
+	}
+}
