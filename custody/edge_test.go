@@ -81,6 +81,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			http.Redirect(w, r, "https://elsewhere.example.com/v1/x", http.StatusFound)
 		case "/v1/unauthorized":
 			w.WriteHeader(http.StatusUnauthorized)
+		case "/v1/big":
+			w.Write(make([]byte, custody.MaxResponseBytes+1))
 		default:
 			w.Header().Set("Set-Cookie", "session=abc")
 			w.Header().Set("Content-Type", "application/json")
@@ -120,6 +122,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			Tool: custody.ToolDescriptor{Name: "redirect", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "unauthorized", Operation: "GET", Resource: rig.base + "/v1/unauthorized", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "unauthorized", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "big", Operation: "GET", Resource: rig.base + "/v1/big", Credential: govCred, Effect: custody.ReadOnly,
+			Tool: custody.ToolDescriptor{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "outside.rules", Operation: "GET", Resource: rig.base + "/v2/other", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "outside", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 	}
@@ -392,6 +396,17 @@ func TestEdgeWithholdsEchoedCredential(t *testing.T) {
 		t.Fatal("echoing response returned")
 	}
 	noLeak(t, err, resp)
+}
+
+// Mutant: deleting the MaxResponseBytes check in Edge.send makes this
+// test fail.
+func TestEdgeRefusesOversizedResponse(t *testing.T) {
+	rig := newEdgeRig(t)
+	resp, err := rig.edge.Call(context.Background(), rig.invocation("big", "big", "GET", "/v1/big", `{}`))
+	wantCode(t, err, custody.CodeResponseTooLarge)
+	if resp != nil {
+		t.Fatal("oversized response returned")
+	}
 }
 
 func TestEdgeRefusesRedirect(t *testing.T) {

@@ -249,7 +249,7 @@ func TestReadChecksSessionLease(t *testing.T) {
 	wantCode(t, err, custody.CodeLeaseExpired)
 }
 
-// Mutant: deleting the Writable, regular-file, unknown-session or
+// Mutant: deleting the Writable, regular-file, size, unknown-session or
 // unknown-mount check makes this test fail.
 func TestRefusals(t *testing.T) {
 	f := newFixture(t)
@@ -265,6 +265,12 @@ func TestRefusals(t *testing.T) {
 	wantCode(t, err, CodeNotRegular)
 	_, err = f.read(t, "nope")
 	wantCode(t, err, CodeNotFound)
+	if err := os.Truncate(filepath.Join(f.root, "README.md"), MaxFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.read(t, "README.md")
+	wantCode(t, err, CodeTooLarge)
+	wantCode(t, f.r.WriteFile(ctx, "s1", "memory", "big", make([]byte, MaxFileBytes+1)), CodeTooLarge)
 	_, err = f.r.ReadFile(ctx, "s9", "project", "README.md")
 	wantCode(t, err, CodeSessionUnknown)
 	_, err = f.r.ReadFile(ctx, "s1", "other", "README.md")
