@@ -132,27 +132,48 @@ func (rs *Rules) listing(h map[string][]string) (uint32, error) {
 		}
 		listing = 0
 		if !isCanonicalHeaderKey(k) {
-			if HeaderDenied(k) {
-				return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
-			}
-			return 0, refuseRequest("egress: header name %q is not canonical", clip(k))
+			return 0, headerRefusal(h)
 		}
 		if canonicalHeaderDenied(k) {
-			return 0, checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+			return 0, headerRefusal(h)
 		}
 	}
 	return listing, nil
+}
+
+// headerRefusal returns the refusal for headers that include a denylisted
+// or non-canonical name: header_denied naming the first denylisted name in
+// sorted order, else invalid_request naming the first non-canonical one.
+// Sorting keeps the message the same from run to run.
+func headerRefusal(h map[string][]string) error {
+	names := sortedKeys(h)
+	for _, k := range names {
+		if HeaderDenied(k) {
+			return checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+		}
+	}
+	for _, k := range names {
+		if !isCanonicalHeaderKey(k) {
+			return refuseRequest("egress: header name %q is not canonical", clip(k))
+		}
+	}
+	return refuseRequest("egress: the request's headers changed while it was being decided")
+}
+
+func sortedKeys(h map[string][]string) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // unlisted returns, for a refusal message, the first header (in sorted
 // order) that the first rule in hosts allowing req's destination and
 // method does not list.
 func (rs *Rules) unlisted(hosts uint32, req *Request) string {
-	names := make([]string, 0, len(req.Header))
-	for k := range req.Header {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := sortedKeys(req.Header)
 	for m := hosts; m != 0; m &= m - 1 {
 		r := &rs.rules[bits.TrailingZeros32(m)]
 		if r.port != req.Port || !r.matchPath(req.Path) || !contains(r.methods, req.Method) {

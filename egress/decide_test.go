@@ -208,3 +208,24 @@ func TestDecideConcurrent(t *testing.T) {
 		<-done
 	}
 }
+
+// TestDecideRefusalTextIsStable checks that a request with several bad
+// headers is refused with the same message every time.
+func TestDecideRefusalTextIsStable(t *testing.T) {
+	rs := mustRules(t, testRules)
+	req := mustRequest(t, "GET", "https://api.example.com/v1")
+	req.Header = http.Header{"Cookie": {"a"}, "Authorization": {"b"}, "X-Forwarded-For": {"c"}, "accept": {"d"}, "Via": {"e"}}
+	want := `refused: header_denied: egress: header "Authorization" is on the fixed denylist`
+	for range 20 {
+		if _, err := rs.Decide(req); err == nil || err.Error() != want {
+			t.Fatalf("Decide = %v, want %s", err, want)
+		}
+	}
+	req.Header = http.Header{"Accept": {"a"}, "x-b": {"b"}, "x-a": {"c"}}
+	want = `refused: invalid_request: egress: header name "x-a" is not canonical`
+	for range 20 {
+		if _, err := rs.Decide(req); err == nil || err.Error() != want {
+			t.Fatalf("Decide = %v, want %s", err, want)
+		}
+	}
+}
