@@ -2,6 +2,7 @@ package egress
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -76,7 +77,7 @@ func TestCanonicalHost(t *testing.T) {
 	}
 }
 
-func quote(s string) string { return fmtQ(clip(s)) }
+func quote(s string) string { return fmt.Sprintf("%q", clip(s)) }
 
 func TestCanonicalHostLengths(t *testing.T) {
 	label63 := repeat("a", 63)

@@ -1,5 +1,0 @@
-package egress
-
-import "fmt"
-
-func fmtQ(s string) string { return fmt.Sprintf("%q", s) }
