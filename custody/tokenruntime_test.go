@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,6 +40,7 @@ type oauthProvider struct {
 	refresh   string // the refresh token it will accept next
 	access    string // the access token the API accepts
 	apiHits   int
+	apiSaw    []string // every header value and body the API was sent
 }
 
 func newOAuthProvider(t *testing.T) *oauthProvider {
@@ -59,6 +61,11 @@ func newOAuthProvider(t *testing.T) *oauthProvider {
 			json.NewEncoder(w).Encode(map[string]any{"access_token": p.access, "token_type": "bearer", "expires_in": 3600, "refresh_token": p.refresh})
 		case strings.HasPrefix(r.URL.Path, "/v1/"):
 			p.apiHits++
+			body, _ := io.ReadAll(r.Body)
+			p.apiSaw = append(p.apiSaw, r.URL.String(), string(body))
+			for _, vs := range r.Header {
+				p.apiSaw = append(p.apiSaw, vs...)
+			}
 			if r.Header.Get("Authorization") != "Bearer "+p.access {
 				w.WriteHeader(http.StatusUnauthorized)
 				return
@@ -210,6 +217,15 @@ func TestEdgeOverTokenRuntime(t *testing.T) {
 	clock.Advance(time.Hour - 5*time.Second) // inside the lease, past the refresh skew
 	if r := call(); r.Status != 200 || p.count() != 3 {
 		t.Fatalf("call after expiry: status %d after %d refreshes", r.Status, p.count())
+	}
+	// The refresh token crosses only the runtime's own exchange with the
+	// token endpoint: the API never sees it.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, v := range p.apiSaw {
+		if strings.Contains(v, "rt-CANARY") {
+			t.Fatalf("the API was sent a refresh token: %q", v)
+		}
 	}
 }
 
