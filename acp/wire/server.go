@@ -73,9 +73,10 @@ type Server struct {
 
 // serverProc is one running (or reaped, not yet collected) process.
 type serverProc struct {
-	sm   *provider
-	cmd  *exec.Cmd
-	conn net.Conn // the attached connection, closed when superseded
+	sm         *provider
+	cmd        *exec.Cmd
+	outR, errR *os.File // the pipes' read ends, closed by Close
+	conn       net.Conn // the attached connection, closed when superseded
 }
 
 func (s *Server) init() {
@@ -165,13 +166,29 @@ func (s *Server) Close() error {
 	for c := range s.conns {
 		c.Close()
 	}
-	if p := s.proc; p != nil && !p.sm.reaped {
-		p.cmd.Process.Kill()
+	if p := s.proc; p != nil {
+		if !p.sm.reaped {
+			p.terminate()
+		}
+		// Unblock the pipe readers even if a descendant that escaped the
+		// process group still holds the pipes.
+		p.outR.Close()
+		p.errR.Close()
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	s.wg.Wait()
 	return nil
+}
+
+// terminate kills the process and its process group.
+func (p *serverProc) terminate() {
+	if p.cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		p.cmd.Process.Kill()
+	}
 }
 
 // ServeConn serves one connection until it ends: the open or resume
@@ -200,6 +217,9 @@ func (s *Server) ServeConn(c net.Conn) {
 	var hello Frame
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	if err := dec.Decode(&hello); err != nil {
+		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
+			writeRefusal(c, err)
+		}
 		return
 	}
 	c.SetReadDeadline(time.Time{})
@@ -299,8 +319,8 @@ func (s *Server) closeDone() {
 // applyKill terminates the process when the state machine asked for it.
 // s.mu must be held.
 func (s *Server) applyKill(p *serverProc) {
-	if p.sm.kill && !p.sm.reaped && p.cmd.Process != nil {
-		p.cmd.Process.Kill()
+	if p.sm.kill && !p.sm.reaped {
+		p.terminate()
 	}
 }
 
@@ -380,6 +400,11 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 	growPipe(inW)
 	growPipe(outR)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if cmd.SysProcAttr == nil {
+		// Its own process group, so that a kill reaches the whole tree
+		// (npx, sh -c, ...), not only the direct child.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -390,7 +415,7 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		errR.Close()
 		return nil, checkfu.Refuse(CodeStartFailed, "wire: starting %q: %v", cmd.Path, err)
 	}
-	p := &serverProc{sm: newProvider(id, cfg), cmd: cmd}
+	p := &serverProc{sm: newProvider(id, cfg), cmd: cmd, outR: outR, errR: errR}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	s.wg.Add(4)

@@ -321,3 +321,26 @@ func TestCancelKillsProcess(t *testing.T) {
 		t.Fatal("the killed process was never reaped")
 	}
 }
+
+// Close kills the whole process tree, so a descendant holding the pipes
+// cannot keep the Server (or "checkfu process serve") alive.
+func TestCloseKillsProcessTree(t *testing.T) {
+	srv := &Server{Command: command("sh", "-c", "sleep 600 & sleep 600; echo never")}
+	addr := startServer(t, srv)
+	in, inW := io.Pipe()
+	defer inW.Close()
+	ctx, cancel := context.WithCancel(testCtx(t))
+	r := &Runner{Dial: dialer(addr), Stdin: in}
+	done := make(chan error, 1)
+	go func() { _, err := r.Run(ctx); done <- err }()
+	inW.Write([]byte("x")) // attached: the process runs
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-testCtx(t).Done():
+		t.Fatal("Close hung on a process tree")
+	}
+	cancel()
+	<-done
+}
