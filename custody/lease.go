@@ -115,14 +115,22 @@ type LeaseUse struct {
 // the capability is not held. It is pure; revocation and budget are kept
 // by [Leases.Use]. The zero Lease permits nothing.
 func (l Lease) Check(use LeaseUse, now time.Time) error {
-	if !now.Before(l.ExpiresAt) || now.Before(l.IssuedAt) {
-		return checkfu.Refuse(CodeLeaseExpired, "custody: lease %q is outside its lifetime", l.ID)
-	}
-	if !l.Scope.complete() || use.Scope != l.Scope {
-		return checkfu.Refuse(CodeLeaseOutOfScope, "custody: lease %q is not scoped to service %q, gateway %q, actor %q", l.ID, use.Scope.Service, use.Scope.Gateway, use.Scope.Actor)
+	if err := l.checkHolder(use.Scope, now); err != nil {
+		return err
 	}
 	if !slices.Contains(l.Capabilities, use.Capability) {
 		return checkfu.Refuse(CodeLeaseOutOfScope, "custody: lease %q does not hold capability %q", l.ID, use.Capability)
+	}
+	return nil
+}
+
+// checkHolder checks the lifetime and the exact scope.
+func (l Lease) checkHolder(scope LeaseScope, now time.Time) error {
+	if !now.Before(l.ExpiresAt) || now.Before(l.IssuedAt) {
+		return checkfu.Refuse(CodeLeaseExpired, "custody: lease %q is outside its lifetime", l.ID)
+	}
+	if !l.Scope.complete() || scope != l.Scope {
+		return checkfu.Refuse(CodeLeaseOutOfScope, "custody: lease %q is not scoped to service %q, gateway %q, actor %q", l.ID, scope.Service, scope.Gateway, scope.Actor)
 	}
 	return nil
 }
@@ -263,10 +271,7 @@ func (s *Leases) Hold(id string, scope LeaseScope) error {
 	if st.revoked {
 		return checkfu.Refuse(CodeLeaseRevoked, "custody: lease %q is revoked", id)
 	}
-	if len(st.lease.Capabilities) == 0 {
-		return checkfu.Refuse(CodeLeaseOutOfScope, "custody: lease %q holds no capability", id)
-	}
-	return st.lease.Check(LeaseUse{Scope: scope, Capability: st.lease.Capabilities[0]}, now)
+	return st.lease.checkHolder(scope, now)
 }
 
 // Revoke revokes the lease now. Revoking twice is not an error; an unknown

@@ -247,6 +247,14 @@ func TestReadChecksSessionLease(t *testing.T) {
 
 	_, err = g.r.Attach("s2", g.lease.ID, scope, Source{Mount: Mount{Name: "p", Kind: ProjectTree, Target: "/p"}, Dir: g.root})
 	wantCode(t, err, custody.CodeLeaseExpired)
+
+	h := newFixture(t)
+	other := scope
+	other.Actor = "mallory"
+	_, err = h.r.Attach("s2", h.lease.ID, other, Source{Mount: Mount{Name: "p", Kind: ProjectTree, Target: "/p"}, Dir: h.root})
+	wantCode(t, err, custody.CodeLeaseOutOfScope)
+	_, err = h.r.Attach("s3", "lease_nope", scope, Source{Mount: Mount{Name: "p", Kind: ProjectTree, Target: "/p"}, Dir: h.root})
+	wantCode(t, err, custody.CodeLeaseUnknown)
 }
 
 // Mutant: deleting the Writable, regular-file, size, unknown-session or
