@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -43,7 +44,13 @@ type Runner struct {
 	// Logf, when set, receives one line per dropped connection and
 	// reconnect.
 	Logf func(format string, args ...any)
+
+	stderrDropped atomic.Uint64
 }
+
+// StderrDropped returns how many stderr bytes the provider dropped during
+// the last Run (its queue was full); stderr is best effort.
+func (r *Runner) StderrDropped() uint64 { return r.stderrDropped.Load() }
 
 // A DisconnectedError reports that the Runner gave up redialling. It is a
 // failure, not a refusal: the process may still be running.
@@ -80,6 +87,7 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	}
 	ru := &run{r: r}
 	ru.cond = sync.NewCond(&ru.mu)
+	r.stderrDropped.Store(0)
 	if _, err := rand.Read(ru.st.id[:]); err != nil {
 		return -1, err
 	}
@@ -207,6 +215,7 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 		if ru.st.attached {
 			progressed = true
 		}
+		ru.r.stderrDropped.Store(ru.st.errDropped)
 		ru.cond.Broadcast()
 		ru.mu.Unlock()
 		if err != nil {

@@ -344,3 +344,16 @@ func TestCloseKillsProcessTree(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// A stderr flood is bounded (dropped and counted, see
+// TestStderrBoundedWithDropCounter) and never holds up stdout or the exit.
+func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("sh", "-c", "head -c 4000000 /dev/zero >&2; echo done")})
+	var out bytes.Buffer
+	r := &Runner{Dial: dialer(addr), Stdout: &out, Stderr: io.Discard}
+	status, err := r.Run(testCtx(t))
+	if err != nil || status != 0 || out.String() != "done\n" {
+		t.Fatalf("Run() = %d, %v, stdout %q", status, err, out.String())
+	}
+	t.Logf("stderr dropped: %d of 4000000 bytes", r.StderrDropped())
+}

@@ -135,6 +135,9 @@ func runProcessAttach(e *env, args []string) error {
 		Stderr: e.stderr,
 	}
 	status, err := r.Run(ctx)
+	if n := r.StderrDropped(); n > 0 {
+		fmt.Fprintf(e.stderr, "checkfu: %d bytes of the process's stderr were dropped (stderr is best effort)\n", n)
+	}
 	switch {
 	case err == nil:
 		if status != 0 {
