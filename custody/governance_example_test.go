@@ -171,3 +171,37 @@ func ExampleEdge_Call() {
 	// 200 {"authorized":true} <nil>
 	// no_rule_matched true
 }
+
+// countingRefresher stands in for a provider's token endpoint: it issues
+// "access-N" tokens valid for an hour. A real deployment uses
+// custody.OAuthRefresher over an egress client.
+type countingRefresher struct {
+	n   int
+	now func() time.Time
+}
+
+func (c *countingRefresher) Refresh(context.Context, custody.Binding, *custody.Secret) (access, rotated *custody.Secret, expiresAt time.Time, err error) {
+	c.n++
+	return custody.NewSecret(fmt.Appendf(nil, "access-%d", c.n)), nil, c.now().Add(time.Hour), nil
+}
+
+func ExampleTokenRuntime() {
+	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	refresher := &countingRefresher{now: clock}
+	rt, _ := custody.NewTokenRuntime(custody.TokenRuntimeConfig{
+		Keys: custody.GenerateKeyset(), Store: custody.NewMemStore(), Refresher: refresher, Now: clock,
+	})
+	rt.Enroll(context.Background(), exampleCred, custody.NewSecret([]byte("refresh-token")))
+
+	for _, step := range []time.Duration{0, 30 * time.Minute, 30 * time.Minute} {
+		now = now.Add(step)
+		s, err := rt.Open(context.Background(), exampleCred)
+		fmt.Println(s, err, "refreshes:", refresher.n) // a Secret prints redacted
+		s.Destroy()
+	}
+	// Output:
+	// [redacted] <nil> refreshes: 1
+	// [redacted] <nil> refreshes: 1
+	// [redacted] <nil> refreshes: 2
+}
