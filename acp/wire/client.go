@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -63,6 +64,12 @@ func (e *DisconnectedError) Error() string { return "wire: connection lost: " + 
 
 // Unwrap returns the last dial or connection error.
 func (e *DisconnectedError) Unwrap() error { return e.Err }
+
+// A localError is a failure on the Runner's own side (its Stdout): it
+// ends Run instead of triggering a reconnect.
+type localError struct{ err error }
+
+func (e localError) Error() string { return e.err.Error() }
 
 // run is one Run's shared state.
 type run struct {
@@ -141,6 +148,10 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 				status := int(ru.st.status)
 				ru.mu.Unlock()
 				return status, nil
+			}
+			var local localError
+			if errors.As(err, &local) {
+				return -1, local.err
 			}
 			if _, ok := checkfu.CodeOf(err); ok || ctx.Err() != nil {
 				if ctx.Err() != nil {
@@ -223,7 +234,8 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 		}
 		if len(d.stdout) > 0 && ru.r.Stdout != nil {
 			if _, err := ru.r.Stdout.Write(d.stdout); err != nil {
-				return progressed, fmt.Errorf("wire: writing stdout: %w", err)
+				// Local and final: reconnecting would skip these bytes.
+				return progressed, localError{fmt.Errorf("wire: writing stdout: %w", err)}
 			}
 		}
 		if len(d.stderr) > 0 && ru.r.Stderr != nil {

@@ -357,3 +357,18 @@ func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
 	}
 	t.Logf("stderr dropped: %d of 4000000 bytes", r.StderrDropped())
 }
+
+// A failing Stdout ends Run with its error: reconnecting would skip the
+// bytes that could not be written.
+func TestStdoutWriteErrorIsFinal(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("seq", "1", "1000")})
+	boom := errors.New("disk full")
+	r := &Runner{Dial: dialer(addr), Stdout: failingWriter{boom}}
+	if _, err := r.Run(testCtx(t)); !errors.Is(err, boom) {
+		t.Fatalf("Run() error = %v, want %v", err, boom)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
