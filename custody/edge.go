@@ -74,6 +74,13 @@ type EdgeConfig struct {
 	Custodian Custodian  // required: *Native or an IntegrationRuntime
 	Approvals *Approvals // external_effect calls run only under an approval; nil refuses them
 
+	// Evidence, when set, receives one EvidenceEdgeCall event per call,
+	// labelled Label, with the authority the call ran under and its
+	// terminal result. Now is its clock (nil means time.Now).
+	Evidence EvidenceSink
+	Label    checkfu.Label
+	Now      func() time.Time
+
 	// Dialer, RootCAs and Timeout configure the egress clients (see
 	// egress.ClientConfig). A nil Dialer dials public addresses with the
 	// system resolver.
@@ -123,6 +130,9 @@ type Edge struct {
 	timeout   time.Duration
 	header    string
 	prefix    string
+	evidence  EvidenceSink
+	label     checkfu.Label
+	now       func() time.Time
 
 	mu      sync.Mutex
 	clients map[*egress.Rules]*egress.Client // guarded by mu
@@ -138,7 +148,14 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		registry: cfg.Registry, leases: cfg.Leases, custodian: cfg.Custodian, approvals: cfg.Approvals,
 		dialer: cfg.Dialer, rootCAs: cfg.RootCAs, timeout: cfg.Timeout,
 		header: cfg.CredentialHeader, prefix: cfg.CredentialPrefix,
+		evidence: cfg.Evidence, label: cfg.Label, now: cfg.Now,
 		clients: map[*egress.Rules]*egress.Client{},
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if !e.label.Valid() {
+		return nil, fmt.Errorf("custody: NewEdge: %s is not an evidence label", e.label)
 	}
 	if e.header == "" {
 		e.header = "Authorization"
@@ -158,15 +175,44 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 var errZeroEdge = checkfu.Refuse(CodeCapabilityUnknown, "custody: the zero Edge refuses every call; build one with NewEdge")
 
 // Call compiles inv into an outbound request and, if every check passes,
-// makes it with the credential attached at the outbound edge.
+// makes it with the credential attached at the outbound edge. When the
+// Edge has an evidence sink, the call's evidence is recorded before Call
+// returns; if recording fails, the response is withheld and the error
+// includes an [*EvidenceError] (the provider may have acted).
 func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
 	}
+	ev := Evidence{Kind: EvidenceEdgeCall, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
+	resp, err := e.call(ctx, inv, &ev)
+	if e.evidence == nil {
+		return resp, err
+	}
+	ev.Time = e.now()
+	switch {
+	case err == nil:
+		ev.Outcome, ev.Status = OutcomeSucceeded, resp.Status
+	default:
+		ev.Outcome = OutcomeFailed
+		if code, ok := checkfu.CodeOf(err); ok {
+			ev.Outcome, ev.Code = OutcomeRefused, code
+		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+			ev.Code = checkfu.Code(uc)
+		}
+	}
+	if rerr := e.evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {
+		return nil, errors.Join(err, &EvidenceError{Kind: EvidenceEdgeCall, Err: rerr})
+	}
+	return resp, err
+}
+
+// call runs the steps of Call, filling ev as facts become known.
+func (e *Edge) call(ctx context.Context, inv Invocation, ev *Evidence) (*Response, error) {
 	action, err := e.registry.Resolve(inv.Call, inv.Connection.Credential)
 	if err != nil {
 		return nil, err
 	}
+	ev.Capability, ev.Tool, ev.Action, ev.Effect = action.Capability, inv.Call.Tool, action.Digest(), action.Effect
 	req, err := buildRequest(ctx, action)
 	if err != nil {
 		return nil, err
@@ -190,6 +236,7 @@ func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	ev.Grant, ev.Provider = lease.ID, lease.Provider
 	var resp *Response
 	send := func(ctx context.Context) error {
 		var err error

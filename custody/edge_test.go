@@ -159,6 +159,7 @@ func newEdgeRig(t testing.TB) *edgeRig {
 	rig.dialer, rig.roots = dialer, srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	rig.edge, err = custody.NewEdge(custody.EdgeConfig{
 		Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Approvals: rig.approvals,
+		Evidence: rig.evidence, Label: checkfu.LabelMock, Now: rig.clock.Now,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
 	if err != nil {
@@ -374,7 +375,8 @@ func TestEdgeExternalEffectUnderApproval(t *testing.T) {
 		t.Fatalf("status %d, provider got body %q", resp.Status, body)
 	}
 	ev := rig.evidence.Events()
-	if len(ev) != 2 || ev[0].Kind != custody.EvidenceApprovalDecision || ev[1].Kind != custody.EvidenceApprovalResult || ev[1].Outcome != custody.OutcomeSucceeded {
+	if len(ev) != 3 || ev[0].Kind != custody.EvidenceApprovalDecision || ev[1].Kind != custody.EvidenceApprovalResult || ev[1].Outcome != custody.OutcomeSucceeded ||
+		ev[2].Kind != custody.EvidenceEdgeCall || ev[2].Approval != inv.Approval || ev[2].Action != ev[0].Action {
 		t.Fatalf("evidence %+v", ev)
 	}
 	noLeak(t, nil, ev)
@@ -384,6 +386,44 @@ func TestEdgeExternalEffectUnderApproval(t *testing.T) {
 	wantCode(t, err, custody.CodeApprovalUsed)
 	if rig.hits.Load() != hits {
 		t.Fatal("replayed approval reached the provider")
+	}
+}
+
+// Every call leaves one edge_call event: the authority it ran under and
+// its terminal result; a sink that fails withholds the response.
+//
+// Mutant: deleting the Record call in Edge.Call, or ignoring its error,
+// makes this test fail.
+func TestEdgeRecordsEvidence(t *testing.T) {
+	rig := newEdgeRig(t)
+	if _, err := rig.edge.Call(context.Background(), rig.list()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := rig.edge.Call(context.Background(), rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
+	wantCode(t, err, egress.CodeNoRuleMatched)
+	ev := rig.evidence.Events()
+	if len(ev) != 2 {
+		t.Fatalf("%d events, want 2: %+v", len(ev), ev)
+	}
+	ok, denied := ev[0], ev[1]
+	if ok.Kind != custody.EvidenceEdgeCall || ok.Outcome != custody.OutcomeSucceeded || ok.Status != 200 || ok.Capability != "issues.list" ||
+		ok.Tool != "list_issues" || ok.Grant != rig.lease.ID || ok.Provider != govProvider || ok.Actor != "alice" || ok.Label != checkfu.LabelMock || ok.Action == "" {
+		t.Errorf("allowed call evidence %+v", ok)
+	}
+	if denied.Outcome != custody.OutcomeRefused || denied.Code != egress.CodeNoRuleMatched || denied.Grant != "" || denied.Status != 0 {
+		t.Errorf("denied call evidence %+v", denied)
+	}
+	noLeak(t, nil, ev)
+
+	edge, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Evidence: failingSink{}, Dialer: rig.dialer, RootCAs: rig.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer edge.CloseIdleConnections()
+	resp, err := edge.Call(context.Background(), rig.list())
+	var ee *custody.EvidenceError
+	if resp != nil || !errors.As(err, &ee) {
+		t.Fatalf("call with a failing sink = %v, %v; want no response and an EvidenceError", resp, err)
 	}
 }
 

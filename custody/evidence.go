@@ -21,6 +21,9 @@ const (
 	// was (or was not) carried out. It is always a separate event from the
 	// decision.
 	EvidenceApprovalResult EvidenceKind = "approval_result"
+	// EvidenceEdgeCall records one credentialed call through the outbound
+	// edge: the authority it ran under and its terminal result.
+	EvidenceEdgeCall EvidenceKind = "edge_call"
 )
 
 // An Outcome is the fact an Evidence event states.
@@ -41,7 +44,8 @@ const (
 
 // Evidence is one governance evidence event. It carries identifiers,
 // digests and codes only: never a credential, never tool arguments (the
-// action is referred to by its digest).
+// action is referred to by its digest). Fields that do not apply to a kind
+// are zero.
 type Evidence struct {
 	Kind     EvidenceKind
 	Label    checkfu.Label
@@ -49,12 +53,21 @@ type Evidence struct {
 	Approval string // approval id
 	Approver string
 	Actor    string
-	Grant    string
+	Grant    string // the lease id an action runs under
 	Action   string // Action.Digest of the bound action
 	Effect   Effect
 	Scope    string
 	Outcome  Outcome
-	Code     checkfu.Code // the refusal code for OutcomeRefused, else empty
+	Code     checkfu.Code // the refusal or failure code, else empty
+
+	// Edge calls only: the registered capability and tool (set once the
+	// call resolved), the provider revision of the lease (set once the
+	// lease was spent) and the provider's HTTP status (set when a
+	// response was read).
+	Capability string
+	Tool       string
+	Provider   checkfu.ProviderRevision
+	Status     int
 }
 
 // An EvidenceSink durably records evidence events in order. The eventlog
