@@ -27,7 +27,12 @@ import (
 // the address it printed.
 func startServe(t *testing.T, args ...string) (addr string, wait func() error) {
 	t.Helper()
-	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", "127.0.0.1:0"}, args...)...)
+	return startServeAt(t, "127.0.0.1:0", args...)
+}
+
+func startServeAt(t *testing.T, listen string, args ...string) (addr string, wait func() error) {
+	t.Helper()
+	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", listen}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -285,5 +290,20 @@ func TestParseBytes(t *testing.T) {
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("parseBytes(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
+	}
+}
+
+// serve and attach also speak over a Unix socket (unix:/path).
+func TestProcessOverUnixSocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "wire.sock")
+	addr, _ := startServeAt(t, "unix:"+sock, "--", "tr", "a-z", "A-Z")
+	if addr != "unix:"+sock {
+		t.Fatalf("serve printed %q, want %q", addr, "unix:"+sock)
+	}
+	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", addr)
+	attach.Stdin = strings.NewReader("unix\n")
+	out, err := attach.Output()
+	if err != nil || string(out) != "UNIX\n" {
+		t.Fatalf("attach over a unix socket: %q, %v", out, err)
 	}
 }
