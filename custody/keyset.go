@@ -52,13 +52,19 @@ type keysetState struct {
 	versions []uint32 // ascending
 	roots    map[uint32]*[RootKeySize]byte
 
-	mu      sync.Mutex                                 // serialises writers of subkeys
-	subkeys atomic.Pointer[map[subkeyName]cipher.AEAD] // derived namespace AEADs; copy on write
+	mu      sync.Mutex                                   // serialises writers of subkeys
+	subkeys atomic.Pointer[map[subkeyName]*cachedSubkey] // derived namespace AEADs; copy on write
+	last    atomic.Pointer[cachedSubkey]                 // the most recently used subkey
 }
 
 type subkeyName struct {
 	version   uint32
 	namespace string
+}
+
+type cachedSubkey struct {
+	name subkeyName
+	aead cipher.AEAD
 }
 
 func newKeyset(primary uint32, roots map[uint32]*[RootKeySize]byte) *Keyset {
@@ -203,10 +209,14 @@ func (ks *Keyset) String() string {
 // aead returns the namespace subkey AEAD of version v, deriving and caching
 // it on first use. It refuses versions the keyset does not list.
 func (st *keysetState) aead(v uint32, namespace string) (cipher.AEAD, error) {
+	if c := st.last.Load(); c != nil && c.name.version == v && c.name.namespace == namespace {
+		return c.aead, nil
+	}
 	name := subkeyName{v, namespace}
 	if m := st.subkeys.Load(); m != nil {
-		if a, ok := (*m)[name]; ok {
-			return a, nil
+		if c, ok := (*m)[name]; ok {
+			st.last.Store(c)
+			return c.aead, nil
 		}
 	}
 	root, ok := st.roots[v]
@@ -225,11 +235,13 @@ func (st *keysetState) aead(v uint32, namespace string) (cipher.AEAD, error) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	next := map[subkeyName]cipher.AEAD{}
+	next := map[subkeyName]*cachedSubkey{}
 	if m := st.subkeys.Load(); m != nil && len(*m) < maxCachedSubkeys {
 		maps.Copy(next, *m)
 	}
-	next[name] = a
+	c := &cachedSubkey{name, a}
+	next[name] = c
 	st.subkeys.Store(&next)
+	st.last.Store(c)
 	return a, nil
 }

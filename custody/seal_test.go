@@ -317,3 +317,53 @@ func TestSubkeyCacheIsBounded(t *testing.T) {
 		t.Fatalf("cache holds %d subkeys, bound is %d", n, maxCachedSubkeys)
 	}
 }
+
+// TestSubkeyCacheSeparatesNamespacesAndVersions interleaves namespaces and
+// key versions (with distinct root keys) through one keyset's cache, and
+// checks every record with a fresh keyset that derives every subkey anew.
+//
+// Mutant: dropping the version or the namespace comparison from the
+// most-recently-used fast path in keysetState.aead makes it fail.
+func TestSubkeyCacheSeparatesNamespacesAndVersions(t *testing.T) {
+	roots := func() map[uint32]*Secret {
+		k1, k2 := make([]byte, 32), make([]byte, 32)
+		for i := range k1 {
+			k1[i], k2[i] = byte(i), byte(100+i)
+		}
+		return map[uint32]*Secret{1: NewSecret(k1), 2: NewSecret(k2)}
+	}
+	mk := func(primary uint32) *Keyset {
+		ks, err := NewKeyset(primary, roots())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	old, cached, fresh := mk(1), mk(2), mk(2)
+	a := testBinding()
+	b := Binding{Namespace: "other", Integration: a.Integration, Handle: a.Handle}
+	oldA, err := old.Seal(a, NewSecret([]byte("v1-a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records [][]byte
+	var at []Binding
+	for _, x := range []Binding{a, b, a} {
+		rec, err := cached.Seal(x, NewSecret([]byte("v2-"+x.Namespace)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, at = append(records, rec), append(at, x)
+		if _, err := cached.Open(a, oldA); err != nil { // version 1 right after version 2
+			t.Fatalf("open of the version-1 record after a version-2 seal at %s: %v", x, err)
+		}
+	}
+	for i, rec := range records {
+		if _, err := fresh.Open(at[i], rec); err != nil {
+			t.Fatalf("record %d sealed at %s does not open with freshly derived subkeys: %v", i, at[i], err)
+		}
+		if _, err := cached.Open(at[i], rec); err != nil {
+			t.Fatalf("record %d sealed at %s does not open with the cached keyset: %v", i, at[i], err)
+		}
+	}
+}
