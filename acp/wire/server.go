@@ -61,9 +61,10 @@ type Server struct {
 
 	lazyReplay bool // tests: replay the whole journal on resume
 
-	mu     sync.Mutex // guards every field below and the state of proc.sm
-	cond   *sync.Cond // broadcast on every state change
-	proc   *serverProc
+	mu     sync.Mutex  // guards every field below and the state of proc.sm
+	cond   *sync.Cond  // broadcast on every state change
+	proc   *serverProc // the instance's process (live, or reaped)
+	prev   *serverProc // the process before proc, reaped, not yet collected
 	closed bool
 	conns  map[net.Conn]struct{}
 	lns    []net.Listener
@@ -331,34 +332,38 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cursor := hello.Offset
+	var p *serverProc
 	switch hello.Type {
 	case TypeOpen:
 		if hello.Version != protocolVersion {
 			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, protocolVersion)
 		}
 		cursor = 0
-		if s.proc == nil || s.proc.sm.id != hello.ID {
-			// The reservation: one live process per instance, released
-			// only when the process is reaped.
-			// Mutant: deleting this check runs two processes at once;
-			// TestSecondOpenRefused fails.
-			if s.proc != nil && !s.proc.sm.reaped {
-				return nil, 0, checkfu.Refuse(CodeProcessAlreadyOpen, "wire: this instance already runs a process; resume it or wait until it is reaped")
-			}
-			p, err := s.start(hello.ID, cfg)
-			if err != nil {
-				return nil, 0, err
-			}
-			s.proc = p
+		if p = s.lookup(hello.ID); p != nil {
+			break // a retried open: resume from the start
 		}
+		// The reservation: one live process per instance, released
+		// only when the process is reaped.
+		// Mutant: deleting this check runs two processes at once;
+		// TestSecondOpenRefused fails.
+		if s.proc != nil && !s.proc.sm.reaped {
+			return nil, 0, checkfu.Refuse(CodeProcessAlreadyOpen, "wire: this instance already runs a process; resume it or wait until it is reaped")
+		}
+		np, err := s.start(hello.ID, cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		if old := s.proc; old != nil && !old.sm.runDone && !old.sm.killedByRunner {
+			s.prev = old // reaped but not yet collected: its Runner may still resume
+		}
+		s.proc, p = np, np
 	case TypeResume:
-		if s.proc == nil || s.proc.sm.id != hello.ID {
+		if p = s.lookup(hello.ID); p == nil {
 			return nil, 0, checkfu.Refuse(CodeUnknownProcess, "wire: no process with that id; open a new one")
 		}
 	default:
 		return nil, 0, protocolErr("first frame is %v, want open or resume", hello.Type)
 	}
-	p := s.proc
 	epoch, err := p.sm.attach(cursor)
 	s.applyKill(p)
 	if err != nil {
@@ -370,6 +375,18 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 	p.conn = c
 	s.cond.Broadcast()
 	return p, epoch, nil
+}
+
+// lookup returns the held process with the given id: the current one, or
+// the previous one, reaped but not yet collected by its Runner. s.mu must
+// be held.
+func (s *Server) lookup(id ProcessID) *serverProc {
+	for _, p := range []*serverProc{s.proc, s.prev} {
+		if p != nil && p.sm.id == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // start runs the command with three pipes and the goroutines that move

@@ -372,3 +372,51 @@ func TestStdoutWriteErrorIsFinal(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// After a reap the reservation is released, but the reaped process's
+// output stays resumable by its own Runner even if another open started a
+// new process meanwhile.
+func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("echo", "first")})
+	id := ProcessID{1}
+	hello := func(f *Frame) (net.Conn, *Decoder) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		b, _ := AppendFrame(nil, f)
+		c.Write(b)
+		return c, NewDecoder(c)
+	}
+	// Open and read until exit, without acknowledging or saying done.
+	c, dec := hello(&Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
+	for f := (Frame{}); f.Type != TypeExit; {
+		if err := dec.Decode(&f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	// Another Runner opens a new process: allowed, the first was reaped.
+	r := &Runner{Dial: dialer(addr)}
+	if _, err := r.Run(testCtx(t)); err != nil {
+		t.Fatalf("open after reap: %v", err)
+	}
+	// The first Runner resumes from 0 and still gets its output.
+	_, dec = hello(&Frame{Type: TypeResume, ID: id, Offset: 0})
+	var out []byte
+	for f := (Frame{}); f.Type != TypeOutEnd; {
+		if err := dec.Decode(&f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == TypeRefuse {
+			t.Fatalf("resume refused: %s", f.Code)
+		}
+		if f.Type == TypeStdout {
+			out = append(out, f.Data...)
+		}
+	}
+	if string(out) != "first\n" {
+		t.Fatalf("resumed output %q, want %q", out, "first\n")
+	}
+}
