@@ -1,8 +1,10 @@
 // Package custodytest holds what integrators need to test code that uses
 // package custody: the conformance suite every custody.Store must pass
 // ([TestStore]), the forms a leaked secret would take in captured output
-// ([CanaryForms], [FindLeaks]), and the exposure checker that proves no
-// exported type of a module can hold a custody.Secret ([CheckExposure]).
+// ([CanaryForms], [FindLeaks]), the exposure checker that proves no
+// exported type of a module can hold a custody.Secret ([LoadModule],
+// [CheckExposure]), and rapid generators of valid names, handles and
+// bindings ([Names], [Handles], [Bindings]).
 //
 // Invariants: the suite uses only the exported API of custody, so it proves
 // what any caller relies on; every subtest gets a fresh store from the
