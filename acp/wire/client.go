@@ -30,9 +30,11 @@ const killGrace = time.Second
 type Runner struct {
 	// Dial opens a connection to the provider. Required.
 	Dial func(ctx context.Context) (net.Conn, error)
-	// Stdin is copied to the process; nil means empty stdin. When Run
-	// returns, a Read blocked on Stdin may still be outstanding; it is
-	// abandoned and its bytes are discarded.
+	// Stdin is copied to the process; nil means empty stdin. It is read
+	// only as far as the credit window allows. EOF, or any read error,
+	// ends the process's stdin. When Run returns, a Read blocked on
+	// Stdin may still be outstanding; it is abandoned and its bytes are
+	// discarded.
 	Stdin io.Reader
 	// Stdout receives the process's stdout exactly once, in order; nil
 	// discards it.

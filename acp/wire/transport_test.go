@@ -14,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 )
+
+var checkfuCode = checkfu.CodeOf
 
 // startServer serves srv on a loopback listener and returns its address.
 func startServer(t *testing.T, srv *Server) string {
@@ -418,5 +421,25 @@ func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 	}
 	if string(out) != "first\n" {
 		t.Fatalf("resumed output %q, want %q", out, "first\n")
+	}
+}
+
+// A Runner that cannot reach its provider gives up after ReconnectWithin
+// with a DisconnectedError (a failure, not a refusal).
+func TestRunnerGivesUp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens here now
+	r := &Runner{Dial: dialer(addr), ReconnectWithin: 50 * time.Millisecond}
+	_, err = r.Run(testCtx(t))
+	var de *DisconnectedError
+	if !errors.As(err, &de) {
+		t.Fatalf("Run() error = %v, want *DisconnectedError", err)
+	}
+	if _, isRefusal := checkfuCode(err); isRefusal {
+		t.Fatalf("giving up is reported as a refusal: %v", err)
 	}
 }
