@@ -148,3 +148,29 @@ func TestOpenRefusesEmptyPath(t *testing.T) {
 		t.Fatal("Open(\"\") succeeded")
 	}
 }
+
+// TestOpenOddPaths: the path is escaped into the DSN, so a file name with
+// URI syntax in it opens that exact file and cannot inject parameters.
+//
+// Mutant: building the DSN as "file:" + path makes it fail.
+func TestOpenOddPaths(t *testing.T) {
+	for _, name := range []string{"a b", "x?_pragma=query_only(1)&y", "p%20q", "h#i"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "custody.db")
+		s, err := Open(p)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", p, err)
+		}
+		err = s.Put(context.Background(), custody.Record{Binding: custodytest.NewBinding("acme", "github"), Sealed: []byte("x")})
+		s.Close()
+		if err != nil {
+			t.Fatalf("Put in %q: %v", p, err)
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("Open(%q) did not create that file: %v", p, err)
+		}
+	}
+}
