@@ -51,7 +51,10 @@ type Store struct {
 var _ custody.Store = (*Store)(nil)
 
 // dsn returns the driver DSN for path with the pragmas every connection
-// needs. The "_pragma=busy_timeout(N)" form is the one this driver honours.
+// needs, using the driver's documented "_pragma=NAME(VALUE)" form (older
+// versions of the driver silently ignored the "_busy_timeout" spelling;
+// TestPragmas checks the effective values). The path is URI-escaped, so it
+// cannot add parameters of its own.
 func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis))
