@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 )
 
 // A Module is the exported API of every package of a Go module, loaded
@@ -33,7 +35,7 @@ type Module struct {
 // module does not build, so that no package escapes the check. Packages
 // added to the module later are covered without any registration.
 func LoadModule(dir string) (*Module, error) {
-	cmd := exec.Command("go", "list", "-e", "-export", "-deps", "-json=ImportPath,Export,Module,DepOnly,Error", "./...")
+	cmd := exec.Command(goTool(), "list", "-e", "-export", "-deps", "-json=ImportPath,Export,Module,DepOnly,Error", "./...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -98,4 +100,21 @@ func LoadModule(dir string) (*Module, error) {
 		m.ImportPaths = append(m.ImportPaths, path)
 	}
 	return m, nil
+}
+
+// goTool returns the go command: the one on PATH, or else the one of the
+// toolchain that built this binary.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
