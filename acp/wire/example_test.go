@@ -91,3 +91,18 @@ func ExampleAppendFrame() {
 	// 05 00 00 00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 10 00 00
 	// window 1048576
 }
+
+// A Decoder reads frames from a stream, refusing a claimed length over
+// MaxPayload before reading it.
+func ExampleDecoder() {
+	stream, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeStdout, Offset: 42, Data: []byte("hi\n")})
+	stream, _ = wire.AppendFrame(stream, &wire.Frame{Type: wire.TypeOutEnd, Offset: 45})
+	d := wire.NewDecoder(bytes.NewReader(stream))
+	var f wire.Frame
+	for d.Decode(&f) == nil {
+		fmt.Printf("%v offset %d %q\n", f.Type, f.Offset, f.Data)
+	}
+	// Output:
+	// stdout offset 42 "hi\n"
+	// out_end offset 45 ""
+}
