@@ -345,11 +345,8 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 		return nil, err
 	}
 	defer secret.Destroy()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var attachErr error
-	hresp, err := client.Do(req.WithContext(ctx), func(h http.Header) {
-		attachErr = secret.reveal(func(tok []byte) error {
+	hresp, err := client.Do(req.WithContext(ctx), func(h http.Header) error {
+		attachErr := secret.reveal(func(tok []byte) error {
 			v := make([]byte, 0, len(e.prefix)+len(tok))
 			v = append(append(v, e.prefix...), tok...)
 			defer clear(v)
@@ -363,15 +360,9 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 			if _, ok := checkfu.CodeOf(attachErr); !ok || errors.Is(attachErr, CodeSecretDestroyed) {
 				attachErr = checkfu.Refuse(CodeCredentialUnusable, "custody: the credential at %s cannot be attached", b)
 			}
-			cancel(attachErr)
 		}
+		return attachErr
 	})
-	if attachErr != nil {
-		if hresp != nil {
-			hresp.Body.Close()
-		}
-		return nil, attachErr
-	}
 	if err != nil {
 		return nil, err
 	}

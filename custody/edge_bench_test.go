@@ -34,7 +34,7 @@ func BenchmarkEdge(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			req, _ := http.NewRequestWithContext(context.Background(), "GET", rig.base+"/v1/repos/acme/app/issues?state=open", nil)
-			resp, err := client.Do(req, func(h http.Header) { h.Set("Authorization", "Bearer "+edgeCanary) })
+			resp, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer "+edgeCanary); return nil })
 			if err != nil {
 				b.Fatal(err)
 			}

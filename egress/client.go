@@ -21,6 +21,11 @@ import (
 // Err is a [*RedirectError] carrying the rechecked target's decision.
 const CodeRedirectRefused checkfu.Code = "redirect_refused"
 
+// CodePlaintextCredential is the code of the Refusal [Client.Do] returns
+// when it is given an attach hook for a request whose scheme is not
+// https: a credential is never sent in clear, whatever the rules allow.
+const CodePlaintextCredential checkfu.Code = "plaintext_credential"
+
 // defaultClientTimeout bounds one exchange when ClientConfig.Timeout is
 // zero.
 const defaultClientTimeout = 60 * time.Second
@@ -103,9 +108,12 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 
 // Do decides req with the Client's rules and, when they allow it, sends
 // its canonical form. attach, when not nil, is called with the outbound
-// headers after the decision and only for an allowed request: it is where
-// the custody edge adds the credential. What attach adds is never seen by
-// the rules, and never appears in an error Do returns.
+// headers after the decision and only for an allowed https request (an
+// allowed plain-http request with an attach hook is refused with
+// [CodePlaintextCredential]): it is where the custody edge adds the
+// credential. What attach adds is never seen by the rules, and never
+// appears in an error Do returns. When attach returns an error, nothing is
+// sent and Do returns that error as is; it must not carry the credential.
 //
 // req must carry an absolute URL (see [CanonicalRequest]); its body, if
 // any, is sent as is. The error is a [*checkfu.Refusal] when policy
@@ -113,7 +121,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 // response) and an [*UpstreamError] when the exchange failed. On a
 // refusal no response is returned; otherwise the caller closes the
 // response body.
-func (c *Client) Do(req *http.Request, attach func(http.Header)) (*http.Response, error) {
+func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Response, error) {
 	if c == nil || c.hc == nil {
 		return nil, checkfu.Refuse(CodeInvalidRules, "egress: the zero Client refuses every request; build one with NewClient")
 	}
@@ -123,6 +131,9 @@ func (c *Client) Do(req *http.Request, attach func(http.Header)) (*http.Response
 	}
 	if _, err := c.rules.Decide(&creq); err != nil {
 		return nil, err
+	}
+	if attach != nil && creq.Scheme != "https" {
+		return nil, checkfu.Refuse(CodePlaintextCredential, "egress: a credential is attached only to https requests, and %s://%s is not one", creq.Scheme, creq.Authority())
 	}
 	u := creq.URL()
 	ctx := req.Context()
@@ -140,7 +151,9 @@ func (c *Client) Do(req *http.Request, attach func(http.Header)) (*http.Response
 		out.Header = http.Header{}
 	}
 	if attach != nil {
-		attach(out.Header)
+		if err := attach(out.Header); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := c.hc.Do(out)
 	if err != nil {

@@ -103,9 +103,10 @@ func (rig *clientRig) do(t *testing.T, method, rawURL string, hdr ...string) (*h
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	attached := 0
-	resp, err := rig.client.Do(req, func(h http.Header) {
+	resp, err := rig.client.Do(req, func(h http.Header) error {
 		attached++
 		h.Set("Authorization", "Bearer "+secret)
+		return nil
 	})
 	if err != nil && strings.Contains(err.Error(), secret) {
 		t.Errorf("error %q carries the attached credential", err)
@@ -319,5 +320,41 @@ func TestClientConfigCannotDisableSafety(t *testing.T) {
 	}
 	if _, err := egress.NewClient(egress.ClientConfig{}); !errors.Is(err, egress.CodeInvalidRules) {
 		t.Errorf("NewClient without rules = %v", err)
+	}
+}
+
+// Mutant: deleting the scheme check in Client.Do makes this test fail.
+func TestClientNeverAttachesToPlaintext(t *testing.T) {
+	rig := newClientRig(t)
+	plain := "http://api.example.com:" + strconv.Itoa(int(rig.port)) + "/v1/items"
+	_, err, attached := rig.do(t, "GET", plain)
+	if !errors.Is(err, egress.CodePlaintextCredential) {
+		t.Fatalf("GET %s with a credential: err = %v, want %s", plain, err, egress.CodePlaintextCredential)
+	}
+	if attached != 0 || rig.hits.Load() != 0 {
+		t.Errorf("attach called %d times, upstream hit %d times; want 0 and 0", attached, rig.hits.Load())
+	}
+}
+
+// Mutant: ignoring attach's error in Client.Do makes this test fail.
+func TestClientAttachErrorSendsNothing(t *testing.T) {
+	rig := newClientRig(t)
+	req, err := http.NewRequest("GET", rig.url("api.example.com", "/v1/items"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unusable := checkfu.Refuse("credential_unusable", "test: no credential")
+	resp, err := rig.client.Do(req, func(h http.Header) error {
+		h.Set("Authorization", "Bearer half-written")
+		return unusable
+	})
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if err != unusable {
+		t.Fatalf("Do = %v, want the attach error as is", err)
+	}
+	if n := rig.hits.Load(); n != 0 {
+		t.Errorf("upstream hit %d times after attach failed, want 0", n)
 	}
 }

@@ -77,7 +77,7 @@ func ExampleClient_Do() {
 	// A request no rule allows is refused before any DNS lookup, and the
 	// credential hook never runs.
 	req, _ := http.NewRequest("GET", "https://api.example.com/admin", nil)
-	_, err := client.Do(req, func(h http.Header) { h.Set("Authorization", "Bearer from-custody") })
+	_, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer from-custody"); return nil })
 	fmt.Println(err)
 	// Output:
 	// refused: no_rule_matched: egress: no rule matches GET api.example.com:443

@@ -113,7 +113,7 @@ func run(out io.Writer) error {
 			req.Header.Set(c.header[0], c.header[1])
 			what += " +" + c.header[0]
 		}
-		resp, err := client.Do(req, func(h http.Header) { h.Set("Authorization", "Bearer example-credential") })
+		resp, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer example-credential"); return nil })
 		fmt.Fprintf(out, "   %-58s -> %s\n", what, clientOutcome(resp, err))
 	}
 	fmt.Fprintf(out, "   DNS queries for evil.example.com: %d (the rule is matched before any lookup)\n\n", dns.Queries("evil.example.com"))
