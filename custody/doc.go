@@ -40,6 +40,31 @@
 //   - Every refusal is a *checkfu.Refusal with an exported Code; failures
 //     of a backing store are *StoreError, never a Refusal. No error string
 //     contains secret material.
+//   - A credentialed tool call goes through [Edge] in one fixed order:
+//     the tool arguments are validated against the tool descriptor's JSON
+//     Schema; the call is matched to an exact static capability
+//     registration (capability id, operation, https resource, credential
+//     reference, read_only or external_effect), and anything unknown or
+//     mismatched is refused before any provider contact; the outbound
+//     request is built from the registration alone and decided by the
+//     Connection's egress rules; the [Lease] (exact provider revision,
+//     qualified capabilities, service, gateway, actor, budget, expiry) is
+//     checked and spent; for an external effect the action-bound
+//     [Approval] is revalidated immediately before the effect and used
+//     once. Only then is the credential opened and attached, by the
+//     egress client's hook, to an allowed https request. A denied call is
+//     never sent and never opens the credential.
+//   - Leases are revocable by id alone, independently of any
+//     conversation; expired, revoked, exhausted or out-of-scope leases are
+//     refused typed. An approval binds actor, grant, canonical action,
+//     intended effect, scope and expiry; changing any of them refuses, and
+//     an actor may not approve its own action.
+//   - Approval decisions and effect results are recorded as separate
+//     [Evidence] through an [EvidenceSink], each with a checkfu.Label; a
+//     call whose evidence cannot be recorded returns no response.
+//   - An [IntegrationRuntime] keeps credential records and refresh
+//     machinery on its own side; [TokenRuntime] is the reference. Real
+//     runtimes live under custody/, since adapters/ may not import it.
 //   - Package custody may import egress and the root package; acp/,
 //     adapters/ and egress/ never import custody.
 package custody

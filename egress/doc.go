@@ -45,6 +45,35 @@
 // Package egresstest holds rapid generators for rules, hosts and requests
 // and a property suite for anything that decides requests.
 //
-// Invariants of the network half: see the files addr*.go, dial*.go and
-// client*.go.
+// Invariants of the network half:
+//
+//   - [IsPublic] is true only for globally routable unicast addresses, by
+//     a dated table of the IANA IPv4 and IPv6 special-purpose registries
+//     under a positive check (IPv6 must lie in 2000::/3). Mapped addresses
+//     are unmapped first; addresses that embed IPv4 (NAT64, 6to4, Teredo,
+//     IPv4-compatible) and zoned addresses are never public.
+//   - A [Dialer] resolves a name once and refuses the whole name when any
+//     answer is not public: one private answer poisons the name, so a
+//     rebinding resolver cannot be outwaited by retrying. It then dials the
+//     checked literals, and checks each socket address again at connect
+//     time, so nothing slips between check and connect. It never dials the
+//     guard's own listener. The only exception to "public only" is
+//     DialerConfig.TreatAsPublicForTesting, limited to loopback and
+//     198.18.0.0/15 test blocks and logged.
+//   - A [Client] is the credentialed edge: it has no proxy, never follows a
+//     redirect (a 3xx is refused with [CodeRedirectRefused], carrying the
+//     rechecked target's decision), dials only through a Dialer, and
+//     decides every request with its Rules before any DNS lookup. No field
+//     of [ClientConfig] can turn any of this off. The credential is added
+//     by the caller's attach hook after the decision, only to an allowed
+//     https request, and never reaches the rules or an error.
+//   - A [NetworkPolicy] is a closed union (none, unrestricted, allowlist)
+//     decoded strictly; presets compile into exact hosts at publication,
+//     with the [PresetCatalog] version recorded. A [Guard] enforces a
+//     compiled policy for a workload: every mode but none refuses every
+//     non-public destination, and none refuses everything.
+//   - A refusal is always a *checkfu.Refusal (403 with Checkfu-Refusal
+//     from the guard); an upstream failure is always an [*UpstreamError]
+//     with an [UpstreamCode] (502 from the guard). Neither is ever reported
+//     as the other.
 package egress
