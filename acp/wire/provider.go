@@ -77,6 +77,7 @@ type connState struct {
 	exitSent   bool
 	refusals   []Frame // input_buffer_full refusals to send
 	fatal      *Frame  // a protocol_error refusal that ends the connection
+	lastWasErr bool    // the last data frame was stderr (for alternation)
 }
 
 func newProvider(id ProcessID, cfg providerConfig) *provider {
@@ -228,7 +229,11 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		c.grantSent = p.limit()
 		return Frame{Type: TypeWindow, Accepted: p.accepted, Limit: c.grantSent}, true
 	}
-	if len(p.errQ) > 0 {
+	// stderr and stdout alternate when both are pending, so a stderr
+	// flood never starves stdout.
+	outPending := c.sendOut < p.jr.head
+	if len(p.errQ) > 0 && !(outPending && c.lastWasErr) {
+		c.lastWasErr = true
 		ch := p.errQ[0]
 		p.errQ = p.errQ[1:]
 		p.errQBytes -= len(ch.data)
@@ -247,6 +252,7 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 			Message: "stdout journal overtaken; the process was terminated"}, true
 	}
 	if c.sendOut < p.jr.head {
+		c.lastWasErr = false
 		n := p.jr.readAt(buf, c.sendOut)
 		f := Frame{Type: TypeStdout, Offset: c.sendOut, Data: buf[:n]}
 		c.sendOut += uint64(n)

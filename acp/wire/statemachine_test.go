@@ -259,3 +259,28 @@ func TestWindowAbsolute(t *testing.T) {
 		t.Fatal("window arithmetic wrong")
 	}
 }
+
+// stderr and stdout alternate: a continuous stderr flood cannot starve
+// stdout.
+func TestStderrDoesNotStarveStdout(t *testing.T) {
+	p, ep := testProvider(t, 4096, 100)
+	p.appendOut([]byte("out"))
+	var order []Type
+	for i := 0; i < 4; i++ {
+		p.appendErr([]byte("e")) // a new stderr chunk every time
+		f, ok := p.next(ep, make([]byte, 1))
+		if !ok {
+			t.Fatal("nothing to send")
+		}
+		order = append(order, f.Type)
+	}
+	stdout := 0
+	for _, ty := range order {
+		if ty == TypeStdout {
+			stdout++
+		}
+	}
+	if stdout < 2 {
+		t.Fatalf("frame order %v: stdout starved by stderr", order)
+	}
+}
