@@ -41,7 +41,13 @@ func startServeAt(t *testing.T, listen string, args ...string) (addr string, wai
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		// SIGTERM lets serve kill its process tree; SIGKILL if it hangs.
+		cmd.Process.Signal(syscall.SIGTERM)
+		t := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		cmd.Wait()
+		t.Stop()
+	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("serve printed %q: %v", line, err)
