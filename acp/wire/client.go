@@ -20,7 +20,7 @@ import (
 const DefaultReconnectWithin = 30 * time.Second
 
 // killGrace bounds how long a cancelled Runner waits to send kill.
-const killGrace = time.Second
+const killGrace = 5 * time.Second
 
 // A Runner is the runner side of the wire: it opens the instance's
 // process through a Server, copies Stdin to the process within the
