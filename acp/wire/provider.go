@@ -78,7 +78,12 @@ type connState struct {
 	refusals   []Frame // input_buffer_full refusals to send
 	fatal      *Frame  // a protocol_error refusal that ends the connection
 	lastWasErr bool    // the last data frame was stderr (for alternation)
+	sentOut    bool    // a stdout frame went out on this connection
 }
+
+// firstFrameMax caps the first stdout frame of a connection, so that the
+// first byte after a resume does not wait for a full-size frame.
+const firstFrameMax = 16 << 10
 
 func newProvider(id ProcessID, cfg providerConfig) *provider {
 	return &provider{cfg: cfg, id: id, jr: journal{capacity: cfg.outputWindow}}
@@ -253,6 +258,10 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 	}
 	if c.sendOut < p.jr.head {
 		c.lastWasErr = false
+		if !c.sentOut && len(buf) > firstFrameMax {
+			buf = buf[:firstFrameMax] // a small first frame: fast first byte after a resume
+		}
+		c.sentOut = true
 		n := p.jr.readAt(buf, c.sendOut)
 		f := Frame{Type: TypeStdout, Offset: c.sendOut, Data: buf[:n]}
 		c.sendOut += uint64(n)
