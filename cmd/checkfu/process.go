@@ -84,6 +84,9 @@ func runProcessServe(e *env, args []string) error {
 		return usagef("-input-credit: %v", err)
 	}
 	argv := fs.Args()
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return withHint(err, "give serve a command it can run, after --")
+	}
 	srv := &wire.Server{
 		Command:      func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) },
 		OutputWindow: w,

@@ -274,6 +274,9 @@ func TestProcessUsage(t *testing.T) {
 			t.Errorf("checkfu %v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
 		}
 	}
+	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "--", "no-such-command-xyz"); code != exitFailed || !strings.Contains(stderr, "hint:") {
+		t.Errorf("serve of a missing command: exit %d stderr %q; want %d with a hint", code, stderr, exitFailed)
+	}
 	for _, sub := range []string{"serve", "attach"} {
 		_, stderr, code := runCLI(t, "", "process", sub, "-h")
 		if code != exitOK || !strings.Contains(stderr, "usage: checkfu process "+sub) {
