@@ -162,7 +162,9 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 				return -1, err
 			}
 			if progressed {
-				lostAt, backoff = time.Now(), 0
+				// A working connection dropped: the budget restarts and
+				// the first redial goes out at once.
+				lostAt, backoff = time.Now(), -1
 			}
 		}
 		lastErr = err
@@ -172,7 +174,11 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 		if r.Logf != nil {
 			r.Logf("wire: connection lost (%v); reconnecting", err)
 		}
-		backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+		if backoff < 0 {
+			backoff = 0
+		} else {
+			backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+		}
 	}
 }
 
