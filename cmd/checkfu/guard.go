@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -56,6 +57,7 @@ func runGuard(e *env, args []string) error {
 	resolver := fs.String("resolver", "", "DNS server `ip:port` to resolve with (default: the system resolver)")
 	var testBlocks prefixList
 	fs.Var(&testBlocks, "treat-as-public", "TESTING ONLY: treat this loopback or 198.18.0.0/15 `CIDR` as public (repeatable; logged)")
+	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,6 +94,19 @@ func runGuard(e *env, args []string) error {
 	if err != nil {
 		ln.Close()
 		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, and -resolver an ip:port")
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			ln.Close()
+			return withHint(err, "pass -cpuprofile a writable file path")
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			ln.Close()
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	log.Info("checkfu guard: policy", "type", string(compiled.Type()), "allowed_hosts", len(compiled.AllowedHosts()), "preset_catalog_version", compiled.PresetCatalogVersion())
 
