@@ -204,18 +204,23 @@ func (r Request) Authority() string {
 // followed by ":port" only when the port is not the scheme's default, so
 // the Host header sent is the host matched and dialled.
 func (r Request) URL() *url.URL {
-	host := r.Host
-	switch {
-	case r.Port != defaultPort(r.Scheme):
-		host = r.Authority()
-	case strings.IndexByte(host, ':') >= 0:
-		host = "[" + host + "]"
-	}
-	u := &url.URL{Scheme: r.Scheme, Host: host, Path: r.Path, RawQuery: r.RawQuery}
+	u := &url.URL{Scheme: r.Scheme, Host: r.hostHeader(), Path: r.Path, RawQuery: r.RawQuery}
 	if p, err := url.PathUnescape(r.Path); err == nil {
 		u.Path, u.RawPath = p, r.Path
 	}
 	return u
+}
+
+// hostHeader returns the Host to send: the canonical host, bracketed when
+// IPv6, followed by ":port" only when the port is not the scheme's default.
+func (r Request) hostHeader() string {
+	switch {
+	case r.Port != defaultPort(r.Scheme):
+		return r.Authority()
+	case strings.IndexByte(r.Host, ':') >= 0:
+		return "[" + r.Host + "]"
+	}
+	return r.Host
 }
 
 // defaultPort returns the default port of an http or https scheme, or 0.

@@ -91,6 +91,10 @@ func (p *upstreamPool) closeAll() {
 	}
 }
 
+// noUserAgent is the User-Agent value that makes Request.Write send none.
+// It is shared and never modified.
+var noUserAgent = []string{""}
+
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // removeHop deletes the hop-by-hop headers of h, including those its
@@ -132,7 +136,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		delete(out.Header, k)
 	}
 	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header["User-Agent"] = []string{""} // send none rather than Go's default
+		out.Header["User-Agent"] = noUserAgent // send none rather than Go's default
 	}
 
 	// A pooled connection may have been closed by the destination while

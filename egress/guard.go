@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"sync"
 	"time"
 
@@ -151,15 +150,20 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// One canonical form: matched, dialled, and sent as Host.
-	g.forward(w, r, target.Authority(), target.URL().Host)
+	g.forward(w, r, target.Authority(), target.hostHeader())
 }
 
-// canonicalTarget canonicalises an authority the way [CanonicalRequest]
-// does: a canonical DNS name or an IP literal, and an explicit port
-// (defaulted from scheme). Only Scheme, Host and Port of the result are
-// meaningful.
+// canonicalTarget canonicalises an authority exactly as [CanonicalRequest]
+// does for a URL's host (it runs the same canonicalAuthority, with no
+// request to build and no headers to copy): a canonical DNS name or an IP
+// literal, and an explicit port (defaulted from scheme). Only Scheme,
+// Host and Port of the result are meaningful.
 func canonicalTarget(scheme, authority string) (Request, error) {
-	return CanonicalRequest(&http.Request{Method: http.MethodGet, URL: &url.URL{Scheme: scheme, Host: authority, Path: "/"}})
+	host, port, err := canonicalAuthority(authority, scheme)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Scheme: scheme, Host: host, Port: port, Path: "/", Method: http.MethodGet}, nil
 }
 
 // serveConnect opens a tunnel to an explicit host:port.
