@@ -7,7 +7,8 @@
 # and requests through stripe/smokescreen (pinned below, installed with
 # `go install` into a temporary GOBIN) with its log discarded, plus the
 # stock smokescreen binary with its JSON log sent to /dev/null. Every
-# proxy allows exactly 127.0.0.1 and nothing else private.
+# proxy allows exactly 127.0.0.1 and nothing else private, and every proxy
+# keeps up to 64 idle upstream connections per destination.
 #
 # Usage: bench/guard/run.sh        (env: ROUNDS=3 DURATION=5s CONC=16)
 set -euo pipefail
@@ -67,11 +68,17 @@ echo '{"type":"unrestricted"}' >"$work/policy.json"
 pids+=($!)
 guard=$(first_line_addr "$work/guard.out")
 
+# Keep-alive on both hops for every proxy: smokescreen's upstream transport
+# otherwise keeps Go's default of 2 idle connections per host, so with
+# CONC concurrent requests most of them would dial a new upstream
+# connection. The guard keeps up to 64 per destination; smokescreen gets
+# the same cap. Nothing else in its configuration changes.
+printf 'transport_max_idle_conns_per_host: 64\n' >"$work/smokescreen.yaml"
 smk_port=$("$work/loadgen" freeport)
-"$work/smokescreen-quiet" --listen-ip 127.0.0.1 --listen-port "$smk_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
+"$work/smokescreen-quiet" --config-file "$work/smokescreen.yaml" --listen-ip 127.0.0.1 --listen-port "$smk_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
 pids+=($!)
 stock_port=$("$work/loadgen" freeport)
-"$work/gobin/smokescreen" --listen-ip 127.0.0.1 --listen-port "$stock_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
+"$work/gobin/smokescreen" --config-file "$work/smokescreen.yaml" --listen-ip 127.0.0.1 --listen-port "$stock_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
 pids+=($!)
 wait_port "$smk_port"
 wait_port "$stock_port"
