@@ -1,6 +1,7 @@
 package custody
 
 import (
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/binary"
 
@@ -54,14 +55,16 @@ func appendLPString(dst []byte, s string) []byte {
 // prefixes ("github", "deploy-token") and ("githubdeploy-", "token") would
 // give the same bytes.
 func appendAD(dst []byte, b Binding, v uint32) []byte {
-	dst = appendLPString(dst, sealDomain)
+	dst = append(dst, lpSealDomain...)
 	dst = appendLPString(dst, b.Namespace)
 	dst = appendLPString(dst, b.Integration)
 	dst = appendLPString(dst, b.Handle.s)
-	var ver [4]byte
-	binary.BigEndian.PutUint32(ver[:], v)
-	return appendLP(dst, ver[:])
+	return append(dst, 0, 0, 0, 4, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
+
+// lpSealDomain is LP(sealDomain), the constant first component of the
+// associated data.
+var lpSealDomain = appendLPString(nil, sealDomain)
 
 // adLen returns the length of the associated data of a record at b.
 func adLen(b Binding) int {
@@ -132,32 +135,45 @@ func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := st.open(b, sealed)
+	v, a, err := st.opener(b, sealed)
 	if err != nil {
 		return nil, err
 	}
-	return adoptSecret(plain), nil
+	// The plaintext is decrypted straight into the Secret's own buffer.
+	n := len(sealed) - SealOverhead
+	s, buf := newSecretBuffer(n, n+adLen(b))
+	if err := openInto(a, b, v, sealed, buf); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// open returns the plaintext of sealed, read at b, in a fresh buffer (with
-// the associated data in its tail, beyond the slice's capacity).
-func (st *keysetState) open(b Binding, sealed []byte) ([]byte, error) {
+// opener checks the header of sealed and returns its key version and the
+// AEAD that opens it at b.
+func (st *keysetState) opener(b Binding, sealed []byte) (uint32, cipher.AEAD, error) {
 	v, err := SealedKeyVersion(sealed)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	a, err := st.aead(v, b.Namespace)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	n := len(sealed) - sealHeaderLen - a.Overhead()
-	buf := make([]byte, n, n+adLen(b))
+	return v, a, nil
+}
+
+// openInto decrypts sealed, read at b and sealed under version v, into
+// buf[:n], where n is the plaintext length (len(sealed) - SealOverhead)
+// and len(buf) == n; the associated data is built in buf's capacity beyond
+// n, which must hold adLen(b) bytes. On failure buf[:n] is left zero.
+func openInto(a cipher.AEAD, b Binding, v uint32, sealed, buf []byte) error {
+	n := len(buf)
 	ad := appendAD(buf[n:n], b, v)
-	plain, err := a.Open(buf[:0:n], sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad)
-	if err != nil {
-		return nil, checkfu.Refuse(CodeAddressMismatch, "custody: sealed record does not open at %s: it was sealed for another address, or altered", b)
+	if _, err := a.Open(buf[:0:n], sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad); err != nil {
+		clear(buf)
+		return checkfu.Refuse(CodeAddressMismatch, "custody: sealed record does not open at %s: it was sealed for another address, or altered", b)
 	}
-	return plain, nil
+	return nil
 }
 
 // Rewrap re-seals a record read at binding b under the keyset's primary
@@ -172,10 +188,15 @@ func (ks *Keyset) Rewrap(b Binding, sealed []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := st.open(b, sealed)
+	v, a, err := st.opener(b, sealed)
 	if err != nil {
 		return nil, err
 	}
+	n := len(sealed) - SealOverhead
+	plain := make([]byte, n, n+adLen(b))
 	defer clear(plain)
+	if err := openInto(a, b, v, sealed, plain); err != nil {
+		return nil, err
+	}
 	return st.seal(b, st.primary, plain)
 }

@@ -59,19 +59,51 @@ type secretBox struct {
 // The caller must not rely on b afterwards. An empty b gives a Secret of
 // length zero, which is valid (some providers use empty passwords).
 func NewSecret(b []byte) *Secret {
-	owned := make([]byte, len(b))
+	s, owned := newSecretBuffer(len(b), len(b))
 	copy(owned, b)
 	clear(b)
-	return adoptSecret(owned)
+	return s
 }
 
-// adoptSecret returns a Secret over b itself, without a copy. Only code in
-// this package that holds the sole reference to b (a freshly decrypted
-// buffer) may call it.
-func adoptSecret(b []byte) *Secret {
-	a := &secretAlloc{box: secretBox{b: b}}
+// newSecretBuffer returns a Secret that holds n zero bytes, and a slice of
+// length n and capacity c >= n whose first n bytes are those bytes. It is
+// for code in this package that fills the bytes in place (copying, or
+// decrypting, into them) before the Secret is used; the capacity beyond n
+// is scratch for non-secret bytes (the associated data of a record being
+// opened), which the Secret never reveals or zeroes.
+//
+// Up to secretInlineMax bytes of capacity live in the same allocation as
+// the box, so a small Secret costs two allocations (the box and the
+// closure) instead of three. Only the closure leads to either.
+func newSecretBuffer(n, c int) (*Secret, []byte) {
+	switch {
+	case c <= 128:
+		return newInlineSecret(func(a *[128]byte) []byte { return a[:] }, n, c)
+	case c <= 256:
+		return newInlineSecret(func(a *[256]byte) []byte { return a[:] }, n, c)
+	case c <= 512:
+		return newInlineSecret(func(a *[512]byte) []byte { return a[:] }, n, c)
+	case c <= secretInlineMax:
+		return newInlineSecret(func(a *[secretInlineMax]byte) []byte { return a[:] }, n, c)
+	}
+	buf := make([]byte, n, c)
+	a := &secretAlloc{box: secretBox{b: buf[:n:n]}}
 	a.s.box = func() *secretBox { return &a.box }
-	return &a.s
+	return &a.s, buf
+}
+
+// secretInlineMax is the largest buffer newSecretBuffer places in the
+// Secret's own allocation.
+const secretInlineMax = 1024
+
+// newInlineSecret is newSecretBuffer with the buffer in an array of type
+// A, inside the allocation of the Secret and its box; bytes slices it.
+func newInlineSecret[A any](bytes func(*A) []byte, n, c int) (*Secret, []byte) {
+	a := new(inlineSecretAlloc[A])
+	buf := bytes(&a.buf)[:n:c]
+	a.box.b = buf[:n:n]
+	a.s.box = func() *secretBox { return &a.box }
+	return &a.s, buf
 }
 
 // secretAlloc places a Secret and its box in one allocation. Only the
@@ -79,6 +111,14 @@ func adoptSecret(b []byte) *Secret {
 type secretAlloc struct {
 	s   Secret
 	box secretBox
+}
+
+// inlineSecretAlloc is a secretAlloc with the bytes too. The array comes
+// last, after every pointer, so the garbage collector does not scan it.
+type inlineSecretAlloc[A any] struct {
+	s   Secret
+	box secretBox
+	buf A
 }
 
 // Destroy overwrites the bytes with zeros and forgets them. Every later

@@ -1,0 +1,119 @@
+package custody
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// secretSizes crosses every boundary of newSecretBuffer's inline classes
+// and the out-of-line fallback.
+var secretSizes = []int{0, 1, 31, 32, 127, 128, 129, 256, 257, 511, 512, 513, 1023, 1024, 1025, 4096}
+
+// TestSecretBufferSizes checks NewSecret and Seal/Open at every size
+// class: the bytes round-trip, the Secret's slice ends at its length (the
+// scratch beyond it is unreachable through the box), and Destroy zeroes
+// the bytes in place.
+//
+// Mutant: newSecretBuffer giving the box buf[:n] (capacity c) instead of
+// buf[:n:n] makes this fail; so does Destroy not zeroing, and an inline
+// class that slices the wrong length.
+func TestSecretBufferSizes(t *testing.T) {
+	ks := GenerateKeyset()
+	b := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	for _, n := range secretSizes {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			want := make([]byte, n)
+			for i := range want {
+				want[i] = byte(i*7 + 1)
+			}
+			src := bytes.Clone(want)
+			s := NewSecret(src)
+			if !bytes.Equal(src, make([]byte, n)) {
+				t.Fatal("NewSecret did not zero the caller's slice")
+			}
+			sealed, err := ks.Seal(b, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opened, err := ks.Open(b, sealed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, x := range map[string]*Secret{"new": s, "opened": opened} {
+				raw := x.box().b
+				if len(raw) != n || cap(raw) != n {
+					t.Errorf("%s: box holds len %d cap %d, want %d and %d", name, len(raw), cap(raw), n, n)
+				}
+				err := x.reveal(func(got []byte) error {
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s: reveal gave %x, want %x", name, got, want)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				x.Destroy()
+				if !bytes.Equal(raw, make([]byte, n)) {
+					t.Errorf("%s: Destroy left the bytes in memory", name)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenFailureLeavesNoPlaintext opens a record at the wrong address
+// straight into a Secret buffer: the refusal must leave the buffer zero.
+// (x/crypto also zeroes its output on failure, so this pins the combined
+// behaviour; openInto's own clear is a second line.)
+func TestOpenFailureLeavesNoPlaintext(t *testing.T) {
+	ks := GenerateKeyset()
+	b := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	moved := b
+	moved.Integration = "gitlab"
+	sealed, err := ks.Seal(b, NewSecret([]byte(testCanary)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ks.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, a, err := st.opener(moved, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sealed) - SealOverhead
+	_, buf := newSecretBuffer(n, n+adLen(moved))
+	if err := openInto(a, moved, v, sealed, buf); !errors.Is(err, CodeAddressMismatch) {
+		t.Fatalf("openInto at a moved address = %v, want %s", err, CodeAddressMismatch)
+	}
+	if !bytes.Equal(buf, make([]byte, n)) {
+		t.Error("a failed open left bytes in the Secret's buffer")
+	}
+}
+
+// TestNameByteTable checks the name table against the rule, written here
+// independently, for every byte in the first and in a later position.
+//
+// Mutant: marking any extra byte (such as '+' or '/') valid, or any
+// letter, digit, '.', '_' or '-' invalid, in nameByte makes this fail.
+func TestNameByteTable(t *testing.T) {
+	for c := range 256 {
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		punct := c == '.' || c == '_' || c == '-'
+		first := string([]byte{byte(c)})
+		later := string([]byte{'a', byte(c)})
+		if got := checkName("namespace", first) == nil; got != alnum {
+			t.Errorf("checkName(%q) accepted = %v, want %v", first, got, alnum)
+		}
+		if got := checkName("namespace", later) == nil; got != (alnum || punct) {
+			t.Errorf("checkName(%q) accepted = %v, want %v", later, got, alnum || punct)
+		}
+		if err := checkName("namespace", later); err != nil && !errors.Is(err, CodeInvalidBinding) {
+			t.Errorf("checkName(%q) = %v, want %s", later, err, CodeInvalidBinding)
+		}
+	}
+}
