@@ -42,6 +42,17 @@ type upstreamConn struct {
 	net.Conn
 	br *bufio.Reader
 	bw *bufio.Writer
+	// expire makes every pending and future read or write on the
+	// connection fail at once; made once per connection, it is what a
+	// cancelled workload request runs.
+	expire func()
+}
+
+// newUpstreamConn wraps c, a connection the guarded dialer made.
+func newUpstreamConn(c net.Conn) *upstreamConn {
+	uc := &upstreamConn{Conn: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}
+	uc.expire = func() { c.SetDeadline(time.Unix(1, 0)) }
+	return uc
 }
 
 // An upstreamPool keeps idle upstream connections per "host:port". Every
@@ -150,10 +161,10 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 				g.fail(w, r, err)
 				return
 			}
-			uc, reused = &upstreamConn{Conn: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}, false
+			uc, reused = newUpstreamConn(c), false
 		}
 		// A cancelled workload request unblocks any read or write on uc.
-		stop := context.AfterFunc(r.Context(), func() { uc.SetDeadline(time.Unix(1, 0)) })
+		stop := context.AfterFunc(r.Context(), uc.expire)
 		resp, err := g.roundTrip(uc, out)
 		if err != nil {
 			stop()
@@ -217,14 +228,17 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 	}
 	removeHop(dst)
 	w.WriteHeader(resp.StatusCode)
-	buf := copyBufs.Get().(*[]byte)
 	var err error
 	if resp.ContentLength == -1 {
+		buf := copyBufs.Get().(*[]byte)
 		err = copyFlushing(w, resp.Body, *buf)
+		copyBufs.Put(buf)
 	} else {
-		_, err = io.CopyBuffer(w, resp.Body, *buf)
+		// net/http's ResponseWriter is an io.ReaderFrom: it copies with
+		// its own pooled buffer, and a short body leaves in the same
+		// write as the header.
+		_, err = io.Copy(w, resp.Body)
 	}
-	copyBufs.Put(buf)
 	resp.Body.Close()
 	reusable := stop() && err == nil && !resp.Close && !r.Close
 	if reusable {

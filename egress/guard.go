@@ -65,6 +65,10 @@ type Guard struct {
 	pool   upstreamPool
 	srv    *http.Server
 
+	// Canonical targets of absolute-form requests and of CONNECT (see
+	// targetCache: pure canonicalisation only, never a DNS answer).
+	httpTargets, connectTargets *targetCache
+
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
 	closed  bool                  // guarded by mu; set by Shutdown
@@ -96,7 +100,8 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{}}
+	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
+		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"}}
 	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
@@ -140,17 +145,17 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: URL carries userinfo"))
 		return
 	}
-	target, err := canonicalTarget("http", r.URL.Host)
+	target, err := g.httpTargets.get(r.URL.Host)
 	if err != nil {
 		g.refuse(w, r, err)
 		return
 	}
-	if err := g.policy.Permits(target.Host, target.Port); err != nil {
+	if err := g.policy.Permits(target.host, target.port); err != nil {
 		g.refuse(w, r, err)
 		return
 	}
 	// One canonical form: matched, dialled, and sent as Host.
-	g.forward(w, r, target.Authority(), target.hostHeader())
+	g.forward(w, r, target.authority, target.hostHeader)
 }
 
 // canonicalTarget canonicalises an authority exactly as [CanonicalRequest]
@@ -172,16 +177,16 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.Host)))
 		return
 	}
-	target, err := canonicalTarget("https", r.Host)
+	target, err := g.connectTargets.get(r.Host)
 	if err != nil {
 		g.refuse(w, r, err)
 		return
 	}
-	if err := g.policy.Permits(target.Host, target.Port); err != nil {
+	if err := g.policy.Permits(target.host, target.port); err != nil {
 		g.refuse(w, r, err)
 		return
 	}
-	up, err := g.dial(r.Context(), "tcp", target.Authority())
+	up, err := g.dial(r.Context(), "tcp", target.authority)
 	if err != nil {
 		g.fail(w, r, err)
 		return

@@ -40,10 +40,12 @@ var netMutants = []netMutant{
 	{"policy fields per member", "policy.go", [][2]string{{"if !slices.Contains(allowed, k) {", "if false && !slices.Contains(allowed, k) {"}}, "TestParseNetworkPolicyRefuses"},
 	{"allowlist must reach something", "policy.go", [][2]string{{"if len(hosts) == 0 && !a.AllowPackageManagers {", "if false {"}}, "TestParseNetworkPolicyRefuses"},
 	{"allowlist matches exact host and port", "policy.go", [][2]string{{"}); ok {\n\t\t\treturn nil", "}); ok || true {\n\t\t\treturn nil"}}, "TestCompileExpandsPresets|TestGuardModes"},
-	{"guard checks policy (forward)", "guard.go", [][2]string{{"if err := g.policy.Permits(target.Host, target.Port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\t// One", "// One"}}, "TestGuardModes"},
+	{"canonical-target memo keyed by the raw authority", "target_cache.go", [][2]string{
+		{"c.m.Load(authority)", "c.m.Load(c.scheme)"}, {"c.m.LoadOrStore(authority, t)", "c.m.LoadOrStore(c.scheme, t)"}}, "TestTargetCacheMatchesCanonicalTarget|TestGuardModes"},
+	{"guard checks policy (forward)", "guard.go", [][2]string{{"if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\t// One", "// One"}}, "TestGuardModes"},
 	{"guard checks policy before DNS (CONNECT)", "guard.go", [][2]string{
-		{"if err := g.policy.Permits(target.Host, target.Port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\tup, err := g.dial(r.Context(), \"tcp\", target.Authority())",
-			"up, err := g.dial(r.Context(), \"tcp\", target.Authority())\n\tif err := g.policy.Permits(target.Host, target.Port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}"}}, "TestGuardModes"},
+		{"if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\tup, err := g.dial(r.Context(), \"tcp\", target.authority)",
+			"up, err := g.dial(r.Context(), \"tcp\", target.authority)\n\tif err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}"}}, "TestGuardModes"},
 }
 
 // tableMutants deletes each row of the classification tables in turn.
