@@ -114,6 +114,15 @@ type Binding struct {
 // Validate returns nil when b is a well-formed binding, and otherwise a
 // Refusal with [CodeInvalidBinding] that names the bad component.
 func (b Binding) Validate() error {
+	if validName(b.Namespace) && validName(b.Integration) && !b.Handle.IsZero() {
+		return nil
+	}
+	return b.invalid()
+}
+
+// invalid returns the Refusal for a binding that Validate rejects, naming
+// the first bad component.
+func (b Binding) invalid() error {
 	if err := checkName("namespace", b.Namespace); err != nil {
 		return err
 	}
@@ -123,7 +132,8 @@ func (b Binding) Validate() error {
 	if b.Handle.IsZero() {
 		return checkfu.Refuse(CodeInvalidBinding, "custody: binding has no handle")
 	}
-	return nil
+	// Unreachable while validName and checkName agree; fail closed anyway.
+	return checkfu.Refuse(CodeInvalidBinding, "custody: binding %q is not valid", b)
 }
 
 // String returns "namespace/integration/handle". Names cannot contain "/",
@@ -152,19 +162,26 @@ const (
 	namePunct = 2
 )
 
-// checkName validates a namespace or integration name. Valid names, the
-// hot path of every seal and open, take one table lookup per byte; the
-// error is built by badName.
-func checkName(what, s string) error {
+// validName reports whether s is a valid namespace or integration name.
+// It is the hot path of every seal and open: one table lookup per byte.
+func validName(s string) bool {
 	if s == "" || len(s) > maxNameLen || nameByte[s[0]] != nameAlnum {
-		return badName(what, s)
+		return false
 	}
 	for i := 1; i < len(s); i++ {
 		if nameByte[s[i]] == 0 {
-			return badName(what, s)
+			return false
 		}
 	}
-	return nil
+	return true
+}
+
+// checkName validates a namespace or integration name.
+func checkName(what, s string) error {
+	if validName(s) {
+		return nil
+	}
+	return badName(what, s)
 }
 
 // badName returns the Refusal for a name that checkName rejects, naming

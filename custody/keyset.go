@@ -121,9 +121,14 @@ func NewKeyset(primary uint32, roots map[uint32]*Secret) (*Keyset, error) {
 // load returns the keyset's state, refusing the zero Keyset.
 func (ks *Keyset) load() (*keysetState, error) {
 	if ks == nil || ks.state == nil {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: the zero Keyset holds no keys")
+		return nil, errZeroKeyset()
 	}
 	return ks.state(), nil
+}
+
+// errZeroKeyset is load's refusal, out of line so that load inlines.
+func errZeroKeyset() error {
+	return checkfu.Refuse(CodeInvalidKeyset, "custody: the zero Keyset holds no keys")
 }
 
 // Primary returns the version new records are sealed with, or 0 for the
@@ -207,11 +212,18 @@ func (ks *Keyset) String() string {
 }
 
 // aead returns the namespace subkey AEAD of version v, deriving and caching
-// it on first use. It refuses versions the keyset does not list.
+// it on first use. It refuses versions the keyset does not list. The check
+// of the most recently used subkey inlines into the callers.
 func (st *keysetState) aead(v uint32, namespace string) (cipher.AEAD, error) {
 	if c := st.last.Load(); c != nil && c.name.version == v && c.name.namespace == namespace {
 		return c.aead, nil
 	}
+	return st.aeadSlow(v, namespace)
+}
+
+// aeadSlow is aead for a subkey other than the most recently used one: it
+// looks in the cache, and derives and caches the subkey on a miss.
+func (st *keysetState) aeadSlow(v uint32, namespace string) (cipher.AEAD, error) {
 	name := subkeyName{v, namespace}
 	if m := st.subkeys.Load(); m != nil {
 		if c, ok := (*m)[name]; ok {

@@ -86,7 +86,7 @@ func (ks *Keyset) Seal(b Binding, s *Secret) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer box.mu.RUnlock()
+	defer box.mu.Unlock()
 	return st.seal(b, st.primary, box.b) // the AEAD reads box.b and keeps nothing
 }
 
@@ -113,13 +113,19 @@ func (st *keysetState) seal(b Binding, v uint32, plain []byte) ([]byte, error) {
 // SealedKeyVersion returns the key version a sealed record was sealed
 // under, without opening it.
 func SealedKeyVersion(sealed []byte) (uint32, error) {
-	if len(sealed) < SealOverhead {
-		return 0, checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
-	}
-	if sealed[0] != sealFormat {
-		return 0, checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
+	if len(sealed) < SealOverhead || sealed[0] != sealFormat {
+		return 0, malformed(sealed)
 	}
 	return binary.BigEndian.Uint32(sealed[1:5]), nil
+}
+
+// malformed returns SealedKeyVersion's refusal, out of line so that
+// SealedKeyVersion inlines.
+func malformed(sealed []byte) error {
+	if len(sealed) < SealOverhead {
+		return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
+	}
+	return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
 }
 
 // Open decrypts a record read at binding b, which must be the address the

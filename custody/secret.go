@@ -49,7 +49,7 @@ type Secret struct {
 // secretBox is where the bytes live. It is reachable only from the closure
 // in a Secret.
 type secretBox struct {
-	mu        sync.RWMutex
+	mu        sync.Mutex
 	b         []byte // guarded by mu; nil after destroy
 	destroyed bool   // guarded by mu
 }
@@ -76,13 +76,19 @@ func NewSecret(b []byte) *Secret {
 // the box, so a small Secret costs two allocations (the box and the
 // closure) instead of three. Only the closure leads to either.
 func newSecretBuffer(n, c int) (*Secret, []byte) {
+	// Each array length is a malloc size class (176, 256, 384, 512, 768,
+	// 1024 bytes) minus the 48 bytes of the Secret and its box.
 	switch {
 	case c <= 128:
 		return newInlineSecret(func(a *[128]byte) []byte { return a[:] }, n, c)
-	case c <= 256:
-		return newInlineSecret(func(a *[256]byte) []byte { return a[:] }, n, c)
-	case c <= 512:
-		return newInlineSecret(func(a *[512]byte) []byte { return a[:] }, n, c)
+	case c <= 208:
+		return newInlineSecret(func(a *[208]byte) []byte { return a[:] }, n, c)
+	case c <= 336:
+		return newInlineSecret(func(a *[336]byte) []byte { return a[:] }, n, c)
+	case c <= 464:
+		return newInlineSecret(func(a *[464]byte) []byte { return a[:] }, n, c)
+	case c <= 720:
+		return newInlineSecret(func(a *[720]byte) []byte { return a[:] }, n, c)
 	case c <= secretInlineMax:
 		return newInlineSecret(func(a *[secretInlineMax]byte) []byte { return a[:] }, n, c)
 	}
@@ -94,7 +100,7 @@ func newSecretBuffer(n, c int) (*Secret, []byte) {
 
 // secretInlineMax is the largest buffer newSecretBuffer places in the
 // Secret's own allocation.
-const secretInlineMax = 1024
+const secretInlineMax = 976
 
 // newInlineSecret is newSecretBuffer with the buffer in an array of type
 // A, inside the allocation of the Secret and its box; bytes slices it.
@@ -143,8 +149,8 @@ func (s *Secret) Destroyed() bool {
 		return true
 	}
 	box := s.box()
-	box.mu.RLock()
-	defer box.mu.RUnlock()
+	box.mu.Lock()
+	defer box.mu.Unlock()
 	return box.destroyed
 }
 
@@ -158,33 +164,43 @@ func (s *Secret) reveal(use func([]byte) error) error {
 		return checkfu.Refuse(CodeSecretDestroyed, "custody: the zero Secret holds nothing")
 	}
 	box := s.box()
-	box.mu.RLock()
+	box.mu.Lock()
 	if box.destroyed {
-		box.mu.RUnlock()
+		box.mu.Unlock()
 		return checkfu.Refuse(CodeSecretDestroyed, "custody: the Secret was destroyed")
 	}
 	tmp := make([]byte, len(box.b))
 	copy(tmp, box.b)
-	box.mu.RUnlock()
+	box.mu.Unlock()
 	defer clear(tmp)
 	return use(tmp)
 }
 
-// rlock returns the Secret's box with its read lock held, so that code in
-// this package that provably neither retains nor modifies the bytes
-// (sealing them) can read box.b without a copy. The caller must call
-// box.mu.RUnlock. Anything else uses reveal.
+// rlock returns the Secret's box with its lock held, so that code in this
+// package that provably neither retains nor modifies the bytes (sealing
+// them) can read box.b without a copy. The caller must call
+// box.mu.Unlock. Anything else uses reveal.
 func (s *Secret) rlock() (*secretBox, error) {
 	if s == nil || s.box == nil {
-		return nil, checkfu.Refuse(CodeSecretDestroyed, "custody: the zero Secret holds nothing")
+		return nil, errZeroSecret()
 	}
 	box := s.box()
-	box.mu.RLock()
+	box.mu.Lock()
 	if box.destroyed {
-		box.mu.RUnlock()
-		return nil, checkfu.Refuse(CodeSecretDestroyed, "custody: the Secret was destroyed")
+		box.mu.Unlock()
+		return nil, errDestroyed()
 	}
 	return box, nil
+}
+
+// errZeroSecret and errDestroyed are the refusals of a zero or destroyed
+// Secret, out of line so that rlock inlines.
+func errZeroSecret() error {
+	return checkfu.Refuse(CodeSecretDestroyed, "custody: the zero Secret holds nothing")
+}
+
+func errDestroyed() error {
+	return checkfu.Refuse(CodeSecretDestroyed, "custody: the Secret was destroyed")
 }
 
 // revealAny adapts reveal to the internal/reveal hook.
