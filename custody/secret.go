@@ -107,8 +107,12 @@ const secretInlineMax = 976
 func newInlineSecret[A any](bytes func(*A) []byte, n, c int) (*Secret, []byte) {
 	a := new(inlineSecretAlloc[A])
 	buf := bytes(&a.buf)[:n:c]
-	a.box.b = buf[:n:n]
-	a.s.box = func() *secretBox { return &a.box }
+	// The closure captures the box pointer, not a: a closure that refers
+	// to a generic type also captures the instantiation's dictionary,
+	// which makes it larger and slower to allocate.
+	box := &a.box
+	box.b = buf[:n:n]
+	a.s.box = func() *secretBox { return box }
 	return &a.s, buf
 }
 
