@@ -76,17 +76,24 @@ func NewSecret(b []byte) *Secret {
 // the box, so a small Secret costs two allocations (the box and the
 // closure) instead of three. Only the closure leads to either.
 func newSecretBuffer(n, c int) (*Secret, []byte) {
-	// Each array length is a malloc size class (176, 256, 384, 512, 768,
-	// 1024 bytes) minus the 48 bytes of the Secret and its box.
+	// Each array length is a malloc size class (176, 208, 256, 320, 416,
+	// 512, 640, 768, 1024 bytes: steps of at most 25%) minus the 48 bytes
+	// of the Secret and its box.
 	switch {
 	case c <= 128:
 		return newInlineSecret(func(a *[128]byte) []byte { return a[:] }, n, c)
+	case c <= 160:
+		return newInlineSecret(func(a *[160]byte) []byte { return a[:] }, n, c)
 	case c <= 208:
 		return newInlineSecret(func(a *[208]byte) []byte { return a[:] }, n, c)
-	case c <= 336:
-		return newInlineSecret(func(a *[336]byte) []byte { return a[:] }, n, c)
+	case c <= 272:
+		return newInlineSecret(func(a *[272]byte) []byte { return a[:] }, n, c)
+	case c <= 368:
+		return newInlineSecret(func(a *[368]byte) []byte { return a[:] }, n, c)
 	case c <= 464:
 		return newInlineSecret(func(a *[464]byte) []byte { return a[:] }, n, c)
+	case c <= 592:
+		return newInlineSecret(func(a *[592]byte) []byte { return a[:] }, n, c)
 	case c <= 720:
 		return newInlineSecret(func(a *[720]byte) []byte { return a[:] }, n, c)
 	case c <= secretInlineMax:
