@@ -4,7 +4,6 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/binary"
-	"sync"
 
 	"github.com/checkfu/checkfu"
 	"golang.org/x/crypto/chacha20poly1305"
@@ -91,43 +90,24 @@ func (ks *Keyset) Seal(b Binding, s *Secret) ([]byte, error) {
 	return st.seal(b, st.primary, box.b) // the AEAD reads box.b and keeps nothing
 }
 
-// seal returns the record sealing plain for b under version v, in one
-// allocation of exactly the record's size.
+// seal returns the record sealing plain for b under version v. The
+// associated data is built in the tail of the record's own allocation,
+// beyond the capacity of the slice returned, so sealing costs one
+// allocation like the bare AEAD (an AD passed to the cipher.AEAD interface
+// escapes to the heap wherever it is built).
 func (st *keysetState) seal(b Binding, v uint32, plain []byte) ([]byte, error) {
 	a, err := st.aead(v, b.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, sealHeaderLen, sealHeaderLen+len(plain)+a.Overhead())
+	n := sealHeaderLen + len(plain) + a.Overhead()
+	buf := make([]byte, n, n+adLen(b))
+	ad := appendAD(buf[n:n], b, v)
 	buf[0] = sealFormat
 	binary.BigEndian.PutUint32(buf[1:5], v)
 	nonce := buf[5:sealHeaderLen]
 	_, _ = rand.Read(nonce)
-	p, ad := getAD(b, v)
-	sealed := a.Seal(buf, nonce, plain, ad)
-	adScratch.Put(p)
-	return sealed, nil
-}
-
-// maxADLen bounds the associated data of a valid binding: two names of at
-// most maxNameLen bytes and a handle of handleLen.
-const maxADLen = 5*4 + len(sealDomain) + 2*maxNameLen + handleLen + 4
-
-// adScratch lends buffers for the associated data of one seal or open. An
-// AD passed to the cipher.AEAD interface escapes to the heap wherever it
-// is built; building it in a pooled buffer keeps about 100 bytes per call
-// (two cache lines of fresh memory, and the garbage collection they cause)
-// out of the heap. The AD is public (it is recomputed from a record's key
-// columns), so a reused buffer carries nothing secret between calls.
-var adScratch = sync.Pool{New: func() any { return new([maxADLen]byte) }}
-
-// getAD returns a scratch buffer from adScratch holding the associated data
-// of b under version v; the caller puts p back when the AEAD returns (it
-// keeps nothing). A binding that passed Validate always fits; anything
-// longer is built on the heap instead.
-func getAD(b Binding, v uint32) (p *[maxADLen]byte, ad []byte) {
-	p = adScratch.Get().(*[maxADLen]byte)
-	return p, appendAD(p[:0], b, v)
+	return a.Seal(buf[:sealHeaderLen:n], nonce, plain, ad), nil
 }
 
 // SealedKeyVersion returns the key version a sealed record was sealed
@@ -166,7 +146,8 @@ func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {
 		return nil, err
 	}
 	// The plaintext is decrypted straight into the Secret's own buffer.
-	s, buf := newSecretBuffer(len(sealed) - SealOverhead)
+	n := len(sealed) - SealOverhead
+	s, buf := newSecretBuffer(n, n+adLen(b))
 	if err := openInto(a, b, v, sealed, buf); err != nil {
 		return nil, err
 	}
@@ -188,13 +169,13 @@ func (st *keysetState) opener(b Binding, sealed []byte) (uint32, cipher.AEAD, er
 }
 
 // openInto decrypts sealed, read at b and sealed under version v, into
-// buf, which must be exactly the plaintext's length (len(sealed) -
-// SealOverhead). On failure buf is left zero.
+// buf[:n], where n is the plaintext length (len(sealed) - SealOverhead)
+// and len(buf) == n; the associated data is built in buf's capacity beyond
+// n, which must hold adLen(b) bytes. On failure buf[:n] is left zero.
 func openInto(a cipher.AEAD, b Binding, v uint32, sealed, buf []byte) error {
-	p, ad := getAD(b, v)
-	_, err := a.Open(buf[:0:len(buf)], sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad)
-	adScratch.Put(p)
-	if err != nil {
+	n := len(buf)
+	ad := appendAD(buf[n:n], b, v)
+	if _, err := a.Open(buf[:0:n], sealed[5:sealHeaderLen], sealed[sealHeaderLen:], ad); err != nil {
 		clear(buf)
 		return checkfu.Refuse(CodeAddressMismatch, "custody: sealed record does not open at %s: it was sealed for another address, or altered", b)
 	}
@@ -217,7 +198,8 @@ func (ks *Keyset) Rewrap(b Binding, sealed []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain := make([]byte, len(sealed)-SealOverhead)
+	n := len(sealed) - SealOverhead
+	plain := make([]byte, n, n+adLen(b))
 	defer clear(plain)
 	if err := openInto(a, b, v, sealed, plain); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 
 // secretSizes crosses every boundary of newSecretBuffer's inline classes
 // and the out-of-line fallback.
-var secretSizes = []int{0, 1, 32, 33, 64, 65, 128, 129, 208, 209, 368, 369, 592, 593, 976, 977, 4096}
+var secretSizes = []int{0, 1, 31, 32, 127, 128, 129, 160, 161, 208, 209, 272, 273, 368, 369, 464, 465, 592, 593, 720, 721, 976, 977, 4096}
 
 // TestSecretBufferSizes checks NewSecret and Seal/Open at every size
 // class: the bytes round-trip, the Secret's slice ends at its length (the
@@ -87,7 +87,7 @@ func TestOpenFailureLeavesNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(sealed) - SealOverhead
-	_, buf := newSecretBuffer(n)
+	_, buf := newSecretBuffer(n, n+adLen(moved))
 	if err := openInto(a, moved, v, sealed, buf); !errors.Is(err, CodeAddressMismatch) {
 		t.Fatalf("openInto at a moved address = %v, want %s", err, CodeAddressMismatch)
 	}
