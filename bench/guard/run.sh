@@ -8,7 +8,9 @@
 # `go install` into a temporary GOBIN) with its log discarded, plus the
 # stock smokescreen binary with its JSON log sent to /dev/null. Every
 # proxy allows exactly 127.0.0.1 and nothing else private, and every proxy
-# keeps up to 64 idle upstream connections per destination.
+# keeps up to 64 idle upstream connections per destination. Each line also
+# gives the CPU time per request of the load generator, the upstream and
+# the proxy (from /proc), which a noisy machine disturbs less than req/s.
 #
 # Usage: bench/guard/run.sh        (env: ROUNDS=3 DURATION=5s CONC=16)
 set -euo pipefail
@@ -60,11 +62,13 @@ first_line_addr() { # wait for "listening on ADDR" in file $1 and print ADDR
 }
 
 "$work/loadgen" upstream >"$work/upstream.out" &
+up_pid=$!
 pids+=($!)
 upstream=$(first_line_addr "$work/upstream.out")
 
 echo '{"type":"unrestricted"}' >"$work/policy.json"
 "$work/checkfu" guard -listen 127.0.0.1:0 -policy "$work/policy.json" -treat-as-public 127.0.0.1/32 >"$work/guard.out" 2>"$work/guard.err" &
+guard_pid=$!
 pids+=($!)
 guard=$(first_line_addr "$work/guard.out")
 
@@ -76,9 +80,11 @@ guard=$(first_line_addr "$work/guard.out")
 printf 'transport_max_idle_conns_per_host: 64\n' >"$work/smokescreen.yaml"
 smk_port=$("$work/loadgen" freeport)
 "$work/smokescreen-quiet" --config-file "$work/smokescreen.yaml" --listen-ip 127.0.0.1 --listen-port "$smk_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
+smk_pid=$!
 pids+=($!)
 stock_port=$("$work/loadgen" freeport)
 "$work/gobin/smokescreen" --config-file "$work/smokescreen.yaml" --listen-ip 127.0.0.1 --listen-port "$stock_port" --allow-range 127.0.0.1/32 >/dev/null 2>&1 &
+stock_pid=$!
 pids+=($!)
 wait_port "$smk_port"
 wait_port "$stock_port"
@@ -88,8 +94,8 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ)  $(go version | cut -d' ' -f3-)  $(nproc) CP
 echo "# target ${target}  concurrency ${CONC}  duration ${DURATION} per run  rounds ${ROUNDS}"
 for round in $(seq 1 "$ROUNDS"); do
 	echo "# round ${round}"
-	"$work/loadgen" run -label direct -target "$target" -c "$CONC" -d "$DURATION"
-	"$work/loadgen" run -label "checkfu-guard" -proxy "http://${guard}" -target "$target" -c "$CONC" -d "$DURATION"
-	"$work/loadgen" run -label "smokescreen-log-off" -proxy "http://127.0.0.1:${smk_port}" -target "$target" -c "$CONC" -d "$DURATION"
-	"$work/loadgen" run -label "smokescreen-stock" -proxy "http://127.0.0.1:${stock_port}" -target "$target" -c "$CONC" -d "$DURATION"
+	"$work/loadgen" run -label direct -target "$target" -c "$CONC" -d "$DURATION" -cpu "upstream=$up_pid"
+	"$work/loadgen" run -label "checkfu-guard" -proxy "http://${guard}" -target "$target" -c "$CONC" -d "$DURATION" -cpu "upstream=$up_pid,proxy=$guard_pid"
+	"$work/loadgen" run -label "smokescreen-log-off" -proxy "http://127.0.0.1:${smk_port}" -target "$target" -c "$CONC" -d "$DURATION" -cpu "upstream=$up_pid,proxy=$smk_pid"
+	"$work/loadgen" run -label "smokescreen-stock" -proxy "http://127.0.0.1:${stock_port}" -target "$target" -c "$CONC" -d "$DURATION" -cpu "upstream=$up_pid,proxy=$stock_pid"
 done
