@@ -133,3 +133,122 @@ func BenchmarkSealOpenRatio(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSealOpenOverhead takes custody's seal+open apart at 32 bytes,
+// one guarantee at a time, interleaving blocks of every step like
+// BenchmarkSealOpenRatio so that all see the same load. Each metric is
+// the fastest block's time per pair in ns; the difference between two
+// consecutive steps is what the later one costs (docs/benchmarks/custody.md).
+func BenchmarkSealOpenOverhead(b *testing.B) {
+	const size = 32
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	constAD := appendAD(nil, binding, 1)
+	plain := make([]byte, size)
+	ks := GenerateKeyset()
+	st, err := ks.load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bareAEAD, err := st.aead(1, binding.Namespace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := NewSecret(append([]byte(nil), plain...))
+	raw := s.box().b // for the steps before the Secret's lock
+	// open is custody's open from the record header on, into buf.
+	open := func(sealed []byte, into func(n, c int) []byte) {
+		v, a, err := st.opener(binding, sealed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := len(sealed) - SealOverhead
+		if err := openInto(a, binding, v, sealed, into(n, n+adLen(binding))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	plainBuf := func(n, c int) []byte { return make([]byte, n, c) }
+	var opened *Secret
+	secretBuf := func(n, c int) []byte {
+		var buf []byte
+		opened, buf = newSecretBuffer(n, c)
+		return buf
+	}
+	steps := []struct {
+		name string
+		pair func()
+	}{
+		{"0-bare-ns", func() { // the bare AEAD, as in BenchmarkSealOpen
+			a := bareAEAD
+			nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
+			_, _ = rand.Read(nonce)
+			sealed := a.Seal(nonce, nonce, plain, constAD)
+			if _, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], constAD); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"1-record-ns", func() { // + subkey lookup, record header, the binding's AD built per call
+			sealed, _ := st.seal(binding, 1, raw)
+			open(sealed, plainBuf)
+		}},
+		{"2-secret-ns", func() { // + a Secret (box and closure) for the result
+			sealed, _ := st.seal(binding, 1, raw)
+			open(sealed, secretBuf)
+		}},
+		{"3-destroy-ns", func() { // + Destroy zeroing it
+			sealed, _ := st.seal(binding, 1, raw)
+			open(sealed, secretBuf)
+			opened.Destroy()
+		}},
+		{"4-lock-ns", func() { // + the Secret's lock while sealing
+			box, err := s.rlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sealed, _ := st.seal(binding, 1, box.b)
+			box.mu.Unlock()
+			open(sealed, secretBuf)
+			opened.Destroy()
+		}},
+		{"5-validate-ns", func() { // + binding validation on both calls
+			_ = binding.Validate()
+			box, err := s.rlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sealed, _ := st.seal(binding, 1, box.b)
+			box.mu.Unlock()
+			_ = binding.Validate()
+			open(sealed, secretBuf)
+			opened.Destroy()
+		}},
+		{"6-api-ns", func() { // the public API: Keyset.Seal, Keyset.Open, Destroy
+			sealed, err := ks.Seal(binding, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, err := ks.Open(binding, sealed)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out.Destroy()
+		}},
+	}
+	const block = 64
+	best := make([]time.Duration, len(steps))
+	for i := range best {
+		best[i] = 1 << 62
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i += block {
+		for j, st := range steps {
+			t0 := time.Now()
+			for range block {
+				st.pair()
+			}
+			best[j] = min(best[j], time.Since(t0))
+		}
+	}
+	for j, st := range steps {
+		b.ReportMetric(float64(best[j])/block, st.name)
+	}
+}
