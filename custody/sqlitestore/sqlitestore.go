@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/internal/sqliteutil"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -77,7 +79,7 @@ func Open(path string) (*Store, error) {
 		return nil, &custody.StoreError{Op: "open", Err: err}
 	}
 	w.SetMaxOpenConns(1)
-	if _, err := w.Exec(schema); err != nil {
+	if err := sqliteutil.CreateSchema(context.Background(), w, schema, BusyTimeoutMillis*time.Millisecond); err != nil {
 		w.Close()
 		return nil, &custody.StoreError{Op: "open", Err: fmt.Errorf("sqlitestore: creating schema in %q: %w", path, err)}
 	}

@@ -12,6 +12,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/sqliteutil"
 )
 
 // PollInterval is how often Wait re-reads the log for appends made by
@@ -31,11 +32,14 @@ type Store struct {
 
 var _ eventlog.Store = (*Store)(nil)
 
+// busyTimeout is how long a writer waits for another process's lock.
+const busyTimeout = 5 * time.Second
+
 // DSN returns the data source name Open uses for path.
 func DSN(path string) string {
 	u := url.URL{Scheme: "file", Opaque: path}
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "secure_delete(ON)")
@@ -71,7 +75,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, &eventlog.StoreError{Op: "open", Err: err}
 	}
 	db.SetMaxOpenConns(4)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := sqliteutil.CreateSchema(ctx, db, schema, busyTimeout); err != nil {
 		db.Close()
 		return nil, &eventlog.StoreError{Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
 	}
