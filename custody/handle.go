@@ -111,6 +111,23 @@ type Binding struct {
 	Handle      Handle
 }
 
+// BindingFromColumns rebuilds the Binding that a Store row is keyed by
+// from its namespace, integration and handle columns. A Store derives the
+// address of every record it returns this way, from its key columns, never
+// from a copy kept beside the ciphertext: that is what makes a moved row
+// fail to open. An error means the row is corrupt.
+func BindingFromColumns(namespace, integration, handle string) (Binding, error) {
+	h, err := ParseHandle(handle)
+	if err != nil {
+		return Binding{}, err
+	}
+	b := Binding{Namespace: namespace, Integration: integration, Handle: h}
+	if err := b.Validate(); err != nil {
+		return Binding{}, err
+	}
+	return b, nil
+}
+
 // Validate returns nil when b is a well-formed binding, and otherwise a
 // Refusal with [CodeInvalidBinding] that names the bad component.
 func (b Binding) Validate() error {

@@ -84,3 +84,22 @@ func TestBindingValidate(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+func TestBindingFromColumns(t *testing.T) {
+	h := NewHandle()
+	b, err := BindingFromColumns("acme", "github", h.String())
+	if err != nil || b != (Binding{Namespace: "acme", Integration: "github", Handle: h}) {
+		t.Fatalf("BindingFromColumns(valid row) = %v, %v", b, err)
+	}
+	for _, row := range [][3]string{
+		{"acme", "github", "not-a-handle"},
+		{"acme", "github", ""},
+		{"", "github", h.String()},
+		{"acme", "git hub", h.String()},
+		{"acme/x", "github", h.String()},
+	} {
+		if _, err := BindingFromColumns(row[0], row[1], row[2]); err == nil {
+			t.Errorf("BindingFromColumns(%q, %q, %q) accepted a corrupt row", row[0], row[1], row[2])
+		}
+	}
+}

@@ -222,15 +222,11 @@ func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, 
 	return out, nil
 }
 
-// rowBinding rebuilds a Binding from key columns; a row that does not hold
-// a valid binding is corrupt.
+// rowBinding rebuilds a Binding from a row's key columns; a row that does
+// not hold a valid binding is corrupt.
 func rowBinding(ns, integ, handle string) (custody.Binding, error) {
-	h, err := custody.ParseHandle(handle)
+	b, err := custody.BindingFromColumns(ns, integ, handle)
 	if err != nil {
-		return custody.Binding{}, fmt.Errorf("sqlitestore: corrupt row: %w", err)
-	}
-	b := custody.Binding{Namespace: ns, Integration: integ, Handle: h}
-	if err := b.Validate(); err != nil {
 		return custody.Binding{}, fmt.Errorf("sqlitestore: corrupt row: %w", err)
 	}
 	return b, nil
