@@ -2,9 +2,15 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu/internal/clitest"
 )
+
+// TestMain removes the checkfu binary that process tests build.
+func TestMain(m *testing.M) { os.Exit(clitest.Run(m)) }
 
 // runCLI runs one command line in-process and returns what it printed and
 // its exit status.

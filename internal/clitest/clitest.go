@@ -1,6 +1,11 @@
 // Package clitest builds the checkfu binary once per test process, for
 // tests that must run the real CLI as a separate process (a guard that
 // listens, a log writer killed with SIGKILL, serve/attach across a cut).
+//
+// A package that uses it runs its tests through [Run], which removes the
+// binary afterwards:
+//
+//	func TestMain(m *testing.M) { os.Exit(clitest.Run(m)) }
 package clitest
 
 import (
@@ -13,19 +18,36 @@ import (
 )
 
 var (
-	once   sync.Once
-	binary string
-	errMsg string
+	running bool // set by Run before any test starts
+	once    sync.Once
+	dir     string // the build's temporary directory; removed by Run
+	binary  string
+	errMsg  string
 )
+
+// Run runs the tests of m and then removes the binary [Binary] built, if
+// any. It returns m.Run's exit code, for os.Exit in TestMain.
+func Run(m *testing.M) int {
+	running = true
+	code := m.Run()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	return code
+}
 
 // Binary returns the path of a freshly built checkfu binary. The build is
 // shared by every test in the process; it is built with -race when the test
-// binary is. The binary lives in a temporary directory removed at exit by
-// the OS temp cleaner only, so callers must not modify it.
+// binary is. Callers must not modify it. It fails the test unless the
+// package's TestMain runs its tests through [Run], which removes the build.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if !running {
+		t.Fatal("clitest: call clitest.Run from TestMain so the built binary is removed: func TestMain(m *testing.M) { os.Exit(clitest.Run(m)) }")
+	}
 	once.Do(func() {
-		dir, err := os.MkdirTemp("", "checkfu-bin-")
+		var err error
+		dir, err = os.MkdirTemp("", "checkfu-bin-")
 		if err != nil {
 			errMsg = err.Error()
 			return
