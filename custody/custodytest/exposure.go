@@ -56,8 +56,10 @@ type ExposureRules struct {
 //     type arguments of generic instances, the results of func-typed
 //     fields, and the method results of interface types;
 //   - for every exported type and package outside Boundary: through the
-//     results of its exported methods and functions (inside Boundary,
-//     results of calls are not followed at all);
+//     results of its exported methods and functions, the arguments they
+//     pass to callbacks (func or interface parameters) the caller
+//     supplies, and the exported methods of unexported types reached on
+//     the way (inside Boundary, calls are not followed at all);
 //   - for every exported variable: through its type.
 //
 // A forbidden type itself is a root, not a violation. What it cannot see:
@@ -167,11 +169,12 @@ func (c *checker) methods(t types.Type, path string) []string {
 	return found
 }
 
+// results returns the paths from what a call of a function with
+// signature sig hands its caller (its results, and the arguments it
+// passes to callbacks the caller supplies) to forbidden types.
 func (c *checker) results(sig *types.Signature, path string) []string {
 	w := &walk{c: c, seen: map[string]bool{}, calls: true}
-	for i := range sig.Results().Len() {
-		w.typ(sig.Results().At(i).Type(), fmt.Sprintf("%s result %d", path, i), false)
-	}
+	w.sig(sig, path+" result", path+" param")
 	return w.found
 }
 
@@ -203,6 +206,16 @@ func (w *walk) typ(t types.Type, path string, root bool) {
 			w.typ(args.At(i), fmt.Sprintf("%s[type arg %d]", path, i), false)
 		}
 		w.typ(t.Underlying(), path, false)
+		if w.calls && !t.Obj().Exported() && !types.IsInterface(t) {
+			// No declaration of its own is checked, but whoever holds a
+			// value of it can call its exported methods.
+			ms := types.NewMethodSet(types.NewPointer(t))
+			for i := range ms.Len() {
+				if m := ms.At(i).Obj().(*types.Func); m.Exported() {
+					w.sig(m.Type().(*types.Signature), path+"."+m.Name()+"() result", path+"."+m.Name()+"() param")
+				}
+			}
+		}
 	case *types.TypeParam:
 		// Checked at each instantiation, through the type arguments.
 	case *types.Pointer:
@@ -225,9 +238,7 @@ func (w *walk) typ(t types.Type, path string, root bool) {
 		if !w.calls {
 			return
 		}
-		for i := range t.Results().Len() {
-			w.typ(t.Results().At(i).Type(), fmt.Sprintf("%s -> func result %d", path, i), false)
-		}
+		w.sig(t, path+" -> func result", path+" -> func param")
 	case *types.Interface:
 		if !w.calls {
 			return
@@ -235,6 +246,40 @@ func (w *walk) typ(t types.Type, path string, root bool) {
 		for i := range t.NumMethods() {
 			m := t.Method(i)
 			w.typ(m.Type(), path+"."+m.Name()+"()", false)
+		}
+	}
+}
+
+// sig walks what a call of a function with signature t hands its caller:
+// the results, and the arguments passed to callbacks the caller supplies
+// as parameters.
+func (w *walk) sig(t *types.Signature, result, param string) {
+	for i := range t.Results().Len() {
+		w.typ(t.Results().At(i).Type(), fmt.Sprintf("%s %d", result, i), false)
+	}
+	for i := range t.Params().Len() {
+		w.supplied(t.Params().At(i).Type(), fmt.Sprintf("%s %d", param, i))
+	}
+}
+
+// supplied walks a value of type t that the caller supplies and the callee
+// calls: the arguments of a func, or of an interface's methods, are handed
+// to the caller's code (the results are the caller's, not followed).
+func (w *walk) supplied(t types.Type, path string) {
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Signature:
+		for i := range u.Params().Len() {
+			w.typ(u.Params().At(i).Type(), fmt.Sprintf("%s -> callback param %d", path, i), false)
+		}
+	case *types.Interface:
+		key := "supplied " + types.TypeString(t, nil)
+		if w.seen[key] {
+			return
+		}
+		w.seen[key] = true
+		for i := range u.NumMethods() {
+			m := u.Method(i)
+			w.supplied(m.Type(), path+"."+m.Name()+"()")
 		}
 	}
 }

@@ -72,6 +72,30 @@ func GetToken() (*custody.Secret, error) { return nil, nil }
 
 var Global *custody.Secret
 
+type opener struct{}
+
+func (*opener) Token() *custody.Secret { return nil }
+
+func NewOpener() *opener { return nil }
+
+func Each(fn func(*custody.Secret) error) {}
+
+type Visitor func(*custody.Secret)
+
+func Walk(v Visitor) {}
+
+type Sink interface{ Put(*custody.Secret) }
+
+func Feed(s Sink) {}
+
+func Seq() func(yield func(*custody.Secret) bool) { return nil }
+
+type Iter struct{}
+
+func (Iter) All(yield func(int, *custody.Secret) bool) {}
+
+func Takes(s *custody.Secret, f func() *custody.Secret, k custody.Custodian) {}
+
 type Clean struct {
 	h custody.Handle
 	b custody.Binding
@@ -92,10 +116,13 @@ type unexported struct{ s custody.Secret }
 `
 
 // Every exported declaration of the planted package except Clean,
-// CleanBox, Fine and the generic Box and Opaque must be reported.
+// CleanBox, Fine, Takes (its arguments come from the caller), Visitor
+// and Sink (types a caller supplies; the functions taking them are
+// reported) and the generic Box and Opaque must be reported.
 var plantedViolators = []string{
 	"Alias", "Array", "Chan", "Defined", "Direct", "Embeds", "FuncField", "Generic", "GetToken", "Global",
 	"Hidden", "Iface", "MapKey", "PtrMethod", "Recursive", "UsesBox", "UsesOpaque", "ValueMethod", "ViaAlias",
+	"NewOpener", "Each", "Walk", "Feed", "Seq", "Iter",
 }
 
 func checkPlanted(t *testing.T, rules custodytest.ExposureRules) []custodytest.Violation {
@@ -118,8 +145,9 @@ func checkPlanted(t *testing.T, rules custodytest.ExposureRules) []custodytest.V
 // planted declaration reaches a custody.Secret by another route.
 //
 // Mutant: deleting any case of the walker (struct fields, pointers, maps,
-// chans, arrays, interfaces, func results, type arguments, aliases,
-// methods, functions, variables) makes this test fail.
+// chans, arrays, interfaces, func results, callback arguments, methods of
+// unexported types, type arguments, aliases, methods, functions,
+// variables) makes this test fail.
 func TestCheckExposureCatchesPlantedViolations(t *testing.T) {
 	vs := checkPlanted(t, custodytest.ExposureRules{})
 	reported := map[string]bool{}
@@ -156,7 +184,7 @@ func TestCheckExposureAllowAndBoundary(t *testing.T) {
 	for _, v := range vs {
 		got[strings.TrimPrefix(v.Object, "example.com/planted.")] = v.Path
 	}
-	for _, name := range []string{"Direct", "GetToken", "ValueMethod", "PtrMethod", "Iface", "Embeds", "FuncField"} {
+	for _, name := range []string{"Direct", "GetToken", "ValueMethod", "PtrMethod", "Iface", "Embeds", "FuncField", "NewOpener", "Each", "Walk", "Feed", "Seq", "Iter"} {
 		if _, ok := got[name]; ok {
 			t.Errorf("%s reported despite allowance or boundary: %s", name, got[name])
 		}
