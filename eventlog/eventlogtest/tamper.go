@@ -56,6 +56,13 @@ func testTamperChanged(t *testing.T, h Harness) {
 		return r
 	})
 	wantSeq(t, ce, 3, "does not match its hash")
+	// Content is refused too: the record it would come from is not the
+	// one the chain committed to.
+	_, err := open(t, h, keyed(t)).Content(context.Background(), "s-tamper", 3)
+	var cce *eventlog.ChainError
+	if !errors.As(err, &cce) || cce.Seq != 3 || !strings.Contains(cce.Problem, "hash") {
+		t.Errorf("Content of the changed event = %v, want a ChainError at seq 3 about its hash", err)
+	}
 }
 
 // ChainHash recomputes a record hash the way an attacker who knows the
@@ -145,5 +152,71 @@ func testTamperTruncated(t *testing.T, h Harness) {
 	var ce *eventlog.ChainError
 	if !errors.As(err, &ce) || ce.Seq != 4 || !strings.Contains(ce.Problem, "truncated") {
 		t.Errorf("VerifyHead after truncation = %v, want a ChainError at seq 4 saying the log was truncated", err)
+	}
+}
+
+// Mutant: deleting the session comparison in the verifier makes
+// TestStore/TamperMovedBetweenSessions fail.
+func testTamperMoved(t *testing.T, h Harness) {
+	// Another session's whole log, every hash and link intact: only the
+	// session each envelope names gives it away.
+	l := open(t, h, keyed(t))
+	appendN(t, l, "s-other", 6)
+	other, err := l.Store().Read(context.Background(), "s-other", 1, 100)
+	if err != nil || len(other) != 6 {
+		t.Fatalf("Read s-other: %d records, %v", len(other), err)
+	}
+	ce := tamper(t, h, func([]eventlog.Record) []eventlog.Record { return other })
+	wantSeq(t, ce, 1, "moved between sessions")
+}
+
+// Mutant: deleting the content-mode comparison in the verifier (stored
+// content beside an envelope without sealed content) makes
+// TestStore/TamperContentAttached fail.
+func testTamperContentAttached(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	if _, err := l.AppendAt(ctx, "s-attach", 0, Sample(eventlog.KindDenial, 1, ""), Sample(eventlog.KindToolCall, 2, "content")); err != nil {
+		t.Fatal(err)
+	}
+	h.Rewrite(t, "s-attach", func(r []eventlog.Record) []eventlog.Record {
+		r[0].DataKey, r[0].Sealed = slices.Clone(r[1].DataKey), slices.Clone(r[1].Sealed)
+		return r
+	})
+	_, err := eventlog.Verify(ctx, l.Store(), "s-attach")
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Verify with content attached to an event without any = %v, want a ChainError", err)
+	}
+	wantSeq(t, ce, 1, "does not commit to")
+}
+
+// Mutant: deleting the hash comparison in VerifyHead makes
+// TestStore/TamperRewrittenAgainstHead fail.
+func testTamperRewritten(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	recorded := appendN(t, l, "s-rewrite", 4)
+	// The same events chained afresh: fresh data keys give other hashes,
+	// and the forged chain verifies on its own.
+	forger, err := eventlog.New(eventlog.NewMemoryStore(), keyed(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forgedHead := appendN(t, forger, "s-rewrite", 4); forgedHead.Hash == recorded.Hash {
+		t.Fatal("the forged chain has the recorded head: the test proves nothing")
+	}
+	forged, err := forger.Store().Read(ctx, "s-rewrite", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Rewrite(t, "s-rewrite", func([]eventlog.Record) []eventlog.Record { return forged })
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-rewrite"); err != nil {
+		t.Fatalf("Verify of a rewritten log without a head: %v (a chain alone cannot see a rewrite)", err)
+	}
+	_, err = eventlog.VerifyHead(ctx, l.Store(), "s-rewrite", recorded)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || ce.Seq != 4 || !strings.Contains(ce.Problem, "rewritten") {
+		t.Errorf("VerifyHead after a rewrite = %v, want a ChainError at seq 4 saying the log was rewritten", err)
 	}
 }
