@@ -171,13 +171,17 @@ func canonicalTarget(scheme, authority string) (Request, error) {
 	return Request{Scheme: scheme, Host: host, Port: port, Path: "/", Method: http.MethodGet}, nil
 }
 
-// serveConnect opens a tunnel to an explicit host:port.
+// serveConnect opens a tunnel to an explicit host:port. The target is the
+// request-target itself, in authority form: net/http also accepts
+// "CONNECT /path" and then takes the destination from the Host header,
+// which the guard refuses, as it refuses userinfo, a path or an escape in
+// the target.
 func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
-	if _, p, err := net.SplitHostPort(r.Host); err != nil || p == "" {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.Host)))
+	if _, _, err := net.SplitHostPort(r.RequestURI); err != nil || r.URL.Host != r.RequestURI {
+		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.RequestURI)))
 		return
 	}
-	target, err := g.connectTargets.get(r.Host)
+	target, err := g.connectTargets.get(r.URL.Host)
 	if err != nil {
 		g.refuse(w, r, err)
 		return

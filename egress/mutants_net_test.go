@@ -42,6 +42,12 @@ var netMutants = []netMutant{
 	{"allowlist matches exact host and port", "policy.go", [][2]string{{"}); ok {\n\t\t\treturn nil", "}); ok || true {\n\t\t\treturn nil"}}, "TestCompileExpandsPresets|TestGuardModes"},
 	{"canonical-target memo keyed by the raw authority", "target_cache.go", [][2]string{
 		{"c.m.Load(authority)", "c.m.Load(c.scheme)"}, {"c.m.LoadOrStore(authority, t)", "c.m.LoadOrStore(c.scheme, t)"}}, "TestTargetCacheMatchesCanonicalTarget|TestGuardModes"},
+	{"guard proxies only http in absolute form", "guard.go", [][2]string{{`if r.URL.Scheme != "http" {`, `if false {`}}, "TestGuardRefusesMalformedTargets"},
+	{"guard refuses userinfo", "guard.go", [][2]string{{"if r.URL.User != nil {", "if false {"}}, "TestGuardRefusesMalformedTargets"},
+	{"CONNECT target in authority form", "guard.go", [][2]string{{" || r.URL.Host != r.RequestURI {", " {"}}, "TestGuardRefusesMalformedTargets|FuzzGuardConnectInvariant"},
+	{"CONNECT names its port", "guard.go", [][2]string{{`; err != nil || r.URL.Host`, `; false && err != nil || r.URL.Host`}}, "TestGuardRefusesMalformedTargets|FuzzGuardConnectInvariant"},
+	{"CONNECT dials the canonical target", "guard.go", [][2]string{{`up, err := g.dial(r.Context(), "tcp", target.authority)`, `up, err := g.dial(r.Context(), "tcp", r.Host)`}}, "FuzzGuardConnectInvariant"},
+	{"guard never dials its own listener", "guard.go", [][2]string{{"Exclude:                 []netip.AddrPort{self},", "Exclude:                 []netip.AddrPort{self}[:0],"}}, "TestGuardModes"},
 	{"guard checks policy (forward)", "guard.go", [][2]string{{"if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\t// One", "// One"}}, "TestGuardModes"},
 	{"guard checks policy before DNS (CONNECT)", "guard.go", [][2]string{
 		{"if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\tup, err := g.dial(r.Context(), \"tcp\", target.authority)",
