@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"strings"
@@ -161,4 +162,27 @@ func TestZeroDataRetentionRows(t *testing.T) {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestOpenErrorHidesDSN opens a malformed DSN that holds a password: the
+// error must not quote it. No server is needed, parsing fails first.
+//
+// Mutant: deleting the ParseConfigError branch of redact makes this test
+// fail: pgx's own redaction is best effort and misses this password.
+func TestOpenErrorHidesDSN(t *testing.T) {
+	const secret = "hunter2-tail"
+	for _, dsn := range []string{
+		"host=127.0.0.1 password='x " + secret,
+		"postgres://user:" + secret + "@127.0.0.1:notaport/db",
+	} {
+		_, err := pglog.Open(context.Background(), dsn)
+		var se *eventlog.StoreError
+		if !errors.As(err, &se) {
+			t.Errorf("Open(malformed DSN) = %v, want a StoreError", err)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("Open(malformed DSN) error quotes the password: %v", err)
+		}
+	}
 }
