@@ -18,6 +18,18 @@ import (
 // envelope commits to.
 type Hash [32]byte
 
+// HashFromBytes returns the stored hash b as a Hash, for stores that read
+// hashes back from a column. A stored value of the wrong length becomes
+// the zero hash, which matches no record, so verification names its seq
+// instead of the read failing.
+func HashFromBytes(b []byte) Hash {
+	var h Hash
+	if len(b) == len(h) {
+		copy(h[:], b)
+	}
+	return h
+}
+
 // IsZero reports whether h is all zero bytes (the "previous hash" of seq 1).
 func (h Hash) IsZero() bool { return h == Hash{} }
 

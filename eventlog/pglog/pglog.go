@@ -184,17 +184,7 @@ func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error)
 	if err != nil {
 		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
 	}
-	return eventlog.Head{Seq: uint64(seq), Hash: toHash(hash)}, nil
-}
-
-// toHash copies a stored hash; a stored value of the wrong length becomes
-// the zero hash, which verifies against nothing.
-func toHash(b []byte) eventlog.Hash {
-	var h eventlog.Hash
-	if len(b) == len(h) {
-		copy(h[:], b)
-	}
-	return h
+	return eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}, nil
 }
 
 // Read implements eventlog.Store.Read.
@@ -218,7 +208,7 @@ func (s *Store) Read(ctx context.Context, session string, from uint64, limit int
 		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
 			return nil, &eventlog.StoreError{Op: "read", Err: err}
 		}
-		r.Seq, r.Hash = uint64(seq), toHash(hash)
+		r.Seq, r.Hash = uint64(seq), eventlog.HashFromBytes(hash)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
