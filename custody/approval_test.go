@@ -217,3 +217,19 @@ func TestApprovalBindingProperty(t *testing.T) {
 		}
 	})
 }
+
+// Mutant: deleting "now.Before(a.DecidedAt)" from Approval.Check, or its
+// a.Binding.complete() check, makes this test fail.
+func TestApprovalCheckRefusesBeforeDecisionAndEmptyBinding(t *testing.T) {
+	decided := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := custody.Approval{ID: "approval_x", Binding: govBinding(), Approved: true, DecidedAt: decided, ExpiresAt: decided.Add(time.Minute)}
+	if err := a.Check(govBinding(), decided); err != nil {
+		t.Fatalf("Check at decision = %v, want nil", err)
+	}
+	wantCode(t, a.Check(govBinding(), decided.Add(-time.Nanosecond)), custody.CodeApprovalExpired)
+
+	// An approval that binds nothing permits nothing, not even the
+	// equally empty attempt.
+	empty := custody.Approval{ID: "approval_y", Approved: true, DecidedAt: decided, ExpiresAt: decided.Add(time.Minute)}
+	wantCode(t, empty.Check(custody.ApprovalBinding{}, decided), custody.CodeApprovalMismatch)
+}

@@ -329,3 +329,19 @@ func TestLeasesStateMachine(t *testing.T) {
 		})
 	})
 }
+
+// A clock that steps back (NTP, a restored VM) must not revive a lease
+// before its start: the property test rarely draws such a time together
+// with a matching scope, so this case is pinned.
+//
+// Mutant: deleting "now.Before(l.IssuedAt)" from Lease.Check makes this
+// test fail.
+func TestLeaseCheckRefusesBeforeIssue(t *testing.T) {
+	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := custody.Lease{ID: "lease_x", Capabilities: []string{"c1"}, Scope: govScope, Budget: 1, IssuedAt: issued, ExpiresAt: issued.Add(time.Minute)}
+	use := custody.LeaseUse{Scope: govScope, Capability: "c1"}
+	if err := l.Check(use, issued); err != nil {
+		t.Fatalf("Check at issue = %v, want nil", err)
+	}
+	wantCode(t, l.Check(use, issued.Add(-time.Nanosecond)), custody.CodeLeaseExpired)
+}
