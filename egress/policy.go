@@ -130,6 +130,9 @@ func UnrestrictedNetwork() NetworkPolicy { return NetworkPolicy{typ: PolicyUnres
 // ParseNetworkPolicy checks a document: hosts canonical and distinct, and
 // something to reach ([CodeAllowlistEmpty] otherwise).
 func AllowlistNetwork(a Allowlist) (NetworkPolicy, error) {
+	if len(a.AllowedHosts) > maxAllowedHosts {
+		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts has %d entries (at most %d)", len(a.AllowedHosts), maxAllowedHosts)
+	}
 	hosts := make([]HostPort, 0, len(a.AllowedHosts))
 	for _, h := range a.AllowedHosts {
 		c, err := ParseHostPort(h.String())
@@ -143,9 +146,6 @@ func AllowlistNetwork(a Allowlist) (NetworkPolicy, error) {
 			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts lists %q twice", c.String())
 		}
 		hosts = append(hosts, c)
-	}
-	if len(a.AllowedHosts) > maxAllowedHosts {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts has %d entries (at most %d)", len(a.AllowedHosts), maxAllowedHosts)
 	}
 	if len(hosts) == 0 && !a.AllowPackageManagers {
 		return NetworkPolicy{}, checkfu.Refuse(CodeAllowlistEmpty,
@@ -253,12 +253,9 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 		if err != nil {
 			return NetworkPolicy{}, err
 		}
-		if slices.Contains(a.AllowedHosts, h) {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts lists %q twice", h.String())
-		}
 		a.AllowedHosts = append(a.AllowedHosts, h)
 	}
-	return AllowlistNetwork(a)
+	return AllowlistNetwork(a) // refuses duplicates
 }
 
 func strictField(fields map[string]json.RawMessage, key string, v any) error {

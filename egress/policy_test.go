@@ -3,6 +3,7 @@ package egress_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -202,4 +203,39 @@ func FuzzParseNetworkPolicy(f *testing.F) {
 			t.Fatalf("not canonical: %s then %s", out, out2)
 		}
 	})
+}
+
+// TestAllowlistNetworkRefuses checks that a hand-built allowlist is held
+// to the rules a document is: canonical hosts, no duplicates, a bound on
+// their number, and something to reach.
+//
+// Mutant: deleting the canonical-host comparison or the duplicate check
+// in AllowlistNetwork makes this test fail.
+func TestAllowlistNetworkRefuses(t *testing.T) {
+	many := make([]egress.HostPort, 513)
+	for i := range many {
+		many[i] = egress.HostPort{Host: fmt.Sprintf("h%d.example.com", i), Port: 443}
+	}
+	tests := []struct {
+		name  string
+		hosts []egress.HostPort
+		code  checkfu.Code
+	}{
+		{"upper case", []egress.HostPort{{Host: "A.example.com", Port: 443}}, egress.CodeInvalidPolicy},
+		{"trailing dot", []egress.HostPort{{Host: "a.example.com.", Port: 443}}, egress.CodeInvalidPolicy},
+		{"U-label", []egress.HostPort{{Host: "bücher.example", Port: 443}}, egress.CodeInvalidPolicy},
+		{"IP literal", []egress.HostPort{{Host: "127.0.0.1", Port: 443}}, egress.CodeInvalidPolicy},
+		{"port 0", []egress.HostPort{{Host: "a.example.com", Port: 0}}, egress.CodeInvalidPolicy},
+		{"duplicate", []egress.HostPort{{Host: "a.example.com", Port: 443}, {Host: "a.example.com", Port: 443}}, egress.CodeInvalidPolicy},
+		{"too many", many, egress.CodeInvalidPolicy},
+		{"empty", nil, egress.CodeAllowlistEmpty},
+	}
+	for _, tt := range tests {
+		if _, err := egress.AllowlistNetwork(egress.Allowlist{AllowedHosts: tt.hosts}); !errors.Is(err, tt.code) {
+			t.Errorf("%s: AllowlistNetwork = %v, want %s", tt.name, err, tt.code)
+		}
+	}
+	if _, err := egress.AllowlistNetwork(egress.Allowlist{AllowedHosts: many[:512]}); err != nil {
+		t.Errorf("512 hosts: %v", err)
+	}
 }
