@@ -52,7 +52,8 @@ type DialerConfig struct {
 	// Exclude lists addresses that are never dialled even when public:
 	// a guard passes its own listener so that it cannot loop into
 	// itself. An unspecified address (0.0.0.0 or ::) excludes that port
-	// on every address of every local interface.
+	// on every loopback address and every address of every local
+	// interface.
 	Exclude []netip.AddrPort
 
 	// Timeout bounds each TCP connect. Zero means 10 seconds.
@@ -165,7 +166,9 @@ func (d *Dialer) permit(host string, ap netip.AddrPort) error {
 	}
 	a = a.Unmap()
 	for _, x := range d.exclude {
-		if x.Addr() == a && x.Port() == ap.Port() {
+		// A listener on an unspecified address also accepts on every
+		// loopback address, not only on the interface addresses.
+		if x.Port() == ap.Port() && (x.Addr() == a || x.Addr().IsUnspecified() && a.IsLoopback()) {
 			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q reaches %s, the guard's own listener", host, netip.AddrPortFrom(a, ap.Port()))
 		}
 	}

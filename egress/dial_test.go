@@ -106,6 +106,32 @@ func TestDialerExcludesOwnListener(t *testing.T) {
 	}
 }
 
+// TestDialerExcludesWildcardListenerOnLoopback checks that a listener on
+// an unspecified address (which accepts on every loopback address, not
+// only on the interface addresses) is never dialled through any loopback
+// address when loopback is treated as public. The live listener on
+// 127.0.0.3 stands in for the part of a 0.0.0.0 listener that 127.0.0.3
+// reaches, so the test binds no wildcard address.
+//
+// Mutant: matching an unspecified exclusion only by address equality
+// makes this test fail.
+func TestDialerExcludesWildcardListenerOnLoopback(t *testing.T) {
+	self := listenLive(t, "127.0.0.3:0")
+	port := self.addrPort().Port()
+	d, err := egress.NewDialer(egress.DialerConfig{
+		TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		Exclude:                 []netip.AddrPort{netip.AddrPortFrom(netip.IPv4Unspecified(), port)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.DialContext(context.Background(), "tcp", hostPort("127.0.0.3", port))
+	wantRefusal(t, err, egress.CodeDestinationNotPublic)
+	if n := self.accepted.Load(); n != 0 {
+		t.Fatalf("own listener accepted %d connections, want 0", n)
+	}
+}
+
 // TestDialerUpstreamFailures checks that outages are UpstreamErrors, never
 // refusals.
 func TestDialerUpstreamFailures(t *testing.T) {
