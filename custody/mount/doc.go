@@ -17,7 +17,9 @@
 //     opened through an [os.Root], which refuses symlinks that leave the
 //     mounted directory, whether present at check time or swapped in after
 //     it: the check and the open are the same openat walk.
-//   - Only regular files are served, at most [MaxFileBytes] of them.
+//   - Only regular files are served, at most [MaxFileBytes] of them. A
+//     FIFO, socket or device is refused without waiting for a peer: files
+//     are opened non-blocking before the type check.
 //   - Every refusal is a [*checkfu.Refusal] with a Code of this package;
 //     I/O failures that are not refusals are [*Error]. A refused request
 //     returns no file content and no host path.

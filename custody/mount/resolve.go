@@ -202,7 +202,7 @@ func (r *Resolver) ReadFile(ctx context.Context, sessionID, mountName, name stri
 		return nil, err
 	}
 	afterCheck(name)
-	f, err := m.root.Open(name)
+	f, err := m.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, classify(mountName, name, err)
 	}
@@ -245,7 +245,7 @@ func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name str
 		return checkfu.Refuse(CodeTooLarge, "mount %q: a body of %d bytes is larger than %d", mountName, len(body), MaxFileBytes)
 	}
 	afterCheck(name)
-	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openNonblock, 0o644)
 	if err != nil {
 		return classify(mountName, name, err)
 	}
@@ -278,6 +278,8 @@ func classify(mountName, name string, err error) error {
 		return checkfu.Refuse(CodeNotFound, "mount %q: %q does not exist", mountName, name)
 	case escapes(cause):
 		return checkfu.Refuse(CodePathEscapes, "mount %q: %q resolves outside the mount", mountName, name)
+	case openedNonRegular(err):
+		return checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
 	}
 	return &Error{Op: fmt.Sprintf("open %q", name), Err: cause}
 }
