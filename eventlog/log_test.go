@@ -138,6 +138,50 @@ func TestFollowFromTheFuture(t *testing.T) {
 	}
 }
 
+// waitSpy records the seq of the first Wait and ends it with the
+// follower's context cancelled, so that Follow ends at its first wait.
+type waitSpy struct {
+	*eventlog.MemoryStore
+	cancel context.CancelFunc
+	first  atomic.Uint64
+}
+
+func (w *waitSpy) Wait(ctx context.Context, session string, seq uint64) error {
+	w.first.CompareAndSwap(0, seq)
+	w.cancel()
+	return ctx.Err()
+}
+
+// TestFollowFromFarBeyondTheEnd follows from a seq so large that the
+// distance to it does not fit an int: Follow must read the log that
+// exists and then wait for the first seq it lacks.
+//
+// Mutant: converting from-v.next to int before the min in skipTo (a
+// negative read limit, so Follow waits for a seq it already holds, and
+// spins) makes this test fail.
+func TestFollowFromFarBeyondTheEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spy := &waitSpy{MemoryStore: eventlog.NewMemoryStore(), cancel: cancel}
+	l, _ := eventlog.New(spy, eventlog.Options{})
+	for range 2 {
+		if _, err := l.Append(ctx, "s", eventlog.Event{Kind: eventlog.KindSkip}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for e, err := range l.Follow(ctx, "s", 1<<64-1) {
+		if err == nil {
+			t.Fatalf("Follow from 2^64-1 yielded seq %d", e.Seq)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Follow ended with %v, want context.Canceled", err)
+		}
+	}
+	if got := spy.first.Load(); got != 3 {
+		t.Errorf("Follow first waited for seq %d, want 3 (the first seq the log lacks)", got)
+	}
+}
+
 // Mutant: making Keys.String print the key bytes makes TestKeysNeverPrint
 // fail.
 func TestKeysNeverPrint(t *testing.T) {

@@ -123,7 +123,7 @@ func (l *Log) startAt(ctx context.Context, session string, from uint64, follow b
 func (l *Log) skipTo(ctx context.Context, session string, from uint64, follow bool) (*verifier, error) {
 	v := &verifier{session: session, next: 1}
 	for v.next < from {
-		recs, err := l.store.Read(ctx, session, v.next, min(readBatch, int(from-v.next)))
+		recs, err := l.store.Read(ctx, session, v.next, int(min(readBatch, from-v.next)))
 		if err != nil {
 			return nil, err
 		}
