@@ -3,7 +3,6 @@ package sqlitelog_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,26 +25,10 @@ func benchLog(b *testing.B) *eventlog.Log {
 	return l
 }
 
-func perSecond(b *testing.B, start time.Time, unit string) {
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), unit)
-}
-
 // BenchmarkAppendGroupCommit: durable appends (synchronous=FULL) from 256
 // concurrent appenders to one session through one Log: group commit.
 func BenchmarkAppendGroupCommit(b *testing.B) {
-	l := benchLog(b)
-	ev := eventlogtest.Sample(eventlog.KindToolCall, 1, "")
-	b.SetParallelism(128) // x GOMAXPROCS goroutines
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := l.Append(context.Background(), "bench", ev); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	perSecond(b, start, "appends/s")
+	eventlogtest.BenchAppendGroupCommit(b, benchLog(b))
 }
 
 // BenchmarkAppendSequential: one appender, one transaction per event.
@@ -58,7 +41,7 @@ func BenchmarkAppendSequential(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	perSecond(b, start, "appends/s")
+	eventlogtest.ReportRate(b, start, "appends/s")
 }
 
 // BenchmarkBareInsert is the baseline: the same database settings, one
@@ -82,33 +65,10 @@ func BenchmarkBareInsert(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	perSecond(b, start, "inserts/s")
+	eventlogtest.ReportRate(b, start, "inserts/s")
 }
 
 // BenchmarkRead100k reads and chain-checks 100,000 events in order.
 func BenchmarkRead100k(b *testing.B) {
-	const n = 100_000
-	l := benchLog(b)
-	ctx := context.Background()
-	batch := make([]eventlog.Event, 5000)
-	for i := range batch {
-		batch[i] = eventlogtest.Sample(eventlog.KindToolCall, i, "")
-	}
-	for seq := uint64(0); seq < n; seq += uint64(len(batch)) {
-		if _, err := l.AppendAt(ctx, "bench", seq, batch...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for b.Loop() {
-		count := 0
-		for _, err := range l.Read(ctx, "bench", 1) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			count++
-		}
-		if count != n {
-			b.Fatal(fmt.Sprintf("read %d events, want %d", count, n))
-		}
-	}
+	eventlogtest.BenchRead100k(b, benchLog(b))
 }
