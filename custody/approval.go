@@ -111,7 +111,7 @@ const DefaultMaxApprovalTTL = 15 * time.Minute
 
 // Approvals records action-bound approvals and runs effects under them.
 // Each approval is spent by exactly one effect. It is safe for concurrent
-// use.
+// use. The zero Approvals records nothing and refuses every effect.
 type Approvals struct {
 	sink   EvidenceSink
 	label  checkfu.Label
@@ -186,6 +186,10 @@ func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, e
 // effect does not run. Otherwise the approval is spent, effect runs, and
 // its result is recorded as evidence separate from the decision.
 func (s *Approvals) Carry(ctx context.Context, id string, attempted ApprovalBinding, effect func(context.Context) error) error {
+	if s == nil || s.sink == nil {
+		// Nowhere to record the refusal, and nothing to run under.
+		return checkfu.Refuse(CodeApprovalUnknown, "custody: no approval %q: the zero Approvals holds none; build one with NewApprovals", id)
+	}
 	a, err := s.spend(id, attempted)
 	if err != nil {
 		code, _ := checkfu.CodeOf(err)

@@ -149,7 +149,8 @@ const DefaultMaxLeaseTTL = time.Hour
 
 // Leases issues, spends and revokes credential leases. It is safe for
 // concurrent use. Revocation is by lease id alone: it does not depend on
-// any conversation, session or transcript.
+// any conversation, session or transcript. The zero Leases issues nothing
+// and refuses every use.
 type Leases struct {
 	catalog  *Catalog
 	registry *Registry
@@ -185,6 +186,9 @@ func NewLeases(cfg LeaseConfig) (*Leases, error) {
 // each requested capability in that entry's qualified set and in the
 // registry, then issues a lease. Nothing is issued on any refusal.
 func (s *Leases) Issue(req LeaseRequest) (Lease, error) {
+	if s.zero() {
+		return Lease{}, checkfu.Refuse(CodeProviderUnknown, "custody: the zero Leases issues nothing; build one with NewLeases")
+	}
 	qualified, ok := s.catalog.entries[req.Provider]
 	if !ok {
 		return Lease{}, checkfu.Refuse(CodeProviderUnknown, "custody: no provider entry for %q", req.Provider)
@@ -236,6 +240,9 @@ func (s *Leases) Issue(req LeaseRequest) (Lease, error) {
 // ([CodeLeaseRevoked]), passes [Lease.Check] at the current time, and has
 // budget left ([CodeLeaseBudgetExhausted]). A refused use spends nothing.
 func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
+	if s.zero() {
+		return Lease{}, errZeroLeases(id)
+	}
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -261,6 +268,9 @@ func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
 // spends no budget and names no capability; mount resolution uses it to
 // check a session's own lease before each file body is served.
 func (s *Leases) Hold(id string, scope LeaseScope) error {
+	if s.zero() {
+		return errZeroLeases(id)
+	}
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,6 +309,14 @@ func (s *Leases) Remaining(id string) (int64, error) {
 		return 0, nil
 	}
 	return st.lease.Budget - st.used, nil
+}
+
+// zero reports whether s is nil or the zero Leases, which was not built
+// by NewLeases and holds no leases.
+func (s *Leases) zero() bool { return s == nil || s.catalog == nil }
+
+func errZeroLeases(id string) error {
+	return checkfu.Refuse(CodeLeaseUnknown, "custody: no lease %q: the zero Leases holds none; build one with NewLeases", id)
 }
 
 func cloneLease(l Lease) Lease {

@@ -1,6 +1,7 @@
 package custody_test
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
@@ -344,4 +345,28 @@ func TestLeaseCheckRefusesBeforeIssue(t *testing.T) {
 		t.Fatalf("Check at issue = %v, want nil", err)
 	}
 	wantCode(t, l.Check(use, issued.Add(-time.Nanosecond)), custody.CodeLeaseExpired)
+}
+
+// Zero values fail closed with a typed refusal, never a panic.
+//
+// Mutant: deleting the zero check of Leases.Issue, Use or Hold, or of
+// Approvals.Carry, makes this test panic. (The zero Approvals refuses a
+// decision through its zero maximum lifetime.)
+func TestZeroLeasesAndApprovalsRefuse(t *testing.T) {
+	var l custody.Leases
+	_, err := l.Issue(govLeaseRequest())
+	wantCode(t, err, custody.CodeProviderUnknown)
+	_, err = l.Use("lease_x", custody.LeaseUse{Scope: govScope, Capability: "c1"})
+	wantCode(t, err, custody.CodeLeaseUnknown)
+	wantCode(t, l.Hold("lease_x", govScope), custody.CodeLeaseUnknown)
+
+	var a custody.Approvals
+	_, err = a.Decide(context.Background(), custody.ApprovalDecision{Binding: govBinding(), Approver: "bob", Approve: true, TTL: time.Minute})
+	wantCode(t, err, custody.CodeApprovalInvalid)
+	ran := false
+	err = a.Carry(context.Background(), "approval_x", govBinding(), func(context.Context) error { ran = true; return nil })
+	wantCode(t, err, custody.CodeApprovalUnknown)
+	if ran {
+		t.Fatal("the zero Approvals ran an effect")
+	}
 }
