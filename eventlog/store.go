@@ -42,7 +42,9 @@ type Store interface {
 	// Head returns the seq and hash of the session's last record.
 	Head(ctx context.Context, session string) (Head, error)
 	// Read returns at most limit records of session with seq >= from, in
-	// ascending seq order, as stored (it does not verify them).
+	// ascending seq order, as stored (it does not verify them). It returns
+	// fewer than limit only when the session holds no more: readers take
+	// a short read as the end of the log.
 	Read(ctx context.Context, session string, from uint64, limit int) ([]Record, error)
 	// Wait returns nil once the session holds a record with seq >= seq,
 	// or the context's error when ctx ends first.
