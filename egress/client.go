@@ -116,12 +116,19 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 // sent and Do returns that error as is; it must not carry the credential.
 //
 // req must carry an absolute URL (see [CanonicalRequest]); its body, if
-// any, is sent as is. The error is a [*checkfu.Refusal] when policy
+// any, is sent as is and, as with http.Client.Do, always closed, also
+// when the request is refused before it is sent. The error is a [*checkfu.Refusal] when policy
 // refused (the request, its destination address, or a redirect in the
 // response) and an [*UpstreamError] when the exchange failed. On a
 // refusal no response is returned; otherwise the caller closes the
 // response body.
 func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Response, error) {
+	sent := false // once sent, the transport owns the body and closes it
+	defer func() {
+		if !sent && req != nil && req.Body != nil {
+			req.Body.Close()
+		}
+	}()
 	if c == nil || c.hc == nil {
 		return nil, checkfu.Refuse(CodeInvalidRules, "egress: the zero Client refuses every request; build one with NewClient")
 	}
@@ -155,6 +162,7 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 			return nil, err
 		}
 	}
+	sent = true
 	resp, err := c.hc.Do(out)
 	if err != nil {
 		return nil, c.classify(creq.Authority(), err)

@@ -358,3 +358,43 @@ func TestClientAttachErrorSendsNothing(t *testing.T) {
 		t.Errorf("upstream hit %d times after attach failed, want 0", n)
 	}
 }
+
+// A closeRecorder is a request body that records whether it was closed.
+type closeRecorder struct {
+	io.Reader
+	closed atomic.Bool
+}
+
+func (b *closeRecorder) Close() error { b.closed.Store(true); return nil }
+
+// TestClientClosesBodyWhenRefused checks that Do closes the request body
+// also when it refuses the request before sending it (a workload's
+// streamed body must not be left open), as http.Client.Do does.
+//
+// Mutant: deleting the deferred close in Client.Do makes this test fail.
+func TestClientClosesBodyWhenRefused(t *testing.T) {
+	rig := newClientRig(t)
+	for _, tt := range []struct {
+		name, url string
+		attach    func(http.Header) error
+	}{
+		{"no rule", "https://other.example.com/v1", nil},
+		{"not canonical", rig.url("api.example.com", "/v1/../x"), nil},
+		{"attach error", rig.url("api.example.com", "/v1/items"), func(http.Header) error { return errors.New("test: no credential") }},
+	} {
+		body := &closeRecorder{Reader: strings.NewReader("payload")}
+		req, err := http.NewRequest("POST", tt.url, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rig.client.Do(req, tt.attach); err == nil {
+			t.Fatalf("%s: Do succeeded", tt.name)
+		}
+		if !body.closed.Load() {
+			t.Errorf("%s: request body left open", tt.name)
+		}
+	}
+	if n := rig.hits.Load(); n != 0 {
+		t.Errorf("upstream hit %d times, want 0", n)
+	}
+}
