@@ -3,6 +3,8 @@ package custody
 import (
 	"context"
 	"errors"
+
+	"github.com/checkfu/checkfu"
 )
 
 // Native is native custody (D215): credentials sealed with a Keyset into
@@ -52,11 +54,27 @@ func (n *Native) Open(ctx context.Context, b Binding) (*Secret, error) {
 	if err := n.check(); err != nil {
 		return nil, err
 	}
-	rec, err := n.store.Get(ctx, b)
+	rec, err := n.get(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	return n.keys.Open(rec.Binding, rec.Sealed)
+}
+
+// get reads the record at b and refuses it with [CodeAddressMismatch]
+// unless the store rebuilt exactly b from the row's key columns. A store
+// that matched another row (a case-insensitive collation, say, which would
+// serve namespace "acme" to a request for "Acme") would otherwise hand
+// back a record that opens, at the other row's address.
+func (n *Native) get(ctx context.Context, b Binding) (Record, error) {
+	rec, err := n.store.Get(ctx, b)
+	if err != nil {
+		return Record{}, err
+	}
+	if rec.Binding != b {
+		return Record{}, checkfu.Refuse(CodeAddressMismatch, "custody: the store returned the record at %s for %s", rec.Binding, b)
+	}
+	return rec, nil
 }
 
 // Rewrap re-seals the record at b under the primary key version. It uses
@@ -67,7 +85,7 @@ func (n *Native) Rewrap(ctx context.Context, b Binding) error {
 	if err := n.check(); err != nil {
 		return err
 	}
-	rec, err := n.store.Get(ctx, b)
+	rec, err := n.get(ctx, b)
 	if err != nil {
 		return err
 	}

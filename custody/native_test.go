@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,42 @@ func TestZeroNativeRefuses(t *testing.T) {
 		if err := n.Put(ctx, testBinding(), NewSecret([]byte("x"))); err == nil {
 			t.Errorf("Put on a zero Native succeeded")
 		}
+	}
+}
+
+// foldingStore matches namespaces case-insensitively, as a store on a
+// case-insensitive collation would, and returns the row it found.
+type foldingStore struct{ *MemStore }
+
+func (f foldingStore) Get(ctx context.Context, b Binding) (Record, error) {
+	b.Namespace = strings.ToLower(b.Namespace)
+	return f.MemStore.Get(ctx, b)
+}
+
+// Mutant: deleting the binding comparison in Native.get makes this test
+// fail (tenant "Acme" opens tenant "acme"'s credential, and rewraps it).
+func TestNativeRefusesAnotherRowsRecord(t *testing.T) {
+	ctx := context.Background()
+	ks := fixedKeyset(t, 1, 1)
+	n := NewNative(ks, foldingStore{NewMemStore()})
+	acme := testBinding()
+	acme.Namespace = "acme"
+	if err := n.Put(ctx, acme, NewSecret([]byte("acme-token"))); err != nil {
+		t.Fatal(err)
+	}
+	other := acme
+	other.Namespace = "Acme"
+	if s, err := n.Open(ctx, other); !errors.Is(err, CodeAddressMismatch) {
+		t.Fatalf("Open(%s) = %v, %v; want %s", other, s, err, CodeAddressMismatch)
+	}
+	rotated, err := ks.Rotate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewNative(rotated, n.store).Rewrap(ctx, other); !errors.Is(err, CodeAddressMismatch) {
+		t.Fatalf("Rewrap(%s) = %v, want %s", other, err, CodeAddressMismatch)
+	}
+	if _, err := n.Open(ctx, acme); err != nil {
+		t.Fatalf("Open at the record's own address: %v", err)
 	}
 }
