@@ -101,8 +101,13 @@ func TestStdinResendAppliedOnce(t *testing.T) {
 	drainFrames(p, ep)
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello world")})
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 6, Data: []byte("world")})
-	if string(p.inbuf.bytes()) != "hello world" {
-		t.Fatalf("stdin buffered %q, want %q", p.inbuf.bytes(), "hello world")
+	// A stale resend wholly below accepted changes nothing.
+	//
+	// Mutant: deleting the end <= accepted check in provider.handleStdin
+	// makes this fail (accepted moves backwards, the bytes are re-applied).
+	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello ")})
+	if string(p.inbuf.bytes()) != "hello world" || p.accepted != 11 {
+		t.Fatalf("stdin buffered %q, accepted %d; want %q, 11", p.inbuf.bytes(), p.accepted, "hello world")
 	}
 	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocol) {
 		t.Fatalf("gap: %v, want protocol_error", err)
@@ -171,9 +176,17 @@ func TestLazyReplayDeliveredOnce(t *testing.T) {
 	}
 }
 
+// Mutant: deleting the gap check (off > delivered) in
+// runnerState.filterStdout makes this test fail: the gap is delivered as
+// if contiguous. Deleting the out_end check fails it too.
 func TestDataPastFinalIsProtocolError(t *testing.T) {
 	r := &runnerState{attached: true}
 	r.handle(&Frame{Type: TypeStdout, Offset: 0, Data: []byte("ab")})
+	// A gap before out_end: the provider never serves one, and the Runner
+	// never delivers one.
+	if d, err := r.handle(&Frame{Type: TypeStdout, Offset: 3, Data: []byte("d")}); !errors.Is(err, CodeProtocol) || len(d.stdout) != 0 || r.delivered != 2 {
+		t.Fatalf("stdout gap: %q, %v, delivered %d; want protocol_error, nothing delivered", d.stdout, err, r.delivered)
+	}
 	if _, err := r.handle(&Frame{Type: TypeOutEnd, Offset: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +194,7 @@ func TestDataPastFinalIsProtocolError(t *testing.T) {
 		t.Fatalf("stdout past out_end: %v, want protocol_error", err)
 	}
 	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 5, Data: nil}); !errors.Is(err, CodeProtocol) {
-		t.Fatalf("stdout gap: %v, want protocol_error", err)
+		t.Fatalf("stdout past out_end after a gap: %v, want protocol_error", err)
 	}
 	p, ep := testProvider(t, 4096, 100)
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("x")})
@@ -282,5 +295,34 @@ func TestStderrDoesNotStarveStdout(t *testing.T) {
 	}
 	if stdout < 2 {
 		t.Fatalf("frame order %v: stdout starved by stderr", order)
+	}
+}
+
+// A broken stdin pipe (the process closed its stdin or exited) credits
+// every buffered and later byte as written, so the window never leaks and
+// a Runner at its limit is never left waiting for a grant.
+//
+// Mutant: deleting written = accepted in provider.stdinFailed, or the
+// stdinBroken branch of provider.handleStdin, makes this test fail.
+func TestBrokenPipeNeverLeaksCredit(t *testing.T) {
+	p, ep := testProvider(t, 4096, 100)
+	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, 100)})
+	if fs := drainFrames(p, ep); len(fs) != 0 {
+		t.Fatalf("granted %+v while the pipe is blocked", fs)
+	}
+	p.stdinFailed()
+	fs := drainFrames(p, ep)
+	if len(fs) != 1 || fs[0].Type != TypeWindow || fs[0].Limit != 200 || fs[0].Accepted != 100 {
+		t.Fatalf("after the pipe broke: %+v, want window limit 200", fs)
+	}
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 100, Data: make([]byte, 100)}); err != nil {
+		t.Fatal(err)
+	}
+	if p.inbuf.len() != 0 {
+		t.Fatalf("%d bytes buffered for a broken pipe", p.inbuf.len())
+	}
+	fs = drainFrames(p, ep)
+	if len(fs) != 1 || fs[0].Type != TypeWindow || fs[0].Limit != 300 || fs[0].Accepted != 200 {
+		t.Fatalf("stdin after the pipe broke: %+v, want window limit 300", fs)
 	}
 }
