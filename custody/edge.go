@@ -390,11 +390,13 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 }
 
 // refuseEcho withholds a response whose headers or body contain the
-// credential, raw, hex or base64 encoded.
+// credential, raw, hex (either case) or base64 encoded (standard or URL
+// alphabet; the unpadded forms match padded text too).
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
-		forms := [][]byte{tok, []byte(hex.EncodeToString(tok)), []byte(base64.StdEncoding.EncodeToString(tok)), []byte(base64.RawURLEncoding.EncodeToString(tok))}
+		lower := hex.EncodeToString(tok)
+		forms := [][]byte{tok, []byte(lower), bytes.ToUpper([]byte(lower)), []byte(base64.RawStdEncoding.EncodeToString(tok)), []byte(base64.RawURLEncoding.EncodeToString(tok))}
 		defer func() {
 			for _, f := range forms[1:] {
 				clear(f)
