@@ -269,7 +269,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 		return Request{}, refuseRequest("egress: scheme %q is not http or https (the URL must be absolute)", clip(scheme))
 	}
 	if u.Opaque != "" {
-		return Request{}, refuseRequest("egress: opaque URL %q is not allowed", clip(u.Opaque))
+		return Request{}, refuseRequest("egress: opaque URL (scheme:data without //host) is not allowed")
 	}
 	if u.User != nil {
 		return Request{}, refuseRequest("egress: URL carries userinfo; send credentials through custody, never in the URL")
@@ -299,10 +299,10 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 		path = "/"
 	}
 	if why := checkPath(path); why != "" {
-		return Request{}, refuseRequest("egress: path %q %s", clip(path), why)
+		return Request{}, refuseRequest("egress: path %s", why)
 	}
 	if why := checkQuery(u.RawQuery); why != "" {
-		return Request{}, refuseRequest("egress: query %q %s", clip(u.RawQuery), why)
+		return Request{}, refuseRequest("egress: query %s", why)
 	}
 	if len(r.Trailer) > 0 {
 		return Request{}, refuseRequest("egress: request declares trailers, which the header allowlist cannot see")

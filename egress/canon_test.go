@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu"
@@ -248,6 +249,30 @@ func TestIsCanonicalHeaderKey(t *testing.T) {
 	for _, k := range []string{"", "accept", "Content-type", "CONTENT-TYPE", "X-aBc", "A b", "A:b", "é"} {
 		if isCanonicalHeaderKey(k) {
 			t.Errorf("isCanonicalHeaderKey(%q) = true", k)
+		}
+	}
+}
+
+// Mutant: quoting the path, query or opaque URL in CanonicalRequest's
+// refusals makes this test fail. A query can carry a token, and refusals
+// reach logs and model context.
+func TestCanonicalRequestRefusalsOmitPathAndQuery(t *testing.T) {
+	const token = "tok-5f3a9c"
+	for _, raw := range []string{
+		"https://api.example.com/v1/%2e%2e/" + token,
+		"https://api.example.com/v1?key=" + token + "%zz",
+		"https:" + token,
+	} {
+		r, err := http.NewRequest("GET", raw, nil)
+		if err != nil {
+			t.Fatalf("NewRequest(%q): %v", raw, err)
+		}
+		_, err = CanonicalRequest(r)
+		if err == nil {
+			t.Fatalf("CanonicalRequest(%q) accepted it", raw)
+		}
+		if strings.Contains(err.Error(), token) {
+			t.Errorf("CanonicalRequest(%q) error %q quotes the request's content", raw, err)
 		}
 	}
 }

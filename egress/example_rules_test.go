@@ -100,7 +100,7 @@ func ExampleCanonicalRequest() {
 	fmt.Println(err)
 	// Output:
 	// api.example.com 443 /v1/a%20b api.example.com:443 https://api.example.com/v1/a%20b?q=1
-	// refused: invalid_request: egress: path "/v1/%2E%2E/admin" percent-encodes an unreserved character; write it literally
+	// refused: invalid_request: egress: path percent-encodes an unreserved character; write it literally
 }
 
 func ExampleHeaderDenied() {
