@@ -309,12 +309,25 @@ func queryOf(body []byte) (string, error) {
 	return v.Encode(), nil
 }
 
-// client returns the egress client for rules, building it once.
+// maxEdgeClients bounds the egress clients an Edge keeps, one per
+// Connection's Rules, so that a caller building new Rules for every call
+// cannot grow the cache without limit.
+const maxEdgeClients = 256
+
+// client returns the egress client for rules, building it once. When the
+// cache is full it closes the cached clients' idle connections and starts
+// over: a client is cheap to rebuild, and keeping it only saves reconnects.
 func (e *Edge) client(rules *egress.Rules) (*egress.Client, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if c, ok := e.clients[rules]; ok {
 		return c, nil
+	}
+	if len(e.clients) >= maxEdgeClients {
+		for _, c := range e.clients {
+			c.CloseIdleConnections()
+		}
+		clear(e.clients)
 	}
 	c, err := egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: e.dialer, RootCAs: e.rootCAs, Timeout: e.timeout})
 	if err != nil {
