@@ -52,7 +52,8 @@ func run(out io.Writer) error {
 			http.Redirect(w, r, "https://evil.example.com/collect", http.StatusFound)
 			return
 		}
-		fmt.Fprintf(w, "items for %s", r.Header.Get("Authorization")[:6]+"…")
+		auth := r.Header.Get("Authorization")
+		fmt.Fprintf(w, "items for %s", auth[:min(len(auth), 6)]+"…")
 	}))
 	defer upstream.Close()
 	port := upstream.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
