@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync"
 	"testing"
 
 	"github.com/checkfu/checkfu/acp"
@@ -64,20 +63,7 @@ func TestPropertyClientMatchesByID(t *testing.T) {
 		}
 
 		n := rapid.IntRange(1, 8).Draw(rt, "calls")
-		var wg sync.WaitGroup
-		errs := make(chan error, n)
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				cwd := fmt.Sprintf("/w/%d", i)
-				s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd})
-				if err == nil && s.SessionID != "for "+cwd {
-					err = fmt.Errorf("call for %s got %q", cwd, s.SessionID)
-				}
-				errs <- err
-			}(i)
-		}
+		errs := openSessions(c, n)
 		reqs := make([]acp.Message, n)
 		for i := range reqs {
 			reqs[i] = next()
@@ -115,10 +101,8 @@ func TestPropertyClientMatchesByID(t *testing.T) {
 				rt.Fatal(err)
 			}
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
+		for range n {
+			if err := <-errs; err != nil {
 				rt.Fatal(err)
 			}
 		}

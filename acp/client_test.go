@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -206,20 +205,7 @@ func TestOutOfOrderResponses(t *testing.T) {
 	c, a, _ := newRawClient(t, acp.Config{})
 	a.initialize(c)
 	const n = 5
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			cwd := fmt.Sprintf("/w/%d", i)
-			s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd})
-			if err == nil && s.SessionID != "for "+cwd {
-				err = fmt.Errorf("session/new for %s got %q", cwd, s.SessionID)
-			}
-			errs <- err
-		}(i)
-	}
+	errs := openSessions(c, n)
 	var reqs []acp.Message
 	for i := 0; i < n; i++ {
 		reqs = append(reqs, a.next())
@@ -231,10 +217,8 @@ func TestOutOfOrderResponses(t *testing.T) {
 		}
 		a.reply(reqs[i].ID, fmt.Sprintf(`{"sessionId":"for %s"}`, p.Cwd))
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
+	for range n {
+		if err := <-errs; err != nil {
 			t.Error(err)
 		}
 	}
@@ -367,34 +351,23 @@ func TestCancelAnswersPendingPermission(t *testing.T) {
 // TestCancelledTurnWithFakeAgent: Cancel during a turn ends it cancelled.
 func TestCancelledTurnWithFakeAgent(t *testing.T) {
 	asked := make(chan struct{}, 1)
-	out, in := startFake(t)
-	c := acp.NewClient(out, in, acp.Config{
+	ctx, c, sid := startSession(t, &acptest.Agent{}, acp.Config{
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 			asked <- struct{}{}
 			<-ctx.Done()
 			return acp.Select("allow")
 		},
 	})
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-	defer cancel()
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res := make(chan *acp.PromptResponse, 1)
 	go func() {
-		r, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("go"))
+		r, err := c.Prompt(ctx, sid, acp.TextBlock("go"))
 		if err != nil {
 			t.Error(err)
 		}
 		res <- r
 	}()
 	<-asked
-	if err := c.Cancel(s.SessionID); err != nil {
+	if err := c.Cancel(sid); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-res; r == nil || r.StopReason != acp.StopCancelled {
@@ -408,19 +381,8 @@ func TestCancelledTurnWithFakeAgent(t *testing.T) {
 // Mutant: making decide select the first option makes this test fail.
 func TestPermissionDeniedByDefault(t *testing.T) {
 	var tr acptest.Transcript
-	out, in := startFake(t)
-	c := acp.NewClient(out, in, acp.Config{OnUpdate: tr.OnUpdate})
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-	defer cancel()
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("go")); err != nil {
+	ctx, c, sid := startSession(t, &acptest.Agent{}, acp.Config{OnUpdate: tr.OnUpdate})
+	if _, err := c.Prompt(ctx, sid, acp.TextBlock("go")); err != nil {
 		t.Fatal(err)
 	}
 	const denied = `update {"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"call_1"}`
@@ -443,19 +405,8 @@ func contains(lines []string, s string) bool {
 func TestUpdateBurstInOrder(t *testing.T) {
 	const chunks = 5000
 	var tr acptest.Transcript
-	out, in := acptest.Start(t, &acptest.Agent{Chunks: chunks})
-	c := acp.NewClient(out, in, acp.Config{OnUpdate: tr.OnUpdate, OnPermission: tr.OnPermission})
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-	defer cancel()
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("go")); err != nil {
+	ctx, c, sid := startSession(t, &acptest.Agent{Chunks: chunks}, acp.Config{OnUpdate: tr.OnUpdate, OnPermission: tr.OnPermission})
+	if _, err := c.Prompt(ctx, sid, acp.TextBlock("go")); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -480,9 +431,8 @@ func TestUpdateBurstInOrder(t *testing.T) {
 func TestFakeAgentSecondTurnAfterCancel(t *testing.T) {
 	var tr acptest.Transcript
 	asked := make(chan string, 1)
-	out, in := startFake(t)
 	first := true
-	c := acp.NewClient(out, in, acp.Config{
+	ctx, c, sid := startSession(t, &acptest.Agent{}, acp.Config{
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 			if first {
 				first = false
@@ -492,19 +442,9 @@ func TestFakeAgentSecondTurnAfterCancel(t *testing.T) {
 			return tr.OnPermission(ctx, req)
 		},
 	})
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-	defer cancel()
-	if _, err := c.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	go func() { c.Cancel(<-asked) }()
 	for _, want := range []acp.StopReason{acp.StopCancelled, acp.StopEndTurn} {
-		res, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("go"))
+		res, err := c.Prompt(ctx, sid, acp.TextBlock("go"))
 		if err != nil || res.StopReason != want {
 			t.Fatalf("Prompt = %+v, %v; want %s", res, err, want)
 		}

@@ -1,9 +1,13 @@
 package acp_test
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/checkfu/checkfu/acp"
 )
 
 // lockedWriter serialises writes to w.
@@ -21,3 +25,22 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // watchdog bounds a test that would otherwise hang on a bug; it is never
 // an assertion about speed.
 const watchdog = 2 * time.Minute
+
+// openSessions starts n concurrent session/new calls on c, call i with
+// cwd "/w/i", and returns a channel that receives one result per call:
+// nil when the call got its own session id "for /w/i" (what these tests'
+// agents answer), an error otherwise.
+func openSessions(c *acp.Client, n int) <-chan error {
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			cwd := fmt.Sprintf("/w/%d", i)
+			s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd})
+			if err == nil && s.SessionID != "for "+cwd {
+				err = fmt.Errorf("session/new for %s got %q", cwd, s.SessionID)
+			}
+			errs <- err
+		}()
+	}
+	return errs
+}
