@@ -198,9 +198,10 @@ func boolByte(b bool) byte {
 	return 0
 }
 
-// A Decoder reads frames from a stream. It never allocates more than
-// readChunk bytes ahead of the payload bytes that have actually arrived,
-// and it refuses a claimed length over MaxPayload before reading it.
+// A Decoder reads frames from a stream. Its buffer grows only as payload
+// bytes actually arrive (to at most twice what has arrived plus one
+// 32 KiB read), never to a claimed length, and it refuses a claimed
+// length over MaxPayload before reading it.
 type Decoder struct {
 	r   io.Reader
 	hdr [headerLen]byte
