@@ -21,13 +21,6 @@ const DefaultMaxLineBytes = 16 << 20
 // in it are returned without copying.
 const readBufferSize = 64 << 10
 
-func maxOrDefault(n int) int {
-	if n <= 0 {
-		return DefaultMaxLineBytes
-	}
-	return n
-}
-
 // A Reader splits newline-delimited input into lines no longer than its
 // bound. It never holds more than the bound (plus its fixed 64 KiB read
 // buffer) of one line in memory: its line buffer's capacity never exceeds
@@ -60,7 +53,7 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 // newReaderSize is NewReader with a read buffer of bufSize bytes (at least
 // 16), so that tests reach the multi-buffer paths with small inputs.
 func newReaderSize(r io.Reader, maxLine, bufSize int) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: maxOrDefault(maxLine)}
+	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: orDefault(maxLine, DefaultMaxLineBytes)}
 }
 
 // MaxLineBytes returns the Reader's per-line bound.
@@ -176,7 +169,7 @@ type Writer struct {
 // NewWriter returns a Writer over w with the per-line bound maxLine bytes
 // (excluding the newline); maxLine <= 0 means [DefaultMaxLineBytes].
 func NewWriter(w io.Writer, maxLine int) *Writer {
-	return &Writer{w: w, max: maxOrDefault(maxLine)}
+	return &Writer{w: w, max: orDefault(maxLine, DefaultMaxLineBytes)}
 }
 
 // MaxLineBytes returns the Writer's per-line bound.
