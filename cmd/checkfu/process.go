@@ -35,13 +35,13 @@ const exitOutputTruncated = 3
 // exitInterrupted is the status of "process attach" stopped by a signal.
 const exitInterrupted = 130
 
-// listenAddr listens on ADDR: "unix:/path" for a Unix socket, host:port
-// for TCP.
-func listenAddr(addr string) (net.Listener, error) {
+// splitAddr maps the ADDR of -listen and -connect to a network and an
+// address: "unix:/path" is a Unix socket, anything else host:port TCP.
+func splitAddr(addr string) (network, address string) {
 	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
-		return net.Listen("unix", path)
+		return "unix", path
 	}
-	return net.Listen("tcp", addr)
+	return "tcp", addr
 }
 
 // displayAddr is the listener's address in the form -connect accepts.
@@ -92,7 +92,7 @@ func runProcessServe(e *env, args []string) error {
 		OutputWindow: w,
 		InputCredit:  c,
 	}
-	ln, err := listenAddr(*listen)
+	ln, err := net.Listen(splitAddr(*listen))
 	if err != nil {
 		return withHint(err, "pass -listen a free loopback address such as 127.0.0.1:0")
 	}
@@ -122,10 +122,7 @@ func runProcessAttach(e *env, args []string) error {
 	if *connect == "" || fs.NArg() != 0 {
 		return usagef("checkfu process attach needs -connect ADDR and no arguments")
 	}
-	network, addr := "tcp", *connect
-	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
-		network, addr = "unix", path
-	}
+	network, addr := splitAddr(*connect)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	r := &wire.Runner{
