@@ -156,21 +156,20 @@ func BenchmarkSealOpenOverhead(b *testing.B) {
 	s := NewSecret(append([]byte(nil), plain...))
 	raw := s.box().b // for the steps before the Secret's lock
 	// open is custody's open from the record header on, into buf.
-	open := func(sealed []byte, into func(n, c int) []byte) {
+	open := func(sealed []byte, into func(n int) []byte) {
 		v, a, err := st.opener(binding, sealed)
 		if err != nil {
 			b.Fatal(err)
 		}
-		n := len(sealed) - SealOverhead
-		if err := openInto(a, binding, v, sealed, into(n, n+adLen(binding))); err != nil {
+		if err := openInto(a, binding, v, sealed, into(len(sealed)-SealOverhead)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	plainBuf := func(n, c int) []byte { return make([]byte, n, c) }
+	plainBuf := func(n int) []byte { return make([]byte, n) }
 	var opened *Secret
-	secretBuf := func(n, c int) []byte {
+	secretBuf := func(n int) []byte {
 		var buf []byte
-		opened, buf = newSecretBuffer(n, c)
+		opened, buf = newSecretBuffer(n)
 		return buf
 	}
 	steps := []struct {

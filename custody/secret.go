@@ -59,48 +59,60 @@ type secretBox struct {
 // The caller must not rely on b afterwards. An empty b gives a Secret of
 // length zero, which is valid (some providers use empty passwords).
 func NewSecret(b []byte) *Secret {
-	s, owned := newSecretBuffer(len(b), len(b))
+	s, owned := newSecretBuffer(len(b))
 	copy(owned, b)
 	clear(b)
 	return s
 }
 
-// newSecretBuffer returns a Secret that holds n zero bytes, and a slice of
-// length n and capacity c >= n whose first n bytes are those bytes. It is
-// for code in this package that fills the bytes in place (copying, or
-// decrypting, into them) before the Secret is used; the capacity beyond n
-// is scratch for non-secret bytes (the associated data of a record being
-// opened), which the Secret never reveals or zeroes.
+// newSecretBuffer returns a Secret that holds n zero bytes, and those
+// bytes (length and capacity n), for code in this package that fills them
+// in place (copying, or decrypting, into them) before the Secret is used.
 //
-// Up to secretInlineMax bytes of capacity live in the same allocation as
-// the box, so a small Secret costs two allocations (the box and the
-// closure) instead of three. Only the closure leads to either.
-func newSecretBuffer(n, c int) (*Secret, []byte) {
-	// Each array length is a malloc size class (176, 208, 256, 320, 416,
-	// 512, 640, 768, 1024 bytes: steps of at most 25%) minus the 48 bytes
-	// of the Secret and its box.
+// Up to secretInlineMax bytes live in the same allocation as the box, so a
+// small Secret costs two allocations (the box and the closure) instead of
+// three. Only the closure leads to either.
+func newSecretBuffer(n int) (*Secret, []byte) {
+	// Each array length is a malloc size class (64, 80, 96, 112, 128,
+	// 144, 176, 208, 256, 320, 384, 512, 640, 768, 1024 bytes: steps of
+	// at most 25% above 64) minus the 48 bytes of the Secret and its box,
+	// so the allocation is no bigger than the bytes need. The garbage
+	// collector's cost grows with the bytes allocated, and a Secret is
+	// allocated on every Open (docs/benchmarks/custody.md).
 	switch {
-	case c <= 128:
-		return newInlineSecret(func(a *[128]byte) []byte { return a[:] }, n, c)
-	case c <= 160:
-		return newInlineSecret(func(a *[160]byte) []byte { return a[:] }, n, c)
-	case c <= 208:
-		return newInlineSecret(func(a *[208]byte) []byte { return a[:] }, n, c)
-	case c <= 272:
-		return newInlineSecret(func(a *[272]byte) []byte { return a[:] }, n, c)
-	case c <= 368:
-		return newInlineSecret(func(a *[368]byte) []byte { return a[:] }, n, c)
-	case c <= 464:
-		return newInlineSecret(func(a *[464]byte) []byte { return a[:] }, n, c)
-	case c <= 592:
-		return newInlineSecret(func(a *[592]byte) []byte { return a[:] }, n, c)
-	case c <= 720:
-		return newInlineSecret(func(a *[720]byte) []byte { return a[:] }, n, c)
-	case c <= secretInlineMax:
-		return newInlineSecret(func(a *[secretInlineMax]byte) []byte { return a[:] }, n, c)
+	case n <= 16:
+		return newInlineSecret(func(a *[16]byte) []byte { return a[:] }, n)
+	case n <= 32:
+		return newInlineSecret(func(a *[32]byte) []byte { return a[:] }, n)
+	case n <= 48:
+		return newInlineSecret(func(a *[48]byte) []byte { return a[:] }, n)
+	case n <= 64:
+		return newInlineSecret(func(a *[64]byte) []byte { return a[:] }, n)
+	case n <= 80:
+		return newInlineSecret(func(a *[80]byte) []byte { return a[:] }, n)
+	case n <= 96:
+		return newInlineSecret(func(a *[96]byte) []byte { return a[:] }, n)
+	case n <= 128:
+		return newInlineSecret(func(a *[128]byte) []byte { return a[:] }, n)
+	case n <= 160:
+		return newInlineSecret(func(a *[160]byte) []byte { return a[:] }, n)
+	case n <= 208:
+		return newInlineSecret(func(a *[208]byte) []byte { return a[:] }, n)
+	case n <= 272:
+		return newInlineSecret(func(a *[272]byte) []byte { return a[:] }, n)
+	case n <= 336:
+		return newInlineSecret(func(a *[336]byte) []byte { return a[:] }, n)
+	case n <= 464:
+		return newInlineSecret(func(a *[464]byte) []byte { return a[:] }, n)
+	case n <= 592:
+		return newInlineSecret(func(a *[592]byte) []byte { return a[:] }, n)
+	case n <= 720:
+		return newInlineSecret(func(a *[720]byte) []byte { return a[:] }, n)
+	case n <= secretInlineMax:
+		return newInlineSecret(func(a *[secretInlineMax]byte) []byte { return a[:] }, n)
 	}
-	buf := make([]byte, n, c)
-	a := &secretAlloc{box: secretBox{b: buf[:n:n]}}
+	buf := make([]byte, n)
+	a := &secretAlloc{box: secretBox{b: buf}}
 	seat(&a.s, &a.box)
 	return &a.s, buf
 }
@@ -111,10 +123,10 @@ const secretInlineMax = 976
 
 // newInlineSecret is newSecretBuffer with the buffer in an array of type
 // A, inside the allocation of the Secret and its box; bytes slices it.
-func newInlineSecret[A any](bytes func(*A) []byte, n, c int) (*Secret, []byte) {
+func newInlineSecret[A any](bytes func(*A) []byte, n int) (*Secret, []byte) {
 	a := new(inlineSecretAlloc[A])
-	buf := bytes(&a.buf)[:n:c]
-	a.box.b = buf[:n:n]
+	buf := bytes(&a.buf)[:n:n]
+	a.box.b = buf
 	seat(&a.s, &a.box)
 	return &a.s, buf
 }

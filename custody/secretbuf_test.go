@@ -10,14 +10,14 @@ import (
 
 // secretSizes crosses every boundary of newSecretBuffer's inline classes
 // and the out-of-line fallback.
-var secretSizes = []int{0, 1, 31, 32, 127, 128, 129, 160, 161, 208, 209, 272, 273, 368, 369, 464, 465, 592, 593, 720, 721, 976, 977, 4096}
+var secretSizes = []int{0, 1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 128, 129, 160, 161, 208, 209, 272, 273, 336, 337, 464, 465, 592, 593, 720, 721, 976, 977, 4096}
 
 // TestSecretBufferSizes checks NewSecret and Seal/Open at every size
 // class: the bytes round-trip, the Secret's slice ends at its length (the
-// scratch beyond it is unreachable through the box), and Destroy zeroes
-// the bytes in place.
+// rest of the inline array is unreachable through the box), and Destroy
+// zeroes the bytes in place.
 //
-// Mutant: newSecretBuffer giving the box buf[:n] (capacity c) instead of
+// Mutant: newInlineSecret giving the box the whole array instead of
 // buf[:n:n] makes this fail; so does Destroy not zeroing, and an inline
 // class that slices the wrong length.
 func TestSecretBufferSizes(t *testing.T) {
@@ -87,7 +87,7 @@ func TestOpenFailureLeavesNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(sealed) - SealOverhead
-	_, buf := newSecretBuffer(n, n+adLen(moved))
+	_, buf := newSecretBuffer(n)
 	if err := openInto(a, moved, v, sealed, buf); !errors.Is(err, CodeAddressMismatch) {
 		t.Fatalf("openInto at a moved address = %v, want %s", err, CodeAddressMismatch)
 	}
