@@ -71,7 +71,7 @@ func BenchmarkSealOpen(b *testing.B) {
 func BenchmarkSealOpenRatio(b *testing.B) {
 	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
 	ad := appendAD(nil, binding, 1)
-	for _, size := range []int{32, 256, 4096} {
+	for _, size := range []int{32, 256, 512, 1024, 2048, 4096} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			plain := make([]byte, size)
 			_, _ = rand.Read(plain)
