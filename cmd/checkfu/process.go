@@ -107,10 +107,13 @@ func runProcessServe(e *env, args []string) error {
 	case err = <-served:
 	}
 	srv.Close()
-	if err != nil {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, wire.CodeBadConfig):
 		return withHint(err, "check -output-window and -input-credit: each must be between 4KiB and 1GiB")
 	}
-	return nil
+	return withHint(err, "the listener failed while serving; run serve again (a runner resumes only against the same serve)")
 }
 
 func runProcessAttach(e *env, args []string) error {

@@ -277,6 +277,11 @@ func TestProcessUsage(t *testing.T) {
 	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "--", "no-such-command-xyz"); code != exitFailed || !strings.Contains(stderr, "hint:") {
 		t.Errorf("serve of a missing command: exit %d stderr %q; want %d with a hint", code, stderr, exitFailed)
 	}
+	// A window that parses but is out of range is the one serve error
+	// whose hint names the window flags.
+	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-output-window", "1K", "--", "true"); code != exitFailed || !strings.Contains(stderr, string(wire.CodeBadConfig)) || !strings.Contains(stderr, "hint: check -output-window") {
+		t.Errorf("serve with a 1K window: exit %d stderr %q; want %d, %s and the window hint", code, stderr, exitFailed, wire.CodeBadConfig)
+	}
 	for _, sub := range []string{"serve", "attach"} {
 		_, stderr, code := runCLI(t, "", "process", sub, "-h")
 		if code != exitOK || !strings.Contains(stderr, "usage: checkfu process "+sub) {
