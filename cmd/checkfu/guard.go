@@ -46,15 +46,43 @@ func (p *prefixList) Set(v string) error {
 	return nil
 }
 
+// resolverAddress turns -resolver's host:port into the ip:port the guard
+// dials. An IP address is used as given; a host name is looked up once,
+// now, and its first address is used for the life of the guard (the
+// guard's own lookups never go through the system resolver). Empty stays
+// empty: the system resolver.
+func resolverAddress(ctx context.Context, hostport string, lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)) (string, error) {
+	if hostport == "" {
+		return "", nil
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil || host == "" || port == "" {
+		return "", fmt.Errorf("-resolver %q is not host:port", hostport)
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return hostport, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	addrs, err := lookup(ctx, "ip", host)
+	if err != nil {
+		return "", fmt.Errorf("-resolver %q: looking up %q: %w", hostport, host, err)
+	}
+	if len(addrs) == 0 {
+		return "", fmt.Errorf("-resolver %q: %q has no address", hostport, host)
+	}
+	return net.JoinHostPort(addrs[0].Unmap().String(), port), nil
+}
+
 // guardShutdownGrace bounds how long a stopping guard waits for requests
 // in flight.
 const guardShutdownGrace = 10 * time.Second
 
 func runGuard(e *env, args []string) error {
-	fs := newFlagSet(e, "guard", "-listen ADDR -policy FILE [-resolver IP:PORT] [-treat-as-public CIDR]...")
+	fs := newFlagSet(e, "guard", "-listen ADDR -policy FILE [-resolver HOST:PORT] [-treat-as-public CIDR]...")
 	listen := fs.String("listen", "", "`address` to listen on, such as 127.0.0.1:3128 (port 0 picks a free port)")
 	policyFile := fs.String("policy", "", "network policy JSON `file`: {\"type\":\"none\"|\"unrestricted\"|\"allowlist\",...}")
-	resolver := fs.String("resolver", "", "DNS server `ip:port` to resolve with (default: the system resolver)")
+	resolver := fs.String("resolver", "", "DNS server `host:port` to resolve with; a host name is resolved once, at start, by the system resolver (default: the system resolver)")
 	var testBlocks prefixList
 	fs.Var(&testBlocks, "treat-as-public", "TESTING ONLY: treat this loopback or 198.18.0.0/15 `CIDR` as public (repeatable; logged)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
@@ -80,6 +108,13 @@ func runGuard(e *env, args []string) error {
 		return withHint(err, "an allowlist must name somewhere to reach")
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	resolverAddr, err := resolverAddress(context.Background(), *resolver, net.DefaultResolver.LookupNetIP)
+	if err != nil {
+		return withHint(err, "pass -resolver the host:port of a DNS server, such as 198.18.0.53:53 or dns.internal:53")
+	}
+	if resolverAddr != *resolver {
+		log.Info("checkfu guard: resolver", "name", *resolver, "address", resolverAddr)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return withHint(err, "choose a free -listen address")
@@ -87,13 +122,13 @@ func runGuard(e *env, args []string) error {
 	g, err := egress.NewGuard(egress.GuardConfig{
 		Policy:                  compiled,
 		Listener:                ln,
-		Resolver:                *resolver,
+		Resolver:                resolverAddr,
 		TreatAsPublicForTesting: testBlocks,
 		Logger:                  log,
 	})
 	if err != nil {
 		ln.Close()
-		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, and -resolver an ip:port")
+		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, ")
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)

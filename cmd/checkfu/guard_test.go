@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -170,5 +171,51 @@ func TestGuardProcess(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "TESTING ONLY") || !strings.Contains(stderr.String(), "127.0.0.1/32") {
 		t.Errorf("stderr does not log the treat-as-public block: %q", stderr.String())
+	}
+}
+
+// TestResolverAddress checks -resolver's host:port handling: an address is
+// used as given, a name is looked up once and its first address used, and
+// anything else is refused before the guard starts.
+//
+// Mutant: returning hostport unchanged for a name makes the dns.test
+// case fail; dropping the empty-port check lets "dns.test:" through. (The
+// empty-host check is a second line: no resolver answers for "".)
+func TestResolverAddress(t *testing.T) {
+	lookup := func(_ context.Context, network, host string) ([]netip.Addr, error) {
+		switch host {
+		case "dns.test":
+			return []netip.Addr{netip.MustParseAddr("::ffff:198.18.0.53"), netip.MustParseAddr("198.18.0.54")}, nil
+		case "empty.test":
+			return nil, nil
+		}
+		return nil, fmt.Errorf("no such host %q", host)
+	}
+	good := map[string]string{
+		"":                 "",
+		"198.18.0.53:53":   "198.18.0.53:53",
+		"[2001:2::53]:853": "[2001:2::53]:853",
+		"dns.test:5353":    "198.18.0.53:5353",
+	}
+	for in, want := range good {
+		got, err := resolverAddress(context.Background(), in, lookup)
+		if err != nil || got != want {
+			t.Errorf("resolverAddress(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"53", ":53", "dns.test:", "dns.test", "missing.test:53", "empty.test:53"} {
+		if got, err := resolverAddress(context.Background(), in, lookup); err == nil {
+			t.Errorf("resolverAddress(%q) = %q, want an error", in, got)
+		}
+	}
+	// The system resolver, as the guard uses it: localhost is a loopback
+	// address wherever /etc/hosts is sane.
+	got, err := resolverAddress(context.Background(), "localhost:53", net.DefaultResolver.LookupNetIP)
+	if err != nil {
+		t.Skipf("the system resolver cannot look up localhost here: %v", err)
+	}
+	host, _, _ := net.SplitHostPort(got)
+	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
+		t.Errorf("resolverAddress(localhost:53) = %q, want a loopback address", got)
 	}
 }
