@@ -35,6 +35,9 @@ func TestNewClientProperties(t *testing.T) {
 	if tr.Proxy != nil {
 		t.Errorf("transport has a Proxy function")
 	}
+	// The deprecated Dial and DialTLS hooks would bypass the guarded
+	// DialContext if set, so the test checks they are not.
+	//lint:ignore SA1019 checking that the deprecated hooks are unset is the point
 	if tr.DialContext == nil || tr.Dial != nil || tr.DialTLSContext != nil || tr.DialTLS != nil {
 		t.Errorf("transport dial hooks are not exactly the guarded DialContext")
 	}

@@ -93,7 +93,7 @@ func (rig *clientRig) url(host, pathQuery string) string {
 
 // do sends one request with an attach hook that adds the credential and
 // counts its calls.
-func (rig *clientRig) do(t *testing.T, method, rawURL string, hdr ...string) (*http.Response, error, int) {
+func (rig *clientRig) do(t *testing.T, method, rawURL string, hdr ...string) (resp *http.Response, attached int, err error) {
 	t.Helper()
 	req, err := http.NewRequest(method, rawURL, nil)
 	if err != nil {
@@ -102,8 +102,7 @@ func (rig *clientRig) do(t *testing.T, method, rawURL string, hdr ...string) (*h
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	attached := 0
-	resp, err := rig.client.Do(req, func(h http.Header) error {
+	resp, err = rig.client.Do(req, func(h http.Header) error {
 		attached++
 		h.Set("Authorization", "Bearer "+secret)
 		return nil
@@ -114,12 +113,12 @@ func (rig *clientRig) do(t *testing.T, method, rawURL string, hdr ...string) (*h
 	if resp != nil {
 		t.Cleanup(func() { resp.Body.Close() })
 	}
-	return resp, err, attached
+	return resp, attached, err
 }
 
 func TestClientAllowsAndAttaches(t *testing.T) {
 	rig := newClientRig(t)
-	resp, err, attached := rig.do(t, "GET", rig.url("API.example.com.", "/v1/items?x=1"), "Accept", "application/json")
+	resp, attached, err := rig.do(t, "GET", rig.url("API.example.com.", "/v1/items?x=1"), "Accept", "application/json")
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
@@ -158,7 +157,7 @@ func TestClientRefusesBeforeDNS(t *testing.T) {
 		{"GET", "https://user:pw@api.example.com/v1/x", nil, egress.CodeInvalidRequest},
 	}
 	for _, tt := range tests {
-		_, err, attached := rig.do(t, tt.method, tt.url, tt.hdr...)
+		_, attached, err := rig.do(t, tt.method, tt.url, tt.hdr...)
 		if !errors.Is(err, tt.code) {
 			t.Errorf("%s %s %v: err = %v, want %s", tt.method, tt.url, tt.hdr, err, tt.code)
 		}
@@ -184,7 +183,7 @@ func TestClientRefusesBeforeDNS(t *testing.T) {
 // this test fail (the private listener accepts).
 func TestClientDialsOnlyPublic(t *testing.T) {
 	rig := newClientRig(t)
-	_, err, _ := rig.do(t, "GET", "https://rebind.example.com:"+strconv.Itoa(int(rig.private.addrPort().Port()))+"/")
+	_, _, err := rig.do(t, "GET", "https://rebind.example.com:"+strconv.Itoa(int(rig.private.addrPort().Port()))+"/")
 	wantRefusal(t, err, egress.CodeDestinationNotPublic)
 	if n := rig.private.accepted.Load(); n != 0 {
 		t.Fatalf("the private listener accepted %d connections, want 0", n)
@@ -193,12 +192,12 @@ func TestClientDialsOnlyPublic(t *testing.T) {
 
 func TestClientUpstreamFailures(t *testing.T) {
 	rig := newClientRig(t)
-	_, err, attached := rig.do(t, "GET", "https://down.example.com:1/")
+	_, attached, err := rig.do(t, "GET", "https://down.example.com:1/")
 	wantUpstream(t, err, egress.CodeUpstreamConnectFailed)
 	if attached != 1 {
 		t.Errorf("attach called %d times for an allowed request", attached)
 	}
-	_, err, _ = rig.do(t, "GET", "https://nxdomain.example.com/")
+	_, _, err = rig.do(t, "GET", "https://nxdomain.example.com/")
 	wantUpstream(t, err, egress.CodeDNSFailed)
 }
 
@@ -233,7 +232,7 @@ func TestClientRefusesRedirects(t *testing.T) {
 		for _, l := range locations {
 			before := rig.hits.Load()
 			q := "?status=" + strconv.Itoa(status) + "&to=" + url.QueryEscape(l.loc)
-			resp, err, _ := rig.do(t, "GET", rig.url("api.example.com", "/v1/r"+q))
+			resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r"+q))
 			what := fmt.Sprintf("%d %s", status, l.name)
 			if resp != nil {
 				t.Errorf("%s: got a response %d, want a refusal", what, resp.StatusCode)
@@ -259,7 +258,7 @@ func TestClientRefusesRedirects(t *testing.T) {
 		}
 	}
 	// Other 3xx are not redirects and come back as responses.
-	resp, err, _ := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status=304&to="))
+	resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status=304&to="))
 	if err != nil || resp.StatusCode != 304 {
 		t.Errorf("304: %v, %v", resp, err)
 	}
@@ -274,7 +273,7 @@ func TestClientIgnoresEnvironmentProxy(t *testing.T) {
 	}
 	t.Setenv("NO_PROXY", "")
 	rig := newClientRig(t)
-	if _, err, _ := rig.do(t, "GET", rig.url("api.example.com", "/v1/x")); err != nil {
+	if _, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/x")); err != nil {
 		t.Fatalf("Do: %v", err)
 	}
 	if n := proxy.accepted.Load(); n != 0 {
@@ -327,7 +326,7 @@ func TestClientConfigCannotDisableSafety(t *testing.T) {
 func TestClientNeverAttachesToPlaintext(t *testing.T) {
 	rig := newClientRig(t)
 	plain := "http://api.example.com:" + strconv.Itoa(int(rig.port)) + "/v1/items"
-	_, err, attached := rig.do(t, "GET", plain)
+	_, attached, err := rig.do(t, "GET", plain)
 	if !errors.Is(err, egress.CodePlaintextCredential) {
 		t.Fatalf("GET %s with a credential: err = %v, want %s", plain, err, egress.CodePlaintextCredential)
 	}

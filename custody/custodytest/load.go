@@ -11,8 +11,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 )
 
 // A Module is the exported API of every package of a Go module, loaded
@@ -102,19 +100,11 @@ func LoadModule(dir string) (*Module, error) {
 	return m, nil
 }
 
-// goTool returns the go command: the one on PATH, or else the one of the
-// toolchain that built this binary.
+// goTool returns the go command on PATH (under go test, the one running
+// the test: go test puts its own GOROOT/bin first on the test's PATH).
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -11,7 +11,7 @@ import (
 type Kind uint8
 
 const (
-	kindUnset Kind = iota
+	_ Kind = iota // the zero Kind: invalid, refused everywhere
 	// ProjectTree is a project's source tree.
 	ProjectTree
 	// MemoryDir is an agent memory directory.

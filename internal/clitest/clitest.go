@@ -70,14 +70,14 @@ func Binary(t testing.TB) string {
 	return binary
 }
 
+// goTool returns the go command that runs this test: go test puts its
+// own GOROOT/bin first on the test's PATH.
 func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	return "go"
 }
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // moduleRoot finds the directory holding go.mod above this file's package.
 func moduleRoot() string {
