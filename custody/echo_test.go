@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,126 @@ func TestRefuseEchoForms(t *testing.T) {
 			t.Errorf("clean response refused: %v", err)
 		}
 		s.Destroy()
+	}
+}
+
+// TestRefuseEchoViews checks the echoes a real provider produces beyond the
+// plain forms: JSON escapes of the token's characters, percent-encoding
+// in either hex case, the token inside a longer base64 text at each
+// alignment, and combinations. The token holds "/", "+" and a non-ASCII
+// byte sequence, as base64 secrets and AWS keys do.
+//
+// Mutants: skipping the JSON-unescaped view, the percent-decoded view,
+// or any alignment in echoForms, or getting base64Core's first or last
+// character wrong (one character too many takes in a neighbour's bits),
+// makes this fail.
+func TestRefuseEchoViews(t *testing.T) {
+	tok := []byte("ab/cd+ef\u00e9gh12")
+	s := NewSecret(bytes.Clone(tok))
+	defer s.Destroy()
+	b64 := func(enc *base64.Encoding, prefix string) string {
+		return enc.EncodeToString(append([]byte(prefix), tok...))
+	}
+	echoes := map[string]struct {
+		header http.Header
+		body   string
+	}{
+		`JSON \/`:                 {body: `{"auth":"Bearer ab\/cd+ef\u00e9gh12"}`},
+		`JSON \u escapes`:         {body: `{"auth":"ab\u002fcd\u002bef\u00e9gh12"}`},
+		`JSON surrogate-free`:     {body: `["ab/cd+ef\u00E9gh12"]`},
+		"percent upper":           {body: `see /login?token=ab%2Fcd%2Bef%C3%A9gh12&x=1`},
+		"percent lower":           {body: `see /login?token=ab%2fcd%2bef%c3%a9gh12`},
+		"percent in a header":     {header: http.Header{"Location": {"https://x.example/cb?t=ab%2Fcd%2Bef%C3%A9gh12"}}},
+		`percent inside JSON`:     {body: `{"next":"https:\/\/x.example\/?t=ab%2Fcd%2Bef%C3%A9gh12"}`},
+		"base64 align 0 in a run": {body: "xyz" + b64(base64.StdEncoding, "abc")},
+		"base64 align 1":          {body: b64(base64.StdEncoding, "u")},
+		"base64 align 2":          {body: b64(base64.StdEncoding, "u:")},
+		"base64 of Bearer tok":    {header: http.Header{"X-Echo": {b64(base64.StdEncoding, "Bearer ")}}},
+		"base64url align 1":       {body: b64(base64.RawURLEncoding, "u")},
+		"base64url align 2":       {body: b64(base64.RawURLEncoding, "u:")},
+	}
+	for name, e := range echoes {
+		h := e.header
+		if h == nil {
+			h = http.Header{}
+		}
+		if err := refuseEcho(s, testBinding(), h, []byte(e.body)); !errors.Is(err, CodeCredentialEchoed) {
+			t.Errorf("%s: %v, want %s", name, err, CodeCredentialEchoed)
+		}
+	}
+	clean := []string{
+		`{"auth":"ab\/cd+ef\u00e9gh1"}`, // one character short
+		`see ?token=ab%2Fcd%2Bef%C3%A9gh13`,
+		`%zz \u12 \`, // malformed escapes are copied, not decoded into a match
+		b64(base64.StdEncoding, "")[:8],
+	}
+	for _, body := range clean {
+		if err := refuseEcho(s, testBinding(), http.Header{}, []byte(body)); err != nil {
+			t.Errorf("clean body %q refused: %v", body, err)
+		}
+	}
+}
+
+// TestBase64CoreIsExact checks base64Core against brute force: for every
+// alignment and several neighbours, the core occurs in the encoding of
+// neighbour+tok+neighbour, and it is the longest such run (one character
+// more on either side would depend on a neighbour's bits).
+func TestBase64CoreIsExact(t *testing.T) {
+	tok := []byte{0xfb, 0xff, 0x00, 0x7e, 0x81, 0x3c, 0xc3}
+	for align := range 3 {
+		core := string(base64Core(base64.RawStdEncoding, tok, align))
+		if core == "" {
+			t.Fatalf("align %d: empty core", align)
+		}
+		for _, fill := range []byte{0x00, 0xff, 0x55} {
+			for after := range 3 {
+				in := append(append(bytes.Repeat([]byte{fill}, 3+align), tok...), bytes.Repeat([]byte{fill}, after)...)
+				enc := base64.RawStdEncoding.EncodeToString(in)
+				if !strings.Contains(enc, core) {
+					t.Errorf("align %d fill %#x after %d: core %q not in %q", align, fill, after, core, enc)
+				}
+			}
+		}
+		// Longest: the characters just outside the core change with the
+		// neighbours, so a wider window would miss some echo.
+		first := (8*(3+align) + 5) / 6
+		encA := base64.RawStdEncoding.EncodeToString(append(append(bytes.Repeat([]byte{0x00}, 3+align), tok...), 0x00, 0x00, 0x00))
+		encB := base64.RawStdEncoding.EncodeToString(append(append(bytes.Repeat([]byte{0xff}, 3+align), tok...), 0xff, 0xff, 0xff))
+		if encA[first:first+len(core)] != core || encB[first:first+len(core)] != core {
+			t.Errorf("align %d: core %q is not where it should be", align, core)
+		}
+		last := first + len(core)
+		if align != 0 && encA[first-1] == encB[first-1] {
+			t.Errorf("align %d: the character before the core does not depend on the neighbour; the core could be longer", align)
+		}
+		if encA[last] == encB[last] {
+			t.Errorf("align %d: the character after the core does not depend on the neighbour; the core could be longer", align)
+		}
+	}
+}
+
+func TestJSONUnescapeAndPercentDecode(t *testing.T) {
+	for in, want := range map[string]string{
+		`a\/b\\c\"d\n\t`:     "a/b\\c\"d\n\t",
+		`\u0041\u00e9\u20AC`: "A\u00e9\u20ac",
+		`\ud83d\ude00`:       "\U0001F600",
+		`\ud83d x`:           "\ufffd x", // a lone surrogate decodes to U+FFFD, like encoding/json
+		`\u12`:               `\u12`,
+		`tail\`:              `tail\`,
+		`\q`:                 `\q`,
+	} {
+		if got := string(jsonUnescape([]byte(in))); got != want {
+			t.Errorf("jsonUnescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"a%2Fb%2fc": "a/b/c",
+		"%zz%2":     "%zz%2",
+		"100%":      "100%",
+		"a+b%20c":   "a+b c",
+	} {
+		if got := string(percentDecode([]byte(in))); got != want {
+			t.Errorf("percentDecode(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -400,37 +398,4 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 	h := hresp.Header.Clone()
 	h.Del("Set-Cookie")
 	return &Response{Status: hresp.StatusCode, Header: h, Body: body}, nil
-}
-
-// refuseEcho withholds a response whose headers or body contain the
-// credential, raw, hex (either case) or base64 encoded (standard or URL
-// alphabet; the unpadded forms match padded text too).
-func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
-	echoed := false
-	err := secret.reveal(func(tok []byte) error {
-		lower := hex.EncodeToString(tok)
-		forms := [][]byte{tok, []byte(lower), bytes.ToUpper([]byte(lower)), []byte(base64.RawStdEncoding.EncodeToString(tok)), []byte(base64.RawURLEncoding.EncodeToString(tok))}
-		defer func() {
-			for _, f := range forms[1:] {
-				clear(f)
-			}
-		}()
-		for _, f := range forms {
-			if bytes.Contains(body, f) {
-				echoed = true
-			}
-			for _, vs := range h {
-				for _, v := range vs {
-					if bytes.Contains([]byte(v), f) {
-						echoed = true
-					}
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil || echoed {
-		return checkfu.Refuse(CodeCredentialEchoed, "custody: the provider's response for %s echoes the credential; it is withheld", b)
-	}
-	return nil
 }
