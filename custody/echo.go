@@ -81,7 +81,7 @@ func base64Core(enc *base64.Encoding, tok []byte, align int) []byte {
 	out := make([]byte, enc.EncodedLen(len(in)))
 	enc.Encode(out, in)
 	clear(in)
-	first := (8*align + 5) / 6        // first character with no bit of the bytes before
+	first := (8*align + 5) / 6         // first character with no bit of the bytes before
 	last := 8 * (align + len(tok)) / 6 // characters [first, last) hold bits of tok only
 	if last <= first {
 		clear(out)
