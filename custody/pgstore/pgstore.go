@@ -16,23 +16,30 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/internal/sqlrecords"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // A Store is a custody.Store in one PostgreSQL schema. It is safe for
 // concurrent use. It does not own the pool.
+//
+// Its methods (Put, Get, CompareAndSwap, Delete, List) are the SQL
+// stores' shared implementation, on this package's pgx adapter;
+// CompareAndSwap locks the row with SELECT ... FOR UPDATE.
 type Store struct {
+	*records
 	pool  *pgxpool.Pool
 	table string // quoted, schema-qualified table name
 }
+
+// records is the shared implementation of the custody.Store methods.
+type records = sqlrecords.Store
 
 var _ custody.Store = (*Store)(nil)
 
@@ -44,6 +51,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, schema string) (*Store, error)
 		return nil, &custody.StoreError{Op: "open", Err: fmt.Errorf("pgstore: schema %q is not a valid name (want 1-63 of a-z 0-9 _, not starting with a digit)", schema)}
 	}
 	s := &Store{pool: pool, table: pgx.Identifier{schema, "custody_records"}.Sanitize()}
+	db := poolDB{conn{pool}, pool}
+	s.records = sqlrecords.New(sqlrecords.Config{Name: "pgstore", Table: s.table, LockRow: " FOR UPDATE", Read: db, Write: db})
 	ddl := fmt.Sprintf(`CREATE SCHEMA IF NOT EXISTS %s;
 CREATE TABLE IF NOT EXISTS %s (
 	namespace   text COLLATE "C" NOT NULL,
@@ -71,145 +80,39 @@ func validSchema(s string) bool {
 	return true
 }
 
-// Put implements custody.Store.
-func (s *Store) Put(ctx context.Context, rec custody.Record) error {
-	b := rec.Binding
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+s.table+` (namespace, integration, handle, sealed)
-		VALUES ($1, $2, $3, $4)
-		ON CONFLICT (namespace, integration, handle) DO UPDATE SET sealed = EXCLUDED.sealed`,
-		b.Namespace, b.Integration, b.Handle.String(), nonNil(rec.Sealed))
-	if err != nil {
-		return &custody.StoreError{Op: "put", Err: err}
-	}
-	return nil
+// querier is what a pgx pool and a pgx transaction both offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// Get implements custody.Store. The returned Binding is rebuilt from the
-// key columns of the row.
-func (s *Store) Get(ctx context.Context, b custody.Binding) (custody.Record, error) {
-	if err := b.Validate(); err != nil {
-		return custody.Record{}, err
-	}
-	var ns, integ, handle string
-	var sealed []byte
-	err := s.pool.QueryRow(ctx, `SELECT namespace, integration, handle, sealed FROM `+s.table+`
-		WHERE namespace = $1 AND integration = $2 AND handle = $3`,
-		b.Namespace, b.Integration, b.Handle.String()).Scan(&ns, &integ, &handle, &sealed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return custody.Record{}, notFound(b)
-	}
-	if err != nil {
-		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
-	}
-	got, err := rowBinding(ns, integ, handle)
-	if err != nil {
-		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
-	}
-	return custody.Record{Binding: got, Sealed: nonNil(sealed)}, nil
+// conn adapts a pgx pool or transaction to sqlrecords.Conn.
+type conn struct{ q querier }
+
+func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := c.q.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
 }
 
-// CompareAndSwap implements custody.Store.
-func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, sealed []byte) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	defer tx.Rollback(ctx)
-	var cur []byte
-	err = tx.QueryRow(ctx, `SELECT sealed FROM `+s.table+`
-		WHERE namespace = $1 AND integration = $2 AND handle = $3 FOR UPDATE`,
-		b.Namespace, b.Integration, b.Handle.String()).Scan(&cur)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound(b)
-	}
-	if err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	if !bytes.Equal(cur, old) {
-		return checkfu.Refuse(custody.CodeConflict, "custody: the record at %s changed since it was read", b)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE `+s.table+` SET sealed = $4
-		WHERE namespace = $1 AND integration = $2 AND handle = $3`,
-		b.Namespace, b.Integration, b.Handle.String(), nonNil(sealed)); err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	return nil
+func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlrecords.Row {
+	return c.q.QueryRow(ctx, query, args...)
 }
 
-// Delete implements custody.Store.
-func (s *Store) Delete(ctx context.Context, b custody.Binding) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM `+s.table+`
-		WHERE namespace = $1 AND integration = $2 AND handle = $3`,
-		b.Namespace, b.Integration, b.Handle.String())
-	if err != nil {
-		return &custody.StoreError{Op: "delete", Err: err}
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound(b)
-	}
-	return nil
+func (c conn) Query(ctx context.Context, query string, args ...any) (sqlrecords.Rows, error) {
+	return c.q.Query(ctx, query, args...)
 }
 
-// List implements custody.Store.
-func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, error) {
-	probe := custody.Binding{Namespace: namespace, Integration: "x", Handle: custody.NewHandle()}
-	if err := probe.Validate(); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, `SELECT namespace, integration, handle FROM `+s.table+`
-		WHERE namespace = $1 ORDER BY integration, handle`, namespace)
-	if err != nil {
-		return nil, &custody.StoreError{Op: "list", Err: err}
-	}
-	defer rows.Close()
-	var out []custody.Binding
-	for rows.Next() {
-		var ns, integ, handle string
-		if err := rows.Scan(&ns, &integ, &handle); err != nil {
-			return nil, &custody.StoreError{Op: "list", Err: err}
-		}
-		b, err := rowBinding(ns, integ, handle)
-		if err != nil {
-			return nil, &custody.StoreError{Op: "list", Err: err}
-		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, &custody.StoreError{Op: "list", Err: err}
-	}
-	return out, nil
+// poolDB adapts a pgx pool to sqlrecords.DB.
+type poolDB struct {
+	conn
+	pool *pgxpool.Pool
 }
 
-// rowBinding rebuilds a Binding from a row's key columns; a row that does
-// not hold a valid binding is corrupt.
-func rowBinding(ns, integ, handle string) (custody.Binding, error) {
-	b, err := custody.BindingFromColumns(ns, integ, handle)
-	if err != nil {
-		return custody.Binding{}, fmt.Errorf("pgstore: corrupt row: %w", err)
-	}
-	return b, nil
-}
+var _ sqlrecords.DB = poolDB{}
 
-func notFound(b custody.Binding) error {
-	return checkfu.Refuse(custody.CodeNotFound, "custody: no record at %s", b)
-}
-
-// nonNil maps nil to an empty slice: NOT NULL columns hold empty records.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
+// InTx runs fn in a transaction of the pool: pgx.BeginFunc commits when
+// fn returns nil and otherwise rolls back and returns fn's error.
+func (d poolDB) InTx(ctx context.Context, fn func(sqlrecords.Conn) error) error {
+	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(conn{tx}) })
 }

@@ -17,7 +17,6 @@
 package sqlitestore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -25,8 +24,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/internal/sqlrecords"
 	"github.com/checkfu/checkfu/internal/sqliteutil"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -45,10 +44,19 @@ const schema = `CREATE TABLE IF NOT EXISTS custody_records (
 
 // A Store is a custody.Store in a SQLite file. It is safe for concurrent
 // use; close it with Close.
+//
+// Its methods Put, Get, CompareAndSwap, Delete and List are the SQL
+// stores' shared implementation, on this package's database/sql adapter:
+// writes go through w, whose transactions begin IMMEDIATE, and Get and
+// List read through r.
 type Store struct {
+	*records
 	w *sql.DB // one connection: the single writer
 	r *sql.DB // readers (WAL lets them run beside the writer)
 }
+
+// records is the shared implementation of the custody.Store methods.
+type records = sqlrecords.Store
 
 var _ custody.Store = (*Store)(nil)
 
@@ -89,7 +97,9 @@ func Open(path string) (*Store, error) {
 		return nil, &custody.StoreError{Op: "open", Err: err}
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{w: w, r: r}, nil
+	return &Store{records: sqlrecords.New(sqlrecords.Config{
+		Name: "sqlitestore", Table: "custody_records", Read: db{conn{r}, r}, Write: db{conn{w}, w},
+	}), w: w, r: r}, nil
 }
 
 // Close closes the database.
@@ -97,149 +107,55 @@ func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
-// Put implements custody.Store.
-func (s *Store) Put(ctx context.Context, rec custody.Record) error {
-	b := rec.Binding
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO custody_records (namespace, integration, handle, sealed)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT (namespace, integration, handle) DO UPDATE SET sealed = excluded.sealed`,
-		b.Namespace, b.Integration, b.Handle.String(), nonNil(rec.Sealed))
-	if err != nil {
-		return &custody.StoreError{Op: "put", Err: err}
-	}
-	return nil
+// querier is what a *sql.DB and a *sql.Tx both offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Get implements custody.Store. The returned Binding is rebuilt from the
-// key columns of the row.
-func (s *Store) Get(ctx context.Context, b custody.Binding) (custody.Record, error) {
-	if err := b.Validate(); err != nil {
-		return custody.Record{}, err
-	}
-	var ns, integ, handle string
-	var sealed []byte
-	err := s.r.QueryRowContext(ctx, `SELECT namespace, integration, handle, sealed FROM custody_records
-		WHERE namespace = ? AND integration = ? AND handle = ?`,
-		b.Namespace, b.Integration, b.Handle.String()).Scan(&ns, &integ, &handle, &sealed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return custody.Record{}, notFound(b)
-	}
+// conn adapts a *sql.DB or *sql.Tx to sqlrecords.Conn.
+type conn struct{ q querier }
+
+func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := c.q.ExecContext(ctx, query, args...)
 	if err != nil {
-		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
+		return 0, err
 	}
-	got, err := rowBinding(ns, integ, handle)
-	if err != nil {
-		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
-	}
-	return custody.Record{Binding: got, Sealed: nonNil(sealed)}, nil
+	return res.RowsAffected()
 }
 
-// CompareAndSwap implements custody.Store.
-func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, sealed []byte) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	defer tx.Rollback()
-	var cur []byte
-	err = tx.QueryRowContext(ctx, `SELECT sealed FROM custody_records
-		WHERE namespace = ? AND integration = ? AND handle = ?`,
-		b.Namespace, b.Integration, b.Handle.String()).Scan(&cur)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound(b)
-	}
-	if err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	if !bytes.Equal(cur, old) {
-		return checkfu.Refuse(custody.CodeConflict, "custody: the record at %s changed since it was read", b)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE custody_records SET sealed = ?
-		WHERE namespace = ? AND integration = ? AND handle = ?`,
-		nonNil(sealed), b.Namespace, b.Integration, b.Handle.String()); err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	if err := tx.Commit(); err != nil {
-		return &custody.StoreError{Op: "compare_and_swap", Err: err}
-	}
-	return nil
+func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlrecords.Row {
+	return c.q.QueryRowContext(ctx, query, args...)
 }
 
-// Delete implements custody.Store.
-func (s *Store) Delete(ctx context.Context, b custody.Binding) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	res, err := s.w.ExecContext(ctx, `DELETE FROM custody_records
-		WHERE namespace = ? AND integration = ? AND handle = ?`,
-		b.Namespace, b.Integration, b.Handle.String())
+func (c conn) Query(ctx context.Context, query string, args ...any) (sqlrecords.Rows, error) {
+	rows, err := c.q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return &custody.StoreError{Op: "delete", Err: err}
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return &custody.StoreError{Op: "delete", Err: err}
-	}
-	if n == 0 {
-		return notFound(b)
-	}
-	return nil
-}
-
-// List implements custody.Store.
-func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, error) {
-	probe := custody.Binding{Namespace: namespace, Integration: "x", Handle: custody.NewHandle()}
-	if err := probe.Validate(); err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT namespace, integration, handle FROM custody_records
-		WHERE namespace = ? ORDER BY integration, handle`, namespace)
+	return sqliteutil.Rows{Rows: rows}, nil
+}
+
+// db adapts a *sql.DB to sqlrecords.DB.
+type db struct {
+	conn
+	db *sql.DB
+}
+
+var _ sqlrecords.DB = db{}
+
+// InTx runs fn in a transaction of d: with the DSN's _txlock=immediate,
+// it holds the database's write lock from BEGIN, so nothing changes the
+// row between fn's read and its write.
+func (d db) InTx(ctx context.Context, fn func(sqlrecords.Conn) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, &custody.StoreError{Op: "list", Err: err}
+		return err
 	}
-	defer rows.Close()
-	var out []custody.Binding
-	for rows.Next() {
-		var ns, integ, handle string
-		if err := rows.Scan(&ns, &integ, &handle); err != nil {
-			return nil, &custody.StoreError{Op: "list", Err: err}
-		}
-		b, err := rowBinding(ns, integ, handle)
-		if err != nil {
-			return nil, &custody.StoreError{Op: "list", Err: err}
-		}
-		out = append(out, b)
+	defer tx.Rollback()
+	if err := fn(conn{tx}); err != nil {
+		return err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, &custody.StoreError{Op: "list", Err: err}
-	}
-	return out, nil
-}
-
-// rowBinding rebuilds a Binding from a row's key columns; a row that does
-// not hold a valid binding is corrupt.
-func rowBinding(ns, integ, handle string) (custody.Binding, error) {
-	b, err := custody.BindingFromColumns(ns, integ, handle)
-	if err != nil {
-		return custody.Binding{}, fmt.Errorf("sqlitestore: corrupt row: %w", err)
-	}
-	return b, nil
-}
-
-func notFound(b custody.Binding) error {
-	return checkfu.Refuse(custody.CodeNotFound, "custody: no record at %s", b)
-}
-
-// nonNil maps nil to an empty slice: NOT NULL columns hold empty records.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
+	return tx.Commit()
 }

@@ -1,6 +1,7 @@
 // Package sqliteutil holds what the SQLite stores of custody and eventlog
-// share about opening a database file that several processes may create
-// at the same moment.
+// share: opening a database file that several processes may create at the
+// same moment, and reading rows through database/sql in the form their
+// shared SQL code expects.
 package sqliteutil
 
 import (

@@ -1,0 +1,23 @@
+// Package sqlrecords is the custody.Store that the SQL stores (pgstore on
+// PostgreSQL, sqlitestore on SQLite) share: the statements, the scanning
+// of rows, and the mapping of their results to refusals and StoreErrors.
+// A store adapts its driver to the small DB and Conn interfaces and keeps
+// what is its own: how it connects, its schema, and how a transaction
+// takes the write lock.
+//
+// Invariants:
+//
+//   - The table holds the key columns (namespace, integration, handle) and
+//     the sealed bytes, nothing else. Get and List rebuild every Binding
+//     from the key columns they read; a row whose columns do not form a
+//     valid binding is a *custody.StoreError, never a refusal and never
+//     a binding.
+//   - Every statement is parameterised ($1, $2, ...: PostgreSQL's form,
+//     which the SQLite driver binds by number too); only the table name,
+//     fixed by the store, is spliced in.
+//   - Failures of the database are *custody.StoreError with the Store
+//     method as Op; refusals are the *checkfu.Refusal codes of
+//     custody.MemStore. Neither quotes sealed bytes.
+//   - An invalid binding or namespace is refused before any statement
+//     runs.
+package sqlrecords

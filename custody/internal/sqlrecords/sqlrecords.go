@@ -1,0 +1,219 @@
+package sqlrecords
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+)
+
+// A Row is the result of a query for at most one row; pgx.Row and
+// *sql.Row are Rows. Scan returns an error matching sql.ErrNoRows when
+// there is no row (pgx.ErrNoRows matches it).
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is the result of a query, read row by row; pgx.Rows is one.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// A Conn runs statements on a connection pool or in one transaction.
+type Conn interface {
+	// Exec runs a statement and returns how many rows it changed.
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+}
+
+// A DB is a Conn that can also run a transaction.
+type DB interface {
+	Conn
+	// InTx runs fn in one transaction and commits it when fn returns
+	// nil. Otherwise it rolls back and returns fn's error unchanged.
+	InTx(ctx context.Context, fn func(Conn) error) error
+}
+
+// A Config describes one store's table and connections.
+type Config struct {
+	// Name is the store's package name, the prefix of the errors it makes
+	// itself, such as "pgstore: corrupt row: ...".
+	Name string
+	// Table is the table's name, quoted as the SQL dialect needs.
+	Table string
+	// LockRow ends the SELECT that reads a record for CompareAndSwap: "
+	// FOR UPDATE" where that locks the row until the transaction ends,
+	// and "" where every transaction of Write holds the write lock of the
+	// whole database from its start (SQLite's BEGIN IMMEDIATE).
+	LockRow string
+	// Read runs Get and List; Write runs every statement that writes.
+	// They may be the same DB.
+	Read, Write DB
+}
+
+// A Store is a custody.Store over a table of the SQL stores' layout. It
+// is safe for concurrent use if its DBs are.
+type Store struct {
+	name        string
+	read, write DB
+
+	put, get, lock, update, del, list string
+}
+
+var _ custody.Store = (*Store)(nil)
+
+// New returns the Store c describes.
+func New(c Config) *Store {
+	where := ` WHERE namespace = $1 AND integration = $2 AND handle = $3`
+	return &Store{
+		name: c.Name, read: c.Read, write: c.Write,
+		put: `INSERT INTO ` + c.Table + ` (namespace, integration, handle, sealed) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (namespace, integration, handle) DO UPDATE SET sealed = excluded.sealed`,
+		get:    `SELECT namespace, integration, handle, sealed FROM ` + c.Table + where,
+		lock:   `SELECT sealed FROM ` + c.Table + where + c.LockRow,
+		update: `UPDATE ` + c.Table + ` SET sealed = $4` + where,
+		del:    `DELETE FROM ` + c.Table + where,
+		list:   `SELECT namespace, integration, handle FROM ` + c.Table + ` WHERE namespace = $1 ORDER BY integration, handle`,
+	}
+}
+
+// key returns the key columns of b as statement arguments $1 to $3.
+func key(b custody.Binding, more ...any) []any {
+	return append([]any{b.Namespace, b.Integration, b.Handle.String()}, more...)
+}
+
+// Put implements custody.Store.
+func (s *Store) Put(ctx context.Context, rec custody.Record) error {
+	b := rec.Binding
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	if _, err := s.write.Exec(ctx, s.put, key(b, nonNil(rec.Sealed))...); err != nil {
+		return &custody.StoreError{Op: "put", Err: err}
+	}
+	return nil
+}
+
+// Get implements custody.Store. The returned Binding is rebuilt from the
+// key columns of the row.
+func (s *Store) Get(ctx context.Context, b custody.Binding) (custody.Record, error) {
+	if err := b.Validate(); err != nil {
+		return custody.Record{}, err
+	}
+	var ns, integ, handle string
+	var sealed []byte
+	err := s.read.QueryRow(ctx, s.get, key(b)...).Scan(&ns, &integ, &handle, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return custody.Record{}, notFound(b)
+	}
+	if err != nil {
+		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
+	}
+	got, err := s.rowBinding(ns, integ, handle)
+	if err != nil {
+		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
+	}
+	return custody.Record{Binding: got, Sealed: nonNil(sealed)}, nil
+}
+
+// CompareAndSwap implements custody.Store in one transaction of the
+// write DB: it reads the record with Config.LockRow and updates it only
+// if it is still old.
+func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, sealed []byte) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	err := s.write.InTx(ctx, func(tx Conn) error {
+		var cur []byte
+		err := tx.QueryRow(ctx, s.lock, key(b)...).Scan(&cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(b)
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(cur, old) {
+			return checkfu.Refuse(custody.CodeConflict, "custody: the record at %s changed since it was read", b)
+		}
+		_, err = tx.Exec(ctx, s.update, key(b, nonNil(sealed))...)
+		return err
+	})
+	if _, refused := checkfu.CodeOf(err); err == nil || refused {
+		return err
+	}
+	return &custody.StoreError{Op: "compare_and_swap", Err: err}
+}
+
+// Delete implements custody.Store.
+func (s *Store) Delete(ctx context.Context, b custody.Binding) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	n, err := s.write.Exec(ctx, s.del, key(b)...)
+	if err != nil {
+		return &custody.StoreError{Op: "delete", Err: err}
+	}
+	if n == 0 {
+		return notFound(b)
+	}
+	return nil
+}
+
+// List implements custody.Store.
+func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, error) {
+	probe := custody.Binding{Namespace: namespace, Integration: "x", Handle: custody.NewHandle()}
+	if err := probe.Validate(); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.Query(ctx, s.list, namespace)
+	if err != nil {
+		return nil, &custody.StoreError{Op: "list", Err: err}
+	}
+	defer rows.Close()
+	var out []custody.Binding
+	for rows.Next() {
+		var ns, integ, handle string
+		if err := rows.Scan(&ns, &integ, &handle); err != nil {
+			return nil, &custody.StoreError{Op: "list", Err: err}
+		}
+		b, err := s.rowBinding(ns, integ, handle)
+		if err != nil {
+			return nil, &custody.StoreError{Op: "list", Err: err}
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &custody.StoreError{Op: "list", Err: err}
+	}
+	return out, nil
+}
+
+// rowBinding rebuilds a Binding from a row's key columns; a row that does
+// not hold a valid binding is corrupt.
+func (s *Store) rowBinding(ns, integ, handle string) (custody.Binding, error) {
+	b, err := custody.BindingFromColumns(ns, integ, handle)
+	if err != nil {
+		return custody.Binding{}, fmt.Errorf("%s: corrupt row: %w", s.name, err)
+	}
+	return b, nil
+}
+
+func notFound(b custody.Binding) error {
+	return checkfu.Refuse(custody.CodeNotFound, "custody: no record at %s", b)
+}
+
+// nonNil maps nil to an empty slice: NOT NULL columns hold empty records.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
