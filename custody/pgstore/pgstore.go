@@ -21,6 +21,7 @@ import (
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/internal/sqlrecords"
+	"github.com/checkfu/checkfu/internal/sqlconn"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -87,7 +88,7 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// conn adapts a pgx pool or transaction to sqlrecords.Conn.
+// conn adapts a pgx pool or transaction to sqlconn.Conn.
 type conn struct{ q querier }
 
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -95,11 +96,11 @@ func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error
 	return tag.RowsAffected(), err
 }
 
-func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlrecords.Row {
+func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlconn.Row {
 	return c.q.QueryRow(ctx, query, args...)
 }
 
-func (c conn) Query(ctx context.Context, query string, args ...any) (sqlrecords.Rows, error) {
+func (c conn) Query(ctx context.Context, query string, args ...any) (sqlconn.Rows, error) {
 	return c.q.Query(ctx, query, args...)
 }
 
@@ -113,6 +114,6 @@ var _ sqlrecords.DB = poolDB{}
 
 // InTx runs fn in a transaction of the pool: pgx.BeginFunc commits when
 // fn returns nil and otherwise rolls back and returns fn's error.
-func (d poolDB) InTx(ctx context.Context, fn func(sqlrecords.Conn) error) error {
+func (d poolDB) InTx(ctx context.Context, fn func(sqlconn.Conn) error) error {
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(conn{tx}) })
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/internal/sqlrecords"
+	"github.com/checkfu/checkfu/internal/sqlconn"
 	"github.com/checkfu/checkfu/internal/sqliteutil"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -98,7 +99,7 @@ func Open(path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	return &Store{records: sqlrecords.New(sqlrecords.Config{
-		Name: "sqlitestore", Table: "custody_records", Read: db{conn{r}, r}, Write: db{conn{w}, w},
+		Name: "sqlitestore", Table: "custody_records", Read: sqlconn.SQL(r), Write: db{sqlconn.SQL(w), w},
 	}), w: w, r: r}, nil
 }
 
@@ -107,39 +108,9 @@ func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
-// querier is what a *sql.DB and a *sql.Tx both offer.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// conn adapts a *sql.DB or *sql.Tx to sqlrecords.Conn.
-type conn struct{ q querier }
-
-func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.q.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlrecords.Row {
-	return c.q.QueryRowContext(ctx, query, args...)
-}
-
-func (c conn) Query(ctx context.Context, query string, args ...any) (sqlrecords.Rows, error) {
-	rows, err := c.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return sqliteutil.Rows{Rows: rows}, nil
-}
-
 // db adapts a *sql.DB to sqlrecords.DB.
 type db struct {
-	conn
+	sqlconn.Conn
 	db *sql.DB
 }
 
@@ -148,13 +119,13 @@ var _ sqlrecords.DB = db{}
 // InTx runs fn in a transaction of d: with the DSN's _txlock=immediate,
 // it holds the database's write lock from BEGIN, so nothing changes the
 // row between fn's read and its write.
-func (d db) InTx(ctx context.Context, fn func(sqlrecords.Conn) error) error {
+func (d db) InTx(ctx context.Context, fn func(sqlconn.Conn) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(conn{tx}); err != nil {
+	if err := fn(sqlconn.SQL(tx)); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -12,6 +12,8 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/internal/sqllog"
+	"github.com/checkfu/checkfu/internal/sqlconn"
 )
 
 // PollInterval is how often Wait re-reads the log when no notification
@@ -26,9 +28,10 @@ const notifyChannel = "checkfu_eventlog"
 type Store struct {
 	pool *pgxpool.Pool
 
+	changes sqllog.Changes // notified on every commit seen
+
 	mu        sync.Mutex
-	changed   chan struct{} // guarded by mu; closed and replaced on every commit seen
-	listening bool          // guarded by mu: the listener goroutine runs
+	listening bool // guarded by mu: the listener goroutine runs
 
 	stop     context.Context // ends the listener
 	stopFunc context.CancelFunc
@@ -66,15 +69,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, &eventlog.StoreError{Op: "open", Err: redact(err)}
 	}
 	stop, stopFunc := context.WithCancel(context.Background())
-	return &Store{pool: pool, changed: make(chan struct{}), stop: stop, stopFunc: stopFunc}, nil
-}
-
-// signal wakes every Wait.
-func (s *Store) signal() {
-	s.mu.Lock()
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	return &Store{pool: pool, stop: stop, stopFunc: stopFunc}, nil
 }
 
 // listen holds one connection in LISTEN and signals on every
@@ -85,11 +80,11 @@ func (s *Store) listen() {
 		conn, err := pgx.ConnectConfig(s.stop, s.pool.Config().ConnConfig.Copy())
 		if err == nil {
 			if _, err = conn.Exec(s.stop, "LISTEN "+notifyChannel); err == nil {
-				s.signal() // appends made before LISTEN took effect
+				s.changes.Notify() // appends made before LISTEN took effect
 			}
 			for err == nil {
 				if _, err = conn.WaitForNotification(s.stop); err == nil {
-					s.signal()
+					s.changes.Notify()
 				}
 			}
 			conn.Close(context.Background())
@@ -118,7 +113,7 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var last int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM eventlog_events WHERE session = $1`, session).Scan(&last); err != nil {
+		if err := tx.QueryRow(ctx, sqllog.LastSeq, session).Scan(&last); err != nil {
 			return err
 		}
 		if uint64(last) != expected {
@@ -166,55 +161,18 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 		}
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
-	s.signal()
+	s.changes.Notify()
 	return nil
 }
 
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
-	if err := eventlog.CheckSession(session); err != nil {
-		return eventlog.Head{}, err
-	}
-	var seq int64
-	var hash []byte
-	err := s.pool.QueryRow(ctx, `SELECT seq, hash FROM eventlog_events WHERE session = $1 ORDER BY seq DESC LIMIT 1`, session).Scan(&seq, &hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return eventlog.Head{}, nil
-	}
-	if err != nil {
-		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
-	}
-	return eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}, nil
+	return sqllog.Head(ctx, querier{s.pool}, session)
 }
 
 // Read implements eventlog.Store.Read.
 func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
-	if err := eventlog.CheckSession(session); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, `
-		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
-		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
-		WHERE e.session = $1 AND e.seq >= $2 ORDER BY e.seq LIMIT $3`, session, int64(min(from, 1<<63-1)), limit)
-	if err != nil {
-		return nil, &eventlog.StoreError{Op: "read", Err: err}
-	}
-	defer rows.Close()
-	var out []eventlog.Record
-	for rows.Next() {
-		var r eventlog.Record
-		var seq int64
-		var hash []byte
-		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
-			return nil, &eventlog.StoreError{Op: "read", Err: err}
-		}
-		r.Seq, r.Hash = uint64(seq), eventlog.HashFromBytes(hash)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, &eventlog.StoreError{Op: "read", Err: err}
-	}
-	return out, nil
+	return sqllog.Read(ctx, querier{s.pool}, session, from, limit)
 }
 
 // Wait implements eventlog.Store.Wait: it wakes on this handle's commits
@@ -228,26 +186,7 @@ func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
 		go s.listen()
 	}
 	s.mu.Unlock()
-	ticker := time.NewTicker(PollInterval)
-	defer ticker.Stop()
-	for {
-		s.mu.Lock()
-		changed := s.changed
-		s.mu.Unlock()
-		head, err := s.Head(ctx, session)
-		if err != nil {
-			return err
-		}
-		if head.Seq >= seq {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ticker.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return sqllog.Wait(ctx, &s.changes, PollInterval, s.Head, session, seq)
 }
 
 // Shred implements eventlog.Store.Shred.
@@ -255,7 +194,7 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 	if err := eventlog.CheckSession(session); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM eventlog_content WHERE session = $1 AND seq = $2`, session, int64(seq)); err != nil {
+	if _, err := s.pool.Exec(ctx, sqllog.Shred, session, int64(seq)); err != nil {
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	return nil
@@ -267,4 +206,15 @@ func (s *Store) Close() error {
 	s.done.Wait()
 	s.pool.Close()
 	return nil
+}
+
+// querier adapts the pool to sqlconn.Querier.
+type querier struct{ pool *pgxpool.Pool }
+
+func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqlconn.Row {
+	return q.pool.QueryRow(ctx, query, args...)
+}
+
+func (q querier) Query(ctx context.Context, query string, args ...any) (sqlconn.Rows, error) {
+	return q.pool.Query(ctx, query, args...)
 }

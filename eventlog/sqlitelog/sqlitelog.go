@@ -12,6 +12,8 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/internal/sqllog"
+	"github.com/checkfu/checkfu/internal/sqlconn"
 	"github.com/checkfu/checkfu/internal/sqliteutil"
 )
 
@@ -22,12 +24,12 @@ const PollInterval = 20 * time.Millisecond
 // A Store is an eventlog.Store in one SQLite file. Build one with Open;
 // the zero Store is not usable.
 type Store struct {
-	db *sql.DB
+	db     *sql.DB
+	reader sqlconn.Querier // db, for sqllog
 
 	wmu sync.Mutex // serialises writers of this handle
 
-	mu      sync.Mutex
-	changed chan struct{} // guarded by mu; closed and replaced on every commit
+	changes sqllog.Changes // notified on every commit of this handle
 }
 
 var _ eventlog.Store = (*Store)(nil)
@@ -79,7 +81,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, &eventlog.StoreError{Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
 	}
-	return &Store{db: db, changed: make(chan struct{})}, nil
+	return &Store{db: db, reader: sqlconn.SQL(db)}, nil
 }
 
 // Append implements eventlog.Store.Append in one IMMEDIATE transaction.
@@ -91,10 +93,7 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 	defer s.wmu.Unlock()
 	err := s.append(ctx, session, expected, recs)
 	if err == nil {
-		s.mu.Lock()
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
+		s.changes.Notify()
 	}
 	return err
 }
@@ -110,13 +109,13 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 		}
 	}()
 	var last uint64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM eventlog_events WHERE session = ?`, session).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, sqllog.LastSeq, session).Scan(&last); err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
 	if last != expected {
 		return eventlog.SeqConflict(session, expected, last)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO eventlog_events (session, seq, envelope, hash) VALUES (?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, sqllog.InsertEvent)
 	if err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
@@ -130,7 +129,7 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 			continue
 		}
 		if insContent == nil {
-			if insContent, err = tx.PrepareContext(ctx, `INSERT INTO eventlog_content (session, seq, data_key, sealed) VALUES (?, ?, ?, ?)`); err != nil {
+			if insContent, err = tx.PrepareContext(ctx, sqllog.InsertContent); err != nil {
 				return &eventlog.StoreError{Op: "append", Err: err}
 			}
 			defer insContent.Close()
@@ -147,74 +146,18 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
-	if err := eventlog.CheckSession(session); err != nil {
-		return eventlog.Head{}, err
-	}
-	var seq int64
-	var hash []byte
-	err := s.db.QueryRowContext(ctx, `SELECT seq, hash FROM eventlog_events WHERE session = ? ORDER BY seq DESC LIMIT 1`, session).Scan(&seq, &hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return eventlog.Head{}, nil
-	}
-	if err != nil {
-		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
-	}
-	return eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}, nil
+	return sqllog.Head(ctx, s.reader, session)
 }
 
 // Read implements eventlog.Store.Read.
 func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
-	if err := eventlog.CheckSession(session); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
-		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
-		WHERE e.session = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?`, session, int64(min(from, 1<<63-1)), limit)
-	if err != nil {
-		return nil, &eventlog.StoreError{Op: "read", Err: err}
-	}
-	defer rows.Close()
-	var out []eventlog.Record
-	for rows.Next() {
-		var r eventlog.Record
-		var seq int64
-		var hash []byte
-		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
-			return nil, &eventlog.StoreError{Op: "read", Err: err}
-		}
-		r.Seq, r.Hash = uint64(seq), eventlog.HashFromBytes(hash)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, &eventlog.StoreError{Op: "read", Err: err}
-	}
-	return out, nil
+	return sqllog.Read(ctx, s.reader, session, from, limit)
 }
 
 // Wait implements eventlog.Store.Wait: it wakes on this handle's commits
 // at once and polls every PollInterval for other writers.
 func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
-	ticker := time.NewTicker(PollInterval)
-	defer ticker.Stop()
-	for {
-		s.mu.Lock()
-		changed := s.changed
-		s.mu.Unlock()
-		head, err := s.Head(ctx, session)
-		if err != nil {
-			return err
-		}
-		if head.Seq >= seq {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ticker.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return sqllog.Wait(ctx, &s.changes, PollInterval, s.Head, session, seq)
 }
 
 // Shred implements eventlog.Store.Shred: it deletes the content row and
@@ -225,7 +168,7 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM eventlog_content WHERE session = ? AND seq = ?`, session, int64(seq)); err != nil {
+	if _, err := s.db.ExecContext(ctx, sqllog.Shred, session, int64(seq)); err != nil {
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	// TRUNCATE waits (busy_timeout) for readers on older snapshots, then

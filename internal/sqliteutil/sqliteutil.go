@@ -1,7 +1,6 @@
 // Package sqliteutil holds what the SQLite stores of custody and eventlog
-// share: opening a database file that several processes may create at the
-// same moment, and reading rows through database/sql in the form their
-// shared SQL code expects.
+// share about opening a database file that several processes may create
+// at the same moment.
 package sqliteutil
 
 import (

@@ -1,7 +1,7 @@
 // Package sqlrecords is the custody.Store that the SQL stores (pgstore on
 // PostgreSQL, sqlitestore on SQLite) share: the statements, the scanning
 // of rows, and the mapping of their results to refusals and StoreErrors.
-// A store adapts its driver to the small DB and Conn interfaces and keeps
+// A store adapts its driver to the small DB interface and keeps
 // what is its own: how it connects, its schema, and how a transaction
 // takes the write lock.
 //

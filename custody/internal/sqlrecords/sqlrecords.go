@@ -9,37 +9,15 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/internal/sqlconn"
 )
 
-// A Row is the result of a query for at most one row; pgx.Row and
-// *sql.Row are Rows. Scan returns an error matching sql.ErrNoRows when
-// there is no row (pgx.ErrNoRows matches it).
-type Row interface {
-	Scan(dest ...any) error
-}
-
-// Rows is the result of a query, read row by row; pgx.Rows is one.
-type Rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close()
-}
-
-// A Conn runs statements on a connection pool or in one transaction.
-type Conn interface {
-	// Exec runs a statement and returns how many rows it changed.
-	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
-	QueryRow(ctx context.Context, query string, args ...any) Row
-	Query(ctx context.Context, query string, args ...any) (Rows, error)
-}
-
-// A DB is a Conn that can also run a transaction.
+// A DB is a connection pool that can also run a transaction.
 type DB interface {
-	Conn
+	sqlconn.Conn
 	// InTx runs fn in one transaction and commits it when fn returns
 	// nil. Otherwise it rolls back and returns fn's error unchanged.
-	InTx(ctx context.Context, fn func(Conn) error) error
+	InTx(ctx context.Context, fn func(sqlconn.Conn) error) error
 }
 
 // A Config describes one store's table and connections.
@@ -49,21 +27,25 @@ type Config struct {
 	Name string
 	// Table is the table's name, quoted as the SQL dialect needs.
 	Table string
-	// LockRow ends the SELECT that reads a record for CompareAndSwap: "
-	// FOR UPDATE" where that locks the row until the transaction ends,
-	// and "" where every transaction of Write holds the write lock of the
-	// whole database from its start (SQLite's BEGIN IMMEDIATE).
+	// LockRow ends the SELECT that reads a record for CompareAndSwap:
+	// " FOR UPDATE" where that locks the row until the transaction ends
+	// (PostgreSQL), and "" where every transaction of Write holds the
+	// write lock of the whole database from its start (SQLite's BEGIN
+	// IMMEDIATE).
 	LockRow string
-	// Read runs Get and List; Write runs every statement that writes.
-	// They may be the same DB.
-	Read, Write DB
+	// Read runs Get and List.
+	Read sqlconn.Querier
+	// Write runs Put, CompareAndSwap and Delete. It may be the same
+	// connection pool as Read.
+	Write DB
 }
 
 // A Store is a custody.Store over a table of the SQL stores' layout. It
 // is safe for concurrent use if its DBs are.
 type Store struct {
-	name        string
-	read, write DB
+	name  string
+	read  sqlconn.Querier
+	write DB
 
 	put, get, lock, update, del, list string
 }
@@ -131,7 +113,7 @@ func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, seal
 	if err := b.Validate(); err != nil {
 		return err
 	}
-	err := s.write.InTx(ctx, func(tx Conn) error {
+	err := s.write.InTx(ctx, func(tx sqlconn.Conn) error {
 		var cur []byte
 		err := tx.QueryRow(ctx, s.lock, key(b)...).Scan(&cur)
 		if errors.Is(err, sql.ErrNoRows) {

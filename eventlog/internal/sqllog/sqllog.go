@@ -1,0 +1,73 @@
+package sqllog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/sqlconn"
+)
+
+// Statements that both stores run as written.
+const (
+	// LastSeq reads the last seq of session $1, 0 when it is empty.
+	LastSeq = `SELECT coalesce(max(seq), 0) FROM eventlog_events WHERE session = $1`
+	// InsertEvent inserts the envelope row (session, seq, envelope, hash).
+	InsertEvent = `INSERT INTO eventlog_events (session, seq, envelope, hash) VALUES ($1, $2, $3, $4)`
+	// InsertContent inserts the content row (session, seq, data_key,
+	// sealed).
+	InsertContent = `INSERT INTO eventlog_content (session, seq, data_key, sealed) VALUES ($1, $2, $3, $4)`
+	// Shred deletes the content row of session $1, seq $2.
+	Shred = `DELETE FROM eventlog_content WHERE session = $1 AND seq = $2`
+
+	head = `SELECT seq, hash FROM eventlog_events WHERE session = $1 ORDER BY seq DESC LIMIT 1`
+	read = `
+		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
+		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
+		WHERE e.session = $1 AND e.seq >= $2 ORDER BY e.seq LIMIT $3`
+)
+
+// Head implements eventlog.Store.Head on q.
+func Head(ctx context.Context, q sqlconn.Querier, session string) (eventlog.Head, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return eventlog.Head{}, err
+	}
+	var seq int64
+	var hash []byte
+	err := q.QueryRow(ctx, head, session).Scan(&seq, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return eventlog.Head{}, nil
+	}
+	if err != nil {
+		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
+	}
+	return eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}, nil
+}
+
+// Read implements eventlog.Store.Read on q.
+func Read(ctx context.Context, q sqlconn.Querier, session string, from uint64, limit int) ([]eventlog.Record, error) {
+	if err := eventlog.CheckSession(session); err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, read, session, int64(min(from, 1<<63-1)), limit)
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	defer rows.Close()
+	var out []eventlog.Record
+	for rows.Next() {
+		var r eventlog.Record
+		var seq int64
+		var hash []byte
+		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
+			return nil, &eventlog.StoreError{Op: "read", Err: err}
+		}
+		r.Seq, r.Hash = uint64(seq), eventlog.HashFromBytes(hash)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &eventlog.StoreError{Op: "read", Err: err}
+	}
+	return out, nil
+}
