@@ -29,12 +29,8 @@ import (
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
-		forms := echoForms(tok)
-		defer func() {
-			for _, f := range forms[1:] { // forms[0] is tok, which reveal clears
-				clear(f)
-			}
-		}()
+		forms, buf := echoForms(tok)
+		defer clear(buf) // forms[0] is tok itself, which reveal clears
 		if echoIn(body, forms) {
 			echoed = true
 			return nil
@@ -56,40 +52,50 @@ func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 }
 
 // echoForms returns tok followed by its encodings that refuseEcho looks
-// for. Every returned slice but the first is a fresh copy the caller must
-// clear.
-func echoForms(tok []byte) [][]byte {
-	lower := []byte(hex.EncodeToString(tok))
-	forms := [][]byte{tok, lower, bytes.ToUpper(lower)}
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+// for, and the one buffer that holds all the encodings, which the caller
+// must clear when done.
+func echoForms(tok []byte) (forms [][]byte, buf []byte) {
+	encs := [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding}
+	// scratch holds two zero bytes, then tok: scratch[2-align:] is tok at
+	// each alignment after a 3-byte boundary.
+	scratch := make([]byte, 2+len(tok)+max(hex.EncodedLen(len(tok)), base64.RawStdEncoding.EncodedLen(2+len(tok))))
+	defer clear(scratch)
+	in, out := scratch[:2+len(tok)], scratch[2+len(tok):]
+	copy(in[2:], tok)
+	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok)))
+	add := func(f []byte) {
+		start := len(buf)
+		buf = append(buf, f...)
+		forms = append(forms, buf[start:len(buf):len(buf)])
+	}
+	forms = append(forms, tok)
+	n := hex.Encode(out, tok)
+	add(out[:n])
+	for i, c := range out[:n] {
+		if 'a' <= c && c <= 'f' {
+			out[i] = c - 'a' + 'A'
+		}
+	}
+	add(out[:n])
+	for _, enc := range encs {
 		for align := range 3 {
-			if core := base64Core(enc, tok, align); len(core) > 0 {
-				forms = append(forms, core)
+			src := in[2-align:]
+			n := enc.EncodedLen(len(src))
+			enc.Encode(out[:n], src)
+			if first, last := base64Core(align, len(tok)); last > first {
+				add(out[first:last])
 			}
 		}
 	}
-	return forms
+	return forms, buf
 }
 
-// base64Core returns the characters of the base64 encoding of tok that
-// depend on tok alone when tok starts align bytes (0, 1 or 2) after a
-// 3-byte boundary of a longer encoded text: the characters that straddle
-// the bytes before or after tok are left out.
-func base64Core(enc *base64.Encoding, tok []byte, align int) []byte {
-	in := make([]byte, align+len(tok))
-	copy(in[align:], tok)
-	out := make([]byte, enc.EncodedLen(len(in)))
-	enc.Encode(out, in)
-	clear(in)
-	first := (8*align + 5) / 6         // first character with no bit of the bytes before
-	last := 8 * (align + len(tok)) / 6 // characters [first, last) hold bits of tok only
-	if last <= first {
-		clear(out)
-		return nil
-	}
-	core := append([]byte(nil), out[first:last]...)
-	clear(out)
-	return core
+// base64Core returns the characters [first, last) of the base64 encoding
+// of n bytes that start align bytes (0, 1 or 2) after a 3-byte boundary of
+// a longer text and depend on those n bytes alone: the characters before
+// first or from last on straddle the bytes before or after them.
+func base64Core(align, n int) (first, last int) {
+	return (8*align + 5) / 6, 8 * (align + n) / 6
 }
 
 // echoIn reports whether any form occurs in s as sent, in s with JSON

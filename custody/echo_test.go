@@ -106,7 +106,8 @@ func TestRefuseEchoViews(t *testing.T) {
 func TestBase64CoreIsExact(t *testing.T) {
 	tok := []byte{0xfb, 0xff, 0x00, 0x7e, 0x81, 0x3c, 0xc3}
 	for align := range 3 {
-		core := string(base64Core(base64.RawStdEncoding, tok, align))
+		first, last := base64Core(align, len(tok))
+		core := base64.RawStdEncoding.EncodeToString(append(make([]byte, align), tok...))[first:last]
 		if core == "" {
 			t.Fatalf("align %d: empty core", align)
 		}
@@ -121,13 +122,13 @@ func TestBase64CoreIsExact(t *testing.T) {
 		}
 		// Longest: the characters just outside the core change with the
 		// neighbours, so a wider window would miss some echo.
-		first := (8*(3+align) + 5) / 6
+		first = (8*(3+align) + 5) / 6
 		encA := base64.RawStdEncoding.EncodeToString(append(append(bytes.Repeat([]byte{0x00}, 3+align), tok...), 0x00, 0x00, 0x00))
 		encB := base64.RawStdEncoding.EncodeToString(append(append(bytes.Repeat([]byte{0xff}, 3+align), tok...), 0xff, 0xff, 0xff))
 		if encA[first:first+len(core)] != core || encB[first:first+len(core)] != core {
 			t.Errorf("align %d: core %q is not where it should be", align, core)
 		}
-		last := first + len(core)
+		last = first + len(core)
 		if align != 0 && encA[first-1] == encB[first-1] {
 			t.Errorf("align %d: the character before the core does not depend on the neighbour; the core could be longer", align)
 		}
