@@ -18,6 +18,7 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/custody/pgstore"
 	"github.com/checkfu/checkfu/custody/sqlitestore"
+	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -240,24 +241,14 @@ func TestCanary(t *testing.T) {
 // fails when CI is set without it.
 func canaryPostgres(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
-	dsn := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but CHECKFU_TEST_POSTGRES_DSN is empty")
-		}
+	dsn, ok := pgtest.LookupDSN(t)
+	if !ok {
 		t.Log("CHECKFU_TEST_POSTGRES_DSN is empty: the PostgreSQL rows are not searched")
 		return nil, ""
 	}
-	pool, err := pgxpool.New(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("custody_canary_%d", time.Now().UnixNano())
-	t.Cleanup(func() {
-		_, _ = pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-		pool.Close()
-	})
-	return pool, schema
+	schema := pgtest.SchemaName("custody_canary_")
+	pgtest.DropSchema(t, dsn, schema)
+	return pgtest.NewPool(t, dsn), schema
 }
 
 // edge sends the canary through the outbound edge: an allowed

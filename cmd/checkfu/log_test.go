@@ -3,12 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,12 +13,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/pglog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 	"github.com/checkfu/checkfu/internal/clitest"
+	"github.com/checkfu/checkfu/internal/pgtest"
 )
 
 const sampleLines = `{"kind":"tool_call","actor":"agent:1","label":"isolated","tool":{"name":"gh.issue","revision":"2"},"request_id":"req-9"}
@@ -270,39 +266,11 @@ func testSurvivesKill(t *testing.T, store string, reopen func() (eventlog.Store,
 // It skips without CHECKFU_TEST_POSTGRES_DSN, and fails instead under CI.
 func pgDSN(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CHECKFU_TEST_POSTGRES_DSN is empty under CI")
-		}
-		t.Skip("CHECKFU_TEST_POSTGRES_DSN not set")
+	dsn := pgtest.SchemaDSN(t, "evlogcli_")
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		t.Fatalf("%s is not a postgres:// URL", pgtest.EnvDSN)
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Fatalf("CHECKFU_TEST_POSTGRES_DSN is not a postgres:// URL")
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "evlogcli_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), base); err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsn
 }
 
 func TestLogPostgres(t *testing.T) {

@@ -3,17 +3,13 @@ package pgstore
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"sync/atomic"
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/custodytest"
-	"github.com/jackc/pgx/v5"
+	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -22,44 +18,19 @@ import (
 // real PostgreSQL.
 func testPool(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	dsn := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but CHECKFU_TEST_POSTGRES_DSN is empty: .ci/setup.d/10-postgres.sh must start PostgreSQL")
-		}
-		t.Skip("CHECKFU_TEST_POSTGRES_DSN is empty; set it to run the PostgreSQL store tests")
-	}
-	pool, err := pgxpool.New(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
+	return pgtest.Pool(t)
 }
-
-var runID = func() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}()
-
-var schemaSeq atomic.Int64
 
 // freshStore returns a Store in a schema unique to this test run and
 // subtest, dropped when the test ends.
 func freshStore(t *testing.T, pool *pgxpool.Pool) (*Store, string) {
 	t.Helper()
-	schema := fmt.Sprintf("custody_test_%s_%d", runID, schemaSeq.Add(1))
-	ctx := context.Background()
-	s, err := New(ctx, pool, schema)
+	schema := pgtest.SchemaName("custody_test_")
+	pgtest.DropSchema(t, pool.Config().ConnString(), schema)
+	s, err := New(context.Background(), pool, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("dropping schema %s: %v", schema, err)
-		}
-	})
 	return s, schema
 }
 

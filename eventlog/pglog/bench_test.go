@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+	"github.com/checkfu/checkfu/internal/pgtest"
 )
 
 func benchLog(b *testing.B, dsn string) *eventlog.Log {
@@ -31,11 +30,7 @@ func BenchmarkAppendGroupCommit(b *testing.B) {
 func BenchmarkBareInsert(b *testing.B) {
 	dsn := testDSN(b)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(b, dsn)
 	if _, err := conn.Exec(ctx, `CREATE TABLE t (session text, seq bigint, envelope bytea, hash bytea, PRIMARY KEY (session, seq))`); err != nil {
 		b.Fatal(err)
 	}

@@ -2,12 +2,9 @@ package pglog_test
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 	"github.com/checkfu/checkfu/eventlog/pglog"
+	"github.com/checkfu/checkfu/internal/pgtest"
 )
 
 // testDSN returns a DSN for a fresh schema of the CI PostgreSQL, dropped
@@ -23,43 +21,7 @@ import (
 // under CI, where it fails: the suite must run there.
 func testDSN(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv("CHECKFU_TEST_POSTGRES_DSN")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CHECKFU_TEST_POSTGRES_DSN is empty under CI: .ci/setup.d/10-postgres.sh must start PostgreSQL")
-		}
-		t.Skip("CHECKFU_TEST_POSTGRES_DSN not set")
-	}
-	ctx := context.Background()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "evlog_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	if u, err := url.Parse(base); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return strings.TrimSpace(base) + " search_path=" + schema
+	return pgtest.SchemaDSN(t, "evlog_")
 }
 
 func openAt(t testing.TB, dsn string) *pglog.Store {
