@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -162,4 +163,49 @@ func TestJSONUnescapeAndPercentDecode(t *testing.T) {
 			t.Errorf("percentDecode(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzEchoViews checks the decoders behind the echo views on any input:
+// they never panic, never lengthen the text, and change nothing when
+// there is nothing to decode; and a token placed in any view of any text
+// is found.
+func FuzzEchoViews(f *testing.F) {
+	f.Add([]byte(`{"a":"b\/c\u00e9\ud83d\ude00"}`), []byte("tok/en"), uint8(0))
+	f.Add([]byte(`?t=a%2Fb%2fc%zz%`), []byte("a/b"), uint8(1))
+	f.Add([]byte(`\`), []byte("x\x00y"), uint8(2))
+	f.Fuzz(func(t *testing.T, text, tok []byte, how uint8) {
+		u := jsonUnescape(text)
+		p := percentDecode(text)
+		if len(u) > len(text) || len(p) > len(text) {
+			t.Fatalf("a decoder lengthened %q: %q, %q", text, u, p)
+		}
+		if !bytes.ContainsRune(text, '\\') && !bytes.Equal(u, text) {
+			t.Fatalf("jsonUnescape changed %q without a backslash: %q", text, u)
+		}
+		if !bytes.ContainsRune(text, '%') && !bytes.Equal(p, text) {
+			t.Fatalf("percentDecode changed %q without a percent sign: %q", text, p)
+		}
+		if len(tok) < 4 {
+			return
+		}
+		forms, buf := echoForms(tok)
+		defer clear(buf)
+		var placed []byte
+		switch how % 4 {
+		case 0: // raw
+			placed = tok
+		case 1: // percent-encoded, every byte
+			for _, c := range tok {
+				placed = fmt.Appendf(placed, "%%%02X", c)
+			}
+		case 2: // base64 at a fuzzed alignment
+			placed = []byte(base64.StdEncoding.EncodeToString(append(bytes.Repeat([]byte{'u'}, int(how/4%3)), tok...)))
+		case 3: // hex
+			placed = []byte(hex.EncodeToString(tok))
+		}
+		body := append(append(bytes.Clone(text), placed...), text...)
+		if !echoIn(body, forms) {
+			t.Fatalf("token %q placed as %q in %q not found", tok, placed, body)
+		}
+	})
 }
