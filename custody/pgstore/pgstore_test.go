@@ -9,6 +9,7 @@ import (
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/internal/sqlrecordstest"
 	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -42,44 +43,25 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestRawRowMove moves a row by rewriting its key columns in SQL, as an
-// attacker with write access to the database would.
-func TestRawRowMove(t *testing.T) {
-	pool := testPool(t)
-	ctx := context.Background()
-	newHandle := custody.NewHandle().String()
-	moves := []struct {
-		name, set string
-		args      []any
-		namespace string // where the moved row is listed
-	}{
-		{"namespace", `namespace = 'other'`, nil, "other"},
-		{"integration", `integration = 'gitlab'`, nil, "github"},
-		{"handle", `handle = $1`, []any{newHandle}, "github"},
-		{"boundary-shift", `namespace = 'githubdeploy-', integration = 'token'`, nil, "githubdeploy-"},
-	}
-	for _, m := range moves {
-		t.Run(m.name, func(t *testing.T) {
-			s, _ := freshStore(t, pool)
-			n := custody.NewNative(custody.GenerateKeyset(), s)
-			home := custodytest.NewBinding("github", "deploy-token")
-			if err := n.Put(ctx, home, custody.NewSecret([]byte("raw-move-canary-123"))); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := pool.Exec(ctx, `UPDATE `+s.table+` SET `+m.set, m.args...); err != nil {
-				t.Fatal(err)
-			}
-			bs, err := s.List(ctx, m.namespace)
-			if err != nil || len(bs) != 1 {
-				t.Fatalf("List(%q) after the move = %v, %v", m.namespace, bs, err)
-			}
-			_, err = n.Open(ctx, bs[0])
-			if !errors.Is(err, custody.CodeAddressMismatch) {
-				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
-			}
-		})
+// harness gives the shared SQL store tests a fresh store in its own
+// schema and a connection beside it.
+func harness(pool *pgxpool.Pool) func(t *testing.T) sqlrecordstest.Harness {
+	return func(t *testing.T) sqlrecordstest.Harness {
+		s, _ := freshStore(t, pool)
+		return sqlrecordstest.Harness{Store: s, Table: s.table, Exec: func(query string, args ...any) error {
+			_, err := pool.Exec(context.Background(), query, args...)
+			return err
+		}}
 	}
 }
+
+// TestRawRowMove moves a row by rewriting its key columns in SQL, as an
+// attacker with write access to the database would.
+func TestRawRowMove(t *testing.T) { sqlrecordstest.TestRawRowMove(t, harness(testPool(t))) }
+
+// TestCorruptRowIsStoreError: a row whose key columns do not form a valid
+// binding is a failure of the store, not a refusal.
+func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness(testPool(t))) }
 
 // TestRowsHoldNoPlaintext seals a canary and reads every column of every
 // row back as text and as bytes, searching for every form of it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/internal/sqlrecordstest"
 )
 
 func openTemp(t *testing.T) (*Store, string) {
@@ -31,47 +32,19 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// harness gives the shared SQL store tests a fresh store and its writer.
+func harness(t *testing.T) sqlrecordstest.Harness {
+	s, _ := openTemp(t)
+	return sqlrecordstest.Harness{Store: s, Table: "custody_records", Exec: func(query string, args ...any) error {
+		_, err := s.w.ExecContext(context.Background(), query, args...)
+		return err
+	}}
+}
+
 // TestRawRowMove moves a row by rewriting its key columns in SQL, as an
 // attacker with write access to the database file would, for each key
 // column and for a boundary shift between namespace and integration.
-func TestRawRowMove(t *testing.T) {
-	ctx := context.Background()
-	newHandle := custody.NewHandle().String()
-	moves := []struct {
-		name, stmt string
-		args       []any
-		namespace  string // where the moved row is listed
-	}{
-		{"namespace", `UPDATE custody_records SET namespace = 'other'`, nil, "other"},
-		{"integration", `UPDATE custody_records SET integration = 'gitlab'`, nil, "github"},
-		{"handle", `UPDATE custody_records SET handle = ?`, []any{newHandle}, "github"},
-		{"boundary-shift", `UPDATE custody_records SET namespace = 'githubdeploy-', integration = 'token'`, nil, "githubdeploy-"},
-	}
-	for _, m := range moves {
-		t.Run(m.name, func(t *testing.T) {
-			s, _ := openTemp(t)
-			n := custody.NewNative(custody.GenerateKeyset(), s)
-			home := custodytest.NewBinding("github", "deploy-token")
-			if err := n.Put(ctx, home, custody.NewSecret([]byte("raw-move-canary-123"))); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.w.ExecContext(ctx, m.stmt, m.args...); err != nil {
-				t.Fatal(err)
-			}
-			bs, err := s.List(ctx, m.namespace)
-			if err != nil || len(bs) != 1 {
-				t.Fatalf("List(%q) after the move = %v, %v", m.namespace, bs, err)
-			}
-			_, err = n.Open(ctx, bs[0])
-			if !errors.Is(err, custody.CodeAddressMismatch) {
-				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
-			}
-			if _, err := n.Open(ctx, home); !errors.Is(err, custody.CodeNotFound) {
-				t.Fatalf("Open at the old address: %v, want %s", err, custody.CodeNotFound)
-			}
-		})
-	}
-}
+func TestRawRowMove(t *testing.T) { sqlrecordstest.TestRawRowMove(t, harness) }
 
 // TestPragmas checks that the DSN form really sets WAL and the busy
 // timeout (the mattn-style "_busy_timeout" parameter is silently ignored
@@ -124,24 +97,9 @@ func TestFileHoldsNoPlaintext(t *testing.T) {
 // binding is a failure of the store, not a refusal.
 //
 // Mutant: deleting the ParseHandle check or the Validate check in
-// rowBinding makes it fail.
-func TestCorruptRowIsStoreError(t *testing.T) {
-	ctx := context.Background()
-	for _, row := range []string{
-		`INSERT INTO custody_records VALUES ('acme', 'github', 'not-a-handle', x'00')`,
-		`INSERT INTO custody_records VALUES ('acme', 'git hub', 'ch_aaaaaaaaaaaaaaaaaaaaaaaaaa', x'00')`,
-	} {
-		s, _ := openTemp(t)
-		if _, err := s.w.ExecContext(ctx, row); err != nil {
-			t.Fatal(err)
-		}
-		_, err := s.List(ctx, "acme")
-		var se *custody.StoreError
-		if !errors.As(err, &se) {
-			t.Errorf("List over the corrupt row of %s: %v, want *custody.StoreError", row, err)
-		}
-	}
-}
+// custody.BindingFromColumns, or the error check on it in the shared
+// rowBinding (custody/internal/sqlrecords), makes it fail.
+func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness) }
 
 func TestOpenRefusesEmptyPath(t *testing.T) {
 	if _, err := Open(""); err == nil {

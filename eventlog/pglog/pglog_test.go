@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+	"github.com/checkfu/checkfu/eventlog/internal/sqllogtest"
 	"github.com/checkfu/checkfu/eventlog/pglog"
 	"github.com/checkfu/checkfu/internal/pgtest"
 )
@@ -26,61 +27,29 @@ func testDSN(t testing.TB) string {
 
 func openAt(t testing.TB, dsn string) *pglog.Store {
 	t.Helper()
-	s, err := pglog.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return sqllogtest.Open(t, func(ctx context.Context) (*pglog.Store, error) { return pglog.Open(ctx, dsn) })
 }
 
-// rewrite edits the rows of session directly with SQL on a connection of
-// its own.
-func rewrite(t *testing.T, dsn, session string, edit func([]eventlog.Record) []eventlog.Record) {
-	t.Helper()
+// execAll runs stmts in one transaction on a connection of its own.
+func execAll(dsn string, stmts []sqllogtest.Stmt) error {
 	ctx := context.Background()
-	recs, err := openAt(t, dsn).Read(ctx, session, 1, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = edit(recs)
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer conn.Close(ctx)
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		for _, q := range []string{`DELETE FROM eventlog_events WHERE session = $1`, `DELETE FROM eventlog_content WHERE session = $1`} {
-			if _, err := tx.Exec(ctx, q, session); err != nil {
-				return err
-			}
-		}
-		for _, r := range recs {
-			if _, err := tx.Exec(ctx, `INSERT INTO eventlog_events VALUES ($1, $2, $3, $4)`, session, int64(r.Seq), r.Envelope, r.Hash[:]); err != nil {
-				return err
-			}
-			if r.Sealed != nil {
-				if _, err := tx.Exec(ctx, `INSERT INTO eventlog_content VALUES ($1, $2, $3, $4)`, session, int64(r.Seq), r.DataKey, r.Sealed); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	batch := &pgx.Batch{}
+	for _, st := range stmts {
+		batch.Queue(st.Query, st.Args...)
 	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return tx.SendBatch(ctx, batch).Close() })
 }
 
 func TestPostgresStore(t *testing.T) {
 	eventlogtest.TestStore(t, func(t *testing.T) eventlogtest.Harness {
 		dsn := testDSN(t)
-		return eventlogtest.Harness{
-			Open: func(t *testing.T) eventlog.Store { return openAt(t, dsn) },
-			Rewrite: func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record) {
-				rewrite(t, dsn, session, edit)
-			},
-		}
+		return sqllogtest.Harness(func(t *testing.T) eventlog.Store { return openAt(t, dsn) },
+			func(stmts []sqllogtest.Stmt) error { return execAll(dsn, stmts) })
 	})
 }
 

@@ -13,69 +13,41 @@ import (
 
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+	"github.com/checkfu/checkfu/eventlog/internal/sqllogtest"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 )
 
 func openAt(t *testing.T, path string) *sqlitelog.Store {
 	t.Helper()
-	s, err := sqlitelog.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return sqllogtest.Open(t, func(ctx context.Context) (*sqlitelog.Store, error) { return sqlitelog.Open(ctx, path) })
 }
 
-// rewrite edits the rows of session directly in the database file, with
-// plain SQL on a connection of its own.
-func rewrite(t *testing.T, path, session string, edit func([]eventlog.Record) []eventlog.Record) {
-	t.Helper()
-	ctx := context.Background()
-	reader := openAt(t, path)
-	recs, err := reader.Read(ctx, session, 1, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = edit(recs)
+// execAll runs stmts in one transaction, on a connection of its own to
+// the database file.
+func execAll(path string, stmts []sqllogtest.Stmt) error {
 	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer db.Close()
 	tx, err := db.Begin()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM eventlog_events WHERE session = ?`, `DELETE FROM eventlog_content WHERE session = ?`} {
-		if _, err := tx.Exec(q, session); err != nil {
-			t.Fatal(err)
+	for _, st := range stmts {
+		if _, err := tx.Exec(st.Query, st.Args...); err != nil {
+			return err
 		}
 	}
-	for _, r := range recs {
-		if _, err := tx.Exec(`INSERT INTO eventlog_events VALUES (?, ?, ?, ?)`, session, int64(r.Seq), r.Envelope, r.Hash[:]); err != nil {
-			t.Fatal(err)
-		}
-		if r.Sealed != nil {
-			if _, err := tx.Exec(`INSERT INTO eventlog_content VALUES (?, ?, ?, ?)`, session, int64(r.Seq), r.DataKey, r.Sealed); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	return tx.Commit()
 }
 
 func TestSQLiteStore(t *testing.T) {
 	eventlogtest.TestStore(t, func(t *testing.T) eventlogtest.Harness {
 		path := filepath.Join(t.TempDir(), "log.db")
-		return eventlogtest.Harness{
-			Open: func(t *testing.T) eventlog.Store { return openAt(t, path) },
-			Rewrite: func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record) {
-				rewrite(t, path, session, edit)
-			},
-		}
+		return sqllogtest.Harness(func(t *testing.T) eventlog.Store { return openAt(t, path) },
+			func(stmts []sqllogtest.Stmt) error { return execAll(path, stmts) })
 	})
 }
 

@@ -1,0 +1,89 @@
+// Package sqlrecordstest holds the tests every SQL custody store runs
+// against its own table, beyond custodytest's conformance suite: an
+// attacker with write access to the database moves a row or writes a
+// corrupt one, and the store must not let either pass for a good record.
+package sqlrecordstest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/custodytest"
+)
+
+// A Harness is a fresh, empty store and raw SQL access to its table.
+type Harness struct {
+	Store custody.Store
+	// Table is the table's name as the store's SQL spells it.
+	Table string
+	// Exec runs a statement ($1, $2, ... parameters) beside the store,
+	// as an attacker with write access to the database would.
+	Exec func(query string, args ...any) error
+}
+
+// TestRawRowMove moves a row by rewriting its key columns in SQL, for
+// each key column and for a boundary shift between namespace and
+// integration: the moved row is listed at its new address, opening it
+// there is refused with custody.CodeAddressMismatch, and nothing opens at
+// the old address.
+func TestRawRowMove(t *testing.T, open func(t *testing.T) Harness) {
+	ctx := context.Background()
+	newHandle := custody.NewHandle().String()
+	moves := []struct {
+		name, set string
+		args      []any
+		namespace string // where the moved row is listed
+	}{
+		{"namespace", `namespace = 'other'`, nil, "other"},
+		{"integration", `integration = 'gitlab'`, nil, "github"},
+		{"handle", `handle = $1`, []any{newHandle}, "github"},
+		{"boundary-shift", `namespace = 'githubdeploy-', integration = 'token'`, nil, "githubdeploy-"},
+	}
+	for _, m := range moves {
+		t.Run(m.name, func(t *testing.T) {
+			h := open(t)
+			n := custody.NewNative(custody.GenerateKeyset(), h.Store)
+			home := custodytest.NewBinding("github", "deploy-token")
+			if err := n.Put(ctx, home, custody.NewSecret([]byte("raw-move-canary-123"))); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Exec(`UPDATE `+h.Table+` SET `+m.set, m.args...); err != nil {
+				t.Fatal(err)
+			}
+			bs, err := h.Store.List(ctx, m.namespace)
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("List(%q) after the move = %v, %v", m.namespace, bs, err)
+			}
+			_, err = n.Open(ctx, bs[0])
+			if !errors.Is(err, custody.CodeAddressMismatch) {
+				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
+			}
+			if _, err := n.Open(ctx, home); !errors.Is(err, custody.CodeNotFound) {
+				t.Fatalf("Open at the old address: %v, want %s", err, custody.CodeNotFound)
+			}
+		})
+	}
+}
+
+// TestCorruptRow writes rows whose key columns do not form a valid
+// binding: listing them is a *custody.StoreError, a failure of the store,
+// not a refusal and not a binding.
+func TestCorruptRow(t *testing.T, open func(t *testing.T) Harness) {
+	ctx := context.Background()
+	for _, row := range [][]any{
+		{"acme", "github", "not-a-handle", []byte{0}},
+		{"acme", "git hub", "ch_aaaaaaaaaaaaaaaaaaaaaaaaaa", []byte{0}},
+	} {
+		h := open(t)
+		if err := h.Exec(`INSERT INTO `+h.Table+` (namespace, integration, handle, sealed) VALUES ($1, $2, $3, $4)`, row...); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Store.List(ctx, "acme")
+		var se *custody.StoreError
+		if !errors.As(err, &se) {
+			t.Errorf("List over the corrupt row %q: %v, want *custody.StoreError", row[:3], err)
+		}
+	}
+}
