@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -20,8 +21,13 @@ import (
 // every credentialed request, the exchange is decided before it is sent,
 // never follows a redirect and dials only public addresses.
 //
+// TokenURL must be https: a refresh token is a credential, and Refresh
+// refuses to send one in clear ([egress.CodePlaintextCredential]) before
+// it reads the token, whatever the rules allow.
+//
 // The refresh token is written into the request body inside the Secret's
-// reveal callback and the body buffer is zeroed when the exchange returns.
+// reveal callback, percent-encoded byte by byte straight into the body
+// buffer, and the buffer is zeroed when the exchange returns.
 // The tokens in the response are decoded by encoding/json, so transient
 // copies live in the Go heap until collected; a deployment that needs
 // more should use a Refresher built on its own decoder.
@@ -42,6 +48,13 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 	if o == nil || o.Client == nil || o.TokenURL == "" {
 		return nil, nil, time.Time{}, errors.New("custody: OAuthRefresher needs a Client and a TokenURL")
 	}
+	u, err := url.Parse(o.TokenURL)
+	if err != nil || u.Host == "" {
+		return nil, nil, time.Time{}, errors.New("custody: OAuthRefresher.TokenURL is not an absolute URL")
+	}
+	if u.Scheme != "https" {
+		return nil, nil, time.Time{}, checkfu.Refuse(egress.CodePlaintextCredential, "custody: the token endpoint %s is not https; a refresh token is never sent in clear", u.Redacted())
+	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -52,14 +65,16 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		if o.ClientID != "" {
 			v.Set("client_id", o.ClientID)
 		}
-		body = append([]byte(v.Encode()+"&refresh_token="), url.QueryEscape(string(rt))...)
+		prefix := v.Encode() + "&refresh_token="
+		body = make([]byte, 0, len(prefix)+3*len(rt))
+		body = appendFormEscaped(append(body, prefix...), rt)
 		return nil
 	})
 	defer clear(body)
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.TokenURL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, time.Time{}, fmt.Errorf("token URL does not form a request")
 	}
@@ -93,4 +108,22 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		rotated = NewSecret([]byte(tr.RefreshToken))
 	}
 	return NewSecret([]byte(tr.AccessToken)), rotated, now().Add(time.Duration(tr.ExpiresIn) * time.Second), nil
+}
+
+// appendFormEscaped appends p to dst percent-encoded for a form value
+// (what url.QueryEscape does), without making a string of p: a string's
+// bytes cannot be zeroed.
+func appendFormEscaped(dst, p []byte) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	for _, c := range p {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			dst = append(dst, c)
+		case c == ' ':
+			dst = append(dst, '+')
+		default:
+			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+		}
+	}
+	return dst
 }
