@@ -33,7 +33,13 @@ const (
 	CodeNoContent checkfu.Code = "no_content"
 	// CodeEventNotFound refuses a read of a seq the session does not hold.
 	CodeEventNotFound checkfu.Code = "event_not_found"
+	// CodeNoStore refuses every use of a Log that has no Store (the zero
+	// Log, a nil *Log) and New without one.
+	CodeNoStore checkfu.Code = "no_store"
 )
+
+// errNoStore is the refusal of a Log without a Store.
+var errNoStore = checkfu.Refuse(CodeNoStore, "eventlog: the Log has no Store; build it with New(store, opts) over NewMemoryStore, sqlitelog or pglog")
 
 // A ChainError reports the first seq at which a session's records stop
 // verifying. It matches [CodeChainBroken] with errors.Is.

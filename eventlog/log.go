@@ -78,7 +78,7 @@ const maxConflictRetries = 100
 // zero-data-retention log without Keys.
 func New(store Store, opts Options) (*Log, error) {
 	if store == nil {
-		return nil, errors.New("eventlog: New with a nil store")
+		return nil, errNoStore
 	}
 	if opts.Keys != nil && !opts.Keys.ok {
 		return nil, checkfu.Refuse(CodeInvalidKey, "eventlog: Keys not built with NewKeys")
@@ -94,10 +94,27 @@ func New(store Store, opts Options) (*Log, error) {
 }
 
 // Store returns the store the log writes to.
-func (l *Log) Store() Store { return l.store }
+func (l *Log) Store() Store {
+	if l == nil {
+		return nil
+	}
+	return l.store
+}
+
+// usable refuses a Log without a Store, so that the zero Log and a nil
+// *Log refuse every call instead of panicking.
+func (l *Log) usable() error {
+	if l == nil || l.store == nil {
+		return errNoStore
+	}
+	return nil
+}
 
 // prepare validates ev and seals or digests its content, without a seq.
 func (l *Log) prepare(session string, ev Event) (*pending, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
 	if err := CheckSession(session); err != nil {
 		return nil, err
 	}
@@ -236,6 +253,9 @@ func (l *Log) commit(ctx context.Context, session string, q *queue, batch []*pen
 // expected seq is refused with [CodeSeqConflict] and nothing is written.
 // AppendAt does not take part in group commit.
 func (l *Log) AppendAt(ctx context.Context, session string, expected uint64, evs ...Event) (Head, error) {
+	if err := l.usable(); err != nil {
+		return Head{}, err
+	}
 	batch := make([]*pending, len(evs))
 	for i, ev := range evs {
 		p, err := l.prepare(session, ev)
@@ -264,6 +284,9 @@ func (l *Log) AppendAt(ctx context.Context, session string, expected uint64, evs
 
 // Head returns the head of session as the store holds it, unverified.
 func (l *Log) Head(ctx context.Context, session string) (Head, error) {
+	if err := l.usable(); err != nil {
+		return Head{}, err
+	}
 	return l.store.Head(ctx, session)
 }
 
@@ -271,6 +294,9 @@ func (l *Log) Head(ctx context.Context, session string) (Head, error) {
 // envelope stays and the chain still verifies; [Log.Content] then refuses
 // with [CodeContentShredded].
 func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
 	if err := CheckSession(session); err != nil {
 		return err
 	}

@@ -251,3 +251,50 @@ func TestEnvelopeTypesHoldNoArbitraryValues(t *testing.T) {
 }
 
 var _ = eventlogtest.Sample
+
+// TestLogWithoutStoreRefuses: New without a store, the zero Log and a nil
+// *Log refuse every call with CodeNoStore instead of panicking.
+//
+// Mutant: deleting the usable check from any one method makes the call
+// panic (the test then fails).
+func TestLogWithoutStoreRefuses(t *testing.T) {
+	ctx := context.Background()
+	if _, err := eventlog.New(nil, eventlog.Options{}); !errors.Is(err, eventlog.CodeNoStore) {
+		t.Errorf("New(nil) = %v, want %s", err, eventlog.CodeNoStore)
+	}
+	if _, err := eventlog.Verify(ctx, nil, "s"); !errors.Is(err, eventlog.CodeNoStore) {
+		t.Errorf("Verify(nil store) = %v, want %s", err, eventlog.CodeNoStore)
+	}
+	for name, l := range map[string]*eventlog.Log{"zero": {}, "nil": nil} {
+		calls := map[string]func() error{
+			"Append": func() error { _, err := l.Append(ctx, "s", eventlog.Event{Kind: eventlog.KindToolCall}); return err },
+			"AppendAt": func() error {
+				_, err := l.AppendAt(ctx, "s", 0, eventlog.Event{Kind: eventlog.KindToolCall})
+				return err
+			},
+			"Head":    func() error { _, err := l.Head(ctx, "s"); return err },
+			"Shred":   func() error { return l.Shred(ctx, "s", 1) },
+			"Content": func() error { _, err := l.Content(ctx, "s", 1); return err },
+			"Read": func() error {
+				for _, err := range l.Read(ctx, "s", 1) {
+					return err
+				}
+				return nil
+			},
+			"Follow": func() error {
+				for _, err := range l.Follow(ctx, "s", 1) {
+					return err
+				}
+				return nil
+			},
+		}
+		for call, f := range calls {
+			if err := f(); !errors.Is(err, eventlog.CodeNoStore) {
+				t.Errorf("%s Log: %s = %v, want %s", name, call, err, eventlog.CodeNoStore)
+			}
+		}
+		if l.Store() != nil {
+			t.Errorf("%s Log: Store() is not nil", name)
+		}
+	}
+}

@@ -93,6 +93,9 @@ func (l *Log) read(ctx context.Context, session string, from uint64, follow bool
 // of seq from-1 once it matches that record's envelope. It returns nil
 // when the log ends before from-1 and follow is false.
 func (l *Log) startAt(ctx context.Context, session string, from uint64, follow bool) (*verifier, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
 	if err := CheckSession(session); err != nil {
 		return nil, err
 	}
@@ -150,6 +153,9 @@ func (l *Log) skipTo(ctx context.Context, session string, from uint64, follow bo
 // there is nothing to return, and with [CodeChainBroken] when the record
 // does not match its envelope.
 func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
 	if err := CheckSession(session); err != nil {
 		return nil, err
 	}

@@ -66,6 +66,9 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 // hashes, is caught only against a head recorded elsewhere: pass it to
 // [VerifyHead].
 func Verify(ctx context.Context, store Store, session string) (Head, error) {
+	if store == nil {
+		return Head{}, errNoStore
+	}
 	if err := CheckSession(session); err != nil {
 		return Head{}, err
 	}

@@ -1,7 +1,8 @@
-// Package evidencelog records custody's governance evidence (approval
-// decisions and approval results) as events of an eventlog session, so
-// that the decision and the result of an action-bound approval are
-// separate, ordered, tamper-evident events of the session's audit log.
+// Package evidencelog records custody's evidence (approval decisions,
+// approval results and credentialed calls through the outbound edge) as
+// events of an eventlog session, so that the decision and the result of
+// an action-bound approval are separate, ordered, tamper-evident events of
+// the session's audit log, and every edge call leaves a tool_call event.
 //
 // Invariants:
 //

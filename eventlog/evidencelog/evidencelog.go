@@ -2,6 +2,7 @@ package evidencelog
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
@@ -20,8 +21,12 @@ type Sink struct {
 
 var _ custody.EvidenceSink = (*Sink)(nil)
 
-// New returns a Sink appending to session in l.
+// New returns a Sink appending to session in l. A nil l, or one without a
+// store, is refused with eventlog.CodeNoStore.
 func New(l *eventlog.Log, session string) (*Sink, error) {
+	if l.Store() == nil {
+		return nil, checkfu.Refuse(eventlog.CodeNoStore, "evidencelog: New needs a Log built with eventlog.New")
+	}
 	if err := eventlog.CheckSession(session); err != nil {
 		return nil, err
 	}
@@ -39,10 +44,22 @@ func (s *Sink) Record(ctx context.Context, ev custody.Evidence) error {
 	return err
 }
 
-// Event maps one custody evidence event to an eventlog event. Approved
-// maps to an allow decision; denied and refused to deny; succeeded and
-// failed, which are results rather than decisions, to no decision. The
-// outcome itself is kept as the event's result.
+// Event maps one custody evidence event to an eventlog event.
+//
+// Approval decisions and results map to approval_decision and
+// approval_result events. Approved maps to an allow decision; denied and
+// refused to deny; succeeded and failed, which are results rather than
+// decisions, to no decision. The outcome itself is kept as the event's
+// result.
+//
+// An edge call (one credentialed call through custody's outbound edge)
+// maps to a tool_call event that holds the authority decision and the
+// terminal result together: Tool.Name is the tool, EffectID the
+// capability registration the call ran through, Provider the provider
+// revision of the lease it spent; Decision is deny for a refused call and
+// allow for one that was sent (whether it then succeeded or failed);
+// Result is "http_NNN" when a response was read, else the outcome; Code
+// is the refusal or failure code.
 func Event(ev custody.Evidence) (eventlog.Event, error) {
 	e := eventlog.Event{
 		Label: ev.Label, Time: ev.Time, ApprovalID: ev.Approval, Approver: ev.Approver,
@@ -54,6 +71,8 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 		e.Kind = eventlog.KindApprovalDecision
 	case custody.EvidenceApprovalResult:
 		e.Kind = eventlog.KindApprovalResult
+	case custody.EvidenceEdgeCall:
+		return edgeCall(e, ev)
 	default:
 		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
 	}
@@ -65,6 +84,32 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 	case custody.OutcomeSucceeded, custody.OutcomeFailed:
 	default:
 		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", ev.Outcome)
+	}
+	if ev.Effect.Valid() {
+		e.EffectClass = ev.Effect.String()
+	}
+	if err := e.Validate(); err != nil {
+		return eventlog.Event{}, err
+	}
+	return e, nil
+}
+
+// edgeCall finishes Event for an edge call; e holds the common fields.
+func edgeCall(e eventlog.Event, ev custody.Evidence) (eventlog.Event, error) {
+	e.Kind = eventlog.KindToolCall
+	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
+	e.EffectID = ev.Capability
+	e.Provider = ev.Provider
+	switch ev.Outcome {
+	case custody.OutcomeRefused:
+		e.Decision = eventlog.DecisionDeny
+	case custody.OutcomeSucceeded, custody.OutcomeFailed:
+		e.Decision = eventlog.DecisionAllow
+		if ev.Status > 0 {
+			e.Result = "http_" + strconv.Itoa(ev.Status)
+		}
+	default:
+		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
 	}
 	if ev.Effect.Valid() {
 		e.EffectClass = ev.Effect.String()

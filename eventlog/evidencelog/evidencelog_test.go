@@ -86,3 +86,56 @@ func ExampleSink_Record() {
 	// <nil>
 	// 1 approval_decision deny apr-1
 }
+
+// TestRecordEdgeCalls records what custody's Edge hands its sink for a
+// refused, a succeeded and a failed call. Before edge calls were mapped,
+// Record refused them, so an Edge with this sink withheld every response.
+//
+// Mutant: dropping the EvidenceEdgeCall case, or mapping a sent call to
+// no decision or a refused one to allow, makes this fail.
+func TestRecordEdgeCalls(t *testing.T) {
+	ctx := context.Background()
+	l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink, err := evidencelog.New(l, "sess-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(outcome custody.Outcome, code checkfu.Code, status int) custody.Evidence {
+		return custody.Evidence{
+			Kind: custody.EvidenceEdgeCall, Label: checkfu.LabelIsolated, Actor: "agent:7", Grant: "lease-1",
+			Action: "sha256:0a1b", Effect: custody.ReadOnly, Outcome: outcome, Code: code, Status: status,
+			Capability: "github.issues.read", Tool: "list_issues",
+			Provider: checkfu.ProviderRevision{Provider: "github", Revision: "3"},
+		}
+	}
+	for _, ev := range []custody.Evidence{
+		call(custody.OutcomeRefused, "no_rule_matched", 0),
+		call(custody.OutcomeSucceeded, "", 201),
+		call(custody.OutcomeFailed, "upstream_failed", 0),
+	} {
+		if err := sink.Record(ctx, ev); err != nil {
+			t.Fatalf("Record(edge call %s): %v", ev.Outcome, err)
+		}
+	}
+	var got []string
+	for e, err := range l.Read(ctx, "sess-1", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s %s %s %s %s %s", e.Kind, e.Decision, e.Result, e.Code, e.Tool.Name, e.EffectID, e.Provider, e.Grant, e.EffectClass))
+	}
+	want := []string{
+		"tool_call deny refused no_rule_matched list_issues github.issues.read github@3 lease-1 read_only",
+		"tool_call allow http_201  list_issues github.issues.read github@3 lease-1 read_only",
+		"tool_call allow failed upstream_failed list_issues github.issues.read github@3 lease-1 read_only",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if _, err := evidencelog.New(nil, "sess-1"); !errors.Is(err, eventlog.CodeNoStore) {
+		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeNoStore)
+	}
+}
