@@ -3,7 +3,6 @@ package custody
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -128,13 +127,13 @@ type approvalState struct {
 }
 
 // NewApprovals returns an empty approval book. A missing evidence sink is
-// an error: an unrecorded decision is no decision.
+// refused with [CodeInvalidConfig]: an unrecorded decision is no decision.
 func NewApprovals(cfg ApprovalConfig) (*Approvals, error) {
 	if cfg.Evidence == nil {
-		return nil, errors.New("custody: NewApprovals needs an EvidenceSink")
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewApprovals needs an EvidenceSink")
 	}
 	if !cfg.Label.Valid() {
-		return nil, fmt.Errorf("custody: NewApprovals: %s is not an evidence label", cfg.Label)
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewApprovals: %s is not an evidence label", cfg.Label)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

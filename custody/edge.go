@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -137,10 +136,11 @@ type Edge struct {
 }
 
 // NewEdge returns an Edge for cfg. A missing registry, lease book or
-// custodian is an error.
+// custodian, an invalid label or an unusable credential header is refused
+// with [CodeInvalidConfig].
 func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	if cfg.Registry == nil || cfg.Leases == nil || cfg.Custodian == nil {
-		return nil, errors.New("custody: NewEdge needs a Registry, Leases and a Custodian")
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewEdge needs a Registry, Leases and a Custodian")
 	}
 	e := &Edge{
 		registry: cfg.Registry, leases: cfg.Leases, custodian: cfg.Custodian, approvals: cfg.Approvals,
@@ -153,7 +153,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		e.now = time.Now
 	}
 	if !e.label.Valid() {
-		return nil, fmt.Errorf("custody: NewEdge: %s is not an evidence label", e.label)
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewEdge: %s is not an evidence label", e.label)
 	}
 	if e.header == "" {
 		e.header = "Authorization"
@@ -165,7 +165,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	if e.header != "Authorization" && (!httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header)) {
 		// Any denylisted name other than Authorization is a routing,
 		// cookie or metadata header: a credential never goes there.
-		return nil, fmt.Errorf("custody: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
 	}
 	return e, nil
 }

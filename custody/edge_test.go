@@ -480,15 +480,33 @@ func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 // Mutant: deleting the CredentialHeader check in NewEdge makes this test
 // fail.
 func TestNewEdgeNeedsParts(t *testing.T) {
-	if _, err := custody.NewEdge(custody.EdgeConfig{}); err == nil {
-		t.Fatal("NewEdge with nothing succeeded")
+	if _, err := custody.NewEdge(custody.EdgeConfig{}); !errors.Is(err, custody.CodeInvalidConfig) {
+		t.Fatalf("NewEdge with nothing = %v, want %s", err, custody.CodeInvalidConfig)
 	}
 	rig := newEdgeRig(t)
 	for _, h := range []string{"Host", "cookie", "X-Forwarded-For", "Proxy-Authorization", "Metadata-Flavor", "bad header", "X_Api_Key"} {
 		_, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h})
-		if err == nil {
-			t.Errorf("NewEdge accepted CredentialHeader %q", h)
+		if !errors.Is(err, custody.CodeInvalidConfig) {
+			t.Errorf("NewEdge with CredentialHeader %q = %v, want %s", h, err, custody.CodeInvalidConfig)
 		}
+	}
+	if _, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, Label: 9}); !errors.Is(err, custody.CodeInvalidConfig) {
+		t.Errorf("NewEdge with label 9 = %v, want %s", err, custody.CodeInvalidConfig)
+	}
+	// The other constructors refuse a missing part the same way.
+	for name, err := range map[string]error{
+		"NewLeases":          second(custody.NewLeases(custody.LeaseConfig{})),
+		"NewApprovals":       second(custody.NewApprovals(custody.ApprovalConfig{})),
+		"NewApprovals label": second(custody.NewApprovals(custody.ApprovalConfig{Evidence: &custody.MemoryEvidence{}, Label: 9})),
+		"NewTokenRuntime":    second(custody.NewTokenRuntime(custody.TokenRuntimeConfig{})),
+	} {
+		if !errors.Is(err, custody.CodeInvalidConfig) {
+			t.Errorf("%s with a missing part = %v, want %s", name, err, custody.CodeInvalidConfig)
+		}
+	}
+	_, _, _, err := (&custody.OAuthRefresher{}).Refresh(context.Background(), govCred, custody.NewSecret([]byte("rt")))
+	if !errors.Is(err, custody.CodeInvalidConfig) {
+		t.Errorf("the zero OAuthRefresher = %v, want %s", err, custody.CodeInvalidConfig)
 	}
 	for _, h := range []string{"", "authorization", "X-Api-Key"} {
 		if _, err := custody.NewEdge(custody.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h}); err != nil {
@@ -500,3 +518,6 @@ func TestNewEdgeNeedsParts(t *testing.T) {
 		t.Fatalf("zero Edge: %v", err)
 	}
 }
+
+// second returns the error of a two-value constructor call.
+func second[T any](_ T, err error) error { return err }

@@ -234,7 +234,7 @@ func ExampleEffect_UnmarshalText() {
 // refuses every call.
 func ExampleNewEdge() {
 	_, err := custody.NewEdge(custody.EdgeConfig{Registry: exampleRegistry()})
-	fmt.Println(err)
+	fmt.Println(errors.Is(err, custody.CodeInvalidConfig))
 
 	github3 := checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
 	catalog, _ := custody.NewCatalog(custody.ProviderEntry{Revision: github3, Capabilities: []string{"issues.create"}})
@@ -257,7 +257,7 @@ func ExampleNewEdge() {
 	})
 	fmt.Println(errors.Is(err, custody.CodeCapabilityUnknown))
 	// Output:
-	// custody: NewEdge needs a Registry, Leases and a Custodian
+	// true
 	// true
 }
 

@@ -21,6 +21,11 @@ import (
 // zero, or cannot be built from the keys given.
 const CodeInvalidKeyset checkfu.Code = "custody_invalid_keyset"
 
+// CodeInvalidConfig is the code of the Refusal a constructor (NewEdge,
+// NewLeases, NewApprovals, NewTokenRuntime) or the OAuthRefresher returns
+// when its configuration lacks a required part or holds an unusable value.
+const CodeInvalidConfig checkfu.Code = "custody_invalid_config"
+
 // RootKeySize is the size in bytes of one key version's root key.
 const RootKeySize = 32
 

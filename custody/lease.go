@@ -168,10 +168,11 @@ type leaseState struct {
 }
 
 // NewLeases returns an empty lease issuer. A missing catalog or registry
-// is an error: there is nothing to resolve a lease against.
+// is refused with [CodeInvalidConfig]: there is nothing to resolve a lease
+// against.
 func NewLeases(cfg LeaseConfig) (*Leases, error) {
 	if cfg.Catalog == nil || cfg.Registry == nil {
-		return nil, fmt.Errorf("custody: NewLeases needs a Catalog and a Registry")
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewLeases needs a Catalog and a Registry")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -46,11 +46,11 @@ const maxTokenResponse = 64 << 10
 // Refresh trades refreshToken for an access token.
 func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *Secret) (access, rotated *Secret, expiresAt time.Time, err error) {
 	if o == nil || o.Client == nil || o.TokenURL == "" {
-		return nil, nil, time.Time{}, errors.New("custody: OAuthRefresher needs a Client and a TokenURL")
+		return nil, nil, time.Time{}, checkfu.Refuse(CodeInvalidConfig, "custody: OAuthRefresher needs a Client and a TokenURL")
 	}
 	u, err := url.Parse(o.TokenURL)
 	if err != nil || u.Host == "" {
-		return nil, nil, time.Time{}, errors.New("custody: OAuthRefresher.TokenURL is not an absolute URL")
+		return nil, nil, time.Time{}, checkfu.Refuse(CodeInvalidConfig, "custody: OAuthRefresher.TokenURL is not an absolute URL")
 	}
 	if u.Scheme != "https" {
 		return nil, nil, time.Time{}, checkfu.Refuse(egress.CodePlaintextCredential, "custody: the token endpoint %s is not https; a refresh token is never sent in clear", u.Redacted())

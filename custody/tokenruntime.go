@@ -76,10 +76,11 @@ type tokenEntry struct {
 
 var _ IntegrationRuntime = (*TokenRuntime)(nil)
 
-// NewTokenRuntime returns a TokenRuntime for cfg.
+// NewTokenRuntime returns a TokenRuntime for cfg. Missing keys, store or
+// refresher are refused with [CodeInvalidConfig].
 func NewTokenRuntime(cfg TokenRuntimeConfig) (*TokenRuntime, error) {
 	if cfg.Keys == nil || cfg.Store == nil || cfg.Refresher == nil {
-		return nil, errors.New("custody: NewTokenRuntime needs Keys, a Store and a Refresher")
+		return nil, checkfu.Refuse(CodeInvalidConfig, "custody: NewTokenRuntime needs Keys, a Store and a Refresher")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
