@@ -17,7 +17,8 @@ type KeyID [32]byte
 // String returns the lowercase hex form of id.
 func (id KeyID) String() string { return hex.EncodeToString(id[:]) }
 
-// ParseKeyID parses exactly 64 lowercase hex digits.
+// ParseKeyID parses exactly 64 lowercase hex digits; anything else is
+// refused with [CodeKeyInvalid].
 func ParseKeyID(s string) (KeyID, error) {
 	var id KeyID
 	if err := parseHex32(s, id[:]); err != nil {

@@ -375,8 +375,9 @@ func (c *CompiledPolicy) PresetCatalogVersion() string { return c.catalog }
 func (c *CompiledPolicy) RequiredEgressCertification() checkfu.Requirement { return c.requirement }
 
 // MarshalJSON returns the compiled document: the member, every exact host
-// and the preset catalog version, so that nothing the policy grants is
-// invisible.
+// and, when a preset was expanded, the preset catalog version that
+// produced its hosts (a policy that used no preset has none to record),
+// so that nothing the policy grants is invisible.
 func (c *CompiledPolicy) MarshalJSON() ([]byte, error) {
 	if c.typ == "" {
 		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: the zero compiled policy has no document")

@@ -236,8 +236,10 @@ type wireEntry struct {
 }
 
 // MarshalJSON encodes e as one JSON object: the event fields of
-// [Event.MarshalJSON] plus session, seq, hash, prev, content_mode,
-// content_digest and shredded.
+// [Event.MarshalJSON] plus session, seq, hash, prev and content_mode, and
+// content_digest and "shredded": true only when they apply (an event
+// without content has no digest; shredded is left out while the content
+// is kept).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	w := wireEntry{Session: e.Session, Seq: e.Seq, Hash: e.Hash, Prev: e.Prev, wireEvent: toWire(&e.Event),
 		ContentMode: e.ContentMode, Shredded: e.Shredded}
