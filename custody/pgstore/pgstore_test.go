@@ -63,6 +63,14 @@ func TestRawRowMove(t *testing.T) { sqlrecordstest.TestRawRowMove(t, harness(tes
 // binding is a failure of the store, not a refusal.
 func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness(testPool(t))) }
 
+// TestConcurrentCompareAndSwap: of racing swaps from one old value,
+// exactly one wins.
+//
+// Mutant: dropping " FOR UPDATE" from the LockRow of New makes it fail.
+func TestConcurrentCompareAndSwap(t *testing.T) {
+	sqlrecordstest.TestConcurrentCompareAndSwap(t, harness(testPool(t)))
+}
+
 // TestRowsHoldNoPlaintext seals a canary and reads every column of every
 // row back as text and as bytes, searching for every form of it.
 func TestRowsHoldNoPlaintext(t *testing.T) {

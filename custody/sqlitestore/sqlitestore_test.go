@@ -46,6 +46,12 @@ func harness(t *testing.T) sqlrecordstest.Harness {
 // column and for a boundary shift between namespace and integration.
 func TestRawRowMove(t *testing.T) { sqlrecordstest.TestRawRowMove(t, harness) }
 
+// TestConcurrentCompareAndSwap: of racing swaps from one old value,
+// exactly one wins.
+func TestConcurrentCompareAndSwap(t *testing.T) {
+	sqlrecordstest.TestConcurrentCompareAndSwap(t, harness)
+}
+
 // TestPragmas checks that the DSN form really sets WAL and the busy
 // timeout (the mattn-style "_busy_timeout" parameter is silently ignored
 // by this driver).

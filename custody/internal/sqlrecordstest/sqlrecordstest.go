@@ -1,12 +1,18 @@
 // Package sqlrecordstest holds the tests every SQL custody store runs
 // against its own table, beyond custodytest's conformance suite: an
 // attacker with write access to the database moves a row or writes a
-// corrupt one, and the store must not let either pass for a good record.
+// corrupt one, and the store must not let either pass for a good record;
+// and racing CompareAndSwaps from one old value, of which exactly one may
+// win.
 package sqlrecordstest
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
@@ -85,5 +91,60 @@ func TestCorruptRow(t *testing.T, open func(t *testing.T) Harness) {
 		if !errors.As(err, &se) {
 			t.Errorf("List over the corrupt row %q: %v, want *custody.StoreError", row[:3], err)
 		}
+	}
+}
+
+// TestConcurrentCompareAndSwap races workers that each swap the same
+// record from the same old value to a value of their own, round after
+// round: in every round exactly one wins and the others are refused with
+// custody.CodeConflict. It fails when the store's CompareAndSwap does not
+// hold the row from its read to its write (PostgreSQL without FOR UPDATE
+// lets two swaps both succeed). Like any race, a miss may need more than
+// one round to show.
+func TestConcurrentCompareAndSwap(t *testing.T, open func(t *testing.T) Harness) {
+	const workers, rounds = 8, 20
+	ctx := context.Background()
+	s := open(t).Store
+	b := custodytest.NewBinding("acme", "github")
+	old := []byte("round-0")
+	if err := s.Put(ctx, custody.Record{Binding: b, Sealed: old}); err != nil {
+		t.Fatal(err)
+	}
+	for round := 1; round <= rounds; round++ {
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		start := make(chan struct{})
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				err := s.CompareAndSwap(ctx, b, old, fmt.Appendf(nil, "round-%d-w%d", round, w))
+				switch {
+				case err == nil:
+					wins.Add(1)
+				case !errors.Is(err, custody.CodeConflict):
+					errs <- err
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: CompareAndSwap: %v, want nil or %s", round, err, custody.CodeConflict)
+		}
+		if n := wins.Load(); n != 1 {
+			t.Fatalf("round %d: %d of %d swaps from the same old value succeeded, want exactly 1", round, n, workers)
+		}
+		rec, err := s.Get(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(rec.Sealed, old) {
+			t.Fatalf("round %d: the record is still %q after a successful swap", round, old)
+		}
+		old = rec.Sealed
 	}
 }
