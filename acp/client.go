@@ -106,13 +106,30 @@ func NewClient(r io.Reader, w io.Writer, cfg Config) *Client {
 	return c
 }
 
+// errZeroClient is what every method of a Client not built by NewClient
+// returns: it is connected to no agent.
+var errZeroClient = checkfu.Refuse(CodeClientClosed, "acp: the zero Client is connected to no agent; build one with NewClient")
+
+// closedChan is Done's answer for the zero Client, which has ended before
+// it began.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // Done returns a channel closed when the client has ended (Close, the end
-// of the agent's output, or a protocol error).
-func (c *Client) Done() <-chan struct{} { return c.done }
+// of the agent's output, or a protocol error). It is closed from the
+// start for the zero Client.
+func (c *Client) Done() <-chan struct{} {
+	if c.w == nil {
+		return closedChan
+	}
+	return c.done
+}
 
 // Err returns why the client ended, or nil while it runs. The end of the
-// agent's output is io.EOF.
+// agent's output is io.EOF. The zero Client reports [CodeClientClosed].
 func (c *Client) Err() error {
+	if c.w == nil {
+		return errZeroClient
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
@@ -122,6 +139,9 @@ func (c *Client) Err() error {
 // two lines, never inside one, which asks the agent to exit, and fails every pending call with
 // [CodeClientClosed]. It does not wait for the agent's output to end.
 func (c *Client) Close() error {
+	if c.w == nil {
+		return nil
+	}
 	var err error
 	if c.closer != nil {
 		err = c.w.closeWith(c.closer)
@@ -134,6 +154,9 @@ func (c *Client) Close() error {
 // answer. It may be called once; an agent answering another protocol
 // version is refused with [CodeUnsupportedProtocolVersion].
 func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
+	if c.w == nil {
+		return nil, errZeroClient
+	}
 	c.initMu.Lock()
 	if c.init != initNone {
 		c.initMu.Unlock()
@@ -191,6 +214,9 @@ func (c *Client) initialized(ctx context.Context) error {
 // session/new and waits for the session id. A request over a limit is
 // refused before anything is written to the agent.
 func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSessionResponse, error) {
+	if c.w == nil {
+		return nil, errZeroClient
+	}
 	if err := c.cfg.Limits.Check(&req); err != nil {
 		return nil, err
 	}
@@ -209,6 +235,9 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 // early, call Cancel: the agent then answers with [StopCancelled].
 // Cancelling ctx only stops waiting.
 func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...ContentBlock) (*PromptResponse, error) {
+	if c.w == nil {
+		return nil, errZeroClient
+	}
 	if err := c.initialized(ctx); err != nil {
 		return nil, err
 	}
@@ -222,6 +251,9 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 // Cancel sends session/cancel for sessionID and answers every permission
 // request of that session still pending with "cancelled", as ACP requires.
 func (c *Client) Cancel(sessionID string) error {
+	if c.w == nil {
+		return errZeroClient
+	}
 	c.mu.Lock()
 	for p := range c.perms[sessionID] {
 		p.cancel()

@@ -102,6 +102,9 @@ func NewTokenRuntime(cfg TokenRuntimeConfig) (*TokenRuntime, error) {
 // earlier enrollment and forgetting b's cached access token. The caller
 // keeps ownership of refreshToken.
 func (r *TokenRuntime) Enroll(ctx context.Context, b Binding, refreshToken *Secret) error {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	if err := r.sealed.Put(ctx, b, refreshToken); err != nil {
 		return err
 	}
@@ -114,6 +117,9 @@ func (r *TokenRuntime) Enroll(ctx context.Context, b Binding, refreshToken *Secr
 
 // Remove deletes b's refresh token and forgets its access token.
 func (r *TokenRuntime) Remove(ctx context.Context, b Binding) error {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	e := r.entry(b)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -124,6 +130,14 @@ func (r *TokenRuntime) Remove(ctx context.Context, b Binding) error {
 func (e *tokenEntry) drop() {
 	clear(e.access)
 	e.access, e.expires, e.invalid = nil, time.Time{}, false
+}
+
+// usable refuses the zero or nil TokenRuntime.
+func (r *TokenRuntime) usable() error {
+	if r == nil || r.sealed == nil || r.entries == nil {
+		return checkfu.Refuse(CodeInvalidConfig, "custody: the zero TokenRuntime holds nothing; build one with NewTokenRuntime")
+	}
+	return nil
 }
 
 func (r *TokenRuntime) entry(b Binding) *tokenEntry {
@@ -140,6 +154,9 @@ func (r *TokenRuntime) entry(b Binding) *tokenEntry {
 // Open returns a fresh copy of b's access token, refreshing it first when
 // needed. An unenrolled binding is refused with [CodeNotFound].
 func (r *TokenRuntime) Open(ctx context.Context, b Binding) (*Secret, error) {
+	if err := r.usable(); err != nil {
+		return nil, err
+	}
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -194,6 +211,9 @@ func (r *TokenRuntime) refresh(ctx context.Context, b Binding, e *tokenEntry) er
 // Invalidate makes the next Open of b refresh first. An unenrolled
 // binding is refused with [CodeNotFound].
 func (r *TokenRuntime) Invalidate(ctx context.Context, b Binding) error {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	s, err := r.sealed.Open(ctx, b)
 	if err != nil {
 		return err

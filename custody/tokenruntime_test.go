@@ -307,3 +307,22 @@ func TestTokenRuntimeRefusesUnusableRefresh(t *testing.T) {
 		t.Fatal("NewTokenRuntime without parts succeeded")
 	}
 }
+
+// TestZeroTokenRuntimeRefuses: a TokenRuntime not built by
+// NewTokenRuntime refuses every call with custody_invalid_config.
+//
+// Mutant: deleting the usable check makes Remove panic (a nil map).
+func TestZeroTokenRuntimeRefuses(t *testing.T) {
+	var r custody.TokenRuntime
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"Enroll":     r.Enroll(ctx, govCred, custody.NewSecret([]byte("rt"))),
+		"Remove":     r.Remove(ctx, govCred),
+		"Invalidate": r.Invalidate(ctx, govCred),
+		"Open":       second(r.Open(ctx, govCred)),
+	} {
+		if !errors.Is(err, custody.CodeInvalidConfig) {
+			t.Errorf("zero TokenRuntime %s = %v, want %s", name, err, custody.CodeInvalidConfig)
+		}
+	}
+}

@@ -106,16 +106,32 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	return g, nil
 }
 
-// Addr returns the guard's listener address.
-func (g *Guard) Addr() net.Addr { return g.ln.Addr() }
+// errZeroGuard is the refusal of a Guard not built by NewGuard.
+var errZeroGuard = checkfu.Refuse(CodeInvalidPolicy, "egress: the zero Guard enforces no policy and serves nothing; build one with NewGuard")
+
+// Addr returns the guard's listener address, or nil for the zero Guard.
+func (g *Guard) Addr() net.Addr {
+	if g == nil || g.ln == nil {
+		return nil
+	}
+	return g.ln.Addr()
+}
 
 // Serve serves on the configured listener until Shutdown. It returns
-// http.ErrServerClosed after Shutdown.
-func (g *Guard) Serve() error { return g.srv.Serve(g.ln) }
+// http.ErrServerClosed after Shutdown. The zero Guard refuses to serve.
+func (g *Guard) Serve() error {
+	if g == nil || g.srv == nil {
+		return errZeroGuard
+	}
+	return g.srv.Serve(g.ln)
+}
 
 // Shutdown stops accepting, waits (until ctx is done) for requests in
 // flight, and closes every open tunnel.
 func (g *Guard) Shutdown(ctx context.Context) error {
+	if g == nil || g.srv == nil {
+		return nil
+	}
 	err := g.srv.Shutdown(ctx)
 	g.pool.closeAll()
 	g.mu.Lock()
@@ -129,6 +145,11 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 
 // ServeHTTP handles one proxy request.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.srv == nil { // the zero Guard: refuse, never forward
+		w.Header().Set(RefusalHeader, string(CodeInvalidPolicy))
+		http.Error(w, "checkfu guard: "+errZeroGuard.Error(), http.StatusForbidden)
+		return
+	}
 	if r.Method == http.MethodConnect {
 		g.serveConnect(w, r)
 		return
