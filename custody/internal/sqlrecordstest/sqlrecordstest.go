@@ -148,3 +148,49 @@ func TestConcurrentCompareAndSwap(t *testing.T, open func(t *testing.T) Harness)
 		old = rec.Sealed
 	}
 }
+
+// BenchStore measures the store's Get, Put, CompareAndSwap and List (of
+// 16 records) on s, which must be empty, one operation at a time.
+func BenchStore(b *testing.B, s custody.Store) {
+	ctx := context.Background()
+	var bs []custody.Binding
+	for i := range 16 {
+		bn := custodytest.NewBinding("bench", fmt.Sprintf("i%02d", i))
+		if err := s.Put(ctx, custody.Record{Binding: bn, Sealed: make([]byte, 96)}); err != nil {
+			b.Fatal(err)
+		}
+		bs = append(bs, bn)
+	}
+	b.Run("Get", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := s.Get(ctx, bs[i%len(bs)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Put", func(b *testing.B) {
+		sealed := make([]byte, 96)
+		for i := 0; b.Loop(); i++ {
+			if err := s.Put(ctx, custody.Record{Binding: bs[i%len(bs)], Sealed: sealed}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("CompareAndSwap", func(b *testing.B) {
+		cur, next := make([]byte, 96), make([]byte, 96)
+		next[0] = 1
+		for b.Loop() {
+			if err := s.CompareAndSwap(ctx, bs[0], cur, next); err != nil {
+				b.Fatal(err)
+			}
+			cur, next = next, cur
+		}
+	})
+	b.Run("List16", func(b *testing.B) {
+		for b.Loop() {
+			if got, err := s.List(ctx, "bench"); err != nil || len(got) != len(bs) {
+				b.Fatalf("List = %d bindings, %v", len(got), err)
+			}
+		}
+	})
+}
