@@ -13,7 +13,8 @@ import (
 
 // Mutant: dropping any form from refuseEcho's list (raw, lower or upper
 // hex, standard or URL base64), or matching the padded base64 instead of
-// the unpadded, makes this test fail.
+// the unpadded, makes this test fail; so does passing the response when
+// the Secret cannot be revealed.
 func TestRefuseEchoForms(t *testing.T) {
 	tok := []byte("tok+/en?\xfa") // 9 bytes: base64 without padding; 10 below needs it
 	for _, tok := range [][]byte{tok, append(tok, '!')} {
@@ -40,6 +41,11 @@ func TestRefuseEchoForms(t *testing.T) {
 			t.Errorf("clean response refused: %v", err)
 		}
 		s.Destroy()
+		// A credential that cannot be read cannot be looked for: the
+		// response is withheld, never passed unchecked.
+		if err := refuseEcho(s, testBinding(), http.Header{"X-Ok": {"fine"}}, []byte(`{"ok":true}`)); !errors.Is(err, CodeCredentialEchoed) {
+			t.Errorf("len %d, destroyed Secret: %v, want %s", len(tok), err, CodeCredentialEchoed)
+		}
 	}
 }
 
@@ -139,6 +145,8 @@ func TestBase64CoreIsExact(t *testing.T) {
 	}
 }
 
+// Mutant: percentDecode or jsonUnescape skipping an escape that ends the
+// text (an off-by-one in its bounds check) makes this fail.
 func TestJSONUnescapeAndPercentDecode(t *testing.T) {
 	for in, want := range map[string]string{
 		`a\/b\\c\"d\n\t`:     "a/b\\c\"d\n\t",
@@ -155,6 +163,7 @@ func TestJSONUnescapeAndPercentDecode(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"a%2Fb%2fc": "a/b/c",
+		"tok%2F":    "tok/", // an escape that ends the text is decoded too
 		"%zz%2":     "%zz%2",
 		"100%":      "100%",
 		"a+b%20c":   "a+b c",
