@@ -67,12 +67,8 @@ func appendAD(dst []byte, b Binding, v uint32) []byte {
 // associated data.
 var lpSealDomain = appendLPString(nil, sealDomain)
 
-// adLen returns the length of the associated data of a record at b.
-func adLen(b Binding) int {
-	return 5*4 + len(sealDomain) + len(b.Namespace) + len(b.Integration) + len(b.Handle.s) + 4
-}
-
-// maxADLen is the longest associated data of a valid binding.
+// maxADLen is the longest associated data of a valid binding: five length
+// prefixes, the domain, two names of maxNameLen, a handle and the version.
 const maxADLen = 5*4 + len(sealDomain) + 2*maxNameLen + handleLen + 4
 
 // An adScratch is a buffer to build one record's associated data in. The

@@ -64,8 +64,26 @@ func TestADLayout(t *testing.T) {
 	if hex.EncodeToString(got) != golden {
 		t.Fatalf("appendAD = %x, want the golden %s", got, golden)
 	}
-	if len(got) != adLen(testBinding()) {
-		t.Fatalf("AD has %d bytes, adLen says %d", len(got), adLen(testBinding()))
+}
+
+// TestADScratchHoldsTheLongestAD checks that the associated data of the
+// longest valid binding fills the pooled scratch buffer exactly: it is
+// built in the buffer, never in a new allocation beside it.
+//
+// Mutant: maxADLen one byte short makes this fail.
+func TestADScratchHoldsTheLongestAD(t *testing.T) {
+	name := strings.Repeat("n", maxNameLen)
+	b := Binding{Namespace: name, Integration: name, Handle: testHandle}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ad, scratch := getAD(b, 1<<32-1)
+	defer adScratchPool.Put(scratch)
+	if len(ad) != maxADLen || &ad[0] != &scratch[0] {
+		t.Fatalf("the longest AD has %d bytes (maxADLen %d), in the scratch buffer: %v", len(ad), maxADLen, &ad[0] == &scratch[0])
+	}
+	if !bytes.Equal(ad, appendAD(nil, b, 1<<32-1)) {
+		t.Fatal("getAD and appendAD disagree")
 	}
 }
 
