@@ -128,7 +128,7 @@ func runGuard(e *env, args []string) error {
 	})
 	if err != nil {
 		ln.Close()
-		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, ")
+		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48")
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
