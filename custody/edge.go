@@ -189,11 +189,17 @@ func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 	ev.Time = e.now()
 	switch {
 	case err == nil:
-		ev.Outcome, ev.Status = OutcomeSucceeded, resp.Status
+		ev.Outcome = OutcomeSucceeded
 	default:
 		ev.Outcome = OutcomeFailed
 		if code, ok := checkfu.CodeOf(err); ok {
-			ev.Outcome, ev.Code = OutcomeRefused, code
+			ev.Code = code
+			// Refused before the provider answered: the call did not
+			// run. A refusal of its answer (an echo, an oversized body,
+			// a redirect) comes after the provider acted: it failed.
+			if ev.Status == 0 {
+				ev.Outcome = OutcomeRefused
+			}
 		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
 			ev.Code = checkfu.Code(uc)
 		}
@@ -238,7 +244,7 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *Evidence) (*Respons
 	var resp *Response
 	send := func(ctx context.Context) error {
 		var err error
-		resp, err = e.send(ctx, client, req, inv.Connection.Credential)
+		resp, err = e.send(ctx, client, req, inv.Connection.Credential, &ev.Status)
 		return err
 	}
 	if external {
@@ -349,8 +355,10 @@ func (e *Edge) CloseIdleConnections() {
 }
 
 // send opens the credential, lets the egress client attach it after its
-// own rule decision, and reads the response.
-func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b Binding) (*Response, error) {
+// own rule decision, and reads the response. It sets *status to the
+// provider's status as soon as the provider has answered, even when the
+// answer is then refused.
+func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b Binding, status *int) (*Response, error) {
 	secret, err := e.custodian.Open(ctx, b)
 	if err != nil {
 		return nil, err
@@ -375,9 +383,13 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 		return attachErr
 	})
 	if err != nil {
+		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {
+			*status = re.Status
+		}
 		return nil, err
 	}
 	defer hresp.Body.Close()
+	*status = hresp.StatusCode
 	body, err := io.ReadAll(io.LimitReader(hresp.Body, MaxResponseBytes+1))
 	if err != nil {
 		return nil, &egress.UpstreamError{Code: egress.CodeUpstreamFailed, Target: req.URL.Host, Err: errors.New("reading the response body failed")}

@@ -460,6 +460,40 @@ func TestEdgeRefusesRedirect(t *testing.T) {
 	noLeak(t, err, nil)
 }
 
+// TestEdgeEvidenceOfWithheldAnswers: a call the provider answered ran,
+// even when its answer is then withheld (it echoes the credential, is too
+// large, or is a redirect). Its evidence says so: failed, with the
+// provider's status and the refusal's code, never refused, which would
+// claim the provider was not contacted.
+//
+// Mutant: recording every refusal as OutcomeRefused, or not setting the
+// status in Edge.send (for a response or for a refused redirect), makes
+// this fail.
+func TestEdgeEvidenceOfWithheldAnswers(t *testing.T) {
+	rig := newEdgeRig(t)
+	for _, c := range []struct {
+		path   string
+		code   checkfu.Code
+		status int
+	}{
+		{"echo", custody.CodeCredentialEchoed, http.StatusOK},
+		{"big", custody.CodeResponseTooLarge, http.StatusOK},
+		{"redirect", egress.CodeRedirectRefused, http.StatusFound},
+	} {
+		before := len(rig.evidence.Events())
+		_, err := rig.edge.Call(context.Background(), rig.invocation(c.path, c.path, "GET", "/v1/"+c.path, `{}`))
+		wantCode(t, err, c.code)
+		ev := rig.evidence.Events()
+		if len(ev) != before+1 {
+			t.Fatalf("%s: %d new events, want 1", c.path, len(ev)-before)
+		}
+		if got := ev[before]; got.Outcome != custody.OutcomeFailed || got.Code != c.code || got.Status != c.status || got.Grant == "" {
+			t.Errorf("%s: evidence %+v, want outcome failed, code %s, status %d and the lease", c.path, got, c.code, c.status)
+		}
+	}
+	noLeak(t, nil, rig.evidence.Events())
+}
+
 // Mutant: deleting the header-value check in the attach hook makes this
 // test fail (the request is sent, or fails as an upstream error).
 func TestEdgeUnusableCredentialNotSent(t *testing.T) {
