@@ -65,9 +65,7 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		if o.ClientID != "" {
 			v.Set("client_id", o.ClientID)
 		}
-		prefix := v.Encode() + "&refresh_token="
-		body = make([]byte, 0, len(prefix)+3*len(rt))
-		body = appendFormEscaped(append(body, prefix...), rt)
+		body = formBody(v.Encode()+"&refresh_token=", rt)
 		return nil
 	})
 	defer clear(body)
@@ -108,6 +106,15 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		rotated = NewSecret([]byte(tr.RefreshToken))
 	}
 	return NewSecret([]byte(tr.AccessToken)), rotated, now().Add(time.Duration(tr.ExpiresIn) * time.Second), nil
+}
+
+// formBody returns prefix followed by rt percent-encoded for a form value,
+// built in one buffer allocated for the longest encoding (three bytes for
+// each byte of rt): an append that outgrew it would leave a copy of rt in
+// the old array, which nothing zeroes.
+func formBody(prefix string, rt []byte) []byte {
+	body := make([]byte, 0, len(prefix)+3*len(rt))
+	return appendFormEscaped(append(body, prefix...), rt)
 }
 
 // appendFormEscaped appends p to dst percent-encoded for a form value
