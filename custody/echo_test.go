@@ -218,3 +218,22 @@ func FuzzEchoViews(f *testing.F) {
 		}
 	})
 }
+
+// TestEchoFormsClearedWithBuf: clearing the buffer echoForms returns
+// clears every encoding of the token; none lives in an array that the
+// buffer outgrew, where nothing would zero it.
+//
+// Mutant: allocating the buffer short, so that an append moves it, makes
+// this fail.
+func TestEchoFormsClearedWithBuf(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		tok := bytes.Repeat([]byte{0xa5}, n)
+		forms, buf := echoForms(tok)
+		clear(buf)
+		for i, f := range forms[1:] {
+			if len(f) == 0 || !bytes.Equal(f, make([]byte, len(f))) {
+				t.Fatalf("token of %d bytes: form %d is %q after clearing the buffer", n, i+1, f)
+			}
+		}
+	}
+}
