@@ -30,8 +30,8 @@ import (
 // A Store is a custody.Store in one PostgreSQL schema. It is safe for
 // concurrent use. It does not own the pool.
 //
-// Its methods (Put, Get, CompareAndSwap, Delete, List) are the SQL
-// stores' shared implementation, on this package's pgx adapter;
+// Its methods are those of custody.Store (Put, Get, CompareAndSwap,
+// Delete, List), promoted from the implementation both SQL stores share.
 // CompareAndSwap locks the row with SELECT ... FOR UPDATE.
 type Store struct {
 	*records

@@ -46,10 +46,10 @@ const schema = `CREATE TABLE IF NOT EXISTS custody_records (
 // A Store is a custody.Store in a SQLite file. It is safe for concurrent
 // use; close it with Close.
 //
-// Its methods Put, Get, CompareAndSwap, Delete and List are the SQL
-// stores' shared implementation, on this package's database/sql adapter:
-// writes go through w, whose transactions begin IMMEDIATE, and Get and
-// List read through r.
+// Its methods are those of custody.Store (Put, Get, CompareAndSwap,
+// Delete, List), promoted from the implementation both SQL stores share.
+// Writes go through the single writer connection, whose transactions
+// begin IMMEDIATE; Get and List read through read-only connections.
 type Store struct {
 	*records
 	w *sql.DB // one connection: the single writer

@@ -161,9 +161,12 @@ func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, 
 	}
 	defer rows.Close()
 	var out []custody.Binding
+	// One destination slice for every row: passed through an interface,
+	// a fresh one per row would be a heap allocation per row.
+	var ns, integ, handle string
+	dest := []any{&ns, &integ, &handle}
 	for rows.Next() {
-		var ns, integ, handle string
-		if err := rows.Scan(&ns, &integ, &handle); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, &custody.StoreError{Op: "list", Err: err}
 		}
 		b, err := s.rowBinding(ns, integ, handle)

@@ -56,15 +56,18 @@ func Read(ctx context.Context, q sqlconn.Querier, session string, from uint64, l
 	}
 	defer rows.Close()
 	var out []eventlog.Record
+	// One destination slice for every row: passed through an interface,
+	// a fresh one per row would be a heap allocation per row. Both
+	// drivers scan a []byte into a fresh slice (nil for NULL), so the
+	// record can keep what the variables hold.
+	var seq int64
+	var env, hash, key, sealed []byte
+	dest := []any{&seq, &env, &hash, &key, &sealed}
 	for rows.Next() {
-		var r eventlog.Record
-		var seq int64
-		var hash []byte
-		if err := rows.Scan(&seq, &r.Envelope, &hash, &r.DataKey, &r.Sealed); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, &eventlog.StoreError{Op: "read", Err: err}
 		}
-		r.Seq, r.Hash = uint64(seq), eventlog.HashFromBytes(hash)
-		out = append(out, r)
+		out = append(out, eventlog.Record{Seq: uint64(seq), Envelope: env, Hash: eventlog.HashFromBytes(hash), DataKey: key, Sealed: sealed})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, &eventlog.StoreError{Op: "read", Err: err}
