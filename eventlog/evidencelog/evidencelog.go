@@ -66,24 +66,21 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 		Actor: ev.Actor, Grant: ev.Grant, Action: ev.Action, Scope: ev.Scope,
 		Result: string(ev.Outcome), Code: string(ev.Code),
 	}
+	var err error
 	switch ev.Kind {
 	case custody.EvidenceApprovalDecision:
 		e.Kind = eventlog.KindApprovalDecision
+		e.Decision, err = approvalDecision(ev.Outcome)
 	case custody.EvidenceApprovalResult:
 		e.Kind = eventlog.KindApprovalResult
+		e.Decision, err = approvalDecision(ev.Outcome)
 	case custody.EvidenceEdgeCall:
-		return edgeCall(e, ev)
+		err = edgeCall(&e, ev)
 	default:
-		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
+		err = checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
 	}
-	switch ev.Outcome {
-	case custody.OutcomeApproved:
-		e.Decision = eventlog.DecisionAllow
-	case custody.OutcomeDenied, custody.OutcomeRefused:
-		e.Decision = eventlog.DecisionDeny
-	case custody.OutcomeSucceeded, custody.OutcomeFailed:
-	default:
-		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", ev.Outcome)
+	if err != nil {
+		return eventlog.Event{}, err
 	}
 	if ev.Effect.Valid() {
 		e.EffectClass = ev.Effect.String()
@@ -94,8 +91,22 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 	return e, nil
 }
 
-// edgeCall finishes Event for an edge call; e holds the common fields.
-func edgeCall(e eventlog.Event, ev custody.Evidence) (eventlog.Event, error) {
+// approvalDecision maps the outcome of an approval decision or result.
+func approvalDecision(o custody.Outcome) (eventlog.Decision, error) {
+	switch o {
+	case custody.OutcomeApproved:
+		return eventlog.DecisionAllow, nil
+	case custody.OutcomeDenied, custody.OutcomeRefused:
+		return eventlog.DecisionDeny, nil
+	case custody.OutcomeSucceeded, custody.OutcomeFailed:
+		return eventlog.DecisionNone, nil
+	}
+	return eventlog.DecisionNone, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", o)
+}
+
+// edgeCall fills in the fields of an edge call's event; e holds the
+// common fields.
+func edgeCall(e *eventlog.Event, ev custody.Evidence) error {
 	e.Kind = eventlog.KindToolCall
 	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
 	e.EffectID = ev.Capability
@@ -109,13 +120,7 @@ func edgeCall(e eventlog.Event, ev custody.Evidence) (eventlog.Event, error) {
 			e.Result = "http_" + strconv.Itoa(ev.Status)
 		}
 	default:
-		return eventlog.Event{}, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
+		return checkfu.Refuse(CodeUnknownEvidence, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
 	}
-	if ev.Effect.Valid() {
-		e.EffectClass = ev.Effect.String()
-	}
-	if err := e.Validate(); err != nil {
-		return eventlog.Event{}, err
-	}
-	return e, nil
+	return nil
 }

@@ -53,6 +53,9 @@ func TestRecordDecisionAndResultSeparately(t *testing.T) {
 	}
 }
 
+// Mutant: deleting Event's Validate, or mapping an outcome Event does not
+// know (of an approval or of an edge call) instead of refusing it, makes
+// this fail.
 func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 	ev := sample(custody.EvidenceApprovalResult, custody.OutcomeFailed)
 	ev.Scope = "repo acme/app with a space"
@@ -66,6 +69,17 @@ func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 	ev = sample(custody.EvidenceApprovalDecision, "maybe")
 	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
 		t.Errorf("Event(unknown outcome) = %v, want unknown_evidence", err)
+	}
+	// An edge call: an outcome that is no call's terminal result, and a
+	// tool name that is free text.
+	ev = sample(custody.EvidenceEdgeCall, custody.OutcomeApproved)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
+		t.Errorf("Event(edge call approved) = %v, want unknown_evidence", err)
+	}
+	ev = sample(custody.EvidenceEdgeCall, custody.OutcomeSucceeded)
+	ev.Tool = "list issues for acme"
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+		t.Errorf("Event(edge call tool with spaces) = %v, want invalid_event", err)
 	}
 }
 
