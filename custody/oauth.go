@@ -53,7 +53,7 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 		return nil, nil, time.Time{}, checkfu.Refuse(CodeInvalidConfig, "custody: OAuthRefresher.TokenURL is not an absolute URL")
 	}
 	if u.Scheme != "https" {
-		return nil, nil, time.Time{}, checkfu.Refuse(egress.CodePlaintextCredential, "custody: the token endpoint %s is not https; a refresh token is never sent in clear", u.Redacted())
+		return nil, nil, time.Time{}, checkfu.Refuse(egress.CodePlaintextCredential, "custody: the token endpoint %s://%s is not https; a refresh token is never sent in clear", u.Scheme, u.Host)
 	}
 	now := time.Now
 	if o.Now != nil {
