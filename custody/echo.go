@@ -22,10 +22,11 @@ import (
 // and upper case; base64, standard and URL alphabet, at each of the three
 // alignments a token can have inside a longer base64 text (such as
 // base64("user:" + token) or base64("Bearer " + token)), padded or not.
-// And it looks in three views of the body and of every header value: as
-// sent; with JSON string escapes decoded (a JSON encoder may write "/" as
-// "\/" or any character as "\u00XX"); and with that percent-decoded too
-// (either hex case), so "tok%2Fen" and "tok\/en" are both caught.
+// And it looks in three views of the body and of every header name and
+// value: as sent; with JSON string escapes decoded (a JSON encoder may
+// write "/" as "\/" or any character as "\u00XX"); and with that
+// percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
+// both caught.
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
@@ -35,7 +36,11 @@ func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 			echoed = true
 			return nil
 		}
-		for _, vs := range h {
+		for k, vs := range h {
+			if echoIn([]byte(k), forms) { // a header name reaches the caller too
+				echoed = true
+				return nil
+			}
 			for _, v := range vs {
 				if echoIn([]byte(v), forms) {
 					echoed = true

@@ -56,7 +56,7 @@ func TestRefuseEchoForms(t *testing.T) {
 // byte sequence, as base64 secrets and AWS keys do.
 //
 // Mutants: skipping the JSON-unescaped view, the percent-decoded view,
-// or any alignment in echoForms, or getting base64Core's first or last
+// the header names, or any alignment in echoForms, or getting base64Core's first or last
 // character wrong (one character too many takes in a neighbour's bits),
 // makes this fail.
 func TestRefuseEchoViews(t *testing.T) {
@@ -76,6 +76,7 @@ func TestRefuseEchoViews(t *testing.T) {
 		"percent upper":           {body: `see /login?token=ab%2Fcd%2Bef%C3%A9gh12&x=1`},
 		"percent lower":           {body: `see /login?token=ab%2fcd%2bef%c3%a9gh12`},
 		"percent in a header":     {header: http.Header{"Location": {"https://x.example/cb?t=ab%2Fcd%2Bef%C3%A9gh12"}}},
+		"hex in a header name":    {header: http.Header{"X-" + hex.EncodeToString(tok): {"1"}}},
 		`percent inside JSON`:     {body: `{"next":"https:\/\/x.example\/?t=ab%2Fcd%2Bef%C3%A9gh12"}`},
 		"base64 align 0 in a run": {body: "xyz" + b64(base64.StdEncoding, "abc")},
 		"base64 align 1":          {body: b64(base64.StdEncoding, "u")},

@@ -62,8 +62,9 @@ type Evidence struct {
 
 	// Edge calls only: the registered capability and tool (set once the
 	// call resolved), the provider revision of the lease (set once the
-	// lease was spent) and the provider's HTTP status (set when a
-	// response was read).
+	// lease was spent) and the provider's HTTP status (set whenever the
+	// provider answered, even when the edge then withheld the answer: a
+	// redirect, an echo of the credential, a body too large).
 	Capability string
 	Tool       string
 	Provider   checkfu.ProviderRevision
