@@ -272,6 +272,10 @@ func TestLogWithoutStoreRefuses(t *testing.T) {
 				_, err := l.AppendAt(ctx, "s", 0, eventlog.Event{Kind: eventlog.KindToolCall})
 				return err
 			},
+			"AppendAt none": func() error {
+				_, err := l.AppendAt(ctx, "s", 0)
+				return err
+			},
 			"Head":    func() error { _, err := l.Head(ctx, "s"); return err },
 			"Shred":   func() error { return l.Shred(ctx, "s", 1) },
 			"Content": func() error { _, err := l.Content(ctx, "s", 1); return err },
