@@ -69,7 +69,8 @@ func New(c Config) *Store {
 
 // key returns the key columns of b as statement arguments $1 to $3.
 func key(b custody.Binding, more ...any) []any {
-	return append([]any{b.Namespace, b.Integration, b.Handle.String()}, more...)
+	args := make([]any, 0, 3+len(more))
+	return append(append(args, b.Namespace, b.Integration, b.Handle.String()), more...)
 }
 
 // Put implements custody.Store.
