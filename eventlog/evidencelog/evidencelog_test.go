@@ -21,8 +21,9 @@ func sample(kind custody.EvidenceKind, outcome custody.Outcome) custody.Evidence
 	}
 }
 
-func TestRecordDecisionAndResultSeparately(t *testing.T) {
-	ctx := context.Background()
+// newSink returns a Sink over a fresh in-memory log, session "sess-1".
+func newSink(t *testing.T) (*eventlog.Log, *evidencelog.Sink) {
+	t.Helper()
 	l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,12 @@ func TestRecordDecisionAndResultSeparately(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, sink
+}
+
+func TestRecordDecisionAndResultSeparately(t *testing.T) {
+	ctx := context.Background()
+	l, sink := newSink(t)
 	if err := sink.Record(ctx, sample(custody.EvidenceApprovalDecision, custody.OutcomeApproved)); err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +116,7 @@ func ExampleSink_Record() {
 // no decision or a refused one to allow, makes this fail.
 func TestRecordEdgeCalls(t *testing.T) {
 	ctx := context.Background()
-	l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink, err := evidencelog.New(l, "sess-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, sink := newSink(t)
 	call := func(outcome custody.Outcome, code checkfu.Code, status int) custody.Evidence {
 		return custody.Evidence{
 			Kind: custody.EvidenceEdgeCall, Label: checkfu.LabelIsolated, Actor: "agent:7", Grant: "lease-1",
