@@ -240,12 +240,10 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 	re := &RedirectError{Status: resp.StatusCode}
 	loc := resp.Header.Get("Location")
 	unescaped, _ := url.PathUnescape(loc)
-	for _, s := range secrets {
-		if strings.Contains(loc, s) || strings.Contains(unescaped, s) {
-			loc = ""
-			re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: location withheld: it echoes an attached header")
-			break
-		}
+	withheld := checkfu.Refuse(CodeInvalidRequest, "egress: location withheld: it echoes an attached header")
+	if echoes(loc, secrets) || echoes(unescaped, secrets) {
+		loc = ""
+		re.Refusal = withheld
 	}
 	if loc != "" {
 		target, err := creq.URL().Parse(loc)
@@ -262,6 +260,11 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 				// path or query: keep only its code.
 				code, _ := checkfu.CodeOf(err)
 				re.Refusal = checkfu.Refuse(code, "egress: the location is not a request this package can send (userinfo, bad host, port, path or query)")
+			} else if echoes(next.Host, secrets) {
+				// Hosts are case- and width-folded, so a Location that
+				// spells the credential differently can canonicalise
+				// back into it.
+				re.Refusal = withheld
 			} else {
 				re.Target = next.Scheme + "://" + next.Authority()
 				re.Decision, re.Refusal = c.rules.Decide(&next)
@@ -275,6 +278,19 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 		Message: fmt.Sprintf("egress: %s %s answered %d; redirects are never followed", creq.Method, creq.Authority(), resp.StatusCode),
 		Err:     re,
 	}
+}
+
+// echoes reports whether text holds one of secrets, ignoring case: a
+// Location's host is case-folded before it is reported, so a credential
+// echoed there in another case would come back in its own.
+func echoes(text string, secrets []string) bool {
+	lower := strings.ToLower(text)
+	for _, s := range secrets {
+		if strings.Contains(text, s) || strings.Contains(lower, strings.ToLower(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretsOf returns the values attach added to out beyond base, so that a
