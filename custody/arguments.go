@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,7 +17,18 @@ const (
 	MaxArgumentBytes = 1 << 20
 	// MaxArgumentDepth is the deepest nesting of arrays and objects.
 	MaxArgumentDepth = 64
+	// MaxArgumentNumberBytes is the longest number literal accepted; its
+	// decimal exponent, if any, must also lie within ±maxNumberExponent.
+	// The schema validator turns every number into an exact big.Rat, so
+	// without these bounds one literal such as 1e999999 costs a
+	// million-digit computation, and 1e1000001 (which big.Rat refuses)
+	// crashes the validator.
+	MaxArgumentNumberBytes = 100
 )
+
+// maxNumberExponent bounds the decimal exponent of a number literal:
+// comfortably beyond float64's range, small enough to be cheap exactly.
+const maxNumberExponent = 1000
 
 // parseStrictJSON decodes exactly one JSON value from data, refusing
 // invalid UTF-8, duplicate object keys (which encoding/json would let the
@@ -90,9 +103,32 @@ func strictValue(dec *json.Decoder, depth int) (any, error) {
 			return a, nil
 		}
 		return nil, fmt.Errorf("unexpected %q", t)
+	case json.Number:
+		if err := checkNumber(string(t)); err != nil {
+			return nil, err
+		}
+		return t, nil
 	default:
 		return t, nil
 	}
+}
+
+// checkNumber refuses a number literal (already valid JSON) that is longer
+// than MaxArgumentNumberBytes or whose exponent exceeds maxNumberExponent
+// in magnitude. The literal itself is not quoted: arguments are content.
+func checkNumber(s string) error {
+	if len(s) > MaxArgumentNumberBytes {
+		return fmt.Errorf("a number literal of %d bytes is longer than %d", len(s), MaxArgumentNumberBytes)
+	}
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return nil
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
+	if n, err := strconv.Atoi(exp); exp != "" && (len(exp) > 4 || err != nil || n > maxNumberExponent) {
+		return fmt.Errorf("a number's exponent is beyond ±%d", maxNumberExponent)
+	}
+	return nil
 }
 
 func syntaxError(err error) error {
