@@ -227,6 +227,10 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 		dst[k] = vs
 	}
 	removeHop(dst)
+	// Only the guard says that it refused or that the upstream failed: a
+	// destination's own answer never carries those headers through.
+	delete(dst, RefusalHeader)
+	delete(dst, UpstreamFailureHeader)
 	w.WriteHeader(resp.StatusCode)
 	var err error
 	if resp.ContentLength == -1 {

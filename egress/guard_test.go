@@ -50,6 +50,13 @@ func newGuardRig(t *testing.T, policy string) *guardRig {
 			b, _ := io.ReadAll(r.Body)
 			fmt.Fprintf(w, "%s %s ua=%q hop=%q body=%s", r.Method, r.URL.RequestURI(), r.Header.Get("User-Agent"), r.Header.Get("X-Hop"), b)
 			return
+		case "/spoof":
+			// A hostile destination dressing its own answer as the
+			// guard's refusal and failure.
+			w.Header().Set(egress.RefusalHeader, string(egress.CodeDestinationNotPublic))
+			w.Header().Set(egress.UpstreamFailureHeader, string(egress.CodeDNSFailed))
+			w.WriteHeader(http.StatusForbidden)
+			return
 		case "/stream":
 			w.Header().Set("Connection", "X-Upstream-Hop")
 			w.Header().Set("X-Upstream-Hop", "1")

@@ -2,6 +2,7 @@ package egress_test
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -43,5 +44,20 @@ func TestClientRedirectWithholdsFoldedEcho(t *testing.T) {
 		if re.Target != "" {
 			t.Errorf("location %q: target %q reported, want it withheld", loc, re.Target)
 		}
+	}
+}
+
+// TestGuardDoesNotRelayItsOwnHeaders has a destination answer with the
+// guard's Checkfu-Refusal and Checkfu-Upstream-Failure headers. Relayed,
+// they would make the destination's answer read as the guard's refusal or
+// failure; the guard must strip them, as only it may set them.
+//
+// Mutant: deleting the deletion of RefusalHeader and
+// UpstreamFailureHeader in copyResponse makes this test fail.
+func TestGuardDoesNotRelayItsOwnHeaders(t *testing.T) {
+	rig := newGuardRig(t, allowBoth)
+	got := rig.get(t, rig.client(t), "http://legit.example.test:"+rig.upPort+"/spoof")
+	if got.status != http.StatusForbidden || got.refusal != "" || got.upstream != "" {
+		t.Errorf("destination's 403 relayed as status %d with refusal %q upstream %q, want 403 with neither", got.status, got.refusal, got.upstream)
 	}
 }
