@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ const (
 	// CodeResponseTooLarge: the response body is larger than
 	// MaxResponseBytes; it is withheld.
 	CodeResponseTooLarge checkfu.Code = "custody_response_too_large"
+	// CodeResponseEncoded: the response body is in a content coding the
+	// edge cannot inspect for the credential (anything but identity, and
+	// the gzip the transport asked for and decoded); it is withheld.
+	CodeResponseEncoded checkfu.Code = "custody_response_encoded"
 )
 
 // MaxResponseBytes is the largest response body the edge returns.
@@ -57,7 +62,9 @@ type Invocation struct {
 
 // A Response is what the caller sees of a provider's answer. It never
 // holds the credential: a response that echoes it is withheld with
-// [CodeCredentialEchoed]. Set-Cookie headers are dropped.
+// [CodeCredentialEchoed], and so is one whose body is in a content coding
+// the edge cannot inspect ([CodeResponseEncoded]). Set-Cookie headers are
+// dropped.
 type Response struct {
 	Status int
 	Header http.Header
@@ -259,6 +266,20 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *Evidence) (*Respons
 	return resp, nil
 }
 
+// encoded reports whether h declares a content coding other than identity.
+// The transport removes Content-Encoding once it has decoded the gzip it
+// asked for, so what remains is a coding nobody decoded.
+func encoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // buildRequest builds the outbound request from the resolved action only.
 func buildRequest(ctx context.Context, a Action) (*http.Request, error) {
 	target := a.Resource
@@ -399,6 +420,11 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 	}
 	if err := refuseEcho(secret, b, hresp.Header, body); err != nil {
 		return nil, err
+	}
+	if len(body) > 0 && encoded(hresp.Header) {
+		// refuseEcho saw only compressed bytes; the caller would see
+		// what they inflate to.
+		return nil, checkfu.Refuse(CodeResponseEncoded, "custody: the response from %s has a content coding the edge cannot inspect for the credential; it is withheld", req.URL.Host)
 	}
 	if hresp.StatusCode == http.StatusUnauthorized {
 		if rt, ok := e.custodian.(IntegrationRuntime); ok {

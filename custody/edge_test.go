@@ -77,6 +77,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 		switch r.URL.Path {
 		case "/v1/echo":
 			fmt.Fprintf(w, `{"you_sent":%q}`, r.Header.Get("Authorization"))
+		case "/v1/echo-encoded":
+			writeEncoded(w, r.URL.Query().Get("coding"), fmt.Sprintf(`{"you_sent":%q,"pad":%q}`, r.Header.Get("Authorization"), strings.Repeat("a", 512)))
 		case "/v1/redirect":
 			http.Redirect(w, r, "https://elsewhere.example.com/v1/x", http.StatusFound)
 		case "/v1/unauthorized":
@@ -118,6 +120,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			Tool: custody.ToolDescriptor{Name: "list_issues", InputSchema: json.RawMessage(`{"type":"object","properties":{"state":{"enum":["open","closed"]}},"additionalProperties":false}`)}},
 		{Capability: "echo", Operation: "GET", Resource: rig.base + "/v1/echo", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "echo.encoded", Operation: "GET", Resource: rig.base + "/v1/echo-encoded", Credential: govCred, Effect: custody.ReadOnly,
+			Tool: custody.ToolDescriptor{Name: "echo_encoded", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "redirect", Operation: "GET", Resource: rig.base + "/v1/redirect", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "redirect", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "unauthorized", Operation: "GET", Resource: rig.base + "/v1/unauthorized", Credential: govCred, Effect: custody.ReadOnly,

@@ -1,0 +1,102 @@
+package custody_test
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+)
+
+// writeEncoded writes body under the content coding named by coding, a
+// comma-separated list applied in order, as a provider that compresses
+// its answers would.
+func writeEncoded(w http.ResponseWriter, coding, body string) {
+	b := []byte(body)
+	for _, c := range strings.Split(coding, ",") {
+		var buf bytes.Buffer
+		var zw io.WriteCloser
+		switch c {
+		case "gzip":
+			zw = gzip.NewWriter(&buf)
+		case "deflate":
+			zw, _ = flate.NewWriter(&buf, flate.HuffmanOnly)
+		default:
+			continue
+		}
+		zw.Write(b)
+		zw.Close()
+		b = buf.Bytes()
+	}
+	if coding != "" {
+		w.Header().Set("Content-Encoding", strings.ReplaceAll(coding, ",", ", "))
+	}
+	w.Write(b)
+}
+
+// decodeAll undoes writeEncoded's codings, as a caller handed the body
+// and its Content-Encoding header would.
+func decodeAll(t *testing.T, coding string, body []byte) []byte {
+	cs := strings.Split(coding, ", ")
+	for i := len(cs) - 1; i >= 0; i-- {
+		var r io.Reader
+		switch cs[i] {
+		case "gzip":
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = zr
+		case "deflate":
+			r = flate.NewReader(bytes.NewReader(body))
+		default:
+			continue
+		}
+		var err error
+		if body, err = io.ReadAll(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return body
+}
+
+// A provider that echoes the credential in a compressed body: the edge
+// cannot look inside a content coding the transport did not decode, so
+// such a response is withheld, never passed on for the caller to
+// decompress. gzip, which the transport asks for and decodes itself, is
+// inspected as plain text.
+//
+// Mutant: deleting the Content-Encoding check in Edge.send makes the
+// deflate and "gzip, gzip" cases return a body that inflates to the
+// credential.
+func TestEdgeWithholdsEncodedEcho(t *testing.T) {
+	rig := newEdgeRig(t)
+	for _, tc := range []struct {
+		coding string
+		code   checkfu.Code
+	}{
+		{"gzip", custody.CodeCredentialEchoed},
+		{"deflate", custody.CodeResponseEncoded},
+		{"gzip,gzip", custody.CodeResponseEncoded},
+		{"x-custom", custody.CodeCredentialEchoed}, // not encoded at all: the echo is in plain sight
+		{"identity", custody.CodeCredentialEchoed},
+	} {
+		t.Run(tc.coding, func(t *testing.T) {
+			resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.encoded", "echo_encoded", "GET", "/v1/echo-encoded", `{"coding":"`+tc.coding+`"}`))
+			if resp != nil {
+				body := decodeAll(t, resp.Header.Get("Content-Encoding"), resp.Body)
+				t.Errorf("coding %s: response returned (Content-Encoding %q); it decodes to %d bytes, holding the credential: %v",
+					tc.coding, resp.Header.Get("Content-Encoding"), len(body), bytes.Contains(body, []byte(edgeCanary)))
+				return
+			}
+			wantCode(t, err, tc.code)
+			noLeak(t, err, nil)
+		})
+	}
+}
