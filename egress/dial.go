@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,7 +18,8 @@ import (
 
 // CodeDestinationNotPublic is the code of the Refusal returned when a
 // destination is, or resolves to, an address that is not public (see
-// [IsPublic]), or is the guard's own listener.
+// [IsPublic]), is a public address of the host the Dialer runs on, or is
+// the guard's own listener.
 const CodeDestinationNotPublic checkfu.Code = "destination_not_public"
 
 // testTopologies are the only blocks TreatAsPublicForTesting may name:
@@ -63,7 +66,9 @@ type DialerConfig struct {
 	Logger *slog.Logger
 }
 
-// A Dialer connects only to public addresses. Every address it connects
+// A Dialer connects only to public addresses, and never to a public
+// address of the host it runs on (read from its interfaces, again at
+// most every two seconds). Every address it connects
 // to is checked against [IsPublic] (and the configured test blocks and
 // exclusions) twice: once for every answer of the one DNS resolution it
 // makes, and again at connect time, on the socket address itself, in the
@@ -87,6 +92,7 @@ type Dialer struct {
 	treatAsPublic []netip.Prefix
 	exclude       []netip.AddrPort
 	timeout       time.Duration
+	self          *hostAddrs // nil means thisHost; tests give the host addresses
 }
 
 // NewDialer returns a Dialer configured by cfg. It refuses, with code
@@ -173,6 +179,12 @@ func (d *Dialer) permit(host string, ap netip.AddrPort) error {
 		}
 	}
 	if IsPublic(a) {
+		// A host's own public address is reached over its loopback
+		// path: it hits services bound to every interface and passes
+		// none of the network's filters.
+		if d.host().has(a) {
+			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, an address of this host", host, a)
+		}
 		return nil
 	}
 	for _, p := range d.treatAsPublic {
@@ -181,6 +193,89 @@ func (d *Dialer) permit(host string, ap netip.AddrPort) error {
 		}
 	}
 	return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which is not a public address", host, a)
+}
+
+// host returns the Dialer's view of this host's public addresses.
+func (d *Dialer) host() *hostAddrs {
+	if d.self != nil {
+		return d.self
+	}
+	return thisHost
+}
+
+// hostAddrsTTL is how long a list of this host's addresses is used before
+// the interfaces are read again, so that an address assigned while a
+// Dialer runs is refused within that time.
+const hostAddrsTTL = 2 * time.Second
+
+// thisHost lists the public addresses of this host's interfaces.
+var thisHost = &hostAddrs{load: interfaceAddrs}
+
+// hostAddrs is a cached list of the public addresses of a host's
+// interfaces. Non-public addresses are left out: they are refused anyway,
+// and loopback or a test block may be treated as public by a test.
+type hostAddrs struct {
+	load func() ([]netip.Addr, error)
+	mu   sync.Mutex // serialises refreshes
+	cur  atomic.Pointer[hostSnapshot]
+}
+
+type hostSnapshot struct {
+	at    time.Time
+	addrs []netip.Addr
+}
+
+// has reports whether a (unmapped) is one of the host's public addresses.
+func (h *hostAddrs) has(a netip.Addr) bool {
+	for _, x := range h.snapshot() {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot returns the current list, reading the interfaces again when it
+// is older than hostAddrsTTL. A failed read keeps the last list.
+func (h *hostAddrs) snapshot() []netip.Addr {
+	if s := h.cur.Load(); s != nil && time.Since(s.at) < hostAddrsTTL {
+		return s.addrs
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.cur.Load()
+	if s != nil && time.Since(s.at) < hostAddrsTTL {
+		return s.addrs
+	}
+	next := &hostSnapshot{at: time.Now()}
+	if s != nil {
+		next.addrs = s.addrs
+	}
+	if all, err := h.load(); err == nil {
+		next.addrs = nil
+		for _, a := range all {
+			if a = a.Unmap(); IsPublic(a) {
+				next.addrs = append(next.addrs, a)
+			}
+		}
+	}
+	h.cur.Store(next)
+	return next.addrs
+}
+
+// interfaceAddrs returns the addresses of every local interface.
+func interfaceAddrs() ([]netip.Addr, error) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		if pfx, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, pfx.Addr().Unmap())
+		}
+	}
+	return out, nil
 }
 
 // control is the connect-time check: it runs on the socket address
