@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"strconv"
+	"fmt"
 
 	"github.com/checkfu/checkfu"
 )
@@ -61,7 +61,14 @@ type RPCError struct {
 	Data []byte `json:"-"`
 }
 
-// Error returns "acp: agent error CODE: MESSAGE".
+// maxQuotedMessage bounds how much of an agent's error message Error
+// quotes, in characters.
+const maxQuotedMessage = 128
+
+// Error returns "acp: agent error CODE: " and MESSAGE quoted (Go syntax),
+// cut to its first 128 characters: the agent wrote it, so its control
+// bytes must not reach a log or terminal raw, nor its length fill one.
+// Message holds it whole.
 func (e *RPCError) Error() string {
-	return "acp: agent error " + strconv.Itoa(e.Code) + ": " + e.Message
+	return fmt.Sprintf("acp: agent error %d: %.*q", e.Code, maxQuotedMessage, e.Message)
 }

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu"
@@ -98,7 +99,27 @@ func TestRPCErrorIsNotARefusal(t *testing.T) {
 	if _, ok := checkfu.CodeOf(err); ok {
 		t.Errorf("an agent's JSON-RPC error carries a refusal code")
 	}
-	if err.Error() != "acp: agent error -32000: boom" {
+	if err.Error() != `acp: agent error -32000: "boom"` {
 		t.Errorf("Error() = %q", err.Error())
+	}
+}
+
+// The agent writes an error's message; the Runner prints Error() to its
+// logs and terminal. A hostile agent must not be able to forge log lines
+// or terminal escapes there, nor fill a log with a 16 MiB message.
+//
+// Mutant: returning e.Message verbatim in RPCError.Error makes
+// TestRPCErrorQuotesTheAgentsMessage fail.
+func TestRPCErrorQuotesTheAgentsMessage(t *testing.T) {
+	msg := "boom\ncheckfu: all checks passed\x1b[2J" + strings.Repeat("x", 1<<20)
+	got := (&acp.RPCError{Code: -32000, Message: msg}).Error()
+	if strings.ContainsAny(got, "\n\r\x1b") {
+		t.Errorf("Error() carries the agent's control bytes raw: %.80q", got)
+	}
+	if len(got) > 1024 {
+		t.Errorf("Error() is %d bytes: the agent's message is not bounded", len(got))
+	}
+	if !strings.HasPrefix(got, `acp: agent error -32000: "boom\ncheckfu`) {
+		t.Errorf("Error() = %.80q, want the message quoted", got)
 	}
 }
