@@ -34,6 +34,10 @@ var forwardingHeaders = [...]string{"Forwarded", "X-Forwarded-For", "X-Forwarded
 
 const (
 	maxIdlePerDestination = 64
+	// maxIdleTotal bounds the idle connections of all destinations
+	// together: a workload that sprays destinations cannot make the
+	// guard hold a descriptor for each.
+	maxIdleTotal = 256
 	upstreamHeaderTimeout = 60 * time.Second
 )
 
@@ -60,7 +64,8 @@ func newUpstreamConn(c net.Conn) *upstreamConn {
 // checked when it was dialled.
 type upstreamPool struct {
 	mu     sync.Mutex
-	idle   map[string][]*upstreamConn // guarded by mu
+	idle   map[string][]*upstreamConn // guarded by mu; no empty lists
+	n      int                        // guarded by mu; idle connections in all
 	closed bool                       // guarded by mu
 }
 
@@ -72,13 +77,18 @@ func (p *upstreamPool) get(key string) *upstreamConn {
 		return nil
 	}
 	c := list[len(list)-1]
-	p.idle[key] = list[:len(list)-1]
+	if len(list) == 1 {
+		delete(p.idle, key)
+	} else {
+		p.idle[key] = list[:len(list)-1]
+	}
+	p.n--
 	return c
 }
 
 func (p *upstreamPool) put(key string, c *upstreamConn) {
 	p.mu.Lock()
-	if p.closed || len(p.idle[key]) >= maxIdlePerDestination {
+	if p.closed || p.n >= maxIdleTotal || len(p.idle[key]) >= maxIdlePerDestination {
 		p.mu.Unlock()
 		c.Close()
 		return
@@ -87,6 +97,7 @@ func (p *upstreamPool) put(key string, c *upstreamConn) {
 		p.idle = map[string][]*upstreamConn{}
 	}
 	p.idle[key] = append(p.idle[key], c)
+	p.n++
 	p.mu.Unlock()
 }
 
@@ -100,6 +111,7 @@ func (p *upstreamPool) closeAll() {
 		}
 		delete(p.idle, k)
 	}
+	p.n = 0
 }
 
 // noUserAgent is the User-Agent value that makes Request.Write send none.

@@ -3,7 +3,9 @@ package egress
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
+	"strconv"
 	"testing"
 )
 
@@ -59,5 +61,33 @@ func TestHostAddrsKeepsOnlyPublic(t *testing.T) {
 	}
 	if _, err := interfaceAddrs(); err != nil {
 		t.Errorf("interfaceAddrs: %v", err)
+	}
+}
+
+// TestUpstreamPoolBoundsIdleConnections has a workload spray distinct
+// destinations (under "unrestricted", one wildcard DNS record gives it as
+// many as it likes) so that each leaves idle connections in the guard's
+// pool. The pool must hold a bounded number in all, not 64 per
+// destination without end: every idle connection holds a descriptor.
+//
+// Mutant: deleting the total bound in upstreamPool.put makes this test
+// fail.
+func TestUpstreamPoolBoundsIdleConnections(t *testing.T) {
+	var p upstreamPool
+	t.Cleanup(p.closeAll)
+	for i := range 4 * maxIdleTotal {
+		a, b := net.Pipe()
+		b.Close()
+		p.put("d"+strconv.Itoa(i)+".example.test:80", newUpstreamConn(a))
+	}
+	p.mu.Lock()
+	n := 0
+	for _, list := range p.idle {
+		n += len(list)
+	}
+	keys := len(p.idle)
+	p.mu.Unlock()
+	if n > maxIdleTotal || keys > maxIdleTotal {
+		t.Fatalf("pool holds %d idle connections under %d destinations, want at most %d", n, keys, maxIdleTotal)
 	}
 }
