@@ -37,7 +37,7 @@ const (
 	// maxIdleTotal bounds the idle connections of all destinations
 	// together: a workload that sprays destinations cannot make the
 	// guard hold a descriptor for each.
-	maxIdleTotal = 256
+	maxIdleTotal          = 256
 	upstreamHeaderTimeout = 60 * time.Second
 )
 
