@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // refuseEcho withholds a provider response whose headers or body carry the
@@ -54,6 +56,39 @@ func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 		return checkfu.Refuse(CodeCredentialEchoed, "custody: the provider's response for %s echoes the credential; it is withheld", b)
 	}
 	return nil
+}
+
+// withholdErrorEcho returns err, or, when err's text carries the
+// credential in any form refuseEcho looks for (or the credential cannot be
+// read to look, for an error carrying network text), err with that text
+// withheld. A transport error can quote
+// what the provider sent back (a malformed status or header line, an
+// HTTP/2 GOAWAY's debug data), and the error reaches the caller like a
+// response does. An [*egress.UpstreamError] stays one, with its code and
+// target; anything else becomes a Refusal with [CodeCredentialEchoed].
+func withholdErrorEcho(secret *Secret, b Binding, err error) error {
+	if err == nil {
+		return nil
+	}
+	echoed := false
+	rerr := secret.reveal(func(tok []byte) error {
+		forms, buf := echoForms(tok)
+		defer clear(buf)
+		echoed = echoIn([]byte(err.Error()), forms)
+		return nil
+	})
+	ue := (*egress.UpstreamError)(nil)
+	upstream := errors.As(err, &ue)
+	switch {
+	case upstream && (echoed || rerr != nil):
+		// The text came from the network; unread, it is not passed on.
+		return &egress.UpstreamError{Code: ue.Code, Target: ue.Target, Err: errors.New("the provider's failed answer quoted the credential, or could not be checked; its text is withheld")}
+	case echoed:
+		return checkfu.Refuse(CodeCredentialEchoed, "custody: an error from the exchange for %s quotes the credential; its text is withheld", b)
+	}
+	// Not echoed; or a refusal this package or egress built, which
+	// holds no response text but a withheld Location's.
+	return err
 }
 
 // echoForms returns tok followed by its encodings that refuseEcho looks

@@ -407,7 +407,7 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {
 			*status = re.Status
 		}
-		return nil, err
+		return nil, withholdErrorEcho(secret, b, err)
 	}
 	defer hresp.Body.Close()
 	*status = hresp.StatusCode

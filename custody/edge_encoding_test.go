@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // writeEncoded writes body under the content coding named by coding, a
@@ -99,4 +100,26 @@ func TestEdgeWithholdsEncodedEcho(t *testing.T) {
 			noLeak(t, err, nil)
 		})
 	}
+}
+
+// A provider whose malformed answer quotes the credential (here as a
+// header line without a colon) makes the transport fail with an error
+// whose text quotes the broken line. That error reaches the caller, so
+// the edge looks for the credential in it as in a response, and withholds
+// the text: the failure stays an upstream failure with its code and
+// target.
+//
+// Mutant: deleting the echo check on the exchange error in Edge.send
+// makes this test fail.
+func TestEdgeUpstreamErrorEchoWithheld(t *testing.T) {
+	rig := newEdgeRig(t)
+	resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.malformed", "echo_malformed", "GET", "/v1/echo-malformed", `{}`))
+	if resp != nil || err == nil {
+		t.Fatalf("malformed answer = %v, %v; want an upstream failure", resp, err)
+	}
+	if _, ok := egress.UpstreamCodeOf(err); !ok {
+		t.Fatalf("err = %v, want an *egress.UpstreamError", err)
+	}
+	noLeak(t, err, nil)
+	noLeak(t, nil, rig.evidence.Events())
 }

@@ -79,6 +79,16 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			fmt.Fprintf(w, `{"you_sent":%q}`, r.Header.Get("Authorization"))
 		case "/v1/echo-encoded":
 			writeEncoded(w, r.URL.Query().Get("coding"), fmt.Sprintf(`{"you_sent":%q,"pad":%q}`, r.Header.Get("Authorization"), strings.Repeat("a", 512)))
+		case "/v1/echo-malformed":
+			// A provider whose broken answer quotes the request: the
+			// transport's error message quotes the broken line.
+			conn, bw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintf(bw, "HTTP/1.1 200 OK\r\n%s\r\n\r\n", r.Header.Get("Authorization"))
+			bw.Flush()
+			conn.Close()
 		case "/v1/redirect":
 			http.Redirect(w, r, "https://elsewhere.example.com/v1/x", http.StatusFound)
 		case "/v1/unauthorized":
@@ -122,6 +132,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			Tool: custody.ToolDescriptor{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "echo.encoded", Operation: "GET", Resource: rig.base + "/v1/echo-encoded", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "echo_encoded", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "echo.malformed", Operation: "GET", Resource: rig.base + "/v1/echo-malformed", Credential: govCred, Effect: custody.ReadOnly,
+			Tool: custody.ToolDescriptor{Name: "echo_malformed", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "redirect", Operation: "GET", Resource: rig.base + "/v1/redirect", Credential: govCred, Effect: custody.ReadOnly,
 			Tool: custody.ToolDescriptor{Name: "redirect", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "unauthorized", Operation: "GET", Resource: rig.base + "/v1/unauthorized", Credential: govCred, Effect: custody.ReadOnly,
