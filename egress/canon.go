@@ -254,7 +254,8 @@ func defaultPort(scheme string) uint16 {
 // "/" in which every byte is an RFC 3986 unreserved or sub-delimiter
 // character, ":" or "@", or a percent escape with upper-case hex digits
 // that does not encode an unreserved character (those must be written
-// literally), "/" or "\", or a control character. No segment is empty
+// literally), "/" or "\", a control character, or an overlong UTF-8
+// sequence (a second spelling of an ASCII byte). No segment is empty
 // ("//"), and no segment is "." or "..", also before a ";" parameter
 // ("..;x"). An empty path becomes "/". These rules leave exactly one
 // spelling for each path, so that a path prefix matched on the escaped
@@ -438,6 +439,8 @@ func checkPath(p string) string {
 					return "has an encoded control character"
 				case isUnreserved(d):
 					return "percent-encodes an unreserved character; write it literally"
+				case d == 0xC0 || d == 0xC1 || overlongLead(d, p[i+3:]):
+					return "has an overlong UTF-8 escape, which lenient decoders read as an ASCII character such as '.' or '/'"
 				}
 				i += 2
 				continue
@@ -463,6 +466,17 @@ func checkPath(p string) string {
 		start = i + 1
 	}
 	return ""
+}
+
+// overlongLead reports whether the escaped byte d, followed by rest, starts
+// an overlong three- or four-byte UTF-8 sequence: 0xE0 before 0x80-0x9F, or
+// 0xF0 before 0x80-0x8F. (0xC0 and 0xC1 start only overlong sequences.)
+func overlongLead(d byte, rest string) bool {
+	if d != 0xE0 && d != 0xF0 || len(rest) < 3 || rest[0] != '%' || !upperHex(rest[1]) || !upperHex(rest[2]) {
+		return false
+	}
+	v := unhex(rest[1])<<4 | unhex(rest[2])
+	return d == 0xE0 && v < 0xA0 || d == 0xF0 && v < 0x90
 }
 
 // checkQuery reports why q is not an acceptable escaped query, or "".

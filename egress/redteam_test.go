@@ -61,3 +61,36 @@ func TestGuardDoesNotRelayItsOwnHeaders(t *testing.T) {
 		t.Errorf("destination's 403 relayed as status %d with refusal %q upstream %q, want 403 with neither", got.status, got.refusal, got.upstream)
 	}
 }
+
+// TestCanonicalRequestRefusesOverlongEscapes sends the overlong UTF-8
+// spellings of "." and "/" ("%C0%AE", "%E0%80%AF", ...). A strict decoder
+// rejects them, but lenient ones (the classic IIS and some Java stacks)
+// read them as the ASCII byte, so "/v1/%C0%AE%C0%AE/admin" would be
+// matched under "/v1" and served as "/admin": a second spelling of a dot
+// segment, which the canonical form must not have. Well-formed multi-byte
+// escapes stay allowed.
+//
+// Mutant: deleting the overlong check in checkPath makes this test fail.
+func TestCanonicalRequestRefusesOverlongEscapes(t *testing.T) {
+	for _, p := range []string{
+		"/v1/%C0%AE%C0%AE/admin", "/v1/..%C0%AFadmin", "/v1/%C1%9C", "/v1/%E0%80%AE%E0%80%AE/x",
+		"/v1/%E0%81%AF", "/v1/%F0%80%80%AE", "/v1/%F0%8F%BF%BF", "/v1/%C0",
+	} {
+		u, err := url.Parse("https://api.example.com" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
+			t.Errorf("path %q: %v, want %s", p, err, egress.CodeInvalidRequest)
+		}
+	}
+	for _, p := range []string{"/v1/caf%C3%A9", "/v1/%E0%A4%85", "/v1/%F0%9F%98%80", "/v1/%E2%82%AC", "/v1/%E0"} {
+		u, err := url.Parse("https://api.example.com" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); err != nil {
+			t.Errorf("path %q: %v, want it allowed", p, err)
+		}
+	}
+}
