@@ -79,7 +79,9 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b Binding, refreshToken *S
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := o.Client.Do(req, nil)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		// A malformed answer can quote the request body back into the
+		// transport's error text.
+		return nil, nil, time.Time{}, withholdErrorEcho(refreshToken, b, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse))
