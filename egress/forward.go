@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/textproto"
@@ -50,11 +51,43 @@ type upstreamConn struct {
 	// connection fail at once; made once per connection, it is what a
 	// cancelled workload request runs.
 	expire func()
+	// lim is how many more bytes br may read from the connection: set
+	// to maxResponseHeaderBytes while a response header is read, so a
+	// destination cannot make the guard buffer an endless header, and to
+	// noLimit for bodies. Used only by the handler that holds uc.
+	lim int64
+}
+
+// maxResponseHeaderBytes bounds the response headers (interim ones
+// included) of one exchange, as http.Transport's default does for its
+// own; noLimit lifts the bound for bodies, which are streamed.
+const (
+	maxResponseHeaderBytes = 1 << 20
+	noLimit                = math.MaxInt64
+)
+
+// errHeaderTooLarge ends the reading of an oversized response header.
+var errHeaderTooLarge = errors.New("upstream response header is larger than 1 MiB")
+
+// limitedConn is the reader under an upstreamConn's br: it enforces lim.
+type limitedConn struct{ uc *upstreamConn }
+
+func (l limitedConn) Read(p []byte) (int, error) {
+	if l.uc.lim <= 0 {
+		return 0, errHeaderTooLarge
+	}
+	if int64(len(p)) > l.uc.lim {
+		p = p[:l.uc.lim]
+	}
+	n, err := l.uc.Conn.Read(p)
+	l.uc.lim -= int64(n)
+	return n, err
 }
 
 // newUpstreamConn wraps c, a connection the guarded dialer made.
 func newUpstreamConn(c net.Conn) *upstreamConn {
-	uc := &upstreamConn{Conn: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}
+	uc := &upstreamConn{Conn: c, bw: bufio.NewWriterSize(c, 4<<10), lim: noLimit}
+	uc.br = bufio.NewReaderSize(limitedConn{uc}, 4<<10)
 	uc.expire = func() { c.SetDeadline(time.Unix(1, 0)) }
 	return uc
 }
@@ -213,6 +246,8 @@ func (g *Guard) roundTrip(uc *upstreamConn, out *http.Request) (*http.Response, 
 	if err := uc.bw.Flush(); err != nil {
 		return nil, err
 	}
+	uc.lim = maxResponseHeaderBytes
+	defer func() { uc.lim = noLimit }()
 	for {
 		resp, err := http.ReadResponse(uc.br, out)
 		if err != nil {

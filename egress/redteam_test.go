@@ -1,7 +1,9 @@
 package egress_test
 
 import (
+	"bufio"
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -93,4 +95,50 @@ func TestCanonicalRequestRefusesOverlongEscapes(t *testing.T) {
 			t.Errorf("path %q: %v, want it allowed", p, err)
 		}
 	}
+}
+
+// TestGuardBoundsUpstreamHeader has a hostile destination answer with a
+// response header far larger than any real one (the workload picks the
+// destination, and under "unrestricted" it can pick its own server). The
+// guard must stop reading at a bound and answer 502, not buffer whatever
+// the destination sends until its header deadline.
+//
+// Mutant: deleting the header limit in roundTrip (uc.lim) makes this test
+// fail (the guard relays the 200 with its 2 MiB header).
+func TestGuardBoundsUpstreamHeader(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				if _, err := http.ReadRequest(br); err != nil {
+					return
+				}
+				bw := bufio.NewWriter(c)
+				bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n")
+				line := "X-Pad: " + strings.Repeat("a", 1000) + "\r\n"
+				for range 2 << 10 {
+					if _, err := bw.WriteString(line); err != nil {
+						return
+					}
+				}
+				bw.WriteString("\r\nok")
+				bw.Flush()
+			}()
+		}
+	}()
+	rig := newGuardRig(t, `{"type":"unrestricted"}`)
+	tr := &http.Transport{Proxy: http.ProxyURL(rig.proxyURL), DisableKeepAlives: true, MaxResponseHeaderBytes: 64 << 20}
+	t.Cleanup(tr.CloseIdleConnections)
+	got := rig.get(t, &http.Client{Transport: tr}, "http://"+ln.Addr().String()+"/")
+	wantOutcome(t, "2 MiB response header", got, http.StatusBadGateway, string(egress.CodeUpstreamFailed))
 }
