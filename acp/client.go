@@ -135,9 +135,13 @@ func (c *Client) Err() error {
 	return c.err
 }
 
-// Close closes the agent's input (when the writer is an io.Closer) between
-// two lines, never inside one, which asks the agent to exit, and fails every pending call with
-// [CodeClientClosed]. It does not wait for the agent's output to end.
+// Close closes the agent's input (when the writer is an io.Closer), which
+// asks the agent to exit, and fails every pending call with
+// [CodeClientClosed]. It closes between two lines when no line is being
+// written; it never waits for a line in progress, which an agent that
+// stopped reading its input could block forever, but closes under it (the
+// agent sees a truncated line, never a message). It does not wait for the
+// agent's output to end.
 func (c *Client) Close() error {
 	if c.w == nil {
 		return nil

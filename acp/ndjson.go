@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/checkfu/checkfu"
 )
@@ -158,7 +159,8 @@ func (r *Reader) tooLong(n int) error {
 // safe for concurrent use: each line is written whole, never interleaved
 // with another.
 type Writer struct {
-	max int
+	max    int
+	closed atomic.Bool // set by closeWith before it takes or skips mu
 
 	mu      sync.Mutex // guards w, err and scratch
 	w       io.Writer
@@ -197,6 +199,9 @@ func (w *Writer) WriteLine(line []byte) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.err == nil && w.closed.Load() {
+		w.err = errWriterClosed
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -226,10 +231,21 @@ func (w *Writer) WriteMessage(m Message) error {
 // errWriterClosed is the sticky error of a Writer closed by closeWith.
 var errWriterClosed = errors.New("acp: write after close")
 
-// closeWith closes cl (the writer's destination) between two lines, never
-// inside one, and makes every later write fail.
+// closeWith closes cl (the writer's destination) and makes every later
+// write fail. When no line is being written it closes between two lines.
+// When one is, it does not wait for it: an agent that stopped reading its
+// input would block that write, and so Close, forever. It closes cl under
+// the write instead, which fails it; the agent then sees a line cut short
+// with no newline, and a strict prefix of a JSON object is never a JSON
+// message. cl must allow Close concurrently with Write, as pipes, files
+// and connections do.
 func (w *Writer) closeWith(cl io.Closer) error {
-	w.mu.Lock()
+	w.closed.Store(true)
+	// Mutant: w.mu.Lock() here (wait for the line in progress) makes
+	// TestCloseUnblocksAWriteTheAgentNeverReads hang and fail.
+	if !w.mu.TryLock() {
+		return cl.Close()
+	}
 	defer w.mu.Unlock()
 	if w.err == nil {
 		w.err = errWriterClosed

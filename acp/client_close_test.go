@@ -1,0 +1,74 @@
+package acp_test
+
+import (
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/acp"
+)
+
+// stuckInput is the input of an agent that never reads it: every Write
+// blocks until Close, as a full pipe does, and then fails.
+type stuckInput struct {
+	entered chan struct{} // closed when the first Write has started
+	once    sync.Once
+	closeMu sync.Once
+	closed  chan struct{}
+}
+
+func newStuckInput() *stuckInput {
+	return &stuckInput{entered: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (s *stuckInput) Write(p []byte) (int, error) {
+	s.once.Do(func() { close(s.entered) })
+	<-s.closed
+	return 0, io.ErrClosedPipe
+}
+
+func (s *stuckInput) Close() error {
+	s.closeMu.Do(func() { close(s.closed) })
+	return nil
+}
+
+// An agent that stops reading its input must not be able to make Close
+// hang: Close is how a Runner shuts such an agent down.
+//
+// Mutant: making closeWith wait for the line in progress (w.mu.Lock
+// instead of TryLock) makes TestCloseUnblocksAWriteTheAgentNeverReads fail.
+func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
+	out, outW := io.Pipe()
+	t.Cleanup(func() { outW.Close() })
+	in := newStuckInput()
+	t.Cleanup(func() { in.Close() })
+	c := acp.NewClient(out, in, acp.Config{})
+
+	initErr := make(chan error, 1)
+	go func() {
+		_, err := c.Initialize(context.Background())
+		initErr <- err
+	}()
+	<-in.entered // the initialize line is being written and never will be
+
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(watchdog):
+		t.Fatal("Close hung behind a write the agent never reads")
+	}
+	select {
+	case err := <-initErr:
+		if err == nil {
+			t.Fatal("Initialize succeeded over a closed input")
+		}
+	case <-time.After(watchdog):
+		t.Fatal("Initialize hung after Close")
+	}
+	if err := c.Cancel("s"); err == nil {
+		t.Fatalf("a write after Close = %v, want an error", err)
+	}
+}
