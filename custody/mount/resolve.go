@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/checkfu/checkfu"
@@ -142,6 +143,10 @@ func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sou
 		s.mounts[m.Name] = &rooted{mount: m, root: root}
 		plan.Mounts = append(plan.Mounts, m)
 	}
+	if err := checkHostOverlap(s, sources); err != nil {
+		closeAll()
+		return Plan{}, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.sessions[sessionID]; dup {
@@ -150,6 +155,59 @@ func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sou
 	}
 	r.sessions[sessionID] = s
 	return plan, nil
+}
+
+// checkHostOverlap refuses sources whose host directories are the same or
+// nested, however their Dirs spell them: a write through one mount would
+// change what another serves (a writable project tree holding a read-only
+// memory directory, say). Each mount's opened directory is compared, by
+// file identity, with every directory on the real path of each other
+// source's Dir, from that directory up to the file system root.
+func checkHostOverlap(s *session, sources []Source) error {
+	for _, src := range sources {
+		real, err := filepath.EvalSymlinks(src.Dir)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			return &Error{Op: "resolve mount " + src.Mount.Name, Err: cause(err)}
+		}
+		var chain []fs.FileInfo // real and its ancestors
+		for dir := real; ; dir = filepath.Dir(dir) {
+			fi, err := os.Stat(dir)
+			if err != nil {
+				return &Error{Op: "resolve mount " + src.Mount.Name, Err: cause(err)}
+			}
+			chain = append(chain, fi)
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+		for _, other := range sources {
+			if other.Mount.Name == src.Mount.Name {
+				continue
+			}
+			ofi, err := s.mounts[other.Mount.Name].root.Stat(".")
+			if err != nil {
+				return &Error{Op: "stat mount " + other.Mount.Name, Err: cause(err)}
+			}
+			for _, fi := range chain {
+				if os.SameFile(fi, ofi) {
+					return checkfu.Refuse(CodePlanInvalid, "mount %q: its host directory is, or lies inside, that of mount %q", src.Mount.Name, other.Mount.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// cause returns the error inside a *fs.PathError, which quotes a host
+// path, or err itself.
+func cause(err error) error {
+	if c := errors.Unwrap(err); c != nil {
+		return c
+	}
+	return err
 }
 
 // Detach forgets the session and closes its mounts.
