@@ -34,7 +34,10 @@ type Config struct {
 	// Cancel for the request's session and by the end of the client; the
 	// answer is then "cancelled" whatever OnPermission returns, and
 	// OnPermission should return promptly (its goroutine lives until it
-	// does). Nil denies
+	// does). At most 64 requests are with OnPermission at once; while
+	// that many are, the client denies further requests itself, as a nil
+	// OnPermission does, so that an agent flooding requests cannot hold a
+	// goroutine and a prompt for each. Nil denies
 	// every request: it selects the first reject_once or reject_always
 	// option, or answers "cancelled" when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
@@ -77,9 +80,10 @@ type Client struct {
 	initErr   error
 	initReady chan struct{} // closed when init leaves initInFlight
 
-	mu      sync.Mutex // guards pending, perms, err
+	mu      sync.Mutex // guards pending, perms, nperms, err
 	pending map[ID]chan Message
 	perms   map[string]map[*permCall]struct{} // by session id
+	nperms  int                               // permission requests being answered
 	err     error                             // set once: why the client ended
 	done    chan struct{}                     // closed when err is set
 }

@@ -86,7 +86,14 @@ func (c *Client) replyError(id ID, code int, msg string) {
 	_ = c.w.WriteMessage(Message{ID: id, Error: &RPCError{Code: code, Message: msg}})
 }
 
-// startPermission answers one permission request on its own goroutine.
+// maxPendingPermissions bounds the permission requests being answered at
+// once, so that an agent flooding them cannot hold a goroutine (and a
+// prompt to a user) for each.
+const maxPendingPermissions = 64
+
+// startPermission answers one permission request on its own goroutine;
+// beyond maxPendingPermissions in flight it denies at once, without
+// asking Config.OnPermission.
 func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &permCall{cancel: cancel}
@@ -96,6 +103,16 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		cancel()
 		return
 	}
+	// Mutant: deleting this bound lets a flood reach OnPermission;
+	// TestPermissionFloodIsBounded fails.
+	if c.nperms >= maxPendingPermissions {
+		c.mu.Unlock()
+		cancel()
+		res, _ := json.Marshal(RequestPermissionResponse{Outcome: decide(ctx, nil, req)})
+		_ = c.w.WriteMessage(Message{ID: id, Result: res})
+		return
+	}
+	c.nperms++
 	if c.perms[req.SessionID] == nil {
 		c.perms[req.SessionID] = map[*permCall]struct{}{}
 	}
@@ -105,6 +122,7 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		defer cancel()
 		out := decide(ctx, c.cfg.OnPermission, req)
 		c.mu.Lock()
+		c.nperms--
 		delete(c.perms[req.SessionID], p)
 		if len(c.perms[req.SessionID]) == 0 {
 			delete(c.perms, req.SessionID)

@@ -1,0 +1,4 @@
+package acp
+
+// MaxPendingPermissions exports maxPendingPermissions to the tests.
+const MaxPendingPermissions = maxPendingPermissions
