@@ -140,14 +140,18 @@ func ExampleClient_Cancel() {
 	if err != nil {
 		panic(err)
 	}
+	cancelled := make(chan error, 1)
 	go func() {
 		// The user gives up while the agent waits for permission.
-		if err := c.Cancel(<-asked); err != nil {
-			panic(err)
-		}
+		cancelled <- c.Cancel(<-asked)
 	}()
 	res, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("Edit the config."))
 	if err != nil {
+		panic(err)
+	}
+	// The turn can end before session/cancel is written (the agent saw
+	// the cancelled permission answer first): wait for it before Close.
+	if err := <-cancelled; err != nil {
 		panic(err)
 	}
 	fmt.Println("stop:", res.StopReason)
