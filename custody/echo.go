@@ -24,11 +24,12 @@ import (
 // and upper case; base64, standard and URL alphabet, at each of the three
 // alignments a token can have inside a longer base64 text (such as
 // base64("user:" + token) or base64("Bearer " + token)), padded or not.
-// And it looks in three views of the body and of every header name and
+// And it looks in these views of the body and of every header name and
 // value: as sent; with JSON string escapes decoded (a JSON encoder may
 // write "/" as "\/" or any character as "\u00XX"); and with that
 // percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
-// both caught.
+// both caught; and with HTML character references decoded in the
+// JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
@@ -159,7 +160,75 @@ func echoIn(s []byte, forms [][]byte) bool {
 			return true
 		}
 	}
+	if bytes.IndexByte(unescaped, '&') >= 0 {
+		// HTML: an error page quoting the credential writes "+" as
+		// "&#43;" (Go's html/template), "&" as "&amp;".
+		h := htmlUnescape(unescaped)
+		defer clear(h)
+		if containsAny(h, forms) {
+			return true
+		}
+		if bytes.IndexByte(h, '%') >= 0 {
+			decoded := percentDecode(h)
+			defer clear(decoded)
+			if containsAny(decoded, forms) {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// htmlUnescape returns a copy of s with the HTML character references
+// that encoders write decoded: decimal "&#NN;", hexadecimal "&#xHH;" (either
+// case) and &amp; &lt; &gt; &quot; &apos;. Anything else, a reference
+// without its ";" included, is copied as is; the result is never longer
+// than s.
+func htmlUnescape(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '&' {
+			if r, n := htmlRef(s[i:]); n > 0 {
+				out = utf8.AppendRune(out, r)
+				i += n - 1
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
+}
+
+// htmlRef decodes the character reference at the start of s, which begins
+// with '&', and returns its rune and length, or n == 0 when there is none.
+func htmlRef(s []byte) (r rune, n int) {
+	for _, e := range [...]struct {
+		name string
+		r    rune
+	}{{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}} {
+		if bytes.HasPrefix(s, []byte(e.name)) {
+			return e.r, len(e.name)
+		}
+	}
+	if len(s) < 4 || s[1] != '#' {
+		return 0, 0
+	}
+	i, base := 2, rune(10)
+	if s[2] == 'x' || s[2] == 'X' {
+		i, base = 3, 16
+	}
+	start := i
+	for ; i < len(s) && i-start < 7; i++ {
+		d, ok := unhex(s[i])
+		if !ok || rune(d) >= base {
+			break
+		}
+		r = r*base + rune(d)
+	}
+	if i == start || i == len(s) || s[i] != ';' || r == 0 || r > utf8.MaxRune || utf16.IsSurrogate(r) {
+		return 0, 0
+	}
+	return r, i + 1
 }
 
 func containsAny(s []byte, forms [][]byte) bool {

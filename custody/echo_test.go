@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Mutant: dropping any form from refuseEcho's list (raw, lower or upper
@@ -195,13 +196,16 @@ func FuzzEchoViews(f *testing.F) {
 		if !bytes.ContainsRune(text, '%') && !bytes.Equal(p, text) {
 			t.Fatalf("percentDecode changed %q without a percent sign: %q", text, p)
 		}
+		if h := htmlUnescape(text); len(h) > len(text) || !bytes.ContainsRune(text, '&') && !bytes.Equal(h, text) {
+			t.Fatalf("htmlUnescape lengthened %q, or changed it without an ampersand: %q", text, h)
+		}
 		if len(tok) < 4 {
 			return
 		}
 		forms, buf := echoForms(tok)
 		defer clear(buf)
 		var placed []byte
-		switch how % 4 {
+		switch how % 5 {
 		case 0: // raw
 			placed = tok
 		case 1: // percent-encoded, every byte
@@ -212,6 +216,13 @@ func FuzzEchoViews(f *testing.F) {
 			placed = []byte(base64.StdEncoding.EncodeToString(append(bytes.Repeat([]byte{'u'}, int(how/4%3)), tok...)))
 		case 3: // hex
 			placed = []byte(hex.EncodeToString(tok))
+		case 4: // HTML decimal character references, every byte
+			if !utf8.Valid(tok) || bytes.ContainsRune(tok, 0) || bytes.ContainsRune(tok, utf8.RuneError) {
+				return // a reference names a character, not a byte
+			}
+			for _, r := range string(tok) {
+				placed = fmt.Appendf(placed, "&#%d;", r)
+			}
 		}
 		body := append(append(bytes.Clone(text), placed...), text...)
 		if !echoIn(body, forms) {
