@@ -43,6 +43,9 @@ const (
 	processIDLen      = 16         // bytes in a ProcessID
 	protocolVersion   = 1          // the version an open frame carries
 	maxRefusalMessage = 1024       // bytes of a refusal's message
+	// maxHelloPayload is the largest first frame a provider reads: a
+	// resume (id and cursor); an open is smaller.
+	maxHelloPayload = processIDLen + 8
 )
 
 var typeNames = [...]string{
@@ -206,6 +209,7 @@ type Decoder struct {
 	r   io.Reader
 	hdr [headerLen]byte
 	buf []byte
+	max uint32 // the payload bound; zero means MaxPayload
 }
 
 // NewDecoder returns a Decoder reading from r. Wrap r in a bufio.Reader
@@ -221,8 +225,12 @@ func (d *Decoder) Decode(f *Frame) error {
 	}
 	t := Type(d.hdr[0])
 	n := binary.BigEndian.Uint32(d.hdr[1:])
-	if n > MaxPayload {
-		return protocolErr("%v frame claims %d payload bytes, more than %d", t, n, MaxPayload)
+	limit := uint32(MaxPayload)
+	if d.max != 0 {
+		limit = d.max
+	}
+	if n > limit {
+		return protocolErr("%v frame claims %d payload bytes, more than %d", t, n, limit)
 	}
 	d.buf = d.buf[:0]
 	for remaining := int(n); remaining > 0; {

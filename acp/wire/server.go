@@ -214,10 +214,15 @@ func (s *Server) ServeConn(c net.Conn) {
 		s.mu.Unlock()
 	}()
 
-	dec := NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	// The first frame comes from a peer that has named no process yet:
+	// read it unbuffered and refuse, at its header, a payload larger than
+	// the largest open or resume, so that such peers cost no buffer.
+	// Mutant: decoding the hello with the MaxPayload bound makes
+	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
+	hdec := &Decoder{r: c, max: maxHelloPayload}
 	var hello Frame
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	if err := dec.Decode(&hello); err != nil {
+	if err := hdec.Decode(&hello); err != nil {
 		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
 			writeRefusal(c, err)
 		}
@@ -229,6 +234,7 @@ func (s *Server) ServeConn(c net.Conn) {
 		writeRefusal(c, err)
 		return
 	}
+	dec := NewDecoder(bufio.NewReaderSize(c, 64<<10))
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)

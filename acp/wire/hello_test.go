@@ -1,0 +1,39 @@
+package wire
+
+import (
+	"encoding/binary"
+	"net"
+	"testing"
+)
+
+// Anyone who can reach the listener can send a first frame. Its largest
+// valid payload is a resume's 24 bytes, so a first frame claiming more is
+// refused at its header: the provider never reads, or holds memory for,
+// a megabyte per connection from peers that have not even named a
+// process.
+//
+// Mutant: deleting the hello bound in ServeConn (decoding the first frame
+// with the MaxPayload bound) makes TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
+func TestHelloClaimingALargePayloadIsRefusedAtItsHeader(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("cat")})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var hdr [headerLen]byte
+	hdr[0] = byte(TypeOpen)
+	binary.BigEndian.PutUint32(hdr[1:], MaxPayload)
+	if _, err := c.Write(hdr[:]); err != nil {
+		t.Fatal(err)
+	}
+	// No payload follows: a provider that waits for it sends nothing
+	// until its handshake deadline and then closes.
+	var f Frame
+	if err := NewDecoder(c).Decode(&f); err != nil {
+		t.Fatalf("no refusal for a first frame claiming %d bytes: %v", MaxPayload, err)
+	}
+	if f.Type != TypeRefuse || f.Code != CodeProtocol {
+		t.Fatalf("got %v %q, want a protocol_error refusal", f.Type, f.Code)
+	}
+}
