@@ -29,9 +29,26 @@ var hopHeaders = [...]string{
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Expect",
 }
 
-// forwardingHeaders are dropped from requests: the guard reveals nothing
-// about the workload's network, and passes on no one else's claim about it.
-var forwardingHeaders = [...]string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip"}
+// forwardingHeaders, and every X-Forwarded-* header, are dropped from
+// requests: the guard reveals nothing about the workload's network, and
+// passes on no claim about the client or the proxies before it, which an
+// upstream that trusts the guard's address would read as the guard's own.
+var forwardingHeaders = [...]string{
+	"Forwarded", "Via", "X-Real-Ip", "X-Client-Ip", "True-Client-Ip", "Client-Ip", "X-Cluster-Client-Ip",
+	"X-Originating-Ip", "X-Remote-Ip", "X-Remote-Addr", "X-Original-Forwarded-For",
+}
+
+// removeForwarding deletes the forwarding headers of h.
+func removeForwarding(h http.Header) {
+	for _, k := range forwardingHeaders {
+		delete(h, k)
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "X-Forwarded-") {
+			delete(h, k)
+		}
+	}
+}
 
 const (
 	maxIdlePerDestination = 64
@@ -188,9 +205,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		out.Body = r.Body
 	}
 	removeHop(out.Header)
-	for _, k := range forwardingHeaders {
-		delete(out.Header, k)
-	}
+	removeForwarding(out.Header)
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = noUserAgent // send none rather than Go's default
 	}

@@ -175,3 +175,35 @@ func TestRangeIsDenied(t *testing.T) {
 		t.Errorf("Decide(Range) = %v, want %s", err, egress.CodeHeaderDenied)
 	}
 }
+
+// TestGuardDropsEveryForwardingClaim sends the forwarding and client
+// address headers the guard's first list left out. An upstream that
+// trusts the guard's egress address as a proxy reads them as the guard's
+// word about the client (its address, port, path prefix, scheme), so the
+// workload could speak for the guard; the guard passes on none of them.
+//
+// Mutant: deleting the X-Forwarded-* loop in removeForwarding, or any
+// name from forwardingHeaders, makes this test fail.
+func TestGuardDropsEveryForwardingClaim(t *testing.T) {
+	rig := newGuardRig(t, allowBoth)
+	claims := []string{
+		"X-Forwarded-Port", "443", "X-Forwarded-Prefix", "/admin", "X-Forwarded-Server", "internal",
+		"X-Forwarded-Ssl", "on", "True-Client-Ip", "10.0.0.1", "X-Client-Ip", "10.0.0.1",
+		"X-Cluster-Client-Ip", "10.0.0.1", "X-Originating-Ip", "10.0.0.1", "Client-Ip", "10.0.0.1",
+		"X-Remote-Addr", "10.0.0.1", "X-Remote-Ip", "10.0.0.1", "X-Original-Forwarded-For", "10.0.0.1",
+		"Via", "1.1 internal-proxy",
+	}
+	got := rig.get(t, rig.client(t), "http://legit.example.test:"+rig.upPort+"/h", append(claims, "Accept", "text/plain")...)
+	wantOutcome(t, "GET", got, http.StatusOK, "")
+	rig.mu.Lock()
+	defer rig.mu.Unlock()
+	r := rig.seen[len(rig.seen)-1]
+	for i := 0; i < len(claims); i += 2 {
+		if v := r.Header.Get(claims[i]); v != "" {
+			t.Errorf("upstream received %s: %q", claims[i], v)
+		}
+	}
+	if r.Header.Get("Accept") != "text/plain" {
+		t.Errorf("upstream lost the Accept header")
+	}
+}
