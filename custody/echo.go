@@ -30,6 +30,8 @@ import (
 // percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
 // both caught; and with HTML character references decoded in the
 // JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
+// Header names, whose case the client canonicalises, are searched with
+// ASCII case folded.
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
@@ -39,8 +41,13 @@ func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 			echoed = true
 			return nil
 		}
+		// The client canonicalised every header name's case before we
+		// see it, so names are searched with ASCII case folded.
+		folded, fbuf := foldForms(forms)
+		defer clear(fbuf)
 		for k, vs := range h {
-			if echoIn([]byte(k), forms) { // a header name reaches the caller too
+			name := appendASCIILower(nil, []byte(k))
+			if echoIn(name, folded) { // a header name reaches the caller too
 				echoed = true
 				return nil
 			}
@@ -57,6 +64,34 @@ func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 		return checkfu.Refuse(CodeCredentialEchoed, "custody: the provider's response for %s echoes the credential; it is withheld", b)
 	}
 	return nil
+}
+
+// foldForms returns forms with ASCII letters lowered, all in one buffer
+// the caller must clear when done.
+func foldForms(forms [][]byte) (folded [][]byte, buf []byte) {
+	n := 0
+	for _, f := range forms {
+		n += len(f)
+	}
+	buf = make([]byte, 0, n)
+	for _, f := range forms {
+		start := len(buf)
+		buf = appendASCIILower(buf, f)
+		folded = append(folded, buf[start:len(buf):len(buf)])
+	}
+	return folded, buf
+}
+
+// appendASCIILower appends s to dst with A-Z lowered; every other byte,
+// UTF-8 or not, is kept as is.
+func appendASCIILower(dst, s []byte) []byte {
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // withholdErrorEcho returns err, or, when err's text carries the
