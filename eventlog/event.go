@@ -307,7 +307,9 @@ func CheckSession(id string) error {
 		return checkfu.Refuse(CodeInvalidSession, "eventlog: empty session id")
 	}
 	if err := checkIdent("session id", id); err != nil {
-		return checkfu.Refuse(CodeInvalidSession, "eventlog: session id %q is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", id, MaxIdentifier)
+		// At most 64 characters are quoted: an id may come from an
+		// untrusted peer and be of any length.
+		return checkfu.Refuse(CodeInvalidSession, "eventlog: session id %.64q is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", id, MaxIdentifier)
 	}
 	return nil
 }

@@ -72,3 +72,19 @@ func TestSessionIDs(t *testing.T) {
 	}
 	_ = checkfu.LabelMock
 }
+
+// A session id can come from an untrusted peer (an agent names its ACP
+// sessions). The refusal must not carry all of an oversized id into logs:
+// it quotes at most the first 64 characters.
+//
+// Mutant: quoting the whole id (%q instead of %.64q) in CheckSession makes
+// TestCheckSessionQuotesABoundedPrefix fail.
+func TestCheckSessionQuotesABoundedPrefix(t *testing.T) {
+	err := eventlog.CheckSession(strings.Repeat("s", 1<<20) + " ")
+	if !errors.Is(err, eventlog.CodeInvalidSession) {
+		t.Fatalf("CheckSession = %v, want invalid_session", err)
+	}
+	if n := len(err.Error()); n > 512 {
+		t.Fatalf("the refusal is %d bytes: it quotes the whole id", n)
+	}
+}
