@@ -254,8 +254,10 @@ func defaultPort(scheme string) uint16 {
 // "/" in which every byte is an RFC 3986 unreserved or sub-delimiter
 // character, ":" or "@", or a percent escape with upper-case hex digits
 // that does not encode an unreserved character (those must be written
-// literally), "/" or "\", a control character, or an overlong UTF-8
-// sequence (a second spelling of an ASCII byte). No segment is empty
+// literally), "/" or "\", a control character, an overlong UTF-8
+// sequence (a second spelling of an ASCII byte), or "%" followed by the
+// hex digits of "/", "\", "." or a control character (a second spelling
+// to a stack that decodes twice). No segment is empty
 // ("//"), and no segment is "." or "..", also before a ";" parameter
 // ("..;x"). An empty path becomes "/". These rules leave exactly one
 // spelling for each path, so that a path prefix matched on the escaped
@@ -439,6 +441,8 @@ func checkPath(p string) string {
 					return "has an encoded control character"
 				case isUnreserved(d):
 					return "percent-encodes an unreserved character; write it literally"
+				case d == '%' && doubleEncoded(p[i+3:]):
+					return "has a double-encoded slash, backslash, dot or control character, which a stack that decodes twice reads as the character"
 				case d == 0xC0 || d == 0xC1 || overlongLead(d, p[i+3:]):
 					return "has an overlong UTF-8 escape, which lenient decoders read as an ASCII character such as '.' or '/'"
 				}
@@ -466,6 +470,37 @@ func checkPath(p string) string {
 		start = i + 1
 	}
 	return ""
+}
+
+// doubleEncoded reports whether rest, the text after an escape of "%",
+// begins with hex digits that encode (again, through any further escapes
+// of "%") a slash, backslash, dot or control character: "%252F" is "/"
+// to a stack that decodes twice. Hex digits of either case count, as
+// decoders accept both.
+func doubleEncoded(rest string) bool {
+	for len(rest) >= 2 && isHex(rest[0]) && isHex(rest[1]) {
+		c := hexVal(rest[0])<<4 | hexVal(rest[1])
+		switch {
+		case c == '%':
+			rest = rest[2:]
+			continue
+		case c == '/' || c == '\\' || c == '.' || c < 0x20 || c == 0x7f:
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// hexVal returns the value of the hex digit c, of either case.
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // overlongLead reports whether the escaped byte d, followed by rest, starts

@@ -207,3 +207,37 @@ func TestGuardDropsEveryForwardingClaim(t *testing.T) {
 		t.Errorf("upstream lost the Accept header")
 	}
 }
+
+// TestCanonicalRequestRefusesDoubleEncoding sends "/", "\", "." and
+// control characters percent-encoded twice (or more). The segment
+// "..%252F..%252Fadmin" is no dot segment and holds no encoded slash, so
+// it matches under "/v1"; a stack that decodes twice (a proxy, then the
+// application) serves "../../admin". An escape of "%" that encodes one of
+// the characters the canonical form refuses is refused like it. A literal
+// "%" and a double-encoded space stay allowed.
+//
+// Mutant: deleting the double-encoding check in checkPath makes this test
+// fail.
+func TestCanonicalRequestRefusesDoubleEncoding(t *testing.T) {
+	for _, p := range []string{
+		"/v1/..%252F..%252Fadmin", "/v1/%252E%252E/admin", "/v1/%252e%252e/admin", "/v1/%25252F",
+		"/v1/%255C", "/v1/%255c..", "/v1/%2500", "/v1/%250A", "/v1/%25252e",
+	} {
+		u, err := url.Parse("https://api.example.com" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
+			t.Errorf("path %q: %v, want %s", p, err, egress.CodeInvalidRequest)
+		}
+	}
+	for _, p := range []string{"/v1/100%25", "/v1/%2520", "/v1/%25zz", "/v1/%25C3%A9", "/v1/%2541", "/v1/%25"} {
+		u, err := url.Parse("https://api.example.com" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); err != nil {
+			t.Errorf("path %q: %v, want it allowed", p, err)
+		}
+	}
+}
