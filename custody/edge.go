@@ -267,8 +267,8 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *Evidence) (*Respons
 }
 
 // encoded reports whether h declares a content coding other than identity.
-// The transport removes Content-Encoding once it has decoded the gzip it
-// asked for, so what remains is a coding nobody decoded.
+// The edge asks for identity, so the transport decodes nothing and any
+// coding here is one the edge would pass on unseen.
 func encoded(h http.Header) bool {
 	for _, v := range h.Values("Content-Encoding") {
 		for _, c := range strings.Split(v, ",") {
@@ -393,6 +393,11 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(string(v)) {
 				return checkfu.Refuse(CodeCredentialUnusable, "custody: the credential at %s is not a valid header value", b)
 			}
+			// Ask for the body as is: the transport would otherwise ask
+			// for gzip and decode one layer itself, hiding how many
+			// codings the provider declared. Any coding left is then
+			// withheld below, since the echo check cannot see inside it.
+			h.Set("Accept-Encoding", "identity")
 			h.Set(e.header, string(v))
 			return nil
 		})

@@ -20,7 +20,7 @@ import (
 // its answers would.
 func writeEncoded(w http.ResponseWriter, coding, body string) {
 	b := []byte(body)
-	for _, c := range strings.Split(coding, ",") {
+	for _, c := range strings.Split(strings.TrimPrefix(coding, "lines:"), ",") {
 		var buf bytes.Buffer
 		var zw io.WriteCloser
 		switch c {
@@ -35,7 +35,11 @@ func writeEncoded(w http.ResponseWriter, coding, body string) {
 		zw.Close()
 		b = buf.Bytes()
 	}
-	if coding != "" {
+	switch {
+	case strings.HasPrefix(coding, "lines:"):
+		// One header line per coding.
+		w.Header()["Content-Encoding"] = strings.Split(strings.TrimPrefix(coding, "lines:"), ",")
+	case coding != "":
 		w.Header().Set("Content-Encoding", strings.ReplaceAll(coding, ",", ", "))
 	}
 	w.Write(b)
@@ -68,25 +72,27 @@ func decodeAll(t *testing.T, coding string, body []byte) []byte {
 }
 
 // A provider that echoes the credential in a compressed body: the edge
-// cannot look inside a content coding the transport did not decode, so
-// such a response is withheld, never passed on for the caller to
-// decompress. gzip, which the transport asks for and decodes itself, is
-// inspected as plain text.
+// cannot look inside a content coding, so such a response is withheld,
+// never passed on for the caller to decompress. The edge asks for
+// identity: were the transport to ask for gzip, it would decode one layer
+// and delete every Content-Encoding line, so "gzip" sent on two lines over
+// a twice-gzipped body would arrive looking plain, still gzipped once.
 //
-// Mutant: deleting the Content-Encoding check in Edge.send makes the
-// deflate and "gzip, gzip" cases return a body that inflates to the
-// credential.
+// Mutants: deleting the Content-Encoding check in Edge.send makes every
+// encoded case return a body that inflates to the credential; not asking
+// for identity makes the two-line case do so.
 func TestEdgeWithholdsEncodedEcho(t *testing.T) {
 	rig := newEdgeRig(t)
 	for _, tc := range []struct {
 		coding string
 		code   checkfu.Code
 	}{
-		{"gzip", custody.CodeCredentialEchoed},
+		{"gzip", custody.CodeResponseEncoded},
 		{"deflate", custody.CodeResponseEncoded},
 		{"gzip,gzip", custody.CodeResponseEncoded},
 		{"x-custom", custody.CodeCredentialEchoed}, // not encoded at all: the echo is in plain sight
 		{"identity", custody.CodeCredentialEchoed},
+		{"lines:gzip,gzip", custody.CodeResponseEncoded},
 	} {
 		t.Run(tc.coding, func(t *testing.T) {
 			resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.encoded", "echo_encoded", "GET", "/v1/echo-encoded", `{"coding":"`+tc.coding+`"}`))
