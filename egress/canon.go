@@ -246,7 +246,8 @@ func defaultPort(scheme string) uint16 {
 // 1-65535, an r.Host that names another host or port than the URL, a
 // method that is not an upper-case token, a path that is not canonical,
 // a query with control characters, spaces, non-ASCII bytes or malformed
-// escapes, header names that are not canonical tokens, header values
+// escapes or with a "_method" parameter (a method override, like the
+// denylisted override headers), header names that are not canonical tokens, header values
 // with control characters, and trailers (which would escape the header
 // allowlist).
 //
@@ -515,6 +516,7 @@ func overlongLead(d byte, rest string) bool {
 }
 
 // checkQuery reports why q is not an acceptable escaped query, or "".
+// It allocates nothing.
 func checkQuery(q string) string {
 	for i := 0; i < len(q); i++ {
 		c := q[i]
@@ -530,7 +532,52 @@ func checkQuery(q string) string {
 			i += 2
 		}
 	}
+	for rest := q; rest != ""; {
+		param := rest
+		if i := strings.IndexAny(rest, "&;"); i >= 0 {
+			param, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		name, _, _ := strings.Cut(param, "=")
+		if overridesMethod(name) {
+			return "has a _method parameter, which frameworks read as a method override"
+		}
+	}
 	return ""
+}
+
+// overridesMethod reports whether the escaped query parameter name is
+// "_method" as frameworks that take the method from it read it: decoded,
+// any case, and with PHP's rewriting of names (leading spaces dropped, a
+// leading "." or " " or "[" read as "_", a "[" starting an array). It
+// allocates nothing.
+func overridesMethod(name string) bool {
+	var buf [16]byte
+	n := 0
+	for i := 0; i < len(name) && n < len(buf); i++ {
+		c := name[i]
+		switch {
+		case c == '%' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
+			c = hexVal(name[i+1])<<4 | hexVal(name[i+2])
+			i += 2
+		case c == '+':
+			c = ' '
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if n == 0 && c == ' ' {
+			continue // PHP drops leading spaces
+		}
+		if n == 0 && (c == '.' || c == '[') {
+			c = '_'
+		}
+		buf[n] = c
+		n++
+	}
+	const m = "_method"
+	return (n == len(m) || n > len(m) && buf[len(m)] == '[') && string(buf[:len(m)]) == m
 }
 
 func isAlnum(c byte) bool {

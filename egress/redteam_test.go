@@ -241,3 +241,51 @@ func TestCanonicalRequestRefusesDoubleEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryMethodOverrideRefused: frameworks read a "_method" query
+// parameter as the request's method (Laravel and Symfony with parameter
+// override on, Spring's HiddenHttpMethodFilter, method-override for
+// Express), so "POST /v1/items?_method=DELETE" reaches a DELETE route
+// through a rule that allows only POST, as the denylisted override
+// headers would. PHP also drops leading spaces ("+") from a parameter
+// name and reads a leading "." as "_". Such a query is refused.
+//
+// Mutant: deleting the _method check in checkQuery makes this test fail.
+func TestQueryMethodOverrideRefused(t *testing.T) {
+	for _, q := range []string{
+		"_method=DELETE", "a=1&_METHOD=PUT", "%5Fmethod=DELETE", "%5fmethod=DELETE", ".method=DELETE",
+		"+_method=DELETE", "%20%20_method=DELETE", "[method=DELETE", "x=1;_method=DELETE", "_method", "_method[]=DELETE",
+	} {
+		u, err := url.Parse("https://api.example.com/v1/items?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "POST", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
+			t.Errorf("query %q: %v, want %s", q, err, egress.CodeInvalidRequest)
+		} else if strings.Contains(err.Error(), "DELETE") {
+			t.Errorf("query %q: error %q quotes the query", q, err)
+		}
+	}
+	for _, q := range []string{"method=GET", "_methods=1", "q=_method", "a_method=1", "x=1&y=_method%3DDELETE", "+method=1", "_method_x=1"} {
+		u, err := url.Parse("https://api.example.com/v1/items?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "POST", URL: u}); err != nil {
+			t.Errorf("query %q: %v, want it allowed", q, err)
+		}
+	}
+	// The check keeps Decide allocation-free when it allows.
+	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, Methods: []string{"POST"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("https://api.example.com/v1/items?a=1&%5Fmethods=2;b&_method_x=3")
+	req, err := egress.CanonicalRequest(&http.Request{Method: "POST", URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { rules.Decide(&req) }); n != 0 {
+		t.Errorf("Decide with a query allocates %v times", n)
+	}
+}
