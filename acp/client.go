@@ -67,7 +67,9 @@ const (
 // Any line over the bound, any malformed message and any read error ends
 // the Client: every pending and later call fails with [CodeClientClosed]
 // wrapping the cause, available from Err. A response to a call whose
-// context was cancelled is dropped.
+// context was cancelled is dropped. A call's context that ends before
+// its request line is fully written also ends the Client, since the
+// agent's input would hold a partial line.
 type Client struct {
 	cfg    Config
 	r      *Reader
@@ -241,7 +243,9 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 // Prompt sends session/prompt and waits for the end of the turn. Updates of
 // the turn reach Config.OnUpdate before Prompt returns. To end a turn
 // early, call Cancel: the agent then answers with [StopCancelled].
-// Cancelling ctx only stops waiting.
+// Cancelling ctx only stops waiting, except while the request is still
+// being written (an agent that stopped reading its input): a line cut
+// short cannot be taken back, so the client then ends.
 func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...ContentBlock) (*PromptResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -295,9 +299,33 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		delete(c.pending, id)
 		c.mu.Unlock()
 	}
-	if err := c.w.WriteMessage(Message{ID: id, Method: method, Params: p}); err != nil {
+	if err := ctx.Err(); err != nil {
 		forget()
 		return err
+	}
+	// The write runs on its own goroutine so that ctx still bounds the
+	// call when the agent stops reading its input. A line cut short can
+	// be neither finished nor taken back, so a ctx that ends before the
+	// line is written ends the client.
+	// Mutant: writing on this goroutine (no select on ctx) makes
+	// TestCallReturnsWhenItsContextEndsDuringAStuckWrite fail.
+	written := make(chan error, 1)
+	go func() { written <- c.w.WriteMessage(Message{ID: id, Method: method, Params: p}) }()
+	var werr error
+	select {
+	case werr = <-written:
+	case <-ctx.Done():
+		select {
+		case werr = <-written:
+		default:
+			c.abort(ctx.Err())
+			forget()
+			return ctx.Err()
+		}
+	}
+	if werr != nil {
+		forget()
+		return werr
 	}
 	select {
 	case m := <-ch:
@@ -322,6 +350,16 @@ func closedErr(cause error) error {
 		return cause
 	}
 	return &checkfu.Refusal{Code: CodeClientClosed, Message: "acp: the agent connection ended", Err: cause}
+}
+
+// abort ends the client because a request line was left half written:
+// it closes the agent's input (which fails the write, when the writer is
+// an io.Closer) and fails every call.
+func (c *Client) abort(cause error) {
+	if c.closer != nil {
+		_ = c.w.closeWith(c.closer)
+	}
+	c.end(&checkfu.Refusal{Code: CodeClientClosed, Message: "acp: a call's context ended before its request was written; the agent's input was closed", Err: cause})
 }
 
 // end records why the client ended, once, and wakes every waiter.

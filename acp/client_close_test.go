@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"testing"
@@ -70,5 +71,45 @@ func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
 	}
 	if err := c.Cancel("s"); err == nil {
 		t.Fatalf("a write after Close = %v, want an error", err)
+	}
+}
+
+// A call whose request line the agent never reads returns when its ctx
+// ends; the half-written line leaves the input unusable, so the client
+// ends too.
+//
+// Mutant: deleting the context.AfterFunc around the write in call makes
+// TestCallReturnsWhenItsContextEndsDuringAStuckWrite fail.
+func TestCallReturnsWhenItsContextEndsDuringAStuckWrite(t *testing.T) {
+	out, outW := io.Pipe()
+	t.Cleanup(func() { outW.Close() })
+	in := newStuckInput()
+	t.Cleanup(func() { in.Close() })
+	c := acp.NewClient(out, in, acp.Config{})
+	t.Cleanup(func() { c.Close() })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	initErr := make(chan error, 1)
+	go func() {
+		_, err := c.Initialize(ctx)
+		initErr <- err
+	}()
+	<-in.entered
+	cancel()
+	select {
+	case err := <-initErr:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Initialize = %v, want context.Canceled", err)
+		}
+	case <-time.After(watchdog):
+		t.Fatal("Initialize ignored its context behind a write the agent never reads")
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(watchdog):
+		t.Fatal("the client still runs over an input holding a partial line")
+	}
+	if !errors.Is(c.Err(), acp.CodeClientClosed) {
+		t.Fatalf("Err() = %v, want client_closed", c.Err())
 	}
 }
