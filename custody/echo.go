@@ -24,6 +24,8 @@ import (
 // and upper case; base64, standard and URL alphabet, at each of the three
 // alignments a token can have inside a longer base64 text (such as
 // base64("user:" + token) or base64("Bearer " + token)), padded or not.
+// For a credential that is valid UTF-8, also its UTF-16 encoding in
+// either byte order (a provider answering in charset=utf-16).
 // And it looks in these views of the body and of every header name and
 // value: as sent; with JSON string escapes decoded (a JSON encoder may
 // write "/" as "\/" or any character as "\u00XX"); and with that
@@ -138,7 +140,9 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 	defer clear(scratch)
 	in, out := scratch[:2+len(tok)], scratch[2+len(tok):]
 	copy(in[2:], tok)
-	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok)))
+	// UTF-16 takes at most two bytes per byte of UTF-8 (four for a
+	// four-byte sequence), in each of two byte orders.
+	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok))+2*2*len(tok))
 	add := func(f []byte) {
 		start := len(buf)
 		buf = append(buf, f...)
@@ -163,7 +167,38 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 			}
 		}
 	}
+	if utf8.Valid(tok) {
+		for _, bigEndian := range [...]bool{false, true} {
+			start := len(buf)
+			buf = appendUTF16(buf, tok, bigEndian)
+			forms = append(forms, buf[start:len(buf):len(buf)])
+		}
+	}
 	return forms, buf
+}
+
+// appendUTF16 appends the UTF-16 encoding of the valid UTF-8 text s to
+// dst, in either byte order, without making a string or a rune slice of s
+// (neither could be zeroed).
+func appendUTF16(dst, s []byte, bigEndian bool) []byte {
+	put := func(u uint16) {
+		if bigEndian {
+			dst = append(dst, byte(u>>8), byte(u))
+		} else {
+			dst = append(dst, byte(u), byte(u>>8))
+		}
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		s = s[n:]
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			put(uint16(r1))
+			put(uint16(r2))
+		} else {
+			put(uint16(r))
+		}
+	}
+	return dst
 }
 
 // base64Core returns the characters [first, last) of the base64 encoding
