@@ -31,8 +31,12 @@ func TestDialerRefusesThisHostsPublicAddress(t *testing.T) {
 	if err := d.permit("other.example.test", netip.AddrPortFrom(netip.MustParseAddr("1.2.3.5"), 22)); err != nil {
 		t.Errorf("permit(another public address) = %v", err)
 	}
-	// The literal is refused before anything is dialled.
-	_, err := d.DialContext(context.Background(), "tcp", "1.2.3.4:22")
+	// The literal is refused before anything is dialled. The context is
+	// already cancelled, so that even a mutant Dialer sends no packet to
+	// the (real, public) address.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := d.DialContext(ctx, "tcp", "1.2.3.4:22")
 	if !errors.Is(err, CodeDestinationNotPublic) {
 		t.Errorf("DialContext(own address) = %v, want %s", err, CodeDestinationNotPublic)
 	}
