@@ -76,7 +76,7 @@ func strictValue(dec *json.Decoder, depth int) (any, error) {
 				}
 				k := kt.(string) // the decoder only yields string keys here
 				if _, dup := m[k]; dup {
-					return nil, fmt.Errorf("duplicate key %q", k)
+					return nil, fmt.Errorf("duplicate key %s", quoteAgent(k))
 				}
 				v, err := strictValue(dec, depth+1)
 				if err != nil {

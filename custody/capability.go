@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -302,14 +304,14 @@ func (r *Registry) Resolve(call ToolCall, credential Binding) (Action, error) {
 		reg = r.regs[call.Capability]
 	}
 	if reg == nil {
-		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "custody: capability %q is not registered", call.Capability)
+		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "custody: capability %s is not registered", quoteAgent(call.Capability))
 	}
 	body, err := validateArguments(reg, call.Arguments)
 	if err != nil {
 		return Action{}, err
 	}
 	mismatch := func(field, got, want string) error {
-		return checkfu.Refuse(CodeCapabilityMismatch, "custody: capability %q: %s %q does not match the registration (%q)", call.Capability, field, got, want)
+		return checkfu.Refuse(CodeCapabilityMismatch, "custody: capability %q: %s %s does not match the registration (%q)", call.Capability, field, quoteAgent(got), want)
 	}
 	switch {
 	case call.Tool != reg.Tool.Name:
@@ -328,6 +330,24 @@ func (r *Registry) Resolve(call ToolCall, credential Binding) (Action, error) {
 		Effect:     reg.Effect,
 		Body:       body,
 	}, nil
+}
+
+// maxQuoted is how many bytes of an agent-supplied string a refusal
+// quotes.
+const maxQuoted = 64
+
+// quoteAgent returns s quoted for a refusal, cut to its first maxQuoted
+// bytes (at a character boundary) with its length noted when longer: the
+// tool call comes from the agent, and refusals reach logs and events.
+func quoteAgent(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 // validateArguments parses args strictly, validates them against the
@@ -357,7 +377,7 @@ func schemaReason(err error) string {
 		for len(leaf.Causes) > 0 {
 			leaf = leaf.Causes[0]
 		}
-		return fmt.Sprintf("at %q: %s", leaf.InstanceLocation, leaf.KeywordLocation)
+		return fmt.Sprintf("at %s: %s", quoteAgent(leaf.InstanceLocation), leaf.KeywordLocation)
 	}
 	return "invalid"
 }
@@ -381,7 +401,7 @@ func checkQueryArguments(v any) error {
 		switch x.(type) {
 		case string, json.Number, bool:
 		default:
-			return fmt.Errorf("property %q must be a string, number or boolean", k)
+			return fmt.Errorf("property %s must be a string, number or boolean", quoteAgent(k))
 		}
 	}
 	return nil
