@@ -55,8 +55,11 @@ type GuardConfig struct {
 // whose next request is checked like any other.
 //
 // A refusal answers 403 with a [RefusalHeader] naming its code; an
-// upstream failure answers 502 with an [UpstreamFailureHeader]. The guard
-// adds no forwarding headers and strips hop-by-hop ones.
+// upstream failure answers 502 with an [UpstreamFailureHeader]; a
+// destination's own answer never carries either header through. The guard
+// adds no forwarding headers, strips the forwarding and client-address
+// headers the workload sends (Forwarded, Via, X-Forwarded-*, ...) and the
+// hop-by-hop ones, and reads at most 1 MiB of a response header.
 type Guard struct {
 	policy *CompiledPolicy
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
