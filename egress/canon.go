@@ -475,8 +475,8 @@ func checkPath(p string) string {
 
 // doubleEncoded reports whether rest, the text after an escape of "%",
 // begins with hex digits that encode (again, through any further escapes
-// of "%") a slash, backslash, dot or control character: "%252F" is "/"
-// to a stack that decodes twice. Hex digits of either case count, as
+// of "%") a slash, backslash, dot or control character, or the lead byte
+// of an overlong sequence: "%252F" is "/" to a stack that decodes twice. Hex digits of either case count, as
 // decoders accept both.
 func doubleEncoded(rest string) bool {
 	for len(rest) >= 2 && isHex(rest[0]) && isHex(rest[1]) {
@@ -485,7 +485,7 @@ func doubleEncoded(rest string) bool {
 		case c == '%':
 			rest = rest[2:]
 			continue
-		case c == '/' || c == '\\' || c == '.' || c < 0x20 || c == 0x7f:
+		case c == '/' || c == '\\' || c == '.' || c < 0x20 || c == 0x7f || c == 0xC0 || c == 0xC1:
 			return true
 		}
 		return false

@@ -221,7 +221,7 @@ func TestGuardDropsEveryForwardingClaim(t *testing.T) {
 func TestCanonicalRequestRefusesDoubleEncoding(t *testing.T) {
 	for _, p := range []string{
 		"/v1/..%252F..%252Fadmin", "/v1/%252E%252E/admin", "/v1/%252e%252e/admin", "/v1/%25252F",
-		"/v1/%255C", "/v1/%255c..", "/v1/%2500", "/v1/%250A", "/v1/%25252e",
+		"/v1/%255C", "/v1/%255c..", "/v1/%2500", "/v1/%250A", "/v1/%25252e", "/v1/%25C0%25AE",
 	} {
 		u, err := url.Parse("https://api.example.com" + p)
 		if err != nil {
