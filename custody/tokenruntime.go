@@ -185,6 +185,15 @@ func (r *TokenRuntime) refresh(ctx context.Context, b Binding, e *tokenEntry) er
 	if access != nil {
 		defer access.Destroy()
 	}
+	if rotated != nil && !rotated.Destroyed() {
+		// The provider retired the token it was sent when it rotated:
+		// keep the new one whatever else is wrong with the answer, and
+		// even if the caller gave up meanwhile (other Opens may be
+		// waiting on this refresh).
+		if perr := r.sealed.Put(context.WithoutCancel(ctx), b, rotated); perr != nil {
+			return perr
+		}
+	}
 	if err != nil {
 		if _, ok := checkfu.CodeOf(err); ok {
 			return err
@@ -197,11 +206,6 @@ func (r *TokenRuntime) refresh(ctx context.Context, b Binding, e *tokenEntry) er
 	sealed, err := r.keys.Seal(b, access)
 	if err != nil {
 		return err
-	}
-	if rotated != nil {
-		if err := r.sealed.Put(ctx, b, rotated); err != nil {
-			return err
-		}
 	}
 	e.drop()
 	e.access, e.expires = sealed, expires
