@@ -32,10 +32,10 @@
 //   - Headers are default deny: a request passes only if every header it
 //     carries is listed by the rule that allows it. The fixed denylist
 //     ([HeaderDenied]: routing, authorization, cookie, method-override,
-//     hop-by-hop, partial-content and cloud-metadata headers, and every
-//     name with an underscore) wins over any allowlist: a rule listing
-//     such a header is refused at parse time, and a request carrying one
-//     is refused with [CodeHeaderDenied] whatever the rules say.
+//     hop-by-hop and cloud-metadata headers, and every name with an
+//     underscore) wins over any allowlist: a rule listing such a header is
+//     refused at parse time, and a request carrying one is refused with
+//     [CodeHeaderDenied] whatever the rules say.
 //   - A request is allowed when some rule allows all of it; rule order
 //     only chooses the index reported (the lowest). Duplicate rules are
 //     refused.

@@ -52,11 +52,6 @@ var deniedHeaders = map[string]struct{}{
 	"Proxy-Connection":   {},
 	"Proxy-Authenticate": {},
 	"Http2-Settings":     {},
-	// Partial content: a caller that can ask for a response in slices
-	// can take an echoed credential in pieces, none of which the custody
-	// edge's echo check recognises as the credential.
-	"Range":    {},
-	"If-Range": {},
 	// Cloud metadata enablers: the headers instance-metadata services
 	// require, so that a request reaching one is refused outright.
 	"Metadata-Flavor":           {},
@@ -97,9 +92,7 @@ var deniedPrefixStarts = func() (t [256]bool) {
 // Cookie2, X-Middleware-Subrequest; Proxy and Proxy-* (including
 // Proxy-Authorization and Proxy-Connection); X-HTTP-Method-Override,
 // X-HTTP-Method, X-Method-Override; Connection, Keep-Alive, TE, Trailer,
-// Transfer-Encoding, Upgrade, HTTP2-Settings; Range, If-Range (a response
-// taken in slices hides an echoed credential from the echo check);
-// Metadata-Flavor, Metadata,
+// Transfer-Encoding, Upgrade, HTTP2-Settings; Metadata-Flavor, Metadata,
 // X-Google-Metadata-Request, X-aws-ec2-metadata-token*,
 // X-aliyun-ecs-metadata-token*.
 func HeaderDenied(name string) bool {

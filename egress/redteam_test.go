@@ -143,39 +143,6 @@ func TestGuardBoundsUpstreamHeader(t *testing.T) {
 	wantOutcome(t, "2 MiB response header", got, http.StatusBadGateway, string(egress.CodeUpstreamFailed))
 }
 
-// TestRangeIsDenied: a Range request lets the caller take a response in
-// slices. Against a provider that echoes the credential (an error page
-// quoting the Authorization header, a debug endpoint), each slice holds a
-// piece of it and none the whole, so the custody edge's echo check, which
-// looks for the credential, passes every slice, and the caller puts the
-// pieces together. Range and If-Range are on the fixed denylist: no rule
-// can list them and no request may carry them.
-//
-// Mutant: deleting "Range" from deniedHeaders makes this test fail.
-func TestRangeIsDenied(t *testing.T) {
-	for _, h := range []string{"Range", "range", "If-Range"} {
-		if !egress.HeaderDenied(h) {
-			t.Errorf("HeaderDenied(%q) = false", h)
-		}
-		if _, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, Methods: []string{"GET"}, Headers: []string{h}}}); !errors.Is(err, egress.CodeInvalidRules) {
-			t.Errorf("a rule listing %q: %v, want %s", h, err, egress.CodeInvalidRules)
-		}
-	}
-	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, Methods: []string{"GET"}, Headers: []string{"Accept"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := http.NewRequest("GET", "https://api.example.com/v1/whoami", nil)
-	r.Header.Set("Range", "bytes=10-19")
-	req, err := egress.CanonicalRequest(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rules.Decide(&req); !errors.Is(err, egress.CodeHeaderDenied) {
-		t.Errorf("Decide(Range) = %v, want %s", err, egress.CodeHeaderDenied)
-	}
-}
-
 // TestGuardDropsEveryForwardingClaim sends the forwarding and client
 // address headers the guard's first list left out. An upstream that
 // trusts the guard's egress address as a proxy reads them as the guard's

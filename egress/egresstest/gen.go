@@ -155,7 +155,6 @@ var DeniedHeaders = []string{
 	"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
 	"X-Http-Method-Override", "X-Http-Method", "X-Method-Override",
 	"Connection", "Keep-Alive", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Proxy-Connection",
-	"Range", "If-Range",
 	"Metadata-Flavor", "Metadata", "X-Aws-Ec2-Metadata-Token", "X-Aws-Ec2-Metadata-Token-Ttl-Seconds",
 	"X-Google-Metadata-Request", "X_forwarded_for", "X_api_key",
 }
