@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -302,6 +303,15 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		code = CodeInvalidRequest
 	}
 	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", clip(r.Host), "reason", err.Error())
+	msg := err.Error()
+	if code == CodeDestinationNotPublic {
+		// The dialer's reason names the address the destination resolved
+		// to. Told to the workload, that would make the guard an oracle
+		// for internal DNS (names and their private addresses); the
+		// workload learns the code and the host it asked for, the log
+		// keeps the reason.
+		msg = fmt.Sprintf("refused: %s: egress: %q does not resolve to public addresses only", code, clip(r.Host))
+	}
 	w.Header().Set(RefusalHeader, string(code))
-	http.Error(w, "checkfu guard: "+err.Error(), http.StatusForbidden)
+	http.Error(w, "checkfu guard: "+msg, http.StatusForbidden)
 }

@@ -204,6 +204,12 @@ func TestGuardRebinding(t *testing.T) {
 
 	got := rig.get(t, c, "http://rebind.example.test:"+rig.privPort+"/")
 	wantOutcome(t, "GET rebind", got, http.StatusForbidden, string(egress.CodeDestinationNotPublic))
+	// The workload learns the code, not where the name resolved: the
+	// guard must not be an oracle for internal DNS.
+	// Mutant: sending the dialer's reason in the 403 body makes this fail.
+	if strings.Contains(got.body, "127.0.0.2") {
+		t.Errorf("the 403 body tells the workload the private address: %q", got.body)
+	}
 	wantOutcome(t, "CONNECT rebind", rig.connect(t, "rebind.example.test:"+rig.privPort), http.StatusForbidden, string(egress.CodeDestinationNotPublic))
 	if n := rig.private.accepted.Load(); n != 0 {
 		t.Fatalf("the private listener accepted %d connections, want 0", n)
