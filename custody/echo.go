@@ -32,8 +32,9 @@ import (
 // percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
 // both caught; and with HTML character references decoded in the
 // JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
-// Header names, whose case the client canonicalises, are searched with
-// ASCII case folded.
+// And with CR and LF removed from the JSON-decoded text, for base64
+// wrapped in lines. Header names, whose case the client canonicalises,
+// are searched with ASCII case folded.
 func refuseEcho(secret *Secret, b Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := secret.reveal(func(tok []byte) error {
@@ -230,6 +231,15 @@ func echoIn(s []byte, forms [][]byte) bool {
 			return true
 		}
 	}
+	if bytes.ContainsAny(unescaped, "\r\n") {
+		// Line-wrapped base64 (MIME, PEM, a file's contents): decoders
+		// skip the breaks.
+		joined := removeLineBreaks(unescaped)
+		defer clear(joined)
+		if containsAny(joined, forms) {
+			return true
+		}
+	}
 	if bytes.IndexByte(unescaped, '&') >= 0 {
 		// HTML: an error page quoting the credential writes "+" as
 		// "&#43;" (Go's html/template), "&" as "&amp;".
@@ -247,6 +257,17 @@ func echoIn(s []byte, forms [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// removeLineBreaks returns a copy of s without its CR and LF bytes.
+func removeLineBreaks(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for _, c := range s {
+		if c != '\r' && c != '\n' {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // htmlUnescape returns a copy of s with the HTML character references
