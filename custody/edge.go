@@ -118,7 +118,9 @@ type EdgeConfig struct {
 //     revalidated immediately before the effect ([Approvals.Carry]);
 //  6. the Custodian opens the credential, and the egress client (no
 //     proxy, public addresses only, no redirects; none of it can be
-//     turned off) attaches it in its post-decision hook and sends.
+//     turned off) attaches it in its post-decision hook, once the lease
+//     is seen to hold still (not revoked or expired while the credential
+//     was opened), and sends.
 //
 // The caller gets a [*Response] or an error: a [*checkfu.Refusal] for
 // every policy "no", an [*egress.UpstreamError] for a failed exchange. No
@@ -251,7 +253,7 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *Evidence) (*Respons
 	var resp *Response
 	send := func(ctx context.Context) error {
 		var err error
-		resp, err = e.send(ctx, client, req, inv.Connection.Credential, &ev.Status)
+		resp, err = e.send(ctx, client, req, inv.Connection.Credential, lease.ID, inv.Scope, &ev.Status)
 		return err
 	}
 	if external {
@@ -376,16 +378,21 @@ func (e *Edge) CloseIdleConnections() {
 }
 
 // send opens the credential, lets the egress client attach it after its
-// own rule decision, and reads the response. It sets *status to the
-// provider's status as soon as the provider has answered, even when the
-// answer is then refused.
-func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b Binding, status *int) (*Response, error) {
+// own rule decision and a last check that the lease still holds, and reads
+// the response. It sets *status to the provider's status as soon as the
+// provider has answered, even when the answer is then refused.
+func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b Binding, lease string, scope LeaseScope, status *int) (*Response, error) {
 	secret, err := e.custodian.Open(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	defer secret.Destroy()
 	hresp, err := client.Do(req.WithContext(ctx), func(h http.Header) error {
+		// Opening can take a while (a runtime may refresh first): the
+		// lease must still hold at the moment the credential goes on.
+		if err := e.leases.Hold(lease, scope); err != nil {
+			return err
+		}
 		attachErr := secret.reveal(func(tok []byte) error {
 			v := make([]byte, 0, len(e.prefix)+len(tok))
 			v = append(append(v, e.prefix...), tok...)
