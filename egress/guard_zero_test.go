@@ -23,6 +23,10 @@ func TestZeroGuardRefuses(t *testing.T) {
 	if a := g.Addr(); a != nil {
 		t.Errorf("zero Guard Addr = %v, want nil", a)
 	}
+	var nilPolicy *egress.CompiledPolicy
+	if err := nilPolicy.Permits("example.com", 443); !errors.Is(err, egress.CodeEgressDisabled) {
+		t.Errorf("nil CompiledPolicy Permits = %v, want %s", err, egress.CodeEgressDisabled)
+	}
 	if err := g.Shutdown(context.Background()); err != nil {
 		t.Errorf("zero Guard Shutdown = %v", err)
 	}

@@ -395,6 +395,9 @@ func (c *CompiledPolicy) MarshalJSON() ([]byte, error) {
 // and with [CodeHostNotAllowed] for a destination an allowlist does not
 // list (an IP literal is never listed). It does no I/O.
 func (c *CompiledPolicy) Permits(host string, port uint16) error {
+	if c == nil {
+		c = &CompiledPolicy{} // a nil policy is the zero policy: it permits nothing
+	}
 	switch c.typ {
 	case PolicyUnrestricted:
 		return nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -56,8 +57,8 @@ func resolverAddress(ctx context.Context, hostport string, lookup func(ctx conte
 		return "", nil
 	}
 	host, port, err := net.SplitHostPort(hostport)
-	if err != nil || host == "" || port == "" {
-		return "", fmt.Errorf("-resolver %q is not host:port", hostport)
+	if n, perr := strconv.ParseUint(port, 10, 16); err != nil || host == "" || perr != nil || n == 0 {
+		return "", fmt.Errorf("-resolver %q is not host:port with a port from 1 to 65535", hostport)
 	}
 	if _, err := netip.ParseAddr(host); err == nil {
 		return hostport, nil

@@ -203,7 +203,7 @@ func TestResolverAddress(t *testing.T) {
 			t.Errorf("resolverAddress(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"53", ":53", "dns.test:", "dns.test", "missing.test:53", "empty.test:53"} {
+	for _, in := range []string{"53", ":53", "dns.test:", "dns.test", "missing.test:53", "empty.test:53", "dns.test:abc", "198.18.0.53:0", "198.18.0.53:65536"} {
 		if got, err := resolverAddress(context.Background(), in, lookup); err == nil {
 			t.Errorf("resolverAddress(%q) = %q, want an error", in, got)
 		}
