@@ -160,6 +160,9 @@ type updateEnvelope struct {
 
 var updateMethod = []byte(`"session/update"`)
 
+// updateMembers are the members of a session/update notification.
+var updateMembers = []string{"jsonrpc", "method", "params"}
+
 // parseUpdate is the fast path of the update burst: it decodes a line that
 // is exactly one well-formed session/update notification in one strict
 // pass, and reports false for anything else, which then takes the general
@@ -172,6 +175,11 @@ func parseUpdate(line []byte) (SessionNotification, bool) {
 	dec.DisallowUnknownFields()
 	var e updateEnvelope
 	if dec.Decode(&e) != nil || dec.More() || e.JSONRPC != "2.0" || e.Method != MethodSessionUpdate {
+		return SessionNotification{}, false
+	}
+	// Mutant: deleting this check merges two "params" into one update;
+	// TestUpdateFastPathRefusesDuplicateMembers fails.
+	if checkMembers(line, updateMembers, nil) != nil {
 		return SessionNotification{}, false
 	}
 	return e.Params, true

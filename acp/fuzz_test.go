@@ -26,6 +26,8 @@ func FuzzReadAndParse(f *testing.F) {
 		"\n\n{\"jsonrpc\":\"2.0\"}\n[]\n[1,2]\n\"s\"\n",
 		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nok\n",
 		"partial",
+		`{"jsonrpc":"2.0","ID":1,"id":2,"result":{"a":"\"}"}}` + "\n",
+		`{"jsonrpc":"2.0","method":"session/update","params":{},"\u0070arams":{}}` + "\n",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i*40+8))

@@ -175,6 +175,11 @@ func parseMessage(b []byte) (Message, error) {
 	if dec.More() {
 		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: trailing data after a JSON-RPC message")
 	}
+	// Mutant: deleting this check lets "ID" stand for "id" and a second
+	// "id" overwrite the first; TestMemberNamesAreExactAndUnique fails.
+	if err := checkMembers(b, messageMembers, checkErrorMembers); err != nil {
+		return Message{}, err
+	}
 	if w.JSONRPC != "2.0" {
 		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
 	}
@@ -209,6 +214,19 @@ func parseMessage(b []byte) (Message, error) {
 		m.Error = &RPCError{Code: *w.Error.Code, Message: *w.Error.Message, Data: w.Error.Data}
 	}
 	return m, nil
+}
+
+// The member names of a JSON-RPC 2.0 message and of its error object.
+var (
+	messageMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	errorMembers   = []string{"code", "message", "data"}
+)
+
+func checkErrorMembers(name string, val []byte) error {
+	if name == "error" && len(val) > 0 && val[0] == '{' {
+		return checkMembers(val, errorMembers, nil)
+	}
+	return nil
 }
 
 func nullIsAbsent(b json.RawMessage) json.RawMessage {

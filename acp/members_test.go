@@ -1,0 +1,66 @@
+package acp_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/checkfu/checkfu/acp"
+)
+
+// JSON-RPC member names are case-sensitive and a message holds each at
+// most once. encoding/json matches names without regard to case and lets
+// a repeated name overwrite the first, so without an exact check "ID" is
+// taken for "id", and a line whose first "id" says 1 answers call 2: a
+// hostile agent's line then means one thing to this client and another to
+// any exact parser (a transcript recorder, a proxy) reading the same line.
+//
+// Mutant: deleting the checkMembers call in parseMessage makes
+// TestMemberNamesAreExactAndUnique fail.
+func TestMemberNamesAreExactAndUnique(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+		`{"JSONRPC":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","Method":"session/update","params":{"sessionId":"s","update":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"result":{"stopReason":"end_turn"}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a","update":{}},"params":{"sessionId":"b","update":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"Code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","message":"n"}}`,
+		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","iD":2,"result":{}}]`,
+	} {
+		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeInvalidMessage) {
+			t.Errorf("ParseLine(%s) = %v, want invalid_message", line, err)
+		}
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"ID":1,"id":2}}`, // inside result: the schema's business
+		`{ "jsonrpc" : "2.0" , "\u0069d" : 1 , "result" : [ "}" , {"a":"\"}"} ] }`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"code":2}}}`,
+	} {
+		if _, err := acp.ParseLine(nil, []byte(line)); err != nil {
+			t.Errorf("ParseLine(%s) = %v, want it accepted", line, err)
+		}
+	}
+}
+
+// The Client's session/update fast path must refuse what ParseLine
+// refuses: a duplicate or miscased member ends the client instead of
+// reaching OnUpdate.
+//
+// Mutant: deleting the checkMembers call in parseUpdate makes
+// TestUpdateFastPathRefusesDuplicateMembers fail.
+func TestUpdateFastPathRefusesDuplicateMembers(t *testing.T) {
+	var got []acp.SessionNotification
+	c, a, _ := newRawClient(t, acp.Config{OnUpdate: func(n acp.SessionNotification) { got = append(got, n) }})
+	a.send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a","update":{}},"params":{"sessionId":"b","update":{}}}`)
+	// A line that ends the client in any case, so the test cannot hang;
+	// once the client has ended nobody reads it, so it is written aside.
+	go func() { _ = a.out.WriteLine([]byte(`not json`)) }()
+	<-c.Done()
+	if !errors.Is(c.Err(), acp.CodeInvalidMessage) {
+		t.Fatalf("Err() = %v, want invalid_message", c.Err())
+	}
+	if len(got) != 0 {
+		t.Fatalf("OnUpdate got %+v from a line with two params", got)
+	}
+}
