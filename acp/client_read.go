@@ -153,9 +153,9 @@ func decide(ctx context.Context, h func(context.Context, RequestPermissionReques
 // It has no id, result or error member, so a line holding one of them (or
 // any unknown member) does not decode as one.
 type updateEnvelope struct {
-	JSONRPC string              `json:"jsonrpc"`
-	Method  string              `json:"method"`
-	Params  SessionNotification `json:"params"`
+	JSONRPC string               `json:"jsonrpc"`
+	Method  string               `json:"method"`
+	Params  *SessionNotification `json:"params"` // nil for null or absent: no update
 }
 
 var updateMethod = []byte(`"session/update"`)
@@ -182,5 +182,10 @@ func parseUpdate(line []byte) (SessionNotification, bool) {
 	if checkMembers(line, updateMembers, nil) != nil {
 		return SessionNotification{}, false
 	}
-	return e.Params, true
+	// Mutant: a value Params (null decodes to the zero update) makes
+	// TestNullUpdateParamsAreDropped fail.
+	if e.Params == nil {
+		return SessionNotification{}, false
+	}
+	return *e.Params, true
 }

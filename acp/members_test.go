@@ -64,3 +64,19 @@ func TestUpdateFastPathRefusesDuplicateMembers(t *testing.T) {
 		t.Fatalf("OnUpdate got %+v from a line with two params", got)
 	}
 }
+
+// A session/update whose params are null carries nothing: the general
+// path drops it (params absent), and the fast path must not deliver it
+// as an empty update instead.
+//
+// Mutant: decoding params into a value (not a pointer) in parseUpdate
+// makes TestNullUpdateParamsAreDropped fail.
+func TestNullUpdateParamsAreDropped(t *testing.T) {
+	got := make(chan acp.SessionNotification, 2)
+	_, a, _ := newRawClient(t, acp.Config{OnUpdate: func(n acp.SessionNotification) { got <- n }})
+	a.send(`{"jsonrpc":"2.0","method":"session/update","params":null}`)
+	a.send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"real","update":{}}}`)
+	if n := <-got; n.SessionID != "real" {
+		t.Fatalf("OnUpdate got %+v first, want the update of session real", n)
+	}
+}
