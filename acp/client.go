@@ -222,7 +222,8 @@ func (c *Client) initialized(ctx context.Context) error {
 
 // NewSession checks req against the configured [SessionLimits], then sends
 // session/new and waits for the session id. A request over a limit is
-// refused before anything is written to the agent.
+// refused before anything is written to the agent; an answer without a
+// session id is refused with [CodeInvalidMessage].
 func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSessionResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -237,11 +238,17 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 	if err := c.call(ctx, MethodSessionNew, req, &resp); err != nil {
 		return nil, err
 	}
+	// Mutant: deleting this check returns an empty session id as a
+	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
+	if resp.SessionID == "" {
+		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/new was answered without a sessionId")
+	}
 	return &resp, nil
 }
 
 // Prompt sends session/prompt and waits for the end of the turn. Updates of
-// the turn reach Config.OnUpdate before Prompt returns. To end a turn
+// the turn reach Config.OnUpdate before Prompt returns. A stop reason ACP
+// v1 does not define is refused with [CodeInvalidMessage]. To end a turn
 // early, call Cancel: the agent then answers with [StopCancelled].
 // Cancelling ctx only stops waiting, except while the request is still
 // being written (an agent that stopped reading its input): a line cut
@@ -256,6 +263,11 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	var resp PromptResponse
 	if err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: prompt}, &resp); err != nil {
 		return nil, err
+	}
+	// Mutant: deleting this check returns an undefined stop reason as a
+	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
+	if !resp.StopReason.Valid() {
+		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/prompt ended with stop reason %.32q, which ACP v1 does not define", string(resp.StopReason))
 	}
 	return &resp, nil
 }

@@ -182,6 +182,15 @@ const (
 	StopCancelled       StopReason = "cancelled"
 )
 
+// Valid reports whether r is one of the stop reasons of ACP v1.
+func (r StopReason) Valid() bool {
+	switch r {
+	case StopEndTurn, StopMaxTokens, StopMaxTurnRequests, StopRefusal, StopCancelled:
+		return true
+	}
+	return false
+}
+
 // PromptResponse is the result of session/prompt.
 type PromptResponse struct {
 	StopReason StopReason `json:"stopReason"`
