@@ -325,9 +325,19 @@ func (s *Server) closeDone() {
 
 // applyKill terminates the process when the state machine asked for it.
 // s.mu must be held.
+//
+// It also closes the read ends of stdout and stderr: output of a process
+// being killed is never served, and a descendant that left the process
+// group (setsid) and holds the pipes would otherwise keep the readers,
+// and so the reaping of the process and the instance's reservation,
+// alive for as long as it likes.
 func (s *Server) applyKill(p *serverProc) {
 	if p.sm.kill && !p.sm.reaped {
 		p.terminate()
+		// Mutant: deleting these closes makes
+		// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
+		p.outR.Close()
+		p.errR.Close()
 	}
 }
 

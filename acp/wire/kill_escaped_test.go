@@ -1,0 +1,54 @@
+package wire
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// The agent may start a descendant in its own session (setsid), out of
+// the process group a kill reaches, holding stdout and stderr open. The
+// Runner's kill must still end the instance: the provider stops reading
+// the pipes of a process it was told to kill, so the process is reaped
+// and the instance released instead of staying reserved for as long as
+// the descendant likes. (Here the descendant is cat on the process's
+// stdin, which ends once the provider closes that pipe.)
+//
+// Mutant: deleting the pipe closes in applyKill makes
+// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
+func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
+	srv := &Server{Command: command("sh", "-c", "exec 3<&0; setsid cat <&3 3<&- & echo started; exit 0")}
+	addr := startServer(t, srv)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	send := func(f *Frame) {
+		t.Helper()
+		b, err := AppendFrame(nil, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(&Frame{Type: TypeOpen, ID: ProcessID{1}, Version: protocolVersion})
+	dec := NewDecoder(c)
+	for {
+		var f Frame
+		if err := dec.Decode(&f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == TypeStdout {
+			break // the process runs and has started its descendant
+		}
+	}
+	send(&Frame{Type: TypeKill})
+	select {
+	case <-srv.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the killed process was never reaped: an escaped descendant holds its stdout")
+	}
+}
