@@ -4,18 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
 )
 
 // A token endpoint whose malformed answer quotes the request (here the
@@ -39,25 +36,7 @@ func TestOAuthRefresherErrorWithholdsEchoedToken(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
-	dns, err := dnstest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dns.Close() })
-	dns.Set("auth.example.com", netip.MustParseAddr("127.0.0.1"))
-	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := egress.NewRules([]egress.Rule{{Host: "auth.example.com", Port: port, PathPrefix: "/oauth/token", Methods: []string{"POST"}, Headers: []string{"Content-Type"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.CloseIdleConnections)
+	client := tokenEndpointClient(t, srv)
 	refresher := &custody.OAuthRefresher{Client: client, TokenURL: "https://auth.example.com:" + strconv.Itoa(int(port)) + "/oauth/token"}
 	const token = "rt-CANARY/refresh+token"
 	rt := custody.NewSecret([]byte(token))

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,27 +37,7 @@ func TestOAuthRefresherRefusesPlaintext(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	_, portText, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	port, _ := strconv.Atoi(portText)
-
-	dns, err := dnstest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dns.Close() })
-	dns.Set("auth.example.com", netip.MustParseAddr("127.0.0.1"))
-	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := egress.NewRules([]egress.Rule{{Host: "auth.example.com", Port: uint16(port), PathPrefix: "/oauth/token", Methods: []string{"POST"}, Headers: []string{"Content-Type"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: dialer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.CloseIdleConnections)
+	client := tokenEndpointClient(t, srv)
 
 	// The query holds a key, as some providers' token URLs do: the
 	// refusal names the endpoint by scheme and host alone.
@@ -77,4 +56,37 @@ func TestOAuthRefresherRefusesPlaintext(t *testing.T) {
 	if len(saw) != 0 {
 		t.Fatalf("the plain-http token endpoint received %q", saw)
 	}
+}
+
+// tokenEndpointClient returns an egress client whose rules allow POST to
+// auth.example.com/oauth/token at srv's port, with auth.example.com
+// resolving to srv's loopback address (treated as public for the test)
+// and srv's certificate trusted when it has one.
+func tokenEndpointClient(t *testing.T, srv *httptest.Server) *egress.Client {
+	t.Helper()
+	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
+	dns, err := dnstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dns.Close() })
+	dns.Set("auth.example.com", netip.MustParseAddr("127.0.0.1"))
+	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := egress.NewRules([]egress.Rule{{Host: "auth.example.com", Port: port, PathPrefix: "/oauth/token", Methods: []string{"POST"}, Headers: []string{"Content-Type"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := egress.ClientConfig{Rules: rules, Dialer: dialer}
+	if tr, ok := srv.Client().Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
+		cfg.RootCAs = tr.TLSClientConfig.RootCAs
+	}
+	client, err := egress.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.CloseIdleConnections)
+	return client
 }
