@@ -1,6 +1,7 @@
 package custody
 
 import (
+	"crypto/cipher"
 	"crypto/rand"
 	"fmt"
 	"testing"
@@ -32,14 +33,9 @@ func BenchmarkSealOpen(b *testing.B) {
 			}
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
+			pair := barePair(b, a, plain, ad)
 			for b.Loop() {
-				nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
-				_, _ = rand.Read(nonce)
-				sealed := a.Seal(nonce, nonce, plain, ad)
-				out, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], ad)
-				if err != nil || len(out) != size {
-					b.Fatal(err)
-				}
+				pair()
 			}
 		})
 		b.Run(fmt.Sprintf("size=%d/custody", size), func(b *testing.B) {
@@ -47,16 +43,9 @@ func BenchmarkSealOpen(b *testing.B) {
 			s := NewSecret(append([]byte(nil), plain...))
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
+			pair := custodyPair(b, ks, binding, s)
 			for b.Loop() {
-				sealed, err := ks.Seal(binding, s)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := ks.Open(binding, sealed)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out.Destroy()
+				pair()
 			}
 		})
 	}
@@ -81,27 +70,10 @@ func BenchmarkSealOpenRatio(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			bare := func() {
-				nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
-				_, _ = rand.Read(nonce)
-				sealed := a.Seal(nonce, nonce, plain, ad)
-				if _, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], ad); err != nil {
-					b.Fatal(err)
-				}
-			}
+			bare := barePair(b, a, plain, ad)
 			ks := GenerateKeyset()
 			s := NewSecret(append([]byte(nil), plain...))
-			custody := func() {
-				sealed, err := ks.Seal(binding, s)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := ks.Open(binding, sealed)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out.Destroy()
-			}
+			custody := custodyPair(b, ks, binding, s)
 			const block = 64
 			var sumBare, sumCustody time.Duration
 			bestBare, bestCustody := time.Duration(1<<62), time.Duration(1<<62)
@@ -176,15 +148,7 @@ func BenchmarkSealOpenOverhead(b *testing.B) {
 		name string
 		pair func()
 	}{
-		{"0-bare-ns", func() { // the bare AEAD, as in BenchmarkSealOpen
-			a := bareAEAD
-			nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+size+16)
-			_, _ = rand.Read(nonce)
-			sealed := a.Seal(nonce, nonce, plain, constAD)
-			if _, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], constAD); err != nil {
-				b.Fatal(err)
-			}
-		}},
+		{"0-bare-ns", barePair(b, bareAEAD, plain, constAD)}, // the bare AEAD, as in BenchmarkSealOpen
 		{"1-record-ns", func() { // + subkey lookup, record header, the binding's AD built per call
 			sealed, _ := st.seal(binding, 1, raw)
 			open(sealed, plainBuf)
@@ -220,17 +184,7 @@ func BenchmarkSealOpenOverhead(b *testing.B) {
 			open(sealed, secretBuf)
 			opened.Destroy()
 		}},
-		{"6-api-ns", func() { // the public API: Keyset.Seal, Keyset.Open, Destroy
-			sealed, err := ks.Seal(binding, s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out, err := ks.Open(binding, sealed)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out.Destroy()
-		}},
+		{"6-api-ns", custodyPair(b, ks, binding, s)}, // the public API: Keyset.Seal, Keyset.Open, Destroy
 	}
 	const block = 64
 	best := make([]time.Duration, len(steps))
@@ -249,5 +203,36 @@ func BenchmarkSealOpenOverhead(b *testing.B) {
 	}
 	for j, st := range steps {
 		b.ReportMetric(float64(best[j])/block, st.name)
+	}
+}
+
+// barePair returns one seal plus one open of plain with the bare AEAD a:
+// a random 24-byte nonce from crypto/rand, a seal into one buffer
+// (nonce || ciphertext) and an open into a fresh one.
+func barePair(b *testing.B, a cipher.AEAD, plain, ad []byte) func() {
+	return func() {
+		nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+a.Overhead())
+		_, _ = rand.Read(nonce)
+		sealed := a.Seal(nonce, nonce, plain, ad)
+		out, err := a.Open(nil, sealed[:chacha20poly1305.NonceSizeX], sealed[chacha20poly1305.NonceSizeX:], ad)
+		if err != nil || len(out) != len(plain) {
+			b.Fatal(err)
+		}
+	}
+}
+
+// custodyPair returns one Keyset.Seal of s at binding, one Keyset.Open of
+// the record, and Destroy of the opened Secret: the public API.
+func custodyPair(b *testing.B, ks *Keyset, binding Binding, s *Secret) func() {
+	return func() {
+		sealed, err := ks.Seal(binding, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := ks.Open(binding, sealed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Destroy()
 	}
 }
