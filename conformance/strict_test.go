@@ -12,29 +12,11 @@ import (
 	"filippo.io/edwards25519"
 )
 
-// vectorsDir returns ../shared/vectors resolved from the module root, or
-// skips the test when it is absent.
+// vectorsDir is where the vendored vectors live (see its README). A
+// missing file fails the test that reads it: a vector test never skips.
 func vectorsDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	v := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(v); err != nil {
-		t.Skipf("shared vectors absent at %s", v)
-	}
-	return v
+	return filepath.Join("testdata", "vectors")
 }
 
 func mustHex(t testing.TB, s string) []byte {
