@@ -13,4 +13,11 @@ const (
 	// a constructor argument, a key or window size) is out of range or
 	// malformed. It is the caller's error, never the remote party's.
 	CodeConfigInvalid Code = "config_invalid"
+
+	// CodeGradeInvalid means a grade or a requirement does not parse.
+	CodeGradeInvalid Code = "grade_invalid"
+
+	// CodeLabelInvalid means an evidence label does not parse (want
+	// mock, isolated or production).
+	CodeLabelInvalid Code = "label_invalid"
 )
