@@ -284,7 +284,7 @@ func (p *Process) start(ctx context.Context, spec ProcessSpec) error {
 		HostConfig:   i.hostConfig(),
 	}
 	if a := i.cfg.Allowlist; a != nil {
-		cfg.Labels["checkfu.network"] = a.innerName
+		cfg.Labels["checkfu.network"] = a.innerID
 		cfg.Env = append(cfg.Env, a.proxyEnv()...)
 		cfg.NetworkingConfig = &engine.NetworkingConfig{EndpointsConfig: map[string]*engine.EndpointConfig{
 			a.innerName: {IPAMConfig: &engine.IPAMConfig{IPv4Address: a.WorkloadAddr().String()}},

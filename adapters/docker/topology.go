@@ -68,6 +68,7 @@ type Allowlist struct {
 	inner, outer         netip.Prefix
 	innerName, outerName string
 	innerBridge          string
+	innerID, outerID     string // set once created; Close removes only these
 	guard                string     // container ID
 	policyDir            string     // host directory holding the policy file
 	rules                [][]string // installed firewall rules, as iptables arguments after the binary
@@ -102,7 +103,7 @@ func (e *Engine) NewAllowlist(ctx context.Context, cfg AllowlistConfig) (_ *Allo
 	if !cfg.withoutHostFix {
 		opts["com.docker.network.bridge.inhibit_ipv4"] = "true"
 	}
-	if _, err := e.c.CreateNetwork(ctx, &engine.NetworkConfig{
+	if a.innerID, err = e.c.CreateNetwork(ctx, &engine.NetworkConfig{
 		Name: a.innerName, CheckDuplicate: true, Driver: "bridge", Internal: true,
 		IPAM:    engine.NetworkIPAM{Config: []engine.NetworkSubnet{{Subnet: a.inner.String(), Gateway: a.addr(a.inner, 1).String()}}},
 		Options: opts, Labels: e.labels(nil),
@@ -116,7 +117,7 @@ func (e *Engine) NewAllowlist(ctx context.Context, cfg AllowlistConfig) (_ *Allo
 			}
 		}
 	}
-	if _, err := e.c.CreateNetwork(ctx, &engine.NetworkConfig{
+	if a.outerID, err = e.c.CreateNetwork(ctx, &engine.NetworkConfig{
 		Name: a.outerName, CheckDuplicate: true, Driver: "bridge",
 		IPAM:    engine.NetworkIPAM{Config: []engine.NetworkSubnet{{Subnet: a.outer.String(), Gateway: a.addr(a.outer, 1).String()}}},
 		Options: map[string]string{"com.docker.network.bridge.name": fmt.Sprintf("cf%do", cfg.Slot)}, Labels: e.labels(nil),
@@ -268,7 +269,7 @@ func (a *Allowlist) GuardLogs(ctx context.Context) (string, error) { return a.e.
 // reports the first failure and carries on with the rest.
 func (a *Allowlist) Close(ctx context.Context) error {
 	var errs []error
-	if ids, err := a.e.c.ListByLabel(ctx, "checkfu.network", a.innerName); err == nil {
+	if ids, err := a.e.c.ListByLabel(ctx, "checkfu.network", a.innerID); a.innerID != "" && err == nil {
 		for _, id := range ids {
 			errs = append(errs, a.e.c.RemoveContainer(ctx, id, true))
 		}
@@ -276,7 +277,10 @@ func (a *Allowlist) Close(ctx context.Context) error {
 	if a.guard != "" {
 		errs = append(errs, a.e.c.RemoveContainer(ctx, a.guard, true))
 	}
-	for _, n := range []string{a.innerName, a.outerName} {
+	for _, n := range []string{a.innerID, a.outerID} {
+		if n == "" {
+			continue
+		}
 		if err := a.e.c.RemoveNetwork(ctx, n); err != nil && !errors.Is(err, CodeEngineObjectMissing) {
 			errs = append(errs, err)
 		}

@@ -245,6 +245,12 @@ func apiError(req *http.Request, resp *http.Response) error {
 		}
 	case http.StatusConflict:
 		code = CodeEngineNameConflict
+	case http.StatusForbidden:
+		// networks/create: "Pool overlaps with other one on this address
+		// space", an address conflict.
+		if strings.Contains(m.Message, "overlaps") {
+			code = CodeEngineNameConflict
+		}
 	}
 	return checkfu.Refuse(code, "docker: %s %s: engine answered %d: %s", req.Method, endpoint(req.URL.Path), resp.StatusCode, checkfu.Quote(m.Message))
 }

@@ -427,3 +427,20 @@ func (c *Client) ListByLabel(ctx context.Context, key, value string) ([]string, 
 	}
 	return ids, nil
 }
+
+// NetworkJSON is the part of GET /networks/{id} the adapter reads.
+type NetworkJSON struct {
+	ID       string `json:"Id"`
+	Name     string
+	Internal bool
+	Options  map[string]string
+}
+
+// InspectNetwork returns what the engine reports of a network.
+func (c *Client) InspectNetwork(ctx context.Context, id string) (*NetworkJSON, error) {
+	var out NetworkJSON
+	if err := c.do(ctx, http.MethodGet, "/networks/"+url.PathEscape(id), nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

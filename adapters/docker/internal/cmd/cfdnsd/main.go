@@ -1,7 +1,8 @@
 // Command cfdnsd is the Docker adapter tests' owned DNS server: it answers
 // A questions over UDP from -a NAME=IP flags, NXDOMAIN for every other
 // name, with TTL 0, and logs every question it receives to stdout as
-// "query NAME TYPE" (one line each, the name without its final dot), so
+// "query NAME TYPE" (one line each, the name without its final dot and
+// TYPE as dnsmessage spells it, such as TypeA), so
 // a test can prove a name never reached it.
 package main
 
