@@ -68,7 +68,7 @@ type Allowlist struct {
 	inner, outer         netip.Prefix
 	innerName, outerName string
 	innerBridge          string
-	innerID, outerID     string // set once created; Close removes only these
+	innerID, outerID     string     // set once created; Close removes only these
 	guard                string     // container ID
 	policyDir            string     // host directory holding the policy file
 	rules                [][]string // installed firewall rules, as iptables arguments after the binary
