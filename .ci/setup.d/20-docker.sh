@@ -31,6 +31,19 @@ if ! command -v dockerd >/dev/null 2>&1; then
 	apt_install docker.io
 	echo "docker.io installed in $(( $(date +%s) - docker_ci_t0 )) s"
 fi
+# gVisor, the second isolation tier, when Debian's package installs.
+if ! command -v runsc >/dev/null 2>&1; then
+	apt_install runsc || echo "20-docker.sh: runsc did not install; the gVisor tests will skip"
+fi
+mkdir -p "$docker_ci_dir"
+# runsc runs with its own --network=none: gVisor's netstack is never
+# wired to a host interface (under NetworkMode none it otherwise refuses
+# to start: "cannot run with network enabled in root network namespace").
+if command -v runsc >/dev/null 2>&1; then
+	printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' "$(command -v runsc)" >"$docker_ci_dir/daemon.json"
+else
+	echo '{}' >"$docker_ci_dir/daemon.json"
+fi
 for docker_ci_tool in dockerd iptables-save ip6tables-save iptables-restore ip6tables-restore nft ip; do
 	if ! command -v "$docker_ci_tool" >/dev/null 2>&1; then
 		echo "20-docker.sh: $docker_ci_tool is missing after installing docker.io" >&2
@@ -116,7 +129,7 @@ docker_ci_t0=$(date +%s%N)
 dockerd --data-root "$docker_ci_dir/root" --exec-root "$docker_ci_dir/exec" \
 	--pidfile "$docker_ci_dir/docker.pid" --host "unix://$docker_ci_sock" \
 	--bip "$docker_ci_bip" --default-address-pool "base=$docker_ci_pool,size=24" \
-	--dns "$docker_ci_dns" >"$docker_ci_dir/dockerd.log" 2>&1 &
+	--dns "$docker_ci_dns" --config-file "$docker_ci_dir/daemon.json" >"$docker_ci_dir/dockerd.log" 2>&1 &
 docker_ci_pid=$!
 ci_cleanups+=("docker_ci_stop '$docker_ci_dir' '$docker_ci_pid'")
 export DOCKER_HOST=unix://$docker_ci_sock

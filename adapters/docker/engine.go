@@ -80,3 +80,8 @@ func (e *Engine) labels(extra map[string]string) map[string]string {
 	}
 	return m
 }
+
+// Runtimes returns the OCI runtimes the engine has registered. An
+// instance may ask for RuntimeRunsc (the gVisor tier) only when it is
+// among them.
+func (e *Engine) Runtimes(ctx context.Context) ([]string, error) { return e.c.Runtimes(ctx) }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 )
 
 // ContainerConfig is the body of POST /containers/create: the members of
@@ -443,4 +444,21 @@ func (c *Client) InspectNetwork(ctx context.Context, id string) (*NetworkJSON, e
 		return nil, err
 	}
 	return &out, nil
+}
+
+// Runtimes returns the names of the OCI runtimes the engine has
+// registered (GET /info), such as "runc" and "runsc".
+func (c *Client) Runtimes(ctx context.Context) ([]string, error) {
+	var out struct {
+		Runtimes map[string]json.RawMessage
+	}
+	if err := c.do(ctx, http.MethodGet, "/info", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(out.Runtimes))
+	for n := range out.Runtimes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
 }
