@@ -86,6 +86,7 @@ type Evidence struct {
 	NoNewPrivileges bool
 	User            string
 	TmpfsTmp        string // the tmpfs options of /tmp
+	LogDriver       string // "none": the engine keeps no copy of the output
 }
 
 // An Instance is one sandbox on a Docker engine: a fixed image, isolation
@@ -238,6 +239,10 @@ func (i *Instance) hostConfig() engine.HostConfig {
 		SecurityOpt:    []string{"no-new-privileges"},
 		Tmpfs:          map[string]string{"/tmp": tmpfsTmp},
 		Init:           &init,
+		// The engine keeps no copy of the workload's output: it streams
+		// through the attach only (and a json-file log would cost the
+		// stream most of its throughput).
+		LogConfig: &engine.LogConfig{Type: "none"},
 	}
 	if i.cfg.Allowlist != nil {
 		hc.NetworkMode = i.cfg.Allowlist.innerName
@@ -345,6 +350,7 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 		NoNewPrivileges: slices.Contains(hc.SecurityOpt, "no-new-privileges") || slices.Contains(hc.SecurityOpt, "no-new-privileges:true"),
 		User:            info.Config.User,
 		TmpfsTmp:        hc.Tmpfs["/tmp"],
+		LogDriver:       hc.LogConfig.Type,
 	}
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
@@ -371,6 +377,7 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	check(ev.NoNewPrivileges, "no-new-privileges")
 	check(ev.User == user && !isRoot(ev.User), "user")
 	check(ev.TmpfsTmp == tmpfsTmp, "tmpfs /tmp")
+	check(ev.LogDriver == want.LogConfig.Type, "log driver")
 	if len(bad) > 0 {
 		return checkfu.Refuse(CodeIsolationMismatch, "docker: the engine reports container %s with a different %s", ev.Container, strings.Join(bad, ", "))
 	}

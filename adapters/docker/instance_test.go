@@ -126,7 +126,7 @@ ls /sys/class/net
 		Label: checkfu.LabelIsolated, Instance: inst.ID(), Container: ev.Container, ImageID: ev.ImageID,
 		Runtime: RuntimeRunc, NetworkMode: "none", EngineVersion: e.EngineVersion(), APIVersion: e.APIVersion(),
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
-		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp,
+		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none",
 	}
 	if fmt.Sprint(ev) != fmt.Sprint(want) || !strings.HasPrefix(ev.ImageID, "sha256:") || ev.Container == "" {
 		t.Errorf("evidence\n got %+v\nwant %+v", ev, want)
@@ -151,7 +151,7 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 	hc := inst.hostConfig()
 	good := Evidence{NetworkMode: "none", Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes,
 		PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, ReadonlyRootfs: true, CapDrop: []string{"ALL"},
-		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp}
+		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none"}
 	if err := checkIsolation(hc, DefaultUser, good); err != nil {
 		t.Fatalf("matching evidence refused: %v", err)
 	}
@@ -168,6 +168,7 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 		"nnp":      func(e *Evidence) { e.NoNewPrivileges = false },
 		"user":     func(e *Evidence) { e.User = "0:0" },
 		"tmpfs":    func(e *Evidence) { e.TmpfsTmp = "" },
+		"log":      func(e *Evidence) { e.LogDriver = "json-file" },
 	} {
 		ev := good
 		mut(&ev)

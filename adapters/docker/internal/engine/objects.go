@@ -47,6 +47,12 @@ type HostConfig struct {
 	Binds          []string          `json:",omitempty"`
 	Init           *bool             `json:",omitempty"`
 	AutoRemove     bool              `json:",omitempty"`
+	LogConfig      *LogConfig        `json:",omitempty"`
+}
+
+// LogConfig picks a container's log driver; Type "none" keeps no log.
+type LogConfig struct {
+	Type string
 }
 
 // NetworkingConfig attaches a container to networks at create.
@@ -91,6 +97,7 @@ type ContainerJSON struct {
 		CapAdd         []string
 		SecurityOpt    []string
 		Tmpfs          map[string]string
+		LogConfig      LogConfig
 	}
 	NetworkSettings struct {
 		Networks map[string]struct {
