@@ -72,7 +72,8 @@ type Evidence struct {
 	Container     string
 	ImageID       string
 	Runtime       string
-	NetworkMode   string // "none", or the topology's internal network
+	NetworkMode   string   // "none", or the topology's internal network
+	Networks      []string // the networks the container is attached to, sorted
 	EngineVersion string
 	APIVersion    string
 
@@ -355,6 +356,10 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
 	}
+	for n := range info.NetworkSettings.Networks {
+		ev.Networks = append(ev.Networks, n)
+	}
+	sort.Strings(ev.Networks)
 	sort.Strings(ev.CapDrop)
 	return ev
 }
@@ -368,6 +373,10 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 		}
 	}
 	check(ev.NetworkMode == want.NetworkMode, "network mode")
+	// The network mode alone proves nothing: Docker 20.10 accepts
+	// NetworkMode none with an endpoint on another network, attaches the
+	// container to it, and still reports NetworkMode none.
+	check(slices.Equal(ev.Networks, []string{want.NetworkMode}), "set of networks")
 	check(ev.Runtime == want.Runtime, "runtime")
 	check(ev.MemoryBytes == want.Memory && ev.MemorySwapBytes == want.MemorySwap, "memory limit")
 	check(ev.PidsLimit == *want.PidsLimit, "pids limit")
@@ -404,6 +413,7 @@ func (p *Process) Evidence() Evidence {
 	ev := p.evidence
 	ev.CapDrop = slices.Clone(ev.CapDrop)
 	ev.CapAdd = slices.Clone(ev.CapAdd)
+	ev.Networks = slices.Clone(ev.Networks)
 	return ev
 }
 

@@ -113,6 +113,7 @@ grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs):' /proc/self/status
 touch /rootfs-write 2>/dev/null && echo root-writable || echo root-read-only
 touch /tmp/x && echo tmp-writable
 stat -c %a /tmp
+grep ' /tmp ' /proc/mounts
 cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max 2>/dev/null
 cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max 2>/dev/null
 ls /sys/class/net
@@ -124,7 +125,7 @@ ls /sys/class/net
 	r := finish(t, p, "")
 	want := Evidence{
 		Label: checkfu.LabelIsolated, Instance: inst.ID(), Container: ev.Container, ImageID: ev.ImageID,
-		Runtime: RuntimeRunc, NetworkMode: "none", EngineVersion: e.EngineVersion(), APIVersion: e.APIVersion(),
+		Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"}, EngineVersion: e.EngineVersion(), APIVersion: e.APIVersion(),
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none",
 	}
@@ -133,7 +134,7 @@ ls /sys/class/net
 	}
 	for _, line := range []string{
 		"65534\n65534\n", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000",
-		"NoNewPrivs:\t1", "root-read-only", "tmp-writable", "1777", fmt.Sprint(DefaultMemoryBytes), fmt.Sprint(DefaultPidsLimit),
+		"NoNewPrivs:\t1", "root-read-only", "tmp-writable", "\n1777\n", "tmpfs /tmp tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n" /* mode 1777 is the default, not shown */, fmt.Sprint(DefaultMemoryBytes), fmt.Sprint(DefaultPidsLimit),
 	} {
 		if !strings.Contains(r.stdout, line) {
 			t.Errorf("inside the container, want %q in:\n%s", line, r.stdout)
@@ -149,7 +150,7 @@ ls /sys/class/net
 func TestCheckIsolationRefusesEachField(t *testing.T) {
 	inst := &Instance{id: "cfi-test", cfg: InstanceConfig{Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, User: DefaultUser}}
 	hc := inst.hostConfig()
-	good := Evidence{NetworkMode: "none", Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes,
+	good := Evidence{NetworkMode: "none", Networks: []string{"none"}, Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes,
 		PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, ReadonlyRootfs: true, CapDrop: []string{"ALL"},
 		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none"}
 	if err := checkIsolation(hc, DefaultUser, good); err != nil {
@@ -157,6 +158,8 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 	}
 	for name, mut := range map[string]func(*Evidence){
 		"network":  func(e *Evidence) { e.NetworkMode = "bridge" },
+		"networks": func(e *Evidence) { e.Networks = []string{"none", "checkfu-1-inner"} },
+		"no nets":  func(e *Evidence) { e.Networks = nil },
 		"runtime":  func(e *Evidence) { e.Runtime = "runsc" },
 		"memory":   func(e *Evidence) { e.MemoryBytes = 0 },
 		"swap":     func(e *Evidence) { e.MemorySwapBytes = -1 },
