@@ -26,6 +26,19 @@ docker_ci_bip=${CHECKFU_CI_DOCKER_BIP:-198.19.0.1/24}
 docker_ci_pool=${CHECKFU_CI_DOCKER_POOL:-198.19.0.0/16}
 docker_ci_dns=${CHECKFU_CI_DOCKER_DNS:-198.18.255.53}
 
+# The tests' static binaries (the guard's checkfu, the probe, the owned
+# DNS) need a CGO_ENABLED=0 build of the module, which shares nothing with
+# the -race build: start it now, so it overlaps the package installs, and
+# wait for it at the end. The tests' own go build is then a cache hit.
+mkdir -p "$work/docker-bin"
+docker_ci_build_t0=$(date +%s)
+(
+	for p in ./cmd/checkfu ./adapters/docker/internal/cmd/cfprobe ./adapters/docker/internal/cmd/cfdnsd; do
+		CGO_ENABLED=0 GOOS=linux go build -trimpath -o "$work/docker-bin/" "$p" || exit 1
+	done
+) >"$work/docker-bin/build.log" 2>&1 &
+docker_ci_build_pid=$!
+
 if ! command -v dockerd >/dev/null 2>&1; then
 	docker_ci_t0=$(date +%s)
 	apt_install docker.io
@@ -88,15 +101,22 @@ docker_ci_stop() {
 			sleep 0.5
 		fi
 	fi
-	# The containerd dockerd started under its exec root, if it outlived it.
-	if [ -f "$dir/exec/containerd/containerd.pid" ]; then
-		local cpid
-		cpid=$(cat "$dir/exec/containerd/containerd.pid")
-		if [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null; then
-			kill -TERM "$cpid"
-			sleep 1
-			kill -KILL "$cpid" 2>/dev/null || true
-		fi
+	# What dockerd started and left behind: its containerd, and shims or
+	# gVisor sandboxes of containers that never started properly (a shim
+	# is built to outlive containerd). Each names a path under $dir on its
+	# command line; each is stopped by its own PID.
+	local p cmdline left_pids=()
+	for p in /proc/[0-9]*; do
+		cmdline=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+		case "$cmdline" in
+		*"$dir/"*) left_pids+=("${p#/proc/}") ;;
+		esac
+	done
+	if [ ${#left_pids[@]} -gt 0 ]; then
+		echo "20-docker.sh: stopping ${#left_pids[@]} process(es) dockerd left: ${left_pids[*]}" >&2
+		kill -TERM "${left_pids[@]}" 2>/dev/null
+		sleep 1
+		kill -KILL "${left_pids[@]}" 2>/dev/null || true
 	fi
 	# Tables dockerd (or a test) created go; the ones that were there are
 	# restored from their dumps.
@@ -152,4 +172,10 @@ fi
 # The safety net: nothing from the test block leaves it.
 iptables -I DOCKER-USER -s 198.18.0.0/15 ! -d 198.18.0.0/15 -j DROP
 export CHECKFU_TEST_DOCKER=1
+if ! wait "$docker_ci_build_pid"; then
+	echo "20-docker.sh: the static test binaries did not build:" >&2
+	cat "$work/docker-bin/build.log" >&2
+	exit 1
+fi
+echo "static test binaries built in $(( $(date +%s) - docker_ci_build_t0 )) s (overlapping the install)"
 echo "dockerd $docker_ci_pid ready on $DOCKER_HOST in $(( ($(date +%s%N) - docker_ci_t0) / 1000000 )) ms"
