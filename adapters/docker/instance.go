@@ -86,8 +86,9 @@ type Evidence struct {
 	CapAdd          []string
 	NoNewPrivileges bool
 	User            string
-	TmpfsTmp        string // the tmpfs options of /tmp
-	LogDriver       string // "none": the engine keeps no copy of the output
+	TmpfsTmp        string   // the tmpfs options of /tmp
+	LogDriver       string   // "none": the engine keeps no copy of the output
+	DNS             []string // upstream DNS servers of the embedded DNS (BlackholeDNS for allowlist)
 }
 
 // An Instance is one sandbox on a Docker engine: a fixed image, isolation
@@ -247,9 +248,20 @@ func (i *Instance) hostConfig() engine.HostConfig {
 	}
 	if i.cfg.Allowlist != nil {
 		hc.NetworkMode = i.cfg.Allowlist.innerName
+		// The workload needs no DNS (the guard resolves), so the embedded
+		// DNS's upstream is a black hole: even on an engine started
+		// without --dns and a host resolv.conf naming a loopback resolver
+		// (CVE-2024-29018), it has nowhere to forward from the host's
+		// namespace.
+		hc.Dns = []string{BlackholeDNS}
 	}
 	return hc
 }
+
+// BlackholeDNS is the upstream DNS server given to allowlist workloads:
+// an address in 198.18.0.0/15 (RFC 2544, never routed on the internet)
+// outside every topology slot, where nothing answers.
+const BlackholeDNS = "198.18.255.53"
 
 // tmpfsTmp is the tmpfs /tmp of every process container.
 const tmpfsTmp = "rw,noexec,nosuid,nodev,size=64m,mode=1777"
@@ -352,6 +364,7 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 		User:            info.Config.User,
 		TmpfsTmp:        hc.Tmpfs["/tmp"],
 		LogDriver:       hc.LogConfig.Type,
+		DNS:             slices.Clone(hc.Dns),
 	}
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
@@ -387,6 +400,7 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	check(ev.User == user && !isRoot(ev.User), "user")
 	check(ev.TmpfsTmp == tmpfsTmp, "tmpfs /tmp")
 	check(ev.LogDriver == want.LogConfig.Type, "log driver")
+	check(slices.Equal(ev.DNS, want.Dns), "upstream DNS")
 	if len(bad) > 0 {
 		return checkfu.Refuse(CodeIsolationMismatch, "docker: the engine reports container %s with a different %s", ev.Container, strings.Join(bad, ", "))
 	}
@@ -414,6 +428,7 @@ func (p *Process) Evidence() Evidence {
 	ev.CapDrop = slices.Clone(ev.CapDrop)
 	ev.CapAdd = slices.Clone(ev.CapAdd)
 	ev.Networks = slices.Clone(ev.Networks)
+	ev.DNS = slices.Clone(ev.DNS)
 	return ev
 }
 

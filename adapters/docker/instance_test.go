@@ -171,6 +171,7 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 		"nnp":      func(e *Evidence) { e.NoNewPrivileges = false },
 		"user":     func(e *Evidence) { e.User = "0:0" },
 		"tmpfs":    func(e *Evidence) { e.TmpfsTmp = "" },
+		"dns":      func(e *Evidence) { e.DNS = []string{"127.0.0.1"} },
 		"log":      func(e *Evidence) { e.LogDriver = "json-file" },
 	} {
 		ev := good

@@ -64,6 +64,9 @@ var mutants = []mutation.Mutant{
 	{Name: "read-back check of the set of networks deleted", File: "instance.go",
 		Edits: []mutation.Edit{{Old: `	check(slices.Equal(ev.Networks, []string{want.NetworkMode}), "set of networks")`, New: ``}},
 		Kills: "TestCheckIsolationRefusesEachField"},
+	{Name: "allowlist workload keeps the engine's upstream DNS", File: "instance.go",
+		Edits: []mutation.Edit{{Old: `		hc.Dns = []string{BlackholeDNS}`, New: ``}},
+		Kills: "TestAllowlistTopology"},
 	// Without NetworkMode the workload is still attached to the inner
 	// network through its endpoint while the engine reports NetworkMode
 	// none; only the network-set read-back check refuses it.

@@ -141,6 +141,14 @@ func TestAllowlistTopology(t *testing.T) {
 	}
 
 	guard := a.GuardAddr().String()
+	p, err := inst.Open(context.Background(), ProcessSpec{Argv: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := p.Evidence(); ev.NetworkMode != a.innerName || fmt.Sprint(ev.Networks) != "["+a.innerName+"]" || fmt.Sprint(ev.DNS) != "["+BlackholeDNS+"]" {
+		t.Errorf("allowlist evidence: network mode %q, networks %q, dns %q", ev.NetworkMode, ev.Networks, ev.DNS)
+	}
+	finish(t, p, "")
 	in1 := fmt.Sprintf("%s:%d", a.addr(a.Inner(), 1), h.port)
 	out1 := fmt.Sprintf("%s:%d", a.addr(a.Outer(), 1), h.port)
 	docker0 := fmt.Sprintf("198.19.0.1:%d", h.port)

@@ -48,6 +48,7 @@ type HostConfig struct {
 	Init           *bool             `json:",omitempty"`
 	AutoRemove     bool              `json:",omitempty"`
 	LogConfig      *LogConfig        `json:",omitempty"`
+	Dns            []string          `json:",omitempty"`
 }
 
 // LogConfig picks a container's log driver; Type "none" keeps no log.
@@ -98,6 +99,7 @@ type ContainerJSON struct {
 		SecurityOpt    []string
 		Tmpfs          map[string]string
 		LogConfig      LogConfig
+		Dns            []string
 	}
 	NetworkSettings struct {
 		Networks map[string]struct {
