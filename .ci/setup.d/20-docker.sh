@@ -107,7 +107,7 @@ docker_ci_stop() {
 	# command line; each is stopped by its own PID.
 	local p cmdline left_pids=()
 	for p in /proc/[0-9]*; do
-		cmdline=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+		cmdline=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
 		case "$cmdline" in
 		*"$dir/"*) left_pids+=("${p#/proc/}") ;;
 		esac
