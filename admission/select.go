@@ -1,0 +1,95 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// A Candidate is one exact provider revision selection may choose.
+type Candidate struct {
+	// Target is the exact (provider, provider_revision) pair.
+	Target checkfu.ProviderRevision
+	// Advertised is the grade the provider advertises
+	// (capabilities.egress_certification), after the enrollment ceiling.
+	Advertised checkfu.Grade
+	// NetworkPolicyAuthority is the provider's enforcement.network_policy
+	// claim. The grade ignores it: provider_attested there says "I own my
+	// configured filter", which certifies nothing.
+	NetworkPolicyAuthority Authority
+	// Receipt is the verified conformance receipt held for Target, or nil.
+	Receipt *conformance.Receipt
+}
+
+// Grade returns the candidate's egress grade: conformance.EffectiveGrade
+// of its exact pair, advertisement and receipt, and nothing else.
+func (c Candidate) Grade() checkfu.Grade {
+	return conformance.EffectiveGrade(c.Target, c.Advertised, c.Receipt)
+}
+
+// CheckEgress compares v's egress requirement with c's grade. It does no
+// I/O and runs before any provider call. For an allowlist, an omitted
+// requirement requires advisory_filter, so a provider graded unsupported
+// is never selected; none and unrestricted declare no destination
+// restriction and ignore the grade. A shortfall is refused with
+// [CodeEgressCertificationUnsatisfied], naming required and actual.
+func CheckEgress(v *Published, c Candidate) error {
+	if v.PolicyType() != egress.PolicyAllowlist {
+		return nil
+	}
+	req, got := v.Requirement(), c.Grade()
+	if !req.SatisfiedBy(got) {
+		return checkfu.Refuse(CodeEgressCertificationUnsatisfied,
+			"admission: %s requires egress certification %s; %s is graded %s", quote(v.Name()), req.Min(), quote(c.Target.String()), got)
+	}
+	return nil
+}
+
+// A CandidateResult is one candidate's outcome in a selection.
+type CandidateResult struct {
+	Target checkfu.ProviderRevision
+	Grade  checkfu.Grade
+	// Err is nil for a candidate that qualifies, else its refusal.
+	Err error
+}
+
+// A Selection is the outcome of [Select]: the chosen exact pair and every
+// candidate's reason.
+type Selection struct {
+	Chosen     Candidate
+	Candidates []CandidateResult
+}
+
+// Select returns the first candidate, in the caller's order, that passes
+// [CheckEgress] for v. It never infers, upgrades or averages a grade. When
+// none qualifies it refuses with [CodeProviderUnavailable]; the Selection
+// it also returns lists each candidate's refusal, and when every refusal
+// is [CodeEgressCertificationUnsatisfied] that code matches too.
+func Select(v *Published, candidates []Candidate) (*Selection, error) {
+	s := &Selection{}
+	for _, c := range candidates {
+		err := CheckEgress(v, c)
+		s.Candidates = append(s.Candidates, CandidateResult{Target: c.Target, Grade: c.Grade(), Err: err})
+		if err == nil {
+			s.Chosen = c
+			return s, nil
+		}
+	}
+	var why []string
+	var first *checkfu.Refusal
+	for _, r := range s.Candidates {
+		why = append(why, fmt.Sprintf("%s: %v", r.Target, r.Err))
+		if first == nil {
+			errors.As(r.Err, &first)
+		}
+	}
+	if len(candidates) == 0 {
+		why = append(why, "no candidate")
+	}
+	return s, &checkfu.Refusal{Code: CodeProviderUnavailable,
+		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", quote(v.Name()), strings.Join(why, "; ")), Err: first}
+}
