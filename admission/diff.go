@@ -38,8 +38,8 @@ func (d Diff) Widens() bool {
 }
 
 // DiffVersions compares two published versions. Host sets are compared
-// as exact (host, port) pairs; an unrestricted policy counts as no host
-// list (its widening shows in the type).
+// as exact (host, port) pairs. An unrestricted side reaches every public
+// host, so going to it widens by type and going from it widens nothing.
 func DiffVersions(old, new *Published) Diff {
 	d := Diff{
 		OldVersion: old.Version(), NewVersion: new.Version(),
@@ -49,6 +49,14 @@ func DiffVersions(old, new *Published) Diff {
 		OldImage: old.DerivedImageDigest(), NewImage: new.DerivedImageDigest(),
 	}
 	oh, nh := old.Hosts(), new.Hosts()
+	// An unrestricted side reaches every public host: nothing is widened
+	// from it, and nothing narrowed to it.
+	if d.OldType == egress.PolicyUnrestricted {
+		nh = nil
+	}
+	if d.NewType == egress.PolicyUnrestricted {
+		oh = nil
+	}
 	for _, h := range nh {
 		if _, ok := slices.BinarySearchFunc(oh, h, compareGrant); !ok {
 			d.Widened = append(d.Widened, h)
