@@ -93,3 +93,41 @@ func Select(v *Published, candidates []Candidate) (*Selection, error) {
 	return s, &checkfu.Refusal{Code: CodeProviderUnavailable,
 		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", quote(v.Name()), strings.Join(why, "; ")), Err: first}
 }
+
+type candidatesJSON struct {
+	Providers []candidateJSON `json:"providers"`
+}
+
+type candidateJSON struct {
+	Provider            string        `json:"provider"`
+	ProviderRevision    string        `json:"provider_revision"`
+	EgressCertification checkfu.Grade `json:"egress_certification"`
+	Enforcement         *Enforcement  `json:"enforcement,omitempty"`
+}
+
+// ParseCandidates reads a providers document strictly, for tools that
+// select without an enrollment (checkfu profile select):
+//
+//	{"providers": [{"provider": "checkfu:docker-provider", "provider_revision": "3",
+//	  "egress_certification": "advisory_filter", "enforcement": {"network_policy": "provider_attested"}}]}
+//
+// The candidates carry no receipt; attach verified ones before [Select].
+// Refusals are [CodeCapabilityInvalid].
+func ParseCandidates(doc []byte) ([]Candidate, error) {
+	var cj candidatesJSON
+	if err := strictUnmarshal(doc, &cj, CodeCapabilityInvalid, "providers"); err != nil {
+		return nil, err
+	}
+	out := make([]Candidate, 0, len(cj.Providers))
+	for _, p := range cj.Providers {
+		if p.Provider == "" || p.ProviderRevision == "" {
+			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: providers: every entry needs provider and provider_revision")
+		}
+		c := Candidate{Target: checkfu.ProviderRevision{Provider: p.Provider, Revision: p.ProviderRevision}, Advertised: p.EgressCertification}
+		if p.Enforcement != nil {
+			c.NetworkPolicyAuthority = p.Enforcement[AxisNetworkPolicy]
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
