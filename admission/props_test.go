@@ -240,9 +240,9 @@ func TestPropIntersectionNeverWidens(t *testing.T) {
 // retainedProfile is the profile schema as it was before any optional
 // member existed. A profile that uses none must digest the same under it.
 type retainedProfile struct {
-	Name          string          `json:"name"`
-	Image         admission.Image `json:"image"`
-	Resources     struct {
+	Name      string          `json:"name"`
+	Image     admission.Image `json:"image"`
+	Resources struct {
 		CPUMillis int `json:"cpu_millis"`
 		MemoryMiB int `json:"memory_mib"`
 	} `json:"resources"`
