@@ -134,6 +134,12 @@ func TestEnrollRefuses(t *testing.T) {
 			wider.Drivers = []string{"docker", "firecracker"}
 			r.Declared = wider
 		}, admission.CodeStatementMismatch},
+		{"non-canonical statement", func(r *admission.EnrollmentRequest) {
+			d, _ := admission.CapabilityDigest(declared)
+			b, _ := json.MarshalIndent(admission.MaterializationStatement{Provider: pairB.Provider, ProviderRevision: pairB.Revision,
+				MaterializationRevision: "m1", Placement: admission.PlacementRemote, CapabilityDigest: d, IssuedAt: "2026-12-01T00:00:00Z"}, "", " ")
+			r.Statement, _ = admissiontest.Signer(t, pairB.Provider).SignPayload(admission.MaterializationPayloadType, b)
+		}, admission.CodeStatementInvalid},
 		{"invalid ceiling", func(r *admission.EnrollmentRequest) { r.Ceiling.Drivers = []string{"b", "a"} }, admission.CodeCapabilityInvalid},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,8 @@ func TestParseProfileRefuses(t *testing.T) {
 		{"repeated member", strings.Replace(profileDoc("", allow), `"name": "p"`, `"name": "p", "name": "q"`, 1), admission.CodeProfileInvalid},
 		{"repeated nested member", strings.Replace(profileDoc("", allow), `"cpu_millis": 1000`, `"cpu_millis": 1000, "cpu_millis": 1000`, 1), admission.CodeProfileInvalid},
 		{"trailing content", profileDoc("", allow) + ` {}`, admission.CodeProfileInvalid},
-		{"not UTF-8", strings.Replace(profileDoc("", allow), `"p"`, "\"\xff\"", 1), admission.CodeProfileInvalid},
+		{"not UTF-8", strings.Replace(profileDoc("", allow), `"name": "p"`, "\"name\": \"p\", \"description\": \"\xff\"", 1), admission.CodeProfileInvalid},
+		{"too large", strings.Replace(profileDoc("", allow), `"name"`, strings.Repeat(" ", 300<<10)+`"name"`, 1), admission.CodeProfileInvalid},
 		{"seventh ecosystem", profileDoc(`["maven"]`, allow), admission.CodeProfileInvalid},
 		{"repeated ecosystem", profileDoc(`["pip", "pip"]`, allow), admission.CodeProfileInvalid},
 		{"no image digest", strings.Replace(profileDoc("", allow), imageDigest, "latest", 1), admission.CodeProfileInvalid},
@@ -39,6 +40,16 @@ func TestParseProfileRefuses(t *testing.T) {
 	for _, tt := range tests {
 		_, err := admission.ParseProfile([]byte(tt.doc))
 		wantCode(t, tt.name, err, tt.code)
+	}
+}
+
+// TestDepthBound: a deep document is refused for its depth, before the
+// schema sees it.
+func TestDepthBound(t *testing.T) {
+	deep := strings.Replace(profileDoc("", `{"type": "none"}`), `"name": "p"`, `"name": "p", "x": `+strings.Repeat("[", 40)+strings.Repeat("]", 40), 1)
+	_, err := admission.ParseProfile([]byte(deep))
+	if !errors.Is(err, admission.CodeProfileInvalid) || !strings.Contains(err.Error(), "nested deeper than") {
+		t.Errorf("deep document: %v", err)
 	}
 }
 
@@ -105,6 +116,8 @@ func TestOmittedOptionalIsAbsent(t *testing.T) {
 func TestParseCatalogRefuses(t *testing.T) {
 	for name, doc := range map[string]string{
 		"unknown member": `{"version": "2026-12-01.1", "hosts": [], "extra": 1}`,
+		"case-folded":    `{"Version": "2026-12-01.1", "hosts": []}`,
+		"repeated":       `{"version": "2026-12-01.1", "version": "2026-12-01.2", "hosts": []}`,
 		"bad version":    `{"version": "latest", "hosts": []}`,
 		"bad ecosystem":  `{"version": "2026-12-01.1", "hosts": [{"ecosystem": "maven", "host": "repo.maven.org", "port": 443, "purpose": "x"}]}`,
 	} {

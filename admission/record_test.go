@@ -59,6 +59,20 @@ func TestRecordSignLoad(t *testing.T) {
 	// A deploy-eu record loaded by deploy-us.
 	_, err = admission.LoadRecord(env, "deploy-us", keys)
 	wantCode(t, "loaded by another deployment", err, admission.CodeDeploymentMismatch)
+	// deploy-us's key signing a record that names deploy-eu, loaded by
+	// deploy-us.
+	_, err = admission.LoadRecord(us, "deploy-us", keys)
+	wantCode(t, "record names another deployment", err, admission.CodeDeploymentMismatch)
+	// Validly signed but not canonical.
+	var indented []byte
+	{
+		var v any
+		_ = json.Unmarshal(payload, &v)
+		indented, _ = json.MarshalIndent(v, "", " ")
+	}
+	nc, _ := admissiontest.Signer(t, "deploy-eu").SignPayload(admission.RecordPayloadType, indented)
+	_, err = admission.LoadRecord(nc, "deploy-eu", keys)
+	wantCode(t, "not canonical", err, admission.CodeRecordUnauthentic)
 	_, err = admission.LoadRecord([]byte("{}"), "deploy-eu", keys)
 	wantCode(t, "unsigned", err, admission.CodeRecordUnauthentic)
 }
