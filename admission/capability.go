@@ -53,7 +53,7 @@ func (a *Authority) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return checkfu.Refuse(CodeCapabilityInvalid, "admission: authority %s is not runner_enforced, provider_attested or unenforced", quote(string(b)))
+	return checkfu.Refuse(CodeCapabilityInvalid, "admission: authority %s is not runner_enforced, provider_attested or unenforced", checkfu.Quote(string(b)))
 }
 
 // An Axis is one of the nine axes of the enforcement statement.
@@ -142,7 +142,7 @@ func (e *Enforcement) UnmarshalJSON(b []byte) error {
 	for k, a := range m {
 		i := slices.Index(axisNames[:], k)
 		if i < 0 {
-			return checkfu.Refuse(CodeCapabilityInvalid, "admission: enforcement axis %s is not one of %s", quote(k), strings.Join(axisNames[:], ", "))
+			return checkfu.Refuse(CodeCapabilityInvalid, "admission: enforcement axis %s is not one of %s", checkfu.Quote(k), strings.Join(axisNames[:], ", "))
 		}
 		out[i] = a
 	}
@@ -211,7 +211,7 @@ func (c RunnerProviderCapability) Check() error {
 	for _, s := range c.sets() {
 		for i, v := range *s.v {
 			if v == "" || len(v) > 255 || strings.ContainsFunc(v, func(r rune) bool { return r < 0x21 || r == 0x7f }) {
-				return checkfu.Refuse(CodeCapabilityInvalid, "admission: %s holds %s, not a name", s.name, quote(v))
+				return checkfu.Refuse(CodeCapabilityInvalid, "admission: %s holds %s, not a name", s.name, checkfu.Quote(v))
 			}
 			if i > 0 && (*s.v)[i-1] >= v {
 				return checkfu.Refuse(CodeCapabilityInvalid, "admission: %s is not sorted and distinct", s.name)
@@ -220,7 +220,7 @@ func (c RunnerProviderCapability) Check() error {
 	}
 	for _, m := range c.PackageManagers {
 		if !slices.Contains(Ecosystems[:], m) {
-			return checkfu.Refuse(CodeCapabilityInvalid, "admission: package manager %s is not one of the six ecosystems", quote(m))
+			return checkfu.Refuse(CodeCapabilityInvalid, "admission: package manager %s is not one of the six ecosystems", checkfu.Quote(m))
 		}
 	}
 	for i, a := range c.Enforcement {
@@ -282,7 +282,7 @@ func CheckPlacement(placement Placement, c RunnerProviderCapability) error {
 		return nil
 	case PlacementRemote:
 	default:
-		return checkfu.Refuse(CodeCapabilityInvalid, "admission: placement %s is not in_process or remote", quote(string(placement)))
+		return checkfu.Refuse(CodeCapabilityInvalid, "admission: placement %s is not in_process or remote", checkfu.Quote(string(placement)))
 	}
 	for i, a := range c.Enforcement {
 		if a == RunnerEnforced {

@@ -49,10 +49,10 @@ func (s MaterializationStatement) check() error {
 		return checkfu.Refuse(CodeStatementInvalid, "admission: statement needs provider, provider_revision and materialization_revision of at most 255 bytes each")
 	}
 	if s.Placement != PlacementInProcess && s.Placement != PlacementRemote {
-		return checkfu.Refuse(CodeStatementInvalid, "admission: statement placement %s is not in_process or remote", quote(string(s.Placement)))
+		return checkfu.Refuse(CodeStatementInvalid, "admission: statement placement %s is not in_process or remote", checkfu.Quote(string(s.Placement)))
 	}
 	if t, err := time.Parse(time.RFC3339, s.IssuedAt); err != nil || t.UTC().Format(time.RFC3339) != s.IssuedAt {
-		return checkfu.Refuse(CodeStatementInvalid, "admission: statement issued_at %s is not RFC 3339 UTC whole seconds", quote(s.IssuedAt))
+		return checkfu.Refuse(CodeStatementInvalid, "admission: statement issued_at %s is not RFC 3339 UTC whole seconds", checkfu.Quote(s.IssuedAt))
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func Enroll(req EnrollmentRequest) (*Enrollment, error) {
 		if !errors.As(err, &r) {
 			r = checkfu.Refuse(CodeStatementInvalid, "admission: %v", err)
 		}
-		return nil, &checkfu.Refusal{Code: CodeStatementInvalid, Message: "admission: materialization statement of " + quote(req.Target.String()) + " does not verify", Err: r}
+		return nil, &checkfu.Refusal{Code: CodeStatementInvalid, Message: "admission: materialization statement of " + checkfu.Quote(req.Target.String()) + " does not verify", Err: r}
 	}
 	var st MaterializationStatement
 	if err := strictUnmarshal(payload, &st, CodeStatementInvalid, "materialization statement"); err != nil {
@@ -144,13 +144,13 @@ func Enroll(req EnrollmentRequest) (*Enrollment, error) {
 	}
 	switch {
 	case signer.Name != req.Target.Provider:
-		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement for %s is signed by the key enrolled for %s", quote(req.Target.Provider), quote(signer.Name))
+		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement for %s is signed by the key enrolled for %s", checkfu.Quote(req.Target.Provider), checkfu.Quote(signer.Name))
 	case st.Provider != req.Target.Provider || st.ProviderRevision != req.Target.Revision:
-		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement is for %s, not %s", quote(st.Provider+"@"+st.ProviderRevision), quote(req.Target.String()))
+		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement is for %s, not %s", checkfu.Quote(st.Provider+"@"+st.ProviderRevision), checkfu.Quote(req.Target.String()))
 	case st.Placement != req.Placement:
 		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement says placement %s, enrollment %s", st.Placement, req.Placement)
 	case st.CapabilityDigest != want:
-		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement binds capability %s, but the declared capability is %s", quote(st.CapabilityDigest), want)
+		return nil, checkfu.Refuse(CodeStatementMismatch, "admission: statement binds capability %s, but the declared capability is %s", checkfu.Quote(st.CapabilityDigest), want)
 	}
 	return &Enrollment{target: req.Target, placement: req.Placement, effective: cloneCapability(Intersect(req.Declared, req.Ceiling)), statement: st, signer: signer.Name}, nil
 }

@@ -64,13 +64,13 @@ func NewHarnessCatalog(entries []HarnessEntry) (*HarnessCatalog, error) {
 	slices.SortFunc(c.entries, func(a, b HarnessEntry) int { return strings.Compare(a.Name, b.Name) })
 	for i, e := range c.entries {
 		if e.Name == "" || len(e.Name) > 64 || (i > 0 && c.entries[i-1].Name == e.Name) {
-			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness name %s is empty, too long or repeated", quote(e.Name))
+			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness name %s is empty, too long or repeated", checkfu.Quote(e.Name))
 		}
 		if e.Protocol != ProtocolACPv1 && e.Protocol != ProtocolOneshotV1 {
-			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness %s protocol %s is not acp-v1 or oneshot-v1", quote(e.Name), quote(string(e.Protocol)))
+			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness %s protocol %s is not acp-v1 or oneshot-v1", checkfu.Quote(e.Name), checkfu.Quote(string(e.Protocol)))
 		}
 		if e.Availability != Available && e.Availability != Blocked {
-			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness %s availability %s is not available or blocked", quote(e.Name), quote(string(e.Availability)))
+			return nil, checkfu.Refuse(CodeCapabilityInvalid, "admission: harness %s availability %s is not available or blocked", checkfu.Quote(e.Name), checkfu.Quote(string(e.Availability)))
 		}
 	}
 	return c, nil
@@ -84,11 +84,11 @@ func (c *HarnessCatalog) Entries() []HarnessEntry { return slices.Clone(c.entrie
 func (c *HarnessCatalog) Launch(name string) (HarnessEntry, error) {
 	i, ok := slices.BinarySearchFunc(c.entries, name, func(e HarnessEntry, n string) int { return strings.Compare(e.Name, n) })
 	if !ok {
-		return HarnessEntry{}, checkfu.Refuse(CodeHarnessUnknown, "admission: no harness %s in the catalog", quote(name))
+		return HarnessEntry{}, checkfu.Refuse(CodeHarnessUnknown, "admission: no harness %s in the catalog", checkfu.Quote(name))
 	}
 	e := c.entries[i]
 	if e.Availability != Available {
-		return HarnessEntry{}, checkfu.Refuse(CodeHarnessBlocked, "admission: harness %s (%s) is blocked and cannot be launched", quote(name), e.Protocol)
+		return HarnessEntry{}, checkfu.Refuse(CodeHarnessBlocked, "admission: harness %s (%s) is blocked and cannot be launched", checkfu.Quote(name), e.Protocol)
 	}
 	return e, nil
 }

@@ -31,7 +31,7 @@ func ParseLane(s string) (Lane, error) {
 	case "trusted":
 		return LaneTrusted, nil
 	}
-	return LaneAdversarial, checkfu.Refuse(CodeLaneInvalid, "admission: lane %s is not trusted or adversarial", quote(s))
+	return LaneAdversarial, checkfu.Refuse(CodeLaneInvalid, "admission: lane %s is not trusted or adversarial", checkfu.Quote(s))
 }
 
 // String returns "trusted" or "adversarial".
@@ -78,7 +78,7 @@ func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapabilit
 	}
 	for _, h := range v.Relays() {
 		if !h.ByHand() {
-			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", quote(h.String()), h.RelaysToAnyOrigin)
+			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", checkfu.Quote(h.String()), h.RelaysToAnyOrigin)
 		}
 	}
 	if ok, missing := eff.Enforcement.Realized(); !ok {
@@ -86,14 +86,14 @@ func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapabilit
 		for i, m := range missing {
 			names[i] = m.String()
 		}
-		return checkfu.Refuse(CodeLaneRequirementUnmet, "admission: adversarial lane needs every enforcement axis realized; %s leaves %s unenforced", quote(c.Target.String()), strings.Join(names, ", "))
+		return checkfu.Refuse(CodeLaneRequirementUnmet, "admission: adversarial lane needs every enforcement axis realized; %s leaves %s unenforced", checkfu.Quote(c.Target.String()), strings.Join(names, ", "))
 	}
 	switch v.PolicyType() {
 	case egress.PolicyNone:
 		return nil
 	case egress.PolicyAllowlist:
 		if g := c.Grade(); g != checkfu.SecurityBoundary {
-			return checkfu.Refuse(CodeLaneRequirementUnmet, "admission: adversarial lane needs no network or an allowlist certified security_boundary; %s is graded %s", quote(c.Target.String()), g)
+			return checkfu.Refuse(CodeLaneRequirementUnmet, "admission: adversarial lane needs no network or an allowlist certified security_boundary; %s is graded %s", checkfu.Quote(c.Target.String()), g)
 		}
 		return nil
 	}

@@ -65,6 +65,17 @@ type profileJSON struct {
 	NetworkPolicy egress.NetworkPolicy `json:"network_policy"`
 }
 
+// profileDocJSON is what ParseProfile decodes: the network policy is
+// parsed by egress afterwards, so that its refusal keeps its code.
+type profileDocJSON struct {
+	Name          string          `json:"name"`
+	Description   string          `json:"description,omitempty"`
+	Image         Image           `json:"image"`
+	Resources     Resources       `json:"resources"`
+	Ecosystems    []string        `json:"ecosystems,omitempty"`
+	NetworkPolicy json.RawMessage `json:"network_policy"`
+}
+
 // ParseProfile decodes a SandboxProfile document. Decoding is strict
 // (valid UTF-8, at most 256 KiB, one value and nothing after it, no
 // repeated member at any depth, exact member names, no unknown member),
@@ -77,21 +88,27 @@ type profileJSON struct {
 func ParseProfile(doc []byte) (*SandboxProfile, error) {
 	tree, err := strictTree(doc)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeProfileInvalid, "admission: profile: %v", err)
+		return nil, &checkfu.Refusal{Code: CodeProfileInvalid, Message: "admission: profile", Err: err}
 	}
 	if err := profileSchema.Validate(tree); err != nil {
 		return nil, checkfu.Refuse(CodeProfileInvalid, "admission: profile %s", schemaError(err))
 	}
-	var pj profileJSON
+	var pj profileDocJSON
 	if err := strictUnmarshal(doc, &pj, CodeProfileInvalid, "profile"); err != nil {
-		if errors.Is(err, egress.CodeAllowlistEmpty) {
-			return nil, reachesNothing(err)
-		}
 		return nil, err
+	}
+	np, err := egress.ParseNetworkPolicy(pj.NetworkPolicy)
+	if err != nil {
+		var r *checkfu.Refusal
+		errors.As(err, &r)
+		if errors.Is(err, egress.CodeAllowlistEmpty) {
+			return nil, reachesNothing(r)
+		}
+		return nil, &checkfu.Refusal{Code: CodeProfileInvalid, Message: "admission: profile network_policy", Err: r}
 	}
 	p := &SandboxProfile{
 		Name: pj.Name, Description: pj.Description, Image: pj.Image, Resources: pj.Resources,
-		Ecosystems: slices.Sorted(slices.Values(pj.Ecosystems)), NetworkPolicy: pj.NetworkPolicy,
+		Ecosystems: slices.Sorted(slices.Values(pj.Ecosystems)), NetworkPolicy: np,
 	}
 	if err := p.check(); err != nil {
 		return nil, err
@@ -99,9 +116,7 @@ func ParseProfile(doc []byte) (*SandboxProfile, error) {
 	return p, nil
 }
 
-func reachesNothing(cause error) error {
-	var r *checkfu.Refusal
-	errors.As(cause, &r)
+func reachesNothing(r *checkfu.Refusal) error {
 	return &checkfu.Refusal{Code: CodeAllowlistReachesNothing,
 		Message: "admission: the allowlist reaches nothing: allow_mcp_servers grants no workload host (MCP calls cross the capability gateway); list allowed_hosts, or set allow_package_managers with declared ecosystems, or use {\"type\":\"none\"}",
 		Err:     r}

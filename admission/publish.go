@@ -97,7 +97,7 @@ func Publish(prev *Published, profile *SandboxProfile, catalog *egress.PresetCat
 		return nil, err
 	}
 	if prev != nil && prev.j.Name != profile.Name {
-		return nil, checkfu.Refuse(CodeVersionConflict, "admission: previous version is of profile %s, not %s", quote(prev.j.Name), quote(profile.Name))
+		return nil, checkfu.Refuse(CodeVersionConflict, "admission: previous version is of profile %s, not %s", checkfu.Quote(prev.j.Name), checkfu.Quote(profile.Name))
 	}
 	doc, err := profile.MarshalJSON()
 	if err != nil {
@@ -165,7 +165,7 @@ func expand(p *SandboxProfile, catalog *egress.PresetCatalog) (publishedPolicy, 
 	}
 	if len(byHost) == 0 {
 		return np, &checkfu.Refusal{Code: CodeAllowlistReachesNothing,
-			Message: "admission: the allowlist reaches nothing: no hand-written host, and allow_package_managers expands to no host for the declared ecosystems " + quote(strings.Join(p.Ecosystems, ","))}
+			Message: "admission: the allowlist reaches nothing: no hand-written host, and allow_package_managers expands to no host for the declared ecosystems " + checkfu.Quote(strings.Join(p.Ecosystems, ","))}
 	}
 	for _, g := range byHost {
 		slices.Sort(g.GrantedBy)
@@ -347,7 +347,7 @@ func ParsePublished(doc []byte) (*Published, error) {
 		return nil, bad("embedded profile is not canonical")
 	}
 	if j.Version < 1 || j.Name != p.Name {
-		return nil, bad("version %d of %s does not match its profile", j.Version, quote(j.Name))
+		return nil, bad("version %d of %s does not match its profile", j.Version, checkfu.Quote(j.Name))
 	}
 	if err := checkGrants(p, j.NetworkPolicy); err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func checkGrants(p *SandboxProfile, np publishedPolicy) error {
 		return checkfu.Refuse(CodePublishedInvalid, "admission: published version: "+format, args...)
 	}
 	if np.Type != p.NetworkPolicy.Type() {
-		return bad("policy type %s is not the profile's", quote(string(np.Type)))
+		return bad("policy type %s is not the profile's", checkfu.Quote(string(np.Type)))
 	}
 	a, _ := p.NetworkPolicy.Allowlist()
 	if np.RequiredEgressCertification != a.RequiredEgressCertification {
@@ -389,26 +389,26 @@ func checkGrants(p *SandboxProfile, np publishedPolicy) error {
 		}
 		hp := egress.HostPort{Host: h.Host, Port: h.Port}
 		if c, err := egress.ParseHostPort(hp.String()); err != nil || c != hp {
-			return bad("host %s is not an exact canonical host", quote(h.String()))
+			return bad("host %s is not an exact canonical host", checkfu.Quote(h.String()))
 		}
 		if !slices.IsSorted(h.GrantedBy) || !slices.IsSorted(h.Ecosystems) || len(h.GrantedBy) == 0 || len(slices.Compact(slices.Clone(h.GrantedBy))) != len(h.GrantedBy) {
-			return bad("host %s has malformed grants", quote(h.String()))
+			return bad("host %s has malformed grants", checkfu.Quote(h.String()))
 		}
 		if slices.Contains(h.GrantedBy, GrantAllowedHosts) != slices.Contains(a.AllowedHosts, hp) {
-			return bad("host %s: allowed_hosts grant disagrees with the profile", quote(h.String()))
+			return bad("host %s: allowed_hosts grant disagrees with the profile", checkfu.Quote(h.String()))
 		}
 		byPreset := slices.Contains(h.GrantedBy, GrantAllowPackageManagers)
 		for _, g := range h.GrantedBy {
 			if g != GrantAllowedHosts && g != GrantAllowPackageManagers {
-				return bad("host %s has grant %s", quote(h.String()), quote(string(g)))
+				return bad("host %s has grant %s", checkfu.Quote(h.String()), checkfu.Quote(string(g)))
 			}
 		}
 		if byPreset != (len(h.Ecosystems) > 0) || (!byPreset && h.RelaysToAnyOrigin != "") {
-			return bad("host %s: preset fields without the preset grant", quote(h.String()))
+			return bad("host %s: preset fields without the preset grant", checkfu.Quote(h.String()))
 		}
 		for _, e := range h.Ecosystems {
 			if !slices.Contains(p.Ecosystems, e) {
-				return bad("host %s is granted for undeclared ecosystem %s", quote(h.String()), quote(e))
+				return bad("host %s is granted for undeclared ecosystem %s", checkfu.Quote(h.String()), checkfu.Quote(e))
 			}
 		}
 		preset = preset || byPreset
@@ -421,7 +421,7 @@ func checkGrants(p *SandboxProfile, np publishedPolicy) error {
 	}
 	for _, hp := range a.AllowedHosts {
 		if _, ok := slices.BinarySearchFunc(np.AllowedHosts, HostGrant{Host: hp.Host, Port: hp.Port}, compareGrant); !ok {
-			return bad("hand-written host %s is missing", quote(hp.String()))
+			return bad("hand-written host %s is missing", checkfu.Quote(hp.String()))
 		}
 	}
 	return nil

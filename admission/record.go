@@ -134,7 +134,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 			Provenance: req.Provenance,
 		}}, nil
 	}
-	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + quote(req.Session) + " in the " + req.Lane.String() + " lane", Err: first}
+	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + checkfu.Quote(req.Session) + " in the " + req.Lane.String() + " lane", Err: first}
 }
 
 // SignRecord freezes r: it returns the DSSE envelope of r's canonical
@@ -170,7 +170,7 @@ func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSe
 		return nil, checkfu.Refuse(CodeRecordUnauthentic, "admission: admission record is not canonical")
 	}
 	if signer.Name != deployment || f.Deployment != deployment {
-		return nil, checkfu.Refuse(CodeDeploymentMismatch, "admission: record of deployment %s signed by the key of %s, loaded by %s", quote(f.Deployment), quote(signer.Name), quote(deployment))
+		return nil, checkfu.Refuse(CodeDeploymentMismatch, "admission: record of deployment %s signed by the key of %s, loaded by %s", checkfu.Quote(f.Deployment), checkfu.Quote(signer.Name), checkfu.Quote(deployment))
 	}
 	return &Record{f: f}, nil
 }
@@ -208,10 +208,10 @@ func PublicView(r *Record) PublicAdmission {
 // adversarial session.
 func Place(r *Record, v *Published, e *Enrollment, receipt *conformance.Receipt) error {
 	if e == nil || e.target != r.Target() {
-		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for %s, not this provider", quote(r.f.Session), quote(r.Target().String()))
+		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for %s, not this provider", checkfu.Quote(r.f.Session), checkfu.Quote(r.Target().String()))
 	}
 	if v == nil || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
-		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for another profile version", quote(r.f.Session))
+		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for another profile version", checkfu.Quote(r.f.Session))
 	}
 	c := e.Candidate(receipt)
 	if err := CheckEgress(v, c); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/checkfu/checkfu"
 )
 
 // ProfileSchema is the JSON Schema (draft 2020-12) of a SandboxProfile
@@ -44,5 +46,5 @@ func schemaError(err error) string {
 		loc = "/"
 	}
 	msg, _, _ := strings.Cut(ve.Message, "\n")
-	return fmt.Sprintf("at %s: %s", quote(loc), quote(msg))
+	return fmt.Sprintf("at %s: %s", checkfu.Quote(loc), checkfu.Quote(msg))
 }

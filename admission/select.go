@@ -44,7 +44,7 @@ func CheckEgress(v *Published, c Candidate) error {
 	req, got := v.Requirement(), c.Grade()
 	if !req.SatisfiedBy(got) {
 		return checkfu.Refuse(CodeEgressCertificationUnsatisfied,
-			"admission: %s requires egress certification %s; %s is graded %s", quote(v.Name()), req.Min(), quote(c.Target.String()), got)
+			"admission: %s requires egress certification %s; %s is graded %s", checkfu.Quote(v.Name()), req.Min(), checkfu.Quote(c.Target.String()), got)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func Select(v *Published, candidates []Candidate) (*Selection, error) {
 		why = append(why, "no candidate")
 	}
 	return s, &checkfu.Refusal{Code: CodeProviderUnavailable,
-		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", quote(v.Name()), strings.Join(why, "; ")), Err: first}
+		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", checkfu.Quote(v.Name()), strings.Join(why, "; ")), Err: first}
 }
 
 type candidatesJSON struct {
