@@ -160,27 +160,44 @@ func (e *Enforcement) UnmarshalJSON(b []byte) error {
 // means nothing on that axis. Boolean axes are "can". The zero value can
 // do nothing.
 type RunnerProviderCapability struct {
-	Drivers                []string `json:"drivers,omitempty"`
-	LaunchKinds            []string `json:"launch_kinds,omitempty"`
-	Tiers                  []string `json:"tiers,omitempty"`
-	Platforms              []string `json:"platforms,omitempty"`
-	NetworkModes           []string `json:"network_modes,omitempty"`
-	RetentionModes         []string `json:"retention_modes,omitempty"`
-	MountKinds             []string `json:"mount_kinds,omitempty"`
-	RuntimeAssurances      []string `json:"runtime_assurances,omitempty"`
-	SnapshotClone          bool     `json:"snapshot_clone,omitempty"`
-	SnapshotCustody        []string `json:"snapshot_custody,omitempty"`
+	// Drivers are the sandbox drivers the provider runs ("docker").
+	Drivers []string `json:"drivers,omitempty"`
+	// LaunchKinds are how a workload can be started ("process").
+	LaunchKinds []string `json:"launch_kinds,omitempty"`
+	// Tiers are the sandbox tiers offered.
+	Tiers []string `json:"tiers,omitempty"`
+	// Platforms are the OS/architecture pairs ("linux/amd64").
+	Platforms []string `json:"platforms,omitempty"`
+	// NetworkModes are the network policy members it can apply.
+	NetworkModes []string `json:"network_modes,omitempty"`
+	// RetentionModes are the retention modes it honours ("zero").
+	RetentionModes []string `json:"retention_modes,omitempty"`
+	// MountKinds are the mount kinds it can mount ("memory", "project").
+	MountKinds []string `json:"mount_kinds,omitempty"`
+	// RuntimeAssurances are the runtime hardenings it offers ("gvisor").
+	RuntimeAssurances []string `json:"runtime_assurances,omitempty"`
+	// SnapshotClone says whether it can clone a snapshot.
+	SnapshotClone bool `json:"snapshot_clone,omitempty"`
+	// SnapshotCustody are who may hold a snapshot's bytes.
+	SnapshotCustody []string `json:"snapshot_custody,omitempty"`
+	// PackageMaterialization are how packages reach the image.
 	PackageMaterialization []string `json:"package_materialization,omitempty"`
 	// Enforcement is the nine-axis authority statement.
 	Enforcement Enforcement `json:"enforcement"`
 	// EgressCertification is the advertised grade. Selection still
 	// takes it only through conformance.EffectiveGrade.
 	EgressCertification checkfu.Grade `json:"egress_certification"`
-	ImageModes          []string      `json:"image_modes,omitempty"`
-	FixedBaseImages     []string      `json:"fixed_base_images,omitempty"`
-	PackageManagers     []string      `json:"package_managers,omitempty"`
-	Snapshots           bool          `json:"snapshots,omitempty"`
-	// ListDir gates memory writeback.
+	// ImageModes are how the image is chosen ("derived", "fixed").
+	ImageModes []string `json:"image_modes,omitempty"`
+	// FixedBaseImages are the base image digests it can run.
+	FixedBaseImages []string `json:"fixed_base_images,omitempty"`
+	// PackageManagers are the ecosystems it can materialize, each one
+	// of [Ecosystems].
+	PackageManagers []string `json:"package_managers,omitempty"`
+	// Snapshots says whether it can snapshot at all.
+	Snapshots bool `json:"snapshots,omitempty"`
+	// ListDir says whether it can list a directory, which memory
+	// writeback needs.
 	ListDir bool `json:"list_dir,omitempty"`
 }
 

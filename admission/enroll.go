@@ -21,10 +21,13 @@ const capabilityDigestDomain = "checkfu.runner-provider-capability.v1\n"
 // with this declared capability. Signing makes the claim attributable;
 // the enrollment ceiling bounds it; neither makes it true.
 type MaterializationStatement struct {
-	Provider                string    `json:"provider"`
-	ProviderRevision        string    `json:"provider_revision"`
-	MaterializationRevision string    `json:"materialization_revision"`
-	Placement               Placement `json:"placement"`
+	// Provider and ProviderRevision are the exact pair enrolling.
+	Provider         string `json:"provider"`
+	ProviderRevision string `json:"provider_revision"`
+	// MaterializationRevision names the provider's materialization code.
+	MaterializationRevision string `json:"materialization_revision"`
+	// Placement is where the provider runs.
+	Placement Placement `json:"placement"`
 	// CapabilityDigest is [CapabilityDigest] of the declared capability.
 	CapabilityDigest string `json:"capability_digest"`
 	// IssuedAt is RFC 3339 UTC, whole seconds.

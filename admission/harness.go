@@ -31,8 +31,11 @@ const (
 
 // A HarnessEntry is one harness of the catalog.
 type HarnessEntry struct {
-	Name         string       `json:"name"`
-	Protocol     Protocol     `json:"protocol"`
+	// Name identifies the entry in its catalog.
+	Name string `json:"name"`
+	// Protocol is how the Runner drives it.
+	Protocol Protocol `json:"protocol"`
+	// Availability says whether it can be launched.
 	Availability Availability `json:"availability"`
 }
 

@@ -28,9 +28,13 @@ type Image struct {
 // optional: zero means omitted, and an omitted field is absent from the
 // canonical encoding.
 type Resources struct {
-	CPUMillis      int `json:"cpu_millis"`
-	MemoryMiB      int `json:"memory_mib"`
-	DiskMiB        int `json:"disk_mib,omitzero"`
+	// CPUMillis is the CPU limit in thousandths of a core.
+	CPUMillis int `json:"cpu_millis"`
+	// MemoryMiB is the memory limit.
+	MemoryMiB int `json:"memory_mib"`
+	// DiskMiB is the optional disk limit.
+	DiskMiB int `json:"disk_mib,omitzero"`
+	// TimeoutSeconds is the optional session timeout.
 	TimeoutSeconds int `json:"timeout_seconds,omitzero"`
 }
 

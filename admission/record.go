@@ -16,15 +16,19 @@ const RecordPayloadType = "checkfu.admission-record.v1"
 // declared the workload's lane, in which role. It is frozen into the
 // record and never appears in public session events.
 type Provenance struct {
+	// Actor is who declared the lane.
 	Actor string `json:"actor"`
-	Role  string `json:"role"`
+	// Role is the role they declared it in.
+	Role string `json:"role"`
 }
 
 // A ProviderOffer is one enrolled provider revision admission may choose,
 // with the verified receipt held for it (nil for none).
 type ProviderOffer struct {
+	// Enrollment is the enrolled provider revision.
 	Enrollment *Enrollment
-	Receipt    *conformance.Receipt
+	// Receipt is the verified receipt for it, or nil.
+	Receipt *conformance.Receipt
 }
 
 // An AdmitRequest is everything [Admit] needs.
@@ -41,14 +45,19 @@ type AdmitRequest struct {
 	Provenance Provenance
 	// Providers are the candidates, in preference order.
 	Providers []ProviderOffer
-	// Harness names an entry of Harnesses (nil: DefaultHarnessCatalog).
-	Harness   string
+	// Harness names an entry of Harnesses.
+	Harness string
+	// Harnesses is the harness catalog (nil: DefaultHarnessCatalog).
 	Harnesses *HarnessCatalog
 	// Now is the admission time (UTC, whole seconds are recorded).
 	Now time.Time
 }
 
-// AdmissionFacts are the contents of a frozen admission record.
+// AdmissionFacts are the contents of a frozen admission record: who
+// admitted the session (Deployment, Session), which published version
+// (name, version, digest and hashes), the Lane, the selected exact pair
+// with its Placement and Effective capability, the Harness entry, the
+// admission time (RFC 3339 UTC) and the private Provenance.
 type AdmissionFacts struct {
 	Deployment         string                   `json:"deployment"`
 	Session            string                   `json:"session"`
@@ -176,7 +185,8 @@ func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSe
 }
 
 // A PublicAdmission is what public session events may carry of an
-// admission: everything but the private declaration provenance.
+// admission: the fields of [AdmissionFacts] that are not private, and
+// no declaration actor or role.
 type PublicAdmission struct {
 	Session            string       `json:"session"`
 	ProfileName        string       `json:"profile_name"`

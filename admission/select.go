@@ -51,8 +51,10 @@ func CheckEgress(v *Published, c Candidate) error {
 
 // A CandidateResult is one candidate's outcome in a selection.
 type CandidateResult struct {
+	// Target is the candidate's exact pair.
 	Target checkfu.ProviderRevision
-	Grade  checkfu.Grade
+	// Grade is its effective grade (Candidate.Grade).
+	Grade checkfu.Grade
 	// Err is nil for a candidate that qualifies, else its refusal.
 	Err error
 }
@@ -60,7 +62,9 @@ type CandidateResult struct {
 // A Selection is the outcome of [Select]: the chosen exact pair and every
 // candidate's reason.
 type Selection struct {
-	Chosen     Candidate
+	// Chosen is the selected candidate (zero when none qualified).
+	Chosen Candidate
+	// Candidates lists every candidate considered, in order.
 	Candidates []CandidateResult
 }
 
