@@ -216,8 +216,7 @@ func profileSelect(e *env, args []string) error {
 	for _, c := range s.Candidates {
 		status := "ok"
 		if c.Err != nil {
-			code, _ := checkfu.CodeOf(c.Err)
-			status = "refused: " + string(code)
+			status = c.Err.Error() // "refused: CODE: why", naming required and actual
 		}
 		fmt.Fprintf(e.stdout, "candidate %s: grade %s: %s\n", c.Target, c.Grade, status)
 	}

@@ -77,3 +77,18 @@ func TestProfilePublishRefusals(t *testing.T) {
 		t.Errorf("publish without flags: exit %d", code)
 	}
 }
+
+func TestProfilePublishCatalog(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "p.json", `{"name": "n", `+cliImage+`, "ecosystems": ["npm"], "network_policy": {"type": "allowlist", "allow_package_managers": true}}`)
+	cat := writeFile(t, dir, "cat.json", `{"version": "2026-12-02.1", "hosts": [{"ecosystem": "npm", "host": "registry.yarnpkg.com", "port": 443, "purpose": "yarn registry mirror"}]}`)
+	stdout, stderr, code := runCLI(t, "", "profile", "publish", "-in", in, "-catalog", cat, "-out", filepath.Join(dir, "out.json"))
+	if code != exitOK || !strings.Contains(stdout, "host registry.yarnpkg.com:443 granted by allow_package_managers (npm)") || !strings.Contains(stdout, "catalog version: 2026-12-02.1") || strings.Contains(stdout, "registry.npmjs.org") {
+		t.Fatalf("publish with a catalog: exit %d\n%s%s", code, stdout, stderr)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"version": "2026-12-02.1", "hosts": [{"ecosystem": "maven", "host": "repo.example", "port": 443, "purpose": "x"}]}`)
+	_, stderr, code = runCLI(t, "", "profile", "publish", "-in", in, "-catalog", bad, "-out", filepath.Join(dir, "out2.json"))
+	if code != exitFailed || !strings.Contains(stderr, "code: catalog_invalid") {
+		t.Errorf("bad catalog: exit %d, %s", code, stderr)
+	}
+}
