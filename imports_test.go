@@ -26,6 +26,7 @@ var importRules = []importRule{
 	{"acp", []string{"custody"}, "the process path never holds a plane credential"},
 	{"adapters", []string{"custody"}, "a provider never holds a plane credential"},
 	{"egress", []string{"custody", "adapters", "eventlog"}, "the egress engine stays below custody, providers and the log"},
+	{"admission", []string{"custody", "adapters", "acp", "cmd", "examples"}, "admission is pure policy: no credential, provider or process code"},
 	{"*lib*", []string{"cmd", "examples"}, "no library package imports cmd/ or examples/"},
 }
 
