@@ -36,6 +36,15 @@ const (
 	MinWindow = 4096
 	// MaxWindow is the largest output window or input credit accepted.
 	MaxWindow = 1 << 30
+	// MaxPendingHandshakes caps the connections Serve holds that have
+	// not yet sent their first frame. At the cap Serve stops accepting
+	// until one of them sends it, fails, or reaches its handshake
+	// deadline, so peers that connect and stay silent cannot exhaust
+	// the provider's descriptors.
+	MaxPendingHandshakes = 64
+	// handshakeTimeout bounds how long a connection may take to send its
+	// first frame.
+	handshakeTimeout = 30 * time.Second
 )
 
 // CodeBadConfig refuses a Server or Runner configuration that is out of
@@ -70,6 +79,8 @@ type Server struct {
 	lns    []net.Listener
 	done   chan struct{} // closed when a process's Runner has collected it
 	wg     sync.WaitGroup
+
+	onHandshakeCap func() // tests: Serve waits for a handshake slot
 }
 
 // serverProc is one running (or reaped, not yet collected) process.
@@ -118,7 +129,11 @@ func (s *Server) Done() <-chan struct{} {
 }
 
 // Serve accepts connections on ln and serves each until Close. It returns
-// the listener's error, or nil after Close.
+// the listener's error, or nil after Close. A temporary Accept error
+// (EMFILE, ENFILE, ECONNABORTED, ...) does not end Serve: it retries with
+// a backoff from 5 ms doubling to 1 s, as net/http does. At most
+// [MaxPendingHandshakes] accepted connections may be waiting for their
+// first frame; beyond that Serve stops accepting until one slot frees.
 func (s *Server) Serve(ln net.Listener) error {
 	if _, err := s.config(); err != nil {
 		return err
@@ -132,23 +147,60 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
+	slots := make(chan struct{}, MaxPendingHandshakes)
+	var backoff time.Duration
 	for {
+		select {
+		case slots <- struct{}{}:
+		default:
+			if s.onHandshakeCap != nil {
+				s.onHandshakeCap()
+			}
+			slots <- struct{}{}
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			<-slots
 			s.mu.Lock()
 			closed := s.closed
 			s.mu.Unlock()
 			if closed {
 				return nil
 			}
-			return err
+			if !temporary(err) {
+				return err
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.ServeConn(c)
+			var once sync.Once
+			s.serveConn(c, func() { once.Do(func() { <-slots }) })
 		}()
 	}
+}
+
+// temporary reports whether an Accept error is worth retrying: a net.Error
+// that says it is temporary (the test net/http applies), or a resource
+// exhaustion or aborted connection reported by the kernel.
+func temporary(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	var t interface{ Temporary() bool }
+	if errors.As(err, &t) && t.Temporary() {
+		return true
+	}
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close kills the process, closes listeners and connections, and waits
@@ -194,7 +246,12 @@ func (p *serverProc) terminate() {
 
 // ServeConn serves one connection until it ends: the open or resume
 // handshake, then frames both ways. It closes c.
-func (s *Server) ServeConn(c net.Conn) {
+func (s *Server) ServeConn(c net.Conn) { s.serveConn(c, func() {}) }
+
+// serveConn is ServeConn; handshakeDone is called once the first frame
+// has arrived or the connection has failed before it.
+func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
+	defer handshakeDone()
 	defer c.Close()
 	cfg, err := s.config()
 	if err != nil {
@@ -221,13 +278,15 @@ func (s *Server) ServeConn(c net.Conn) {
 	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
 	hdec := &Decoder{r: c, max: maxHelloPayload}
 	var hello Frame
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	c.SetReadDeadline(time.Now().Add(handshakeTimeout))
 	if err := hdec.Decode(&hello); err != nil {
+		handshakeDone()
 		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
 			writeRefusal(c, err)
 		}
 		return
 	}
+	handshakeDone()
 	c.SetReadDeadline(time.Time{})
 	p, epoch, err := s.attach(c, &hello, cfg)
 	if err != nil {
