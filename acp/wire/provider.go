@@ -75,7 +75,11 @@ type connState struct {
 	outEndSent bool
 	errEndSent bool
 	exitSent   bool
-	refusals   []Frame // input_buffer_full refusals to send
+	// refusal is the pending input_buffer_full refusal, at most one: a
+	// newer overrun replaces it (its offset is the later resume point),
+	// so a Runner that floods overrunning frames and never reads cannot
+	// grow the provider's memory.
+	refusal    *Frame
 	fatal      *Frame  // a protocol_error refusal that ends the connection
 	lastWasErr bool    // the last data frame was stderr (for alternation)
 	sentOut    bool    // a stdout frame went out on this connection
@@ -179,8 +183,11 @@ func (p *provider) handleStdin(off uint64, data []byte) error {
 		p.awaitingRewind = true
 		// Offset is where the Runner must resume sending: everything
 		// below accepted is applied, nothing of this frame is.
-		p.conn.refusals = append(p.conn.refusals, Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: p.accepted,
-			Message: fmt.Sprintf("stdin frame [%d, %d) would pass the granted credit limit %d; resend from %d after the next window", off, end, w.limit, p.accepted)})
+		if r := p.conn.refusal; r != nil && r.Offset == p.accepted {
+			return nil // the pending refusal already says where to resume
+		}
+		p.conn.refusal = &Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: p.accepted,
+			Message: fmt.Sprintf("stdin frame [%d, %d) would pass the granted credit limit %d; resend from %d after the next window", off, end, w.limit, p.accepted)}
 		return nil
 	}
 	p.awaitingRewind = false
@@ -225,9 +232,9 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		c.fatal = nil
 		return f, true
 	}
-	if len(c.refusals) > 0 {
-		f := c.refusals[0]
-		c.refusals = c.refusals[1:]
+	if c.refusal != nil {
+		f := *c.refusal
+		c.refusal = nil
 		return f, true
 	}
 	if p.grantDue() {

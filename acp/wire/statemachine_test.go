@@ -326,3 +326,43 @@ func TestBrokenPipeNeverLeaksCredit(t *testing.T) {
 		t.Fatalf("stdin after the pipe broke: %+v, want window limit 300", fs)
 	}
 }
+
+// A Runner that never reads and floods one-byte frames past its credit
+// gets at most one pending input_buffer_full refusal: the provider's
+// queue of refusals is bounded by one frame, whatever the flood.
+func TestOverrunFloodQueuesOneRefusal(t *testing.T) {
+	const credit = 4096
+	p, ep := testProvider(t, 4096, credit)
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, credit)}); err != nil {
+		t.Fatal(err)
+	}
+	for range 100000 {
+		if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: credit, Data: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refusals := 0
+	for _, f := range drainFrames(p, ep) {
+		if f.Type == TypeRefuse {
+			if f.Code != CodeInputBufferFull || f.Offset != credit {
+				t.Fatalf("refusal %s at %d, want %s at %d", f.Code, f.Offset, CodeInputBufferFull, credit)
+			}
+			refusals++
+		}
+	}
+	if refusals != 1 {
+		t.Fatalf("a flood of 100000 overrunning frames queued %d refusals, want 1", refusals)
+	}
+	// The pipe takes some bytes; the Runner's resend fits, and a new
+	// overrun after that is refused again at the new offset.
+	p.stdinWrote(credit)
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: credit, Data: make([]byte, credit)}); err != nil || p.accepted != 2*credit {
+		t.Fatalf("resend after the pipe drained: %v, accepted %d; want nil, %d", err, p.accepted, 2*credit)
+	}
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 2 * credit, Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if f := drainFrames(p, ep); len(f) == 0 || f[0].Type != TypeRefuse || f[0].Offset != 2*credit {
+		t.Fatalf("frames after a second overrun = %+v, want a refusal at %d first", f, 2*credit)
+	}
+}
