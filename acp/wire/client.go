@@ -19,6 +19,9 @@ import (
 // dropped connection before it gives up.
 const DefaultReconnectWithin = 30 * time.Second
 
+// DefaultStdinBuffer is the default of [Runner.StdinBuffer].
+const DefaultStdinBuffer = 8 << 20
+
 // killGrace bounds how long a cancelled Runner waits to send kill.
 const killGrace = 5 * time.Second
 
@@ -41,6 +44,12 @@ type Runner struct {
 	Stdout io.Writer
 	// Stderr receives the process's stderr, best effort; nil discards it.
 	Stderr io.Writer
+	// StdinBuffer bounds the stdin the Runner holds that the provider has
+	// not yet accepted (kept for resending after a drop), whatever credit
+	// the provider grants; zero means DefaultStdinBuffer. A provider's
+	// input credit above it only slows stdin to StdinBuffer per round
+	// trip. Allowed range MinWindow .. MaxWindow.
+	StdinBuffer int
 	// ReconnectWithin bounds how long the Runner redials after a drop;
 	// zero means DefaultReconnectWithin.
 	ReconnectWithin time.Duration
@@ -94,7 +103,15 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	if r.Dial == nil {
 		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.Dial is nil; set it to dial the provider")
 	}
+	stdinCap := r.StdinBuffer
+	if stdinCap == 0 {
+		stdinCap = DefaultStdinBuffer
+	}
+	if stdinCap < MinWindow || stdinCap > MaxWindow {
+		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)
+	}
 	ru := &run{r: r}
+	ru.st.stdinCap = uint64(stdinCap)
 	ru.cond = sync.NewCond(&ru.mu)
 	r.stderrDropped.Store(0)
 	if _, err := rand.Read(ru.st.id[:]); err != nil {

@@ -16,6 +16,7 @@ type runnerState struct {
 	// current connection. Invariant: sent <= total <= win.limit, so the
 	// Runner never has more outstanding than granted.
 	win          window
+	stdinCap     uint64 // the most unacknowledged stdin held, whatever the grant; zero means DefaultStdinBuffer
 	base         uint64
 	inbuf        byteQueue
 	total, sent  uint64
@@ -63,12 +64,24 @@ func (r *runnerState) finished() bool {
 	return r.exited && r.outEnded && r.delivered == r.outFinal && r.errEnded
 }
 
-// stdinRoom returns how many more bytes of local stdin may be taken now.
+// stdinRoom returns how many more bytes of local stdin may be taken now:
+// what the grant allows, and never more than keeps the bytes not yet
+// accepted by the provider within stdinCap, so a provider that grants
+// without bound and never acknowledges cannot make the Runner hold all of
+// its stdin.
 func (r *runnerState) stdinRoom() int {
 	if r.srcEOF || r.exited {
 		return 0
 	}
-	return int(min(r.win.room(r.total), 1<<30))
+	capacity := r.stdinCap
+	if capacity == 0 {
+		capacity = DefaultStdinBuffer
+	}
+	held := r.total - r.base
+	if held >= capacity {
+		return 0
+	}
+	return int(min(r.win.room(r.total), capacity-held))
 }
 
 // addStdin retains local stdin bytes; len(b) must not exceed stdinRoom.

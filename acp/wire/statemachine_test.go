@@ -366,3 +366,31 @@ func TestOverrunFloodQueuesOneRefusal(t *testing.T) {
 		t.Fatalf("frames after a second overrun = %+v, want a refusal at %d first", f, 2*credit)
 	}
 }
+
+// A hostile provider grants 2^62 and never acknowledges: the Runner takes
+// stdin only up to its own cap of unacknowledged bytes, and takes more
+// only as the provider accepts.
+func TestRunnerCapsUnacknowledgedStdin(t *testing.T) {
+	const capacity = 64 << 10
+	r := &runnerState{id: ProcessID{1}, stdinCap: capacity}
+	if _, err := r.handle(&Frame{Type: TypeAttached, ID: r.id, Limit: 1 << 62, Window: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for i := 0; r.stdinRoom() > 0; i++ {
+		if i > 1<<12 {
+			t.Fatalf("the Runner took %d bytes of stdin for a provider that accepts nothing; want at most %d", r.total, capacity)
+		}
+		r.addStdin(chunk[:min(len(chunk), r.stdinRoom())])
+	}
+	if held := r.total - r.base; held != capacity {
+		t.Fatalf("the Runner holds %d unacknowledged stdin bytes at its cap, want %d", held, capacity)
+	}
+	// The provider accepts half: that much room opens again.
+	if _, err := r.handle(&Frame{Type: TypeWindow, Accepted: capacity / 2, Limit: 1 << 62}); err != nil {
+		t.Fatal(err)
+	}
+	if room := r.stdinRoom(); room != capacity/2 {
+		t.Fatalf("room after half was accepted = %d, want %d", room, capacity/2)
+	}
+}
