@@ -57,7 +57,7 @@ func (l *fakeListener) count() int {
 // served.
 func TestServeSurvivesTemporaryAcceptErrors(t *testing.T) {
 	ln := newFakeListener()
-	srv := &Server{Command: command("echo", "still here")}
+	srv := &Server{Command: command("echo", "still here"), InsecureNoAuth: true}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
@@ -69,7 +69,7 @@ func TestServeSurvivesTemporaryAcceptErrors(t *testing.T) {
 			t.Fatalf("Serve returned %v after a temporary Accept error", err)
 		}
 	}
-	r := &Runner{Dial: func(ctx context.Context) (net.Conn, error) {
+	r := &Runner{InsecureNoAuth: true, Dial: func(ctx context.Context) (net.Conn, error) {
 		a, b := net.Pipe()
 		select {
 		case ln.conns <- b:
@@ -96,7 +96,7 @@ func TestServeSurvivesTemporaryAcceptErrors(t *testing.T) {
 func TestServeCapsPendingHandshakes(t *testing.T) {
 	ln := newFakeListener()
 	capped := make(chan struct{}, 1)
-	srv := &Server{Command: command("true")}
+	srv := &Server{Command: command("true"), InsecureNoAuth: true}
 	srv.onHandshakeCap = func() {
 		select {
 		case capped <- struct{}{}:

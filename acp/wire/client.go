@@ -44,6 +44,16 @@ type Runner struct {
 	Stdout io.Writer
 	// Stderr receives the process's stderr, best effort; nil discards it.
 	Stderr io.Writer
+	// Keys authenticate the provider over TCP (any connection Dial
+	// returns that is not a Unix socket): TLS 1.3, each side proving a
+	// pinned Ed25519 key. Required unless InsecureNoAuth or Dial returns
+	// Unix sockets, whose provider is authenticated by its uid
+	// (SO_PEERCRED: only the Runner's own user).
+	Keys *Keys
+	// InsecureNoAuth speaks the wire on whatever Dial returns, without
+	// authenticating the provider or encrypting: anyone on the path can
+	// read stdout and write stdin.
+	InsecureNoAuth bool
 	// StdinBuffer bounds the stdin the Runner holds that the provider has
 	// not yet accepted (kept for resending after a drop), whatever credit
 	// the provider grants; zero means DefaultStdinBuffer. A provider's
@@ -204,6 +214,13 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 // handshake succeeded (so the reconnect budget restarts).
 func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err error) {
 	defer conn.Close()
+	if !ru.r.InsecureNoAuth && ru.r.Keys == nil && !isUnix(conn) {
+		return false, checkAuthConfig(nil, false, conn.LocalAddr().Network(), "Runner")
+	}
+	if conn, err = ru.r.authRunner(ctx, conn); err != nil {
+		return false, err
+	}
+	defer conn.Close()
 	ru.mu.Lock()
 	hello := ru.st.hello()
 	gen := ru.gen
@@ -237,6 +254,12 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 	var f Frame
 	for {
 		if err := dec.Decode(&f); err != nil {
+			if !progressed && refusedByPeer(err) {
+				// TLS 1.3 lets the client finish its handshake before
+				// the provider has checked the client's key: its
+				// refusal arrives as an alert on the first read.
+				return false, checkfu.Refuse(CodePeerRefused, "wire: the provider refused this Runner's key (%v)", err)
+			}
 			// The provider said done-and-close after we sent done?
 			ru.mu.Lock()
 			finished := ru.st.finished() && ru.st.doneSent

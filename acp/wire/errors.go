@@ -23,6 +23,10 @@ const (
 	// CodeUnknownProcess refuses a resume naming a process the provider
 	// does not hold (never opened, or forgotten after done).
 	CodeUnknownProcess checkfu.Code = "unknown_process"
+	// CodePeerRefused refuses a peer that failed authentication: over
+	// TLS, a key that is not pinned (or no certificate, or not TLS 1.3);
+	// over a Unix socket, a peer running as another user.
+	CodePeerRefused checkfu.Code = "peer_refused"
 	// CodeStartFailed refuses an open whose command could not be started.
 	CodeStartFailed checkfu.Code = "process_start_failed"
 )

@@ -45,10 +45,12 @@ func ExampleRunner_Run() {
 // Done closes once the process has exited and the Runner has collected
 // everything.
 func ExampleServer_ServeConn() {
-	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("cat") }}
+	// An in-memory pipe has no peer to authenticate.
+	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("cat") }, InsecureNoAuth: true}
 	defer srv.Close()
 
 	r := &wire.Runner{
+		InsecureNoAuth: true,
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			runnerEnd, providerEnd := net.Pipe()
 			go srv.ServeConn(providerEnd)

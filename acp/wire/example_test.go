@@ -13,14 +13,21 @@ import (
 )
 
 // A provider serves one process on a listener; a Runner dials it, feeds
-// stdin within the granted credit and receives stdout exactly once.
+// stdin within the granted credit and receives stdout exactly once. Over
+// TCP each side holds its own Ed25519 key and pins the other's.
 func Example() {
+	providerPriv, providerPub, _ := wire.GenerateKey(nil)
+	runnerPriv, runnerPub, _ := wire.GenerateKey(nil)
+	providerKeys, _ := wire.NewKeys(providerPriv, runnerPub)
+	runnerKeys, _ := wire.NewKeys(runnerPriv, providerPub)
+
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("tr", "a-z", "A-Z") }}
+	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("tr", "a-z", "A-Z") }, Keys: providerKeys}
 	go srv.Serve(ln)
 	defer srv.Close()
 
 	r := &wire.Runner{
+		Keys: runnerKeys,
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", ln.Addr().String())
@@ -36,9 +43,12 @@ func Example() {
 }
 
 // Server.Serve runs the instance's process for the first open; a second
-// open while it lives is refused with process_already_open.
+// open while it lives is refused with process_already_open. Over a Unix
+// socket (created 0600 by Listen) the peer is authenticated by its uid.
 func ExampleServer() {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dir, _ := os.MkdirTemp("", "wire")
+	defer os.RemoveAll(dir)
+	ln, _ := wire.Listen("unix", dir+"/wire.sock")
 	srv := &wire.Server{
 		Command:      func() *exec.Cmd { return exec.Command("sh", "-c", "echo out; echo err >&2; exit 3") },
 		OutputWindow: 1 << 20, // output_window_bytes
@@ -49,7 +59,7 @@ func ExampleServer() {
 
 	var stdout, stderr bytes.Buffer
 	r := &wire.Runner{
-		Dial:   func(ctx context.Context) (net.Conn, error) { return net.Dial("tcp", ln.Addr().String()) },
+		Dial:   func(ctx context.Context) (net.Conn, error) { return net.Dial("unix", dir+"/wire.sock") },
 		Stdout: &stdout,
 		Stderr: &stderr,
 	}
@@ -62,6 +72,7 @@ func ExampleServer() {
 // whose code callers branch on with errors.Is.
 func ExampleRunner() {
 	r := &wire.Runner{
+		InsecureNoAuth: true, // an in-memory pipe to a fake provider
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			// A provider that refuses everything (its reply is one frame).
 			a, b := net.Pipe()

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"net"
 	"testing"
 )
 
@@ -16,7 +15,7 @@ import (
 // with the MaxPayload bound) makes TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
 func TestHelloClaimingALargePayloadIsRefusedAtItsHeader(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
-	c, err := net.Dial("tcp", addr)
+	c, err := dialRaw(addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"net"
 	"testing"
 	"time"
 )
@@ -19,7 +18,7 @@ import (
 func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 	srv := &Server{Command: command("sh", "-c", "exec 3<&0; setsid cat <&3 3<&- & echo started; exit 0")}
 	addr := startServer(t, srv)
-	c, err := net.Dial("tcp", addr)
+	c, err := dialRaw(addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,9 @@ const hangLimit = 2 * time.Minute
 // the wait. Fuzzing and benchmarks run as long as they are told to, so
 // the watchdog stays off for them.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(strangerEnv); path != "" {
+		os.Exit(strangerOpens(path))
+	}
 	flag.Parse()
 	if set("test.fuzz") || set("test.bench") {
 		os.Exit(m.Run())

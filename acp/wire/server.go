@@ -67,6 +67,17 @@ type Server struct {
 	// is kept (the process paused) before the provider drains the process
 	// and evicts; zero means DefaultDetachGrace, negative means no grace.
 	DetachGrace time.Duration
+	// Keys authenticate Runners over TCP (any connection that is not a
+	// Unix socket): TLS 1.3, each side proving a pinned Ed25519 key.
+	// Required unless InsecureNoAuth or every connection is a Unix
+	// socket, whose peer is authenticated by its uid (SO_PEERCRED: only
+	// the Server's own user).
+	Keys *Keys
+	// InsecureNoAuth serves whoever connects, over any connection,
+	// without authentication or encryption: the first peer to open owns
+	// the process's stdin and stdout. Use it only where nothing but the
+	// Runner can reach the listener.
+	InsecureNoAuth bool
 
 	lazyReplay bool // tests: replay the whole journal on resume
 
@@ -136,6 +147,9 @@ func (s *Server) Done() <-chan struct{} {
 // first frame; beyond that Serve stops accepting until one slot frees.
 func (s *Server) Serve(ln net.Listener) error {
 	if _, err := s.config(); err != nil {
+		return err
+	}
+	if err := checkAuthConfig(s.Keys, s.InsecureNoAuth, ln.Addr().Network(), "Server"); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -271,6 +285,20 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 		s.mu.Unlock()
 	}()
 
+	c.SetDeadline(time.Now().Add(handshakeTimeout))
+	raw := c
+	c, err = s.authServer(raw)
+	if err != nil {
+		// Mutant: serving on here lets a stranger open;
+		// TestStrangerWhoOpensFirstFailsToOpen fails.
+		handshakeDone()
+		if code, ok := checkfu.CodeOf(err); ok && code == CodePeerRefused && isUnix(raw) {
+			writeRefusal(raw, err)
+		}
+		return
+	}
+	defer c.Close()
+
 	// The first frame comes from a peer that has named no process yet:
 	// read it unbuffered and refuse, at its header, a payload larger than
 	// the largest open or resume, so that such peers cost no buffer.
@@ -278,7 +306,6 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
 	hdec := &Decoder{r: c, max: maxHelloPayload}
 	var hello Frame
-	c.SetReadDeadline(time.Now().Add(handshakeTimeout))
 	if err := hdec.Decode(&hello); err != nil {
 		handshakeDone()
 		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
@@ -287,7 +314,7 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 		return
 	}
 	handshakeDone()
-	c.SetReadDeadline(time.Time{})
+	c.SetDeadline(time.Time{})
 	p, epoch, err := s.attach(c, &hello, cfg)
 	if err != nil {
 		writeRefusal(c, err)

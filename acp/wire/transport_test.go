@@ -27,6 +27,9 @@ func startServer(t *testing.T, srv *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if srv.Keys == nil && !srv.InsecureNoAuth {
+		srv.Keys = providerKeys
+	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
@@ -61,7 +64,7 @@ func seqOutput(n int) []byte {
 func TestRunSeq(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("seq", "1", "100000")})
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v; want 0, nil", status, err)
@@ -74,7 +77,7 @@ func TestRunSeq(t *testing.T) {
 func TestRunExitStatusAndStderr(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "echo out; echo err >&2; exit 7")})
 	var out, errb bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out, Stderr: &errb}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out, Stderr: &errb}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 7 {
 		t.Fatalf("Run() = %d, %v; want 7, nil", status, err)
@@ -100,7 +103,7 @@ func TestStdinThroughCuts(t *testing.T) {
 	}
 	cuts := &cuttingReader{r: bytes.NewReader(input), proxy: proxy, every: 700 << 10}
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(proxy.Addr()), Stdin: cuts, Stdout: &out}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(proxy.Addr()), Stdin: cuts, Stdout: &out}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v", status, err)
@@ -148,12 +151,12 @@ func (c *cuttingReader) Read(p []byte) (int, error) {
 func TestSecondOpenRefused(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
 	in, inW := io.Pipe()
-	first := &Runner{Dial: dialer(addr), Stdin: in}
+	first := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := first.Run(testCtx(t)); done <- err }()
 	// Wait until the first Runner holds the process: its stdin is read.
 	inW.Write([]byte("x"))
-	second := &Runner{Dial: dialer(addr)}
+	second := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	_, err := second.Run(testCtx(t))
 	if !errors.Is(err, CodeProcessAlreadyOpen) {
 		t.Fatalf("second open: %v, want %s", err, CodeProcessAlreadyOpen)
@@ -163,7 +166,7 @@ func TestSecondOpenRefused(t *testing.T) {
 		t.Fatalf("first Run: %v", err)
 	}
 	// Reaped: the reservation is released, a new open succeeds.
-	third := &Runner{Dial: dialer(addr)}
+	third := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	if _, err := third.Run(testCtx(t)); err != nil {
 		t.Fatalf("open after reap: %v", err)
 	}
@@ -176,7 +179,7 @@ func TestCreditWaitWakesOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	full := make(chan struct{})
 	in := &signalAfter{n: MinWindow, ch: full}
-	r := &Runner{Dial: dialer(addr), Stdin: in}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	<-full // the whole credit has been taken: the pump now waits for a grant
@@ -206,7 +209,7 @@ func (s *signalAfter) Read(p []byte) (int, error) {
 // that exits without reading it.
 func TestCreditWaitWakesOnExit(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "exit 4"), InputCredit: MinWindow})
-	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{ch: make(chan struct{})}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: &signalAfter{ch: make(chan struct{})}}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 4 {
 		t.Fatalf("Run() = %d, %v; want 4, nil", status, err)
@@ -215,7 +218,7 @@ func TestCreditWaitWakesOnExit(t *testing.T) {
 
 func TestRunOverUnixSocket(t *testing.T) {
 	path := t.TempDir() + "/wire.sock"
-	ln, err := net.Listen("unix", path)
+	ln, err := Listen("unix", path)
 	if err != nil {
 		t.Skipf("unix socket: %v", err)
 	}
@@ -244,7 +247,7 @@ func TestLazyReplayThroughCuts(t *testing.T) {
 	}
 	t.Cleanup(func() { proxy.Close() })
 	w := &cutWriter{proxy: proxy, every: 300 << 10}
-	r := &Runner{Dial: dialer(proxy.Addr()), Stdout: w}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(proxy.Addr()), Stdout: w}
 	if status, err := r.Run(testCtx(t)); err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v", status, err)
 	}
@@ -290,7 +293,7 @@ func TestServerConfigRefused(t *testing.T) {
 
 func TestResumeUnknownProcess(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("true")})
-	c, err := net.Dial("tcp", addr)
+	c, err := dialRaw(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +313,7 @@ func TestCancelKillsProcess(t *testing.T) {
 	addr := startServer(t, srv)
 	ctx, cancel := context.WithCancel(testCtx(t))
 	full := make(chan struct{})
-	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{n: MinWindow, ch: full}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: &signalAfter{n: MinWindow, ch: full}}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	<-full
@@ -333,7 +336,7 @@ func TestCloseKillsProcessTree(t *testing.T) {
 	in, inW := io.Pipe()
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(testCtx(t))
-	r := &Runner{Dial: dialer(addr), Stdin: in}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	inW.Write([]byte("x")) // attached: the process runs
@@ -353,7 +356,7 @@ func TestCloseKillsProcessTree(t *testing.T) {
 func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "head -c 4000000 /dev/zero >&2; echo done")})
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out, Stderr: io.Discard}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out, Stderr: io.Discard}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 || out.String() != "done\n" {
 		t.Fatalf("Run() = %d, %v, stdout %q", status, err, out.String())
@@ -366,7 +369,7 @@ func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
 func TestStdoutWriteErrorIsFinal(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("seq", "1", "1000")})
 	boom := errors.New("disk full")
-	r := &Runner{Dial: dialer(addr), Stdout: failingWriter{boom}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: failingWriter{boom}}
 	if _, err := r.Run(testCtx(t)); !errors.Is(err, boom) {
 		t.Fatalf("Run() error = %v, want %v", err, boom)
 	}
@@ -383,7 +386,7 @@ func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("echo", "first")})
 	id := ProcessID{1}
 	hello := func(f *Frame) (net.Conn, *Decoder) {
-		c, err := net.Dial("tcp", addr)
+		c, err := dialRaw(addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,7 +404,7 @@ func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 	}
 	c.Close()
 	// Another Runner opens a new process: allowed, the first was reaped.
-	r := &Runner{Dial: dialer(addr)}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	if _, err := r.Run(testCtx(t)); err != nil {
 		t.Fatalf("open after reap: %v", err)
 	}
@@ -433,7 +436,7 @@ func TestRunnerGivesUp(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens here now
-	r := &Runner{Dial: dialer(addr), ReconnectWithin: 50 * time.Millisecond}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), ReconnectWithin: 50 * time.Millisecond}
 	_, err = r.Run(testCtx(t))
 	var de *DisconnectedError
 	if !errors.As(err, &de) {
