@@ -45,7 +45,7 @@ type Keys struct {
 // KEY blocks; text around them is ignored). Every key must pass the
 // admission rules conformance applies to attester keys; anything else is
 // refused with [conformance.CodeKeyInvalid], and no peer at all with
-// [CodeBadConfig]. Errors never quote a key.
+// [checkfu.CodeConfigInvalid]. Errors never quote a key.
 func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 	signer, err := conformance.ParsePrivateKeyPEM(privateKeyPEM)
 	if err != nil {
@@ -80,7 +80,7 @@ func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 		}
 	}
 	if len(k.peers) == 0 {
-		return nil, checkfu.Refuse(CodeBadConfig, "wire: no peer public key (a PEM PUBLIC KEY block) was given; pin at least one")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: no peer public key (a PEM PUBLIC KEY block) was given; pin at least one")
 	}
 	return k, nil
 }
@@ -178,7 +178,7 @@ func (s *Server) authServer(c net.Conn) (net.Conn, error) {
 		return c, checkPeerUID(c)
 	}
 	if s.Keys == nil {
-		return nil, checkfu.Refuse(CodeBadConfig, "wire: a connection over %s needs Server.Keys (or InsecureNoAuth)", c.LocalAddr().Network())
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: a connection over %s needs Server.Keys (or InsecureNoAuth)", c.LocalAddr().Network())
 	}
 	tc := tls.Server(c, s.Keys.tlsConfig(true))
 	if err := tc.Handshake(); err != nil {
@@ -228,7 +228,7 @@ func checkAuthConfig(keys *Keys, insecure bool, network, who string) error {
 	if insecure || keys != nil || network == "unix" {
 		return nil
 	}
-	return checkfu.Refuse(CodeBadConfig, "wire: %s.Keys is nil; set it to authenticate peers over %s (InsecureNoAuth serves anyone who connects)", who, network)
+	return checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: %s.Keys is nil; set it to authenticate peers over %s (InsecureNoAuth serves anyone who connects)", who, network)
 }
 
 func isUnix(c net.Conn) bool {
@@ -249,4 +249,3 @@ func Listen(network, address string) (net.Listener, error) {
 // peerUIDMatches reports whether uid may speak the wire with this
 // process: only the same user.
 func peerUIDMatches(uid uint32) bool { return uid == uint32(os.Getuid()) }
-

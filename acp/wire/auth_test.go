@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 )
 
@@ -138,15 +139,15 @@ func TestAuthRequiredByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	if err := (&Server{Command: command("cat")}).Serve(ln); !errors.Is(err, CodeBadConfig) {
-		t.Fatalf("Serve over TCP without Keys = %v, want %s", err, CodeBadConfig)
+	if err := (&Server{Command: command("cat")}).Serve(ln); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("Serve over TCP without Keys = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	addr := startServer(t, &Server{Command: command("cat")})
-	if _, err := (&Runner{Dial: dialer(addr)}).Run(testCtx(t)); !errors.Is(err, CodeBadConfig) {
-		t.Fatalf("Run over TCP without Keys = %v, want %s", err, CodeBadConfig)
+	if _, err := (&Runner{Dial: dialer(addr)}).Run(testCtx(t)); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("Run over TCP without Keys = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
-	if _, err := NewKeys(runnerKeyPEM); !errors.Is(err, CodeBadConfig) {
-		t.Fatalf("NewKeys without a peer = %v, want %s", err, CodeBadConfig)
+	if _, err := NewKeys(runnerKeyPEM); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("NewKeys without a peer = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 }
 

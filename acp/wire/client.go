@@ -111,14 +111,14 @@ type run struct {
 // on the live connection); a dropped connection never does.
 func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	if r.Dial == nil {
-		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.Dial is nil; set it to dial the provider")
+		return -1, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Dial is nil; set it to dial the provider")
 	}
 	stdinCap := r.StdinBuffer
 	if stdinCap == 0 {
 		stdinCap = DefaultStdinBuffer
 	}
 	if stdinCap < MinWindow || stdinCap > MaxWindow {
-		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)
+		return -1, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)
 	}
 	ru := &run{r: r}
 	ru.st.stdinCap = uint64(stdinCap)

@@ -22,7 +22,7 @@
 //     output_window_bytes, addressed by byte offset. A resume below the
 //     journal's low-water mark is refused with [CodeOutputTruncated] and
 //     the process is terminated: a gap is never served. A resume above
-//     the head is refused with [CodeCursorAhead]. The Runner's sequence
+//     the head is refused with [CodeOutputCursorAhead]. The Runner's sequence
 //     filter delivers every byte exactly once and in order even when the
 //     provider replays its whole journal.
 //   - While a Runner is attached, and for [Server.DetachGrace] after a
@@ -42,7 +42,7 @@
 // side; [Runner] (Run) on the runner side; [AppendFrame] and [Decoder] for
 // the frame codec; package wiretest holds a conformance suite for other
 // provider implementations. Zero values fail closed: a Server without a
-// Command and a Runner without Dial refuse to run ([CodeBadConfig]).
+// Command and a Runner without Dial refuse to run ([checkfu.CodeConfigInvalid]).
 //
 // The protocol logic lives in two pure state machines (the provider's and
 // the Runner's) with no I/O, so property tests drive them through random

@@ -12,7 +12,7 @@ import (
 
 // NewDecoder reads one frame after another; a stream that ends between
 // frames is io.EOF, inside one io.ErrUnexpectedEOF, and a malformed frame
-// is refused with wire.CodeProtocol.
+// is refused with wire.CodeProtocolError.
 func ExampleNewDecoder() {
 	ack, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeAck, Offset: 4096})
 	d := wire.NewDecoder(bytes.NewReader(ack))
@@ -29,7 +29,7 @@ func ExampleNewDecoder() {
 	binary.BigEndian.PutUint32(huge[1:], wire.MaxPayload+1)
 	d = wire.NewDecoder(bytes.NewReader(huge))
 	err := d.Decode(&f)
-	fmt.Println(errors.Is(err, wire.CodeProtocol))
+	fmt.Println(errors.Is(err, wire.CodeProtocolError))
 	// Output:
 	// <nil> ack 4096
 	// true
@@ -50,7 +50,7 @@ func ExampleParseFrame() {
 
 	// An ack is exactly one offset: a longer payload is malformed.
 	err := wire.ParseFrame(&f, wire.TypeAck, payload)
-	fmt.Println(errors.Is(err, wire.CodeProtocol))
+	fmt.Println(errors.Is(err, wire.CodeProtocolError))
 	fmt.Println(err)
 	// Output:
 	// stdin offset 10 "hello"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 )
 
@@ -34,7 +35,7 @@ func ExampleRunner_Run() {
 
 	// A Runner without Dial is refused: the zero Runner is not usable.
 	_, err = (&wire.Runner{}).Run(context.Background())
-	fmt.Println(errors.Is(err, wire.CodeBadConfig))
+	fmt.Println(errors.Is(err, checkfu.CodeConfigInvalid))
 	// Output:
 	// true
 	// false

@@ -88,7 +88,7 @@ func ExampleRunner() {
 	}
 	_, err := r.Run(context.Background())
 	fmt.Println(err)
-	// Output: refused: process_already_open: busy
+	// Output: refused: process_already_open: wire: the provider says "busy"
 }
 
 // Frames are a type byte, a big-endian payload length and the payload.

@@ -98,12 +98,8 @@ type Frame struct {
 	Data []byte // stdin, stdout, stderr
 }
 
-// CodeProtocol is the code of a Refusal for a malformed or out-of-order
-// frame. It ends the connection; the process is unaffected.
-const CodeProtocol checkfu.Code = "protocol_error"
-
 func protocolErr(format string, args ...any) *checkfu.Refusal {
-	return checkfu.Refuse(CodeProtocol, "wire: "+format, args...)
+	return checkfu.Refuse(CodeProtocolError, "wire: "+format, args...)
 }
 
 // AppendFrame appends the encoding of f to dst. It returns an error (code
@@ -129,7 +125,7 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 		dst = u64(dst, f.Head)
 		dst = append(dst, boolByte(f.StdinEnded))
 	case TypeRefuse:
-		if len(f.Code) == 0 || len(f.Code) > 255 || len(f.Message) > maxRefusalMessage {
+		if !validCode([]byte(f.Code)) || len(f.Code) > 255 || len(f.Message) > maxRefusalMessage {
 			return dst[:start], protocolErr("refusal code %q or message too long", f.Code)
 		}
 		dst = u64(dst, f.Offset)
@@ -289,6 +285,9 @@ func ParseFrame(f *Frame, t Type, p []byte) error {
 		if n == 0 {
 			c.bad = true
 		}
+		if !validCode(code) {
+			c.bad = true
+		}
 		f.Code = checkfu.Code(code)
 		msg := c.rest()
 		if len(msg) > maxRefusalMessage {
@@ -323,6 +322,17 @@ func ParseFrame(f *Frame, t Type, p []byte) error {
 		return protocolErr("%v frame at offset %d overflows", t, f.Offset)
 	}
 	return nil
+}
+
+// validCode reports whether a refusal code has the module's form,
+// [a-z][a-z0-9_]*, so a provider's code is safe to print and to compare.
+func validCode(b []byte) bool {
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= c && c <= '9' || c == '_')) {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // A cursor consumes a payload; any short read sets bad.

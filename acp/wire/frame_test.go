@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -58,12 +60,12 @@ func TestDecodeRejects(t *testing.T) {
 		input []byte
 		want  error
 	}{
-		{"unknown type", []byte{99, 0, 0, 0, 0}, CodeProtocol},
-		{"claim over max", []byte{byte(TypeStdout), 0x7f, 0xff, 0xff, 0xff}, CodeProtocol},
-		{"short fixed field", []byte{byte(TypeAck), 0, 0, 0, 4, 1, 2, 3, 4}, CodeProtocol},
-		{"trailing bytes", []byte{byte(TypeDone), 0, 0, 0, 1, 0}, CodeProtocol},
-		{"bad bool", append([]byte{byte(TypeAttached), 0, 0, 0, 57}, append(make([]byte, 56), 2)...), CodeProtocol},
-		{"empty refusal code", append([]byte{byte(TypeRefuse), 0, 0, 0, 9}, make([]byte, 9)...), CodeProtocol},
+		{"unknown type", []byte{99, 0, 0, 0, 0}, CodeProtocolError},
+		{"claim over max", []byte{byte(TypeStdout), 0x7f, 0xff, 0xff, 0xff}, CodeProtocolError},
+		{"short fixed field", []byte{byte(TypeAck), 0, 0, 0, 4, 1, 2, 3, 4}, CodeProtocolError},
+		{"trailing bytes", []byte{byte(TypeDone), 0, 0, 0, 1, 0}, CodeProtocolError},
+		{"bad bool", append([]byte{byte(TypeAttached), 0, 0, 0, 57}, append(make([]byte, 56), 2)...), CodeProtocolError},
+		{"empty refusal code", append([]byte{byte(TypeRefuse), 0, 0, 0, 9}, make([]byte, 9)...), CodeProtocolError},
 		{"truncated payload", []byte{byte(TypeStdout), 0, 0, 0, 20, 1, 2}, io.ErrUnexpectedEOF},
 		{"truncated header", []byte{byte(TypeStdout), 0}, io.ErrUnexpectedEOF},
 	}
@@ -98,7 +100,7 @@ func TestAppendFrameRejects(t *testing.T) {
 		{Type: TypeRefuse},
 		{Type: TypeRefuse, Code: "x", Message: string(make([]byte, maxRefusalMessage+1))},
 	} {
-		if _, err := AppendFrame(nil, &f); !errors.Is(err, CodeProtocol) {
+		if _, err := AppendFrame(nil, &f); !errors.Is(err, CodeProtocolError) {
 			t.Errorf("AppendFrame(%v, %d data bytes) = %v, want protocol_error", f.Type, len(f.Data), err)
 		}
 	}
@@ -154,4 +156,25 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A refusal's message is cut to the frame's bound on a character
+// boundary, and a code outside [a-z][a-z0-9_]* does not decode.
+func TestRefusalMessageAndCode(t *testing.T) {
+	msg := strings.Repeat("é", maxRefusalMessage) // 2 bytes each
+	got := refusalMessage(msg)
+	if len(got) != maxRefusalMessage || !utf8.ValidString(got) {
+		t.Fatalf("refusalMessage cut %d bytes to %d (valid UTF-8: %v), want %d valid", len(msg), len(got), utf8.ValidString(got), maxRefusalMessage)
+	}
+	if got := refusalMessage(strings.Repeat("x", maxRefusalMessage-1) + "é"); len(got) != maxRefusalMessage-1 {
+		t.Fatalf("a character straddling the bound was kept in part: %d bytes", len(got))
+	}
+	for _, code := range []string{"Output_truncated", "x\n", "_x", "9x", "a b"} {
+		b := []byte{byte(TypeRefuse), 0, 0, 0, byte(9 + len(code)), 0, 0, 0, 0, 0, 0, 0, 0, byte(len(code))}
+		b = append(b, code...)
+		var f Frame
+		if err := NewDecoder(bytes.NewReader(b)).Decode(&f); err == nil {
+			t.Errorf("refusal code %q decoded", code)
+		}
+	}
 }

@@ -32,7 +32,7 @@ func TestHelloClaimingALargePayloadIsRefusedAtItsHeader(t *testing.T) {
 	if err := NewDecoder(c).Decode(&f); err != nil {
 		t.Fatalf("no refusal for a first frame claiming %d bytes: %v", MaxPayload, err)
 	}
-	if f.Type != TypeRefuse || f.Code != CodeProtocol {
+	if f.Type != TypeRefuse || f.Code != CodeProtocolError {
 		t.Fatalf("got %v %q, want a protocol_error refusal", f.Type, f.Code)
 	}
 }

@@ -80,9 +80,9 @@ type connState struct {
 	// so a Runner that floods overrunning frames and never reads cannot
 	// grow the provider's memory.
 	refusal    *Frame
-	fatal      *Frame  // a protocol_error refusal that ends the connection
-	lastWasErr bool    // the last data frame was stderr (for alternation)
-	sentOut    bool    // a stdout frame went out on this connection
+	fatal      *Frame // a protocol_error refusal that ends the connection
+	lastWasErr bool   // the last data frame was stderr (for alternation)
+	sentOut    bool   // a stdout frame went out on this connection
 }
 
 // firstFrameMax caps the first stdout frame of a connection, so that the
@@ -102,7 +102,7 @@ func (p *provider) limit() uint64 { return p.written + uint64(p.cfg.inputCredit)
 // above the head is refused with output_cursor_ahead.
 func (p *provider) attach(cursor uint64) (uint64, error) {
 	if p.runDone {
-		return 0, checkfu.Refuse(CodeUnknownProcess, "wire: process was already collected by its runner")
+		return 0, checkfu.Refuse(CodeProcessUnknown, "wire: process was already collected by its runner")
 	}
 	// Mutant: deleting this low-water check serves a gapped stream;
 	// TestResumeBelowLowWaterIsTruncated and TestPropertyWire fail.
@@ -111,7 +111,7 @@ func (p *provider) attach(cursor uint64) (uint64, error) {
 		return 0, checkfu.Refuse(CodeOutputTruncated, "wire: stdout cursor %d is below the journal's low-water mark %d (window %d bytes); the process was terminated", cursor, p.jr.low(), p.cfg.outputWindow)
 	}
 	if cursor > p.jr.head {
-		return 0, checkfu.Refuse(CodeCursorAhead, "wire: stdout cursor %d is above the journal head %d", cursor, p.jr.head)
+		return 0, checkfu.Refuse(CodeOutputCursorAhead, "wire: stdout cursor %d is above the journal head %d", cursor, p.jr.head)
 	}
 	p.epoch++
 	p.attached = true

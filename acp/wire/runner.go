@@ -138,7 +138,9 @@ func (r *runnerState) handle(f *Frame) (delivery, error) {
 			}
 			return delivery{}, nil
 		}
-		return delivery{}, &checkfu.Refusal{Code: f.Code, Message: f.Message}
+		// The provider's code is what callers branch on; its message is
+		// hostile text, quoted.
+		return delivery{}, &checkfu.Refusal{Code: f.Code, Message: "wire: the provider says " + checkfu.Quote(f.Message)}
 	case TypeStdout:
 		return r.filterStdout(f.Offset, f.Data)
 	case TypeStderr:

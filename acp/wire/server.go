@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 )
@@ -46,10 +47,6 @@ const (
 	// first frame.
 	handshakeTimeout = 30 * time.Second
 )
-
-// CodeBadConfig refuses a Server or Runner configuration that is out of
-// range.
-const CodeBadConfig checkfu.Code = "wire_bad_config"
 
 // A Server is the provider side of the wire: it runs at most one process
 // at a time (the instance's reservation) and serves it to Runners over any
@@ -120,11 +117,11 @@ func (s *Server) config() (providerConfig, error) {
 	}
 	for _, v := range []int{cfg.outputWindow, cfg.inputCredit} {
 		if v < MinWindow || v > MaxWindow {
-			return cfg, checkfu.Refuse(CodeBadConfig, "wire: window of %d bytes is outside [%d, %d]", v, MinWindow, MaxWindow)
+			return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: window of %d bytes is outside [%d, %d]", v, MinWindow, MaxWindow)
 		}
 	}
 	if s.Command == nil {
-		return cfg, checkfu.Refuse(CodeBadConfig, "wire: Server.Command is nil; set it to the command to run")
+		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Command is nil; set it to the command to run")
 	}
 	return cfg, nil
 }
@@ -308,7 +305,7 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 	var hello Frame
 	if err := hdec.Decode(&hello); err != nil {
 		handshakeDone()
-		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
+		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
 			writeRefusal(c, err)
 		}
 		return
@@ -344,7 +341,7 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 			}
 		}
 		if err != nil {
-			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
+			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
 				s.failConn(c, p, epoch, err, writerDone)
 			}
 			break
@@ -385,7 +382,7 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 	errors.As(err, &r)
 	s.mu.Lock()
 	if p.sm.epoch == epoch {
-		p.sm.conn.fatal = &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)}
+		p.sm.conn.fatal = &Frame{Type: TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)}
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -394,11 +391,18 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 	<-writerDone
 }
 
-func truncate(msg string) string {
-	if len(msg) > maxRefusalMessage {
-		return msg[:maxRefusalMessage]
+// refusalMessage cuts msg to the refuse frame's bound, on a UTF-8
+// character boundary. The bound is the frame format's, not a quoting
+// rule: the Runner quotes what it receives.
+func refusalMessage(msg string) string {
+	if len(msg) <= maxRefusalMessage {
+		return msg
 	}
-	return msg
+	cut := maxRefusalMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut]
 }
 
 func (s *Server) closeDone() {
@@ -461,7 +465,7 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 		s.proc, p = np, np
 	case TypeResume:
 		if p = s.lookup(hello.ID); p == nil {
-			return nil, 0, checkfu.Refuse(CodeUnknownProcess, "wire: no process with that id; open a new one")
+			return nil, 0, checkfu.Refuse(CodeProcessUnknown, "wire: no process with that id; open a new one")
 		}
 	default:
 		return nil, 0, protocolErr("first frame is %v, want open or resume", hello.Type)
@@ -496,17 +500,17 @@ func (s *Server) lookup(id ProcessID) *serverProc {
 func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 	cmd := s.Command()
 	if cmd == nil {
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: Server.Command returned nil")
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: Server.Command returned nil")
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
@@ -514,7 +518,7 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		inW.Close()
 		outR.Close()
 		outW.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	growPipe(inW)
 	growPipe(outR)
@@ -532,7 +536,7 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		inW.Close()
 		outR.Close()
 		errR.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: starting %q: %v", cmd.Path, err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: starting %q: %v", cmd.Path, err)
 	}
 	p := &serverProc{sm: newProvider(id, cfg), cmd: cmd, outR: outR, errR: errR}
 	var readers sync.WaitGroup
@@ -698,9 +702,9 @@ func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
 func writeRefusal(c net.Conn, err error) {
 	var r *checkfu.Refusal
 	if !errors.As(err, &r) {
-		r = checkfu.Refuse(CodeProtocol, "wire: %v", err)
+		r = checkfu.Refuse(CodeProtocolError, "wire: %v", err)
 	}
-	b, e := AppendFrame(nil, &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)})
+	b, e := AppendFrame(nil, &Frame{Type: TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)})
 	if e != nil {
 		return
 	}

@@ -109,7 +109,7 @@ func TestStdinResendAppliedOnce(t *testing.T) {
 	if string(p.inbuf.bytes()) != "hello world" || p.accepted != 11 {
 		t.Fatalf("stdin buffered %q, accepted %d; want %q, 11", p.inbuf.bytes(), p.accepted, "hello world")
 	}
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocol) {
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("gap: %v, want protocol_error", err)
 	}
 }
@@ -135,8 +135,8 @@ func TestResumeAboveHeadRefused(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.appendOut([]byte("abc"))
 	p.detach(ep)
-	if _, err := p.attach(4); !errors.Is(err, CodeCursorAhead) {
-		t.Fatalf("attach above head: %v, want %s", err, CodeCursorAhead)
+	if _, err := p.attach(4); !errors.Is(err, CodeOutputCursorAhead) {
+		t.Fatalf("attach above head: %v, want %s", err, CodeOutputCursorAhead)
 	}
 }
 
@@ -184,22 +184,22 @@ func TestDataPastFinalIsProtocolError(t *testing.T) {
 	r.handle(&Frame{Type: TypeStdout, Offset: 0, Data: []byte("ab")})
 	// A gap before out_end: the provider never serves one, and the Runner
 	// never delivers one.
-	if d, err := r.handle(&Frame{Type: TypeStdout, Offset: 3, Data: []byte("d")}); !errors.Is(err, CodeProtocol) || len(d.stdout) != 0 || r.delivered != 2 {
+	if d, err := r.handle(&Frame{Type: TypeStdout, Offset: 3, Data: []byte("d")}); !errors.Is(err, CodeProtocolError) || len(d.stdout) != 0 || r.delivered != 2 {
 		t.Fatalf("stdout gap: %q, %v, delivered %d; want protocol_error, nothing delivered", d.stdout, err, r.delivered)
 	}
 	if _, err := r.handle(&Frame{Type: TypeOutEnd, Offset: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 2, Data: []byte("c")}); !errors.Is(err, CodeProtocol) {
+	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 2, Data: []byte("c")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdout past out_end: %v, want protocol_error", err)
 	}
-	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 5, Data: nil}); !errors.Is(err, CodeProtocol) {
+	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 5, Data: nil}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdout past out_end after a gap: %v, want protocol_error", err)
 	}
 	p, ep := testProvider(t, 4096, 100)
 	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("x")})
 	p.handle(ep, &Frame{Type: TypeStdinEnd, Offset: 1})
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 1, Data: []byte("y")}); !errors.Is(err, CodeProtocol) {
+	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 1, Data: []byte("y")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdin past stdin_end: %v, want protocol_error", err)
 	}
 }

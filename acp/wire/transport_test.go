@@ -281,13 +281,13 @@ func TestServerConfigRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.Serve(ln); !errors.Is(err, CodeBadConfig) {
-			t.Errorf("Serve with %+v = %v, want %s", srv, err, CodeBadConfig)
+		if err := srv.Serve(ln); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("Serve with %+v = %v, want %s", srv, err, checkfu.CodeConfigInvalid)
 		}
 		ln.Close()
 	}
-	if _, err := (&Runner{}).Run(context.Background()); !errors.Is(err, CodeBadConfig) {
-		t.Errorf("Run without Dial = %v, want %s", err, CodeBadConfig)
+	if _, err := (&Runner{}).Run(context.Background()); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("Run without Dial = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 }
 
@@ -301,8 +301,8 @@ func TestResumeUnknownProcess(t *testing.T) {
 	b, _ := AppendFrame(nil, &Frame{Type: TypeResume, ID: ProcessID{42}})
 	c.Write(b)
 	var f Frame
-	if err := NewDecoder(c).Decode(&f); err != nil || f.Type != TypeRefuse || f.Code != CodeUnknownProcess {
-		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeUnknownProcess)
+	if err := NewDecoder(c).Decode(&f); err != nil || f.Type != TypeRefuse || f.Code != CodeProcessUnknown {
+		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeProcessUnknown)
 	}
 }
 

@@ -173,7 +173,7 @@ func runProcessServe(e *env, args []string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, wire.CodeBadConfig):
+	case errors.Is(err, checkfu.CodeConfigInvalid):
 		return withHint(err, "check -output-window and -input-credit: each must be between 4KiB and 1GiB")
 	}
 	return withHint(err, "the listener failed while serving; run serve again (a runner resumes only against the same serve)")

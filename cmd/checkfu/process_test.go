@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/internal/cutproxy"
@@ -340,8 +341,8 @@ func TestProcessUsage(t *testing.T) {
 	}
 	// A window that parses but is out of range is the one serve error
 	// whose hint names the window flags.
-	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-insecure-no-auth", "-output-window", "1K", "--", "true"); code != exitFailed || !strings.Contains(stderr, string(wire.CodeBadConfig)) || !strings.Contains(stderr, "hint: check -output-window") {
-		t.Errorf("serve with a 1K window: exit %d stderr %q; want %d, %s and the window hint", code, stderr, exitFailed, wire.CodeBadConfig)
+	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-insecure-no-auth", "-output-window", "1K", "--", "true"); code != exitFailed || !strings.Contains(stderr, string(checkfu.CodeConfigInvalid)) || !strings.Contains(stderr, "hint: check -output-window") {
+		t.Errorf("serve with a 1K window: exit %d stderr %q; want %d, %s and the window hint", code, stderr, exitFailed, checkfu.CodeConfigInvalid)
 	}
 	for _, sub := range []string{"serve", "attach"} {
 		_, stderr, code := runCLI(t, "", "process", sub, "-h")

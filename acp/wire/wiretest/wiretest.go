@@ -220,8 +220,8 @@ func testCursorAheadRefused(t *testing.T, dial func() (net.Conn, error)) {
 	w.attached()
 	w.c.Close()
 	w2 := open(t, dial, wire.Frame{Type: wire.TypeResume, ID: id, Offset: 1})
-	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeCursorAhead {
-		t.Fatalf("resume above head got %v %s, want refuse %s", f.Type, f.Code, wire.CodeCursorAhead)
+	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeOutputCursorAhead {
+		t.Fatalf("resume above head got %v %s, want refuse %s", f.Type, f.Code, wire.CodeOutputCursorAhead)
 	}
 }
 

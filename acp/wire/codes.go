@@ -2,10 +2,14 @@ package wire
 
 import "github.com/checkfu/checkfu"
 
-// The codes of the wire's refusals. Each is a [*checkfu.Refusal] code, so
-// errors.Is(err, wire.CodeOutputTruncated) works on any error a Runner or
-// Server returns.
+// The codes of the wire's refusals, every one of the package. Each is a
+// [*checkfu.Refusal] code, so errors.Is(err, wire.CodeOutputTruncated)
+// works on any error a Runner or Server returns. A configuration out of
+// range is refused with the shared [checkfu.CodeConfigInvalid].
 const (
+	// CodeProtocolError refuses a malformed or out-of-order frame. It
+	// ends the connection; the process is unaffected.
+	CodeProtocolError checkfu.Code = "protocol_error"
 	// CodeProcessAlreadyOpen refuses an open while the instance's process
 	// has not been reaped.
 	CodeProcessAlreadyOpen checkfu.Code = "process_already_open"
@@ -17,16 +21,16 @@ const (
 	// the journal's low-water mark. The provider terminates the process:
 	// a gap is never served.
 	CodeOutputTruncated checkfu.Code = "output_truncated"
-	// CodeCursorAhead refuses a resume whose stdout cursor is above the
+	// CodeOutputCursorAhead refuses a resume whose stdout cursor is above the
 	// journal's head (bytes the provider never produced).
-	CodeCursorAhead checkfu.Code = "output_cursor_ahead"
-	// CodeUnknownProcess refuses a resume naming a process the provider
+	CodeOutputCursorAhead checkfu.Code = "output_cursor_ahead"
+	// CodeProcessUnknown refuses a resume naming a process the provider
 	// does not hold (never opened, or forgotten after done).
-	CodeUnknownProcess checkfu.Code = "unknown_process"
+	CodeProcessUnknown checkfu.Code = "process_unknown"
 	// CodePeerRefused refuses a peer that failed authentication: over
 	// TLS, a key that is not pinned (or no certificate, or not TLS 1.3);
 	// over a Unix socket, a peer running as another user.
 	CodePeerRefused checkfu.Code = "peer_refused"
-	// CodeStartFailed refuses an open whose command could not be started.
-	CodeStartFailed checkfu.Code = "process_start_failed"
+	// CodeProcessStartFailed refuses an open whose command could not be started.
+	CodeProcessStartFailed checkfu.Code = "process_start_failed"
 )
