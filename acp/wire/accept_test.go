@@ -5,9 +5,13 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // fakeListener hands out the connections sent on conns, and an error for
@@ -125,5 +129,17 @@ func TestServeCapsPendingHandshakes(t *testing.T) {
 	ln.conns <- b // the freed slot lets it in
 	for _, c := range silent[1:] {
 		c.Close()
+	}
+}
+
+// A refusal's message is cut to the refuse frame's bound on a character
+// boundary.
+func TestRefusalMessageCutOnACharacter(t *testing.T) {
+	msg := strings.Repeat("é", frame.MaxRefusalMessage) // 2 bytes each
+	if got := refusalMessage(msg); len(got) != frame.MaxRefusalMessage || !utf8.ValidString(got) {
+		t.Fatalf("refusalMessage cut %d bytes to %d (valid UTF-8: %v), want %d valid", len(msg), len(got), utf8.ValidString(got), frame.MaxRefusalMessage)
+	}
+	if got := refusalMessage(strings.Repeat("x", frame.MaxRefusalMessage-1) + "é"); len(got) != frame.MaxRefusalMessage-1 {
+		t.Fatalf("a character straddling the bound was kept in part: %d bytes", len(got))
 	}
 }

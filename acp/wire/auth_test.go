@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 )
 
@@ -65,11 +66,11 @@ func TestStrangerWhoOpensFirstFailsToOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, _ := AppendFrame(nil, &Frame{Type: TypeOpen, Version: protocolVersion, ID: ProcessID{7}})
+	open, _ := frame.Append(nil, &frame.Frame{Type: frame.TypeOpen, Version: frame.ProtocolVersion, ID: frame.ProcessID{7}})
 	c.Write(open)
 	c.SetReadDeadline(time.Now().Add(time.Minute))
-	var f Frame
-	if err := NewDecoder(c).Decode(&f); err == nil {
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err == nil {
 		t.Fatalf("a plain-TCP stranger's open got a %v frame back", f.Type)
 	}
 	c.Close()
@@ -203,11 +204,11 @@ func strangerOpens(path string) int {
 		return 0
 	}
 	defer c.Close()
-	open, _ := AppendFrame(nil, &Frame{Type: TypeOpen, Version: protocolVersion, ID: ProcessID{7}})
+	open, _ := frame.Append(nil, &frame.Frame{Type: frame.TypeOpen, Version: frame.ProtocolVersion, ID: frame.ProcessID{7}})
 	c.Write(open)
 	c.SetReadDeadline(time.Now().Add(time.Minute))
-	var f Frame
-	if err := NewDecoder(c).Decode(&f); err != nil {
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err != nil {
 		fmt.Println("read error:", err)
 		return 0
 	}

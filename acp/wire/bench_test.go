@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // The throughput benchmarks move benchBytes through a real process
@@ -152,14 +154,14 @@ func BenchmarkResume8MiB(b *testing.B) {
 		OutputWindow: 16 << 20,
 	}
 	addr := benchServe(b, srv)
-	id := ProcessID{7}
+	id := frame.ProcessID{7}
 	// Open, and read (without acknowledging) until the journal holds 8 MiB.
-	c, dec := rawHello(b, addr, &Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
+	c, dec := rawHello(b, addr, &frame.Frame{Type: frame.TypeOpen, ID: id, Version: frame.ProtocolVersion})
 	readStdout(b, dec, journal)
 	c.Close()
 	var replay time.Duration
 	for b.Loop() {
-		c, dec := rawHello(b, addr, &Frame{Type: TypeResume, ID: id, Offset: 0})
+		c, dec := rawHello(b, addr, &frame.Frame{Type: frame.TypeResume, ID: id, Offset: 0})
 		start := time.Now()
 		first := readStdout(b, dec, 1)
 		b.StopTimer()
@@ -171,29 +173,29 @@ func BenchmarkResume8MiB(b *testing.B) {
 	b.ReportMetric(float64(journal)*float64(b.N)/replay.Seconds()/1e6, "replay-MB/s")
 }
 
-func rawHello(b *testing.B, addr string, hello *Frame) (net.Conn, *Decoder) {
+func rawHello(b *testing.B, addr string, hello *frame.Frame) (net.Conn, *frame.Decoder) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
-	enc, _ := AppendFrame(nil, hello)
+	enc, _ := frame.Append(nil, hello)
 	c.Write(enc)
-	return c, NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	return c, frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
 }
 
 // readStdout reads frames until at least n stdout bytes arrived and
 // returns how many did.
-func readStdout(b *testing.B, dec *Decoder, n int) int {
-	var f Frame
+func readStdout(b *testing.B, dec *frame.Decoder, n int) int {
+	var f frame.Frame
 	got := 0
 	for got < n {
 		if err := dec.Decode(&f); err != nil {
 			b.Fatalf("after %d of %d stdout bytes: %v", got, n, err)
 		}
-		if f.Type == TypeRefuse {
+		if f.Type == frame.TypeRefuse {
 			b.Fatalf("refused: %s %s", f.Code, f.Message)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			got += len(f.Data)
 		}
 	}

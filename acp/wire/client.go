@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // DefaultReconnectWithin is how long a Runner keeps redialling after a
@@ -225,7 +226,7 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 	hello := ru.st.hello()
 	gen := ru.gen
 	ru.mu.Unlock()
-	b, err := AppendFrame(nil, &hello)
+	b, err := frame.Append(nil, &hello)
 	if err != nil {
 		return false, err
 	}
@@ -250,8 +251,8 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 		<-writerDone
 	}()
 
-	dec := NewDecoder(bufio.NewReaderSize(conn, 64<<10))
-	var f Frame
+	dec := frame.NewDecoder(bufio.NewReaderSize(conn, 64<<10))
+	var f frame.Frame
 	for {
 		if err := dec.Decode(&f); err != nil {
 			if !progressed && refusedByPeer(err) {
@@ -313,11 +314,11 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 // after sending done, on a write error, or when the generation ends.
 func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
 	bw := bufio.NewWriterSize(conn, 64<<10)
-	data := make([]byte, maxDataChunk)
+	data := make([]byte, frame.MaxDataChunk)
 	var enc []byte
 	for {
 		ru.mu.Lock()
-		var f Frame
+		var f frame.Frame
 		for {
 			if ru.gen != gen || (ru.stop && !ru.st.killPending) {
 				ru.mu.Unlock()
@@ -345,8 +346,8 @@ func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
 		ru.cond.Broadcast()
 		ru.mu.Unlock()
 		var err error
-		enc, err = writeFrame(bw, enc, &f)
-		if err == nil && f.Type == TypeDone {
+		enc, err = frame.Write(bw, enc, &f)
+		if err == nil && f.Type == frame.TypeDone {
 			err = bw.Flush()
 			if err == nil {
 				ru.mu.Lock()

@@ -1,6 +1,9 @@
 package wire
 
-import "github.com/checkfu/checkfu"
+import (
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
+)
 
 // The codes of the wire's refusals, every one of the package. Each is a
 // [*checkfu.Refusal] code, so errors.Is(err, wire.CodeOutputTruncated)
@@ -9,7 +12,7 @@ import "github.com/checkfu/checkfu"
 const (
 	// CodeProtocolError refuses a malformed or out-of-order frame. It
 	// ends the connection; the process is unaffected.
-	CodeProtocolError checkfu.Code = "protocol_error"
+	CodeProtocolError = frame.CodeProtocolError
 	// CodeProcessAlreadyOpen refuses an open while the instance's process
 	// has not been reaped.
 	CodeProcessAlreadyOpen checkfu.Code = "process_already_open"
@@ -34,3 +37,9 @@ const (
 	// CodeProcessStartFailed refuses an open whose command could not be started.
 	CodeProcessStartFailed checkfu.Code = "process_start_failed"
 )
+
+// protocolErr returns a protocol_error refusal for a frame that breaks
+// the protocol.
+func protocolErr(format string, args ...any) *checkfu.Refusal {
+	return checkfu.Refuse(CodeProtocolError, "wire: "+format, args...)
+}

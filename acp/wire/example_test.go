@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -74,13 +75,15 @@ func ExampleRunner() {
 	r := &wire.Runner{
 		InsecureNoAuth: true, // an in-memory pipe to a fake provider
 		Dial: func(ctx context.Context) (net.Conn, error) {
-			// A provider that refuses everything (its reply is one frame).
+			// A provider that refuses everything: it reads the open
+			// frame (5 header bytes and an 18-byte payload) and answers
+			// with one refuse frame, in the format docs/wire.md lays out.
 			a, b := net.Pipe()
 			go func() {
-				var f wire.Frame
-				wire.NewDecoder(b).Decode(&f)
-				reply, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeRefuse, Code: wire.CodeProcessAlreadyOpen, Message: "busy"})
-				b.Write(reply)
+				io.ReadFull(b, make([]byte, 5+18))
+				code, msg := wire.CodeProcessAlreadyOpen, "busy"
+				reply := []byte{4, 0, 0, 0, byte(8 + 1 + len(code) + len(msg)), 0, 0, 0, 0, 0, 0, 0, 0, byte(len(code))}
+				b.Write(append(append(reply, code...), msg...))
 				b.Close()
 			}()
 			return a, nil
@@ -89,31 +92,4 @@ func ExampleRunner() {
 	_, err := r.Run(context.Background())
 	fmt.Println(err)
 	// Output: refused: process_already_open: wire: the provider says "busy"
-}
-
-// Frames are a type byte, a big-endian payload length and the payload.
-func ExampleAppendFrame() {
-	b, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeWindow, Accepted: 0, Limit: 1 << 20})
-	fmt.Printf("% x\n", b)
-	var f wire.Frame
-	wire.NewDecoder(bytes.NewReader(b)).Decode(&f)
-	fmt.Println(f.Type, f.Limit)
-	// Output:
-	// 05 00 00 00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 10 00 00
-	// window 1048576
-}
-
-// A Decoder reads frames from a stream, refusing a claimed length over
-// MaxPayload before reading it.
-func ExampleDecoder() {
-	stream, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeStdout, Offset: 42, Data: []byte("hi\n")})
-	stream, _ = wire.AppendFrame(stream, &wire.Frame{Type: wire.TypeOutEnd, Offset: 45})
-	d := wire.NewDecoder(bytes.NewReader(stream))
-	var f wire.Frame
-	for d.Decode(&f) == nil {
-		fmt.Printf("%v offset %d %q\n", f.Type, f.Offset, f.Data)
-	}
-	// Output:
-	// stdout offset 42 "hi\n"
-	// out_end offset 45 ""
 }

@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // Anyone who can reach the listener can send a first frame. Its largest
@@ -20,19 +22,19 @@ func TestHelloClaimingALargePayloadIsRefusedAtItsHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	var hdr [headerLen]byte
-	hdr[0] = byte(TypeOpen)
-	binary.BigEndian.PutUint32(hdr[1:], MaxPayload)
+	var hdr [frame.HeaderLen]byte
+	hdr[0] = byte(frame.TypeOpen)
+	binary.BigEndian.PutUint32(hdr[1:], frame.MaxPayload)
 	if _, err := c.Write(hdr[:]); err != nil {
 		t.Fatal(err)
 	}
 	// No payload follows: a provider that waits for it sends nothing
 	// until its handshake deadline and then closes.
-	var f Frame
-	if err := NewDecoder(c).Decode(&f); err != nil {
-		t.Fatalf("no refusal for a first frame claiming %d bytes: %v", MaxPayload, err)
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err != nil {
+		t.Fatalf("no refusal for a first frame claiming %d bytes: %v", frame.MaxPayload, err)
 	}
-	if f.Type != TypeRefuse || f.Code != CodeProtocolError {
+	if f.Type != frame.TypeRefuse || f.Code != CodeProtocolError {
 		t.Fatalf("got %v %q, want a protocol_error refusal", f.Type, f.Code)
 	}
 }

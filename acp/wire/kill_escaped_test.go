@@ -3,6 +3,8 @@ package wire
 import (
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // The agent may start a descendant in its own session (setsid), out of
@@ -23,9 +25,9 @@ func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	send := func(f *Frame) {
+	send := func(f *frame.Frame) {
 		t.Helper()
-		b, err := AppendFrame(nil, f)
+		b, err := frame.Append(nil, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,18 +35,18 @@ func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	send(&Frame{Type: TypeOpen, ID: ProcessID{1}, Version: protocolVersion})
-	dec := NewDecoder(c)
+	send(&frame.Frame{Type: frame.TypeOpen, ID: frame.ProcessID{1}, Version: frame.ProtocolVersion})
+	dec := frame.NewDecoder(c)
 	for {
-		var f Frame
+		var f frame.Frame
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			break // the process runs and has started its descendant
 		}
 	}
-	send(&Frame{Type: TypeKill})
+	send(&frame.Frame{Type: frame.TypeKill})
 	select {
 	case <-srv.Done():
 	case <-time.After(time.Minute):

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // Defaults for a Server, each defined once. docs/wire.md derives them
@@ -301,8 +302,8 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 	// the largest open or resume, so that such peers cost no buffer.
 	// Mutant: decoding the hello with the MaxPayload bound makes
 	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
-	hdec := &Decoder{r: c, max: maxHelloPayload}
-	var hello Frame
+	hdec := frame.NewBoundedDecoder(c, frame.MaxHelloPayload)
+	var hello frame.Frame
 	if err := hdec.Decode(&hello); err != nil {
 		handshakeDone()
 		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
@@ -317,13 +318,13 @@ func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
 		writeRefusal(c, err)
 		return
 	}
-	dec := NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	dec := frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
 		s.writeLoop(c, p, epoch)
 	}()
-	var f Frame
+	var f frame.Frame
 	for {
 		err := dec.Decode(&f)
 		if err == nil {
@@ -382,7 +383,7 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 	errors.As(err, &r)
 	s.mu.Lock()
 	if p.sm.epoch == epoch {
-		p.sm.conn.fatal = &Frame{Type: TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)}
+		p.sm.conn.fatal = &frame.Frame{Type: frame.TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)}
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -395,10 +396,10 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 // character boundary. The bound is the frame format's, not a quoting
 // rule: the Runner quotes what it receives.
 func refusalMessage(msg string) string {
-	if len(msg) <= maxRefusalMessage {
+	if len(msg) <= frame.MaxRefusalMessage {
 		return msg
 	}
-	cut := maxRefusalMessage
+	cut := frame.MaxRefusalMessage
 	for cut > 0 && !utf8.RuneStart(msg[cut]) {
 		cut--
 	}
@@ -434,15 +435,15 @@ func (s *Server) applyKill(p *serverProc) {
 // attach handles the handshake frame: open starts the process (or, for a
 // retried open of the same ID, resumes it from cursor 0); resume attaches
 // to the held process at the Runner's cursor.
-func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverProc, uint64, error) {
+func (s *Server) attach(c net.Conn, hello *frame.Frame, cfg providerConfig) (*serverProc, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cursor := hello.Offset
 	var p *serverProc
 	switch hello.Type {
-	case TypeOpen:
-		if hello.Version != protocolVersion {
-			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, protocolVersion)
+	case frame.TypeOpen:
+		if hello.Version != frame.ProtocolVersion {
+			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, frame.ProtocolVersion)
 		}
 		cursor = 0
 		if p = s.lookup(hello.ID); p != nil {
@@ -463,7 +464,7 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 			s.prev = old // reaped but not yet collected: its Runner may still resume
 		}
 		s.proc, p = np, np
-	case TypeResume:
+	case frame.TypeResume:
 		if p = s.lookup(hello.ID); p == nil {
 			return nil, 0, checkfu.Refuse(CodeProcessUnknown, "wire: no process with that id; open a new one")
 		}
@@ -486,7 +487,7 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 // lookup returns the held process with the given id: the current one, or
 // the previous one, reaped but not yet collected by its Runner. s.mu must
 // be held.
-func (s *Server) lookup(id ProcessID) *serverProc {
+func (s *Server) lookup(id frame.ProcessID) *serverProc {
 	for _, p := range []*serverProc{s.proc, s.prev} {
 		if p != nil && p.sm.id == id {
 			return p
@@ -497,7 +498,7 @@ func (s *Server) lookup(id ProcessID) *serverProc {
 
 // start runs the command with three pipes and the goroutines that move
 // bytes between the pipes and the state machine. s.mu must be held.
-func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
+func (s *Server) start(id frame.ProcessID, cfg providerConfig) (*serverProc, error) {
 	cmd := s.Command()
 	if cmd == nil {
 		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: Server.Command returned nil")
@@ -658,11 +659,11 @@ func (s *Server) stderrLoop(p *serverProc, r *os.File) {
 // ends, flushing whenever it runs out of frames.
 func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
 	bw := bufio.NewWriterSize(c, 64<<10)
-	data := make([]byte, maxDataChunk)
+	data := make([]byte, frame.MaxDataChunk)
 	var enc []byte
 	for {
 		s.mu.Lock()
-		var f Frame
+		var f frame.Frame
 		for {
 			if s.closed || p.sm.epoch != epoch || !p.sm.attached {
 				s.mu.Unlock()
@@ -686,11 +687,11 @@ func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
 		s.applyKill(p)
 		s.mu.Unlock()
 		var err error
-		if enc, err = writeFrame(bw, enc, &f); err != nil {
+		if enc, err = frame.Write(bw, enc, &f); err != nil {
 			c.Close()
 			return
 		}
-		if f.Type == TypeRefuse && f.Code != CodeInputBufferFull {
+		if f.Type == frame.TypeRefuse && f.Code != CodeInputBufferFull {
 			bw.Flush() // a fatal refusal ends the connection
 			c.Close()
 			return
@@ -704,7 +705,7 @@ func writeRefusal(c net.Conn, err error) {
 	if !errors.As(err, &r) {
 		r = checkfu.Refuse(CodeProtocolError, "wire: %v", err)
 	}
-	b, e := AppendFrame(nil, &Frame{Type: TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)})
+	b, e := frame.Append(nil, &frame.Frame{Type: frame.TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)})
 	if e != nil {
 		return
 	}

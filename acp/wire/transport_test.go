@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 )
 
@@ -298,10 +299,10 @@ func TestResumeUnknownProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	b, _ := AppendFrame(nil, &Frame{Type: TypeResume, ID: ProcessID{42}})
+	b, _ := frame.Append(nil, &frame.Frame{Type: frame.TypeResume, ID: frame.ProcessID{42}})
 	c.Write(b)
-	var f Frame
-	if err := NewDecoder(c).Decode(&f); err != nil || f.Type != TypeRefuse || f.Code != CodeProcessUnknown {
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err != nil || f.Type != frame.TypeRefuse || f.Code != CodeProcessUnknown {
 		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeProcessUnknown)
 	}
 }
@@ -384,20 +385,20 @@ func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 // new process meanwhile.
 func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("echo", "first")})
-	id := ProcessID{1}
-	hello := func(f *Frame) (net.Conn, *Decoder) {
+	id := frame.ProcessID{1}
+	hello := func(f *frame.Frame) (net.Conn, *frame.Decoder) {
 		c, err := dialRaw(addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		b, _ := AppendFrame(nil, f)
+		b, _ := frame.Append(nil, f)
 		c.Write(b)
-		return c, NewDecoder(c)
+		return c, frame.NewDecoder(c)
 	}
 	// Open and read until exit, without acknowledging or saying done.
-	c, dec := hello(&Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
-	for f := (Frame{}); f.Type != TypeExit; {
+	c, dec := hello(&frame.Frame{Type: frame.TypeOpen, ID: id, Version: frame.ProtocolVersion})
+	for f := (frame.Frame{}); f.Type != frame.TypeExit; {
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
@@ -409,16 +410,16 @@ func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 		t.Fatalf("open after reap: %v", err)
 	}
 	// The first Runner resumes from 0 and still gets its output.
-	_, dec = hello(&Frame{Type: TypeResume, ID: id, Offset: 0})
+	_, dec = hello(&frame.Frame{Type: frame.TypeResume, ID: id, Offset: 0})
 	var out []byte
-	for f := (Frame{}); f.Type != TypeOutEnd; {
+	for f := (frame.Frame{}); f.Type != frame.TypeOutEnd; {
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
-		if f.Type == TypeRefuse {
+		if f.Type == frame.TypeRefuse {
 			t.Fatalf("resume refused: %s", f.Code)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			out = append(out, f.Data...)
 		}
 	}
