@@ -310,57 +310,37 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 }
 
 // writeLoop sends the state machine's frames on conn for connection
-// generation gen, flushing whenever it runs out of frames. It returns
-// after sending done, on a write error, or when the generation ends.
+// generation gen. It returns after sending done, on a write error (closing
+// conn), or when the generation ends; when Run is stopping it closes conn
+// once the kill, if any, went out.
 func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
-	bw := bufio.NewWriterSize(conn, 64<<10)
-	data := make([]byte, frame.MaxDataChunk)
-	var enc []byte
-	for {
-		ru.mu.Lock()
-		var f frame.Frame
-		for {
+	var stopped bool
+	err := writeLoop(conn, frameSource{
+		mu:   &ru.mu,
+		cond: ru.cond,
+		next: func(buf []byte) (frame.Frame, bool, bool) {
 			if ru.gen != gen || (ru.stop && !ru.st.killPending) {
-				ru.mu.Unlock()
-				if ru.stop {
-					bw.Flush()
-					conn.Close() // cancelled: the kill (if any) went out
-				}
-				return nil
+				stopped = ru.stop
+				return frame.Frame{}, false, true
 			}
-			var ok bool
-			if f, ok = ru.st.next(data); ok {
-				break
-			}
-			if bw.Buffered() > 0 {
-				ru.mu.Unlock()
-				if err := bw.Flush(); err != nil {
-					conn.Close()
-					return err
-				}
-				ru.mu.Lock()
-				continue
-			}
-			ru.cond.Wait()
-		}
-		ru.cond.Broadcast()
-		ru.mu.Unlock()
-		var err error
-		enc, err = frame.Write(bw, enc, &f)
-		if err == nil && f.Type == frame.TypeDone {
-			err = bw.Flush()
-			if err == nil {
-				ru.mu.Lock()
+			f, ok := ru.st.next(buf)
+			if ok {
 				ru.cond.Broadcast()
-				ru.mu.Unlock()
-				return nil
 			}
-		}
-		if err != nil {
-			conn.Close()
-			return err
-		}
+			return f, ok, false
+		},
+		last: func(f *frame.Frame) bool { return f.Type == frame.TypeDone },
+	})
+	if err != nil || stopped {
+		conn.Close()
 	}
+	if stopped {
+		return nil
+	}
+	ru.mu.Lock()
+	ru.cond.Broadcast()
+	ru.mu.Unlock()
+	return err
 }
 
 // pumpStdin copies Stdin into the state machine, reading only as much as

@@ -656,47 +656,25 @@ func (s *Server) stderrLoop(p *serverProc, r *os.File) {
 }
 
 // writeLoop sends the state machine's frames for epoch until the epoch
-// ends, flushing whenever it runs out of frames.
+// ends or a fatal refusal went out, then closes c.
 func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
-	bw := bufio.NewWriterSize(c, 64<<10)
-	data := make([]byte, frame.MaxDataChunk)
-	var enc []byte
-	for {
-		s.mu.Lock()
-		var f frame.Frame
-		for {
+	writeLoop(c, frameSource{
+		mu:   &s.mu,
+		cond: s.cond,
+		next: func(buf []byte) (frame.Frame, bool, bool) {
 			if s.closed || p.sm.epoch != epoch || !p.sm.attached {
-				s.mu.Unlock()
-				return
+				return frame.Frame{}, false, true
 			}
-			var ok bool
-			if f, ok = p.sm.next(epoch, data); ok {
-				break
+			f, ok := p.sm.next(epoch, buf)
+			if ok {
+				s.applyKill(p)
 			}
-			if bw.Buffered() > 0 {
-				s.mu.Unlock()
-				if bw.Flush() != nil {
-					c.Close()
-					return
-				}
-				s.mu.Lock()
-				continue
-			}
-			s.cond.Wait()
-		}
-		s.applyKill(p)
-		s.mu.Unlock()
-		var err error
-		if enc, err = frame.Write(bw, enc, &f); err != nil {
-			c.Close()
-			return
-		}
-		if f.Type == frame.TypeRefuse && f.Code != CodeInputBufferFull {
-			bw.Flush() // a fatal refusal ends the connection
-			c.Close()
-			return
-		}
-	}
+			return f, ok, false
+		},
+		// A fatal refusal ends the connection.
+		last: func(f *frame.Frame) bool { return f.Type == frame.TypeRefuse && f.Code != CodeInputBufferFull },
+	})
+	c.Close()
 }
 
 // writeRefusal sends a refusal frame on a connection about to close.
