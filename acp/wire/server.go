@@ -261,119 +261,153 @@ func (p *serverProc) terminate() {
 func (s *Server) ServeConn(c net.Conn) { s.serveConn(c, func() {}) }
 
 // serveConn is ServeConn; handshakeDone is called once the first frame
-// has arrived or the connection has failed before it.
-func (s *Server) serveConn(c net.Conn, handshakeDone func()) {
+// has arrived or the connection has failed before it. A connection goes
+// through three states: the handshake (authentication and the first
+// frame), attached (frames both ways), and detached (the grace after
+// which a process whose Runner is gone drains and evicts).
+func (s *Server) serveConn(raw net.Conn, handshakeDone func()) {
 	defer handshakeDone()
-	defer c.Close()
+	defer raw.Close()
 	cfg, err := s.config()
-	if err != nil {
+	if err != nil || !s.track(raw) {
 		return
 	}
-	s.mu.Lock()
-	s.init()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.conns[c] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-	}()
-
-	c.SetDeadline(time.Now().Add(handshakeTimeout))
-	raw := c
-	c, err = s.authServer(raw)
-	if err != nil {
-		// Mutant: serving on here lets a stranger open;
-		// TestStrangerWhoOpensFirstFailsToOpen fails.
-		handshakeDone()
-		if code, ok := checkfu.CodeOf(err); ok && code == CodePeerRefused && isUnix(raw) {
-			writeRefusal(raw, err)
-		}
+	defer s.untrack(raw)
+	c, hello, ok := s.handshake(raw, handshakeDone)
+	if !ok {
 		return
 	}
 	defer c.Close()
-
-	// The first frame comes from a peer that has named no process yet:
-	// read it unbuffered and refuse, at its header, a payload larger than
-	// the largest open or resume, so that such peers cost no buffer.
-	// Mutant: decoding the hello with the MaxPayload bound makes
-	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
-	hdec := frame.NewBoundedDecoder(c, frame.MaxHelloPayload)
-	var hello frame.Frame
-	if err := hdec.Decode(&hello); err != nil {
-		handshakeDone()
-		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
-			writeRefusal(c, err)
-		}
-		return
-	}
-	handshakeDone()
-	c.SetDeadline(time.Time{})
 	p, epoch, err := s.attach(c, &hello, cfg)
 	if err != nil {
 		writeRefusal(c, err)
 		return
 	}
-	dec := frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
-	writerDone := make(chan struct{})
+	writerDone := s.serveAttached(c, p, epoch)
+	s.detached(p, epoch)
+	c.Close()
+	<-writerDone
+}
+
+// track registers c for Close; it reports false once the Server is
+// closed.
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// handshake authenticates raw and reads its first frame, both within
+// handshakeTimeout, and calls handshakeDone once it is over either way.
+// It returns the connection to speak the wire on and the first frame, or
+// false after refusing (or dropping) the peer.
+func (s *Server) handshake(raw net.Conn, handshakeDone func()) (net.Conn, frame.Frame, bool) {
+	defer handshakeDone()
+	raw.SetDeadline(time.Now().Add(handshakeTimeout))
+	c, err := s.authServer(raw)
+	if err != nil {
+		// Mutant: serving on here lets a stranger open;
+		// TestStrangerWhoOpensFirstFailsToOpen fails.
+		if code, ok := checkfu.CodeOf(err); ok && code == CodePeerRefused && isUnix(raw) {
+			writeRefusal(raw, err)
+		}
+		return nil, frame.Frame{}, false
+	}
+	// The first frame comes from a peer that has named no process yet:
+	// read it unbuffered and refuse, at its header, a payload larger than
+	// the largest open or resume, so that such peers cost no buffer.
+	// Mutant: decoding the hello with the MaxPayload bound makes
+	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
+	var hello frame.Frame
+	if err := frame.NewBoundedDecoder(c, frame.MaxHelloPayload).Decode(&hello); err != nil {
+		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
+			writeRefusal(c, err)
+		}
+		c.Close()
+		return nil, frame.Frame{}, false
+	}
+	c.SetDeadline(time.Time{})
+	return c, hello, true
+}
+
+// serveAttached runs connection epoch of p: the writer it starts sends
+// the state machine's frames while this goroutine applies the Runner's,
+// until the Runner has everything (done), the connection fails, or a
+// frame breaks the protocol (refused with protocol_error). It returns a
+// channel closed when the writer has ended; the writer ends once the
+// epoch is detached.
+func (s *Server) serveAttached(c net.Conn, p *serverProc, epoch uint64) (writerDone <-chan struct{}) {
+	wd := make(chan struct{})
 	go func() {
-		defer close(writerDone)
+		defer close(wd)
 		s.writeLoop(c, p, epoch)
 	}()
+	dec := frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
 	var f frame.Frame
 	for {
 		err := dec.Decode(&f)
+		done := false
 		if err == nil {
 			s.mu.Lock()
 			err = p.sm.handle(epoch, &f)
 			s.applyKill(p)
-			done := p.sm.runDone
-			if done {
+			if done = p.sm.runDone; done {
 				s.closeDone()
 			}
 			s.cond.Broadcast()
 			s.mu.Unlock()
-			if done {
-				break // the Runner has everything; the connection ends
-			}
 		}
 		if err != nil {
 			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
-				s.failConn(c, p, epoch, err, writerDone)
+				s.failConn(c, p, epoch, err, wd)
 			}
-			break
+			return wd // otherwise a drop: the process waits for a resume
+		}
+		if done {
+			return wd // the Runner has everything; the connection ends
 		}
 	}
+}
+
+// detached ends connection epoch of p. If no other connection took the
+// process over, its unacknowledged stdout is kept (the process paused)
+// for DetachGrace, after which the provider drains and evicts.
+func (s *Server) detached(p *serverProc, epoch uint64) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	p.sm.detach(epoch)
+	defer s.cond.Broadcast()
 	stillDetached := func() bool { return p.sm.epoch == epoch && !p.sm.attached && !s.closed }
-	if stillDetached() && !p.sm.reaped {
-		grace := s.DetachGrace
-		if grace == 0 {
-			grace = DefaultDetachGrace
-		}
-		evict := func() {
-			s.mu.Lock()
-			if stillDetached() {
-				p.sm.evicting = true
-				s.cond.Broadcast()
-			}
-			s.mu.Unlock()
-		}
-		if grace < 0 {
-			p.sm.evicting = true
-		} else {
-			time.AfterFunc(grace, evict)
-		}
+	if !stillDetached() || p.sm.reaped {
+		return
 	}
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	c.Close()
-	<-writerDone
+	grace := s.DetachGrace
+	if grace == 0 {
+		grace = DefaultDetachGrace
+	}
+	if grace < 0 {
+		p.sm.evicting = true
+		return
+	}
+	time.AfterFunc(grace, func() {
+		s.mu.Lock()
+		if stillDetached() {
+			p.sm.evicting = true
+			s.cond.Broadcast()
+		}
+		s.mu.Unlock()
+	})
 }
 
 // failConn queues a fatal protocol_error refusal for the Runner and gives
