@@ -159,8 +159,6 @@ func (k *Keys) verifyPeer(cs tls.ConnectionState) error {
 	if err != nil {
 		return checkfu.Refuse(CodePeerRefused, "wire: the peer's key is not an admissible Ed25519 key")
 	}
-	// Mutant: accepting any key here lets a stranger open;
-	// TestStrangerWhoOpensFirstFailsToOpen fails.
 	if !k.peers[id] {
 		return checkfu.Refuse(CodePeerRefused, "wire: the peer's key %s is not pinned", id)
 	}
@@ -195,6 +193,9 @@ func (r *Runner) authRunner(ctx context.Context, c net.Conn) (net.Conn, error) {
 	}
 	if isUnix(c) {
 		return c, checkPeerUID(c)
+	}
+	if r.Keys == nil {
+		return nil, checkAuthConfig(nil, false, c.LocalAddr().Network(), "Runner")
 	}
 	tc := tls.Client(c, r.Keys.tlsConfig(false))
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)

@@ -139,7 +139,7 @@ func TestAuthRequiredByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	ln.Close() // Serve refuses before it accepts; a Serve that accepted would fail on the closed listener
 	if err := (&Server{Command: command("cat")}).Serve(ln); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Fatalf("Serve over TCP without Keys = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}

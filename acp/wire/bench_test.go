@@ -65,10 +65,12 @@ func BenchmarkStdoutWire(b *testing.B) {
 	}
 }
 
-func wireStdout(b *testing.B, addr string) {
+func wireStdout(b *testing.B, addr string) { wireStdoutWith(b, addr, nil) }
+
+func wireStdoutWith(b *testing.B, addr string, keys *Keys) {
 	{
 		var n countWriter
-		r := &Runner{InsecureNoAuth: true, Dial: dialer(addr), Stdout: &n}
+		r := &Runner{Keys: keys, InsecureNoAuth: keys == nil, Dial: dialer(addr), Stdout: &n}
 		if _, err := r.Run(context.Background()); err != nil || n != benchBytes {
 			b.Fatalf("Run: %v, %d bytes", err, n)
 		}
@@ -109,9 +111,17 @@ func BenchmarkStdinWire(b *testing.B) {
 // BenchmarkRatio interleaves raw and wire runs in every iteration, so a
 // shared, noisy machine slows both alike; it reports each rate and the
 // wire/raw ratio for stdout and stdin.
-func BenchmarkRatio(b *testing.B) {
-	outAddr := benchServe(b, &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")})
-	inAddr := benchServe(b, &Server{Command: command("sh", "-c", "cat >/dev/null")})
+func BenchmarkRatio(b *testing.B) { benchRatio(b, nil, nil) }
+
+// BenchmarkRatioTLS is BenchmarkRatio with both sides authenticated: TLS
+// 1.3 with pinned Ed25519 keys, against the same raw (plain) TCP.
+func BenchmarkRatioTLS(b *testing.B) { benchRatio(b, providerKeys, runnerKeys) }
+
+// benchRatio runs BenchmarkRatio's interleaved loop; nil keys speak the
+// wire without authentication.
+func benchRatio(b *testing.B, serverKeys, clientKeys *Keys) {
+	outAddr := benchServe(b, &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero"), Keys: serverKeys})
+	inAddr := benchServe(b, &Server{Command: command("sh", "-c", "cat >/dev/null"), Keys: serverKeys})
 	var rawOut, wireOut, rawIn, wireIn time.Duration
 	timed := func(d *time.Duration, f func()) {
 		start := time.Now()
@@ -120,9 +130,9 @@ func BenchmarkRatio(b *testing.B) {
 	}
 	for b.Loop() {
 		timed(&rawOut, func() { rawStdout(b) })
-		timed(&wireOut, func() { wireStdout(b, outAddr) })
+		timed(&wireOut, func() { wireStdoutWith(b, outAddr, clientKeys) })
 		timed(&rawIn, func() { rawStdin(b) })
-		timed(&wireIn, func() { wireStdin(b, inAddr) })
+		timed(&wireIn, func() { wireStdinWith(b, inAddr, clientKeys) })
 	}
 	rate := func(d time.Duration) float64 { return float64(benchBytes) * float64(b.N) / d.Seconds() / 1e6 }
 	b.ReportMetric(rate(rawOut), "raw-out-MB/s")
@@ -134,9 +144,11 @@ func BenchmarkRatio(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-func wireStdin(b *testing.B, addr string) {
+func wireStdin(b *testing.B, addr string) { wireStdinWith(b, addr, nil) }
+
+func wireStdinWith(b *testing.B, addr string, keys *Keys) {
 	{
-		r := &Runner{InsecureNoAuth: true, Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
+		r := &Runner{Keys: keys, InsecureNoAuth: keys == nil, Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
 		if _, err := r.Run(context.Background()); err != nil {
 			b.Fatalf("Run: %v", err)
 		}

@@ -12,9 +12,6 @@ import (
 // refused at its header: the provider never reads, or holds memory for,
 // a megabyte per connection from peers that have not even named a
 // process.
-//
-// Mutant: deleting the hello bound in ServeConn (decoding the first frame
-// with the MaxPayload bound) makes TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
 func TestHelloClaimingALargePayloadIsRefusedAtItsHeader(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
 	c, err := dialRaw(addr)

@@ -14,9 +14,6 @@ import (
 // and the instance released instead of staying reserved for as long as
 // the descendant likes. (Here the descendant is cat on the process's
 // stdin, which ends once the provider closes that pipe.)
-//
-// Mutant: deleting the pipe closes in applyKill makes
-// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
 func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 	srv := &Server{Command: command("sh", "-c", "exec 3<&0; setsid cat <&3 3<&- & echo started; exit 0")}
 	addr := startServer(t, srv)

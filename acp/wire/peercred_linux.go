@@ -27,8 +27,6 @@ func checkPeerUID(c net.Conn) error {
 	if credErr != nil {
 		return checkfu.Refuse(CodePeerRefused, "wire: reading the Unix-socket peer's credentials: %v", credErr)
 	}
-	// Mutant: accepting any uid here lets another user open;
-	// TestUnixPeerOfAnotherUIDRefused fails.
 	if !peerUIDMatches(cred.Uid) {
 		return checkfu.Refuse(CodePeerRefused, "wire: the Unix-socket peer runs as uid %d, not %d", cred.Uid, os.Getuid())
 	}

@@ -105,8 +105,6 @@ func (p *provider) attach(cursor uint64) (uint64, error) {
 	if p.runDone {
 		return 0, checkfu.Refuse(CodeProcessUnknown, "wire: process was already collected by its runner")
 	}
-	// Mutant: deleting this low-water check serves a gapped stream;
-	// TestResumeBelowLowWaterIsTruncated and TestPropertyWire fail.
 	if cursor < p.jr.low() {
 		p.kill = true
 		return 0, checkfu.Refuse(CodeOutputTruncated, "wire: stdout cursor %d is below the journal's low-water mark %d (window %d bytes); the process was terminated", cursor, p.jr.low(), p.cfg.outputWindow)
@@ -177,8 +175,6 @@ func (p *provider) handleStdin(off uint64, data []byte) error {
 		}
 		return protocolErr("stdin gap: frame at offset %d, accepted only %d", off, p.accepted)
 	}
-	// Mutant: deleting this overrun check lets the Runner overfill the
-	// provider; TestStdinOverrunRefusedWhole and TestPropertyWire fail.
 	w := window{limit: p.limit()}
 	if !w.allows(off, end) {
 		p.awaitingRewind = true

@@ -256,8 +256,9 @@ func (p *serverProc) terminate() {
 	}
 }
 
-// ServeConn serves one connection until it ends: the open or resume
-// handshake, then frames both ways. It closes c.
+// ServeConn serves one connection until it ends: authentication (TLS with
+// Keys, or the peer's uid on a Unix socket, unless InsecureNoAuth), the
+// open or resume handshake, then frames both ways. It closes c.
 func (s *Server) ServeConn(c net.Conn) { s.serveConn(c, func() {}) }
 
 // serveConn is ServeConn; handshakeDone is called once the first frame
@@ -317,8 +318,6 @@ func (s *Server) handshake(raw net.Conn, handshakeDone func()) (net.Conn, frame.
 	raw.SetDeadline(time.Now().Add(handshakeTimeout))
 	c, err := s.authServer(raw)
 	if err != nil {
-		// Mutant: serving on here lets a stranger open;
-		// TestStrangerWhoOpensFirstFailsToOpen fails.
 		if code, ok := checkfu.CodeOf(err); ok && code == CodePeerRefused && isUnix(raw) {
 			writeRefusal(raw, err)
 		}
@@ -327,8 +326,6 @@ func (s *Server) handshake(raw net.Conn, handshakeDone func()) (net.Conn, frame.
 	// The first frame comes from a peer that has named no process yet:
 	// read it unbuffered and refuse, at its header, a payload larger than
 	// the largest open or resume, so that such peers cost no buffer.
-	// Mutant: decoding the hello with the MaxPayload bound makes
-	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
 	var hello frame.Frame
 	if err := frame.NewBoundedDecoder(c, frame.MaxHelloPayload).Decode(&hello); err != nil {
 		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
@@ -459,8 +456,6 @@ func (s *Server) closeDone() {
 func (s *Server) applyKill(p *serverProc) {
 	if p.sm.kill && !p.sm.reaped {
 		p.terminate()
-		// Mutant: deleting these closes makes
-		// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
 		p.outR.Close()
 		p.errR.Close()
 	}
@@ -485,8 +480,6 @@ func (s *Server) attach(c net.Conn, hello *frame.Frame, cfg providerConfig) (*se
 		}
 		// The reservation: one live process per instance, released
 		// only when the process is reaped.
-		// Mutant: deleting this check runs two processes at once;
-		// TestSecondOpenRefused fails.
 		if s.proc != nil && !s.proc.sm.reaped {
 			return nil, 0, checkfu.Refuse(CodeProcessAlreadyOpen, "wire: this instance already runs a process; resume it or wait until it is reaped")
 		}

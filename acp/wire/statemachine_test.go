@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/acp/wire/internal/frame"
@@ -33,8 +34,6 @@ func drainFrames(p *provider, ep uint64) []frame.Frame {
 	}
 }
 
-// Mutant: deleting the overrun check in provider.handleStdin makes this
-// test fail (the frame is accepted past the limit).
 func TestStdinOverrunRefusedWhole(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 60)}); err != nil {
@@ -69,9 +68,6 @@ func TestStdinOverrunRefusedWhole(t *testing.T) {
 // The window derives from the offset written into the pipe: nothing is
 // granted while the process does not read, and a grant goes out
 // proactively once it does.
-//
-// Mutant: deriving the limit from the accepted offset instead of the
-// written one (credit from bookkeeping, not the pipe) makes this fail.
 func TestGrantFollowsPipe(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 100)})
@@ -104,9 +100,6 @@ func TestStdinResendAppliedOnce(t *testing.T) {
 	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello world")})
 	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 6, Data: []byte("world")})
 	// A stale resend wholly below accepted changes nothing.
-	//
-	// Mutant: deleting the end <= accepted check in provider.handleStdin
-	// makes this fail (accepted moves backwards, the bytes are re-applied).
 	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})
 	if string(p.inbuf.bytes()) != "hello world" || p.accepted != 11 {
 		t.Fatalf("stdin buffered %q, accepted %d; want %q, 11", p.inbuf.bytes(), p.accepted, "hello world")
@@ -116,8 +109,6 @@ func TestStdinResendAppliedOnce(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the low-water check in provider.attach makes this test
-// fail (the resume is accepted and the gap would be served).
 func TestResumeBelowLowWaterIsTruncated(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.appendOut(make([]byte, 1000))
@@ -156,8 +147,6 @@ func TestPacingKeepsUnackedBytes(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the sequence filter (the end <= delivered check in
-// runnerState.filterStdout) makes this test fail.
 func TestLazyReplayDeliveredOnce(t *testing.T) {
 	r := &runnerState{attached: true}
 	var got []byte
@@ -178,9 +167,6 @@ func TestLazyReplayDeliveredOnce(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the gap check (off > delivered) in
-// runnerState.filterStdout makes this test fail: the gap is delivered as
-// if contiguous. Deleting the out_end check fails it too.
 func TestDataPastFinalIsProtocolError(t *testing.T) {
 	r := &runnerState{attached: true}
 	r.handle(&frame.Frame{Type: frame.TypeStdout, Offset: 0, Data: []byte("ab")})
@@ -303,9 +289,6 @@ func TestStderrDoesNotStarveStdout(t *testing.T) {
 // A broken stdin pipe (the process closed its stdin or exited) credits
 // every buffered and later byte as written, so the window never leaks and
 // a Runner at its limit is never left waiting for a grant.
-//
-// Mutant: deleting written = accepted in provider.stdinFailed, or the
-// stdinBroken branch of provider.handleStdin, makes this test fail.
 func TestBrokenPipeNeverLeaksCredit(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 100)})
@@ -394,5 +377,19 @@ func TestRunnerCapsUnacknowledgedStdin(t *testing.T) {
 	}
 	if room := r.stdinRoom(); room != capacity/2 {
 		t.Fatalf("room after half was accepted = %d, want %d", room, capacity/2)
+	}
+}
+
+// A provider's refusal message is hostile text: the Runner's error quotes
+// it (escaped, bounded) and keeps the provider's code to branch on.
+func TestProviderMessageQuoted(t *testing.T) {
+	r := &runnerState{}
+	_, err := r.handle(&frame.Frame{Type: frame.TypeRefuse, Code: CodeProcessAlreadyOpen, Message: "\x1b[2Jbusy\n" + strings.Repeat("x", 100)})
+	if !errors.Is(err, CodeProcessAlreadyOpen) {
+		t.Fatalf("handle(refuse) = %v, want %s", err, CodeProcessAlreadyOpen)
+	}
+	want := `refused: process_already_open: wire: the provider says "\x1b[2Jbusy\n` + strings.Repeat("x", 55) + `"... (109 bytes)`
+	if err.Error() != want {
+		t.Fatalf("error text\n%s\nwant\n%s", err, want)
 	}
 }

@@ -147,8 +147,6 @@ func (c *cuttingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Mutant: deleting the reservation check in Server.attach makes this
-// test fail (a second process starts).
 func TestSecondOpenRefused(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
 	in, inW := io.Pipe()
