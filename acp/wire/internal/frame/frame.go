@@ -1,4 +1,16 @@
-package wire
+// Package frame is the openProcess wire's frame codec: every frame is
+// type:u8 | length:u32 big-endian | payload[length], docs/wire.md lays
+// out each payload. It is internal so that the wire's format can change
+// with the package that speaks it; package wire and its conformance suite
+// wiretest are its only users.
+//
+// Invariants: a Decoder refuses a claimed length over its bound before
+// reading the payload and grows its buffer only as payload bytes arrive;
+// Parse is strict (a payload shorter or longer than its type's layout, an
+// unknown type, a boolean other than 0 or 1, or a refusal code outside
+// [a-z][a-z0-9_]* is refused with [CodeProtocolError]), so Append(Parse(b))
+// gives back b.
+package frame
 
 import (
 	"encoding/binary"
@@ -37,15 +49,15 @@ const (
 const MaxPayload = 1 << 20
 
 const (
-	headerLen         = 5          // type byte + big-endian uint32 payload length
-	maxDataChunk      = 1<<20 - 64 // data bytes per stdin/stdout frame
+	HeaderLen         = 5          // type byte + big-endian uint32 payload length
+	MaxDataChunk      = 1<<20 - 64 // data bytes per stdin/stdout frame
 	readChunk         = 32 << 10   // payloads are read (and grown) this much at a time
-	processIDLen      = 16         // bytes in a ProcessID
-	protocolVersion   = 1          // the version an open frame carries
-	maxRefusalMessage = 1024       // bytes of a refusal's message
-	// maxHelloPayload is the largest first frame a provider reads: a
+	ProcessIDLen      = 16         // bytes in a ProcessID
+	ProtocolVersion   = 1          // the version an open frame carries
+	MaxRefusalMessage = 1024       // bytes of a refusal's message
+	// MaxHelloPayload is the largest first frame a provider reads: a
 	// resume (id and cursor); an open is smaller.
-	maxHelloPayload = processIDLen + 8
+	MaxHelloPayload = ProcessIDLen + 8
 )
 
 var typeNames = [...]string{
@@ -65,7 +77,7 @@ func (t Type) String() string {
 
 // A ProcessID names one process of a provider instance; it is chosen at
 // random by the provider at open and presented again on resume.
-type ProcessID [processIDLen]byte
+type ProcessID [ProcessIDLen]byte
 
 // A Frame is one decoded wire frame. Which fields are meaningful depends on
 // Type; the others are zero. Data aliases the decoder's buffer and is valid
@@ -98,18 +110,15 @@ type Frame struct {
 	Data []byte // stdin, stdout, stderr
 }
 
-// CodeProtocol is the code of a Refusal for a malformed or out-of-order
-// frame. It ends the connection; the process is unaffected.
-const CodeProtocol checkfu.Code = "protocol_error"
-
+// protocolErr returns a protocol_error refusal.
 func protocolErr(format string, args ...any) *checkfu.Refusal {
-	return checkfu.Refuse(CodeProtocol, "wire: "+format, args...)
+	return checkfu.Refuse(CodeProtocolError, "wire: "+format, args...)
 }
 
-// AppendFrame appends the encoding of f to dst. It returns an error (code
+// Append appends the encoding of f to dst. It returns an error (code
 // protocol_error) when f is not encodable: an unknown type, a payload over
 // MaxPayload, or an over-long refusal message.
-func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
+func Append(dst []byte, f *Frame) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, byte(f.Type), 0, 0, 0, 0)
 	u64 := binary.BigEndian.AppendUint64
@@ -129,7 +138,7 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 		dst = u64(dst, f.Head)
 		dst = append(dst, boolByte(f.StdinEnded))
 	case TypeRefuse:
-		if len(f.Code) == 0 || len(f.Code) > 255 || len(f.Message) > maxRefusalMessage {
+		if !ValidCode([]byte(f.Code)) || len(f.Code) > 255 || len(f.Message) > MaxRefusalMessage {
 			return dst[:start], protocolErr("refusal code %q or message too long", f.Code)
 		}
 		dst = u64(dst, f.Offset)
@@ -157,7 +166,7 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 	default:
 		return dst[:start], protocolErr("cannot encode frame type %v", f.Type)
 	}
-	n := len(dst) - start - headerLen
+	n := len(dst) - start - HeaderLen
 	if n > MaxPayload {
 		return dst[:start], protocolErr("%v payload of %d bytes exceeds %d", f.Type, n, MaxPayload)
 	}
@@ -165,17 +174,17 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 	return dst, nil
 }
 
-// writeFrame writes f to w, encoding the header into scratch (returned
+// Write writes f to w, encoding the header into scratch (returned
 // for reuse) and writing a data frame's bytes straight from f.Data, so
 // bulk data is not copied into the encoding buffer.
-func writeFrame(w io.Writer, scratch []byte, f *Frame) ([]byte, error) {
+func Write(w io.Writer, scratch []byte, f *Frame) ([]byte, error) {
 	data := f.Data
 	if len(data) > MaxPayload {
 		return scratch, protocolErr("%v payload of %d bytes exceeds %d", f.Type, len(data), MaxPayload)
 	}
 	hdr := *f
 	hdr.Data = nil
-	scratch, err := AppendFrame(scratch[:0], &hdr)
+	scratch, err := Append(scratch[:0], &hdr)
 	if err != nil {
 		return scratch, err
 	}
@@ -183,11 +192,11 @@ func writeFrame(w io.Writer, scratch []byte, f *Frame) ([]byte, error) {
 		_, err = w.Write(scratch)
 		return scratch, err
 	}
-	n := binary.BigEndian.Uint32(scratch[1:headerLen]) + uint32(len(data))
+	n := binary.BigEndian.Uint32(scratch[1:HeaderLen]) + uint32(len(data))
 	if n > MaxPayload {
 		return scratch, protocolErr("%v payload of %d bytes exceeds %d", f.Type, n, MaxPayload)
 	}
-	binary.BigEndian.PutUint32(scratch[1:headerLen], n)
+	binary.BigEndian.PutUint32(scratch[1:HeaderLen], n)
 	if _, err = w.Write(scratch); err == nil {
 		_, err = w.Write(data)
 	}
@@ -207,7 +216,7 @@ func boolByte(b bool) byte {
 // length over MaxPayload before reading it.
 type Decoder struct {
 	r   io.Reader
-	hdr [headerLen]byte
+	hdr [HeaderLen]byte
 	buf []byte
 	max uint32 // the payload bound; zero means MaxPayload
 }
@@ -215,6 +224,10 @@ type Decoder struct {
 // NewDecoder returns a Decoder reading from r. Wrap r in a bufio.Reader
 // when it is an unbuffered connection.
 func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: r} }
+
+// NewBoundedDecoder returns a Decoder that refuses, at its header, a
+// frame claiming more than max payload bytes.
+func NewBoundedDecoder(r io.Reader, max uint32) *Decoder { return &Decoder{r: r, max: max} }
 
 // Decode reads the next frame into f. It returns io.EOF at a clean end
 // between frames, io.ErrUnexpectedEOF inside a frame, and a Refusal with
@@ -244,7 +257,7 @@ func (d *Decoder) Decode(f *Frame) error {
 		}
 		remaining -= step
 	}
-	return ParseFrame(f, t, d.buf)
+	return Parse(f, t, d.buf)
 }
 
 // growLen extends b by n bytes, reusing capacity when it can.
@@ -257,10 +270,10 @@ func growLen(b []byte, n int) []byte {
 	return nb
 }
 
-// ParseFrame decodes the payload p of a frame of type t into f, strictly:
+// Parse decodes the payload p of a frame of type t into f, strictly:
 // a payload shorter or longer than its type requires is a protocol error.
 // f.Data aliases p.
-func ParseFrame(f *Frame, t Type, p []byte) error {
+func Parse(f *Frame, t Type, p []byte) error {
 	*f = Frame{Type: t}
 	c := cursor{p: p}
 	switch t {
@@ -289,9 +302,12 @@ func ParseFrame(f *Frame, t Type, p []byte) error {
 		if n == 0 {
 			c.bad = true
 		}
+		if !ValidCode(code) {
+			c.bad = true
+		}
 		f.Code = checkfu.Code(code)
 		msg := c.rest()
-		if len(msg) > maxRefusalMessage {
+		if len(msg) > MaxRefusalMessage {
 			c.bad = true
 		}
 		f.Message = string(msg)
@@ -323,6 +339,17 @@ func ParseFrame(f *Frame, t Type, p []byte) error {
 		return protocolErr("%v frame at offset %d overflows", t, f.Offset)
 	}
 	return nil
+}
+
+// ValidCode reports whether a refusal code has the module's form,
+// [a-z][a-z0-9_]*, so a provider's code is safe to print and to compare.
+func ValidCode(b []byte) bool {
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= c && c <= '9' || c == '_')) {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // A cursor consumes a payload; any short read sets bad.
@@ -373,7 +400,7 @@ func (c *cursor) u64() uint64 {
 }
 
 func (c *cursor) id(dst *ProcessID) {
-	if b := c.take(processIDLen); b != nil {
+	if b := c.take(ProcessIDLen); b != nil {
 		copy(dst[:], b)
 	}
 }

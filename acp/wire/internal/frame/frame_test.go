@@ -1,4 +1,4 @@
-package wire
+package frame
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 )
 
 var sampleFrames = []Frame{
-	{Type: TypeOpen, ID: ProcessID{1, 2}, Version: protocolVersion},
+	{Type: TypeOpen, ID: ProcessID{1, 2}, Version: ProtocolVersion},
 	{Type: TypeResume, ID: ProcessID{3}, Offset: 1 << 40},
 	{Type: TypeAttached, ID: ProcessID{4}, Accepted: 10, Limit: 20, Window: 30, Low: 40, Head: 50, StdinEnded: true},
-	{Type: TypeRefuse, Offset: 7, Code: CodeInputBufferFull, Message: "resend"},
+	{Type: TypeRefuse, Offset: 7, Code: "input_buffer_full", Message: "resend"},
 	{Type: TypeWindow, Accepted: 5, Limit: 1 << 20},
 	{Type: TypeStdin, Offset: 99, Data: []byte("in")},
 	{Type: TypeStdinEnd, Offset: 101},
@@ -32,8 +32,8 @@ func TestFrameRoundTrip(t *testing.T) {
 	var stream []byte
 	for i := range sampleFrames {
 		var err error
-		if stream, err = AppendFrame(stream, &sampleFrames[i]); err != nil {
-			t.Fatalf("AppendFrame(%v): %v", sampleFrames[i].Type, err)
+		if stream, err = Append(stream, &sampleFrames[i]); err != nil {
+			t.Fatalf("Append(%v): %v", sampleFrames[i].Type, err)
 		}
 	}
 	d := NewDecoder(bytes.NewReader(stream))
@@ -58,12 +58,12 @@ func TestDecodeRejects(t *testing.T) {
 		input []byte
 		want  error
 	}{
-		{"unknown type", []byte{99, 0, 0, 0, 0}, CodeProtocol},
-		{"claim over max", []byte{byte(TypeStdout), 0x7f, 0xff, 0xff, 0xff}, CodeProtocol},
-		{"short fixed field", []byte{byte(TypeAck), 0, 0, 0, 4, 1, 2, 3, 4}, CodeProtocol},
-		{"trailing bytes", []byte{byte(TypeDone), 0, 0, 0, 1, 0}, CodeProtocol},
-		{"bad bool", append([]byte{byte(TypeAttached), 0, 0, 0, 57}, append(make([]byte, 56), 2)...), CodeProtocol},
-		{"empty refusal code", append([]byte{byte(TypeRefuse), 0, 0, 0, 9}, make([]byte, 9)...), CodeProtocol},
+		{"unknown type", []byte{99, 0, 0, 0, 0}, CodeProtocolError},
+		{"claim over max", []byte{byte(TypeStdout), 0x7f, 0xff, 0xff, 0xff}, CodeProtocolError},
+		{"short fixed field", []byte{byte(TypeAck), 0, 0, 0, 4, 1, 2, 3, 4}, CodeProtocolError},
+		{"trailing bytes", []byte{byte(TypeDone), 0, 0, 0, 1, 0}, CodeProtocolError},
+		{"bad bool", append([]byte{byte(TypeAttached), 0, 0, 0, 57}, append(make([]byte, 56), 2)...), CodeProtocolError},
+		{"empty refusal code", append([]byte{byte(TypeRefuse), 0, 0, 0, 9}, make([]byte, 9)...), CodeProtocolError},
 		{"truncated payload", []byte{byte(TypeStdout), 0, 0, 0, 20, 1, 2}, io.ErrUnexpectedEOF},
 		{"truncated header", []byte{byte(TypeStdout), 0}, io.ErrUnexpectedEOF},
 	}
@@ -96,10 +96,10 @@ func TestAppendFrameRejects(t *testing.T) {
 		{Type: 0},
 		{Type: TypeStdout, Data: make([]byte, MaxPayload)},
 		{Type: TypeRefuse},
-		{Type: TypeRefuse, Code: "x", Message: string(make([]byte, maxRefusalMessage+1))},
+		{Type: TypeRefuse, Code: "x", Message: string(make([]byte, MaxRefusalMessage+1))},
 	} {
-		if _, err := AppendFrame(nil, &f); !errors.Is(err, CodeProtocol) {
-			t.Errorf("AppendFrame(%v, %d data bytes) = %v, want protocol_error", f.Type, len(f.Data), err)
+		if _, err := Append(nil, &f); !errors.Is(err, CodeProtocolError) {
+			t.Errorf("Append(%v, %d data bytes) = %v, want protocol_error", f.Type, len(f.Data), err)
 		}
 	}
 }
@@ -121,7 +121,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // (plus one read chunk, doubled by append's growth).
 func FuzzDecode(f *testing.F) {
 	for i := range sampleFrames {
-		b, _ := AppendFrame(nil, &sampleFrames[i])
+		b, _ := Append(nil, &sampleFrames[i])
 		f.Add(b)
 	}
 	f.Add([]byte{byte(TypeStdout), 0x00, 0x10, 0x00, 0x00, 1, 2, 3})
@@ -138,7 +138,7 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				return
 			}
-			enc, err := AppendFrame(nil, &fr)
+			enc, err := Append(nil, &fr)
 			if err != nil {
 				t.Fatalf("decoded %v does not re-encode: %v", fr.Type, err)
 			}
@@ -154,4 +154,16 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A refusal code outside [a-z][a-z0-9_]* does not decode.
+func TestRefusalCodeForm(t *testing.T) {
+	for _, code := range []string{"Output_truncated", "x\n", "_x", "9x", "a b"} {
+		b := []byte{byte(TypeRefuse), 0, 0, 0, byte(9 + len(code)), 0, 0, 0, 0, 0, 0, 0, 0, byte(len(code))}
+		b = append(b, code...)
+		var f Frame
+		if err := NewDecoder(bytes.NewReader(b)).Decode(&f); err == nil {
+			t.Errorf("refusal code %q decoded", code)
+		}
+	}
 }
