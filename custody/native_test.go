@@ -11,12 +11,12 @@ import (
 // racingStore replaces the record at a binding right after the next Get
 // returns, as a concurrent writer would.
 type racingStore struct {
-	*MemStore
+	*MemoryStore
 	race func()
 }
 
 func (r *racingStore) Get(ctx context.Context, b Binding) (Record, error) {
-	rec, err := r.MemStore.Get(ctx, b)
+	rec, err := r.MemoryStore.Get(ctx, b)
 	if r.race != nil {
 		r.race()
 		r.race = nil
@@ -30,7 +30,7 @@ func (r *racingStore) Get(ctx context.Context, b Binding) (Record, error) {
 func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 	ctx := context.Background()
 	v1 := fixedKeyset(t, 1, 1)
-	store := &racingStore{MemStore: NewMemStore()}
+	store := &racingStore{MemoryStore: NewMemoryStore()}
 	b := testBinding()
 	if err := NewNative(v1, store).Put(ctx, b, NewSecret([]byte("old"))); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 func TestZeroNativeRefuses(t *testing.T) {
 	ctx := context.Background()
 	var se *StoreError
-	for _, n := range []*Native{nil, {}, NewNative(nil, NewMemStore())} {
+	for _, n := range []*Native{nil, {}, NewNative(nil, NewMemoryStore())} {
 		_, err := n.Open(ctx, testBinding())
 		if err == nil || (!errors.As(err, &se) && !errors.Is(err, CodeInvalidKeyset)) {
 			t.Errorf("Open on %+v: %v", n, err)
@@ -73,11 +73,11 @@ func TestZeroNativeRefuses(t *testing.T) {
 
 // foldingStore matches namespaces case-insensitively, as a store on a
 // case-insensitive collation would, and returns the row it found.
-type foldingStore struct{ *MemStore }
+type foldingStore struct{ *MemoryStore }
 
 func (f foldingStore) Get(ctx context.Context, b Binding) (Record, error) {
 	b.Namespace = strings.ToLower(b.Namespace)
-	return f.MemStore.Get(ctx, b)
+	return f.MemoryStore.Get(ctx, b)
 }
 
 // Mutant: deleting the binding comparison in Native.get makes this test
@@ -85,7 +85,7 @@ func (f foldingStore) Get(ctx context.Context, b Binding) (Record, error) {
 func TestNativeRefusesAnotherRowsRecord(t *testing.T) {
 	ctx := context.Background()
 	ks := fixedKeyset(t, 1, 1)
-	n := NewNative(ks, foldingStore{NewMemStore()})
+	n := NewNative(ks, foldingStore{NewMemoryStore()})
 	acme := testBinding()
 	acme.Namespace = "acme"
 	if err := n.Put(ctx, acme, NewSecret([]byte("acme-token"))); err != nil {

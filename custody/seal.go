@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
@@ -59,7 +60,7 @@ func appendAD(dst []byte, b Binding, v uint32) []byte {
 	dst = append(dst, lpSealDomain...)
 	dst = appendLPString(dst, b.Namespace)
 	dst = appendLPString(dst, b.Integration)
-	dst = appendLPString(dst, b.Handle.s)
+	dst = appendLPString(dst, b.Handle.String())
 	return append(dst, 0, 0, 0, 4, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
 
@@ -69,7 +70,7 @@ var lpSealDomain = appendLPString(nil, sealDomain)
 
 // maxADLen is the longest associated data of a valid binding: five length
 // prefixes, the domain, two names of maxNameLen, a handle and the version.
-const maxADLen = 5*4 + len(sealDomain) + 2*maxNameLen + handleLen + 4
+const maxADLen = 5*4 + len(sealDomain) + 2*address.MaxNameLen + address.HandleLen + 4
 
 // An adScratch is a buffer to build one record's associated data in. The
 // associated data escapes to the heap wherever it is built (it is passed

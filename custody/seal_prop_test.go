@@ -6,16 +6,17 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/checkfu/checkfu/custody/address"
 	"pgregory.net/rapid"
 )
 
 var (
 	genName   = rapid.StringMatching(`[A-Za-z0-9][A-Za-z0-9._-]{0,24}`)
 	genHandle = rapid.Custom(func(t *rapid.T) Handle {
-		return MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
+		return address.MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
 	})
 	genBinding = rapid.Custom(func(t *rapid.T) Binding {
-		return Binding{genName.Draw(t, "namespace"), genName.Draw(t, "integration"), genHandle.Draw(t, "handle")}
+		return Binding{Namespace: genName.Draw(t, "namespace"), Integration: genName.Draw(t, "integration"), Handle: genHandle.Draw(t, "handle")}
 	})
 )
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
@@ -37,7 +38,7 @@ func fixedKeyset(t *testing.T, primary uint32, versions ...uint32) *Keyset {
 	return ks
 }
 
-var testHandle = MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+var testHandle = address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")
 
 func testBinding() Binding {
 	return Binding{Namespace: "github", Integration: "deploy-token", Handle: testHandle}
@@ -72,7 +73,7 @@ func TestADLayout(t *testing.T) {
 //
 // Mutant: maxADLen one byte short makes this fail.
 func TestADScratchHoldsTheLongestAD(t *testing.T) {
-	name := strings.Repeat("n", maxNameLen)
+	name := strings.Repeat("n", address.MaxNameLen)
 	b := Binding{Namespace: name, Integration: name, Handle: testHandle}
 	if err := b.Validate(); err != nil {
 		t.Fatal(err)
@@ -91,18 +92,18 @@ func TestADScratchHoldsTheLongestAD(t *testing.T) {
 // collide and TestADDistinguishesEveryComponent fail.
 func TestADDistinguishesEveryComponent(t *testing.T) {
 	base := testBinding()
-	other := MustParseHandle("ch_bbbbbbbbbbbbbbbbbbbbbbbbba")
+	other := address.MustParseHandle("ch_bbbbbbbbbbbbbbbbbbbbbbbbba")
 	variants := map[string]struct {
 		b Binding
 		v uint32
 	}{
 		"base":           {base, 1},
-		"namespace":      {Binding{"github2", base.Integration, base.Handle}, 1},
-		"integration":    {Binding{base.Namespace, "deploy-token2", base.Handle}, 1},
-		"handle":         {Binding{base.Namespace, base.Integration, other}, 1},
+		"namespace":      {Binding{Namespace: "github2", Integration: base.Integration, Handle: base.Handle}, 1},
+		"integration":    {Binding{Namespace: base.Namespace, Integration: "deploy-token2", Handle: base.Handle}, 1},
+		"handle":         {Binding{Namespace: base.Namespace, Integration: base.Integration, Handle: other}, 1},
 		"version":        {base, 2},
-		"boundary-shift": {Binding{"githubdeploy-", "token", base.Handle}, 1},
-		"shift-back":     {Binding{"git", "hubdeploy-token", base.Handle}, 1},
+		"boundary-shift": {Binding{Namespace: "githubdeploy-", Integration: "token", Handle: base.Handle}, 1},
+		"shift-back":     {Binding{Namespace: "git", Integration: "hubdeploy-token", Handle: base.Handle}, 1},
 	}
 	seen := map[string]string{}
 	for name, x := range variants {
@@ -419,7 +420,7 @@ func TestADScratchUnderConcurrency(t *testing.T) {
 				b := Binding{
 					Namespace:   fmt.Sprintf("ns%d", w),
 					Integration: strings.Repeat("i", 1+(i+w)%40),
-					Handle:      NewHandle(),
+					Handle:      address.NewHandle(),
 				}
 				want := fmt.Sprintf("secret-%d-%d", w, i)
 				sealed, err := ks.Seal(b, NewSecret([]byte(want)))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 )
 
 // TestStore runs the conformance suite against the Store implementation
@@ -55,7 +56,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) custody.Store) {
 
 // NewBinding returns a valid binding with a fresh handle.
 func NewBinding(namespace, integration string) custody.Binding {
-	return custody.Binding{Namespace: namespace, Integration: integration, Handle: custody.NewHandle()}
+	return custody.Binding{Namespace: namespace, Integration: integration, Handle: address.NewHandle()}
 }
 
 func wantCode(t *testing.T, what string, err error, code checkfu.Code) {
@@ -137,7 +138,7 @@ func testCopiesSlices(t *testing.T, s custody.Store) {
 
 func testInvalidBinding(t *testing.T, s custody.Store) {
 	ctx := context.Background()
-	h := custody.NewHandle()
+	h := address.NewHandle()
 	bad := []custody.Binding{
 		{},
 		{Namespace: "acme", Integration: "github"},
@@ -164,7 +165,7 @@ func testDistinctAddresses(t *testing.T, s custody.Store) {
 		base,
 		{Namespace: "github2", Integration: base.Integration, Handle: base.Handle},
 		{Namespace: base.Namespace, Integration: "deploy-token2", Handle: base.Handle},
-		{Namespace: base.Namespace, Integration: base.Integration, Handle: custody.NewHandle()},
+		{Namespace: base.Namespace, Integration: base.Integration, Handle: address.NewHandle()},
 		{Namespace: "githubdeploy-", Integration: "token", Handle: base.Handle},
 		{Namespace: "GitHub", Integration: base.Integration, Handle: base.Handle},
 	}
@@ -231,7 +232,7 @@ func testList(t *testing.T, s custody.Store) {
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	slices.SortFunc(want, custody.CompareBindings)
+	slices.SortFunc(want, address.CompareBindings)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("List(acme) =\n%v\nwant\n%v", got, want)
 	}
@@ -259,7 +260,7 @@ func testMoves(t *testing.T, s custody.Store) {
 	moves := map[string]custody.Binding{
 		"namespace":      {Namespace: "github2", Integration: home.Integration, Handle: home.Handle},
 		"integration":    {Namespace: home.Namespace, Integration: "deploy-token2", Handle: home.Handle},
-		"handle":         {Namespace: home.Namespace, Integration: home.Integration, Handle: custody.NewHandle()},
+		"handle":         {Namespace: home.Namespace, Integration: home.Integration, Handle: address.NewHandle()},
 		"boundary-shift": {Namespace: "githubdeploy-", Integration: "token", Handle: home.Handle},
 		"case":           {Namespace: "GitHub", Integration: home.Integration, Handle: home.Handle},
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 )
 
 // Refusal codes of this package.
@@ -44,12 +44,12 @@ const (
 const MaxFileBytes = 32 << 20
 
 // A LeaseHolder reports whether a lease is live for a scope.
-// *custody.Leases implements it.
+// *authz.Leases implements it.
 type LeaseHolder interface {
-	Hold(lease string, scope custody.LeaseScope) error
+	Hold(lease string, scope authz.LeaseScope) error
 }
 
-var _ LeaseHolder = (*custody.Leases)(nil)
+var _ LeaseHolder = (*authz.Leases)(nil)
 
 // A Source is the platform-side half of a mount: the Mount the sandbox
 // sees and the host directory that backs it. Dir never enters the Plan.
@@ -82,7 +82,7 @@ type Resolver struct {
 
 type session struct {
 	lease  string
-	scope  custody.LeaseScope
+	scope  authz.LeaseScope
 	mounts map[string]*rooted
 }
 
@@ -103,7 +103,7 @@ var afterCheck = func(string) {}
 // Attach registers a session's mounts and returns its credential-free
 // Plan. The session's lease must be live for scope now. The lease id and
 // scope stay here; the plan holds neither.
-func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sources ...Source) (Plan, error) {
+func (r *Resolver) Attach(sessionID, lease string, scope authz.LeaseScope, sources ...Source) (Plan, error) {
 	if r == nil || r.leases == nil {
 		return Plan{}, checkfu.Refuse(CodeSessionUnknown, "mount: the zero Resolver attaches nothing")
 	}

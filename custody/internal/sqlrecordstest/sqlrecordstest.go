@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/custodytest"
 )
 
@@ -36,7 +37,7 @@ type Harness struct {
 // the old address.
 func TestRawRowMove(t *testing.T, open func(t *testing.T) Harness) {
 	ctx := context.Background()
-	newHandle := custody.NewHandle().String()
+	newHandle := address.NewHandle().String()
 	moves := []struct {
 		name, set string
 		args      []any
