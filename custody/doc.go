@@ -9,6 +9,21 @@
 // versioned [Keyset]; the trusted plane opens it only at the outbound edge,
 // after the egress rule decision, and attaches it to the request there.
 //
+// What a Secret is a boundary against, and what it is not: a Secret
+// protects its bytes against every path that a sandbox, a provider
+// response, an event, a log line, an error, a mount plan or model context
+// can reach, and against accident (printing, logging, marshalling or
+// wrapping it in an error by mistake). It is not a boundary against code
+// running in the trusted process. Such code can build a [Keyset] from a
+// root key it knows, [Keyset.Seal] any Secret it holds (or [Native.Put] it
+// into a Store it reads) and decrypt the record with the layout
+// docs/custody.md documents; it can also read process memory through
+// package unsafe. No key source closes this in-process: a persistent root
+// key reaches custody through code the embedder runs (a KMS client, a file
+// read), which can keep the bytes. Within this module, which packages can
+// read a Secret is a reviewed, build-checked fact (the import rules in
+// imports_test.go and Go's internal-package rule), not a runtime fence.
+//
 // Invariants:
 //
 //   - A Secret's bytes are reachable only through a closure: no field,
