@@ -22,7 +22,9 @@
 //     are zeroed).
 //   - A provider response that echoes the credential, in any form the
 //     echo check knows (raw, case-folded, base64 variants, hex, UTF-16,
-//     JSON-, percent- and HTML-escaped), is withheld: the caller gets a
+//     decimal byte lists, JSON-, percent- and HTML-escaped, and those
+//     escapes nested and decoded repeatedly up to a fixed bound of
+//     rounds), is withheld: the caller gets a
 //     refusal with [CodeCredentialEchoed], never the body. Errors that
 //     would carry the credential are withheld the same way.
 //   - Every call records one edge_call Evidence; a call whose evidence

@@ -27,7 +27,9 @@ import (
 // alignments a token can have inside a longer base64 text (such as
 // base64("user:" + token) or base64("Bearer " + token)), padded or not.
 // For a credential that is valid UTF-8, also its UTF-16 encoding in
-// either byte order (a provider answering in charset=utf-16).
+// either byte order (a provider answering in charset=utf-16). And its
+// bytes as a decimal list separated by " ", "," or ", " (Go's %v of a
+// []byte, Node's JSON.stringify(Buffer), Python's list).
 // And it looks in these views of the body and of every header name and
 // value: as sent; with JSON string escapes decoded (a JSON encoder may
 // write "/" as "\/" or any character as "\u00XX"); and with that
@@ -35,8 +37,12 @@ import (
 // both caught; and with HTML character references decoded in the
 // JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
 // And with CR and LF removed from the JSON-decoded text, for base64
-// wrapped in lines. Header names, whose case the client canonicalises,
-// are searched with ASCII case folded.
+// wrapped in lines. And, for escapes nested inside escapes (JSON inside
+// JSON, "%252F", a percent-encoded JSON or HTML escape), with the JSON,
+// percent and HTML escapes decoded together, again and again, until
+// nothing changes or maxViewRounds rounds have run (echoInRepeated).
+// Header names, whose case the client canonicalises, are searched with
+// ASCII case folded.
 func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := reveal.With(secret, func(tok []byte) error {
@@ -145,7 +151,8 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 	copy(in[2:], tok)
 	// UTF-16 takes at most two bytes per byte of UTF-8 (four for a
 	// four-byte sequence), in each of two byte orders.
-	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok))+2*2*len(tok))
+	// The decimal lists take at most 3 digits and the separator per byte.
+	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok))+2*2*len(tok)+(3+1+3+1+3+2)*len(tok))
 	add := func(f []byte) {
 		start := len(buf)
 		buf = append(buf, f...)
@@ -177,7 +184,38 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 			forms = append(forms, buf[start:len(buf):len(buf)])
 		}
 	}
+	for _, sep := range decimalSeps {
+		start := len(buf)
+		buf = appendDecimalList(buf, tok, sep)
+		forms = append(forms, buf[start:len(buf):len(buf)])
+	}
 	return forms, buf
+}
+
+// decimalSeps separate the bytes of the decimal byte-list forms: Go's %v
+// of a []byte ("[103 104 112]"), Node's JSON.stringify(Buffer)
+// ({"type":"Buffer","data":[103,104,112]}), and the ", " of Python's and
+// most pretty printers' lists.
+var decimalSeps = [...]string{" ", ",", ", "}
+
+// appendDecimalList appends the bytes of s to dst as decimal numbers
+// separated by sep, without the brackets (the token may sit inside a
+// longer list, such as the bytes of "Bearer " + token).
+func appendDecimalList(dst, s []byte, sep string) []byte {
+	for i, c := range s {
+		if i > 0 {
+			dst = append(dst, sep...)
+		}
+		switch {
+		case c >= 100:
+			dst = append(dst, '0'+c/100, '0'+c/10%10, '0'+c%10)
+		case c >= 10:
+			dst = append(dst, '0'+c/10, '0'+c%10)
+		default:
+			dst = append(dst, '0'+c)
+		}
+	}
+	return dst
 }
 
 // appendUTF16 appends the UTF-16 encoding of the valid UTF-8 text s to
@@ -258,7 +296,118 @@ func echoIn(s []byte, forms [][]byte) bool {
 			}
 		}
 	}
+	return echoInRepeated(s, unescaped, forms)
+}
+
+// maxViewRounds bounds echoInRepeated: escapes nested deeper than this
+// (JSON inside JSON inside ..., percent-encoded again and again) are not
+// decoded further. Every round shrinks the text, so the bound is on work,
+// not on termination.
+const maxViewRounds = 4
+
+// echoInRepeated reports whether any form occurs in s after its JSON,
+// percent and HTML escapes are decoded (all three in one pass, each where
+// it occurs), again and again, until nothing changes or maxViewRounds
+// rounds have run; and in each round's text with CR and LF removed.
+// unescaped is echoIn's JSON view of s: a first round equal to it was
+// searched already and is not searched again.
+func echoInRepeated(s, unescaped []byte, forms [][]byte) bool {
+	cur := s
+	defer func() {
+		if len(cur) > 0 && &cur[0] != &s[0] {
+			clear(cur)
+		}
+	}()
+	for round := range maxViewRounds {
+		next, changed := decodeEscapes(cur)
+		if !changed {
+			return false
+		}
+		if len(cur) > 0 && &cur[0] != &s[0] {
+			clear(cur)
+		}
+		cur = next
+		if round == 0 && bytes.Equal(cur, unescaped) {
+			continue // echoIn searched this text and its line-break view
+		}
+		if containsAny(cur, forms) {
+			return true
+		}
+		if bytes.ContainsAny(cur, "\r\n") {
+			joined := removeLineBreaks(cur)
+			found := containsAny(joined, forms)
+			clear(joined)
+			if found {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// decodeEscapes returns s with every JSON string escape, %XX and HTML
+// character reference decoded, in one pass that copies the text between
+// escapes in bulk, and whether anything was decoded. Escapes that a
+// decoding produces are left for the next pass. When nothing is decoded
+// it returns s itself.
+func decodeEscapes(s []byte) ([]byte, bool) {
+	i := indexEscape(s)
+	if i < 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s))
+	changed := false
+	rest := s
+	for i >= 0 {
+		out = append(out, rest[:i]...)
+		rest = rest[i:]
+		n := 0
+		switch rest[0] {
+		case '\\':
+			out, n = jsonEscape(out, rest)
+		case '%':
+			if len(rest) >= 3 {
+				hi, ok1 := unhex(rest[1])
+				lo, ok2 := unhex(rest[2])
+				if ok1 && ok2 {
+					out, n = append(out, hi<<4|lo), 3
+				}
+			}
+		case '&':
+			var r rune
+			if r, n = htmlRef(rest); n > 0 {
+				out = utf8.AppendRune(out, r)
+			}
+		}
+		if n == 0 {
+			out, n = append(out, rest[0]), 1
+		} else {
+			changed = true
+		}
+		rest = rest[n:]
+		i = indexEscape(rest)
+	}
+	out = append(out, rest...)
+	if !changed {
+		clear(out)
+		return s, false
+	}
+	return out, true
+}
+
+// indexEscape returns the index of the first '\\', '%' or '&' in s, or -1.
+func indexEscape(s []byte) int {
+	i := -1
+	for _, c := range [...]byte{'\\', '%', '&'} {
+		lim := s
+		if i >= 0 {
+			lim = s[:i]
+		}
+		if j := bytes.IndexByte(lim, c); j >= 0 {
+			i = j
+		}
+	}
+	return i
 }
 
 // removeLineBreaks returns a copy of s without its CR and LF bytes.
@@ -339,46 +488,53 @@ func containsAny(s []byte, forms [][]byte) bool {
 func jsonUnescape(s []byte) []byte {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			out = append(out, c)
-			continue
-		}
-		switch e := s[i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-			i++
-		case 'b':
-			out, i = append(out, '\b'), i+1
-		case 'f':
-			out, i = append(out, '\f'), i+1
-		case 'n':
-			out, i = append(out, '\n'), i+1
-		case 'r':
-			out, i = append(out, '\r'), i+1
-		case 't':
-			out, i = append(out, '\t'), i+1
-		case 'u':
-			r, ok := hex4(s[i+2:])
-			if !ok {
-				out = append(out, c)
+		if s[i] == '\\' {
+			if next, n := jsonEscape(out, s[i:]); n > 0 {
+				out, i = next, i+n-1
 				continue
 			}
-			i += 5
-			if utf16.IsSurrogate(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-				if r2, ok := hex4(s[i+3:]); ok {
-					if joined := utf16.DecodeRune(r, r2); joined != utf8.RuneError {
-						r = joined
-						i += 6
-					}
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			out = append(out, c)
 		}
+		out = append(out, s[i])
 	}
 	return out
+}
+
+// jsonEscape decodes the JSON string escape at the start of s, which
+// begins with '\\', appending it to dst; n is the number of bytes of s it
+// consumed, 0 when s does not start with an escape.
+func jsonEscape(dst, s []byte) (_ []byte, n int) {
+	if len(s) < 2 {
+		return dst, 0
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		return append(dst, e), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return dst, 0
+		}
+		n = 6
+		if utf16.IsSurrogate(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if r2, ok := hex4(s[8:]); ok {
+				if joined := utf16.DecodeRune(r, r2); joined != utf8.RuneError {
+					r, n = joined, 12
+				}
+			}
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return dst, 0
 }
 
 // hex4 decodes the four hex digits at the start of s.

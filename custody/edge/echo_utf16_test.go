@@ -47,12 +47,13 @@ func TestRefuseEchoUTF16(t *testing.T) {
 	}
 }
 
-// The UTF-16 forms live in echoForms' one buffer too.
+// The UTF-16 and decimal byte-list forms live in echoForms' one buffer
+// too: the buffer never grows, so clearing it clears every form.
 func TestEchoFormsUTF16ClearedWithBuf(t *testing.T) {
-	for _, tok := range []string{"abc", "abc\u00e9\u20ac\U0001F511", "ghp_EDGECANARY0123456789abcdefXYZ"} {
+	for _, tok := range []string{"abc", "abc\u00e9\u20ac\U0001F511", "ghp_EDGECANARY0123456789abcdefXYZ", "\u00ff\u00fe\u00fd"} {
 		forms, buf := echoForms([]byte(tok))
-		if len(forms) != 1+2+6+2 {
-			t.Fatalf("token %q: %d forms, want 11", tok, len(forms))
+		if want := 1 + 2 + 6 + 2 + len(decimalSeps); len(forms) != want {
+			t.Fatalf("token %q: %d forms, want %d", tok, len(forms), want)
 		}
 		clear(buf)
 		for i, f := range forms[1:] {

@@ -66,6 +66,8 @@ type edgeRig struct {
 	lastAuth string
 	lastURL  string
 	lastBody string
+
+	listBody []byte // when set, what the default route answers
 }
 
 func newEdgeRig(t testing.TB) *edgeRig {
@@ -101,6 +103,10 @@ func newEdgeRig(t testing.TB) *edgeRig {
 		default:
 			w.Header().Set("Set-Cookie", "session=abc")
 			w.Header().Set("Content-Type", "application/json")
+			if rig.listBody != nil {
+				w.Write(rig.listBody)
+				return
+			}
 			fmt.Fprint(w, `{"ok":true}`)
 		}
 	}))
