@@ -12,11 +12,3 @@ type Binding = address.Binding
 // A Handle is the opaque, printable name of one credential in custody. It
 // is [address.Handle].
 type Handle = address.Handle
-
-// CodeInvalidHandle and CodeInvalidBinding are the address codes
-// [address.CodeInvalidHandle] and [address.CodeInvalidBinding], named here
-// for callers of custody.
-const (
-	CodeInvalidHandle  = address.CodeInvalidHandle
-	CodeInvalidBinding = address.CodeInvalidBinding
-)

@@ -24,13 +24,13 @@ func ExampleNewMemoryStore() {
 
 	// The record is no longer first: a stale swap is refused.
 	err := store.CompareAndSwap(ctx, exampleCred, first, first)
-	fmt.Println(errors.Is(err, custody.CodeConflict))
+	fmt.Println(errors.Is(err, custody.CodeRecordConflict))
 
 	list, _ := store.List(ctx, "acme")
 	fmt.Println(list)
 
 	_, err = store.Get(ctx, custody.Binding{Namespace: "acme", Integration: "slack", Handle: address.NewHandle()})
-	fmt.Println(errors.Is(err, custody.CodeNotFound))
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound))
 	// Output:
 	// <nil>
 	// true

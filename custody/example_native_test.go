@@ -26,7 +26,7 @@ func ExampleNative_Rewrap() {
 	fmt.Println("sealed under version", v)
 
 	err := n.Rewrap(ctx, custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()})
-	fmt.Println(errors.Is(err, custody.CodeNotFound))
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound))
 	// Output:
 	// <nil>
 	// sealed under version 2
@@ -40,7 +40,7 @@ func ExampleNative_Delete() {
 	_ = n.Put(ctx, exampleCred, custody.NewSecret([]byte("token")))
 	fmt.Println(n.Delete(ctx, exampleCred))
 	_, err := n.Open(ctx, exampleCred)
-	fmt.Println(errors.Is(err, custody.CodeNotFound))
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound))
 	// Output:
 	// <nil>
 	// true

@@ -75,7 +75,7 @@ func ExampleNative() {
 	fmt.Println(s, err)
 	s.Destroy()
 	_, err = n.Open(ctx, custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()})
-	fmt.Println(errors.Is(err, custody.CodeNotFound))
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound))
 	// Output:
 	// [redacted] <nil>
 	// true

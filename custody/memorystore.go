@@ -115,12 +115,12 @@ func (m *MemoryStore) List(ctx context.Context, namespace string) ([]Binding, er
 	return out, nil
 }
 
-// notFound returns the CodeNotFound refusal for b. Store implementations
+// notFound returns the CodeRecordNotFound refusal for b. Store implementations
 // outside this package build the same refusal with [checkfu.Refuse].
 func notFound(b Binding) error {
-	return checkfu.Refuse(CodeNotFound, "custody: no record at %s", b)
+	return checkfu.Refuse(CodeRecordNotFound, "custody: no record at %s", b)
 }
 
 func conflict(b Binding) error {
-	return checkfu.Refuse(CodeConflict, "custody: the record at %s changed since it was read", b)
+	return checkfu.Refuse(CodeRecordConflict, "custody: the record at %s changed since it was read", b)
 }

@@ -45,8 +45,8 @@ func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := n2.Rewrap(ctx, b); !errors.Is(err, CodeConflict) {
-		t.Fatalf("Rewrap racing a Put: %v, want %s", err, CodeConflict)
+	if err := n2.Rewrap(ctx, b); !errors.Is(err, CodeRecordConflict) {
+		t.Fatalf("Rewrap racing a Put: %v, want %s", err, CodeRecordConflict)
 	}
 	s, err := n2.Open(ctx, b)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestZeroNativeRefuses(t *testing.T) {
 	var se *StoreError
 	for _, n := range []*Native{nil, {}, NewNative(nil, NewMemoryStore())} {
 		_, err := n.Open(ctx, testBinding())
-		if err == nil || (!errors.As(err, &se) && !errors.Is(err, CodeInvalidKeyset)) {
+		if err == nil || (!errors.As(err, &se) && !errors.Is(err, CodeKeysetInvalid)) {
 			t.Errorf("Open on %+v: %v", n, err)
 		}
 		if err := n.Put(ctx, testBinding(), NewSecret([]byte("x"))); err == nil {

@@ -11,20 +11,6 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// CodeAddressMismatch is the code of the Refusal returned when a sealed
-// record does not open at the binding it is read from: it was sealed for
-// another namespace, integration or handle (it was moved), or it was
-// altered. The two cannot be told apart, by design.
-const CodeAddressMismatch checkfu.Code = "custody_address_mismatch"
-
-// CodeUnknownKeyVersion is the code of the Refusal returned when a sealed
-// record names a key version its keyset does not list.
-const CodeUnknownKeyVersion checkfu.Code = "custody_unknown_key_version"
-
-// CodeMalformedRecord is the code of the Refusal returned when sealed bytes
-// are not a sealed record of a known format.
-const CodeMalformedRecord checkfu.Code = "custody_malformed_record"
-
 // sealDomain is the first component of every record's associated data. It
 // separates custody records from any other use of the same keys.
 const sealDomain = "checkfu.custody.record.v1"
@@ -142,16 +128,16 @@ func SealedKeyVersion(sealed []byte) (uint32, error) {
 // SealedKeyVersion inlines.
 func malformed(sealed []byte) error {
 	if len(sealed) < SealOverhead {
-		return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
+		return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
 	}
-	return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
+	return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
 }
 
 // Open decrypts a record read at binding b, which must be the address the
 // caller computed from the store's key columns, never one stored beside
 // the ciphertext. A record sealed for any other binding, or altered, is
 // refused with [CodeAddressMismatch]; one under a version the keyset does
-// not list with [CodeUnknownKeyVersion].
+// not list with [CodeKeyVersionUnknown].
 func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func TestPropRewrapPreservesPlaintext(t *testing.T) {
 		if got := revealed(t, s); !bytes.Equal(got, plain) {
 			t.Fatalf("after Rewrap = %x, want %x", got, plain)
 		}
-		if _, err := old.Open(b, re); !errors.Is(err, CodeUnknownKeyVersion) {
+		if _, err := old.Open(b, re); !errors.Is(err, CodeKeyVersionUnknown) {
 			t.Fatalf("old keyset opened a record under the new primary: %v", err)
 		}
 	})

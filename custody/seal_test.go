@@ -199,17 +199,17 @@ func TestOpenRefusals(t *testing.T) {
 		want   checkfu.Code
 	}{
 		// Mutant: deleting the length check in SealedKeyVersion panics on these.
-		{"empty", ks, b, nil, CodeMalformedRecord},
-		{"short", ks, b, sealed[:SealOverhead-1], CodeMalformedRecord},
+		{"empty", ks, b, nil, CodeRecordMalformed},
+		{"short", ks, b, sealed[:SealOverhead-1], CodeRecordMalformed},
 		// Mutant: deleting the format check makes "format" open as version 1... and fail differently.
-		{"format", ks, b, badFormat, CodeMalformedRecord},
+		{"format", ks, b, badFormat, CodeRecordMalformed},
 		// Mutant: deleting the roots lookup check in aead panics (nil root).
-		{"unknown version", ks, b, unknown, CodeUnknownKeyVersion},
+		{"unknown version", ks, b, unknown, CodeKeyVersionUnknown},
 		{"flipped nonce bit", ks, b, flipped, CodeAddressMismatch},
-		{"zero keyset", &Keyset{}, b, sealed, CodeInvalidKeyset},
-		{"nil keyset", nil, b, sealed, CodeInvalidKeyset},
+		{"zero keyset", &Keyset{}, b, sealed, CodeKeysetInvalid},
+		{"nil keyset", nil, b, sealed, CodeKeysetInvalid},
 		// Mutant: deleting Validate in Open makes these reach the AEAD.
-		{"zero binding", ks, Binding{}, sealed, CodeInvalidBinding},
+		{"zero binding", ks, Binding{}, sealed, address.CodeBindingInvalid},
 	}
 	for _, c := range cases {
 		_, err := c.ks.Open(c.b, c.sealed)
@@ -226,10 +226,10 @@ func TestOpenRefusals(t *testing.T) {
 	if _, err := ks.Seal(b, destroyed); !errors.Is(err, CodeSecretDestroyed) {
 		t.Errorf("Seal of a destroyed secret: %v", err)
 	}
-	if _, err := ks.Seal(Binding{}, NewSecret([]byte("x"))); !errors.Is(err, CodeInvalidBinding) {
+	if _, err := ks.Seal(Binding{}, NewSecret([]byte("x"))); !errors.Is(err, address.CodeBindingInvalid) {
 		t.Errorf("Seal at the zero binding: %v", err)
 	}
-	if _, err := (&Keyset{}).Seal(b, NewSecret([]byte("x"))); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := (&Keyset{}).Seal(b, NewSecret([]byte("x"))); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Seal with the zero keyset: %v", err)
 	}
 }
@@ -265,8 +265,8 @@ func TestKeysetConstruction(t *testing.T) {
 		{"long key", 1, map[uint32]*Secret{1: NewSecret(make([]byte, 33))}},
 	}
 	for _, c := range bad {
-		if _, err := NewKeyset(c.primary, c.roots); !errors.Is(err, CodeInvalidKeyset) {
-			t.Errorf("%s: NewKeyset error = %v, want %s", c.name, err, CodeInvalidKeyset)
+		if _, err := NewKeyset(c.primary, c.roots); !errors.Is(err, CodeKeysetInvalid) {
+			t.Errorf("%s: NewKeyset error = %v, want %s", c.name, err, CodeKeysetInvalid)
 		}
 	}
 	destroyed := k32()
@@ -285,10 +285,10 @@ func TestKeysetConstruction(t *testing.T) {
 	if r.Primary() != 2 || fmt.Sprint(r.Versions()) != "[1 2]" || r.String() != "custody.Keyset(primary=2 versions=[1 2])" {
 		t.Fatalf("Rotate: %s", r)
 	}
-	if _, err := r.Without(2); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := r.Without(2); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Without(primary): %v", err)
 	}
-	if _, err := r.Without(5); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := r.Without(5); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Without(unknown): %v", err)
 	}
 	w, err := r.Without(1)
@@ -299,7 +299,7 @@ func TestKeysetConstruction(t *testing.T) {
 	if zero.Primary() != 0 || zero.Versions() != nil || zero.String() != "custody.Keyset(zero)" {
 		t.Errorf("zero Keyset: %d %v %s", zero.Primary(), zero.Versions(), zero.String())
 	}
-	if _, err := zero.Rotate(); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := zero.Rotate(); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("zero Rotate: %v", err)
 	}
 }

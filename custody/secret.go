@@ -9,10 +9,6 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 )
 
-// CodeSecretDestroyed is the code of the Refusal returned when a Secret is
-// used after [Secret.Destroy], or when the zero Secret is used.
-const CodeSecretDestroyed checkfu.Code = "custody_secret_destroyed"
-
 // redacted is what every text form of a Secret prints.
 const redacted = "[redacted]"
 

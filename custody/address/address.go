@@ -9,14 +9,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// CodeInvalidHandle is the code of the Refusal returned when a handle does
-// not parse.
-const CodeInvalidHandle checkfu.Code = "custody_invalid_handle"
-
-// CodeInvalidBinding is the code of the Refusal returned when a binding's
-// namespace or integration is not a valid name, or its handle is zero.
-const CodeInvalidBinding checkfu.Code = "custody_invalid_binding"
-
 const (
 	handlePrefix = "ch_"
 	handleRandom = 16 // bytes of randomness in a handle
@@ -51,15 +43,15 @@ func NewHandle() Handle {
 
 // ParseHandle parses the text form of a handle: exactly "ch_" followed by
 // 26 characters of lowercase base32 (a-z, 2-7) that decode canonically.
-// Anything else is refused with [CodeInvalidHandle].
+// Anything else is refused with [CodeHandleInvalid].
 func ParseHandle(s string) (Handle, error) {
 	if len(s) != HandleLen || !strings.HasPrefix(s, handlePrefix) {
-		return Handle{}, checkfu.Refuse(CodeInvalidHandle, "address: %q is not a handle (want \"ch_\" and 26 base32 characters)", s)
+		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %q is not a handle (want \"ch_\" and 26 base32 characters)", s)
 	}
 	body := s[len(handlePrefix):]
 	b, err := handleEncoding.DecodeString(body)
 	if err != nil || len(b) != handleRandom || handleEncoding.EncodeToString(b) != body {
-		return Handle{}, checkfu.Refuse(CodeInvalidHandle, "address: %q is not a handle (want \"ch_\" and 26 lowercase base32 characters)", s)
+		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %q is not a handle (want \"ch_\" and 26 lowercase base32 characters)", s)
 	}
 	return Handle{s}, nil
 }
@@ -84,7 +76,7 @@ func (h Handle) String() string { return h.s }
 // refused.
 func (h Handle) MarshalText() ([]byte, error) {
 	if h.IsZero() {
-		return nil, checkfu.Refuse(CodeInvalidHandle, "address: the zero handle has no text form")
+		return nil, checkfu.Refuse(CodeHandleInvalid, "address: the zero handle has no text form")
 	}
 	return []byte(h.s), nil
 }
@@ -132,7 +124,7 @@ func BindingFromColumns(namespace, integration, handle string) (Binding, error) 
 }
 
 // Validate returns nil when b is a well-formed binding, and otherwise a
-// Refusal with [CodeInvalidBinding] that names the bad component.
+// Refusal with [CodeBindingInvalid] that names the bad component.
 func (b Binding) Validate() error {
 	if validName(b.Namespace) && validName(b.Integration) && !b.Handle.IsZero() {
 		return nil
@@ -150,10 +142,10 @@ func (b Binding) invalid() error {
 		return err
 	}
 	if b.Handle.IsZero() {
-		return checkfu.Refuse(CodeInvalidBinding, "address: binding has no handle")
+		return checkfu.Refuse(CodeBindingInvalid, "address: binding has no handle")
 	}
 	// Unreachable while validName and checkName agree; fail closed anyway.
-	return checkfu.Refuse(CodeInvalidBinding, "address: binding %q is not valid", b)
+	return checkfu.Refuse(CodeBindingInvalid, "address: binding %q is not valid", b)
 }
 
 // String returns "namespace/integration/handle". Names cannot contain "/",
@@ -197,7 +189,7 @@ func validName(s string) bool {
 }
 
 // CheckNamespace returns nil when s is a valid namespace name, and
-// otherwise a Refusal with [CodeInvalidBinding] that names the fault.
+// otherwise a Refusal with [CodeBindingInvalid] that names the fault.
 func CheckNamespace(s string) error { return checkName("namespace", s) }
 
 // checkName validates a namespace or integration name.
@@ -212,20 +204,20 @@ func checkName(what, s string) error {
 // the first fault.
 func badName(what, s string) error {
 	if s == "" {
-		return checkfu.Refuse(CodeInvalidBinding, "address: binding has an empty %s", what)
+		return checkfu.Refuse(CodeBindingInvalid, "address: binding has an empty %s", what)
 	}
 	if len(s) > MaxNameLen {
-		return checkfu.Refuse(CodeInvalidBinding, "address: %s %q is longer than %d bytes", what, s, MaxNameLen)
+		return checkfu.Refuse(CodeBindingInvalid, "address: %s %q is longer than %d bytes", what, s, MaxNameLen)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if nameByte[c] == nameAlnum || i > 0 && nameByte[c] == namePunct {
 			continue
 		}
-		return checkfu.Refuse(CodeInvalidBinding, "address: %s %q has %s at byte %d (want A-Z a-z 0-9 . _ -, starting with a letter or digit)", what, s, fmt.Sprintf("%q", c), i)
+		return checkfu.Refuse(CodeBindingInvalid, "address: %s %q has %s at byte %d (want A-Z a-z 0-9 . _ -, starting with a letter or digit)", what, s, fmt.Sprintf("%q", c), i)
 	}
 	// Unreachable while checkName and nameByte agree; fail closed anyway.
-	return checkfu.Refuse(CodeInvalidBinding, "address: %s %q is not a valid name", what, s)
+	return checkfu.Refuse(CodeBindingInvalid, "address: %s %q is not a valid name", what, s)
 }
 
 // CompareBindings orders bindings by namespace, integration and handle,

@@ -22,12 +22,12 @@ func TestParseHandle(t *testing.T) {
 		"ch_aaaaaaaaaaaaaaaaaaaaaaaaab", // non-canonical: trailing bits set
 	}
 	for _, s := range bad {
-		if _, err := ParseHandle(s); !errors.Is(err, CodeInvalidHandle) {
-			t.Errorf("ParseHandle(%q) error = %v, want %s", s, err, CodeInvalidHandle)
+		if _, err := ParseHandle(s); !errors.Is(err, CodeHandleInvalid) {
+			t.Errorf("ParseHandle(%q) error = %v, want %s", s, err, CodeHandleInvalid)
 		}
 	}
 	_, err := ParseHandle("nope")
-	if want := `refused: custody_invalid_handle: address: "nope" is not a handle (want "ch_" and 26 base32 characters)`; err == nil || err.Error() != want {
+	if want := `refused: handle_invalid: address: "nope" is not a handle (want "ch_" and 26 base32 characters)`; err == nil || err.Error() != want {
 		t.Errorf("error text = %v, want %s", err, want)
 	}
 }
@@ -42,10 +42,10 @@ func TestHandleText(t *testing.T) {
 	if err := json.Unmarshal(j, &back); err != nil || back.H != h {
 		t.Fatalf("unmarshal = %v, %v", back, err)
 	}
-	if err := json.Unmarshal([]byte(`{"H":"ch_x"}`), &back); !errors.Is(err, CodeInvalidHandle) {
+	if err := json.Unmarshal([]byte(`{"H":"ch_x"}`), &back); !errors.Is(err, CodeHandleInvalid) {
 		t.Errorf("unmarshal of a bad handle: %v", err)
 	}
-	if _, err := (Handle{}).MarshalText(); !errors.Is(err, CodeInvalidHandle) {
+	if _, err := (Handle{}).MarshalText(); !errors.Is(err, CodeHandleInvalid) {
 		t.Errorf("MarshalText of the zero handle: %v", err)
 	}
 	defer func() {
@@ -72,12 +72,12 @@ func TestBindingValidate(t *testing.T) {
 		{"ac/me", "x", h}, {"acme", "git\x00hub", h}, {"acmé", "x", h}, {"acme", "x\n", h},
 	}
 	for _, b := range bad {
-		if err := b.Validate(); !errors.Is(err, CodeInvalidBinding) {
-			t.Errorf("Validate(%q) = %v, want %s", b, err, CodeInvalidBinding)
+		if err := b.Validate(); !errors.Is(err, CodeBindingInvalid) {
+			t.Errorf("Validate(%q) = %v, want %s", b, err, CodeBindingInvalid)
 		}
 	}
 	err := Binding{"ac me", "x", h}.Validate()
-	if want := `refused: custody_invalid_binding: address: namespace "ac me" has ' ' at byte 2 (want A-Z a-z 0-9 . _ -, starting with a letter or digit)`; err.Error() != want {
+	if want := `refused: binding_invalid: address: namespace "ac me" has ' ' at byte 2 (want A-Z a-z 0-9 . _ -, starting with a letter or digit)`; err.Error() != want {
 		t.Errorf("error text = %q, want %q", err, want)
 	}
 	if s := (Binding{"a", "b", h}).String(); s != "a/b/"+h.String() {

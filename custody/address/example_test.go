@@ -21,7 +21,7 @@ func ExampleNewHandle() {
 
 	// The zero Handle is not a handle: it does not even marshal.
 	_, err = json.Marshal(address.Handle{})
-	fmt.Println(errors.Is(err, address.CodeInvalidHandle))
+	fmt.Println(errors.Is(err, address.CodeHandleInvalid))
 	// Output:
 	// true 29 false
 	// true <nil>
@@ -47,10 +47,10 @@ func ExampleBinding_Validate() {
 	bad := exampleCred
 	bad.Namespace = "acme/dev"
 	err := bad.Validate()
-	fmt.Println(errors.Is(err, address.CodeInvalidBinding))
+	fmt.Println(errors.Is(err, address.CodeBindingInvalid))
 
 	// The zero Binding is invalid.
-	fmt.Println(errors.Is(address.Binding{}.Validate(), address.CodeInvalidBinding))
+	fmt.Println(errors.Is(address.Binding{}.Validate(), address.CodeBindingInvalid))
 	// Output:
 	// <nil>
 	// true
@@ -68,7 +68,7 @@ func ExampleBindingFromColumns() {
 
 	// A corrupt row is refused, never half-read.
 	_, err = address.BindingFromColumns("acme", "github", "GITHUB_TOKEN")
-	fmt.Println(errors.Is(err, address.CodeInvalidHandle))
+	fmt.Println(errors.Is(err, address.CodeHandleInvalid))
 	// Output:
 	// true <nil>
 	// true
@@ -97,5 +97,5 @@ func ExampleParseHandle() {
 	fmt.Println(err)
 	// Output:
 	// ch_abcdefghijklmnopqrstuvwxya <nil>
-	// refused: custody_invalid_handle: address: "GITHUB_TOKEN" is not a handle (want "ch_" and 26 base32 characters)
+	// refused: handle_invalid: address: "GITHUB_TOKEN" is not a handle (want "ch_" and 26 base32 characters)
 }

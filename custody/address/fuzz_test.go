@@ -7,7 +7,7 @@ import (
 
 // FuzzParseHandle: ParseHandle never panics, accepts only the canonical
 // text form (parse then String gives back the input), and refuses with
-// CodeInvalidHandle otherwise.
+// CodeHandleInvalid otherwise.
 func FuzzParseHandle(f *testing.F) {
 	for _, s := range []string{"ch_aaaaaaaaaaaaaaaaaaaaaaaaaa", "ch_abcdefghijklmnopqrstuvwxya", "ch_aaaaaaaaaaaaaaaaaaaaaaaaab", "", "ch_", "CH_AAAAAAAAAAAAAAAAAAAAAAAAAA", "ch_aaaaaaaaaaaaaaaaaaaaaaaaa="} {
 		f.Add(s)
@@ -15,8 +15,8 @@ func FuzzParseHandle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		h, err := ParseHandle(s)
 		if err != nil {
-			if !errors.Is(err, CodeInvalidHandle) {
-				t.Fatalf("ParseHandle(%q) error %v has no code %s", s, err, CodeInvalidHandle)
+			if !errors.Is(err, CodeHandleInvalid) {
+				t.Fatalf("ParseHandle(%q) error %v has no code %s", s, err, CodeHandleInvalid)
 			}
 			return
 		}

@@ -22,8 +22,8 @@ func TestNameByteTable(t *testing.T) {
 		if got := checkName("namespace", later) == nil; got != (alnum || punct) {
 			t.Errorf("checkName(%q) accepted = %v, want %v", later, got, alnum || punct)
 		}
-		if err := checkName("namespace", later); err != nil && !errors.Is(err, CodeInvalidBinding) {
-			t.Errorf("checkName(%q) = %v, want %s", later, err, CodeInvalidBinding)
+		if err := checkName("namespace", later); err != nil && !errors.Is(err, CodeBindingInvalid) {
+			t.Errorf("checkName(%q) = %v, want %s", later, err, CodeBindingInvalid)
 		}
 	}
 }

@@ -9,27 +9,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Refusal codes of action-bound approvals.
-const (
-	// CodeApprovalInvalid: a decision lacks a bound field, an approver or
-	// a positive lifetime within the maximum, or the approver is the actor.
-	CodeApprovalInvalid checkfu.Code = "custody_approval_invalid"
-	// CodeApprovalRequired: an external-effect action was attempted
-	// without an approval.
-	CodeApprovalRequired checkfu.Code = "custody_approval_required"
-	// CodeApprovalUnknown: no approval has that id.
-	CodeApprovalUnknown checkfu.Code = "custody_approval_unknown"
-	// CodeApprovalDenied: the approver denied the action.
-	CodeApprovalDenied checkfu.Code = "custody_approval_denied"
-	// CodeApprovalExpired: the approval's expiry has passed.
-	CodeApprovalExpired checkfu.Code = "custody_approval_expired"
-	// CodeApprovalMismatch: the attempted action differs from the approved
-	// one in actor, grant, action, effect or scope.
-	CodeApprovalMismatch checkfu.Code = "custody_approval_mismatch"
-	// CodeApprovalUsed: the approval was already spent on its one effect.
-	CodeApprovalUsed checkfu.Code = "custody_approval_used"
-)
-
 // An ApprovalBinding is everything an approval is bound to besides its
 // expiry: the actor the action runs for, the grant it runs under (such as
 // a lease id), the canonical action (its [Action.Digest]), the intended
@@ -127,13 +106,13 @@ type approvalState struct {
 }
 
 // NewApprovals returns an empty approval book. A missing evidence sink is
-// refused with [CodeInvalidConfig]: an unrecorded decision is no decision.
+// refused with [checkfu.CodeConfigInvalid]: an unrecorded decision is no decision.
 func NewApprovals(cfg ApprovalConfig) (*Approvals, error) {
 	if cfg.Evidence == nil {
-		return nil, checkfu.Refuse(CodeInvalidConfig, "authz: NewApprovals needs an EvidenceSink")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "authz: NewApprovals needs an EvidenceSink")
 	}
 	if !cfg.Label.Valid() {
-		return nil, checkfu.Refuse(CodeInvalidConfig, "authz: NewApprovals: %s is not an evidence label", cfg.Label)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "authz: NewApprovals: %s is not an evidence label", cfg.Label)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

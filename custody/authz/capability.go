@@ -20,22 +20,6 @@ import (
 	"github.com/checkfu/checkfu/custody/address"
 )
 
-// Refusal codes of capability registration and tool invocation.
-const (
-	// CodeRegistrationInvalid: a capability registration is incomplete,
-	// malformed or duplicated; the registry is not built.
-	CodeRegistrationInvalid checkfu.Code = "custody_registration_invalid"
-	// CodeCapabilityUnknown: a tool call names a capability id that is not
-	// registered.
-	CodeCapabilityUnknown checkfu.Code = "custody_capability_unknown"
-	// CodeCapabilityMismatch: a tool call's tool name, operation, resource
-	// or credential reference differs from the registration.
-	CodeCapabilityMismatch checkfu.Code = "custody_capability_mismatch"
-	// CodeArgumentsInvalid: the tool arguments are not strict JSON or do
-	// not satisfy the tool descriptor's JSON Schema.
-	CodeArgumentsInvalid checkfu.Code = "custody_arguments_invalid"
-)
-
 // An Effect classifies what a registered capability does to the world.
 // The zero Effect is invalid: a registration must say which it is.
 type Effect uint8

@@ -143,8 +143,8 @@ func ExampleLease_Check() {
 	fmt.Println(authz.Lease{}.Check(use, issued) != nil)
 	// Output:
 	// <nil>
-	// custody_lease_expired true
-	// custody_lease_out_of_scope true
+	// lease_expired true
+	// lease_out_of_scope true
 	// true
 }
 
@@ -204,8 +204,8 @@ func ExampleApproval_Check() {
 	fmt.Println(checkfu.CodeOf(a.Check(bound, decided.Add(time.Hour))))
 	// Output:
 	// <nil>
-	// custody_approval_mismatch true
-	// custody_approval_expired true
+	// approval_mismatch true
+	// approval_expired true
 }
 
 // Two calls that differ in any field have different digests, so an

@@ -35,8 +35,8 @@ func ExampleRegistry_Resolve() {
 	fmt.Println(code)
 	// Output:
 	// {"title":"crash on start"} external_effect <nil>
-	// custody_arguments_invalid
-	// custody_capability_mismatch
+	// arguments_invalid
+	// capability_mismatch
 }
 
 func ExampleLeases_Use() {
@@ -67,9 +67,9 @@ func ExampleLeases_Use() {
 	}
 	// Output:
 	// ""
-	// "custody_lease_budget_exhausted"
-	// "custody_lease_out_of_scope"
-	// "custody_lease_revoked"
+	// "lease_budget_exhausted"
+	// "lease_out_of_scope"
+	// "lease_revoked"
 }
 
 func ExampleApprovals_Carry() {
@@ -91,7 +91,7 @@ func ExampleApprovals_Carry() {
 	// Output:
 	// effect runs
 	// <nil>
-	// custody_approval_used true
+	// approval_used true
 	// approval_decision approved mock
 	// approval_result succeeded mock
 	// approval_result refused mock

@@ -11,30 +11,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Refusal codes of credential leases.
-const (
-	// CodeProviderUnknown: no versioned provider entry exists for the
-	// exact provider revision a lease asks for.
-	CodeProviderUnknown checkfu.Code = "custody_provider_unknown"
-	// CodeCapabilityUnqualified: a lease asks for a capability that is not
-	// in the provider entry's qualified set or is not registered.
-	CodeCapabilityUnqualified checkfu.Code = "custody_capability_unqualified"
-	// CodeLeaseRequestInvalid: a lease request lacks a scope field, a
-	// positive budget or a positive expiry within the maximum.
-	CodeLeaseRequestInvalid checkfu.Code = "custody_lease_request_invalid"
-	// CodeLeaseUnknown: no lease has that id.
-	CodeLeaseUnknown checkfu.Code = "custody_lease_unknown"
-	// CodeLeaseRevoked: the lease was revoked.
-	CodeLeaseRevoked checkfu.Code = "custody_lease_revoked"
-	// CodeLeaseExpired: the lease's expiry has passed.
-	CodeLeaseExpired checkfu.Code = "custody_lease_expired"
-	// CodeLeaseOutOfScope: the use names a different service, gateway,
-	// actor or a capability the lease does not hold.
-	CodeLeaseOutOfScope checkfu.Code = "custody_lease_out_of_scope"
-	// CodeLeaseBudgetExhausted: the lease's budget of uses is spent.
-	CodeLeaseBudgetExhausted checkfu.Code = "custody_lease_budget_exhausted"
-)
-
 // A ProviderEntry is one versioned provider entry of the catalog: an exact
 // provider revision and the capability ids qualified for it.
 type ProviderEntry struct {
@@ -168,11 +144,11 @@ type leaseState struct {
 }
 
 // NewLeases returns an empty lease issuer. A missing catalog or registry
-// is refused with [CodeInvalidConfig]: there is nothing to resolve a lease
+// is refused with [checkfu.CodeConfigInvalid]: there is nothing to resolve a lease
 // against.
 func NewLeases(cfg LeaseConfig) (*Leases, error) {
 	if cfg.Catalog == nil || cfg.Registry == nil {
-		return nil, checkfu.Refuse(CodeInvalidConfig, "authz: NewLeases needs a Catalog and a Registry")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "authz: NewLeases needs a Catalog and a Registry")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

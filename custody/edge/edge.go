@@ -22,24 +22,6 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-// Refusal codes of the outbound edge.
-const (
-	// CodeCredentialUnusable: the credential cannot be attached (it was
-	// destroyed, or it is not a valid header value). Nothing was sent
-	// with it.
-	CodeCredentialUnusable checkfu.Code = "custody_credential_unusable"
-	// CodeCredentialEchoed: the provider's response contains the
-	// credential; the response is withheld from the caller.
-	CodeCredentialEchoed checkfu.Code = "custody_credential_echoed"
-	// CodeResponseTooLarge: the response body is larger than
-	// MaxResponseBytes; it is withheld.
-	CodeResponseTooLarge checkfu.Code = "custody_response_too_large"
-	// CodeResponseEncoded: the response body is in a content coding the
-	// edge cannot inspect for the credential (anything but identity, and
-	// the gzip the transport asked for and decoded); it is withheld.
-	CodeResponseEncoded checkfu.Code = "custody_response_encoded"
-)
-
 // MaxResponseBytes is the largest response body the edge returns.
 const MaxResponseBytes = 8 << 20
 
@@ -149,10 +131,10 @@ type Edge struct {
 
 // NewEdge returns an Edge for cfg. A missing registry, lease book or
 // custodian, an invalid label or an unusable credential header is refused
-// with [custody.CodeInvalidConfig].
+// with [checkfu.CodeConfigInvalid].
 func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	if cfg.Registry == nil || cfg.Leases == nil || cfg.Custodian == nil {
-		return nil, checkfu.Refuse(custody.CodeInvalidConfig, "edge: NewEdge needs a Registry, Leases and a Custodian")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge needs a Registry, Leases and a Custodian")
 	}
 	e := &Edge{
 		registry: cfg.Registry, leases: cfg.Leases, custodian: cfg.Custodian, approvals: cfg.Approvals,
@@ -165,7 +147,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		e.now = time.Now
 	}
 	if !e.label.Valid() {
-		return nil, checkfu.Refuse(custody.CodeInvalidConfig, "edge: NewEdge: %s is not an evidence label", e.label)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge: %s is not an evidence label", e.label)
 	}
 	if e.header == "" {
 		e.header = "Authorization"
@@ -177,7 +159,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	if e.header != "Authorization" && (!httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header)) {
 		// Any denylisted name other than Authorization is a routing,
 		// cookie or metadata header: a credential never goes there.
-		return nil, checkfu.Refuse(custody.CodeInvalidConfig, "edge: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
 	}
 	return e, nil
 }

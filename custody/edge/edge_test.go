@@ -539,18 +539,18 @@ func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 // Mutant: deleting the CredentialHeader check in NewEdge makes this test
 // fail.
 func TestNewEdgeNeedsParts(t *testing.T) {
-	if _, err := edge.NewEdge(edge.EdgeConfig{}); !errors.Is(err, custody.CodeInvalidConfig) {
-		t.Fatalf("NewEdge with nothing = %v, want %s", err, custody.CodeInvalidConfig)
+	if _, err := edge.NewEdge(edge.EdgeConfig{}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("NewEdge with nothing = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	rig := newEdgeRig(t)
 	for _, h := range []string{"Host", "cookie", "X-Forwarded-For", "Proxy-Authorization", "Metadata-Flavor", "bad header", "X_Api_Key"} {
 		_, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h})
-		if !errors.Is(err, custody.CodeInvalidConfig) {
-			t.Errorf("NewEdge with CredentialHeader %q = %v, want %s", h, err, custody.CodeInvalidConfig)
+		if !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("NewEdge with CredentialHeader %q = %v, want %s", h, err, checkfu.CodeConfigInvalid)
 		}
 	}
-	if _, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, Label: 9}); !errors.Is(err, custody.CodeInvalidConfig) {
-		t.Errorf("NewEdge with label 9 = %v, want %s", err, custody.CodeInvalidConfig)
+	if _, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, Label: 9}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("NewEdge with label 9 = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	// The other constructors refuse a missing part the same way.
 	for name, err := range map[string]error{
@@ -559,13 +559,13 @@ func TestNewEdgeNeedsParts(t *testing.T) {
 		"NewApprovals label": second(authz.NewApprovals(authz.ApprovalConfig{Evidence: &custodytest.MemoryEvidence{}, Label: 9})),
 		"NewTokenRuntime":    second(edge.NewTokenRuntime(edge.TokenRuntimeConfig{})),
 	} {
-		if !errors.Is(err, custody.CodeInvalidConfig) {
-			t.Errorf("%s with a missing part = %v, want %s", name, err, custody.CodeInvalidConfig)
+		if !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s with a missing part = %v, want %s", name, err, checkfu.CodeConfigInvalid)
 		}
 	}
 	_, _, _, err := (&edge.OAuthRefresher{}).Refresh(context.Background(), govCred, custody.NewSecret([]byte("rt")))
-	if !errors.Is(err, custody.CodeInvalidConfig) {
-		t.Errorf("the zero OAuthRefresher = %v, want %s", err, custody.CodeInvalidConfig)
+	if !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("the zero OAuthRefresher = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	for _, h := range []string{"", "authorization", "X-Api-Key"} {
 		if _, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h}); err != nil {

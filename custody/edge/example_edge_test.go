@@ -17,7 +17,7 @@ import (
 // refuses every call.
 func ExampleNewEdge() {
 	_, err := edge.NewEdge(edge.EdgeConfig{Registry: exampleRegistry()})
-	fmt.Println(errors.Is(err, custody.CodeInvalidConfig))
+	fmt.Println(errors.Is(err, checkfu.CodeConfigInvalid))
 
 	github3 := checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
 	catalog, _ := authz.NewCatalog(authz.ProviderEntry{Revision: github3, Capabilities: []string{"issues.create"}})
@@ -58,7 +58,7 @@ func ExampleNewTokenRuntime() {
 	}
 	ctx := context.Background()
 	_, err = rt.Open(ctx, exampleCred)
-	fmt.Println(errors.Is(err, custody.CodeNotFound)) // not enrolled yet
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound)) // not enrolled yet
 
 	if err := rt.Enroll(ctx, exampleCred, custody.NewSecret([]byte("refresh-token"))); err != nil {
 		panic(err)
@@ -91,7 +91,7 @@ func ExampleTokenRuntime_Invalidate() {
 	fmt.Println("refreshes:", refresher.n)
 
 	_ = rt.Remove(ctx, exampleCred)
-	fmt.Println(errors.Is(rt.Invalidate(ctx, exampleCred), custody.CodeNotFound))
+	fmt.Println(errors.Is(rt.Invalidate(ctx, exampleCred), custody.CodeRecordNotFound))
 	// Output:
 	// <nil>
 	// refreshes: 2

@@ -48,11 +48,11 @@ const maxTokenResponse = 64 << 10
 // Refresh trades refreshToken for an access token.
 func (o *OAuthRefresher) Refresh(ctx context.Context, b custody.Binding, refreshToken *custody.Secret) (access, rotated *custody.Secret, expiresAt time.Time, err error) {
 	if o == nil || o.Client == nil || o.TokenURL == "" {
-		return nil, nil, time.Time{}, checkfu.Refuse(custody.CodeInvalidConfig, "edge: OAuthRefresher needs a Client and a TokenURL")
+		return nil, nil, time.Time{}, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: OAuthRefresher needs a Client and a TokenURL")
 	}
 	u, err := url.Parse(o.TokenURL)
 	if err != nil || u.Host == "" {
-		return nil, nil, time.Time{}, checkfu.Refuse(custody.CodeInvalidConfig, "edge: OAuthRefresher.TokenURL is not an absolute URL")
+		return nil, nil, time.Time{}, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: OAuthRefresher.TokenURL is not an absolute URL")
 	}
 	if u.Scheme != "https" {
 		return nil, nil, time.Time{}, checkfu.Refuse(egress.CodePlaintextCredential, "edge: the token endpoint %s://%s is not https; a refresh token is never sent in clear", u.Scheme, u.Host)

@@ -78,10 +78,10 @@ type tokenEntry struct {
 var _ custody.IntegrationRuntime = (*TokenRuntime)(nil)
 
 // NewTokenRuntime returns a TokenRuntime for cfg. Missing keys, store or
-// refresher are refused with [custody.CodeInvalidConfig].
+// refresher are refused with [checkfu.CodeConfigInvalid].
 func NewTokenRuntime(cfg TokenRuntimeConfig) (*TokenRuntime, error) {
 	if cfg.Keys == nil || cfg.Store == nil || cfg.Refresher == nil {
-		return nil, checkfu.Refuse(custody.CodeInvalidConfig, "edge: NewTokenRuntime needs Keys, a Store and a Refresher")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewTokenRuntime needs Keys, a Store and a Refresher")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -136,7 +136,7 @@ func (e *tokenEntry) drop() {
 // usable refuses the zero or nil TokenRuntime.
 func (r *TokenRuntime) usable() error {
 	if r == nil || r.sealed == nil || r.entries == nil {
-		return checkfu.Refuse(custody.CodeInvalidConfig, "edge: the zero TokenRuntime holds nothing; build one with NewTokenRuntime")
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: the zero TokenRuntime holds nothing; build one with NewTokenRuntime")
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (r *TokenRuntime) entry(b custody.Binding) *tokenEntry {
 }
 
 // Open returns a fresh copy of b's access token, refreshing it first when
-// needed. An unenrolled binding is refused with [custody.CodeNotFound].
+// needed. An unenrolled binding is refused with [custody.CodeRecordNotFound].
 func (r *TokenRuntime) Open(ctx context.Context, b custody.Binding) (*custody.Secret, error) {
 	if err := r.usable(); err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func (r *TokenRuntime) refresh(ctx context.Context, b custody.Binding, e *tokenE
 }
 
 // Invalidate makes the next Open of b refresh first. An unenrolled
-// binding is refused with [custody.CodeNotFound].
+// binding is refused with [custody.CodeRecordNotFound].
 func (r *TokenRuntime) Invalidate(ctx context.Context, b custody.Binding) error {
 	if err := r.usable(); err != nil {
 		return err

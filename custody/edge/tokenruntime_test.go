@@ -312,7 +312,7 @@ func TestTokenRuntimeRefusesUnusableRefresh(t *testing.T) {
 }
 
 // TestZeroTokenRuntimeRefuses: a TokenRuntime not built by
-// NewTokenRuntime refuses every call with custody_invalid_config.
+// NewTokenRuntime refuses every call with config_invalid.
 //
 // Mutant: deleting the usable check makes Remove panic (a nil map).
 func TestZeroTokenRuntimeRefuses(t *testing.T) {
@@ -324,8 +324,8 @@ func TestZeroTokenRuntimeRefuses(t *testing.T) {
 		"Invalidate": r.Invalidate(ctx, govCred),
 		"Open":       second(r.Open(ctx, govCred)),
 	} {
-		if !errors.Is(err, custody.CodeInvalidConfig) {
-			t.Errorf("zero TokenRuntime %s = %v, want %s", name, err, custody.CodeInvalidConfig)
+		if !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("zero TokenRuntime %s = %v, want %s", name, err, checkfu.CodeConfigInvalid)
 		}
 	}
 }

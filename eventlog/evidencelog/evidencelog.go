@@ -9,10 +9,6 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 )
 
-// CodeUnknownEvidence refuses evidence of a kind or outcome this package
-// does not map.
-const CodeUnknownEvidence checkfu.Code = "unknown_evidence"
-
 // A Sink is a authz.EvidenceSink that appends to one session of a Log.
 type Sink struct {
 	log     *eventlog.Log
@@ -77,7 +73,7 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 	case authz.EvidenceEdgeCall:
 		err = edgeCall(&e, ev)
 	default:
-		err = checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
+		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %q is not mapped", ev.Kind)
 	}
 	if err != nil {
 		return eventlog.Event{}, err
@@ -101,7 +97,7 @@ func approvalDecision(o authz.Outcome) (eventlog.Decision, error) {
 	case authz.OutcomeSucceeded, authz.OutcomeFailed:
 		return eventlog.DecisionNone, nil
 	}
-	return eventlog.DecisionNone, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", o)
+	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %q is not mapped", o)
 }
 
 // edgeCall fills in the fields of an edge call's event; e holds the
@@ -120,7 +116,7 @@ func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 			e.Result = "http_" + strconv.Itoa(ev.Status)
 		}
 	default:
-		return checkfu.Refuse(CodeUnknownEvidence, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
 	}
 	return nil
 }

@@ -70,18 +70,18 @@ func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 		t.Errorf("Event(scope with a space) = %v, want invalid_event", err)
 	}
 	ev = sample("approval_maybe", authz.OutcomeFailed)
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(unknown kind) = %v, want unknown_evidence", err)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(unknown kind) = %v, want evidence_unknown", err)
 	}
 	ev = sample(authz.EvidenceApprovalDecision, "maybe")
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(unknown outcome) = %v, want unknown_evidence", err)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(unknown outcome) = %v, want evidence_unknown", err)
 	}
 	// An edge call: an outcome that is no call's terminal result, and a
 	// tool name that is free text.
 	ev = sample(authz.EvidenceEdgeCall, authz.OutcomeApproved)
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(edge call approved) = %v, want unknown_evidence", err)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(edge call approved) = %v, want evidence_unknown", err)
 	}
 	ev = sample(authz.EvidenceEdgeCall, authz.OutcomeSucceeded)
 	ev.Tool = "list issues for acme"

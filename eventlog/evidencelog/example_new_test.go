@@ -52,8 +52,8 @@ func ExampleEvent() {
 
 	// A kind or outcome it does not know is refused, never guessed.
 	_, err = evidencelog.Event(authz.Evidence{Kind: "future_kind", Outcome: authz.OutcomeApproved})
-	fmt.Println(errors.Is(err, evidencelog.CodeUnknownEvidence))
+	fmt.Println(errors.Is(err, evidencelog.CodeEvidenceUnknown))
 	// Output:
-	// approval_result deny refused custody_approval_used external_effect <nil>
+	// approval_result deny refused approval_used external_effect <nil>
 	// true
 }

@@ -125,7 +125,7 @@ func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, seal
 			return err
 		}
 		if !bytes.Equal(cur, old) {
-			return checkfu.Refuse(custody.CodeConflict, "custody: the record at %s changed since it was read", b)
+			return checkfu.Refuse(custody.CodeRecordConflict, "custody: the record at %s changed since it was read", b)
 		}
 		_, err = tx.Exec(ctx, s.update, key(b, nonNil(sealed))...)
 		return err
@@ -194,7 +194,7 @@ func (s *Store) rowBinding(ns, integ, handle string) (custody.Binding, error) {
 }
 
 func notFound(b custody.Binding) error {
-	return checkfu.Refuse(custody.CodeNotFound, "custody: no record at %s", b)
+	return checkfu.Refuse(custody.CodeRecordNotFound, "custody: no record at %s", b)
 }
 
 // nonNil maps nil to an empty slice: NOT NULL columns hold empty records.
