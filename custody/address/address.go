@@ -46,12 +46,12 @@ func NewHandle() Handle {
 // Anything else is refused with [CodeHandleInvalid].
 func ParseHandle(s string) (Handle, error) {
 	if len(s) != HandleLen || !strings.HasPrefix(s, handlePrefix) {
-		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %q is not a handle (want \"ch_\" and 26 base32 characters)", s)
+		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %s is not a handle (want \"ch_\" and 26 base32 characters)", checkfu.Quote(s))
 	}
 	body := s[len(handlePrefix):]
 	b, err := handleEncoding.DecodeString(body)
 	if err != nil || len(b) != handleRandom || handleEncoding.EncodeToString(b) != body {
-		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %q is not a handle (want \"ch_\" and 26 lowercase base32 characters)", s)
+		return Handle{}, checkfu.Refuse(CodeHandleInvalid, "address: %s is not a handle (want \"ch_\" and 26 lowercase base32 characters)", checkfu.Quote(s))
 	}
 	return Handle{s}, nil
 }
@@ -145,11 +145,13 @@ func (b Binding) invalid() error {
 		return checkfu.Refuse(CodeBindingInvalid, "address: binding has no handle")
 	}
 	// Unreachable while validName and checkName agree; fail closed anyway.
-	return checkfu.Refuse(CodeBindingInvalid, "address: binding %q is not valid", b)
+	return checkfu.Refuse(CodeBindingInvalid, "address: binding %s is not valid", checkfu.
+
+		// String returns "namespace/integration/handle". Names cannot contain "/",
+		// so the form is unambiguous.
+		Quote(b.String()))
 }
 
-// String returns "namespace/integration/handle". Names cannot contain "/",
-// so the form is unambiguous.
 func (b Binding) String() string {
 	return b.Namespace + "/" + b.Integration + "/" + b.Handle.String()
 }
@@ -207,21 +209,23 @@ func badName(what, s string) error {
 		return checkfu.Refuse(CodeBindingInvalid, "address: binding has an empty %s", what)
 	}
 	if len(s) > MaxNameLen {
-		return checkfu.Refuse(CodeBindingInvalid, "address: %s %q is longer than %d bytes", what, s, MaxNameLen)
+		return checkfu.Refuse(CodeBindingInvalid, "address: %s %s is longer than %d bytes", what, checkfu.Quote(s), MaxNameLen)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if nameByte[c] == nameAlnum || i > 0 && nameByte[c] == namePunct {
 			continue
 		}
-		return checkfu.Refuse(CodeBindingInvalid, "address: %s %q has %s at byte %d (want A-Z a-z 0-9 . _ -, starting with a letter or digit)", what, s, fmt.Sprintf("%q", c), i)
+		return checkfu.Refuse(CodeBindingInvalid, "address: %s %s has %s at byte %d (want A-Z a-z 0-9 . _ -, starting with a letter or digit)", what, checkfu.Quote(s), fmt.Sprintf("%q", c), i)
 	}
 	// Unreachable while checkName and nameByte agree; fail closed anyway.
-	return checkfu.Refuse(CodeBindingInvalid, "address: %s %q is not a valid name", what, s)
+	return checkfu.Refuse(CodeBindingInvalid, "address: %s %s is not a valid name", what, checkfu.
+
+		// CompareBindings orders bindings by namespace, integration and handle,
+		// comparing bytes. It is the order of custody's Store.List.
+		Quote(s))
 }
 
-// CompareBindings orders bindings by namespace, integration and handle,
-// comparing bytes. It is the order of custody's Store.List.
 func CompareBindings(a, b Binding) int {
 	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
 		return c

@@ -42,13 +42,13 @@ type Approval struct {
 // field differs. It is pure. The zero Approval permits nothing.
 func (a Approval) Check(attempted ApprovalBinding, now time.Time) error {
 	if !a.Approved {
-		return checkfu.Refuse(CodeApprovalDenied, "authz: approval %q does not approve its action", a.ID)
+		return checkfu.Refuse(CodeApprovalDenied, "authz: approval %s does not approve its action", checkfu.Quote(a.ID))
 	}
 	if !now.Before(a.ExpiresAt) || now.Before(a.DecidedAt) {
-		return checkfu.Refuse(CodeApprovalExpired, "authz: approval %q is outside its lifetime", a.ID)
+		return checkfu.Refuse(CodeApprovalExpired, "authz: approval %s is outside its lifetime", checkfu.Quote(a.ID))
 	}
 	if !a.Binding.complete() {
-		return checkfu.Refuse(CodeApprovalMismatch, "authz: approval %q binds nothing", a.ID)
+		return checkfu.Refuse(CodeApprovalMismatch, "authz: approval %s binds nothing", checkfu.Quote(a.ID))
 	}
 	for _, f := range []struct {
 		name      string
@@ -61,7 +61,7 @@ func (a Approval) Check(attempted ApprovalBinding, now time.Time) error {
 		{"scope", attempted.Scope, a.Binding.Scope},
 	} {
 		if f.got != f.want {
-			return checkfu.Refuse(CodeApprovalMismatch, "authz: approval %q binds %s %q, not %q", a.ID, f.name, f.want, f.got)
+			return checkfu.Refuse(CodeApprovalMismatch, "authz: approval %s binds %s %s, not %s", checkfu.Quote(a.ID), f.name, checkfu.Quote(f.want), checkfu.Quote(f.got))
 		}
 	}
 	return nil
@@ -133,7 +133,7 @@ func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, e
 	case d.Approver == "":
 		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "authz: an approval needs an approver")
 	case d.Approver == d.Binding.Actor:
-		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "authz: actor %q may not approve its own action", d.Approver)
+		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "authz: actor %s may not approve its own action", checkfu.Quote(d.Approver))
 	case d.TTL <= 0 || d.TTL > s.maxTTL:
 		return Approval{}, checkfu.Refuse(CodeApprovalInvalid, "authz: approval lifetime %v is not in (0, %v]", d.TTL, s.maxTTL)
 	}
@@ -166,7 +166,7 @@ func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, e
 func (s *Approvals) Carry(ctx context.Context, id string, attempted ApprovalBinding, effect func(context.Context) error) error {
 	if s == nil || s.sink == nil {
 		// Nowhere to record the refusal, and nothing to run under.
-		return checkfu.Refuse(CodeApprovalUnknown, "authz: no approval %q: the zero Approvals holds none; build one with NewApprovals", id)
+		return checkfu.Refuse(CodeApprovalUnknown, "authz: no approval %s: the zero Approvals holds none; build one with NewApprovals", checkfu.Quote(id))
 	}
 	a, err := s.spend(id, attempted)
 	if err != nil {
@@ -194,10 +194,10 @@ func (s *Approvals) spend(id string, attempted ApprovalBinding) (Approval, error
 	defer s.mu.Unlock()
 	st, ok := s.approvals[id]
 	if !ok {
-		return Approval{}, checkfu.Refuse(CodeApprovalUnknown, "authz: no approval %q", id)
+		return Approval{}, checkfu.Refuse(CodeApprovalUnknown, "authz: no approval %s", checkfu.Quote(id))
 	}
 	if st.spent {
-		return st.approval, checkfu.Refuse(CodeApprovalUsed, "authz: approval %q was already used", id)
+		return st.approval, checkfu.Refuse(CodeApprovalUsed, "authz: approval %s was already used", checkfu.Quote(id))
 	}
 	if err := st.approval.Check(attempted, s.now()); err != nil {
 		return st.approval, err

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // Limits on tool arguments, applied before any schema validation.
@@ -30,87 +30,45 @@ const (
 // comfortably beyond float64's range, small enough to be cheap exactly.
 const maxNumberExponent = 1000
 
-// parseStrictJSON decodes exactly one JSON value from data, refusing
-// invalid UTF-8, duplicate object keys (which encoding/json would let the
-// last one win), nesting deeper than MaxArgumentDepth and trailing data.
+// parseStrictJSON decodes exactly one JSON value from data with
+// internal/strictjson (no duplicate or case-folded member names, valid
+// UTF-8, nothing after the value, at most MaxArgumentBytes and
+// MaxArgumentDepth), then bounds every number literal (checkNumber).
 // Numbers are kept as json.Number so that no precision is lost.
 func parseStrictJSON(data []byte) (any, error) {
 	if len(data) == 0 {
 		return nil, errors.New("empty document")
 	}
-	if len(data) > MaxArgumentBytes {
-		return nil, fmt.Errorf("document is %d bytes, more than %d", len(data), MaxArgumentBytes)
-	}
-	if !utf8.Valid(data) {
-		return nil, errors.New("document is not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := strictValue(dec, 0)
+	v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxArgumentDepth, MaxBytes: MaxArgumentBytes})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the JSON value")
+	if err := checkNumbers(v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
-func strictValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, syntaxError(err)
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= MaxArgumentDepth {
-			return nil, fmt.Errorf("nesting deeper than %d", MaxArgumentDepth)
-		}
-		switch t {
-		case '{':
-			m := map[string]any{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, syntaxError(err)
-				}
-				k := kt.(string) // the decoder only yields string keys here
-				if _, dup := m[k]; dup {
-					return nil, fmt.Errorf("duplicate key %s", quoteAgent(k))
-				}
-				v, err := strictValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				m[k] = v
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, syntaxError(err)
-			}
-			return m, nil
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := strictValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, syntaxError(err)
-			}
-			return a, nil
-		}
-		return nil, fmt.Errorf("unexpected %q", t)
+// checkNumbers applies checkNumber to every number in v, a tree from
+// strictjson.Parse.
+func checkNumbers(v any) error {
+	switch t := v.(type) {
 	case json.Number:
-		if err := checkNumber(string(t)); err != nil {
-			return nil, err
+		return checkNumber(string(t))
+	case map[string]any:
+		for _, e := range t {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
 		}
-		return t, nil
-	default:
-		return t, nil
+	case []any:
+		for _, e := range t {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
 }
 
 // checkNumber refuses a number literal (already valid JSON) that is longer
@@ -129,17 +87,6 @@ func checkNumber(s string) error {
 		return fmt.Errorf("a number's exponent is beyond ±%d", maxNumberExponent)
 	}
 	return nil
-}
-
-func syntaxError(err error) error {
-	if err == io.EOF {
-		return errors.New("truncated JSON")
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at offset %d", se.Offset)
-	}
-	return errors.New("invalid JSON")
 }
 
 // canonicalJSON encodes a value produced by parseStrictJSON in the one

@@ -10,9 +10,7 @@ import (
 	"io"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -69,7 +67,7 @@ func (e *Effect) UnmarshalText(text []byte) error {
 	case "external_effect":
 		*e = ExternalEffect
 	default:
-		return checkfu.Refuse(CodeRegistrationInvalid, "authz: %q is not an effect (want read_only or external_effect)", text)
+		return checkfu.Refuse(CodeRegistrationInvalid, "authz: %s is not an effect (want read_only or external_effect)", checkfu.Quote(string(text)))
 	}
 	return nil
 }
@@ -163,7 +161,7 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 			return nil, fmt.Errorf("authz: registration %d: %w", i, err)
 		}
 		if _, dup := r.regs[reg.Capability]; dup {
-			return nil, checkfu.Refuse(CodeRegistrationInvalid, "authz: capability %q is registered twice", reg.Capability)
+			return nil, checkfu.Refuse(CodeRegistrationInvalid, "authz: capability %s is registered twice", checkfu.Quote(reg.Capability))
 		}
 		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
 		r.regs[reg.Capability] = &registered{Registration: reg, schema: s}
@@ -213,26 +211,26 @@ func validateRegistration(reg Registration) (*jsonschema.Schema, error) {
 func validateResource(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("resource %q does not parse", s)
+		return fmt.Errorf("resource %s does not parse", checkfu.Quote(s))
 	}
 	switch {
 	case u.Scheme != "https":
-		return fmt.Errorf("resource %q is not an https URL", s)
+		return fmt.Errorf("resource %s is not an https URL", checkfu.Quote(s))
 	case u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("resource %q has no host", s)
+		return fmt.Errorf("resource %s has no host", checkfu.Quote(s))
 	case u.User != nil:
-		return fmt.Errorf("resource %q carries userinfo", s)
+		return fmt.Errorf("resource %s carries userinfo", checkfu.Quote(s))
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#\\"):
-		return fmt.Errorf("resource %q carries a query, fragment or backslash", s)
+		return fmt.Errorf("resource %s carries a query, fragment or backslash", checkfu.Quote(s))
 	case u.Host != strings.ToLower(u.Host):
-		return fmt.Errorf("resource %q has an upper-case host", s)
+		return fmt.Errorf("resource %s has an upper-case host", checkfu.Quote(s))
 	}
 	p := u.EscapedPath()
 	if p == "" || p[0] != '/' || path.Clean(p) != p && path.Clean(p)+"/" != p {
-		return fmt.Errorf("resource %q needs a clean absolute path", s)
+		return fmt.Errorf("resource %s needs a clean absolute path", checkfu.Quote(s))
 	}
 	if u.String() != s {
-		return fmt.Errorf("resource %q is not in canonical form (%q)", s, u.String())
+		return fmt.Errorf("resource %s is not in canonical form (%s)", checkfu.Quote(s), checkfu.Quote(u.String()))
 	}
 	return nil
 }
@@ -289,14 +287,14 @@ func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, e
 		reg = r.regs[call.Capability]
 	}
 	if reg == nil {
-		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", quoteAgent(call.Capability))
+		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", checkfu.Quote(call.Capability))
 	}
 	body, err := validateArguments(reg, call.Arguments)
 	if err != nil {
 		return Action{}, err
 	}
 	mismatch := func(field, got, want string) error {
-		return checkfu.Refuse(CodeCapabilityMismatch, "authz: capability %q: %s %s does not match the registration (%q)", call.Capability, field, quoteAgent(got), want)
+		return checkfu.Refuse(CodeCapabilityMismatch, "authz: capability %s: %s %s does not match the registration (%s)", checkfu.Quote(call.Capability), field, checkfu.Quote(got), checkfu.Quote(want))
 	}
 	switch {
 	case call.Tool != reg.Tool.Name:
@@ -317,37 +315,19 @@ func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, e
 	}, nil
 }
 
-// maxQuoted is how many bytes of an agent-supplied string a refusal
-// quotes.
-const maxQuoted = 64
-
-// quoteAgent returns s quoted for a refusal, cut to its first maxQuoted
-// bytes (at a character boundary) with its length noted when longer: the
-// tool call comes from the agent, and refusals reach logs and events.
-func quoteAgent(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
-}
-
 // validateArguments parses args strictly, validates them against the
 // tool's schema and returns their canonical JSON.
 func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
 	v, err := parseStrictJSON(args)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %q: arguments: %v", reg.Capability, err)
+		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments: %v", checkfu.Quote(reg.Capability), err)
 	}
 	if err := reg.schema.Validate(v); err != nil {
-		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %q: arguments do not satisfy the tool schema: %v", reg.Capability, schemaReason(err))
+		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments do not satisfy the tool schema: %v", checkfu.Quote(reg.Capability), schemaReason(err))
 	}
 	if bodiless(reg.Operation) {
 		if err := checkQueryArguments(v); err != nil {
-			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %q: %s arguments: %v", reg.Capability, reg.Operation, err)
+			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: %s arguments: %v", checkfu.Quote(reg.Capability), reg.Operation, err)
 		}
 	}
 	return canonicalJSON(v)
@@ -362,7 +342,7 @@ func schemaReason(err error) string {
 		for len(leaf.Causes) > 0 {
 			leaf = leaf.Causes[0]
 		}
-		return fmt.Sprintf("at %s: %s", quoteAgent(leaf.InstanceLocation), leaf.KeywordLocation)
+		return fmt.Sprintf("at %s: %s", checkfu.Quote(leaf.InstanceLocation), leaf.KeywordLocation)
 	}
 	return "invalid"
 }
@@ -386,7 +366,7 @@ func checkQueryArguments(v any) error {
 		switch x.(type) {
 		case string, json.Number, bool:
 		default:
-			return fmt.Errorf("property %s must be a string, number or boolean", quoteAgent(k))
+			return fmt.Errorf("property %s must be a string, number or boolean", checkfu.Quote(k))
 		}
 	}
 	return nil

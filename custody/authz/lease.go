@@ -31,10 +31,10 @@ func NewCatalog(entries ...ProviderEntry) (*Catalog, error) {
 	c := &Catalog{entries: make(map[checkfu.ProviderRevision]map[string]bool, len(entries))}
 	for _, e := range entries {
 		if e.Revision.Provider == "" || e.Revision.Revision == "" || len(e.Capabilities) == 0 {
-			return nil, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: provider entry %q needs a provider, a revision and qualified capabilities", e.Revision)
+			return nil, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: provider entry %s needs a provider, a revision and qualified capabilities", checkfu.Quote(e.Revision.String()))
 		}
 		if _, dup := c.entries[e.Revision]; dup {
-			return nil, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: provider entry %q is listed twice", e.Revision)
+			return nil, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: provider entry %s is listed twice", checkfu.Quote(e.Revision.String()))
 		}
 		set := make(map[string]bool, len(e.Capabilities))
 		for _, id := range e.Capabilities {
@@ -95,7 +95,7 @@ func (l Lease) Check(use LeaseUse, now time.Time) error {
 		return err
 	}
 	if !slices.Contains(l.Capabilities, use.Capability) {
-		return checkfu.Refuse(CodeLeaseOutOfScope, "authz: lease %q does not hold capability %q", l.ID, use.Capability)
+		return checkfu.Refuse(CodeLeaseOutOfScope, "authz: lease %s does not hold capability %s", checkfu.Quote(l.ID), checkfu.Quote(use.Capability))
 	}
 	return nil
 }
@@ -103,10 +103,10 @@ func (l Lease) Check(use LeaseUse, now time.Time) error {
 // checkHolder checks the lifetime and the exact scope.
 func (l Lease) checkHolder(scope LeaseScope, now time.Time) error {
 	if !now.Before(l.ExpiresAt) || now.Before(l.IssuedAt) {
-		return checkfu.Refuse(CodeLeaseExpired, "authz: lease %q is outside its lifetime", l.ID)
+		return checkfu.Refuse(CodeLeaseExpired, "authz: lease %s is outside its lifetime", checkfu.Quote(l.ID))
 	}
 	if !l.Scope.complete() || scope != l.Scope {
-		return checkfu.Refuse(CodeLeaseOutOfScope, "authz: lease %q is not scoped to service %q, gateway %q, actor %q", l.ID, scope.Service, scope.Gateway, scope.Actor)
+		return checkfu.Refuse(CodeLeaseOutOfScope, "authz: lease %s is not scoped to service %s, gateway %s, actor %s", checkfu.Quote(l.ID), checkfu.Quote(scope.Service), checkfu.Quote(scope.Gateway), checkfu.Quote(scope.Actor))
 	}
 	return nil
 }
@@ -168,20 +168,20 @@ func (s *Leases) Issue(req LeaseRequest) (Lease, error) {
 	}
 	qualified, ok := s.catalog.entries[req.Provider]
 	if !ok {
-		return Lease{}, checkfu.Refuse(CodeProviderUnknown, "authz: no provider entry for %q", req.Provider)
+		return Lease{}, checkfu.Refuse(CodeProviderUnknown, "authz: no provider entry for %s", checkfu.Quote(req.Provider.String()))
 	}
 	if len(req.Capabilities) == 0 {
 		return Lease{}, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: a lease needs at least one capability")
 	}
 	for i, id := range req.Capabilities {
 		if slices.Contains(req.Capabilities[:i], id) {
-			return Lease{}, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: capability %q is requested twice", id)
+			return Lease{}, checkfu.Refuse(CodeLeaseRequestInvalid, "authz: capability %s is requested twice", checkfu.Quote(id))
 		}
 		if !qualified[id] {
-			return Lease{}, checkfu.Refuse(CodeCapabilityUnqualified, "authz: capability %q is not qualified for %q", id, req.Provider)
+			return Lease{}, checkfu.Refuse(CodeCapabilityUnqualified, "authz: capability %s is not qualified for %s", checkfu.Quote(id), checkfu.Quote(req.Provider.String()))
 		}
 		if _, ok := s.registry.Lookup(id); !ok {
-			return Lease{}, checkfu.Refuse(CodeCapabilityUnqualified, "authz: capability %q is not registered", id)
+			return Lease{}, checkfu.Refuse(CodeCapabilityUnqualified, "authz: capability %s is not registered", checkfu.Quote(id))
 		}
 	}
 	switch {
@@ -225,16 +225,16 @@ func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
 	defer s.mu.Unlock()
 	st, ok := s.leases[id]
 	if !ok {
-		return Lease{}, checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %q", id)
+		return Lease{}, checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %s", checkfu.Quote(id))
 	}
 	if st.revoked {
-		return Lease{}, checkfu.Refuse(CodeLeaseRevoked, "authz: lease %q is revoked", id)
+		return Lease{}, checkfu.Refuse(CodeLeaseRevoked, "authz: lease %s is revoked", checkfu.Quote(id))
 	}
 	if err := st.lease.Check(use, now); err != nil {
 		return Lease{}, err
 	}
 	if st.used >= st.lease.Budget {
-		return Lease{}, checkfu.Refuse(CodeLeaseBudgetExhausted, "authz: lease %q has spent its budget of %d", id, st.lease.Budget)
+		return Lease{}, checkfu.Refuse(CodeLeaseBudgetExhausted, "authz: lease %s has spent its budget of %d", checkfu.Quote(id), st.lease.Budget)
 	}
 	st.used++
 	return cloneLease(st.lease), nil
@@ -253,10 +253,10 @@ func (s *Leases) Hold(id string, scope LeaseScope) error {
 	defer s.mu.Unlock()
 	st, ok := s.leases[id]
 	if !ok {
-		return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %q", id)
+		return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %s", checkfu.Quote(id))
 	}
 	if st.revoked {
-		return checkfu.Refuse(CodeLeaseRevoked, "authz: lease %q is revoked", id)
+		return checkfu.Refuse(CodeLeaseRevoked, "authz: lease %s is revoked", checkfu.Quote(id))
 	}
 	return st.lease.checkHolder(scope, now)
 }
@@ -268,7 +268,7 @@ func (s *Leases) Revoke(id string) error {
 	defer s.mu.Unlock()
 	st, ok := s.leases[id]
 	if !ok {
-		return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %q", id)
+		return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %s", checkfu.Quote(id))
 	}
 	st.revoked = true
 	return nil
@@ -280,7 +280,7 @@ func (s *Leases) Remaining(id string) (int64, error) {
 	defer s.mu.Unlock()
 	st, ok := s.leases[id]
 	if !ok {
-		return 0, checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %q", id)
+		return 0, checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %s", checkfu.Quote(id))
 	}
 	if st.revoked {
 		return 0, nil
@@ -293,7 +293,7 @@ func (s *Leases) Remaining(id string) (int64, error) {
 func (s *Leases) zero() bool { return s == nil || s.catalog == nil }
 
 func errZeroLeases(id string) error {
-	return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %q: the zero Leases holds none; build one with NewLeases", id)
+	return checkfu.Refuse(CodeLeaseUnknown, "authz: no lease %s: the zero Leases holds none; build one with NewLeases", checkfu.Quote(id))
 }
 
 func cloneLease(l Lease) Lease {

@@ -159,7 +159,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	if e.header != "Authorization" && (!httpguts.ValidHeaderFieldName(e.header) || egress.HeaderDenied(e.header)) {
 		// Any denylisted name other than Authorization is a routing,
 		// cookie or metadata header: a credential never goes there.
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge: CredentialHeader %q is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", cfg.CredentialHeader)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge: CredentialHeader %s is not a usable header name (use Authorization or an API-key header such as X-Api-Key)", checkfu.Quote(cfg.CredentialHeader))
 	}
 	return e, nil
 }
@@ -228,7 +228,7 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *authz.Evidence) (*R
 	}
 	external := action.Effect != authz.ReadOnly
 	if external && (e.approvals == nil || inv.Approval == "") {
-		return nil, checkfu.Refuse(authz.CodeApprovalRequired, "edge: capability %q has an external effect and runs only under an approval", action.Capability)
+		return nil, checkfu.Refuse(authz.CodeApprovalRequired, "edge: capability %s has an external effect and runs only under an approval", checkfu.Quote(action.Capability))
 	}
 	lease, err := e.leases.Use(inv.Lease, authz.LeaseUse{Scope: inv.Scope, Capability: action.Capability})
 	if err != nil {
@@ -284,7 +284,7 @@ func buildRequest(ctx context.Context, a authz.Action) (*http.Request, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, a.Operation, target, body)
 	if err != nil {
-		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %q: the registered resource does not form a request", a.Capability)
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s: the registered resource does not form a request", checkfu.Quote(a.Capability))
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -315,7 +315,7 @@ func queryOf(body []byte) (string, error) {
 				v.Set(k, "false")
 			}
 		default:
-			return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %q is not a scalar", k)
+			return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a scalar", checkfu.Quote(k))
 		}
 	}
 	return v.Encode(), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // OAuthRefresher is the reference [Refresher]: the OAuth 2.0 refresh-token
@@ -94,13 +95,8 @@ func (o *OAuthRefresher) Refresh(ctx context.Context, b custody.Binding, refresh
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, time.Time{}, fmt.Errorf("the token endpoint answered %d", resp.StatusCode)
 	}
-	var tr struct {
-		AccessToken  string `json:"access_token"`
-		TokenType    string `json:"token_type"`
-		ExpiresIn    int64  `json:"expires_in"`
-		RefreshToken string `json:"refresh_token"`
-	}
-	if err := json.Unmarshal(raw, &tr); err != nil {
+	tr, err := parseTokenResponse(raw)
+	if err != nil {
 		return nil, nil, time.Time{}, errors.New("the token response is not the expected JSON")
 	}
 	if tr.AccessToken == "" || tr.ExpiresIn <= 0 {
@@ -137,4 +133,56 @@ func appendFormEscaped(dst, p []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// tokenResponse is the part of an RFC 6749 token response the refresher
+// reads.
+type tokenResponse struct {
+	AccessToken  string
+	TokenType    string
+	ExpiresIn    int64
+	RefreshToken string
+}
+
+// parseTokenResponse decodes a token response with internal/strictjson:
+// exact-case member names and no duplicates (so no second access_token
+// can hide behind the first, and no "ACCESS_TOKEN" stands in for it),
+// valid UTF-8, nothing after the object. Members it does not read (scope,
+// id_token, ...) are allowed, as RFC 6749 allows them; the members it
+// reads must have their JSON types.
+func parseTokenResponse(raw []byte) (tokenResponse, error) {
+	v, err := strictjson.Parse(raw, strictjson.Options{MaxDepth: 16, MaxBytes: maxTokenResponse})
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return tokenResponse{}, errors.New("not an object")
+	}
+	var tr tokenResponse
+	str := func(name string, dst *string) error {
+		x, present := m[name]
+		if !present || x == nil {
+			return nil
+		}
+		s, ok := x.(string)
+		if !ok {
+			return fmt.Errorf("%s is not a string", name)
+		}
+		*dst = s
+		return nil
+	}
+	if err := errors.Join(str("access_token", &tr.AccessToken), str("token_type", &tr.TokenType), str("refresh_token", &tr.RefreshToken)); err != nil {
+		return tokenResponse{}, err
+	}
+	if x, present := m["expires_in"]; present && x != nil {
+		n, ok := x.(json.Number)
+		if !ok {
+			return tokenResponse{}, errors.New("expires_in is not a number")
+		}
+		if tr.ExpiresIn, err = n.Int64(); err != nil {
+			return tokenResponse{}, errors.New("expires_in is not an integer")
+		}
+	}
+	return tr, nil
 }

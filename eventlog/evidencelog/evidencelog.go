@@ -73,7 +73,7 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 	case authz.EvidenceEdgeCall:
 		err = edgeCall(&e, ev)
 	default:
-		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %q is not mapped", ev.Kind)
+		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %s is not mapped", checkfu.Quote(string(ev.Kind)))
 	}
 	if err != nil {
 		return eventlog.Event{}, err
@@ -97,11 +97,13 @@ func approvalDecision(o authz.Outcome) (eventlog.Decision, error) {
 	case authz.OutcomeSucceeded, authz.OutcomeFailed:
 		return eventlog.DecisionNone, nil
 	}
-	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %q is not mapped", o)
+	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %s is not mapped", checkfu.
+
+		// edgeCall fills in the fields of an edge call's event; e holds the
+		// common fields.
+		Quote(string(o)))
 }
 
-// edgeCall fills in the fields of an edge call's event; e holds the
-// common fields.
 func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 	e.Kind = eventlog.KindToolCall
 	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
@@ -116,7 +118,7 @@ func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 			e.Result = "http_" + strconv.Itoa(ev.Status)
 		}
 	default:
-		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: edge call outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
 	}
 	return nil
 }
