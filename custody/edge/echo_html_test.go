@@ -15,8 +15,6 @@ import (
 // as "&#43;", and any HTML encoder writes "&" and "<" as "&amp;" and
 // "&lt;". Base64 API keys hold "+", passwords "&". The edge decodes HTML
 // character references too before it looks.
-//
-// Mutant: skipping the HTML-decoded view in echoIn makes this test fail.
 func TestRefuseEchoHTML(t *testing.T) {
 	for _, tok := range []string{"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "p&ss<w0rd>\"x'"} {
 		s := custody.NewSecret([]byte(tok))

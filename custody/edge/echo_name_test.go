@@ -16,8 +16,6 @@ import (
 // credential with its case folded: all of it for a token in one case, most
 // of its entropy otherwise. Header names are searched without regard to
 // case.
-//
-// Mutant: searching header names case-sensitively makes this test fail.
 func TestRefuseEchoFoldedHeaderName(t *testing.T) {
 	for _, tok := range []string{"ghp_EDGECANARY0123456789abcdefXYZ", "AKIAIOSFODNN7EXAMPLE"} {
 		s := custody.NewSecret([]byte(tok))

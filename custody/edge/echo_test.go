@@ -14,10 +14,6 @@ import (
 	"github.com/checkfu/checkfu/custody"
 )
 
-// Mutant: dropping any form from refuseEcho's list (raw, lower or upper
-// hex, standard or URL base64), or matching the padded base64 instead of
-// the unpadded, makes this test fail; so does passing the response when
-// the Secret cannot be revealed.
 func TestRefuseEchoForms(t *testing.T) {
 	tok := []byte("tok+/en?\xfa") // 9 bytes: base64 without padding; 10 below needs it
 	for _, tok := range [][]byte{tok, append(tok, '!')} {
@@ -149,8 +145,6 @@ func TestBase64CoreIsExact(t *testing.T) {
 	}
 }
 
-// Mutant: percentDecode or jsonUnescape skipping an escape that ends the
-// text (an off-by-one in its bounds check) makes this fail.
 func TestJSONUnescapeAndPercentDecode(t *testing.T) {
 	for in, want := range map[string]string{
 		`a\/b\\c\"d\n\t`:     "a/b\\c\"d\n\t",
@@ -236,9 +230,6 @@ func FuzzEchoViews(f *testing.F) {
 // TestEchoFormsClearedWithBuf: clearing the buffer echoForms returns
 // clears every encoding of the token; none lives in an array that the
 // buffer outgrew, where nothing would zero it.
-//
-// Mutant: allocating the buffer short, so that an append moves it, makes
-// this fail.
 func TestEchoFormsClearedWithBuf(t *testing.T) {
 	for n := 1; n <= 40; n++ {
 		tok := bytes.Repeat([]byte{0xa5}, n)

@@ -29,8 +29,6 @@ func utf16Bytes(s string, bigEndian bool) []byte {
 // or four bytes; a caller that decodes the charset reads it back. The
 // edge looks for the UTF-16 forms, both byte orders, of a credential that
 // is valid UTF-8.
-//
-// Mutant: dropping either UTF-16 form from echoForms makes this test fail.
 func TestRefuseEchoUTF16(t *testing.T) {
 	for _, tok := range []string{"ghp_EDGECANARY0123456789abcdefXYZ", "p\u00e4ss\u20ac\U0001F511word"} {
 		s := custody.NewSecret([]byte(tok))

@@ -28,8 +28,6 @@ func wrap(s string, n int, eol string) string {
 // across lines; every base64 decoder skips the line breaks. The edge
 // looks with CR and LF removed too, also when the breaks are JSON
 // escapes.
-//
-// Mutant: skipping the view without line breaks makes this test fail.
 func TestRefuseEchoLineWrappedBase64(t *testing.T) {
 	tok := "ghp_EDGECANARY0123456789abcdefXYZ"
 	s := custody.NewSecret([]byte(tok))

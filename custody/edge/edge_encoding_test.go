@@ -114,9 +114,6 @@ func TestEdgeWithholdsEncodedEcho(t *testing.T) {
 // the edge looks for the credential in it as in a response, and withholds
 // the text: the failure stays an upstream failure with its code and
 // target.
-//
-// Mutant: deleting the echo check on the exchange error in Edge.send
-// makes this test fail.
 func TestEdgeUpstreamErrorEchoWithheld(t *testing.T) {
 	rig := newEdgeRig(t)
 	resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.malformed", "echo_malformed", "GET", "/v1/echo-malformed", `{}`))

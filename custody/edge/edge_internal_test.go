@@ -6,7 +6,6 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-// Mutant: deleting the bound in Edge.client makes this test fail.
 func TestEdgeClientCacheIsBounded(t *testing.T) {
 	d, err := egress.NewDialer(egress.DialerConfig{})
 	if err != nil {

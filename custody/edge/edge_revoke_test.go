@@ -28,9 +28,6 @@ func (c *revokingCustodian) Open(ctx context.Context, b custody.Binding) (*custo
 // A lease revoked after the call spent it but before the credential was
 // attached stops the call: the lease is checked again, in the attach hook,
 // immediately before the credential is added, and nothing is sent.
-//
-// Mutant: deleting the lease check in the attach hook makes this test
-// fail: the provider is reached under a revoked lease.
 func TestEdgeRevocationDuringOpenStopsTheCall(t *testing.T) {
 	rig := newEdgeRig(t)
 	ed, err := edge.NewEdge(edge.EdgeConfig{

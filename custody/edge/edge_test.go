@@ -416,9 +416,6 @@ func TestEdgeExternalEffectUnderApproval(t *testing.T) {
 
 // Every call leaves one edge_call event: the authority it ran under and
 // its terminal result; a sink that fails withholds the response.
-//
-// Mutant: deleting the Record call in Edge.Call, or ignoring its error,
-// makes this test fail.
 func TestEdgeRecordsEvidence(t *testing.T) {
 	rig := newEdgeRig(t)
 	if _, err := rig.edge.Call(context.Background(), rig.list()); err != nil {
@@ -452,7 +449,6 @@ func TestEdgeRecordsEvidence(t *testing.T) {
 	}
 }
 
-// Mutant: deleting refuseEcho in Edge.send makes this test fail.
 func TestEdgeWithholdsEchoedCredential(t *testing.T) {
 	rig := newEdgeRig(t)
 	resp, err := rig.edge.Call(context.Background(), rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
@@ -463,8 +459,6 @@ func TestEdgeWithholdsEchoedCredential(t *testing.T) {
 	noLeak(t, err, resp)
 }
 
-// Mutant: deleting the MaxResponseBytes check in Edge.send makes this
-// test fail.
 func TestEdgeRefusesOversizedResponse(t *testing.T) {
 	rig := newEdgeRig(t)
 	resp, err := rig.edge.Call(context.Background(), rig.invocation("big", "big", "GET", "/v1/big", `{}`))
@@ -490,10 +484,6 @@ func TestEdgeRefusesRedirect(t *testing.T) {
 // large, or is a redirect). Its evidence says so: failed, with the
 // provider's status and the refusal's code, never refused, which would
 // claim the provider was not contacted.
-//
-// Mutant: recording every refusal as OutcomeRefused, or not setting the
-// status in Edge.send (for a response or for a refused redirect), makes
-// this fail.
 func TestEdgeEvidenceOfWithheldAnswers(t *testing.T) {
 	rig := newEdgeRig(t)
 	for _, c := range []struct {
@@ -519,8 +509,6 @@ func TestEdgeEvidenceOfWithheldAnswers(t *testing.T) {
 	noLeak(t, nil, rig.evidence.Events())
 }
 
-// Mutant: deleting the header-value check in the attach hook makes this
-// test fail (the request is sent, or fails as an upstream error).
 func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 	rig := newEdgeRig(t)
 	if err := rig.native.Put(context.Background(), govCred, custody.NewSecret([]byte("tok\r\nX-Injected: 1"))); err != nil {
@@ -536,8 +524,6 @@ func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the CredentialHeader check in NewEdge makes this test
-// fail.
 func TestNewEdgeNeedsParts(t *testing.T) {
 	if _, err := edge.NewEdge(edge.EdgeConfig{}); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Fatalf("NewEdge with nothing = %v, want %s", err, checkfu.CodeConfigInvalid)

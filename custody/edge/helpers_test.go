@@ -70,11 +70,6 @@ func wantCode(t *testing.T, err error, code checkfu.Code) {
 	}
 }
 
-// Mutant: deleting any case of validateRegistration (operation, resource
-// scheme/userinfo/query/path, credential, effect, tool name, schema) or the
-// duplicate check, or the compiler's refusing LoadURL, makes
-// TestNewRegistryRefuses fail.
-
 type failingSink struct{}
 
 func (failingSink) Record(context.Context, authz.Evidence) error { return errors.New("disk full") }

@@ -21,9 +21,6 @@ import (
 // with an error that quotes it. The refresher's error travels up through
 // TokenRuntime.Open to the edge's caller, so it must not hold the
 // refresh token, raw or form-encoded.
-//
-// Mutant: deleting the echo check on the exchange error in
-// OAuthRefresher.Refresh makes this test fail.
 func TestOAuthRefresherErrorWithholdsEchoedToken(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

@@ -28,9 +28,6 @@ func TestAppendFormEscaped(t *testing.T) {
 // TestFormBodyNeverGrows: the refresh request body is built in the one
 // buffer formBody allocates, whatever the token holds, so no copy of the
 // token is left behind in an outgrown array.
-//
-// Mutant: sizing the buffer for fewer than three bytes per token byte
-// makes this fail.
 func TestFormBodyNeverGrows(t *testing.T) {
 	const prefix = "grant_type=refresh_token&refresh_token="
 	for _, rt := range [][]byte{bytes.Repeat([]byte{0xff}, 37), []byte("plain-token_1.0~"), nil} {

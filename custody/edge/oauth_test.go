@@ -23,9 +23,6 @@ import (
 // token endpoint that the rules and the dialer would both let through.
 // The refresh is refused with plaintext_credential before anything is
 // sent: the endpoint sees no request, let alone the refresh token.
-//
-// Mutant: deleting the https check in OAuthRefresher.Refresh makes this
-// fail: the endpoint receives refresh_token=rt-CANARY in clear.
 func TestOAuthRefresherRefusesPlaintext(t *testing.T) {
 	var mu sync.Mutex
 	var saw []string

@@ -156,9 +156,6 @@ func TestTokenRuntimeConformance(t *testing.T) {
 // The edge over runtime-backed custody: the access token is refreshed by
 // the runtime, attached at the edge, and a 401 makes the runtime refresh
 // before the next call.
-//
-// Mutant: deleting the Invalidate call on 401 in Edge.send makes the
-// second call fail with 401 again.
 func TestEdgeOverTokenRuntime(t *testing.T) {
 	p := newOAuthProvider(t)
 	clock := newGovClock()
@@ -284,8 +281,6 @@ func (f fakeRefresher) Refresh(context.Context, custody.Binding, *custody.Secret
 	return a, nil, f.now().Add(f.expiresIn), nil
 }
 
-// Mutant: deleting the usability check on the refresher's answer (nil,
-// destroyed or already expired access token) makes this test fail.
 func TestTokenRuntimeRefusesUnusableRefresh(t *testing.T) {
 	clock := newGovClock()
 	for _, f := range []fakeRefresher{
@@ -313,8 +308,6 @@ func TestTokenRuntimeRefusesUnusableRefresh(t *testing.T) {
 
 // TestZeroTokenRuntimeRefuses: a TokenRuntime not built by
 // NewTokenRuntime refuses every call with config_invalid.
-//
-// Mutant: deleting the usable check makes Remove panic (a nil map).
 func TestZeroTokenRuntimeRefuses(t *testing.T) {
 	var r edge.TokenRuntime
 	ctx := context.Background()
