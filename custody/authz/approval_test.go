@@ -79,9 +79,6 @@ func TestCarryRecordsDecisionAndResultSeparately(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the unknown, spent, denied, expiry or any binding-field
-// check makes TestCarryRefuses fail; so does running the effect before
-// revalidation (the effect counter).
 func TestCarryRefuses(t *testing.T) {
 	clock := newGovClock()
 	a, sink := govApprovals(t, clock)
@@ -134,8 +131,6 @@ func TestCarryRefuses(t *testing.T) {
 	}
 }
 
-// Mutant: deleting any Decide validation case (including the
-// self-approval check) makes TestDecideRefuses fail.
 func TestDecideRefuses(t *testing.T) {
 	a, sink := govApprovals(t, newGovClock())
 	for _, m := range []func(*authz.ApprovalDecision){
@@ -163,7 +158,6 @@ type failingSink struct{}
 
 func (failingSink) Record(context.Context, authz.Evidence) error { return errors.New("disk full") }
 
-// Mutant: ignoring the sink's error in Decide makes this test fail.
 func TestDecisionNotKeptWhenNotRecorded(t *testing.T) {
 	a, err := authz.NewApprovals(authz.ApprovalConfig{Evidence: failingSink{}})
 	if err != nil {
@@ -181,9 +175,6 @@ func TestDecisionNotKeptWhenNotRecorded(t *testing.T) {
 
 // Property: changing any one bound field of an approved, unexpired
 // approval refuses with CodeApprovalMismatch; leaving all equal permits.
-//
-// Mutant: deleting any one field comparison in Approval.Check makes this
-// property fail.
 func TestApprovalBindingProperty(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
@@ -219,8 +210,6 @@ func TestApprovalBindingProperty(t *testing.T) {
 	})
 }
 
-// Mutant: deleting "now.Before(a.DecidedAt)" from Approval.Check, or its
-// a.Binding.complete() check, makes this test fail.
 func TestApprovalCheckRefusesBeforeDecisionAndEmptyBinding(t *testing.T) {
 	decided := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := authz.Approval{ID: "approval_x", Binding: govBinding(), Approved: true, DecidedAt: decided, ExpiresAt: decided.Add(time.Minute)}

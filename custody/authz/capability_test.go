@@ -79,10 +79,6 @@ func wantCode(t *testing.T, err error, code checkfu.Code) {
 	}
 }
 
-// Mutant: deleting any case of validateRegistration (operation, resource
-// scheme/userinfo/query/path, credential, effect, tool name, schema) or the
-// duplicate check, or the compiler's refusing LoadURL, makes
-// TestNewRegistryRefuses fail.
 func TestNewRegistryRefuses(t *testing.T) {
 	mod := func(f func(*authz.Registration)) []authz.Registration {
 		r := govRegistration()
@@ -134,9 +130,6 @@ func TestNewRegistryRefuses(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the capability lookup, the schema validation, the
-// strict-JSON checks (UTF-8, duplicate keys, trailing data, depth), the bodiless-argument check or any of the four
-// exact-match cases in Resolve makes TestResolveRefuses fail.
 func TestResolveRefuses(t *testing.T) {
 	r := govRegistry(t)
 	tests := []struct {
@@ -298,9 +291,6 @@ func FuzzResolveArguments(f *testing.F) {
 // Property: a call that differs from its registration in any one of tool,
 // operation, resource or credential reference is refused with
 // capability_mismatch; the unchanged call resolves.
-//
-// Mutant: deleting any one exact-match case in Resolve makes this
-// property fail.
 func TestResolveExactMatchProperty(t *testing.T) {
 	r := govRegistry(t)
 	other := address.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_baaaaaaaaaaaaaaaaaaaaaaaaa")}

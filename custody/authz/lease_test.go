@@ -61,9 +61,6 @@ func govLeaseRequest() authz.LeaseRequest {
 	}
 }
 
-// Mutant: deleting the provider lookup, the qualified-set check, the
-// registry check, the duplicate check or any request-validity case in
-// Issue makes TestIssueRefuses fail.
 func TestIssueRefuses(t *testing.T) {
 	l := govLeases(t, newGovClock())
 	tests := []struct {
@@ -96,8 +93,6 @@ func TestIssueRefuses(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the expiry, scope, capability, revocation, unknown-id
-// or budget check makes TestLeaseUseRefuses fail.
 func TestLeaseUseRefuses(t *testing.T) {
 	clock := newGovClock()
 	l := govLeases(t, clock)
@@ -157,9 +152,6 @@ func TestLeaseUseRefuses(t *testing.T) {
 
 // Property: Lease.Check permits a use exactly when the time is inside the
 // lifetime, every scope field is equal and the capability is held.
-//
-// Mutant: weakening any comparison in Lease.Check (e.g. comparing only
-// the actor) makes this property fail.
 func TestLeaseCheckProperty(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	str := rapid.SampledFrom([]string{"a", "b", ""})
@@ -243,9 +235,6 @@ type leaseModel struct {
 // TestLeasesStateMachine drives Issue, Use, Revoke and the clock in random
 // order and checks every Use against a reference model: the exact refusal
 // code, and that refused uses spend nothing.
-//
-// Mutant: reordering Leases.Use to check the budget before revocation, or
-// deleting any of its checks, makes this test fail.
 func TestLeasesStateMachine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		clock := newGovClock()
@@ -334,9 +323,6 @@ func TestLeasesStateMachine(t *testing.T) {
 // A clock that steps back (NTP, a restored VM) must not revive a lease
 // before its start: the property test rarely draws such a time together
 // with a matching scope, so this case is pinned.
-//
-// Mutant: deleting "now.Before(l.IssuedAt)" from Lease.Check makes this
-// test fail.
 func TestLeaseCheckRefusesBeforeIssue(t *testing.T) {
 	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := authz.Lease{ID: "lease_x", Capabilities: []string{"c1"}, Scope: govScope, Budget: 1, IssuedAt: issued, ExpiresAt: issued.Add(time.Minute)}
@@ -348,10 +334,6 @@ func TestLeaseCheckRefusesBeforeIssue(t *testing.T) {
 }
 
 // Zero values fail closed with a typed refusal, never a panic.
-//
-// Mutant: deleting the zero check of Leases.Issue, Use or Hold, or of
-// Approvals.Carry, makes this test panic. (The zero Approvals refuses a
-// decision through its zero maximum lifetime.)
 func TestZeroLeasesAndApprovalsRefuse(t *testing.T) {
 	var l authz.Leases
 	_, err := l.Issue(govLeaseRequest())

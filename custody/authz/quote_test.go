@@ -12,10 +12,6 @@ import (
 // logs and events. A refusal quotes at most a bounded prefix of an agent
 // string, however long the string: an agent cannot make one refusal carry
 // megabytes into every log line that records it.
-//
-// Mutant: quoting in full the agent's capability, tool, operation or
-// resource, a duplicate argument key, the schema error's instance location
-// or a query argument's key makes this test fail.
 func TestResolveQuotesAgentStringsBounded(t *testing.T) {
 	r := govRegistry(t)
 	long := strings.Repeat("x", 1<<20)
