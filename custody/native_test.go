@@ -24,9 +24,6 @@ func (r *racingStore) Get(ctx context.Context, b Binding) (Record, error) {
 	return rec, err
 }
 
-// Mutant: making Native.Rewrap write with Put instead of CompareAndSwap
-// makes TestRewrapNeverOverwritesANewerRecord fail (the newer secret is
-// lost).
 func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 	ctx := context.Background()
 	v1 := fixedKeyset(t, 1, 1)
@@ -80,8 +77,6 @@ func (f foldingStore) Get(ctx context.Context, b Binding) (Record, error) {
 	return f.MemoryStore.Get(ctx, b)
 }
 
-// Mutant: deleting the binding comparison in Native.get makes this test
-// fail (tenant "Acme" opens tenant "acme"'s credential, and rewraps it).
 func TestNativeRefusesAnotherRowsRecord(t *testing.T) {
 	ctx := context.Background()
 	ks := fixedKeyset(t, 1, 1)

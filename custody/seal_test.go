@@ -51,8 +51,6 @@ func lp(s string) string {
 	return string(n[:]) + s
 }
 
-// Mutant: dropping any length prefix, any component, or the key version
-// from appendAD, or reordering them, makes TestADLayout fail.
 func TestADLayout(t *testing.T) {
 	got := appendAD(nil, testBinding(), 7)
 	want := lp("checkfu.custody.record.v1") + lp("github") + lp("deploy-token") + lp("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa") + lp("\x00\x00\x00\x07")
@@ -70,8 +68,6 @@ func TestADLayout(t *testing.T) {
 // TestADScratchHoldsTheLongestAD checks that the associated data of the
 // longest valid binding fills the pooled scratch buffer exactly: it is
 // built in the buffer, never in a new allocation beside it.
-//
-// Mutant: maxADLen one byte short makes this fail.
 func TestADScratchHoldsTheLongestAD(t *testing.T) {
 	name := strings.Repeat("n", address.MaxNameLen)
 	b := Binding{Namespace: name, Integration: name, Handle: testHandle}
@@ -88,8 +84,6 @@ func TestADScratchHoldsTheLongestAD(t *testing.T) {
 	}
 }
 
-// Mutant: removing the length prefixes makes the boundary-shift pairs
-// collide and TestADDistinguishesEveryComponent fail.
 func TestADDistinguishesEveryComponent(t *testing.T) {
 	base := testBinding()
 	other := address.MustParseHandle("ch_bbbbbbbbbbbbbbbbbbbbbbbbba")
@@ -118,9 +112,6 @@ func TestADDistinguishesEveryComponent(t *testing.T) {
 // TestSealMatchesReference opens a record with a subkey and associated
 // data computed here, independently of the package: HKDF-SHA256 over the
 // root key with info = label || len || namespace, then XChaCha20-Poly1305.
-//
-// Mutant: changing the HKDF info, the AD, or the header layout makes it
-// fail.
 func TestSealMatchesReference(t *testing.T) {
 	ks := fixedKeyset(t, 3, 3)
 	b := testBinding()
@@ -158,8 +149,6 @@ func TestSealMatchesReference(t *testing.T) {
 
 // TestKeyVersionIsBound uses a keyset whose versions 1 and 2 hold the same
 // root key, so only the version in the associated data tells them apart.
-//
-// Mutant: dropping the key version from appendAD makes it fail.
 func TestKeyVersionIsBound(t *testing.T) {
 	ks := fixedKeyset(t, 1, 1, 2)
 	b := testBinding()
@@ -198,17 +187,13 @@ func TestOpenRefusals(t *testing.T) {
 		sealed []byte
 		want   checkfu.Code
 	}{
-		// Mutant: deleting the length check in SealedKeyVersion panics on these.
 		{"empty", ks, b, nil, CodeRecordMalformed},
 		{"short", ks, b, sealed[:SealOverhead-1], CodeRecordMalformed},
-		// Mutant: deleting the format check makes "format" open as version 1... and fail differently.
 		{"format", ks, b, badFormat, CodeRecordMalformed},
-		// Mutant: deleting the roots lookup check in aead panics (nil root).
 		{"unknown version", ks, b, unknown, CodeKeyVersionUnknown},
 		{"flipped nonce bit", ks, b, flipped, CodeAddressMismatch},
 		{"zero keyset", &Keyset{}, b, sealed, CodeKeysetInvalid},
 		{"nil keyset", nil, b, sealed, CodeKeysetInvalid},
-		// Mutant: deleting Validate in Open makes these reach the AEAD.
 		{"zero binding", ks, Binding{}, sealed, address.CodeBindingInvalid},
 	}
 	for _, c := range cases {
@@ -344,9 +329,6 @@ func TestSubkeyCacheIsBounded(t *testing.T) {
 // TestSubkeyCacheSeparatesNamespacesAndVersions interleaves namespaces and
 // key versions (with distinct root keys) through one keyset's cache, and
 // checks every record with a fresh keyset that derives every subkey anew.
-//
-// Mutant: dropping the version or the namespace comparison from the
-// most-recently-used fast path in keysetState.aead makes it fail.
 func TestSubkeyCacheSeparatesNamespacesAndVersions(t *testing.T) {
 	roots := func() map[uint32]*Secret {
 		k1, k2 := make([]byte, 32), make([]byte, 32)
@@ -397,11 +379,6 @@ func TestSubkeyCacheSeparatesNamespacesAndVersions(t *testing.T) {
 // buffers pass between bindings all the time. Every record must open at
 // its own binding with its own plaintext and be refused at a
 // neighbour's.
-//
-// Mutant: giving the scratch back to the pool before the AEAD returns (in
-// seal or in openInto) makes this fail: a goroutine preempted inside the
-// AEAD's Go code (HChaCha20) resumes with another binding's associated
-// data in its buffer (killed in 10 of 10 runs for seal, 9 of 10 for open).
 func TestADScratchUnderConcurrency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a second")

@@ -18,10 +18,6 @@ var secretSizes = []int{0, 1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 12
 // class: the bytes round-trip, the Secret's slice ends at its length (the
 // rest of the inline array is unreachable through the box), and Destroy
 // zeroes the bytes in place.
-//
-// Mutant: newInlineSecret giving the box the whole array instead of
-// buf[:n:n] makes this fail; so does Destroy not zeroing, and an inline
-// class that slices the wrong length.
 func TestSecretBufferSizes(t *testing.T) {
 	ks := GenerateKeyset()
 	b := Binding{Namespace: "acme-corp", Integration: "github", Handle: address.NewHandle()}
@@ -102,9 +98,6 @@ func TestOpenFailureLeavesNoPlaintext(t *testing.T) {
 // from several goroutines while another destroys it. Every use either
 // sees the whole secret or is refused with CodeSecretDestroyed, and the
 // race detector (go test -race) sees no unsynchronised access.
-//
-// Mutant: dropping the lock from rlock (Seal's read of the bytes) or from
-// Destroy makes this fail under -race.
 func TestSecretConcurrentUseAndDestroy(t *testing.T) {
 	ks := GenerateKeyset()
 	b := Binding{Namespace: "acme-corp", Integration: "github", Handle: address.NewHandle()}
