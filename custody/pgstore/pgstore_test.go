@@ -66,8 +66,6 @@ func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t,
 
 // TestConcurrentCompareAndSwap: of racing swaps from one old value,
 // exactly one wins.
-//
-// Mutant: dropping " FOR UPDATE" from the LockRow of New makes it fail.
 func TestConcurrentCompareAndSwap(t *testing.T) {
 	sqlrecordstest.TestConcurrentCompareAndSwap(t, harness(testPool(t)))
 }

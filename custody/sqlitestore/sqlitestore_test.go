@@ -101,10 +101,6 @@ func TestFileHoldsNoPlaintext(t *testing.T) {
 
 // TestCorruptRowIsStoreError: a row whose key columns do not form a valid
 // binding is a failure of the store, not a refusal.
-//
-// Mutant: deleting the ParseHandle check or the Validate check in
-// address.BindingFromColumns, or the error check on it in the shared
-// rowBinding (custody/internal/sqlrecords), makes it fail.
 func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness) }
 
 func TestOpenRefusesEmptyPath(t *testing.T) {
@@ -115,8 +111,6 @@ func TestOpenRefusesEmptyPath(t *testing.T) {
 
 // TestOpenOddPaths: the path is escaped into the DSN, so a file name with
 // URI syntax in it opens that exact file and cannot inject parameters.
-//
-// Mutant: building the DSN as "file:" + path makes it fail.
 func TestOpenOddPaths(t *testing.T) {
 	for _, name := range []string{"a b", "x?_pragma=query_only(1)&y", "p%20q", "h#i"} {
 		dir := filepath.Join(t.TempDir(), name)

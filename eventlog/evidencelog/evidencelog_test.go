@@ -60,9 +60,6 @@ func TestRecordDecisionAndResultSeparately(t *testing.T) {
 	}
 }
 
-// Mutant: deleting Event's Validate, or mapping an outcome Event does not
-// know (of an approval or of an edge call) instead of refusing it, makes
-// this fail.
 func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 	ev := sample(authz.EvidenceApprovalResult, authz.OutcomeFailed)
 	ev.Scope = "repo acme/app with a space"
@@ -111,9 +108,6 @@ func ExampleSink_Record() {
 // TestRecordEdgeCalls records what custody's Edge hands its sink for a
 // refused, a succeeded and a failed call. Before edge calls were mapped,
 // Record refused them, so an Edge with this sink withheld every response.
-//
-// Mutant: dropping the EvidenceEdgeCall case, or mapping a sent call to
-// no decision or a refused one to allow, makes this fail.
 func TestRecordEdgeCalls(t *testing.T) {
 	ctx := context.Background()
 	l, sink := newSink(t)
