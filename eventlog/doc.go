@@ -37,8 +37,11 @@
 //   - In a zero-data-retention log (Options.ZeroDataRetention) content
 //     never reaches the store: the durable record holds the envelope and
 //     the keyed digest only, never a bare hash of content.
-//   - Event types hold no interface values and no secrets; JSON output
-//     never contains content. Every event carries an evidence label
+//   - Event types hold no interface values and no secrets. JSON, fmt
+//     (every verb, fmt.Errorf), slog (text and JSON handlers) and gob
+//     output of an Event or Entry never contains content; fmt prints
+//     Content as nil. The one path left open is an Event in an unexported
+//     field of another struct, which fmt prints by reflection. Every event carries an evidence label
 //     (checkfu.Label); the zero label is mock.
 //   - The zero values fail closed: the zero Kind is invalid and refused,
 //     the zero Decision is "none" (never allow), the zero Options refuse
