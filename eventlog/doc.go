@@ -33,7 +33,10 @@
 //     wrapped under a key derived from the workspace's [Keys]. The
 //     envelope commits to the keyed digest (HMAC-SHA256) of the content
 //     and to the sealed bytes. [Log.Shred] deletes the data key and
-//     ciphertext; the chain still verifies.
+//     ciphertext and records the deletion as a chained event of its own
+//     ([KindShred]); the chain still verifies. Sealed content missing
+//     without such an event was deleted behind the log's back, and
+//     [Verify] names its seq.
 //   - In a zero-data-retention log (Options.ZeroDataRetention) content
 //     never reaches the store: the durable record holds the envelope and
 //     the keyed digest only, never a bare hash of content.

@@ -29,6 +29,11 @@ func genEnvelope() *rapid.Generator[envelope] {
 			},
 			mode: ContentMode(rapid.IntRange(0, 2).Draw(t, "mode")),
 		}
+		if env.event.Kind == KindShred {
+			env.seq = rapid.Uint64Min(2).Draw(t, "shred_seq")
+			env.shredOf = rapid.Uint64Range(1, env.seq-1).Draw(t, "shred_of")
+			env.mode = ContentNone
+		}
 		copy(env.prev[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "prev"))
 		if env.mode != ContentNone {
 			copy(env.mac[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "mac"))

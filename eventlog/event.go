@@ -34,6 +34,11 @@ const (
 	// KindSkip records a step deliberately not taken, such as
 	// "memory_writeback_skipped".
 	KindSkip
+	// KindShred records that the content of an earlier event was
+	// shredded; [Entry.ShredOf] names that event's seq. Only [Log.Shred]
+	// appends it: a content row missing without one was deleted behind
+	// the log's back, and [Verify] says so.
+	KindShred
 	kindEnd
 )
 
@@ -48,6 +53,7 @@ var kindNames = [...]string{
 	KindProcessExited:    "process_exited",
 	KindAdmission:        "admission",
 	KindSkip:             "skip",
+	KindShred:            "shred",
 }
 
 // ParseKind parses the snake_case name of a kind, exactly.

@@ -102,12 +102,13 @@ func ExampleLog_Shred() {
 		panic(err)
 	}
 	for e, err := range l.Read(ctx, "s", seq) {
-		fmt.Println(e.Kind, e.ContentMode, e.Shredded, err)
+		fmt.Println(e.Seq, e.Kind, e.ContentMode, e.Shredded, e.ShredOf, err)
 	}
 	_, err := eventlog.Verify(ctx, l.Store(), "s")
 	fmt.Println("verifies:", err == nil)
 	// Output:
-	// tool_call sealed true <nil>
+	// 1 tool_call sealed true 0 <nil>
+	// 2 shred none false 1 <nil>
 	// verifies: true
 }
 

@@ -233,16 +233,17 @@ type wireEntry struct {
 	ContentMode   ContentMode `json:"content_mode"`
 	ContentDigest *Hash       `json:"content_digest,omitempty"`
 	Shredded      bool        `json:"shredded,omitempty"`
+	ShredOf       uint64      `json:"shred_of,omitempty"`
 }
 
 // MarshalJSON encodes e as one JSON object: the event fields of
 // [Event.MarshalJSON] plus session, seq, hash, prev and content_mode, and
-// content_digest and "shredded": true only when they apply (an event
-// without content has no digest; shredded is left out while the content
-// is kept).
+// content_digest, "shredded": true and shred_of only when they apply (an
+// event without content has no digest; shredded is left out while the
+// content is kept; shred_of is the seq a shred event shredded).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	w := wireEntry{Session: e.Session, Seq: e.Seq, Hash: e.Hash, Prev: e.Prev, wireEvent: toWire(&e.Event),
-		ContentMode: e.ContentMode, Shredded: e.Shredded}
+		ContentMode: e.ContentMode, Shredded: e.Shredded, ShredOf: e.ShredOf}
 	if e.ContentMode != ContentNone {
 		d := e.ContentDigest
 		w.ContentDigest = &d

@@ -121,6 +121,9 @@ func (l *Log) prepare(session string, ev Event) (*pending, error) {
 	if err := ev.Validate(); err != nil {
 		return nil, err
 	}
+	if ev.Kind == KindShred {
+		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: a shred event is appended only by Log.Shred")
+	}
 	if ev.Time.IsZero() {
 		ev.Time = l.now()
 	}
@@ -290,9 +293,16 @@ func (l *Log) Head(ctx context.Context, session string) (Head, error) {
 	return l.store.Head(ctx, session)
 }
 
-// Shred deletes the data key and sealed content of the event at seq. The
-// envelope stays and the chain still verifies; [Log.Content] then refuses
-// with [CodeContentShredded].
+// Shred deletes the data key and sealed content of the event at seq and
+// records the deletion as an event of its own: a [KindShred] event
+// naming seq, appended in the same store transaction. The envelope of
+// seq stays and the chain still verifies; [Log.Content] then refuses with
+// [CodeContentShredded]. Content deleted any other way (by SQL, behind
+// the log's back) has no shred event, and [Verify] refuses it.
+//
+// Shredding an event without sealed content, or one already shredded,
+// does nothing and returns nil; a seq the session does not hold is
+// refused with [CodeEventNotFound].
 func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -300,5 +310,45 @@ func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
 	if err := CheckSession(session); err != nil {
 		return err
 	}
-	return l.store.Shred(ctx, session, seq)
+	var err error
+	for range maxConflictRetries {
+		var done bool
+		if done, err = l.shredOnce(ctx, session, seq); done || !errors.Is(err, CodeSeqConflict) && !errors.Is(err, CodeNoContent) {
+			return err
+		}
+	}
+	return err
+}
+
+// shredOnce reads the event at seq and, when it still holds content,
+// has the store delete it and append the shred event after the head it
+// read. done is false when the store refused because the log moved.
+func (l *Log) shredOnce(ctx context.Context, session string, seq uint64) (done bool, err error) {
+	recs, err := l.store.Read(ctx, session, seq, 1)
+	if err != nil {
+		return true, err
+	}
+	if len(recs) == 0 || recs[0].Seq != seq {
+		return true, checkfu.Refuse(CodeEventNotFound, "eventlog: session %q has no seq %d", session, seq)
+	}
+	v := verifier{session: session, next: seq}
+	env, err := v.checkAlone(&recs[0])
+	if err != nil {
+		return true, err
+	}
+	if env.mode != ContentSealed || recs[0].Sealed == nil {
+		return true, nil
+	}
+	head, err := l.store.Head(ctx, session)
+	if err != nil {
+		return true, err
+	}
+	ev := Event{Kind: KindShred, Time: l.now().UTC().Round(0), Label: env.event.Label}
+	if err := ev.Validate(); err != nil {
+		return true, err
+	}
+	shred := envelope{session: session, seq: head.Seq + 1, prev: head.Hash, event: ev, shredOf: seq}
+	enc := shred.encode()
+	err = l.store.Shred(ctx, session, seq, head.Seq, Record{Seq: shred.seq, Envelope: enc, Hash: chainHash(enc)})
+	return err == nil, err
 }

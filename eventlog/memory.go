@@ -146,8 +146,11 @@ func (m *MemoryStore) Wait(ctx context.Context, session string, seq uint64) erro
 }
 
 // Shred implements [Store.Shred].
-func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := CheckSession(session); err != nil {
+func (m *MemoryStore) Shred(ctx context.Context, session string, seq, expected uint64, shred Record) error {
+	if err := CheckShred(session, seq, expected, shred); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -155,14 +158,21 @@ func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) err
 	if m.closed {
 		return errClosed
 	}
-	s := m.sessions[session]
-	for i := range s.recsOrNil() {
-		if s.recs[i].Seq == seq {
-			clear(s.recs[i].DataKey)
-			clear(s.recs[i].Sealed)
-			s.recs[i].DataKey, s.recs[i].Sealed = nil, nil
-		}
+	s := m.session(session)
+	if last := s.last(); last != expected {
+		return SeqConflict(session, expected, last)
 	}
+	i := slices.IndexFunc(s.recs, func(r Record) bool { return r.Seq == seq })
+	if i < 0 || s.recs[i].Sealed == nil || s.recs[i].ShreddedBy != 0 {
+		return NothingToShred(session, seq)
+	}
+	r := &s.recs[i]
+	clear(r.DataKey)
+	clear(r.Sealed)
+	r.DataKey, r.Sealed, r.ShreddedBy = nil, nil, shred.Seq
+	s.recs = append(s.recs, cloneRecord(shred))
+	close(s.changed)
+	s.changed = make(chan struct{})
 	return nil
 }
 
@@ -172,13 +182,6 @@ func (s *memSession) last() uint64 {
 		return 0
 	}
 	return s.recs[len(s.recs)-1].Seq
-}
-
-func (s *memSession) recsOrNil() []Record {
-	if s == nil {
-		return nil
-	}
-	return s.recs
 }
 
 // Close implements [Store.Close]. Every later call fails.

@@ -95,10 +95,11 @@ type entryView struct {
 	ContentMode   ContentMode
 	ContentDigest Hash
 	Shredded      bool
+	ShredOf       uint64
 }
 
 func (e *Entry) view() entryView {
-	return entryView{e.Session, e.Seq, e.Hash, e.Prev, e.Event, e.ContentMode, e.ContentDigest, e.Shredded}
+	return entryView{e.Session, e.Seq, e.Hash, e.Prev, e.Event, e.ContentMode, e.ContentDigest, e.Shredded, e.ShredOf}
 }
 
 // Format implements fmt.Formatter: the entry prints as fmt would print
@@ -123,6 +124,9 @@ func (e Entry) LogValue() slog.Value {
 	if e.Shredded {
 		attrs = append(attrs, slog.Bool("shredded", true))
 	}
+	if e.ShredOf != 0 {
+		attrs = append(attrs, slog.Uint64("shred_of", e.ShredOf))
+	}
 	return slog.GroupValue(append(attrs, e.Event.logAttrs()...)...)
 }
 
@@ -143,6 +147,6 @@ func (e *Entry) GobDecode(b []byte) error {
 		return err
 	}
 	*e = Entry{Session: v.Session, Seq: v.Seq, Hash: v.Hash, Prev: v.Prev, Event: v.Event,
-		ContentMode: v.ContentMode, ContentDigest: v.ContentDigest, Shredded: v.Shredded}
+		ContentMode: v.ContentMode, ContentDigest: v.ContentDigest, Shredded: v.Shredded, ShredOf: v.ShredOf}
 	return nil
 }

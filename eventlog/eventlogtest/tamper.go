@@ -220,3 +220,86 @@ func testTamperRewritten(t *testing.T, h Harness) {
 		t.Errorf("VerifyHead after a rewrite = %v, want a ChainError at seq 4 saying the log was rewritten", err)
 	}
 }
+
+// testTamperContentDeleted deletes one event's content row the way SQL
+// would, without Log.Shred: there is no shred event, so it is tampering,
+// not a shred, and Content refuses it as such.
+func testTamperContentDeleted(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].DataKey, r[2].Sealed = nil, nil
+		return r
+	})
+	wantSeq(t, ce, 3, "no shred event records its deletion")
+	_, err := open(t, h, keyed(t)).Content(context.Background(), "s-tamper", 3)
+	var cce *eventlog.ChainError
+	if errors.Is(err, eventlog.CodeContentShredded) || !errors.As(err, &cce) || cce.Seq != 3 {
+		t.Errorf("Content of content deleted behind the log's back = %v, want a ChainError at seq 3, not %s", err, eventlog.CodeContentShredded)
+	}
+}
+
+// testTamperShredForged deletes content and marks it shredded by an
+// event that is not a shred event.
+func testTamperShredForged(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].DataKey, r[2].Sealed, r[2].ShreddedBy = nil, nil, 5
+		return r
+	})
+	wantSeq(t, ce, 3, "is not a shred event")
+	_, err := open(t, h, keyed(t)).Content(context.Background(), "s-tamper", 3)
+	var cce *eventlog.ChainError
+	if !errors.As(err, &cce) || cce.Seq != 3 {
+		t.Errorf("Content of content with a forged shred mark = %v, want a ChainError at seq 3", err)
+	}
+}
+
+// shredThenTamper appends four events with content to session, shreds
+// seq 2 (the shred event is seq 5), applies edit (which also gets the
+// records as they were before the shred) and returns Verify's ChainError.
+func shredThenTamper(t *testing.T, h Harness, session string, edit func(before, now []eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+	t.Helper()
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	appendN(t, l, session, 4)
+	before, err := l.Store().Read(ctx, session, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Shred(ctx, session, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), session); err != nil {
+		t.Fatalf("Verify before tampering: %v", err)
+	}
+	h.Rewrite(t, session, func(now []eventlog.Record) []eventlog.Record { return edit(before, now) })
+	_, err = eventlog.Verify(ctx, l.Store(), session)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Verify after tampering = %v, want a ChainError", err)
+	}
+	return ce
+}
+
+// testTamperShredEventRemoved removes the shred event itself (the newest
+// event): the shredded record names a shred event the log no longer
+// holds, so the truncation shows even without a checkpoint.
+func testTamperShredEventRemoved(t *testing.T, h Harness) {
+	ce := shredThenTamper(t, h, "s-shred-removed", func(_, r []eventlog.Record) []eventlog.Record { return r[:4] })
+	wantSeq(t, ce, 2, "is not in the log")
+}
+
+// testTamperShredUndone restores shredded content from a copy taken
+// before the shred and clears its shred mark: the shred event then
+// records a shred that no longer holds.
+func testTamperShredUndone(t *testing.T, h Harness) {
+	ce := shredThenTamper(t, h, "s-shred-undone", func(before, r []eventlog.Record) []eventlog.Record {
+		r[1].DataKey, r[1].Sealed, r[1].ShreddedBy = before[1].DataKey, before[1].Sealed, 0
+		return r
+	})
+	wantSeq(t, ce, 5, "the shred was undone")
+	// Clearing only the mark leaves content missing with no shred.
+	ce = shredThenTamper(t, h, "s-shred-unmarked", func(_, r []eventlog.Record) []eventlog.Record {
+		r[1].ShreddedBy = 0
+		return r
+	})
+	wantSeq(t, ce, 2, "no shred event records its deletion")
+}

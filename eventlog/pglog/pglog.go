@@ -55,6 +55,12 @@ CREATE TABLE IF NOT EXISTS eventlog_content (
 	sealed   bytea  NOT NULL,
 	PRIMARY KEY (session, seq)
 );
+CREATE TABLE IF NOT EXISTS eventlog_shreds (
+	session   text   NOT NULL,
+	seq       bigint NOT NULL,
+	shred_seq bigint NOT NULL,
+	PRIMARY KEY (session, seq)
+);
 `
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
@@ -148,18 +154,7 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 		return nil
 	})
 	if err != nil {
-		if _, ok := checkfu.CodeOf(err); ok {
-			return err // the seq conflict found above
-		}
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation: another writer took the seq
-			head, herr := s.Head(ctx, session)
-			if herr != nil {
-				return &eventlog.StoreError{Op: "append", Err: err}
-			}
-			return eventlog.SeqConflict(session, expected, head.Seq)
-		}
-		return &eventlog.StoreError{Op: "append", Err: err}
+		return s.appendError(ctx, "append", session, expected, err)
 	}
 	s.changes.Notify()
 	return nil
@@ -189,15 +184,58 @@ func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
 	return sqllog.Wait(ctx, &s.changes, PollInterval, s.Head, session, seq)
 }
 
-// Shred implements eventlog.Store.Shred.
-func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := eventlog.CheckSession(session); err != nil {
+// Shred implements eventlog.Store.Shred in one transaction. The
+// deleted row stays in PostgreSQL's files and WAL for a while; see
+// docs/eventlog.md.
+func (s *Store) Shred(ctx context.Context, session string, seq, expected uint64, shred eventlog.Record) error {
+	if err := eventlog.CheckShred(session, seq, expected, shred); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, sqllog.Shred, session, int64(seq)); err != nil {
-		return &eventlog.StoreError{Op: "shred", Err: err}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyChannel); err != nil {
+			return err
+		}
+		return sqllog.Shred(ctx, txConn{tx}, session, seq, expected, shred)
+	})
+	if err != nil {
+		return s.appendError(ctx, "shred", session, expected, err)
 	}
+	s.changes.Notify()
 	return nil
+}
+
+// appendError maps the error of a transaction that appended after
+// expected: a refusal as it is, a unique violation (another writer took
+// the seq) as a seq conflict, anything else as a StoreError.
+func (s *Store) appendError(ctx context.Context, op, session string, expected uint64, err error) error {
+	if _, ok := checkfu.CodeOf(err); ok {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+		head, herr := s.Head(ctx, session)
+		if herr != nil {
+			return &eventlog.StoreError{Op: op, Err: err}
+		}
+		return eventlog.SeqConflict(session, expected, head.Seq)
+	}
+	return &eventlog.StoreError{Op: op, Err: err}
+}
+
+// txConn adapts a pgx transaction to sqlconn.Conn.
+type txConn struct{ tx pgx.Tx }
+
+func (c txConn) QueryRow(ctx context.Context, query string, args ...any) sqlconn.Row {
+	return c.tx.QueryRow(ctx, query, args...)
+}
+
+func (c txConn) Query(ctx context.Context, query string, args ...any) (sqlconn.Rows, error) {
+	return c.tx.Query(ctx, query, args...)
+}
+
+func (c txConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := c.tx.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
 }
 
 // Close implements eventlog.Store.Close.

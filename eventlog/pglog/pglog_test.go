@@ -117,3 +117,41 @@ func TestOpenErrorHidesDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestContentDeletedBySQLDetected deletes one event's content row with
+// psql's DELETE, not Log.Shred: verification names the seq, and Content
+// does not pass it off as a shred. A shred through the API in the same
+// log still verifies.
+func TestContentDeletedBySQLDetected(t *testing.T) {
+	ctx := context.Background()
+	dsn := testDSN(t)
+	l, err := eventlog.New(openAt(t, dsn), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := l.Append(ctx, "s", eventlogtest.Sample(eventlog.KindToolCall, i, "content")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Shred(ctx, "s", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s"); err != nil {
+		t.Fatalf("Verify after Shred: %v", err)
+	}
+	if err := execAll(dsn, []sqllogtest.Stmt{{Query: `DELETE FROM eventlog_content WHERE session = 's' AND seq = 3`}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eventlog.Verify(ctx, l.Store(), "s")
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) || ce.Seq != 3 {
+		t.Fatalf("Verify after a DELETE of seq 3's content = %v, want a ChainError at seq 3", err)
+	}
+	if _, err := l.Content(ctx, "s", 3); errors.Is(err, eventlog.CodeContentShredded) || !errors.As(err, &ce) {
+		t.Errorf("Content(3) after a DELETE = %v, want a ChainError, not %s", err, eventlog.CodeContentShredded)
+	}
+	if _, err := l.Content(ctx, "s", 1); !errors.Is(err, eventlog.CodeContentShredded) {
+		t.Errorf("Content(1) after Shred = %v, want %s", err, eventlog.CodeContentShredded)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/internal/sqllog"
 	"github.com/checkfu/checkfu/internal/sqlconn"
@@ -63,6 +64,12 @@ CREATE TABLE IF NOT EXISTS eventlog_content (
 	seq      INTEGER NOT NULL,
 	data_key BLOB    NOT NULL,
 	sealed   BLOB    NOT NULL,
+	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eventlog_shreds (
+	session   TEXT    NOT NULL,
+	seq       INTEGER NOT NULL,
+	shred_seq INTEGER NOT NULL,
 	PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 `
@@ -160,17 +167,19 @@ func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
 	return sqllog.Wait(ctx, &s.changes, PollInterval, s.Head, session, seq)
 }
 
-// Shred implements eventlog.Store.Shred: it deletes the content row and
-// truncates the WAL so that no copy of it stays in the files.
-func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := eventlog.CheckSession(session); err != nil {
+// Shred implements eventlog.Store.Shred in one IMMEDIATE transaction,
+// then truncates the WAL so that no copy of the content row stays in the
+// files.
+func (s *Store) Shred(ctx context.Context, session string, seq, expected uint64, shred eventlog.Record) error {
+	if err := eventlog.CheckShred(session, seq, expected, shred); err != nil {
 		return err
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.db.ExecContext(ctx, sqllog.Shred, session, int64(seq)); err != nil {
-		return &eventlog.StoreError{Op: "shred", Err: err}
+	if err := s.shred(ctx, session, seq, expected, shred); err != nil {
+		return err
 	}
+	s.changes.Notify()
 	// TRUNCATE waits (busy_timeout) for readers on older snapshots, then
 	// empties the WAL, so the old frames holding the row are gone.
 	var busy, logFrames, checkpointed int64
@@ -178,7 +187,29 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	if busy != 0 {
-		return &eventlog.StoreError{Op: "shred", Err: errors.New("the content row is deleted, but readers kept the WAL from being truncated; call Shred again to remove the old WAL frames")}
+		return &eventlog.StoreError{Op: "shred", Err: errors.New("the content row is deleted, but readers kept the WAL from being truncated; run PRAGMA wal_checkpoint(TRUNCATE) to remove the old WAL frames")}
+	}
+	return nil
+}
+
+func (s *Store) shred(ctx context.Context, session string, seq, expected uint64, shred eventlog.Record) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err := sqllog.Shred(ctx, sqlconn.SQL(tx), session, seq, expected, shred); err != nil {
+		if _, ok := checkfu.CodeOf(err); ok {
+			return err
+		}
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	if err := tx.Commit(); err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	return nil
 }

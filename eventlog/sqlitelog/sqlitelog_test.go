@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -232,5 +233,51 @@ func TestShredOnDisk(t *testing.T) {
 	}
 	if got, err := l.Content(ctx, "shred", 3); err != nil || string(got) != "CONTENT-MARKER 2" {
 		t.Errorf("Content(3) after shredding 2 = %q, %v", got, err)
+	}
+}
+
+// TestContentDeletedBySQLDetected deletes one event's content row with
+// the sqlite3 shell's DELETE, not Log.Shred: verification names the seq,
+// and Content does not pass it off as a shred. A shred through the API
+// in the same log still verifies.
+//
+// Finding 20: before shreds were events, the deleted row read exactly
+// like a shred and Verify said ok.
+func TestContentDeletedBySQLDetected(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "log.db")
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := l.Append(ctx, "s", eventlogtest.Sample(eventlog.KindToolCall, i, fmt.Sprintf("content %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Shred(ctx, "s", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s"); err != nil {
+		t.Fatalf("Verify after Shred: %v", err)
+	}
+	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM eventlog_content WHERE session = 's' AND seq = 3`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eventlog.Verify(ctx, l.Store(), "s")
+	var ce *eventlog.ChainError
+	if !asChain(err, &ce) || ce.Seq != 3 {
+		t.Fatalf("Verify after a DELETE of seq 3's content = %v, want a ChainError at seq 3", err)
+	}
+	if _, err := l.Content(ctx, "s", 3); errors.Is(err, eventlog.CodeContentShredded) || !asChain(err, &ce) {
+		t.Errorf("Content(3) after a DELETE = %v, want a ChainError, not %s", err, eventlog.CodeContentShredded)
+	}
+	if _, err := l.Content(ctx, "s", 1); !errors.Is(err, eventlog.CodeContentShredded) {
+		t.Errorf("Content(1) after Shred = %v, want %s", err, eventlog.CodeContentShredded)
 	}
 }

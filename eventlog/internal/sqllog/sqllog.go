@@ -18,13 +18,18 @@ const (
 	// InsertContent inserts the content row (session, seq, data_key,
 	// sealed).
 	InsertContent = `INSERT INTO eventlog_content (session, seq, data_key, sealed) VALUES ($1, $2, $3, $4)`
-	// Shred deletes the content row of session $1, seq $2.
-	Shred = `DELETE FROM eventlog_content WHERE session = $1 AND seq = $2`
+	// DeleteContent deletes the content row of session $1, seq $2.
+	DeleteContent = `DELETE FROM eventlog_content WHERE session = $1 AND seq = $2`
+	// InsertShred records that the content of session $1, seq $2 was
+	// deleted by the shred event at seq $3.
+	InsertShred = `INSERT INTO eventlog_shreds (session, seq, shred_seq) VALUES ($1, $2, $3)`
 
 	head = `SELECT seq, hash FROM eventlog_events WHERE session = $1 ORDER BY seq DESC LIMIT 1`
 	read = `
-		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed
-		FROM eventlog_events e LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
+		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed, coalesce(s.shred_seq, 0)
+		FROM eventlog_events e
+		LEFT JOIN eventlog_content c ON c.session = e.session AND c.seq = e.seq
+		LEFT JOIN eventlog_shreds s ON s.session = e.session AND s.seq = e.seq
 		WHERE e.session = $1 AND e.seq >= $2 ORDER BY e.seq LIMIT $3`
 )
 
@@ -60,17 +65,42 @@ func Read(ctx context.Context, q sqlconn.Querier, session string, from uint64, l
 	// a fresh one per row would be a heap allocation per row. Both
 	// drivers scan a []byte into a fresh slice (nil for NULL), so the
 	// record can keep what the variables hold.
-	var seq int64
+	var seq, shredSeq int64
 	var env, hash, key, sealed []byte
-	dest := []any{&seq, &env, &hash, &key, &sealed}
+	dest := []any{&seq, &env, &hash, &key, &sealed, &shredSeq}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, &eventlog.StoreError{Op: "read", Err: err}
 		}
-		out = append(out, eventlog.Record{Seq: uint64(seq), Envelope: env, Hash: eventlog.HashFromBytes(hash), DataKey: key, Sealed: sealed})
+		out = append(out, eventlog.Record{Seq: uint64(seq), Envelope: env, Hash: eventlog.HashFromBytes(hash), DataKey: key, Sealed: sealed, ShreddedBy: uint64(shredSeq)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, &eventlog.StoreError{Op: "read", Err: err}
 	}
 	return out, nil
+}
+
+// Shred runs the statements of eventlog.Store.Shred on c, which must be a
+// transaction: the conditional append of the shred record, the deletion
+// of the content row and the row that records it. The caller commits.
+func Shred(ctx context.Context, c sqlconn.Conn, session string, seq, expected uint64, shred eventlog.Record) error {
+	var last int64
+	if err := c.QueryRow(ctx, LastSeq, session).Scan(&last); err != nil {
+		return err
+	}
+	if uint64(last) != expected {
+		return eventlog.SeqConflict(session, expected, uint64(last))
+	}
+	n, err := c.Exec(ctx, DeleteContent, session, int64(seq))
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return eventlog.NothingToShred(session, seq)
+	}
+	if _, err := c.Exec(ctx, InsertShred, session, int64(seq), int64(shred.Seq)); err != nil {
+		return err
+	}
+	_, err = c.Exec(ctx, InsertEvent, session, int64(shred.Seq), shred.Envelope, shred.Hash[:])
+	return err
 }
