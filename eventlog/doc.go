@@ -9,7 +9,7 @@
 // mock evidence), eventlog/sqlitelog (the embedded default) and
 // eventlog/pglog (PostgreSQL, for many runners appending to one log).
 // eventlog/evidencelog records custody's approval evidence in a session
-// log; the CLI is "checkfu log append|read|verify".
+// log; the CLI is "checkfu log append|read|verify|checkpoint|keygen".
 //
 // Invariants:
 //
@@ -24,8 +24,12 @@
 //     record, and the event's envelope fields. The record hash is SHA-256
 //     over a domain label and the envelope. [Verify] names the first seq
 //     that was changed, removed, reordered or inserted; a head recorded
-//     elsewhere ([VerifyHead]) also catches truncation and wholesale
-//     rewrites, which a chain cannot catch on its own.
+//     elsewhere ([VerifyHead]), or a signed checkpoint ([Log.Checkpoint],
+//     [VerifyCheckpoint]: a C2SP tlog-checkpoint in an Ed25519 signed
+//     note), also catches truncation and wholesale rewrites, which a chain
+//     cannot catch on its own. A [Witness] refuses a checkpoint that does
+//     not extend the last one it accepted, with the envelopes between them
+//     as proof.
 //   - Envelope fields are identifiers and codes only. Execution content
 //     (tool arguments, outputs, error strings) lives in Event.Content,
 //     which never enters the envelope: it is sealed with

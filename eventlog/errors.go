@@ -36,6 +36,24 @@ const (
 	// CodeNoStore refuses every use of a Log that has no Store (the zero
 	// Log, a nil *Log) and New without one.
 	CodeNoStore checkfu.Code = "no_store"
+	// CodeSignerMissing refuses to sign a checkpoint without a signer
+	// (Options.Signer).
+	CodeSignerMissing checkfu.Code = "signer_missing"
+	// CodeCheckpointInvalid refuses a checkpoint that does not open: a
+	// malformed note or body, no signature by a known key, a key that
+	// does not sign the origin's log, or a verifier key that is not a
+	// strict Ed25519 key.
+	CodeCheckpointInvalid checkfu.Code = "checkpoint_invalid"
+	// CodeCheckpointRollback refuses a checkpoint smaller than one
+	// already witnessed, or of the same size with another head: the log
+	// was truncated, rolled back or forked.
+	CodeCheckpointRollback checkfu.Code = "checkpoint_rollback"
+	// CodeCheckpointConflict is the code of a [*CheckpointConflict]: the
+	// caller's idea of what a witness holds is stale.
+	CodeCheckpointConflict checkfu.Code = "checkpoint_conflict"
+	// CodeCheckpointInconsistent refuses a checkpoint whose proof does not
+	// lead from the witnessed head to its own: the log was rewritten.
+	CodeCheckpointInconsistent checkfu.Code = "checkpoint_inconsistent"
 )
 
 // errNoStore is the refusal of a Log without a Store.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/checkfu/checkfu"
 )
 
@@ -23,6 +25,14 @@ type Options struct {
 	// Now returns the time stamped on events that have none; time.Now
 	// when nil.
 	Now func() time.Time
+	// Signer signs the checkpoints [Log.Checkpoint] returns (an Ed25519
+	// note signer, as note.NewSigner returns). The origin of a session's
+	// checkpoints is the signer's name, "/" and the session id. Without a
+	// Signer, Checkpoint is refused with [CodeSignerMissing].
+	Signer note.Signer
+	// Witness, when set, receives every checkpoint [Log.Checkpoint]
+	// signs, and must accept it for Checkpoint to succeed.
+	Witness Witness
 }
 
 // A Log appends events to, and reads them from, the session logs of one
@@ -35,6 +45,9 @@ type Log struct {
 	keys  *Keys
 	zdr   bool
 	now   func() time.Time
+
+	signer  note.Signer
+	witness Witness
 
 	mu     sync.Mutex
 	queues map[string]*queue // guarded by mu; only sessions with appends in flight
@@ -90,7 +103,11 @@ func New(store Store, opts Options) (*Log, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now, queues: map[string]*queue{}}, nil
+	if opts.Witness != nil && opts.Signer == nil {
+		return nil, checkfu.Refuse(CodeSignerMissing, "eventlog: a log with a Witness needs a Signer for its checkpoints")
+	}
+	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now,
+		signer: opts.Signer, witness: opts.Witness, queues: map[string]*queue{}}, nil
 }
 
 // Store returns the store the log writes to.
@@ -256,33 +273,46 @@ func (l *Log) commit(ctx context.Context, session string, q *queue, batch []*pen
 // expected seq is refused with [CodeSeqConflict] and nothing is written.
 // AppendAt does not take part in group commit.
 func (l *Log) AppendAt(ctx context.Context, session string, expected uint64, evs ...Event) (Head, error) {
-	if err := l.usable(); err != nil {
+	heads, err := l.AppendBatch(ctx, session, expected, evs...)
+	if err != nil {
 		return Head{}, err
+	}
+	return heads[len(heads)-1], nil
+}
+
+// AppendBatch is [Log.AppendAt] that returns the head after each event:
+// heads[i] holds the seq and chain hash of evs[i].
+func (l *Log) AppendBatch(ctx context.Context, session string, expected uint64, evs ...Event) ([]Head, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
 	}
 	batch := make([]*pending, len(evs))
 	for i, ev := range evs {
 		p, err := l.prepare(session, ev)
 		if err != nil {
-			return Head{}, err
+			return nil, err
 		}
 		batch[i] = p
 	}
 	if len(batch) == 0 {
-		return Head{}, checkfu.Refuse(CodeInvalidEvent, "eventlog: AppendAt with no events")
+		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: AppendAt with no events")
 	}
 	head, err := l.store.Head(ctx, session)
 	if err != nil {
-		return Head{}, err
+		return nil, err
 	}
 	if head.Seq != expected {
-		return Head{}, SeqConflict(session, expected, head.Seq)
+		return nil, SeqConflict(session, expected, head.Seq)
 	}
 	recs := build(session, head, batch)
 	if err := l.store.Append(ctx, session, expected, recs); err != nil {
-		return Head{}, err
+		return nil, err
 	}
-	last := recs[len(recs)-1]
-	return Head{Seq: last.Seq, Hash: last.Hash}, nil
+	heads := make([]Head, len(recs))
+	for i, r := range recs {
+		heads[i] = Head{Seq: r.Seq, Hash: r.Hash}
+	}
+	return heads, nil
 }
 
 // Head returns the head of session as the store holds it, unverified.

@@ -12,9 +12,10 @@ import (
 // as far as the process lives: use it for mock evidence, never as the
 // audit record of a real session.
 type MemoryStore struct {
-	mu       sync.Mutex
-	sessions map[string]*memSession // guarded by mu
-	closed   bool                   // guarded by mu
+	mu        sync.Mutex
+	sessions  map[string]*memSession  // guarded by mu
+	witnessed map[string]WitnessState // guarded by mu
+	closed    bool                    // guarded by mu
 }
 
 type memSession struct {
@@ -22,7 +23,10 @@ type memSession struct {
 	changed chan struct{} // closed and replaced on every append
 }
 
-var _ Store = (*MemoryStore)(nil)
+var (
+	_ Store        = (*MemoryStore)(nil)
+	_ WitnessStore = (*MemoryStore)(nil)
+)
 
 var errClosed = &StoreError{Op: "use", Err: errors.New("store is closed")}
 
@@ -208,4 +212,37 @@ func (m *MemoryStore) rewrite(session string, edit func([]Record) []Record) {
 		recs[i] = cloneRecord(r)
 	}
 	s.recs = edit(recs)
+}
+
+// Witnessed implements [WitnessStore.Witnessed].
+func (m *MemoryStore) Witnessed(ctx context.Context, origin string) (WitnessState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return WitnessState{}, errClosed
+	}
+	st := m.witnessed[origin]
+	st.Checkpoint = slices.Clone(st.Checkpoint)
+	return st, nil
+}
+
+// Witness implements [WitnessStore.Witness].
+func (m *MemoryStore) Witness(ctx context.Context, origin string, prev, next WitnessState) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	if cur := m.witnessed[origin]; cur.Size != prev.Size || cur.Hash != prev.Hash {
+		return WitnessConflict(origin)
+	}
+	if m.witnessed == nil {
+		m.witnessed = map[string]WitnessState{}
+	}
+	next.Checkpoint = slices.Clone(next.Checkpoint)
+	m.witnessed[origin] = next
+	return nil
 }

@@ -38,7 +38,10 @@ type Store struct {
 	done     sync.WaitGroup // the listener
 }
 
-var _ eventlog.Store = (*Store)(nil)
+var (
+	_ eventlog.Store        = (*Store)(nil)
+	_ eventlog.WitnessStore = (*Store)(nil)
+)
 
 const schema = `
 CREATE TABLE IF NOT EXISTS eventlog_events (
@@ -60,6 +63,12 @@ CREATE TABLE IF NOT EXISTS eventlog_shreds (
 	seq       bigint NOT NULL,
 	shred_seq bigint NOT NULL,
 	PRIMARY KEY (session, seq)
+);
+CREATE TABLE IF NOT EXISTS eventlog_witness (
+	origin     text   NOT NULL PRIMARY KEY,
+	size       bigint NOT NULL,
+	hash       bytea  NOT NULL,
+	checkpoint bytea  NOT NULL
 );
 `
 
@@ -238,6 +247,16 @@ func (c txConn) Exec(ctx context.Context, query string, args ...any) (int64, err
 	return tag.RowsAffected(), err
 }
 
+// Witnessed implements eventlog.WitnessStore.Witnessed.
+func (s *Store) Witnessed(ctx context.Context, origin string) (eventlog.WitnessState, error) {
+	return sqllog.Witnessed(ctx, querier{s.pool}, origin)
+}
+
+// Witness implements eventlog.WitnessStore.Witness in one statement.
+func (s *Store) Witness(ctx context.Context, origin string, prev, next eventlog.WitnessState) error {
+	return sqllog.Witness(ctx, querier{s.pool}, origin, prev, next)
+}
+
 // Close implements eventlog.Store.Close.
 func (s *Store) Close() error {
 	s.stopFunc()
@@ -246,8 +265,13 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// querier adapts the pool to sqlconn.Querier.
+// querier adapts the pool to sqlconn.Conn.
 type querier struct{ pool *pgxpool.Pool }
+
+func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := q.pool.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
 
 func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqlconn.Row {
 	return q.pool.QueryRow(ctx, query, args...)

@@ -155,3 +155,8 @@ func TestContentDeletedBySQLDetected(t *testing.T) {
 		t.Errorf("Content(1) after Shred = %v, want %s", err, eventlog.CodeContentShredded)
 	}
 }
+
+func TestPostgresWitnessStore(t *testing.T) {
+	dsn := testDSN(t)
+	eventlogtest.TestWitnessStore(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, dsn) })
+}

@@ -33,7 +33,10 @@ type Store struct {
 	changes sqllog.Changes // notified on every commit of this handle
 }
 
-var _ eventlog.Store = (*Store)(nil)
+var (
+	_ eventlog.Store        = (*Store)(nil)
+	_ eventlog.WitnessStore = (*Store)(nil)
+)
 
 // busyTimeout is how long a writer waits for another process's lock.
 const busyTimeout = 5 * time.Second
@@ -71,6 +74,12 @@ CREATE TABLE IF NOT EXISTS eventlog_shreds (
 	seq       INTEGER NOT NULL,
 	shred_seq INTEGER NOT NULL,
 	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eventlog_witness (
+	origin     TEXT    NOT NULL PRIMARY KEY,
+	size       INTEGER NOT NULL,
+	hash       BLOB    NOT NULL,
+	checkpoint BLOB    NOT NULL
 ) WITHOUT ROWID;
 `
 
@@ -212,6 +221,18 @@ func (s *Store) shred(ctx context.Context, session string, seq, expected uint64,
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	return nil
+}
+
+// Witnessed implements eventlog.WitnessStore.Witnessed.
+func (s *Store) Witnessed(ctx context.Context, origin string) (eventlog.WitnessState, error) {
+	return sqllog.Witnessed(ctx, s.reader, origin)
+}
+
+// Witness implements eventlog.WitnessStore.Witness in one statement.
+func (s *Store) Witness(ctx context.Context, origin string, prev, next eventlog.WitnessState) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return sqllog.Witness(ctx, sqlconn.SQL(s.db), origin, prev, next)
 }
 
 // Close implements eventlog.Store.Close.

@@ -281,3 +281,8 @@ func TestContentDeletedBySQLDetected(t *testing.T) {
 		t.Errorf("Content(1) after Shred = %v, want %s", err, eventlog.CodeContentShredded)
 	}
 }
+
+func TestSQLiteWitnessStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "witness.db")
+	eventlogtest.TestWitnessStore(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, path) })
+}

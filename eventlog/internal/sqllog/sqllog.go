@@ -104,3 +104,44 @@ func Shred(ctx context.Context, c sqlconn.Conn, session string, seq, expected ui
 	_, err = c.Exec(ctx, InsertEvent, session, int64(shred.Seq), shred.Envelope, shred.Hash[:])
 	return err
 }
+
+// The witness's statements: its state is one row per origin.
+const (
+	witnessed     = `SELECT size, hash, checkpoint FROM eventlog_witness WHERE origin = $1`
+	witnessInsert = `INSERT INTO eventlog_witness (origin, size, hash, checkpoint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`
+	witnessUpdate = `UPDATE eventlog_witness SET size = $4, hash = $5, checkpoint = $6 WHERE origin = $1 AND size = $2 AND hash = $3`
+)
+
+// Witnessed implements eventlog.WitnessStore.Witnessed on q.
+func Witnessed(ctx context.Context, q sqlconn.Querier, origin string) (eventlog.WitnessState, error) {
+	var size int64
+	var hash, checkpoint []byte
+	err := q.QueryRow(ctx, witnessed, origin).Scan(&size, &hash, &checkpoint)
+	if errors.Is(err, sql.ErrNoRows) {
+		return eventlog.WitnessState{}, nil
+	}
+	if err != nil {
+		return eventlog.WitnessState{}, &eventlog.StoreError{Op: "witnessed", Err: err}
+	}
+	return eventlog.WitnessState{Size: uint64(size), Hash: eventlog.HashFromBytes(hash), Checkpoint: checkpoint}, nil
+}
+
+// Witness implements eventlog.WitnessStore.Witness on c with one
+// statement: an insert when prev is the zero state, else an update
+// conditional on prev.
+func Witness(ctx context.Context, c sqlconn.Conn, origin string, prev, next eventlog.WitnessState) error {
+	var n int64
+	var err error
+	if prev.Size == 0 {
+		n, err = c.Exec(ctx, witnessInsert, origin, int64(next.Size), next.Hash[:], next.Checkpoint)
+	} else {
+		n, err = c.Exec(ctx, witnessUpdate, origin, int64(prev.Size), prev.Hash[:], int64(next.Size), next.Hash[:], next.Checkpoint)
+	}
+	if err != nil {
+		return &eventlog.StoreError{Op: "witness", Err: err}
+	}
+	if n != 1 {
+		return eventlog.WitnessConflict(origin)
+	}
+	return nil
+}

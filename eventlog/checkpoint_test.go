@@ -1,0 +1,187 @@
+package eventlog_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/eventlogtest"
+)
+
+// signText signs an arbitrary note body with the fixed checkpoint key.
+func signText(t *testing.T, text string) []byte {
+	t.Helper()
+	signer, _ := eventlogtest.CheckpointKeys(t, 1)
+	msg, err := note.Sign(&note.Note{Text: text}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
+func TestCheckpointFormat(t *testing.T) {
+	signer, verifiers := eventlogtest.CheckpointKeys(t, 1)
+	head := eventlog.Head{Seq: 12, Hash: eventlog.Hash{1, 2, 3}}
+	msg, err := eventlog.SignCheckpoint(signer, "sess-1", head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, _ := strings.Cut(string(msg), "\n\n")
+	want := "log.test/eventlog/sess-1\n12\n" + base64.StdEncoding.EncodeToString(head.Hash[:])
+	if text != want {
+		t.Errorf("checkpoint body = %q, want %q", text, want)
+	}
+	if !strings.HasPrefix(string(msg[len(text)+2:]), "— log.test/eventlog ") {
+		t.Errorf("checkpoint signature line = %q, want a note signature by log.test/eventlog", msg[len(text)+2:])
+	}
+	n, cp, err := eventlog.OpenCheckpoint(msg, verifiers)
+	if err != nil || cp.Session != "sess-1" || cp.Origin != "log.test/eventlog/sess-1" || cp.Head != head || len(n.Sigs) != 1 {
+		t.Errorf("OpenCheckpoint = %+v, %+v, %v", n, cp, err)
+	}
+	if _, err := eventlog.SignCheckpoint(signer, "sess-1", eventlog.Head{}); !errors.Is(err, eventlog.CodeEventNotFound) {
+		t.Errorf("SignCheckpoint of an empty session = %v, want %s", err, eventlog.CodeEventNotFound)
+	}
+	if _, err := eventlog.SignCheckpoint(nil, "sess-1", head); !errors.Is(err, eventlog.CodeSignerMissing) {
+		t.Errorf("SignCheckpoint without a signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	}
+}
+
+// TestOpenCheckpointRefuses: every malformed or foreign checkpoint is a
+// checkpoint_invalid refusal.
+func TestOpenCheckpointRefuses(t *testing.T) {
+	_, verifiers := eventlogtest.CheckpointKeys(t, 1)
+	otherSigner, _ := eventlogtest.CheckpointKeys(t, 2)
+	hash := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	good := signText(t, "log.test/eventlog/s\n3\n"+hash+"\n")
+	if _, _, err := eventlog.OpenCheckpoint(good, verifiers); err != nil {
+		t.Fatalf("OpenCheckpoint(good) = %v", err)
+	}
+	foreign, _ := note.Sign(&note.Note{Text: "log.test/eventlog/s\n3\n" + hash + "\n"}, otherSigner)
+	tampered := bytes.Replace(good, []byte("\n3\n"), []byte("\n4\n"), 1)
+	tests := map[string][]byte{
+		"unknown key":                foreign,
+		"body changed":               tampered,
+		"not a note":                 []byte("log.test/eventlog/s\n3\n" + hash + "\n"),
+		"origin of another key":      signText(t, "other.test/s\n3\n"+hash+"\n"),
+		"origin is the key name":     signText(t, "log.test/eventlog\n3\n"+hash+"\n"),
+		"origin names no session":    signText(t, "log.test/eventlog/a b\n3\n"+hash+"\n"),
+		"extension line":             signText(t, "log.test/eventlog/s\n3\n"+hash+"\nextra\n"),
+		"two lines":                  signText(t, "log.test/eventlog/s\n3\n"),
+		"size zero":                  signText(t, "log.test/eventlog/s\n0\n"+hash+"\n"),
+		"leading zero":               signText(t, "log.test/eventlog/s\n03\n"+hash+"\n"),
+		"signed size":                signText(t, "log.test/eventlog/s\n+3\n"+hash+"\n"),
+		"short hash":                 signText(t, "log.test/eventlog/s\n3\n"+base64.StdEncoding.EncodeToString(make([]byte, 31))+"\n"),
+		"hash not base64":            signText(t, "log.test/eventlog/s\n3\n"+strings.Repeat("!", 44)+"\n"),
+		"hash with non-zero padding": signText(t, "log.test/eventlog/s\n3\n"+hash[:42]+"B=\n"),
+		"huge":                       signText(t, "log.test/eventlog/s\n3\n"+hash+"\n"+strings.Repeat("x", 20<<10)+"\n"),
+	}
+	for name, msg := range tests {
+		if _, _, err := eventlog.OpenCheckpoint(msg, verifiers); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
+			t.Errorf("%s: OpenCheckpoint = %v, want %s", name, err, eventlog.CodeCheckpointInvalid)
+		}
+	}
+}
+
+// TestCheckpointVerifierAdmission: a verifier key that is not a strict
+// Ed25519 key is refused. With the identity point as key, one fixed
+// signature verifies every message under crypto/ed25519.
+func TestCheckpointVerifierAdmission(t *testing.T) {
+	identity := make([]byte, 32)
+	identity[0] = 1
+	nonCanonical := bytes.Repeat([]byte{0xff}, 32) // y >= p
+	nonCanonical[31] = 0x7f
+	// A point of order 8 plus a prime-order point: mixed order.
+	good, _, _ := ed25519.GenerateKey(bytes.NewReader(make([]byte, 32)))
+	for name, key := range map[string][]byte{"identity": identity, "non-canonical": nonCanonical} {
+		vkey, err := note.NewEd25519VerifierKey("log.test/eventlog", ed25519.PublicKey(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eventlog.NewCheckpointVerifier(vkey); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
+			t.Errorf("%s key: NewCheckpointVerifier = %v, want %s", name, err, eventlog.CodeCheckpointInvalid)
+		}
+	}
+	for seed := range byte(64) {
+		// Some of these keys have '+' and '/' in their base64.
+		pub, _, _ := ed25519.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{seed}, 32)))
+		vkey, _ := note.NewEd25519VerifierKey("log.test/eventlog", pub)
+		if _, err := eventlog.NewCheckpointVerifier(vkey); err != nil {
+			t.Errorf("NewCheckpointVerifier(%q) = %v", vkey, err)
+		}
+	}
+	vkey, _ := note.NewEd25519VerifierKey("log.test/eventlog", good)
+	v, err := eventlog.NewCheckpointVerifier(vkey)
+	if err != nil {
+		t.Fatalf("NewCheckpointVerifier(a good key) = %v", err)
+	}
+	// A signature with R the identity (small order) is refused even
+	// where crypto/ed25519 would check it.
+	sig := make([]byte, 64)
+	sig[0] = 1
+	if v.Verify([]byte("m"), sig) {
+		t.Error("a signature with a small-order R verified")
+	}
+	for _, bad := range []string{"", "name", "name+00000000+AAAA", "log.test+1234abcd+" + base64.StdEncoding.EncodeToString(append([]byte{2}, good...))} {
+		if _, err := eventlog.NewCheckpointVerifier(bad); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
+			t.Errorf("NewCheckpointVerifier(%q) = %v, want %s", bad, err, eventlog.CodeCheckpointInvalid)
+		}
+	}
+}
+
+func TestCheckpointNeedsSigner(t *testing.T) {
+	l, _ := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
+	if _, err := l.Checkpoint(context.Background(), "s"); !errors.Is(err, eventlog.CodeSignerMissing) {
+		t.Errorf("Checkpoint without a signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	}
+	_, verifiers := eventlogtest.CheckpointKeys(t, 1)
+	w, _ := eventlog.NewWitness(eventlog.NewMemoryStore(), verifiers, nil)
+	if _, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Witness: w}); !errors.Is(err, eventlog.CodeSignerMissing) {
+		t.Errorf("New with a witness and no signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	}
+	signer, _ := eventlogtest.CheckpointKeys(t, 1)
+	l, _ = eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Signer: signer})
+	if _, err := l.Checkpoint(context.Background(), "s"); !errors.Is(err, eventlog.CodeEventNotFound) {
+		t.Errorf("Checkpoint of an empty session = %v, want %s", err, eventlog.CodeEventNotFound)
+	}
+}
+
+// FuzzOpenCheckpoint: whatever the body, a checkpoint that opens is the
+// exact text SignCheckpoint writes for what it parsed to
+// (non-malleability), and nothing panics.
+func FuzzOpenCheckpoint(f *testing.F) {
+	hash := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	for _, s := range []string{
+		"log.test/eventlog/s\n3\n" + hash + "\n",
+		"log.test/eventlog/s\n03\n" + hash + "\n",
+		"log.test/eventlog/s\n3\n" + hash + "\next\n",
+		"log.test/eventlog/\n1\n" + hash + "\n",
+		"\n\n\n",
+	} {
+		f.Add(s)
+	}
+	signer, verifiers := eventlogtest.CheckpointKeys(f, 1)
+	f.Fuzz(func(t *testing.T, text string) {
+		msg, err := note.Sign(&note.Note{Text: text}, signer)
+		if err != nil {
+			return
+		}
+		_, cp, err := eventlog.OpenCheckpoint(msg, verifiers)
+		if err != nil {
+			return
+		}
+		again, err := eventlog.SignCheckpoint(signer, cp.Session, cp.Head)
+		if err != nil {
+			t.Fatalf("SignCheckpoint of what %q parsed to: %v", text, err)
+		}
+		if body, _, _ := strings.Cut(string(again), "\n\n"); body+"\n" != text {
+			t.Fatalf("%q opened as %+v, which is written %q", text, cp, body+"\n")
+		}
+	})
+}
