@@ -4,9 +4,12 @@
 // Invariants:
 //
 //   - Records live in eventlog_events (session, seq, envelope, hash) and
-//     eventlog_content (session, seq, data_key, sealed), created in the
-//     connection's current schema (set search_path in the DSN to choose
-//     one). (session, seq) is the primary key of both: two writers that
+//     eventlog_content (session, seq, data_key, sealed). Open(ctx, dsn)
+//     creates them in the connection's current schema (set search_path in
+//     the DSN to choose one) and owns its pool; OpenPool(ctx, pool, schema)
+//     shares an embedder's pool, creates them in schema (validated, quoted
+//     as an identifier, every statement schema-qualified) and leaves the
+//     pool open on Close. (session, seq) is the primary key of both: two writers that
 //     race for the same seq cannot both commit, and the loser gets
 //     eventlog.CodeSeqConflict. Nothing is ever updated in place.
 //   - Append commits one transaction per batch and returns after COMMIT,

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
@@ -236,4 +238,61 @@ func TestShredLeavesKeyInWAL(t *testing.T) {
 		t.Errorf("no WAL segment of %d holds the shredded data key after VACUUM (FULL) and CHECKPOINT: docs/eventlog.md says the WAL keeps it", len(segments))
 	}
 	t.Logf("the shredded data key is in WAL segments %v of %d", in, len(segments))
+}
+
+// poolAndSchema returns a pool on the test server and a fresh schema name for
+// OpenPool, with a DSN whose search_path is that schema (for the tamper
+// harness's statements). The schema is dropped when the test ends.
+func poolAndSchema(t *testing.T) (*pgxpool.Pool, string, string) {
+	t.Helper()
+	dsn := testDSN(t) // creates the schema, dropped at the end
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Skipf("the test DSN is not a URL: %v", err)
+	}
+	schema := u.Query().Get("search_path")
+	return pgtest.NewPool(t, pgtest.DSN(t)), schema, dsn
+}
+
+// TestPostgresStoreOnSharedPool runs the conformance suite on stores
+// built by OpenPool over one pool an embedder owns, in a schema of its
+// choosing.
+func TestPostgresStoreOnSharedPool(t *testing.T) {
+	eventlogtest.TestStore(t, func(t *testing.T) eventlogtest.Harness {
+		pool, schema, dsn := poolAndSchema(t)
+		return sqllogtest.Harness(func(t *testing.T) eventlog.Store {
+			return sqllogtest.Open(t, func(ctx context.Context) (*pglog.Store, error) { return pglog.OpenPool(ctx, pool, schema) })
+		}, func(stmts []sqllogtest.Stmt) error { return execAll(dsn, stmts) })
+	})
+}
+
+// TestOpenPool: the tables land in the schema named, not the pool's
+// search path; Close leaves the embedder's pool open; a schema name that
+// is not a plain identifier is refused.
+func TestOpenPool(t *testing.T) {
+	ctx := context.Background()
+	pool, schema, _ := poolAndSchema(t)
+	s, err := pglog.OpenPool(ctx, pool, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := eventlog.New(s, eventlog.Options{})
+	if _, err := l.Append(ctx, "s", eventlog.Event{Kind: eventlog.KindSkip}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, "eventlog_events"}.Sanitize()).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after Close, counting the schema's events through the pool = %d, %v; want 1 (the pool stays open, the table is in the schema)", n, err)
+	}
+	for _, bad := range []string{"", "Public", "a-b", "1abc", `x"; DROP TABLE y; --`, strings.Repeat("a", 64)} {
+		if _, err := pglog.OpenPool(ctx, pool, bad); err == nil {
+			t.Errorf("OpenPool(schema %q) succeeded", bad)
+		}
+	}
+	if _, err := pglog.OpenPool(ctx, nil, schema); err == nil {
+		t.Error("OpenPool(nil pool) succeeded")
+	}
 }

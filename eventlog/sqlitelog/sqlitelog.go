@@ -125,13 +125,13 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 		}
 	}()
 	var last uint64
-	if err := tx.QueryRowContext(ctx, sqllog.LastSeq, session).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, sqllog.Unqualified.LastSeq, session).Scan(&last); err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
 	if last != expected {
 		return eventlog.SeqConflict(session, expected, last)
 	}
-	ins, err := tx.PrepareContext(ctx, sqllog.InsertEvent)
+	ins, err := tx.PrepareContext(ctx, sqllog.Unqualified.InsertEvent)
 	if err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
@@ -145,7 +145,7 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 			continue
 		}
 		if insContent == nil {
-			if insContent, err = tx.PrepareContext(ctx, sqllog.InsertContent); err != nil {
+			if insContent, err = tx.PrepareContext(ctx, sqllog.Unqualified.InsertContent); err != nil {
 				return &eventlog.StoreError{Op: "append", Err: err}
 			}
 			defer insContent.Close()
@@ -162,12 +162,12 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
-	return sqllog.Head(ctx, s.reader, session)
+	return sqllog.Unqualified.Head(ctx, s.reader, session)
 }
 
 // Read implements eventlog.Store.Read.
 func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
-	return sqllog.Read(ctx, s.reader, session, from, limit)
+	return sqllog.Unqualified.Read(ctx, s.reader, session, from, limit)
 }
 
 // Wait implements eventlog.Store.Wait: it wakes on this handle's commits
@@ -211,7 +211,7 @@ func (s *Store) shred(ctx context.Context, session string, seq, expected uint64,
 			tx.Rollback()
 		}
 	}()
-	if err := sqllog.Shred(ctx, sqlconn.SQL(tx), session, seq, expected, shred); err != nil {
+	if err := sqllog.Unqualified.Shred(ctx, sqlconn.SQL(tx), session, seq, expected, shred); err != nil {
 		if _, ok := checkfu.CodeOf(err); ok {
 			return err
 		}
@@ -225,14 +225,14 @@ func (s *Store) shred(ctx context.Context, session string, seq, expected uint64,
 
 // Witnessed implements eventlog.WitnessStore.Witnessed.
 func (s *Store) Witnessed(ctx context.Context, origin string) (eventlog.WitnessState, error) {
-	return sqllog.Witnessed(ctx, s.reader, origin)
+	return sqllog.Unqualified.Witnessed(ctx, s.reader, origin)
 }
 
 // Witness implements eventlog.WitnessStore.Witness in one statement.
 func (s *Store) Witness(ctx context.Context, origin string, prev, next eventlog.WitnessState) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return sqllog.Witness(ctx, sqlconn.SQL(s.db), origin, prev, next)
+	return sqllog.Unqualified.Witness(ctx, sqlconn.SQL(s.db), origin, prev, next)
 }
 
 // Close implements eventlog.Store.Close.

@@ -61,12 +61,12 @@ func replace(session string, recs []eventlog.Record) []Stmt {
 		{`DELETE FROM eventlog_shreds WHERE session = $1`, []any{session}},
 	}
 	for _, r := range recs {
-		stmts = append(stmts, Stmt{sqllog.InsertEvent, []any{session, int64(r.Seq), r.Envelope, r.Hash[:]}})
+		stmts = append(stmts, Stmt{sqllog.Unqualified.InsertEvent, []any{session, int64(r.Seq), r.Envelope, r.Hash[:]}})
 		if r.Sealed != nil {
-			stmts = append(stmts, Stmt{sqllog.InsertContent, []any{session, int64(r.Seq), r.DataKey, r.Sealed}})
+			stmts = append(stmts, Stmt{sqllog.Unqualified.InsertContent, []any{session, int64(r.Seq), r.DataKey, r.Sealed}})
 		}
 		if r.ShreddedBy != 0 {
-			stmts = append(stmts, Stmt{sqllog.InsertShred, []any{session, int64(r.Seq), int64(r.ShreddedBy)}})
+			stmts = append(stmts, Stmt{sqllog.Unqualified.InsertShred, []any{session, int64(r.Seq), int64(r.ShreddedBy)}})
 		}
 	}
 	return stmts
