@@ -60,7 +60,9 @@ const (
 var errNoStore = checkfu.Refuse(CodeNoStore, "eventlog: the Log has no Store; build it with New(store, opts) over NewMemoryStore, sqlitelog or pglog")
 
 // A ChainError reports the first seq at which a session's records stop
-// verifying. It matches [CodeChainBroken] with errors.Is.
+// verifying. It wraps a [*checkfu.Refusal] with code [CodeChainBroken],
+// so errors.Is(err, CodeChainBroken), errors.As with a *checkfu.Refusal
+// and checkfu.CodeOf all find it.
 type ChainError struct {
 	Session string
 	// Seq is the first seq found bad: the changed, missing, misplaced or
@@ -75,8 +77,11 @@ func (e *ChainError) Error() string {
 	return fmt.Sprintf("eventlog: session %q: chain broken at seq %d: %s", e.Session, e.Seq, e.Problem)
 }
 
-// Is reports whether target is [CodeChainBroken].
-func (e *ChainError) Is(target error) bool { return target == CodeChainBroken }
+// Unwrap returns the refusal the error is: code [CodeChainBroken], with
+// the error's own text as its message.
+func (e *ChainError) Unwrap() error {
+	return &checkfu.Refusal{Code: CodeChainBroken, Message: e.Error()}
+}
 
 // A StoreError is a failure of the backing store (an I/O error, a lost
 // connection), as opposed to a refusal. Whether the operation took effect

@@ -2,6 +2,7 @@ package eventlog_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,31 @@ func TestCheckSessionQuotesABoundedPrefix(t *testing.T) {
 	}
 	if n := len(err.Error()); n > 512 {
 		t.Fatalf("the refusal is %d bytes: it quotes the whole id", n)
+	}
+}
+
+// TestChainErrorIsARefusal: a ChainError carries its code as a
+// *checkfu.Refusal, so checkfu.CodeOf, errors.As and errors.Is agree on
+// it, wrapped or not, and its text is its own.
+func TestChainErrorIsARefusal(t *testing.T) {
+	ce := &eventlog.ChainError{Session: "s", Seq: 3, Problem: "missing"}
+	for _, err := range []error{ce, fmt.Errorf("audit: %w", ce)} {
+		if code, ok := checkfu.CodeOf(err); !ok || code != eventlog.CodeChainBroken {
+			t.Errorf("CodeOf(%v) = %q, %v; want %s", err, code, ok, eventlog.CodeChainBroken)
+		}
+		var r *checkfu.Refusal
+		if !errors.As(err, &r) || r.Code != eventlog.CodeChainBroken {
+			t.Errorf("errors.As(%v, *Refusal) = %v", err, r)
+		}
+		if !errors.Is(err, eventlog.CodeChainBroken) || errors.Is(err, eventlog.CodeSeqConflict) {
+			t.Errorf("errors.Is(%v) does not match exactly chain_broken", err)
+		}
+		var got *eventlog.ChainError
+		if !errors.As(err, &got) || got.Seq != 3 {
+			t.Errorf("errors.As(%v, *ChainError) = %v", err, got)
+		}
+	}
+	if got, want := ce.Error(), `eventlog: session "s": chain broken at seq 3: missing`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

@@ -375,7 +375,7 @@ func logVerify(e *env, args []string) error {
 	var ce *eventlog.ChainError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(e.stdout, "first bad seq: %d\n", ce.Seq)
-		return withHint(&checkfu.Refusal{Code: eventlog.CodeChainBroken, Err: ce}, "the log was changed after it was written; keep it as evidence and compare with a backup or a recorded head")
+		return withHint(err, "the log was changed after it was written; keep it as evidence and compare with a backup, a recorded head or a checkpoint")
 	}
 	if err != nil {
 		return err
