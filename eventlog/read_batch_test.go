@@ -36,7 +36,7 @@ const maxBatchContent = 128 << 20
 // Mutant: restoring readBatch to 4096 makes TestReadBatchesBoundContentInMemory fail.
 func TestReadBatchesBoundContentInMemory(t *testing.T) {
 	store := &limitStore{Store: eventlog.NewMemoryStore()}
-	l, err := eventlog.New(store, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(store, eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,9 @@ type Harness struct {
 	Rewrite func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record)
 }
 
-// TestKeys returns fixed Keys for tests.
-func TestKeys(t testing.TB) *eventlog.Keys {
+// FixedKeys returns Keys derived from a fixed master key (32 bytes of
+// 0x42), for tests and examples: never for a real log.
+func FixedKeys(t testing.TB) *eventlog.Keys {
 	k, err := eventlog.NewKeys(bytes.Repeat([]byte{0x42}, eventlog.KeySize))
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func open(t *testing.T, h Harness, opts eventlog.Options) *eventlog.Log {
 	return l
 }
 
-func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: TestKeys(t)} }
+func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: FixedKeys(t)} }
 
 // appendN appends n sample events with content to session, one batch.
 func appendN(t *testing.T, l *eventlog.Log, session string, n int) eventlog.Head {
@@ -394,7 +395,7 @@ func testShred(t *testing.T, h Harness) {
 // content is sealed and stored) makes TestStore/ZeroDataRetention fail.
 func testZDR(t *testing.T, h Harness) {
 	ctx := context.Background()
-	l := open(t, h, eventlog.Options{Keys: TestKeys(t), ZeroDataRetention: true})
+	l := open(t, h, eventlog.Options{Keys: FixedKeys(t), ZeroDataRetention: true})
 	secretish := "rm -rf / --no-preserve-root; error: token expired for account 1234"
 	seq, err := l.Append(ctx, "s-zdr", Sample(eventlog.KindToolCall, 1, secretish))
 	if err != nil {

@@ -62,7 +62,7 @@ func TestPostgresStore(t *testing.T) {
 func TestZeroDataRetentionRows(t *testing.T) {
 	ctx := context.Background()
 	dsn := testDSN(t)
-	l, err := eventlog.New(openAt(t, dsn), eventlog.Options{Keys: eventlogtest.TestKeys(t), ZeroDataRetention: true})
+	l, err := eventlog.New(openAt(t, dsn), eventlog.Options{Keys: eventlogtest.FixedKeys(t), ZeroDataRetention: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestOpenErrorHidesDSN(t *testing.T) {
 func TestContentDeletedBySQLDetected(t *testing.T) {
 	ctx := context.Background()
 	dsn := testDSN(t)
-	l, err := eventlog.New(openAt(t, dsn), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(openAt(t, dsn), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestShredLeavesKeyInWAL(t *testing.T) {
 		t.Skipf("reading PostgreSQL's files needs a superuser (%v)", err)
 	}
 	s := openAt(t, dsn)
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

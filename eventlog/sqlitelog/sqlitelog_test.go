@@ -57,7 +57,7 @@ func TestSQLiteStore(t *testing.T) {
 func TestUpdateInPlaceDetected(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "log.db")
-	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t), ZeroDataRetention: true})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(t), ZeroDataRetention: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestShredOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestShredOnDisk(t *testing.T) {
 func TestContentDeletedBySQLDetected(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "log.db")
-	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
