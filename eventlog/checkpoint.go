@@ -52,7 +52,7 @@ func checkpointText(name, session string, head Head) string {
 // only a head it has verified.
 func SignCheckpoint(signer note.Signer, session string, head Head) ([]byte, error) {
 	if signer == nil {
-		return nil, checkfu.Refuse(CodeSignerMissing, "eventlog: no checkpoint signer (configure Options.Signer)")
+		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: no checkpoint signer (configure Options.Signer)")
 	}
 	if err := CheckSession(session); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func SignCheckpoint(signer note.Signer, session string, head Head) ([]byte, erro
 	}
 	msg, err := note.Sign(&note.Note{Text: checkpointText(signer.Name(), session, head)}, signer)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeSignerMissing, "eventlog: sign checkpoint: %v", err)
+		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: sign checkpoint: %v", err)
 	}
 	return msg, nil
 }
@@ -165,7 +165,7 @@ func (l *Log) Checkpoint(ctx context.Context, session string) ([]byte, error) {
 		return nil, err
 	}
 	if l.signer == nil {
-		return nil, checkfu.Refuse(CodeSignerMissing, "eventlog: the log has no checkpoint signer (configure Options.Signer)")
+		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: the log has no checkpoint signer (configure Options.Signer)")
 	}
 	head, err := Verify(ctx, l.store, session)
 	if err != nil {
@@ -202,7 +202,7 @@ func submit(ctx context.Context, w Witness, store Store, session string, size ui
 // size extends one at old. It does not verify them; the witness does.
 func Proof(ctx context.Context, store Store, session string, old, size uint64) ([][]byte, error) {
 	if store == nil {
-		return nil, errNoStore
+		return nil, errStoreMissing
 	}
 	if old > size {
 		return nil, checkfu.Refuse(CodeCheckpointRollback, "eventlog: no proof from seq %d back to seq %d", old, size)
@@ -234,7 +234,7 @@ func Proof(ctx context.Context, store Store, session string, old, size uint64) (
 func NewCheckpointVerifier(vkey string) (note.Verifier, error) {
 	v, err := note.NewVerifier(vkey)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: verifier key does not parse (want name+hash+key, as note.GenerateKey writes it)")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key does not parse (want name+hash+key, as note.GenerateKey writes it)")
 	}
 	// A key name holds no '+', and the key hash is hex: the key is what
 	// follows the second '+'.
@@ -242,11 +242,11 @@ func NewCheckpointVerifier(vkey string) (note.Verifier, error) {
 	_, b64, _ := strings.Cut(rest, "+")
 	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil || len(raw) != 1+ed25519.PublicKeySize || raw[0] != 1 {
-		return nil, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: verifier key is not an Ed25519 key")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key is not an Ed25519 key")
 	}
 	pub := raw[1:]
 	if !admissible(pub) {
-		return nil, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: verifier key %.64q is not a canonical Ed25519 key of prime order", v.Name())
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key %.64q is not a canonical Ed25519 key of prime order", v.Name())
 	}
 	return strictVerifier{v}, nil
 }

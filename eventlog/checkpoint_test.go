@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 )
@@ -48,8 +49,8 @@ func TestCheckpointFormat(t *testing.T) {
 	if _, err := eventlog.SignCheckpoint(signer, "sess-1", eventlog.Head{}); !errors.Is(err, eventlog.CodeEventNotFound) {
 		t.Errorf("SignCheckpoint of an empty session = %v, want %s", err, eventlog.CodeEventNotFound)
 	}
-	if _, err := eventlog.SignCheckpoint(nil, "sess-1", head); !errors.Is(err, eventlog.CodeSignerMissing) {
-		t.Errorf("SignCheckpoint without a signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	if _, err := eventlog.SignCheckpoint(nil, "sess-1", head); !errors.Is(err, eventlog.CodeCheckpointSignerMissing) {
+		t.Errorf("SignCheckpoint without a signer = %v, want %s", err, eventlog.CodeCheckpointSignerMissing)
 	}
 }
 
@@ -104,8 +105,8 @@ func TestCheckpointVerifierAdmission(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eventlog.NewCheckpointVerifier(vkey); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
-			t.Errorf("%s key: NewCheckpointVerifier = %v, want %s", name, err, eventlog.CodeCheckpointInvalid)
+		if _, err := eventlog.NewCheckpointVerifier(vkey); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s key: NewCheckpointVerifier = %v, want %s", name, err, checkfu.CodeConfigInvalid)
 		}
 	}
 	for seed := range byte(64) {
@@ -129,21 +130,21 @@ func TestCheckpointVerifierAdmission(t *testing.T) {
 		t.Error("a signature with a small-order R verified")
 	}
 	for _, bad := range []string{"", "name", "name+00000000+AAAA", "log.test+1234abcd+" + base64.StdEncoding.EncodeToString(append([]byte{2}, good...))} {
-		if _, err := eventlog.NewCheckpointVerifier(bad); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
-			t.Errorf("NewCheckpointVerifier(%q) = %v, want %s", bad, err, eventlog.CodeCheckpointInvalid)
+		if _, err := eventlog.NewCheckpointVerifier(bad); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("NewCheckpointVerifier(%q) = %v, want %s", bad, err, checkfu.CodeConfigInvalid)
 		}
 	}
 }
 
 func TestCheckpointNeedsSigner(t *testing.T) {
 	l, _ := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
-	if _, err := l.Checkpoint(context.Background(), "s"); !errors.Is(err, eventlog.CodeSignerMissing) {
-		t.Errorf("Checkpoint without a signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	if _, err := l.Checkpoint(context.Background(), "s"); !errors.Is(err, eventlog.CodeCheckpointSignerMissing) {
+		t.Errorf("Checkpoint without a signer = %v, want %s", err, eventlog.CodeCheckpointSignerMissing)
 	}
 	_, verifiers := eventlogtest.CheckpointKeys(t, 1)
 	w, _ := eventlog.NewWitness(eventlog.NewMemoryStore(), verifiers, nil)
-	if _, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Witness: w}); !errors.Is(err, eventlog.CodeSignerMissing) {
-		t.Errorf("New with a witness and no signer = %v, want %s", err, eventlog.CodeSignerMissing)
+	if _, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Witness: w}); !errors.Is(err, eventlog.CodeCheckpointSignerMissing) {
+		t.Errorf("New with a witness and no signer = %v, want %s", err, eventlog.CodeCheckpointSignerMissing)
 	}
 	signer, _ := eventlogtest.CheckpointKeys(t, 1)
 	l, _ = eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Signer: signer})

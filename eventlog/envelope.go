@@ -43,10 +43,10 @@ func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 // hex digits.
 func (h *Hash) UnmarshalText(b []byte) error {
 	if len(b) != 64 || !bytes.Equal(bytes.ToLower(b), b) {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
 	}
 	if _, err := hex.Decode(h[:], b); err != nil {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
 	}
 	return nil
 }
@@ -174,7 +174,7 @@ func (r *reader) readString(out *string) bool {
 // identifiers, no trailing bytes, and bytes that re-encode to exactly b.
 func decodeEnvelope(b []byte) (*envelope, error) {
 	bad := func(what string) error {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: malformed envelope: %s", what)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: malformed envelope: %s", what)
 	}
 	r := &reader{s: cryptobyte.String(b), all: string(b)}
 	s := &r.s

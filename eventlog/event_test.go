@@ -39,8 +39,8 @@ func TestValidate(t *testing.T) {
 		ev := ok
 		tt.mutate(&ev)
 		err := ev.Validate()
-		if !errors.Is(err, eventlog.CodeInvalidEvent) || !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("%s: Validate() = %v, want %s containing %q", tt.name, err, eventlog.CodeInvalidEvent, tt.msg)
+		if !errors.Is(err, eventlog.CodeEventInvalid) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: Validate() = %v, want %s containing %q", tt.name, err, eventlog.CodeEventInvalid, tt.msg)
 		}
 	}
 }
@@ -53,8 +53,8 @@ func TestKindText(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "Tool_call", "tool_call ", "kind(1)"} {
-		if _, err := eventlog.ParseKind(s); !errors.Is(err, eventlog.CodeInvalidEvent) {
-			t.Errorf("ParseKind(%q) error %v, want invalid_event", s, err)
+		if _, err := eventlog.ParseKind(s); !errors.Is(err, eventlog.CodeEventInvalid) {
+			t.Errorf("ParseKind(%q) error %v, want event_invalid", s, err)
 		}
 	}
 	if _, err := eventlog.Kind(0).MarshalText(); err == nil {
@@ -64,8 +64,8 @@ func TestKindText(t *testing.T) {
 
 func TestSessionIDs(t *testing.T) {
 	for _, s := range []string{"", "a b", "x\x00", strings.Repeat("s", 257)} {
-		if err := eventlog.CheckSession(s); !errors.Is(err, eventlog.CodeInvalidSession) {
-			t.Errorf("CheckSession(%q) = %v, want invalid_session", s, err)
+		if err := eventlog.CheckSession(s); !errors.Is(err, eventlog.CodeSessionInvalid) {
+			t.Errorf("CheckSession(%q) = %v, want session_invalid", s, err)
 		}
 	}
 	if err := eventlog.CheckSession("sess_01J:run/7"); err != nil {
@@ -82,8 +82,8 @@ func TestSessionIDs(t *testing.T) {
 // TestCheckSessionQuotesABoundedPrefix fail.
 func TestCheckSessionQuotesABoundedPrefix(t *testing.T) {
 	err := eventlog.CheckSession(strings.Repeat("s", 1<<20) + " ")
-	if !errors.Is(err, eventlog.CodeInvalidSession) {
-		t.Fatalf("CheckSession = %v, want invalid_session", err)
+	if !errors.Is(err, eventlog.CodeSessionInvalid) {
+		t.Fatalf("CheckSession = %v, want session_invalid", err)
 	}
 	if n := len(err.Error()); n > 512 {
 		t.Fatalf("the refusal is %d bytes: it quotes the whole id", n)

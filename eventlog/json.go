@@ -73,10 +73,10 @@ var (
 // exactly the documented keys (case-sensitive, none twice), no trailing
 // data, valid UTF-8, and an event that passes [Event.Validate]. "content"
 // is a string of text; it becomes Event.Content. Errors are refusals with
-// [CodeInvalidEvent] and never quote content.
+// [CodeEventInvalid] and never quote content.
 func DecodeEvent(data []byte) (Event, error) {
 	bad := func(format string, args ...any) (Event, error) {
-		return Event{}, checkfu.Refuse(CodeInvalidEvent, "eventlog: event JSON: "+format, args...)
+		return Event{}, checkfu.Refuse(CodeEventInvalid, "eventlog: event JSON: "+format, args...)
 	}
 	if !utf8.Valid(data) {
 		return bad("not valid UTF-8")
@@ -92,10 +92,10 @@ func DecodeEvent(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		var r *checkfu.Refusal
 		if errors.As(err, &r) {
-			if r.Code == CodeInvalidEvent {
+			if r.Code == CodeEventInvalid {
 				return Event{}, r
 			}
-			return Event{}, &checkfu.Refusal{Code: CodeInvalidEvent, Message: "eventlog: event JSON", Err: r}
+			return Event{}, &checkfu.Refusal{Code: CodeEventInvalid, Message: "eventlog: event JSON", Err: r}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {

@@ -28,7 +28,7 @@ type Options struct {
 	// Signer signs the checkpoints [Log.Checkpoint] returns (an Ed25519
 	// note signer, as note.NewSigner returns). The origin of a session's
 	// checkpoints is the signer's name, "/" and the session id. Without a
-	// Signer, Checkpoint is refused with [CodeSignerMissing].
+	// Signer, Checkpoint is refused with [CodeCheckpointSignerMissing].
 	Signer note.Signer
 	// Witness, when set, receives every checkpoint [Log.Checkpoint]
 	// signs, and must accept it for Checkpoint to succeed.
@@ -91,10 +91,10 @@ const maxConflictRetries = 100
 // zero-data-retention log without Keys.
 func New(store Store, opts Options) (*Log, error) {
 	if store == nil {
-		return nil, errNoStore
+		return nil, errStoreMissing
 	}
 	if opts.Keys != nil && !opts.Keys.ok {
-		return nil, checkfu.Refuse(CodeInvalidKey, "eventlog: Keys not built with NewKeys")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: Keys not built with NewKeys")
 	}
 	if opts.ZeroDataRetention && opts.Keys == nil {
 		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: a zero-data-retention log needs Keys for its keyed content digests")
@@ -104,7 +104,7 @@ func New(store Store, opts Options) (*Log, error) {
 		now = time.Now
 	}
 	if opts.Witness != nil && opts.Signer == nil {
-		return nil, checkfu.Refuse(CodeSignerMissing, "eventlog: a log with a Witness needs a Signer for its checkpoints")
+		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: a log with a Witness needs a Signer for its checkpoints")
 	}
 	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now,
 		signer: opts.Signer, witness: opts.Witness, queues: map[string]*queue{}}, nil
@@ -122,7 +122,7 @@ func (l *Log) Store() Store {
 // *Log refuse every call instead of panicking.
 func (l *Log) usable() error {
 	if l == nil || l.store == nil {
-		return errNoStore
+		return errStoreMissing
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (l *Log) prepare(session string, ev Event) (*pending, error) {
 		return nil, err
 	}
 	if ev.Kind == KindShred {
-		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: a shred event is appended only by Log.Shred")
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: a shred event is appended only by Log.Shred")
 	}
 	if ev.Time.IsZero() {
 		ev.Time = l.now()
@@ -295,7 +295,7 @@ func (l *Log) AppendBatch(ctx context.Context, session string, expected uint64, 
 		batch[i] = p
 	}
 	if len(batch) == 0 {
-		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: AppendAt with no events")
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: AppendAt with no events")
 	}
 	head, err := l.store.Head(ctx, session)
 	if err != nil {
@@ -343,7 +343,7 @@ func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
 	var err error
 	for range maxConflictRetries {
 		var done bool
-		if done, err = l.shredOnce(ctx, session, seq); done || !errors.Is(err, CodeSeqConflict) && !errors.Is(err, CodeNoContent) {
+		if done, err = l.shredOnce(ctx, session, seq); done || !errors.Is(err, CodeSeqConflict) && !errors.Is(err, CodeContentMissing) {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 )
@@ -101,16 +102,16 @@ func TestNewRefuses(t *testing.T) {
 	if _, err := eventlog.New(s, eventlog.Options{ZeroDataRetention: true}); !errors.Is(err, eventlog.CodeContentKeyMissing) {
 		t.Errorf("New(ZDR without keys) = %v, want %s", err, eventlog.CodeContentKeyMissing)
 	}
-	if _, err := eventlog.New(s, eventlog.Options{Keys: &eventlog.Keys{}}); !errors.Is(err, eventlog.CodeInvalidKey) {
-		t.Errorf("New(zero Keys) = %v, want %s", err, eventlog.CodeInvalidKey)
+	if _, err := eventlog.New(s, eventlog.Options{Keys: &eventlog.Keys{}}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("New(zero Keys) = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	l, _ := eventlog.New(s, eventlog.Options{})
 	if _, err := l.Append(context.Background(), "s", eventlog.Event{Kind: eventlog.KindToolCall, Content: []byte("x")}); !errors.Is(err, eventlog.CodeContentKeyMissing) {
 		t.Errorf("Append(content, no keys) = %v, want %s", err, eventlog.CodeContentKeyMissing)
 	}
 	seq, _ := l.Append(context.Background(), "s", eventlog.Event{Kind: eventlog.KindToolCall})
-	if _, err := l.Content(context.Background(), "s", seq); !errors.Is(err, eventlog.CodeNoContent) {
-		t.Errorf("Content(no content) = %v, want %s", err, eventlog.CodeNoContent)
+	if _, err := l.Content(context.Background(), "s", seq); !errors.Is(err, eventlog.CodeContentMissing) {
+		t.Errorf("Content(no content) = %v, want %s", err, eventlog.CodeContentMissing)
 	}
 }
 
@@ -253,17 +254,17 @@ func TestEnvelopeTypesHoldNoArbitraryValues(t *testing.T) {
 var _ = eventlogtest.Sample
 
 // TestLogWithoutStoreRefuses: New without a store, the zero Log and a nil
-// *Log refuse every call with CodeNoStore instead of panicking.
+// *Log refuse every call with CodeStoreMissing instead of panicking.
 //
 // Mutant: deleting the usable check from any one method makes the call
 // panic (the test then fails).
 func TestLogWithoutStoreRefuses(t *testing.T) {
 	ctx := context.Background()
-	if _, err := eventlog.New(nil, eventlog.Options{}); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("New(nil) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := eventlog.New(nil, eventlog.Options{}); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("New(nil) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
-	if _, err := eventlog.Verify(ctx, nil, "s"); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("Verify(nil store) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := eventlog.Verify(ctx, nil, "s"); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("Verify(nil store) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
 	for name, l := range map[string]*eventlog.Log{"zero": {}, "nil": nil} {
 		calls := map[string]func() error{
@@ -293,8 +294,8 @@ func TestLogWithoutStoreRefuses(t *testing.T) {
 			},
 		}
 		for call, f := range calls {
-			if err := f(); !errors.Is(err, eventlog.CodeNoStore) {
-				t.Errorf("%s Log: %s = %v, want %s", name, call, err, eventlog.CodeNoStore)
+			if err := f(); !errors.Is(err, eventlog.CodeStoreMissing) {
+				t.Errorf("%s Log: %s = %v, want %s", name, call, err, eventlog.CodeStoreMissing)
 			}
 		}
 		if l.Store() != nil {

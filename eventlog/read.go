@@ -157,7 +157,7 @@ func (l *Log) skipTo(ctx context.Context, session string, from uint64, follow bo
 
 // Content returns the content of the event at seq, opened with the log's
 // keys and checked against the envelope's keyed digest. It refuses with
-// [CodeNoContent], [CodeContentNotRetained] or [CodeContentShredded] when
+// [CodeContentMissing], [CodeContentNotRetained] or [CodeContentShredded] when
 // there is nothing to return, and with [CodeChainBroken] when the record
 // does not match its envelope.
 func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, error) {
@@ -182,7 +182,7 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 	}
 	switch {
 	case env.mode == ContentNone:
-		return nil, checkfu.Refuse(CodeNoContent, "eventlog: session %q seq %d has no content", session, seq)
+		return nil, checkfu.Refuse(CodeContentMissing, "eventlog: session %q seq %d has no content", session, seq)
 	case env.mode == ContentDigestOnly:
 		return nil, checkfu.Refuse(CodeContentNotRetained, "eventlog: session %q seq %d was logged with zero data retention: only a keyed digest of its content exists", session, seq)
 	case r.Sealed == nil:

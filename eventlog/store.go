@@ -60,7 +60,7 @@ type Store interface {
 	// seq is expected, atomically and durably: all of it or none. The
 	// envelope of seq stays. A stale expected is refused with
 	// [CodeSeqConflict]; a seq without stored content, or already
-	// shredded, is refused with [CodeNoContent] and nothing is
+	// shredded, is refused with [CodeContentMissing] and nothing is
 	// written. [CheckShred] validates the arguments.
 	Shred(ctx context.Context, session string, seq, expected uint64, shred Record) error
 	// Close releases the handle.
@@ -76,20 +76,20 @@ func CheckAppend(session string, expected uint64, recs []Record) error {
 		return err
 	}
 	if len(recs) == 0 {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: append of no records")
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: append of no records")
 	}
 	for i, r := range recs {
 		if want := expected + uint64(i) + 1; r.Seq != want {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record %d of the append has seq %d, want %d", i, r.Seq, want)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record %d of the append has seq %d, want %d", i, r.Seq, want)
 		}
 		if len(r.Envelope) == 0 {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has no envelope", r.Seq)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d has no envelope", r.Seq)
 		}
 		if (r.DataKey == nil) != (r.Sealed == nil) {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has a data key or sealed content without the other", r.Seq)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d has a data key or sealed content without the other", r.Seq)
 		}
 		if r.ShreddedBy != 0 {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d is appended as shredded", r.Seq)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d is appended as shredded", r.Seq)
 		}
 	}
 	return nil
@@ -104,10 +104,10 @@ func CheckShred(session string, seq, expected uint64, shred Record) error {
 		return err
 	}
 	if seq == 0 || seq > expected {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: shred of seq %d in a log at seq %d", seq, expected)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: shred of seq %d in a log at seq %d", seq, expected)
 	}
 	if shred.Sealed != nil {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: a shred record holds content")
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: a shred record holds content")
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func CheckShred(session string, seq, expected uint64, shred Record) error {
 // NothingToShred returns the refusal a store gives a shred of a record
 // that holds no content.
 func NothingToShred(session string, seq uint64) error {
-	return checkfu.Refuse(CodeNoContent, "eventlog: session %q seq %d holds no content to shred", session, seq)
+	return checkfu.Refuse(CodeContentMissing, "eventlog: session %q seq %d holds no content to shred", session, seq)
 }
 
 // SeqConflict returns the refusal a store gives an append whose expected

@@ -134,7 +134,7 @@ func (v *verifier) finish() error {
 // [VerifyHead].
 func Verify(ctx context.Context, store Store, session string) (Head, error) {
 	if store == nil {
-		return Head{}, errNoStore
+		return Head{}, errStoreMissing
 	}
 	if err := CheckSession(session); err != nil {
 		return Head{}, err

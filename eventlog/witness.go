@@ -97,10 +97,10 @@ var _ Witness = (*StoreWitness)(nil)
 // signs a timestamp).
 func NewWitness(store WitnessStore, logs note.Verifiers, signer note.Signer) (*StoreWitness, error) {
 	if store == nil {
-		return nil, errNoStore
+		return nil, errStoreMissing
 	}
 	if logs == nil {
-		return nil, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: a witness needs the verifier keys of the logs it witnesses")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: a witness needs the verifier keys of the logs it witnesses")
 	}
 	return &StoreWitness{store: store, logs: logs, signer: signer}, nil
 }

@@ -108,7 +108,7 @@ func readKeys(path string) (*eventlog.Keys, error) {
 	}
 	raw, err := hex.DecodeString(string(bytes.TrimSpace(b)))
 	if err != nil || len(raw) != eventlog.KeySize {
-		return nil, withHint(checkfu.Refuse(eventlog.CodeInvalidKey, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
+		return nil, withHint(checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
 			"generate one with: head -c 32 /dev/urandom | xxd -p -c 64")
 	}
 	defer clear(raw)
@@ -263,7 +263,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > maxLine {
-			return nil, checkfu.Refuse(eventlog.CodeInvalidEvent, "line longer than %d bytes", maxLine)
+			return nil, checkfu.Refuse(eventlog.CodeEventInvalid, "line longer than %d bytes", maxLine)
 		}
 		switch {
 		case err == nil:

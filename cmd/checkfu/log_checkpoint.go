@@ -46,7 +46,7 @@ func readSigner(path string) (note.Signer, error) {
 	s, err := note.NewSigner(string(bytes.TrimSpace(b)))
 	if err != nil {
 		// The error of NewSigner may quote the key: say only what failed.
-		return nil, withHint(checkfu.Refuse(eventlog.CodeSignerMissing, "checkfu log: %q does not hold a note signing key", path),
+		return nil, withHint(checkfu.Refuse(eventlog.CodeCheckpointSignerMissing, "checkfu log: %q does not hold a note signing key", path),
 			"create one with: checkfu log keygen -name NAME -signing-key FILE")
 	}
 	return s, nil

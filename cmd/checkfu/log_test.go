@@ -66,12 +66,12 @@ func TestLogAppendStrictInput(t *testing.T) {
 	tests := []struct {
 		name, line, code string
 	}{
-		{"unknown field", `{"kind":"denial","secret":"x"}`, "invalid_event"},
-		{"duplicate field", `{"kind":"denial","kind":"skip"}`, "invalid_event"},
-		{"case-folded field", `{"Kind":"denial"}`, "invalid_event"},
-		{"unknown kind", `{"kind":"reboot"}`, "invalid_event"},
-		{"free text in an identifier", `{"kind":"denial","code":"permission denied for alice"}`, "invalid_event"},
-		{"trailing data", `{"kind":"denial"} {}`, "invalid_event"},
+		{"unknown field", `{"kind":"denial","secret":"x"}`, "event_invalid"},
+		{"duplicate field", `{"kind":"denial","kind":"skip"}`, "event_invalid"},
+		{"case-folded field", `{"Kind":"denial"}`, "event_invalid"},
+		{"unknown kind", `{"kind":"reboot"}`, "event_invalid"},
+		{"free text in an identifier", `{"kind":"denial","code":"permission denied for alice"}`, "event_invalid"},
+		{"trailing data", `{"kind":"denial"} {}`, "event_invalid"},
 		{"content without a key", `{"kind":"tool_call","content":"args"}`, "content_key_missing"},
 	}
 	for _, tt := range tests {
@@ -115,7 +115,7 @@ func TestLogAppendRefusesHugeLine(t *testing.T) {
 	store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
 	in := `{"kind":"skip"}` + "\n" + `{"kind":"skip","code":"` + strings.Repeat("x", maxLine) + `"}` + "\n"
 	out, stderr, code := runCLI(t, in, "log", "append", "-store", store, "-session", "s")
-	if code != exitFailed || ackedSeqs(out) != "1" || !strings.Contains(stderr, "line 2: refused: invalid_event: line longer than") {
+	if code != exitFailed || ackedSeqs(out) != "1" || !strings.Contains(stderr, "line 2: refused: event_invalid: line longer than") {
 		t.Errorf("huge line: exit %d, stdout %q, stderr %.200q", code, out, stderr)
 	}
 }

@@ -231,12 +231,12 @@ func testBadAppends(t *testing.T, h Harness) {
 		recs     []eventlog.Record
 		code     checkfu.Code
 	}{
-		{"empty session", "", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
-		{"session with a space", "a b", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
-		{"no records", "s-bad", 0, nil, eventlog.CodeInvalidEvent},
-		{"seq gap", "s-bad", 0, []eventlog.Record{{Seq: 2, Envelope: []byte{1}}}, eventlog.CodeInvalidEvent},
-		{"no envelope", "s-bad", 0, []eventlog.Record{{Seq: 1}}, eventlog.CodeInvalidEvent},
-		{"half content", "s-bad", 0, []eventlog.Record{{Seq: 1, Envelope: []byte{1}, Sealed: []byte{1}}}, eventlog.CodeInvalidEvent},
+		{"empty session", "", 0, []eventlog.Record{rec}, eventlog.CodeSessionInvalid},
+		{"session with a space", "a b", 0, []eventlog.Record{rec}, eventlog.CodeSessionInvalid},
+		{"no records", "s-bad", 0, nil, eventlog.CodeEventInvalid},
+		{"seq gap", "s-bad", 0, []eventlog.Record{{Seq: 2, Envelope: []byte{1}}}, eventlog.CodeEventInvalid},
+		{"no envelope", "s-bad", 0, []eventlog.Record{{Seq: 1}}, eventlog.CodeEventInvalid},
+		{"half content", "s-bad", 0, []eventlog.Record{{Seq: 1, Envelope: []byte{1}, Sealed: []byte{1}}}, eventlog.CodeEventInvalid},
 	}
 	for _, tt := range tests {
 		if err := s.Append(ctx, tt.session, tt.expected, tt.recs); !errors.Is(err, tt.code) {
@@ -380,14 +380,14 @@ func testShred(t *testing.T, h Harness) {
 	if err := l.Store().Shred(ctx, "s-shred", 3, 4, eventlog.Record{Seq: 5, Envelope: []byte{1}}); !errors.Is(err, eventlog.CodeSeqConflict) {
 		t.Errorf("Store.Shred over a stale head = %v, want %s", err, eventlog.CodeSeqConflict)
 	}
-	if err := l.Store().Shred(ctx, "s-shred", 2, 5, shred); !errors.Is(err, eventlog.CodeNoContent) {
-		t.Errorf("Store.Shred of a shredded record = %v, want %s", err, eventlog.CodeNoContent)
+	if err := l.Store().Shred(ctx, "s-shred", 2, 5, shred); !errors.Is(err, eventlog.CodeContentMissing) {
+		t.Errorf("Store.Shred of a shredded record = %v, want %s", err, eventlog.CodeContentMissing)
 	}
 	if _, err := eventlog.Verify(ctx, l.Store(), "s-shred"); err != nil {
 		t.Errorf("Verify after refused shreds: %v", err)
 	}
-	if _, err := l.Append(ctx, "s-shred", Sample(eventlog.KindShred, 1, "")); !errors.Is(err, eventlog.CodeInvalidEvent) {
-		t.Errorf("Append of a shred event = %v, want %s: only Log.Shred records one", err, eventlog.CodeInvalidEvent)
+	if _, err := l.Append(ctx, "s-shred", Sample(eventlog.KindShred, 1, "")); !errors.Is(err, eventlog.CodeEventInvalid) {
+		t.Errorf("Append of a shred event = %v, want %s: only Log.Shred records one", err, eventlog.CodeEventInvalid)
 	}
 }
 

@@ -26,7 +26,7 @@ type SQL struct {
 	// deleted by the shred event at seq $3.
 	InsertShred string
 
-	head, read                             string
+	head, read                              string
 	witnessed, witnessInsert, witnessUpdate string
 }
 
