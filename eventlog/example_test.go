@@ -117,7 +117,7 @@ func ExampleDecodeEvent() {
 	fmt.Println(err)
 	// Output:
 	// denial deny no_rule_matched production <nil>
-	// refused: event_invalid: eventlog: event JSON: unknown field "reason"
+	// refused: event_invalid: eventlog: event JSON: json: unknown member "reason" (names are case-sensitive) at top level (offset 17)
 }
 
 func ExampleNewKeys() {
