@@ -58,7 +58,7 @@ func SignCheckpoint(signer note.Signer, session string, head Head) ([]byte, erro
 		return nil, err
 	}
 	if head.Seq == 0 {
-		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %q is empty: there is no head to sign", session)
+		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %s is empty: there is no head to sign", checkfu.Quote(session))
 	}
 	msg, err := note.Sign(&note.Note{Text: checkpointText(signer.Name(), session, head)}, signer)
 	if err != nil {
@@ -101,7 +101,7 @@ func OpenCheckpoint(msg []byte, verifiers note.Verifiers) (*note.Note, Checkpoin
 			return n, cp, nil
 		}
 	}
-	return bad("origin %.64q is not a log of the key that signed it", cp.Origin)
+	return bad("origin %s is not a log of the key that signed it", checkfu.Quote(cp.Origin))
 }
 
 // maxCheckpoint bounds a checkpoint note: three short lines and a few
@@ -145,7 +145,7 @@ func VerifyCheckpoint(ctx context.Context, store Store, session string, checkpoi
 		return Head{}, err
 	}
 	if cp.Session != session {
-		return Head{}, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: the checkpoint is of session %.64q, not %.64q", cp.Session, session)
+		return Head{}, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: the checkpoint is of session %s, not %s", checkfu.Quote(cp.Session), checkfu.Quote(session))
 	}
 	return VerifyHead(ctx, store, session, cp.Head)
 }
@@ -188,7 +188,7 @@ func submit(ctx context.Context, w Witness, store Store, session string, size ui
 		return cosigned, err
 	}
 	if conflict.Size > size {
-		return nil, checkfu.Refuse(CodeCheckpointRollback, "eventlog: session %q: the witness has seen seq %d, but the log ends at seq %d (the log was truncated or rolled back)", session, conflict.Size, size)
+		return nil, checkfu.Refuse(CodeCheckpointRollback, "eventlog: session %s: the witness has seen seq %d, but the log ends at seq %d (the log was truncated or rolled back)", checkfu.Quote(session), conflict.Size, size)
 	}
 	proof, err := Proof(ctx, store, session, conflict.Size, size)
 	if err != nil {
@@ -246,7 +246,7 @@ func NewCheckpointVerifier(vkey string) (note.Verifier, error) {
 	}
 	pub := raw[1:]
 	if !admissible(pub) {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key %.64q is not a canonical Ed25519 key of prime order", v.Name())
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key %s is not a canonical Ed25519 key of prime order", checkfu.Quote(v.Name()))
 	}
 	return strictVerifier{v}, nil
 }

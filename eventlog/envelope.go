@@ -43,10 +43,10 @@ func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 // hex digits.
 func (h *Hash) UnmarshalText(b []byte) error {
 	if len(b) != 64 || !bytes.Equal(bytes.ToLower(b), b) {
-		return checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a hash (want 64 lower-case hex digits)", checkfu.Quote(string(b)))
 	}
 	if _, err := hex.Decode(h[:], b); err != nil {
-		return checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a hash (want 64 lower-case hex digits)", checkfu.Quote(string(b)))
 	}
 	return nil
 }

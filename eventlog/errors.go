@@ -24,7 +24,7 @@ type ChainError struct {
 
 // Error returns "eventlog: session S: chain broken at seq N: PROBLEM".
 func (e *ChainError) Error() string {
-	return fmt.Sprintf("eventlog: session %q: chain broken at seq %d: %s", e.Session, e.Seq, e.Problem)
+	return fmt.Sprintf("eventlog: session %s: chain broken at seq %d: %s", checkfu.Quote(e.Session), e.Seq, e.Problem)
 }
 
 // Unwrap returns the refusal the error is: code [CodeChainBroken], with

@@ -63,7 +63,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return kindInvalid, checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not an event kind", s)
+	return kindInvalid, checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not an event kind", checkfu.Quote(s))
 }
 
 // Valid reports whether k is one of the defined kinds.
@@ -140,7 +140,7 @@ func (d *Decision) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return checkfu.Refuse(CodeEventInvalid, "eventlog: %q is not a decision (want none, allow or deny)", b)
+	return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a decision (want none, allow or deny)", checkfu.Quote(string(b)))
 }
 
 // A ProfileRevision names one exact revision of a SandboxProfile.
@@ -313,9 +313,8 @@ func CheckSession(id string) error {
 		return checkfu.Refuse(CodeSessionInvalid, "eventlog: empty session id")
 	}
 	if err := checkIdent("session id", id); err != nil {
-		// At most 64 characters are quoted: an id may come from an
-		// untrusted peer and be of any length.
-		return checkfu.Refuse(CodeSessionInvalid, "eventlog: session id %.64q is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", id, MaxIdentifier)
+		// An id may come from an untrusted peer and be of any length.
+		return checkfu.Refuse(CodeSessionInvalid, "eventlog: session id %s is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", checkfu.Quote(id), MaxIdentifier)
 	}
 	return nil
 }

@@ -359,7 +359,7 @@ func (l *Log) shredOnce(ctx context.Context, session string, seq uint64) (done b
 		return true, err
 	}
 	if len(recs) == 0 || recs[0].Seq != seq {
-		return true, checkfu.Refuse(CodeEventNotFound, "eventlog: session %q has no seq %d", session, seq)
+		return true, checkfu.Refuse(CodeEventNotFound, "eventlog: session %s has no seq %d", checkfu.Quote(session), seq)
 	}
 	v := verifier{session: session, next: seq}
 	env, err := v.checkAlone(&recs[0])

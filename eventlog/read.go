@@ -172,7 +172,7 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 		return nil, err
 	}
 	if len(recs) == 0 || recs[0].Seq != seq {
-		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %q has no seq %d", session, seq)
+		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %s has no seq %d", checkfu.Quote(session), seq)
 	}
 	r := &recs[0]
 	v := verifier{session: session, next: seq}
@@ -182,14 +182,14 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 	}
 	switch {
 	case env.mode == ContentNone:
-		return nil, checkfu.Refuse(CodeContentMissing, "eventlog: session %q seq %d has no content", session, seq)
+		return nil, checkfu.Refuse(CodeContentMissing, "eventlog: session %s seq %d has no content", checkfu.Quote(session), seq)
 	case env.mode == ContentDigestOnly:
-		return nil, checkfu.Refuse(CodeContentNotRetained, "eventlog: session %q seq %d was logged with zero data retention: only a keyed digest of its content exists", session, seq)
+		return nil, checkfu.Refuse(CodeContentNotRetained, "eventlog: session %s seq %d was logged with zero data retention: only a keyed digest of its content exists", checkfu.Quote(session), seq)
 	case r.Sealed == nil:
 		if err := l.checkShredded(ctx, session, r); err != nil {
 			return nil, err
 		}
-		return nil, checkfu.Refuse(CodeContentShredded, "eventlog: session %q seq %d: content was shredded by seq %d", session, seq, r.ShreddedBy)
+		return nil, checkfu.Refuse(CodeContentShredded, "eventlog: session %s seq %d: content was shredded by seq %d", checkfu.Quote(session), seq, r.ShreddedBy)
 	case l.keys == nil:
 		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: the log has no keys to open content (configure Options.Keys)")
 	}

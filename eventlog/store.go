@@ -115,11 +115,11 @@ func CheckShred(session string, seq, expected uint64, shred Record) error {
 // NothingToShred returns the refusal a store gives a shred of a record
 // that holds no content.
 func NothingToShred(session string, seq uint64) error {
-	return checkfu.Refuse(CodeContentMissing, "eventlog: session %q seq %d holds no content to shred", session, seq)
+	return checkfu.Refuse(CodeContentMissing, "eventlog: session %s seq %d holds no content to shred", checkfu.Quote(session), seq)
 }
 
 // SeqConflict returns the refusal a store gives an append whose expected
 // last seq is stale.
 func SeqConflict(session string, expected, actual uint64) error {
-	return checkfu.Refuse(CodeSeqConflict, "eventlog: session %q: expected last seq %d, but the log is at %d (another writer appended; re-read the head and retry)", session, expected, actual)
+	return checkfu.Refuse(CodeSeqConflict, "eventlog: session %s: expected last seq %d, but the log is at %d (another writer appended; re-read the head and retry)", checkfu.Quote(session), expected, actual)
 }

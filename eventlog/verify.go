@@ -3,6 +3,8 @@ package eventlog
 import (
 	"context"
 	"fmt"
+
+	"github.com/checkfu/checkfu"
 )
 
 // readBatch is how many records one store read returns. A batch is held
@@ -41,7 +43,7 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 		return nil, bad(r.Seq, "envelope does not decode: %v", err)
 	}
 	if env.session != v.session {
-		return nil, bad(r.Seq, "envelope belongs to session %q (an event was moved between sessions)", env.session)
+		return nil, bad(r.Seq, "envelope belongs to session %s (an event was moved between sessions)", checkfu.Quote(env.session))
 	}
 	if env.seq != r.Seq {
 		return nil, bad(r.Seq, "envelope is seq %d (events were reordered or inserted)", env.seq)

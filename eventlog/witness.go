@@ -73,7 +73,7 @@ type CheckpointConflict struct {
 
 // Error returns "eventlog: witness: ORIGIN is at size N".
 func (e *CheckpointConflict) Error() string {
-	return fmt.Sprintf("eventlog: witness: %.64q is at size %d; resubmit with that size and a proof from it", e.Origin, e.Size)
+	return fmt.Sprintf("eventlog: witness: %s is at size %d; resubmit with that size and a proof from it", checkfu.Quote(e.Origin), e.Size)
 }
 
 // Is reports whether target is [CodeCheckpointConflict].
@@ -152,14 +152,14 @@ func (w *StoreWitness) AddCheckpoint(ctx context.Context, old uint64, proof [][]
 func extends(cp Checkpoint, seen WitnessState, proof [][]byte) error {
 	switch {
 	case cp.Head.Seq < seen.Size:
-		return checkfu.Refuse(CodeCheckpointRollback, "eventlog: witness: %.64q: a checkpoint at size %d, but size %d was witnessed (the log was truncated or rolled back)", cp.Origin, cp.Head.Seq, seen.Size)
+		return checkfu.Refuse(CodeCheckpointRollback, "eventlog: witness: %s: a checkpoint at size %d, but size %d was witnessed (the log was truncated or rolled back)", checkfu.Quote(cp.Origin), cp.Head.Seq, seen.Size)
 	case cp.Head.Seq == seen.Size && cp.Head.Hash != seen.Hash:
-		return checkfu.Refuse(CodeCheckpointRollback, "eventlog: witness: %.64q: a checkpoint at size %d with another head than the one witnessed (the log was forked or rewritten)", cp.Origin, seen.Size)
+		return checkfu.Refuse(CodeCheckpointRollback, "eventlog: witness: %s: a checkpoint at size %d with another head than the one witnessed (the log was forked or rewritten)", checkfu.Quote(cp.Origin), seen.Size)
 	case seen.Size == 0 && len(proof) == 0:
 		return nil
 	}
 	inconsistent := func(format string, args ...any) error {
-		return checkfu.Refuse(CodeCheckpointInconsistent, "eventlog: witness: %.64q: "+format, append([]any{cp.Origin}, args...)...)
+		return checkfu.Refuse(CodeCheckpointInconsistent, "eventlog: witness: %s: "+format, append([]any{checkfu.Quote(cp.Origin)}, args...)...)
 	}
 	if uint64(len(proof)) != cp.Head.Seq-seen.Size {
 		return inconsistent("the proof holds %d envelopes, want %d (seqs %d to %d)", len(proof), cp.Head.Seq-seen.Size, seen.Size+1, cp.Head.Seq)
@@ -188,5 +188,5 @@ func extends(cp Checkpoint, seen WitnessState, proof [][]byte) error {
 // WitnessConflict returns the refusal a [WitnessStore] gives a state
 // change whose prev is not the state it holds.
 func WitnessConflict(origin string) error {
-	return checkfu.Refuse(CodeCheckpointConflict, "eventlog: witness: the state of %.64q changed (another witness call got there first)", origin)
+	return checkfu.Refuse(CodeCheckpointConflict, "eventlog: witness: the state of %s changed (another witness call got there first)", checkfu.Quote(origin))
 }

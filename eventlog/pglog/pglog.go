@@ -106,7 +106,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, schema string) (*Store, e
 		return nil, &eventlog.StoreError{Op: "open", Err: errors.New("pglog: nil pool")}
 	}
 	if !validSchema(schema) {
-		return nil, &eventlog.StoreError{Op: "open", Err: fmt.Errorf("pglog: schema %.64q is not a valid name (want 1-63 of a-z 0-9 _, not starting with a digit)", schema)}
+		return nil, &eventlog.StoreError{Op: "open", Err: fmt.Errorf("pglog: schema %s is not a valid name (want 1-63 of a-z 0-9 _, not starting with a digit)", checkfu.Quote(schema))}
 	}
 	if _, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
 		return nil, &eventlog.StoreError{Op: "open", Err: err}
