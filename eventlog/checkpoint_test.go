@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha512"
 	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
 
+	"filippo.io/edwards25519"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/checkfu/checkfu"
@@ -117,16 +119,54 @@ func TestCheckpointVerifierAdmission(t *testing.T) {
 			t.Errorf("NewCheckpointVerifier(%q) = %v", vkey, err)
 		}
 	}
+	// A prime-order key plus the point of order 2: not of small order,
+	// but outside the prime-order subgroup.
+	p, err := new(edwards25519.Point).SetBytes(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var t2 [32]byte
+	t2[0] = 0xec
+	for i := 1; i < 31; i++ {
+		t2[i] = 0xff
+	}
+	t2[31] = 0x7f // (0, -1), of order 2
+	two, err := new(edwards25519.Point).SetBytes(t2[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := new(edwards25519.Point).Add(p, two).Bytes()
+	vmixed, _ := note.NewEd25519VerifierKey("log.test/eventlog", ed25519.PublicKey(mixed))
+	if _, err := eventlog.NewCheckpointVerifier(vmixed); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("mixed-order key: NewCheckpointVerifier = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
 	vkey, _ := note.NewEd25519VerifierKey("log.test/eventlog", good)
 	v, err := eventlog.NewCheckpointVerifier(vkey)
 	if err != nil {
 		t.Fatalf("NewCheckpointVerifier(a good key) = %v", err)
 	}
-	// A signature with R the identity (small order) is refused even
-	// where crypto/ed25519 would check it.
-	sig := make([]byte, 64)
-	sig[0] = 1
-	if v.Verify([]byte("m"), sig) {
+	// A key holder can sign with R the identity (small order), and
+	// crypto/ed25519 accepts it: S = H(R || A || M) * a.
+	msg := []byte("m")
+	h := sha512.Sum512(make([]byte, 32)) // the seed of good
+	a, err := new(edwards25519.Scalar).SetBytesWithClamping(h[:32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity32 := edwards25519.NewIdentityPoint().Bytes()
+	kh := sha512.New()
+	kh.Write(identity32)
+	kh.Write(good)
+	kh.Write(msg)
+	k, err := new(edwards25519.Scalar).SetUniformBytes(kh.Sum(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := append(identity32, new(edwards25519.Scalar).Multiply(k, a).Bytes()...)
+	if !ed25519.Verify(good, msg, sig) {
+		t.Fatal("crypto/ed25519 refuses the small-order-R signature: the check below proves nothing")
+	}
+	if v.Verify(msg, sig) {
 		t.Error("a signature with a small-order R verified")
 	}
 	for _, bad := range []string{"", "name", "name+00000000+AAAA", "log.test+1234abcd+" + base64.StdEncoding.EncodeToString(append([]byte{2}, good...))} {

@@ -12,8 +12,6 @@ import (
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 )
 
-// Mutant: deleting the identifier check in Event.Validate makes
-// TestValidate fail (free text would reach the durable envelope).
 func TestValidate(t *testing.T) {
 	ok := eventlogtest.Sample(eventlog.KindToolCall, 1, "content may hold anything: spaces, \n, \x00")
 	if err := ok.Validate(); err != nil {

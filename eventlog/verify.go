@@ -10,7 +10,6 @@ import (
 // readBatch is how many records one store read returns. A batch is held
 // in memory with its sealed content, so it is sized for events at
 // MaxContent: 128 of them are 128 MiB (4096 were 4 GiB).
-// Mutant: 4096 here makes TestReadBatchesBoundContentInMemory fail.
 const readBatch = 128
 
 // A verifier checks records one at a time, in order, against the chain.

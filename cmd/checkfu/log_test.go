@@ -167,8 +167,6 @@ func TestLogSealedContentAndZDR(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the hash comparison in the verifier makes
-// TestLogVerifyDetectsEditedRow fail.
 func TestLogVerifyDetectsEditedRow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.db")
 	store := "sqlite:" + path

@@ -248,6 +248,11 @@ func testWitnessProof(t *testing.T, h Harness) {
 			t.Errorf("%s proof: %v, want %s", name, err, eventlog.CodeCheckpointInconsistent)
 		}
 	}
+	// The true proof, for a checkpoint signed over another head.
+	wrongHead, _ := eventlog.SignCheckpoint(signer, "s-proof", eventlog.Head{Seq: 5, Hash: eventlog.Hash{5}})
+	if _, err := w.AddCheckpoint(ctx, 3, proof, wrongHead); !errors.Is(err, eventlog.CodeCheckpointInconsistent) {
+		t.Errorf("a proof that does not end at the checkpoint's head: %v, want %s", err, eventlog.CodeCheckpointInconsistent)
+	}
 	if _, err := w.AddCheckpoint(ctx, 3, proof, cp5); err != nil {
 		t.Errorf("the true proof: %v", err)
 	}

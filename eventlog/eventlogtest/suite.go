@@ -64,6 +64,7 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"TamperShredForged", testTamperShredForged},
 		{"TamperShredEventRemoved", testTamperShredEventRemoved},
 		{"TamperShredUndone", testTamperShredUndone},
+		{"TamperShredMarksSwapped", testTamperShredMarksSwapped},
 		{"CheckpointTruncated", testCheckpointTruncated},
 		{"CheckpointRolledBack", testCheckpointRolledBack},
 		{"WitnessRefusesRollback", testWitnessRefusesRollback},
@@ -169,8 +170,6 @@ func testAppendRead(t *testing.T, h Harness) {
 	}
 }
 
-// Mutant: deleting the expected-seq comparison in a store's Append makes
-// TestStore/SeqConflict fail.
 func testSeqConflict(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -391,8 +390,6 @@ func testShred(t *testing.T, h Harness) {
 	}
 }
 
-// Mutant: deleting the zero-data-retention branch of Log.prepare (so
-// content is sealed and stored) makes TestStore/ZeroDataRetention fail.
 func testZDR(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, eventlog.Options{Keys: FixedKeys(t), ZeroDataRetention: true})

@@ -100,9 +100,6 @@ func sha256Hex(s string) string {
 
 // TestOpenErrorHidesDSN opens a malformed DSN that holds a password: the
 // error must not quote it. No server is needed, parsing fails first.
-//
-// Mutant: deleting the ParseConfigError branch of redact makes this test
-// fail: pgx's own redaction is best effort and misses this password.
 func TestOpenErrorHidesDSN(t *testing.T) {
 	const secret = "hunter2-tail"
 	for _, dsn := range []string{

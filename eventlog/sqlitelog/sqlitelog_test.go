@@ -91,10 +91,6 @@ func asChain(err error, ce **eventlog.ChainError) bool {
 // zero-data-retention log and then reads every byte of every file SQLite
 // wrote (database, WAL, shared memory), while open and after close: the
 // content, and its bare SHA-256, appear nowhere.
-//
-// Mutant: making the keyed content digest a bare SHA-256 of the content
-// makes this test fail. (Sealing content in a zero-data-retention log is
-// killed by TestSQLiteStore/ZeroDataRetention.)
 func TestZeroDataRetentionOnDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -164,9 +160,6 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 // plaintext, shreds one event, and then reads every byte of every file:
 // the shredded event's wrapped data key and ciphertext are gone, while the
 // chain still verifies.
-//
-// Mutant: deleting secure_delete from the DSN, or the WAL truncation from
-// Shred, makes this test fail.
 func TestShredOnDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
