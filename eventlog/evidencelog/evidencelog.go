@@ -18,10 +18,10 @@ type Sink struct {
 var _ authz.EvidenceSink = (*Sink)(nil)
 
 // New returns a Sink appending to session in l. A nil l, or one without a
-// store, is refused with eventlog.CodeNoStore.
+// store, is refused with eventlog.CodeStoreMissing.
 func New(l *eventlog.Log, session string) (*Sink, error) {
 	if l.Store() == nil {
-		return nil, checkfu.Refuse(eventlog.CodeNoStore, "evidencelog: New needs a Log built with eventlog.New")
+		return nil, checkfu.Refuse(eventlog.CodeStoreMissing, "evidencelog: New needs a Log built with eventlog.New")
 	}
 	if err := eventlog.CheckSession(session); err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func TestRecordDecisionAndResultSeparately(t *testing.T) {
 func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 	ev := sample(authz.EvidenceApprovalResult, authz.OutcomeFailed)
 	ev.Scope = "repo acme/app with a space"
-	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeEventInvalid) {
 		t.Errorf("Event(scope with a space) = %v, want invalid_event", err)
 	}
 	ev = sample("approval_maybe", authz.OutcomeFailed)
@@ -82,7 +82,7 @@ func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
 	}
 	ev = sample(authz.EvidenceEdgeCall, authz.OutcomeSucceeded)
 	ev.Tool = "list issues for acme"
-	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeEventInvalid) {
 		t.Errorf("Event(edge call tool with spaces) = %v, want invalid_event", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestRecordEdgeCalls(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("events:\n got %q\nwant %q", got, want)
 	}
-	if _, err := evidencelog.New(nil, "sess-1"); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := evidencelog.New(nil, "sess-1"); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
 }

@@ -34,7 +34,7 @@ func ExampleNew() {
 
 	// A session id must be an identifier.
 	_, err = evidencelog.New(l, "session 1")
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidSession))
+	fmt.Println(errors.Is(err, eventlog.CodeSessionInvalid))
 	// Output:
 	// 1 approval_decision allow approved mock <nil>
 	// 2 approval_result none succeeded mock <nil>
