@@ -272,22 +272,25 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	return &resp, nil
 }
 
-// Cancel sends session/cancel for sessionID and answers every permission
+// Cancel sends session/cancel for sessionID, then answers every permission
 // request of that session still pending with "cancelled", as ACP requires.
+// The notification is written first, so the agent reads it before any of
+// those answers: a turn that the answer ends cannot be followed by a
+// session/cancel that arrives late and cancels the next turn.
 func (c *Client) Cancel(sessionID string) error {
 	if c.w == nil {
 		return errZeroClient
+	}
+	params, err := json.Marshal(CancelNotification{SessionID: sessionID})
+	if err == nil {
+		err = c.w.WriteMessage(Message{Method: MethodSessionCancel, Params: params})
 	}
 	c.mu.Lock()
 	for p := range c.perms[sessionID] {
 		p.cancel()
 	}
 	c.mu.Unlock()
-	params, err := json.Marshal(CancelNotification{SessionID: sessionID})
-	if err != nil {
-		return err
-	}
-	return c.w.WriteMessage(Message{Method: MethodSessionCancel, Params: params})
+	return err
 }
 
 // call sends one request and decodes its result into out.

@@ -25,6 +25,13 @@ type rawAgent struct {
 // newRawClient connects a Client to a rawAgent over in-memory pipes.
 func newRawClient(t *testing.T, cfg acp.Config) (*acp.Client, *rawAgent, *countingWriter) {
 	t.Helper()
+	return newRawClientVia(t, cfg, nil)
+}
+
+// newRawClientVia is newRawClient with the client's writes passing through
+// via(w) before they reach the countingWriter w, when via is not nil.
+func newRawClientVia(t *testing.T, cfg acp.Config, via func(io.Writer) io.Writer) (*acp.Client, *rawAgent, *countingWriter) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	a := &rawAgent{t: t, lines: make(chan acp.Message, 64), out: acp.NewWriter(outW, 0)}
@@ -47,10 +54,14 @@ func newRawClient(t *testing.T, cfg acp.Config) (*acp.Client, *rawAgent, *counti
 		}
 	}()
 	cw := newCountingWriter(inW)
+	var toAgent io.Writer = cw
+	if via != nil {
+		toAgent = via(cw)
+	}
 	c := acp.NewClient(outR, struct {
 		io.Writer
 		io.Closer
-	}{cw, inW}, cfg)
+	}{toAgent, inW}, cfg)
 	t.Cleanup(func() {
 		c.Close()
 		outW.Close()
@@ -345,6 +356,52 @@ func TestCancelAnswersPendingPermission(t *testing.T) {
 		default:
 			t.Fatalf("unexpected message %+v", m)
 		}
+	}
+}
+
+// slowCancel delays each write holding a session/cancel before passing it
+// on, so that anything the client does before that write returns happens
+// while the line is still unwritten.
+type slowCancel struct{ w io.Writer }
+
+func (s slowCancel) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), acp.MethodSessionCancel) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s.w.Write(p)
+}
+
+// TestCancelIsWrittenBeforeThePermissionAnswers: Cancel writes
+// session/cancel before it releases the session's permission requests, so
+// the agent reads the notification before their "cancelled" answers. The
+// other order lets the answer end the turn, the next prompt start, and the
+// late session/cancel cancel that next turn instead.
+func TestCancelIsWrittenBeforeThePermissionAnswers(t *testing.T) {
+	var cw *countingWriter
+	asked := make(chan struct{})
+	released := make(chan bool, 1)
+	c, a, cw := newRawClientVia(t, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			close(asked)
+			<-ctx.Done()
+			cw.mu.Lock()
+			released <- strings.Contains(cw.buf.String(), acp.MethodSessionCancel)
+			cw.mu.Unlock()
+			return acp.Select("allow")
+		},
+	}, func(w io.Writer) io.Writer { return slowCancel{w} })
+	a.initialize(c)
+	a.send(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`)
+	<-asked
+	go func() { _ = c.Cancel("s1") }()
+	if !<-released {
+		t.Fatal("the permission request was released before session/cancel was written")
+	}
+	if m := a.next(); m.Method != acp.MethodSessionCancel {
+		t.Fatalf("first message after Cancel is %+v, want session/cancel", m)
+	}
+	if m := a.next(); !m.IsResponse() || string(m.Result) != `{"outcome":{"outcome":"cancelled"}}` {
+		t.Fatalf("second message after Cancel is %+v, want the cancelled answer", m)
 	}
 }
 
