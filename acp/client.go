@@ -34,14 +34,28 @@ type Config struct {
 	// Cancel for the request's session and by the end of the client; the
 	// answer is then "cancelled" whatever OnPermission returns, and
 	// OnPermission should return promptly (its goroutine lives until it
-	// does). At most 64 requests are with OnPermission at once; while
-	// that many are, the client denies further requests itself, as a nil
-	// OnPermission does, so that an agent flooding requests cannot hold a
-	// goroutine and a prompt for each. Nil denies
-	// every request: it selects the first reject_once or reject_always
-	// option, or answers "cancelled" when there is none.
+	// does). At most 64 requests, holding at most MaxPendingPermissionBytes
+	// between them, are with OnPermission at once; a request beyond either
+	// bound is denied by the client itself, as a nil OnPermission does, so
+	// that an agent flooding requests cannot hold a goroutine, a prompt
+	// and its bytes for each. Nil denies every request: it selects the
+	// first reject_once or reject_always option, or answers "cancelled"
+	// when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
+	// MaxPendingPermissionBytes bounds the bytes held by the permission
+	// requests with OnPermission at once, each counted as the bytes of its
+	// strings and of ToolCall.Raw plus 48 per option (what decoding it
+	// holds); zero means DefaultMaxPendingPermissionBytes. A request that would take the sum
+	// over the bound is denied without asking OnPermission, so one request
+	// larger than the bound is always denied.
+	MaxPendingPermissionBytes int
 }
+
+// DefaultMaxPendingPermissionBytes is the bound on the bytes held by
+// pending permission requests when Config leaves it zero: 16 MiB, one
+// default line. Without it, 64 requests each near the line bound held
+// about 2 GiB while a user was asked.
+const DefaultMaxPendingPermissionBytes = 16 << 20
 
 // initState is the progress of initialize.
 type initState int32
@@ -82,12 +96,13 @@ type Client struct {
 	initErr   error
 	initReady chan struct{} // closed when init leaves initInFlight
 
-	mu      sync.Mutex // guards pending, perms, nperms, err
-	pending map[ID]chan Message
-	perms   map[string]map[*permCall]struct{} // by session id
-	nperms  int                               // permission requests being answered
-	err     error                             // set once: why the client ended
-	done    chan struct{}                     // closed when err is set
+	mu        sync.Mutex // guards pending, perms, nperms, permBytes, err
+	pending   map[ID]chan Message
+	perms     map[string]map[*permCall]struct{} // by session id
+	nperms    int                               // permission requests being answered
+	permBytes int                               // their heldBytes, summed
+	err       error                             // set once: why the client ended
+	done      chan struct{}                     // closed when err is set
 }
 
 // permCall is one session/request_permission being answered.

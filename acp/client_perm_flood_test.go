@@ -59,3 +59,82 @@ func TestPermissionFloodIsBounded(t *testing.T) {
 		t.Fatalf("%d permission requests in OnPermission, want at most %d", n, acp.MaxPendingPermissions)
 	}
 }
+
+// A hostile agent sends permission requests near the line bound while the
+// handler waits for a user: 64 of them held about 2 GiB. The client bounds
+// the bytes the requests with OnPermission hold between them, and denies
+// the rest itself, at once; one request over the whole bound is denied
+// without asking.
+func TestPendingPermissionBytesAreBounded(t *testing.T) {
+	tests := []struct {
+		name  string
+		bound int // Config.MaxPendingPermissionBytes
+		size  int // each request's toolCall text
+		empty int // and its number of empty options, 48 bytes each
+		n     int // how many requests
+	}{
+		// 1.1 MiB held each from 72 KiB on the wire.
+		{"default", 0, 0, 24 << 10, 20},
+		{"configured", 256 << 10, 32 << 10, 0, 16},
+		{"one over the bound", 1 << 10, 2 << 10, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bound := tt.bound
+			if bound == 0 {
+				bound = acp.DefaultMaxPendingPermissionBytes
+			}
+			var held, maxHeld atomic.Int64
+			entered := make(chan struct{}, tt.n)
+			c, a, _ := newRawClient(t, acp.Config{
+				MaxPendingPermissionBytes: tt.bound,
+				OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+					size := int64(heldBy(req))
+					n := held.Add(size)
+					for m := maxHeld.Load(); n > m && !maxHeld.CompareAndSwap(m, n); m = maxHeld.Load() {
+					}
+					defer held.Add(-size)
+					entered <- struct{}{}
+					<-ctx.Done() // a user who never answers
+					return acp.Select("yes")
+				},
+			})
+			a.initialize(c)
+			text := strings.Repeat("x", tt.size)
+			empty := strings.Repeat("{},", tt.empty)
+			var asked, denied int
+			for i := range tt.n {
+				a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c%d","content":[{"type":"content","content":{"type":"text","text":%q}}]},"options":[%s{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, i, i, text, empty))
+				select {
+				case <-entered:
+					asked++
+				case m := <-a.lines:
+					var res acp.RequestPermissionResponse
+					if err := json.Unmarshal(m.Result, &res); err != nil || res.Outcome != acp.Select("no") {
+						t.Fatalf("request %d answered %s (%v), want the deny default", i, m.Result, err)
+					}
+					denied++
+				}
+			}
+			if got := maxHeld.Load(); got > int64(bound) {
+				t.Fatalf("requests with OnPermission held %d bytes at once, bound %d", got, bound)
+			}
+			if denied == 0 {
+				t.Fatalf("%d requests of %d bytes all reached OnPermission under a bound of %d", tt.n, tt.size, bound)
+			}
+			if tt.n > 1 && asked == 0 {
+				t.Fatalf("no request reached OnPermission under a bound of %d", bound)
+			}
+		})
+	}
+}
+
+// heldBy is what Config.MaxPendingPermissionBytes documents it counts for
+// req: the bytes of its strings and of ToolCall.Raw, plus 48 per option.
+func heldBy(req acp.RequestPermissionRequest) int {
+	n := len(req.SessionID) + len(req.ToolCall.ToolCallID) + len(req.ToolCall.Title) + len(req.ToolCall.Kind) + len(req.ToolCall.Raw)
+	for _, o := range req.Options {
+		n += 48 + len(o.OptionID) + len(o.Name) + len(o.Kind)
+	}
+	return n
+}

@@ -92,11 +92,13 @@ func (c *Client) replyError(id ID, code int, msg string) {
 const maxPendingPermissions = 64
 
 // startPermission answers one permission request on its own goroutine;
-// beyond maxPendingPermissions in flight it denies at once, without
-// asking Config.OnPermission.
+// beyond maxPendingPermissions in flight, or beyond
+// Config.MaxPendingPermissionBytes held by them, it denies at once,
+// without asking Config.OnPermission.
 func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &permCall{cancel: cancel}
+	held := req.heldBytes()
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -105,7 +107,8 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	}
 	// Mutant: deleting this bound lets a flood reach OnPermission;
 	// TestPermissionFloodIsBounded fails.
-	if c.nperms >= maxPendingPermissions {
+	if c.nperms >= maxPendingPermissions ||
+		held > orDefault(c.cfg.MaxPendingPermissionBytes, DefaultMaxPendingPermissionBytes)-c.permBytes {
 		c.mu.Unlock()
 		cancel()
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: decide(ctx, nil, req)})
@@ -113,6 +116,7 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		return
 	}
 	c.nperms++
+	c.permBytes += held
 	if c.perms[req.SessionID] == nil {
 		c.perms[req.SessionID] = map[*permCall]struct{}{}
 	}
@@ -123,6 +127,7 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		out := decide(ctx, c.cfg.OnPermission, req)
 		c.mu.Lock()
 		c.nperms--
+		c.permBytes -= held
 		delete(c.perms[req.SessionID], p)
 		if len(c.perms[req.SessionID]) == 0 {
 			delete(c.perms, req.SessionID)

@@ -37,7 +37,10 @@
 //     under a burst (a replay after a reconnect); a slow handler slows the
 //     agent instead.
 //   - Permission requests are denied unless a handler says otherwise, and
-//     are answered "cancelled" after session/cancel, as ACP requires.
+//     are answered "cancelled" after session/cancel, as ACP requires. At
+//     most 64 of them, holding at most Config.MaxPendingPermissionBytes
+//     (default [DefaultMaxPendingPermissionBytes]), are with the handler
+//     at once; the client denies the rest itself.
 //   - Errors never quote the content of a session field; this package never
 //     imports custody: the process path holds no plane credential.
 package acp
