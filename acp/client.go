@@ -34,20 +34,22 @@ type Config struct {
 	// Cancel for the request's session and by the end of the client; the
 	// answer is then "cancelled" whatever OnPermission returns, and
 	// OnPermission should return promptly (its goroutine lives until it
-	// does). At most 64 requests, holding at most MaxPendingPermissionBytes
-	// between them, are with OnPermission at once; a request beyond either
-	// bound is denied by the client itself, as a nil OnPermission does, so
-	// that an agent flooding requests cannot hold a goroutine, a prompt
-	// and its bytes for each. Nil denies every request: it selects the
-	// first reject_once or reject_always option, or answers "cancelled"
-	// when there is none.
+	// does). The client denies a request itself, as a nil OnPermission
+	// does, without asking OnPermission, when it names a session that
+	// NewSession did not create on this client (so any request before
+	// initialize is answered), or when 64 requests, or requests holding
+	// MaxPendingPermissionBytes between them, are already with
+	// OnPermission: an agent flooding requests cannot hold a goroutine, a
+	// prompt and its bytes for each. Nil denies every request: it selects
+	// the first reject_once or reject_always option, or answers
+	// "cancelled" when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
 	// MaxPendingPermissionBytes bounds the bytes held by the permission
 	// requests with OnPermission at once, each counted as the bytes of its
 	// strings and of ToolCall.Raw plus 48 per option (what decoding it
-	// holds); zero means DefaultMaxPendingPermissionBytes. A request that would take the sum
-	// over the bound is denied without asking OnPermission, so one request
-	// larger than the bound is always denied.
+	// holds); zero means DefaultMaxPendingPermissionBytes. A request that
+	// would take the sum over the bound is denied without asking
+	// OnPermission, so one request larger than the bound is always denied.
 	MaxPendingPermissionBytes int
 }
 
@@ -96,13 +98,20 @@ type Client struct {
 	initErr   error
 	initReady chan struct{} // closed when init leaves initInFlight
 
-	mu        sync.Mutex // guards pending, perms, nperms, permBytes, err
-	pending   map[ID]chan Message
+	mu        sync.Mutex // guards pending, sessions, perms, nperms, permBytes, err
+	pending   map[ID]pendingCall
+	sessions  map[string]struct{}               // ids of the sessions session/new created
 	perms     map[string]map[*permCall]struct{} // by session id
 	nperms    int                               // permission requests being answered
 	permBytes int                               // their heldBytes, summed
 	err       error                             // set once: why the client ended
 	done      chan struct{}                     // closed when err is set
+}
+
+// pendingCall is one call waiting for its response.
+type pendingCall struct {
+	method string
+	ch     chan Message // buffered: the response is sent without blocking
 }
 
 // permCall is one session/request_permission being answered.
@@ -116,7 +125,8 @@ func NewClient(r io.Reader, w io.Writer, cfg Config) *Client {
 		r:         NewReader(r, cfg.MaxLineBytes),
 		w:         NewWriter(w, cfg.MaxLineBytes),
 		initReady: make(chan struct{}),
-		pending:   map[ID]chan Message{},
+		pending:   map[ID]pendingCall{},
+		sessions:  map[string]struct{}{},
 		perms:     map[string]map[*permCall]struct{}{},
 		done:      make(chan struct{}),
 	}
@@ -322,7 +332,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		c.mu.Unlock()
 		return closedErr(err)
 	}
-	c.pending[id] = ch
+	c.pending[id] = pendingCall{method: method, ch: ch}
 	c.mu.Unlock()
 	forget := func() {
 		c.mu.Lock()

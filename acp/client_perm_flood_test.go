@@ -35,6 +35,7 @@ func TestPermissionFloodIsBounded(t *testing.T) {
 		},
 	})
 	a.initialize(c)
+	a.openSession(c, "s")
 	var batch []string
 	for i := range flood {
 		batch = append(batch, fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c%d"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, i, i))
@@ -100,6 +101,7 @@ func TestPendingPermissionBytesAreBounded(t *testing.T) {
 				},
 			})
 			a.initialize(c)
+			a.openSession(c, "s")
 			text := strings.Repeat("x", tt.size)
 			empty := strings.Repeat("{},", tt.empty)
 			var asked, denied int
@@ -137,4 +139,64 @@ func heldBy(req acp.RequestPermissionRequest) int {
 		n += 48 + len(o.OptionID) + len(o.Name) + len(o.Kind)
 	}
 	return n
+}
+
+// A permission request names its session. One for a session the client
+// never created (a stranger's id, or any id before initialize is answered
+// or before session/new is) is the agent's invention: no user is asked, it
+// is denied at once.
+func TestPermissionForAStrangerSessionIsDenied(t *testing.T) {
+	asked := make(chan string, 8)
+	c, a, _ := newRawClient(t, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			asked <- req.SessionID
+			return acp.Select("yes")
+		},
+	})
+	request := func(id int, sid string) acp.PermissionOutcome {
+		t.Helper()
+		a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"session/request_permission","params":{"sessionId":%q,"toolCall":{"toolCallId":"c"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, id, sid))
+		for {
+			m := a.next()
+			if m.IsResponse() && m.ID == acp.StringID(fmt.Sprintf("p%d", id)) {
+				var res acp.RequestPermissionResponse
+				if err := json.Unmarshal(m.Result, &res); err != nil {
+					t.Fatalf("answer %s: %v", m.Result, err)
+				}
+				return res.Outcome
+			}
+		}
+	}
+	deny := acp.Select("no")
+
+	// Before initialize is answered.
+	initDone := make(chan error, 1)
+	go func() { _, err := c.Initialize(context.Background()); initDone <- err }()
+	initReq := a.next()
+	if got := request(0, "s1"); got != deny {
+		t.Errorf("request before initialize answered %+v, want %+v", got, deny)
+	}
+	a.reply(initReq.ID, `{"protocolVersion":1}`)
+	if err := <-initDone; err != nil {
+		t.Fatal(err)
+	}
+	// After initialize, before session/new.
+	if got := request(1, "s1"); got != deny {
+		t.Errorf("request before session/new answered %+v, want %+v", got, deny)
+	}
+	a.openSession(c, "s1")
+	if got := request(2, "s2"); got != deny {
+		t.Errorf("request for a stranger's session answered %+v, want %+v", got, deny)
+	}
+	if got := request(3, "s1"); got != acp.Select("yes") {
+		t.Errorf("request for the client's session answered %+v, want the handler's", got)
+	}
+	close(asked)
+	var got []string
+	for sid := range asked {
+		got = append(got, sid)
+	}
+	if fmt.Sprint(got) != "[s1]" {
+		t.Errorf("OnPermission was asked for sessions %v, want [s1] once", got)
+	}
 }

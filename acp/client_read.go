@@ -54,11 +54,20 @@ func (c *Client) dispatch(m *Message) {
 		c.end(r)
 	case m.IsResponse():
 		c.mu.Lock()
-		ch, ok := c.pending[m.ID]
+		call, ok := c.pending[m.ID]
 		delete(c.pending, m.ID)
+		if ok && call.method == MethodSessionNew && m.Error == nil {
+			// Known before any later line is dispatched, so that the
+			// session's permission requests are never taken for a
+			// stranger's.
+			var s NewSessionResponse
+			if json.Unmarshal(m.Result, &s) == nil && s.SessionID != "" {
+				c.sessions[s.SessionID] = struct{}{}
+			}
+		}
 		c.mu.Unlock()
 		if ok {
-			ch <- *m // buffered, never blocks
+			call.ch <- *m // buffered, never blocks
 		}
 	case m.Method == MethodSessionUpdate && m.IsNotification():
 		if c.cfg.OnUpdate == nil {
@@ -91,10 +100,12 @@ func (c *Client) replyError(id ID, code int, msg string) {
 // prompt to a user) for each.
 const maxPendingPermissions = 64
 
-// startPermission answers one permission request on its own goroutine;
-// beyond maxPendingPermissions in flight, or beyond
-// Config.MaxPendingPermissionBytes held by them, it denies at once,
-// without asking Config.OnPermission.
+// startPermission answers one permission request on its own goroutine. It
+// denies at once, without asking Config.OnPermission, a request for a
+// session that session/new did not create on this client (which covers
+// every request before initialize is answered), and one beyond
+// maxPendingPermissions in flight or beyond Config.MaxPendingPermissionBytes
+// held by them.
 func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &permCall{cancel: cancel}
@@ -105,9 +116,10 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		cancel()
 		return
 	}
+	_, known := c.sessions[req.SessionID]
 	// Mutant: deleting this bound lets a flood reach OnPermission;
 	// TestPermissionFloodIsBounded fails.
-	if c.nperms >= maxPendingPermissions ||
+	if !known || c.nperms >= maxPendingPermissions ||
 		held > orDefault(c.cfg.MaxPendingPermissionBytes, DefaultMaxPendingPermissionBytes)-c.permBytes {
 		c.mu.Unlock()
 		cancel()

@@ -130,6 +130,28 @@ func (a *rawAgent) initialize(c *acp.Client) {
 	}
 }
 
+// openSession runs NewSession against the raw agent, which answers with
+// session id sid.
+func (a *rawAgent) openSession(c *acp.Client, sid string) {
+	a.t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"})
+		if err == nil && s.SessionID != sid {
+			err = fmt.Errorf("NewSession = %q, want %q", s.SessionID, sid)
+		}
+		done <- err
+	}()
+	m := a.next()
+	if m.Method != acp.MethodSessionNew {
+		a.t.Fatalf("message is %q, want session/new", m.Method)
+	}
+	a.reply(m.ID, fmt.Sprintf(`{"sessionId":%q}`, sid))
+	if err := <-done; err != nil {
+		a.t.Fatal(err)
+	}
+}
+
 // Mutant: deleting the initialized check in NewSession (or its wait on
 // initReady) makes TestNoSessionBeforeInitialize fail.
 func TestNoSessionBeforeInitialize(t *testing.T) {
@@ -245,11 +267,12 @@ func TestOverlappingIDs(t *testing.T) {
 	var tr acptest.Transcript
 	c, a, _ := newRawClient(t, acp.Config{OnPermission: tr.OnPermission})
 	a.initialize(c)
+	a.openSession(c, "real")
 	got := make(chan error, 1)
 	go func() {
 		s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"})
-		if err == nil && s.SessionID != "real" {
-			err = fmt.Errorf("session id %q, want real", s.SessionID)
+		if err == nil && s.SessionID != "second" {
+			err = fmt.Errorf("session id %q, want second", s.SessionID)
 		}
 		got <- err
 	}()
@@ -271,7 +294,7 @@ func TestOverlappingIDs(t *testing.T) {
 		t.Fatalf("session/new returned before its response: %v", err)
 	default:
 	}
-	a.reply(req.ID, `{"sessionId":"real"}`)
+	a.reply(req.ID, `{"sessionId":"second"}`)
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
@@ -335,6 +358,7 @@ func TestCancelAnswersPendingPermission(t *testing.T) {
 		},
 	})
 	a.initialize(c)
+	a.openSession(c, "s1")
 	a.send(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`)
 	if id := <-asked; id != "s1" {
 		t.Fatalf("permission for %q, want s1", id)
@@ -391,6 +415,7 @@ func TestCancelIsWrittenBeforeThePermissionAnswers(t *testing.T) {
 		},
 	}, func(w io.Writer) io.Writer { return slowCancel{w} })
 	a.initialize(c)
+	a.openSession(c, "s1")
 	a.send(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`)
 	<-asked
 	go func() { _ = c.Cancel("s1") }()

@@ -37,7 +37,10 @@
 //     under a burst (a replay after a reconnect); a slow handler slows the
 //     agent instead.
 //   - Permission requests are denied unless a handler says otherwise, and
-//     are answered "cancelled" after session/cancel, as ACP requires. At
+//     are answered "cancelled" after session/cancel, as ACP requires. A
+//     request for a session that session/new did not create on this client
+//     (any request before initialize is answered among them) is denied
+//     without asking the handler. At
 //     most 64 of them, holding at most Config.MaxPendingPermissionBytes
 //     (default [DefaultMaxPendingPermissionBytes]), are with the handler
 //     at once; the client denies the rest itself.
