@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 )
@@ -185,7 +186,7 @@ var updateMembers = []string{"jsonrpc", "method", "params"}
 // pass, and reports false for anything else, which then takes the general
 // path (ParseLine, dispatch) with the same outcome, only slower.
 func parseUpdate(line []byte) (SessionNotification, bool) {
-	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, updateMethod) {
+	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, updateMethod) || !utf8.Valid(line) {
 		return SessionNotification{}, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))

@@ -20,7 +20,8 @@
 //   - Input that ends inside a line is [CodeTruncatedLine]; the partial
 //     line is never delivered.
 //   - A line is one JSON-RPC 2.0 object or a non-empty JSON array of them
-//     (a batch); anything else is [CodeInvalidMessage]. Parsing is strict:
+//     (a batch), in valid UTF-8; anything else is [CodeInvalidMessage], so
+//     no invalid byte ever reaches Params or Result. Parsing is strict:
 //     "jsonrpc" must be "2.0", ids are strings, integers or null, a
 //     response carries exactly one of result and error.
 //   - session/new is checked against [SessionLimits] (resume_blob,

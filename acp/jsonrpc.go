@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 )
@@ -121,13 +122,20 @@ func (m Message) MarshalJSON() ([]byte, error) {
 
 // ParseLine decodes one line into its messages, appending them to dst: one
 // message for a JSON object, one per element for a JSON array (a batch).
-// Anything else, an empty batch, or a member that breaks JSON-RPC 2.0 is a
-// *checkfu.Refusal with code [CodeInvalidMessage]. Unknown members are
-// refused (the JSON-RPC 2.0 object has a closed set of members).
+// Anything else, an empty batch, a line that is not valid UTF-8, or a
+// member that breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
+// [CodeInvalidMessage]. Unknown members are refused (the JSON-RPC 2.0
+// object has a closed set of members).
 func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty line")
+	}
+	// ACP is UTF-8. encoding/json would keep invalid bytes verbatim in
+	// Params and Result, and a reader of the same line that replaces them
+	// would see another message.
+	if i := invalidUTF8(line); i >= 0 {
+		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: line is not valid UTF-8 at byte %d", i)
 	}
 	switch line[0] {
 	case '{':
@@ -227,6 +235,22 @@ func checkErrorMembers(name string, val []byte) error {
 		return checkMembers(val, errorMembers, nil)
 	}
 	return nil
+}
+
+// invalidUTF8 returns the offset of the first byte of b that does not
+// begin a valid UTF-8 encoding, or -1 when b is valid UTF-8.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 func nullIsAbsent(b json.RawMessage) json.RawMessage {

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/acp"
@@ -78,5 +79,44 @@ func TestNullUpdateParamsAreDropped(t *testing.T) {
 	a.send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"real","update":{}}}`)
 	if n := <-got; n.SessionID != "real" {
 		t.Fatalf("OnUpdate got %+v first, want the update of session real", n)
+	}
+}
+
+// ACP is UTF-8. encoding/json keeps invalid bytes verbatim in a
+// RawMessage (Params, Result) and replaces them with U+FFFD in a string,
+// so a line with invalid UTF-8 parsed, and its bytes reached Params
+// unchanged: a recorder or proxy that replaces them read another message.
+// ParseLine refuses such a line, and the Client ends on it instead of
+// delivering it, on the update fast path too.
+func TestInvalidUTF8IsRefused(t *testing.T) {
+	lines := []string{
+		"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\",\"update\":{\"text\":\"\xff\"}}}",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s\xc3\",\"update\":{}}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"stopReason\":\"end_turn\",\"x\":\"\xed\xa0\x80\"}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xfe\",\"method\":\"session/request_permission\",\"params\":{}}",
+		"[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"jsonrpc\":\"2.0\",\"method\":\"m\xc0\xaf\"}]",
+	}
+	for _, line := range lines {
+		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeInvalidMessage) {
+			t.Errorf("ParseLine(%q) = %v, want invalid_message", line, err)
+		}
+	}
+	if _, err := acp.ParseLine(nil, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"\xef\xbf\xbd \xe2\x82\xac\"}}")); err != nil {
+		t.Errorf("ParseLine refuses valid UTF-8 (U+FFFD itself, a euro sign): %v", err)
+	}
+	for _, line := range lines[:2] {
+		var got []acp.SessionNotification
+		c, a, _ := newRawClient(t, acp.Config{OnUpdate: func(n acp.SessionNotification) { got = append(got, n) }})
+		a.send(line)
+		// A line that ends the client in any case, so the test cannot hang;
+		// once the client has ended nobody reads it, so it is written aside.
+		go func() { _ = a.out.WriteLine([]byte(`not json`)) }()
+		<-c.Done()
+		if !errors.Is(c.Err(), acp.CodeInvalidMessage) || !strings.Contains(c.Err().Error(), "UTF-8") {
+			t.Errorf("after %q the client ended with %v, want invalid_message", line, c.Err())
+		}
+		if len(got) != 0 {
+			t.Errorf("OnUpdate got %+v from %q", got, line)
+		}
 	}
 }
