@@ -76,7 +76,7 @@ const (
 //
 // The Client never pipelines: session/new and session/prompt wait until
 // initialize has been answered successfully, and are refused with
-// [CodeNotInitialized] when it was not called or failed. Responses may
+// [CodeClientNotInitialized] when it was not called or failed. Responses may
 // arrive in any order; the agent's own request ids may equal the client's
 // (a message with a method is never matched against a pending call).
 //
@@ -187,7 +187,7 @@ func (c *Client) Close() error {
 
 // Initialize sends initialize with protocol version 1 and waits for the
 // answer. It may be called once; an agent answering another protocol
-// version is refused with [CodeUnsupportedProtocolVersion].
+// version is refused with [CodeProtocolVersionUnsupported].
 func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -206,7 +206,7 @@ func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
 		ClientInfo:      c.cfg.ClientInfo,
 	}, &resp)
 	if err == nil && resp.ProtocolVersion != ProtocolVersion {
-		err = checkfu.Refuse(CodeUnsupportedProtocolVersion,
+		err = checkfu.Refuse(CodeProtocolVersionUnsupported,
 			"acp: agent answered protocol version %d, this client speaks %d; use an agent that supports ACP v1", resp.ProtocolVersion, ProtocolVersion)
 	}
 	c.initMu.Lock()
@@ -230,7 +230,7 @@ func (c *Client) initialized(ctx context.Context) error {
 	st := c.init
 	c.initMu.Unlock()
 	if st == initNone {
-		return checkfu.Refuse(CodeNotInitialized, "acp: call Initialize before any session method")
+		return checkfu.Refuse(CodeClientNotInitialized, "acp: call Initialize before any session method")
 	}
 	select {
 	case <-c.initReady:
@@ -240,7 +240,7 @@ func (c *Client) initialized(ctx context.Context) error {
 	c.initMu.Lock()
 	defer c.initMu.Unlock()
 	if c.init != initDone {
-		return &checkfu.Refusal{Code: CodeNotInitialized, Message: "acp: initialize failed", Err: c.initErr}
+		return &checkfu.Refusal{Code: CodeClientNotInitialized, Message: "acp: initialize failed", Err: c.initErr}
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func (c *Client) initialized(ctx context.Context) error {
 // NewSession checks req against the configured [SessionLimits], then sends
 // session/new and waits for the session id. A request over a limit is
 // refused before anything is written to the agent; an answer without a
-// session id is refused with [CodeInvalidMessage].
+// session id is refused with [CodeMessageInvalid].
 func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSessionResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -266,14 +266,14 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 	// Mutant: deleting this check returns an empty session id as a
 	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if resp.SessionID == "" {
-		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/new was answered without a sessionId")
+		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/new was answered without a sessionId")
 	}
 	return &resp, nil
 }
 
 // Prompt sends session/prompt and waits for the end of the turn. Updates of
 // the turn reach Config.OnUpdate before Prompt returns. A stop reason ACP
-// v1 does not define is refused with [CodeInvalidMessage]. To end a turn
+// v1 does not define is refused with [CodeMessageInvalid]. To end a turn
 // early, call Cancel: the agent then answers with [StopCancelled].
 // Cancelling ctx only stops waiting, except while the request is still
 // being written (an agent that stopped reading its input): a line cut
@@ -292,7 +292,7 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	// Mutant: deleting this check returns an undefined stop reason as a
 	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if !resp.StopReason.Valid() {
-		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/prompt ended with stop reason %.32q, which ACP v1 does not define", string(resp.StopReason))
+		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/prompt ended with stop reason %.32q, which ACP v1 does not define", string(resp.StopReason))
 	}
 	return &resp, nil
 }
@@ -322,7 +322,7 @@ func (c *Client) Cancel(sessionID string) error {
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
-		return checkfu.Refuse(CodeInvalidMessage, "acp: cannot encode %s params: %v", method, err)
+		return checkfu.Refuse(CodeMessageInvalid, "acp: cannot encode %s params: %v", method, err)
 	}
 	id := IntID(c.nextID.Add(1) - 1)
 	ch := make(chan Message, 1)
@@ -373,7 +373,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 			return m.Error
 		}
 		if err := json.Unmarshal(m.Result, out); err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: %s result does not decode: %v", method, err)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: %s result does not decode: %v", method, err)
 		}
 		return nil
 	case <-c.done:

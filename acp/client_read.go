@@ -48,7 +48,7 @@ func (c *Client) dispatch(m *Message) {
 	case m.IsResponse() && m.ID.raw == "null":
 		// The agent could not parse or route something the client sent:
 		// some call will never be answered. Fail closed.
-		r := &checkfu.Refusal{Code: CodeInvalidMessage, Message: "acp: the agent answered a message it could not identify (null id)"}
+		r := &checkfu.Refusal{Code: CodeMessageInvalid, Message: "acp: the agent answered a message it could not identify (null id)"}
 		if m.Error != nil {
 			r.Err = m.Error
 		}

@@ -159,11 +159,11 @@ func TestNoSessionBeforeInitialize(t *testing.T) {
 	// A cancelled context: the refusal must come before any wait or write.
 	done, cancelDone := context.WithCancel(context.Background())
 	cancelDone()
-	if _, err := c.NewSession(done, acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("NewSession before Initialize = %v, want not_initialized", err)
+	if _, err := c.NewSession(done, acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("NewSession before Initialize = %v, want client_not_initialized", err)
 	}
-	if _, err := c.Prompt(done, "s", acp.TextBlock("hi")); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("Prompt before Initialize = %v, want not_initialized", err)
+	if _, err := c.Prompt(done, "s", acp.TextBlock("hi")); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("Prompt before Initialize = %v, want client_not_initialized", err)
 	}
 	if cw.buf.Len() != 0 {
 		t.Fatalf("client wrote %q before Initialize", cw.buf.String())
@@ -221,11 +221,11 @@ func TestUnsupportedProtocolVersion(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := c.Initialize(context.Background()); done <- err }()
 	a.reply(a.next().ID, `{"protocolVersion":2}`)
-	if err := <-done; !errors.Is(err, acp.CodeUnsupportedProtocolVersion) {
-		t.Fatalf("Initialize = %v, want unsupported_protocol_version", err)
+	if err := <-done; !errors.Is(err, acp.CodeProtocolVersionUnsupported) {
+		t.Fatalf("Initialize = %v, want protocol_version_unsupported", err)
 	}
-	if _, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("NewSession after a failed initialize = %v, want not_initialized", err)
+	if _, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("NewSession after a failed initialize = %v, want client_not_initialized", err)
 	}
 }
 
@@ -310,11 +310,11 @@ func TestBadInputEndsTheClient(t *testing.T) {
 		want error
 	}{
 		{"over-long", `{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`, acp.CodeLineTooLong},
-		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeInvalidMessage},
-		{"not json-rpc", `hello from a debug print`, acp.CodeInvalidMessage},
+		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeMessageInvalid},
+		{"not json-rpc", `hello from a debug print`, acp.CodeMessageInvalid},
 		// Mutant: deleting the null-id case in dispatch makes this row hang
 		// until the test's timeout.
-		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeInvalidMessage},
+		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeMessageInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // Mutant: deleting the zero check from Initialize makes it panic (close
 // of a nil channel, after which NewSession and Prompt would wait forever
 // on an initialize that never ends); from Cancel, it panics; from
-// NewSession or Prompt, they answer not_initialized, as if an agent were
+// NewSession or Prompt, they answer client_not_initialized, as if an agent were
 // there to initialize.
 func TestZeroClientRefuses(t *testing.T) {
 	var c acp.Client

@@ -17,10 +17,10 @@
 //     next line; the [Client] instead ends, because the discarded line may
 //     have been a response and a hole in the transcript must not pass
 //     silently.
-//   - Input that ends inside a line is [CodeTruncatedLine]; the partial
+//   - Input that ends inside a line is [CodeLineTruncated]; the partial
 //     line is never delivered.
 //   - A line is one JSON-RPC 2.0 object or a non-empty JSON array of them
-//     (a batch), in valid UTF-8; anything else is [CodeInvalidMessage], so
+//     (a batch), in valid UTF-8; anything else is [CodeMessageInvalid], so
 //     no invalid byte ever reaches Params or Result. Parsing is strict:
 //     "jsonrpc" must be "2.0", ids are strings, integers or null, a
 //     response carries exactly one of result and error.

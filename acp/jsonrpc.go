@@ -44,11 +44,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case len(b) == 0:
-		return checkfu.Refuse(CodeInvalidMessage, "acp: empty id")
+		return checkfu.Refuse(CodeMessageInvalid, "acp: empty id")
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %.64q is not a string", b)
 		}
 		*id = StringID(s)
 	case string(b) == "null":
@@ -56,7 +56,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string, an integer or null", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %.64q is not a string, an integer or null", b)
 		}
 		*id = IntID(n)
 	}
@@ -124,18 +124,18 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // message for a JSON object, one per element for a JSON array (a batch).
 // Anything else, an empty batch, a line that is not valid UTF-8, or a
 // member that breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
-// [CodeInvalidMessage]. Unknown members are refused (the JSON-RPC 2.0
+// [CodeMessageInvalid]. Unknown members are refused (the JSON-RPC 2.0
 // object has a closed set of members).
 func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty line")
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty line")
 	}
 	// ACP is UTF-8. encoding/json would keep invalid bytes verbatim in
 	// Params and Result, and a reader of the same line that replaces them
 	// would see another message.
 	if i := invalidUTF8(line); i >= 0 {
-		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: line is not valid UTF-8 at byte %d", i)
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line is not valid UTF-8 at byte %d", i)
 	}
 	switch line[0] {
 	case '{':
@@ -147,15 +147,15 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	case '[':
 		var elems []json.RawMessage
 		if err := json.Unmarshal(line, &elems); err != nil {
-			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: batch is not a JSON array: %v", err)
+			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: batch is not a JSON array: %v", err)
 		}
 		if len(elems) == 0 {
-			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty batch")
+			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty batch")
 		}
 		n := len(dst)
 		for i, e := range elems {
 			if len(e) == 0 || e[0] != '{' {
-				return dst[:n], checkfu.Refuse(CodeInvalidMessage, "acp: batch element %d is not an object", i)
+				return dst[:n], checkfu.Refuse(CodeMessageInvalid, "acp: batch element %d is not an object", i)
 			}
 			m, err := parseMessage(e)
 			if err != nil {
@@ -165,7 +165,7 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		}
 		return dst, nil
 	default:
-		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: line starts with %q, want a JSON object or array", line[:1])
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line starts with %q, want a JSON object or array", line[:1])
 	}
 }
 
@@ -178,10 +178,10 @@ func parseMessage(b []byte) (Message, error) {
 		if errors.As(err, &r) {
 			return Message{}, r
 		}
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: not a JSON-RPC message: %v", err)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: not a JSON-RPC message: %v", err)
 	}
 	if dec.More() {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: trailing data after a JSON-RPC message")
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: trailing data after a JSON-RPC message")
 	}
 	// Mutant: deleting this check lets "ID" stand for "id" and a second
 	// "id" overwrite the first; TestMemberNamesAreExactAndUnique fails.
@@ -189,7 +189,7 @@ func parseMessage(b []byte) (Message, error) {
 		return Message{}, err
 	}
 	if w.JSONRPC != "2.0" {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
 	}
 	m := Message{Method: w.Method, Params: nullIsAbsent(w.Params), Result: w.Result}
 	if w.ID != nil {
@@ -199,25 +199,25 @@ func parseMessage(b []byte) (Message, error) {
 	}
 	if m.Method != "" {
 		if w.Result != nil || w.Error != nil {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q carries a result or an error", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %q carries a result or an error", m.Method)
 		}
 		if m.ID.raw == "null" {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q has a null id", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %q has a null id", m.Method)
 		}
 		return m, nil
 	}
 	if w.ID == nil {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: message has neither a method nor an id")
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: message has neither a method nor an id")
 	}
 	if len(w.Params) != 0 {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response carries params")
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response carries params")
 	}
 	if (w.Result == nil) == (w.Error == nil) {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response %s must carry exactly one of result and error", m.ID.raw)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response %s must carry exactly one of result and error", m.ID.raw)
 	}
 	if w.Error != nil {
 		if w.Error.Code == nil || w.Error.Message == nil {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: error object of response %s lacks code or message", m.ID.raw)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: error object of response %s lacks code or message", m.ID.raw)
 		}
 		m.Error = &RPCError{Code: *w.Error.Code, Message: *w.Error.Message, Data: w.Error.Data}
 	}

@@ -25,18 +25,18 @@ func checkMembers(obj []byte, names []string, each func(name string, val []byte)
 			i = skipSpace(obj, i+1)
 		}
 		if i >= len(obj) || obj[i] != '"' {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: malformed object")
+			return checkfu.Refuse(CodeMessageInvalid, "acp: malformed object")
 		}
 		end := skipString(obj, i)
 		if end-i < 2 || obj[end-1] != '"' {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: malformed object")
+			return checkfu.Refuse(CodeMessageInvalid, "acp: malformed object")
 		}
 		raw := obj[i:end]
 		name := raw[1 : len(raw)-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
 			var s string
 			if json.Unmarshal(raw, &s) != nil {
-				return checkfu.Refuse(CodeInvalidMessage, "acp: member name %.32q does not decode", raw)
+				return checkfu.Refuse(CodeMessageInvalid, "acp: member name %.32q does not decode", raw)
 			}
 			name = []byte(s)
 		}
@@ -48,10 +48,10 @@ func checkMembers(obj []byte, names []string, each func(name string, val []byte)
 			}
 		}
 		if k < 0 {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: unknown member %.32q (JSON-RPC member names are case-sensitive)", name)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: unknown member %.32q (JSON-RPC member names are case-sensitive)", name)
 		}
 		if seen&(1<<k) != 0 {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: member %q appears twice", names[k])
+			return checkfu.Refuse(CodeMessageInvalid, "acp: member %q appears twice", names[k])
 		}
 		seen |= 1 << k
 		i = skipSpace(obj, end)

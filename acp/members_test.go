@@ -29,8 +29,8 @@ func TestMemberNamesAreExactAndUnique(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","message":"n"}}`,
 		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","iD":2,"result":{}}]`,
 	} {
-		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeInvalidMessage) {
-			t.Errorf("ParseLine(%s) = %v, want invalid_message", line, err)
+		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeMessageInvalid) {
+			t.Errorf("ParseLine(%s) = %v, want message_invalid", line, err)
 		}
 	}
 	for _, line := range []string{
@@ -58,8 +58,8 @@ func TestUpdateFastPathRefusesDuplicateMembers(t *testing.T) {
 	// once the client has ended nobody reads it, so it is written aside.
 	go func() { _ = a.out.WriteLine([]byte(`not json`)) }()
 	<-c.Done()
-	if !errors.Is(c.Err(), acp.CodeInvalidMessage) {
-		t.Fatalf("Err() = %v, want invalid_message", c.Err())
+	if !errors.Is(c.Err(), acp.CodeMessageInvalid) {
+		t.Fatalf("Err() = %v, want message_invalid", c.Err())
 	}
 	if len(got) != 0 {
 		t.Fatalf("OnUpdate got %+v from a line with two params", got)
@@ -97,8 +97,8 @@ func TestInvalidUTF8IsRefused(t *testing.T) {
 		"[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"jsonrpc\":\"2.0\",\"method\":\"m\xc0\xaf\"}]",
 	}
 	for _, line := range lines {
-		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeInvalidMessage) {
-			t.Errorf("ParseLine(%q) = %v, want invalid_message", line, err)
+		if _, err := acp.ParseLine(nil, []byte(line)); !errors.Is(err, acp.CodeMessageInvalid) {
+			t.Errorf("ParseLine(%q) = %v, want message_invalid", line, err)
 		}
 	}
 	if _, err := acp.ParseLine(nil, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"\xef\xbf\xbd \xe2\x82\xac\"}}")); err != nil {
@@ -112,8 +112,8 @@ func TestInvalidUTF8IsRefused(t *testing.T) {
 		// once the client has ended nobody reads it, so it is written aside.
 		go func() { _ = a.out.WriteLine([]byte(`not json`)) }()
 		<-c.Done()
-		if !errors.Is(c.Err(), acp.CodeInvalidMessage) || !strings.Contains(c.Err().Error(), "UTF-8") {
-			t.Errorf("after %q the client ended with %v, want invalid_message", line, c.Err())
+		if !errors.Is(c.Err(), acp.CodeMessageInvalid) || !strings.Contains(c.Err().Error(), "UTF-8") {
+			t.Errorf("after %q the client ended with %v, want message_invalid", line, c.Err())
 		}
 		if len(got) != 0 {
 			t.Errorf("OnUpdate got %+v from %q", got, line)

@@ -35,7 +35,7 @@ func readAll(r *acp.Reader) []string {
 }
 
 func codeOf(err error) string {
-	for _, c := range []error{acp.CodeLineTooLong, acp.CodeTruncatedLine, acp.CodeInvalidLine, acp.CodeInvalidMessage} {
+	for _, c := range []error{acp.CodeLineTooLong, acp.CodeLineTruncated, acp.CodeLineInvalid, acp.CodeMessageInvalid} {
 		if errors.Is(err, c) {
 			return c.Error()
 		}
@@ -58,7 +58,7 @@ func TestReaderBound(t *testing.T) {
 		{"exactly the bound", "1234567890\n", 10, []string{"1234567890"}},
 		{"one over, then resync", "12345678901\nok\n", 10, []string{"!line_too_long", "ok"}},
 		{"over-long last line without newline", "ok\n12345678901", 10, []string{"ok", "!line_too_long"}},
-		{"truncated last line", "ok\npartial", 10, []string{"ok", "!truncated_line"}},
+		{"truncated last line", "ok\npartial", 10, []string{"ok", "!line_truncated"}},
 		{"long line within bound", long + "\nz\n", 300 << 10, []string{long, "z"}},
 		{"long line over bound", long + "\nz\n", 100 << 10, []string{"!line_too_long", "z"}},
 		{"long line one over", long + "\n", len(long) - 1, []string{"!line_too_long"}},
@@ -125,8 +125,8 @@ func TestWriterBound(t *testing.T) {
 	}{
 		{"1234567890", ""},
 		{"12345678901", "line_too_long"},
-		{"", "invalid_line"},
-		{"ab\ncd", "invalid_line"},
+		{"", "line_invalid"},
+		{"ab\ncd", "line_invalid"},
 		{strings.Repeat("y", 40<<10), "line_too_long"},
 	}
 	for _, tt := range tests {
