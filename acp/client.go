@@ -292,7 +292,7 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	// Mutant: deleting this check returns an undefined stop reason as a
 	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if !resp.StopReason.Valid() {
-		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/prompt ended with stop reason %.32q, which ACP v1 does not define", string(resp.StopReason))
+		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/prompt ended with stop reason %s, which ACP v1 does not define", checkfu.Quote(string(resp.StopReason)))
 	}
 	return &resp, nil
 }

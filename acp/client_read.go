@@ -87,7 +87,7 @@ func (c *Client) dispatch(m *Message) {
 		}
 		c.startPermission(m.ID, req)
 	case m.IsRequest():
-		c.replyError(m.ID, rpcMethodNotFound, "method not supported by this client: "+m.Method)
+		c.replyError(m.ID, rpcMethodNotFound, "method not supported by this client: "+checkfu.Quote(m.Method))
 	}
 	// Other notifications are ignored, as JSON-RPC allows.
 }

@@ -2,6 +2,8 @@ package acp
 
 import (
 	"fmt"
+
+	"github.com/checkfu/checkfu"
 )
 
 // An RPCError is a JSON-RPC 2.0 error object: the agent answered a request
@@ -14,14 +16,10 @@ type RPCError struct {
 	Data []byte `json:"-"`
 }
 
-// maxQuotedMessage bounds how much of an agent's error message Error
-// quotes, in characters.
-const maxQuotedMessage = 128
-
-// Error returns "acp: agent error CODE: " and MESSAGE quoted (Go syntax),
-// cut to its first 128 characters: the agent wrote it, so its control
-// bytes must not reach a log or terminal raw, nor its length fill one.
-// Message holds it whole.
+// Error returns "acp: agent error CODE: " and MESSAGE quoted by
+// checkfu.Quote (Go syntax, cut at 64 bytes with its length appended):
+// the agent wrote it, so its control bytes must not reach a log or
+// terminal raw, nor its length fill one. Message holds it whole.
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("acp: agent error %d: %.*q", e.Code, maxQuotedMessage, e.Message)
+	return fmt.Sprintf("acp: agent error %d: %s", e.Code, checkfu.Quote(e.Message))
 }

@@ -48,7 +48,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return checkfu.Refuse(CodeMessageInvalid, "acp: id %.64q is not a string", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %s is not a string", checkfu.Quote(string(b)))
 		}
 		*id = StringID(s)
 	case string(b) == "null":
@@ -56,7 +56,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
-			return checkfu.Refuse(CodeMessageInvalid, "acp: id %.64q is not a string, an integer or null", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %s is not a string, an integer or null", checkfu.Quote(string(b)))
 		}
 		*id = IntID(n)
 	}
@@ -165,7 +165,7 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		}
 		return dst, nil
 	default:
-		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line starts with %q, want a JSON object or array", line[:1])
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line starts with %s, want a JSON object or array", checkfu.Quote(string(line[:1])))
 	}
 }
 
@@ -189,7 +189,7 @@ func parseMessage(b []byte) (Message, error) {
 		return Message{}, err
 	}
 	if w.JSONRPC != "2.0" {
-		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: jsonrpc is %s, want \"2.0\"", checkfu.Quote(w.JSONRPC))
 	}
 	m := Message{Method: w.Method, Params: nullIsAbsent(w.Params), Result: w.Result}
 	if w.ID != nil {
@@ -199,10 +199,10 @@ func parseMessage(b []byte) (Message, error) {
 	}
 	if m.Method != "" {
 		if w.Result != nil || w.Error != nil {
-			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %q carries a result or an error", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %s carries a result or an error", checkfu.Quote(m.Method))
 		}
 		if m.ID.raw == "null" {
-			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %q has a null id", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %s has a null id", checkfu.Quote(m.Method))
 		}
 		return m, nil
 	}

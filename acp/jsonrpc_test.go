@@ -119,7 +119,30 @@ func TestRPCErrorQuotesTheAgentsMessage(t *testing.T) {
 	if len(got) > 1024 {
 		t.Errorf("Error() is %d bytes: the agent's message is not bounded", len(got))
 	}
-	if !strings.HasPrefix(got, `acp: agent error -32000: "boom\ncheckfu`) {
-		t.Errorf("Error() = %.80q, want the message quoted", got)
+	const want = `acp: agent error -32000: "boom\ncheckfu: all checks passed\x1b[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (1048611 bytes)`
+	if got != want {
+		t.Errorf("Error() = %s, want %s", got, want)
 	}
+}
+
+// Text the agent wrote reaches a parse error only through checkfu.Quote:
+// escaped, and cut at 64 bytes with its length.
+func TestParseErrorsQuoteTheAgentsText(t *testing.T) {
+	long := strings.Repeat("m", 100) + "\n\x1b"
+	tests := []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1.5,"result":{}}`, `refused: message_invalid: acp: id "1.5" is not a string, an integer or null`},
+		{`{"jsonrpc":"` + strings.Repeat("9", 70) + `","id":1,"result":{}}`, `refused: message_invalid: acp: jsonrpc is "` + strings.Repeat("9", 64) + `"... (70 bytes), want "2.0"`},
+		{`{"jsonrpc":"2.0","id":null,"method":` + strconvQuote(long) + `}`, `refused: message_invalid: acp: request "` + strings.Repeat("m", 64) + `"... (102 bytes) has a null id`},
+	}
+	for _, tt := range tests {
+		_, err := acp.ParseLine(nil, []byte(tt.line))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseLine(%s) = %v, want %s", tt.line, err, tt.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

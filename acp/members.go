@@ -36,7 +36,7 @@ func checkMembers(obj []byte, names []string, each func(name string, val []byte)
 		if bytes.IndexByte(name, '\\') >= 0 {
 			var s string
 			if json.Unmarshal(raw, &s) != nil {
-				return checkfu.Refuse(CodeMessageInvalid, "acp: member name %.32q does not decode", raw)
+				return checkfu.Refuse(CodeMessageInvalid, "acp: member name %s does not decode", checkfu.Quote(string(raw)))
 			}
 			name = []byte(s)
 		}
@@ -48,7 +48,7 @@ func checkMembers(obj []byte, names []string, each func(name string, val []byte)
 			}
 		}
 		if k < 0 {
-			return checkfu.Refuse(CodeMessageInvalid, "acp: unknown member %.32q (JSON-RPC member names are case-sensitive)", name)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: unknown member %s (JSON-RPC member names are case-sensitive)", checkfu.Quote(string(name)))
 		}
 		if seen&(1<<k) != 0 {
 			return checkfu.Refuse(CodeMessageInvalid, "acp: member %q appears twice", names[k])
