@@ -3,7 +3,6 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -122,12 +121,15 @@ func (m Message) MarshalJSON() ([]byte, error) {
 
 // ParseLine decodes one line into its messages, appending them to dst: one
 // message for a JSON object, one per element for a JSON array (a batch).
-// Anything else, an empty batch, a line that is not valid UTF-8, or a
-// member that breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
-// [CodeMessageInvalid]. Unknown members are refused (the JSON-RPC 2.0
-// object has a closed set of members).
+// Anything else, an empty batch, a line that is not valid UTF-8 or breaks
+// another strict JSON rule (a repeated member name at any depth, an
+// unpaired surrogate escape, nesting deeper than 64), or a member that
+// breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
+// [CodeMessageInvalid]. Unknown or miscased members of a message or its
+// error object are refused (the JSON-RPC 2.0 object has a closed set of
+// members).
 func ParseLine(dst []Message, line []byte) ([]Message, error) {
-	line = bytes.TrimSpace(line)
+	line = trimSpace(line)
 	if len(line) == 0 {
 		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty line")
 	}
@@ -139,7 +141,16 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	}
 	switch line[0] {
 	case '{':
-		m, err := parseMessage(line)
+		var w wireMessage
+		if err := decodeOne(line, &w); err != nil {
+			return dst, strictRefusal(line, err)
+		}
+		// Mutant: deleting this check lets "ID" stand for "id" and a
+		// second "id" overwrite the first.
+		if err := checkStrict(line); err != nil {
+			return dst, strictRefusal(line, err)
+		}
+		m, err := fromWire(&w)
 		if err != nil {
 			return dst, err
 		}
@@ -147,17 +158,24 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	case '[':
 		var elems []json.RawMessage
 		if err := json.Unmarshal(line, &elems); err != nil {
-			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: batch is not a JSON array: %v", err)
+			return dst, strictRefusal(line, err)
 		}
 		if len(elems) == 0 {
 			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty batch")
+		}
+		if err := checkStrict(line); err != nil {
+			return dst, strictRefusal(line, err)
 		}
 		n := len(dst)
 		for i, e := range elems {
 			if len(e) == 0 || e[0] != '{' {
 				return dst[:n], checkfu.Refuse(CodeMessageInvalid, "acp: batch element %d is not an object", i)
 			}
-			m, err := parseMessage(e)
+			var w wireMessage
+			if err := decodeOne(e, &w); err != nil {
+				return dst[:n], strictRefusal(line, err)
+			}
+			m, err := fromWire(&w)
 			if err != nil {
 				return dst[:n], err
 			}
@@ -169,25 +187,9 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 	}
 }
 
-func parseMessage(b []byte) (Message, error) {
-	var w wireMessage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		var r *checkfu.Refusal
-		if errors.As(err, &r) {
-			return Message{}, r
-		}
-		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: not a JSON-RPC message: %v", err)
-	}
-	if dec.More() {
-		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: trailing data after a JSON-RPC message")
-	}
-	// Mutant: deleting this check lets "ID" stand for "id" and a second
-	// "id" overwrite the first; TestMemberNamesAreExactAndUnique fails.
-	if err := checkMembers(b, messageMembers, checkErrorMembers); err != nil {
-		return Message{}, err
-	}
+// fromWire checks the JSON-RPC 2.0 rules on a decoded message and returns
+// it as a Message.
+func fromWire(w *wireMessage) (Message, error) {
 	if w.JSONRPC != "2.0" {
 		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: jsonrpc is %s, want \"2.0\"", checkfu.Quote(w.JSONRPC))
 	}
@@ -213,28 +215,15 @@ func parseMessage(b []byte) (Message, error) {
 		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response carries params")
 	}
 	if (w.Result == nil) == (w.Error == nil) {
-		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response %s must carry exactly one of result and error", m.ID.raw)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response %s must carry exactly one of result and error", checkfu.Quote(m.ID.raw))
 	}
 	if w.Error != nil {
 		if w.Error.Code == nil || w.Error.Message == nil {
-			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: error object of response %s lacks code or message", m.ID.raw)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: error object of response %s lacks code or message", checkfu.Quote(m.ID.raw))
 		}
 		m.Error = &RPCError{Code: *w.Error.Code, Message: *w.Error.Message, Data: w.Error.Data}
 	}
 	return m, nil
-}
-
-// The member names of a JSON-RPC 2.0 message and of its error object.
-var (
-	messageMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	errorMembers   = []string{"code", "message", "data"}
-)
-
-func checkErrorMembers(name string, val []byte) error {
-	if name == "error" && len(val) > 0 && val[0] == '{' {
-		return checkMembers(val, errorMembers, nil)
-	}
-	return nil
 }
 
 // invalidUTF8 returns the offset of the first byte of b that does not
