@@ -263,8 +263,6 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 	if err := c.call(ctx, MethodSessionNew, req, &resp); err != nil {
 		return nil, err
 	}
-	// Mutant: deleting this check returns an empty session id as a
-	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if resp.SessionID == "" {
 		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/new was answered without a sessionId")
 	}
@@ -289,8 +287,6 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	if err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: prompt}, &resp); err != nil {
 		return nil, err
 	}
-	// Mutant: deleting this check returns an undefined stop reason as a
-	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if !resp.StopReason.Valid() {
 		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/prompt ended with stop reason %s, which ACP v1 does not define", checkfu.Quote(string(resp.StopReason)))
 	}
@@ -347,8 +343,6 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	// call when the agent stops reading its input. A line cut short can
 	// be neither finished nor taken back, so a ctx that ends before the
 	// line is written ends the client.
-	// Mutant: writing on this goroutine (no select on ctx) makes
-	// TestCallReturnsWhenItsContextEndsDuringAStuckWrite fail.
 	written := make(chan error, 1)
 	go func() { written <- c.w.WriteMessage(Message{ID: id, Method: method, Params: p}) }()
 	var werr error

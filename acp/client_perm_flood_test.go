@@ -16,9 +16,6 @@ import (
 // Runner's handler waits for a user. Each would hold a goroutine and a
 // prompt for as long as the user takes: the client must bound how many
 // reach OnPermission at once and deny the rest itself, at once.
-//
-// Mutant: deleting the maxPendingPermissions check in startPermission
-// makes TestPermissionFloodIsBounded fail.
 func TestPermissionFloodIsBounded(t *testing.T) {
 	const flood = 4 * acp.MaxPendingPermissions
 	var inFlight atomic.Int64

@@ -118,8 +118,6 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		return
 	}
 	_, known := c.sessions[req.SessionID]
-	// Mutant: deleting this bound lets a flood reach OnPermission;
-	// TestPermissionFloodIsBounded fails.
 	if !known || c.nperms >= maxPendingPermissions ||
 		held > orDefault(c.cfg.MaxPendingPermissionBytes, DefaultMaxPendingPermissionBytes)-c.permBytes {
 		c.mu.Unlock()
@@ -190,11 +188,9 @@ func parseUpdate(line []byte) (SessionNotification, bool) {
 	if decodeOne(line, &e) != nil || e.JSONRPC != "2.0" || e.Method != MethodSessionUpdate {
 		return SessionNotification{}, false
 	}
-	// Mutant: deleting this check merges two "params" into one update.
 	if checkStrict(line) != nil {
 		return SessionNotification{}, false
 	}
-	// Mutant: a value Params (null decodes to the zero update).
 	if e.Params == nil {
 		return SessionNotification{}, false
 	}

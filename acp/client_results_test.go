@@ -12,9 +12,6 @@ import (
 // session/new answered without a session id, or a turn ended with a stop
 // reason ACP v1 does not define (or none), is a typed refusal, not a
 // success carrying a zero value a Runner would act on.
-//
-// Mutant: deleting the sessionId check in NewSession, or the stop-reason
-// check in Prompt, makes TestAnswersWithoutTheirFieldsAreRefused fail.
 func TestAnswersWithoutTheirFieldsAreRefused(t *testing.T) {
 	c, a, _ := newRawClient(t, acp.Config{})
 	a.initialize(c)

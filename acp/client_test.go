@@ -79,7 +79,7 @@ func (a *rawAgent) next() acp.Message {
 			a.t.Fatal("client input ended")
 		}
 		return m
-	case <-time.After(watchdog):
+	case <-time.After(hangWatchdog):
 		a.t.Fatal("watchdog: the client wrote nothing")
 		panic("unreachable")
 	}
@@ -152,8 +152,9 @@ func (a *rawAgent) openSession(c *acp.Client, sid string) {
 	}
 }
 
-// Mutant: deleting the initialized check in NewSession (or its wait on
-// initReady) makes TestNoSessionBeforeInitialize fail.
+// TestNoSessionBeforeInitialize: session/new and session/prompt are
+// refused before Initialize, and wait, writing nothing, while it is
+// unanswered.
 func TestNoSessionBeforeInitialize(t *testing.T) {
 	c, a, cw := newRawClient(t, acp.Config{})
 	// A cancelled context: the refusal must come before any wait or write.
@@ -231,13 +232,10 @@ func TestUnsupportedProtocolVersion(t *testing.T) {
 
 // TestOutOfOrderResponses: answers arrive in the reverse order of the
 // requests, and each call still gets its own.
-//
-// Mutant: matching a response to the oldest pending call instead of by id
-// makes this test fail.
 func TestOutOfOrderResponses(t *testing.T) {
 	c, a, _ := newRawClient(t, acp.Config{})
 	a.initialize(c)
-	const n = 5
+	const n = 8
 	errs := openSessions(c, n)
 	var reqs []acp.Message
 	for i := 0; i < n; i++ {
@@ -260,9 +258,6 @@ func TestOutOfOrderResponses(t *testing.T) {
 // TestOverlappingIDs: the agent's own requests use the same ids as the
 // client's pending calls; the client answers them and still matches its
 // responses.
-//
-// Mutant: treating any message with a matching id as a response (checking
-// the id before the method in dispatch) makes this test fail.
 func TestOverlappingIDs(t *testing.T) {
 	var tr acptest.Transcript
 	c, a, _ := newRawClient(t, acp.Config{OnPermission: tr.OnPermission})
@@ -312,8 +307,6 @@ func TestBadInputEndsTheClient(t *testing.T) {
 		{"over-long", `{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`, acp.CodeLineTooLong},
 		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeMessageInvalid},
 		{"not json-rpc", `hello from a debug print`, acp.CodeMessageInvalid},
-		// Mutant: deleting the null-id case in dispatch makes this row hang
-		// until the test's timeout.
 		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeMessageInvalid},
 	}
 	for _, tt := range tests {
@@ -327,7 +320,12 @@ func TestBadInputEndsTheClient(t *testing.T) {
 			}()
 			a.next()
 			a.send(tt.line)
-			err := <-got
+			var err error
+			select {
+			case err = <-got:
+			case <-time.After(hangWatchdog):
+				t.Fatal("the pending call still waits after the bad line")
+			}
 			if !errors.Is(err, acp.CodeClientClosed) || !errors.Is(err, tt.want) {
 				t.Errorf("pending call = %v, want client_closed wrapping %v", err, tt.want)
 			}
@@ -345,9 +343,6 @@ func TestBadInputEndsTheClient(t *testing.T) {
 // TestCancelAnswersPendingPermission: session/cancel during a permission
 // request answers it "cancelled", as ACP requires, even though the user
 // (the handler) never answers.
-//
-// Mutant: deleting the loop cancelling c.perms in Cancel makes this test
-// hang until the watchdog, then fail.
 func TestCancelAnswersPendingPermission(t *testing.T) {
 	asked := make(chan string, 1)
 	c, a, _ := newRawClient(t, acp.Config{
@@ -459,8 +454,6 @@ func TestCancelledTurnWithFakeAgent(t *testing.T) {
 
 // TestPermissionDeniedByDefault: with no OnPermission, the client selects
 // the reject option.
-//
-// Mutant: making decide select the first option makes this test fail.
 func TestPermissionDeniedByDefault(t *testing.T) {
 	var tr acptest.Transcript
 	ctx, c, sid := startSession(t, &acptest.Agent{}, acp.Config{OnUpdate: tr.OnUpdate})

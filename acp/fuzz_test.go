@@ -103,8 +103,6 @@ func checkUpdateFastPath(t *testing.T, line []byte) {
 	}
 }
 
-// Mutant: deleting the jsonrpc or the method comparison in parseUpdate
-// makes TestUpdateFastPath fail.
 func TestUpdateFastPath(t *testing.T) {
 	tests := []struct {
 		line string

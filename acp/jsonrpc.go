@@ -145,8 +145,6 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		if err := decodeOne(line, &w); err != nil {
 			return dst, strictRefusal(line, err)
 		}
-		// Mutant: deleting this check lets "ID" stand for "id" and a
-		// second "id" overwrite the first.
 		if err := checkStrict(line); err != nil {
 			return dst, strictRefusal(line, err)
 		}

@@ -107,9 +107,6 @@ func TestRPCErrorIsNotARefusal(t *testing.T) {
 // The agent writes an error's message; the Runner prints Error() to its
 // logs and terminal. A hostile agent must not be able to forge log lines
 // or terminal escapes there, nor fill a log with a 16 MiB message.
-//
-// Mutant: returning e.Message verbatim in RPCError.Error makes
-// TestRPCErrorQuotesTheAgentsMessage fail.
 func TestRPCErrorQuotesTheAgentsMessage(t *testing.T) {
 	msg := "boom\ncheckfu: all checks passed\x1b[2J" + strings.Repeat("x", 1<<20)
 	got := (&acp.RPCError{Code: -32000, Message: msg}).Error()

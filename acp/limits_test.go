@@ -61,9 +61,8 @@ func overLimits() []overLimit {
 	}
 }
 
-// Mutants (each run by hand): deleting any one of the seven checks in
-// SessionLimits.Check makes the matching row of TestSessionLimitsCheck
-// fail, and of TestNewSessionRefusedBeforeWrite too.
+// TestSessionLimitsCheck: a request at every limit passes, and one over
+// any single limit is refused with that limit's code.
 func TestSessionLimitsCheck(t *testing.T) {
 	r := atLimit()
 	if err := small.Check(&r); err != nil {

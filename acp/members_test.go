@@ -14,9 +14,6 @@ import (
 // taken for "id", and a line whose first "id" says 1 answers call 2: a
 // hostile agent's line then means one thing to this client and another to
 // any exact parser (a transcript recorder, a proxy) reading the same line.
-//
-// Mutant: deleting the checkMembers call in parseMessage makes
-// TestMemberNamesAreExactAndUnique fail.
 func TestMemberNamesAreExactAndUnique(t *testing.T) {
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
@@ -47,9 +44,6 @@ func TestMemberNamesAreExactAndUnique(t *testing.T) {
 // The Client's session/update fast path must refuse what ParseLine
 // refuses: a duplicate or miscased member ends the client instead of
 // reaching OnUpdate.
-//
-// Mutant: deleting the checkMembers call in parseUpdate makes
-// TestUpdateFastPathRefusesDuplicateMembers fail.
 func TestUpdateFastPathRefusesDuplicateMembers(t *testing.T) {
 	var got []acp.SessionNotification
 	c, a, _ := newRawClient(t, acp.Config{OnUpdate: func(n acp.SessionNotification) { got = append(got, n) }})
@@ -69,9 +63,6 @@ func TestUpdateFastPathRefusesDuplicateMembers(t *testing.T) {
 // A session/update whose params are null carries nothing: the general
 // path drops it (params absent), and the fast path must not deliver it
 // as an empty update instead.
-//
-// Mutant: decoding params into a value (not a pointer) in parseUpdate
-// makes TestNullUpdateParamsAreDropped fail.
 func TestNullUpdateParamsAreDropped(t *testing.T) {
 	got := make(chan acp.SessionNotification, 2)
 	_, a, _ := newRawClient(t, acp.Config{OnUpdate: func(n acp.SessionNotification) { got <- n }})

@@ -241,8 +241,6 @@ var errWriterClosed = errors.New("acp: write after close")
 // and connections do.
 func (w *Writer) closeWith(cl io.Closer) error {
 	w.closed.Store(true)
-	// Mutant: w.mu.Lock() here (wait for the line in progress) makes
-	// TestCloseUnblocksAWriteTheAgentNeverReads hang and fail.
 	if !w.mu.TryLock() {
 		return cl.Close()
 	}
