@@ -40,9 +40,11 @@ type Config struct {
 	// initialize is answered), or when 64 requests, or requests holding
 	// MaxPendingPermissionBytes between them, are already with
 	// OnPermission: an agent flooding requests cannot hold a goroutine, a
-	// prompt and its bytes for each. Nil denies every request: it selects
-	// the first reject_once or reject_always option, or answers
-	// "cancelled" when there is none.
+	// prompt and its bytes for each. A request offering more than 64
+	// options is answered "cancelled" without its options being decoded
+	// (each would hold 48 bytes for 3 on the line). Nil denies every
+	// request: it selects the first reject_once or reject_always option,
+	// or answers "cancelled" when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
 	// MaxPendingPermissionBytes bounds the bytes held by the permission
 	// requests with OnPermission at once, each counted as the bytes of its

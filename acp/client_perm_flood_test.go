@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,17 +72,14 @@ func TestPendingPermissionBytesAreBounded(t *testing.T) {
 		empty int // and its number of empty options, 48 bytes each
 		n     int // how many requests
 	}{
-		// 1.1 MiB held each from 72 KiB on the wire.
-		{"default", 0, 0, 24 << 10, 20},
 		{"configured", 256 << 10, 32 << 10, 0, 16},
+		// 2.9 KiB held each from 180 bytes on the wire.
+		{"options count", 4 << 10, 0, 60, 4},
 		{"one over the bound", 1 << 10, 2 << 10, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bound := tt.bound
-			if bound == 0 {
-				bound = acp.DefaultMaxPendingPermissionBytes
-			}
 			var held, maxHeld atomic.Int64
 			entered := make(chan struct{}, tt.n)
 			c, a, _ := newRawClient(t, acp.Config{
@@ -195,5 +193,58 @@ func TestPermissionForAStrangerSessionIsDenied(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[s1]" {
 		t.Errorf("OnPermission was asked for sessions %v, want [s1] once", got)
+	}
+}
+
+// Decoding a permission request's options holds 48 bytes for each 3 bytes
+// of "{}," on the line: one 16 MiB line would allocate 268 MiB before any
+// bound on pending requests applies. A request offering more than 64
+// options is answered "cancelled" without decoding them or asking the
+// handler; one with 64 is asked.
+func TestPermissionOptionsAreBoundedBeforeDecoding(t *testing.T) {
+	asked := make(chan int, 4)
+	c, a, _ := newRawClient(t, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			asked <- len(req.Options)
+			return acp.Select("yes")
+		},
+	})
+	a.initialize(c)
+	a.openSession(c, "s")
+	request := func(id, options int) acp.RequestPermissionResponse {
+		t.Helper()
+		a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[%s{"optionId":"yes","name":"Yes","kind":"allow_once"}]}}`, id, strings.Repeat(`{"optionId":"x","name":"X","kind":"allow_once"},`, options-1)))
+		m := a.next()
+		var res acp.RequestPermissionResponse
+		if err := json.Unmarshal(m.Result, &res); err != nil || m.ID != acp.IntID(int64(id)) {
+			t.Fatalf("answer %+v: %v", m, err)
+		}
+		return res
+	}
+	if res := request(1, 64); res.Outcome != acp.Select("yes") || <-asked != 64 {
+		t.Fatalf("a request with 64 options was answered %+v, want the handler's", res.Outcome)
+	}
+	if res := request(2, 65); res.Outcome != acp.CancelledOutcome() {
+		t.Fatalf("a request with 65 options was answered %+v, want cancelled", res.Outcome)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const line = 2 << 20
+	a.send(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[` + strings.Repeat(`{},`, line/3) + `{}]}}`)
+	if m := a.next(); string(m.Result) != `{"outcome":{"outcome":"cancelled"}}` {
+		t.Fatalf("a request with %d options was answered %s, want cancelled", line/3, m.Result)
+	}
+	runtime.ReadMemStats(&after)
+	// Measured at 4 MiB: 388 MB allocated when the options are decoded,
+	// 54 MB (the test's own copies, and the client reading, parsing and
+	// counting the line) when they are only counted.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("a %d-byte request allocated %d bytes", line, got)
+	}
+	select {
+	case n := <-asked:
+		t.Fatalf("the handler was asked about a request with %d options", n)
+	default:
 	}
 }

@@ -80,6 +80,14 @@ func (c *Client) dispatch(m *Message) {
 		}
 		c.cfg.OnUpdate(n)
 	case m.Method == MethodRequestPermission && m.IsRequest():
+		if !fewOptions(m.Params) {
+			// Decoding the options would hold 48 bytes for each 3 bytes
+			// of "{}," on the line (a 16 MiB line: 268 MiB): refuse to
+			// decode them, and answer as a user who gave up would.
+			res, _ := json.Marshal(RequestPermissionResponse{Outcome: CancelledOutcome()})
+			_ = c.w.WriteMessage(Message{ID: m.ID, Result: res})
+			return
+		}
 		var req RequestPermissionRequest
 		if err := json.Unmarshal(m.Params, &req); err != nil {
 			c.replyError(m.ID, rpcInvalidParams, "invalid session/request_permission params")
@@ -119,7 +127,7 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	}
 	_, known := c.sessions[req.SessionID]
 	if !known || c.nperms >= maxPendingPermissions ||
-		held > orDefault(c.cfg.MaxPendingPermissionBytes, DefaultMaxPendingPermissionBytes)-c.permBytes {
+		held > c.maxPermissionBytes()-c.permBytes {
 		c.mu.Unlock()
 		cancel()
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: decide(ctx, nil, req)})
@@ -150,6 +158,45 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: out})
 		_ = c.w.WriteMessage(Message{ID: id, Result: res})
 	}()
+}
+
+// maxPermissionOptions bounds the options of one permission request; ACP
+// agents offer two to four.
+const maxPermissionOptions = 64
+
+// fewOptions reports whether the "options" member of a
+// session/request_permission's params, found as encoding/json finds it,
+// is absent or holds at most maxPermissionOptions elements. It counts them
+// without decoding them.
+func fewOptions(params []byte) bool {
+	var p struct {
+		Options json.RawMessage `json:"options"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return true // the full decode refuses it as invalid params
+	}
+	if len(p.Options) == 0 || p.Options[0] != '[' {
+		return true
+	}
+	s := scanner{b: p.Options, i: 1}
+	for n := 0; ; n++ {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] == ']' {
+			return true
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			s.space()
+		}
+		if n == maxPermissionOptions || s.value(0, anyShape) != nil {
+			return n < maxPermissionOptions
+		}
+	}
+}
+
+// maxPermissionBytes is Config.MaxPendingPermissionBytes or its default.
+func (c *Client) maxPermissionBytes() int {
+	return orDefault(c.cfg.MaxPendingPermissionBytes, DefaultMaxPendingPermissionBytes)
 }
 
 // decide returns the handler's outcome, or the deny default.
