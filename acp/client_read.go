@@ -38,6 +38,7 @@ func (c *Client) readLoop() {
 		for i := range msgs {
 			c.dispatch(&msgs[i])
 		}
+		clear(msgs) // what a batch's messages hold must not outlive it
 	}
 }
 

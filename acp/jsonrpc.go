@@ -121,7 +121,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 
 // ParseLine decodes one line into its messages, appending them to dst: one
 // message for a JSON object, one per element for a JSON array (a batch).
-// Anything else, an empty batch, a line that is not valid UTF-8 or breaks
+// Anything else, an empty batch or one of more than [MaxBatchMessages]
+// messages, a line that is not valid UTF-8 or breaks
 // another strict JSON rule (a repeated member name at any depth, an
 // unpaired surrogate escape, nesting deeper than 64), or a member that
 // breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
@@ -154,15 +155,23 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		}
 		return append(dst, m), nil
 	case '[':
+		// Counted before anything is decoded: each message costs about
+		// 150 bytes decoded, some 5 times its size on the line.
+		if !json.Valid(line) {
+			return dst, strictRefusal(line, errScan)
+		}
+		if n := batchLen(line); n > MaxBatchMessages {
+			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: batch of %d messages, more than the maximum of %d", n, MaxBatchMessages)
+		}
+		if err := checkStrict(line); err != nil {
+			return dst, strictRefusal(line, err)
+		}
 		var elems []json.RawMessage
 		if err := json.Unmarshal(line, &elems); err != nil {
 			return dst, strictRefusal(line, err)
 		}
 		if len(elems) == 0 {
 			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty batch")
-		}
-		if err := checkStrict(line); err != nil {
-			return dst, strictRefusal(line, err)
 		}
 		n := len(dst)
 		for i, e := range elems {
@@ -182,6 +191,32 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		return dst, nil
 	default:
 		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line starts with %s, want a JSON object or array", checkfu.Quote(string(line[:1])))
+	}
+}
+
+// MaxBatchMessages bounds the messages of one batch line. ACP agents send
+// one message per line; a batch (a draft of the protocol) holding more is
+// refused with [CodeMessageInvalid] before any of it is decoded.
+const MaxBatchMessages = 1024
+
+// batchLen counts the elements of the valid JSON array b without
+// decoding them.
+func batchLen(b []byte) int {
+	s := scanner{b: b}
+	s.space()
+	s.i++ // [
+	for n := 0; ; n++ {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] == ']' {
+			return n
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			s.space()
+		}
+		if s.value(1, anyShape) != nil {
+			return n
+		}
 	}
 }
 

@@ -111,3 +111,25 @@ func TestInvalidUTF8IsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A batch line of small messages decodes to some 5 times its size (about
+// 150 bytes per 31-byte notification, so a 16 MiB line of 500,000 held
+// some 80 MB). A batch of more than MaxBatchMessages is refused before any
+// of it is decoded.
+func TestBatchIsBounded(t *testing.T) {
+	batch := func(n int) []byte {
+		return []byte("[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","method":"m"},`, n), ",") + "]")
+	}
+	if msgs, err := acp.ParseLine(nil, batch(acp.MaxBatchMessages)); err != nil || len(msgs) != acp.MaxBatchMessages {
+		t.Fatalf("a batch of %d: %d messages, %v", acp.MaxBatchMessages, len(msgs), err)
+	}
+	big := batch(100_000)
+	allocs := testing.AllocsPerRun(1, func() {
+		if _, err := acp.ParseLine(nil, big); !errors.Is(err, acp.CodeMessageInvalid) {
+			t.Fatalf("a batch of 100000 = %v, want message_invalid", err)
+		}
+	})
+	if allocs > 100 {
+		t.Errorf("refusing a batch of 100000 took %v allocations: it was decoded", allocs)
+	}
+}

@@ -60,7 +60,7 @@ var mutants = []mutation.Mutant{
 		Edits: edit("\t\tif err := checkStrict(line); err != nil {\n\t\t\treturn dst, strictRefusal(line, err)\n\t\t}\n\t\tm, err := fromWire(&w)", "\t\tm, err := fromWire(&w)"),
 		Kills: "TestMemberNamesAreExactAndUnique"},
 	{Name: "strict scan of a batch", File: "jsonrpc.go",
-		Edits: edit("\t\tif err := checkStrict(line); err != nil {\n\t\t\treturn dst, strictRefusal(line, err)\n\t\t}\n\t\tn := len(dst)", "\t\tn := len(dst)"),
+		Edits: edit("\t\tif err := checkStrict(line); err != nil {\n\t\t\treturn dst, strictRefusal(line, err)\n\t\t}\n\t\tvar elems []json.RawMessage", "\t\tvar elems []json.RawMessage"),
 		Kills: "TestMemberNamesAreExactAndUnique"},
 	{Name: "trimming Unicode white space", File: "jsonrpc.go",
 		Edits: edit("\tline = trimSpace(line)\n\tif len(line) == 0 {", "\tline = bytes.TrimSpace(line)\n\tif len(line) == 0 {"),
@@ -92,6 +92,13 @@ var mutants = []mutation.Mutant{
 	{Name: "unpaired high surrogate", File: "members.go",
 		Edits: edit("if !ok || s.b[s.i] != '\\\\' || s.b[s.i+1] != 'u' || r2 < 0xdc00 || r2 > 0xdfff {", "if !ok || r2 < 0 {"),
 		Kills: "TestParseLineAgreesWithStrictJSON"},
+
+	{Name: "batch bound", File: "jsonrpc.go",
+		Edits: edit("if n := batchLen(line); n > MaxBatchMessages {", "if n := batchLen(line); false && n > MaxBatchMessages {"),
+		Kills: "TestBatchIsBounded|TestParseLineAgreesWithStrictJSON"},
+	{Name: "batch decoded before it is counted", File: "jsonrpc.go",
+		Edits: edit("\t\tif !json.Valid(line) {", "\t\tvar pre []json.RawMessage\n\t\t_ = json.Unmarshal(line, &pre)\n\t\tif !json.Valid(line) {"),
+		Kills: "TestBatchIsBounded"},
 
 	// The update fast path agrees with the general path.
 	{Name: "jsonrpc comparison in the update fast path", File: "client_read.go",

@@ -35,8 +35,8 @@ func parseLineReference(line []byte) ([]Message, error) {
 		if err := strictjson.Unmarshal(line, &ws, strictOptions); err != nil {
 			return nil, err
 		}
-		if len(ws) == 0 {
-			return nil, checkfu.Refuse(CodeMessageInvalid, "empty batch")
+		if len(ws) == 0 || len(ws) > MaxBatchMessages {
+			return nil, checkfu.Refuse(CodeMessageInvalid, "empty or long batch")
 		}
 		_ = json.Unmarshal(line, &raw)
 		for i, e := range raw {
@@ -117,6 +117,11 @@ var referenceSeeds = []string{
 	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xff\"}",
 }
 
+// batch returns a batch line of n notifications.
+func batch(n int) string {
+	return "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","method":"m"},`, n), ",") + "]"
+}
+
 func manyMembers(n int, dup bool) string {
 	var b strings.Builder
 	b.WriteString(`{"jsonrpc":"2.0","id":1,"result":{`)
@@ -139,7 +144,7 @@ func manyMembers(n int, dup bool) string {
 // strict rule from both sides, and objects past the pairwise-compared
 // size) through both decoders.
 func TestParseLineAgreesWithStrictJSON(t *testing.T) {
-	seeds := append(referenceSeeds, manyMembers(40, false), manyMembers(40, true), manyMembers(8, true))
+	seeds := append(referenceSeeds, manyMembers(40, false), manyMembers(40, true), manyMembers(8, true), batch(MaxBatchMessages), batch(MaxBatchMessages+1))
 	var refused int
 	for _, s := range seeds {
 		checkAgainstReference(t, []byte(s))
