@@ -368,7 +368,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		if m.Error != nil {
 			return m.Error
 		}
-		if err := json.Unmarshal(m.Result, out); err != nil {
+		if err := decodeMembers(m.Result, out); err != nil {
 			return checkfu.Refuse(CodeMessageInvalid, "acp: %s result does not decode: %v", method, err)
 		}
 		return nil

@@ -248,3 +248,34 @@ func TestPermissionOptionsAreBoundedBeforeDecoding(t *testing.T) {
 	default:
 	}
 }
+
+// A member that differs from a declared one only in case is refused in
+// params: {"sessionId":"s1","SessionID":"s2"} would read as session s2 to
+// encoding/json and as s1 to an exact reader. The request is answered with
+// an error and no user is asked.
+func TestPermissionWithCaseVariantMemberIsRefused(t *testing.T) {
+	asked := make(chan string, 4)
+	c, a, _ := newRawClient(t, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			asked <- req.SessionID
+			return acp.Select("yes")
+		},
+	})
+	a.initialize(c)
+	a.openSession(c, "s1")
+	a.openSession(c, "s2")
+	a.send(`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"s1","SessionID":"s2","toolCall":{"toolCallId":"c"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"}]}}`)
+	for {
+		m := a.next()
+		if m.IsResponse() && m.ID == acp.StringID("p") {
+			if m.Error == nil {
+				t.Errorf("case-variant member answered %s, want an error", m.Result)
+			}
+			break
+		}
+	}
+	close(asked)
+	for sid := range asked {
+		t.Errorf("OnPermission was asked for session %q", sid)
+	}
+}

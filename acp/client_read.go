@@ -63,7 +63,7 @@ func (c *Client) dispatch(m *Message) {
 			// session's permission requests are never taken for a
 			// stranger's.
 			var s NewSessionResponse
-			if json.Unmarshal(m.Result, &s) == nil && s.SessionID != "" {
+			if decodeMembers(m.Result, &s) == nil && s.SessionID != "" {
 				c.sessions[s.SessionID] = struct{}{}
 			}
 		}
@@ -76,7 +76,7 @@ func (c *Client) dispatch(m *Message) {
 			return
 		}
 		var n SessionNotification
-		if err := json.Unmarshal(m.Params, &n); err != nil {
+		if err := decodeMembers(m.Params, &n); err != nil {
 			return // an undecodable update carries nothing a Runner can act on
 		}
 		c.cfg.OnUpdate(n)
@@ -90,7 +90,7 @@ func (c *Client) dispatch(m *Message) {
 			return
 		}
 		var req RequestPermissionRequest
-		if err := json.Unmarshal(m.Params, &req); err != nil {
+		if err := decodeMembers(m.Params, &req); err != nil {
 			c.replyError(m.ID, rpcInvalidParams, "invalid session/request_permission params")
 			return
 		}
@@ -173,7 +173,7 @@ func fewOptions(params []byte) bool {
 	var p struct {
 		Options json.RawMessage `json:"options"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if decodeMembers(params, &p) != nil {
 		return true // the full decode refuses it as invalid params
 	}
 	if len(p.Options) == 0 || p.Options[0] != '[' {

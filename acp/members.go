@@ -18,6 +18,15 @@ const maxMessageDepth = strictjson.DefaultMaxDepth
 // strictOptions are the rules of the reference decoder, internal/strictjson.
 var strictOptions = strictjson.Options{MaxDepth: maxMessageDepth}
 
+// memberOptions are the rules for params and results: ACP lets a peer add
+// members, so undeclared ones are allowed, but a member that differs from
+// a declared one only in case is refused (encoding/json would decode
+// "SessionID" into sessionId, and an exact reader would not).
+var memberOptions = strictjson.Options{MaxDepth: maxMessageDepth, AllowUnknownMembers: true}
+
+// decodeMembers decodes the params or result b into v under memberOptions.
+func decodeMembers(b []byte, v any) error { return strictjson.Unmarshal(b, v, memberOptions) }
+
 // The member names of a JSON-RPC 2.0 message and of its error object.
 var (
 	messageMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}

@@ -178,4 +178,7 @@ var mutants = []mutation.Mutant{
 	{Name: "permission options not counted", File: "schema.go",
 		Edits: edit("n += permissionOptionOverhead + len(o.OptionID)", "n += len(o.OptionID)"),
 		Kills: "TestPendingPermissionBytesAreBounded"},
+	{Name: "case variants of declared members in params", File: "members.go",
+		Edits: []mutation.Edit{{Old: "func decodeMembers(b []byte, v any) error { return strictjson.Unmarshal(b, v, memberOptions) }", New: "func decodeMembers(b []byte, v any) error { return json.Unmarshal(b, v) }"}},
+		Kills: "TestPermissionWithCaseVariantMemberIsRefused"},
 }

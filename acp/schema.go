@@ -57,7 +57,7 @@ type AgentCapabilities struct {
 func (c *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	type plain AgentCapabilities
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodeMembers(b, &p); err != nil {
 		return err
 	}
 	*c = AgentCapabilities(p)
@@ -132,7 +132,7 @@ func (r NewSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the ACP shape described on the type.
 func (r *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	var w wireNewSession
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := decodeMembers(b, &w); err != nil {
 		return err
 	}
 	*r = NewSessionRequest{Cwd: w.Cwd, MCPServers: w.MCPServers}
@@ -219,7 +219,7 @@ func (n *SessionNotification) Kind() string {
 		SessionUpdate string `json:"sessionUpdate"`
 	}
 	if bytes.Contains(n.Update, []byte(`"sessionUpdate"`)) {
-		_ = json.Unmarshal(n.Update, &k)
+		_ = decodeMembers(n.Update, &k)
 	}
 	return k.SessionUpdate
 }
@@ -245,7 +245,7 @@ type ToolCallUpdate struct {
 func (t *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	type plain ToolCallUpdate
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodeMembers(b, &p); err != nil {
 		return err
 	}
 	*t = ToolCallUpdate(p)
