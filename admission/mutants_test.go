@@ -197,4 +197,10 @@ var mutants = []mutation.Mutant{
 	{Name: "public view omits provenance", File: "record.go",
 		Edits: []mutation.Edit{{Old: `Lane: f.Lane, Provider: f.Provider, ProviderRevision: f.ProviderRevision, Harness: f.Harness, AdmittedAt: f.AdmittedAt}`, New: `Lane: f.Lane, Provider: f.Provider + f.Provenance.Actor, ProviderRevision: f.ProviderRevision + f.Provenance.Role, Harness: f.Harness, AdmittedAt: f.AdmittedAt}`}},
 		Kills: "TestPublicViewOmitsProvenance"},
+	{Name: "ParsePublished re-derives the expansion", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if err := checkExpansion(p, j.NetworkPolicy, catalogs); err != nil {`, New: `if err := error(nil); err != nil {`}},
+		Kills: "TestParsePublishedRefusesForgedPresetHost|TestParsePublishedRefusesDroppedRelay"},
+	{Name: "re-derived expansion must equal the recorded one", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if same, _ := equalJSON(got, np); same {`, New: `if true {`}},
+		Kills: "TestParsePublishedRefusesForgedPresetHost|TestParsePublishedRefusesDroppedRelay"},
 }

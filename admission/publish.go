@@ -324,12 +324,20 @@ func (v *Published) CompiledPolicy() (*egress.CompiledPolicy, error) {
 func (v *Published) MarshalJSON() ([]byte, error) { return marshalNoEscape(v.j) }
 
 // ParsePublished reads a published version document strictly and
-// re-derives what it can: the embedded profile must parse and be
+// re-derives all of it: the embedded profile must parse and be
 // canonical, its digest and both hashes must recompute, every
 // hand-written host must be listed with grant allowed_hosts and no other
-// host may claim it, and preset grants need allow_package_managers and a
-// declared ecosystem. Any mismatch is [CodePublishedInvalid].
-func ParsePublished(doc []byte) (*Published, error) {
+// host may claim it, preset grants need allow_package_managers and a
+// declared ecosystem, and the recorded expansion (every host, port,
+// grant, ecosystem and relay warning) must be exactly what [Publish]
+// makes of the embedded profile and the preset catalog the version
+// names. That catalog must be one of catalogs (when none is given,
+// egress.DefaultPresetCatalog); a version with no preset host needs no
+// catalog. The digests are not a signature, so this is what stops a
+// stored version from being edited to add a host "granted" by the
+// catalog, or to drop a relay warning. Any mismatch is
+// [CodePublishedInvalid].
+func ParsePublished(doc []byte, catalogs ...*egress.PresetCatalog) (*Published, error) {
 	var j publishedJSON
 	if err := strictUnmarshal(doc, &j, CodePublishedInvalid, "published version"); err != nil {
 		return nil, err
@@ -359,7 +367,50 @@ func ParsePublished(doc []byte) (*Published, error) {
 	if want.ProfileDigest != j.ProfileDigest || want.NetworkPolicyHash != j.NetworkPolicyHash || want.DerivedImageDigest != j.DerivedImageDigest {
 		return nil, bad("a digest does not recompute from what the version records")
 	}
+	if err := checkExpansion(p, j.NetworkPolicy, catalogs); err != nil {
+		return nil, err
+	}
 	return &Published{j: j, profile: p}, nil
+}
+
+// noPresets is the catalog a version without preset hosts is re-expanded
+// against: it grants nothing, so only hand-written hosts remain.
+var noPresets = func() *egress.PresetCatalog {
+	c, err := egress.NewPresetCatalog("0001-01-01.1", nil)
+	if err != nil {
+		panic("admission: empty preset catalog: " + err.Error())
+	}
+	return c
+}()
+
+// checkExpansion refuses a recorded policy that is not what expand makes
+// of p and the catalog the policy names (one of catalogs, or the default
+// catalog when catalogs is empty).
+func checkExpansion(p *SandboxProfile, np publishedPolicy, catalogs []*egress.PresetCatalog) error {
+	if len(catalogs) == 0 {
+		catalogs = []*egress.PresetCatalog{egress.DefaultPresetCatalog()}
+	}
+	if np.PresetCatalogVersion == "" {
+		catalogs = []*egress.PresetCatalog{noPresets}
+	}
+	named := false
+	for _, c := range catalogs {
+		if c == nil || (c != noPresets && c.Version() != np.PresetCatalogVersion) {
+			continue
+		}
+		named = true
+		got, err := expand(p, c)
+		if err != nil {
+			continue
+		}
+		if same, _ := equalJSON(got, np); same {
+			return nil
+		}
+	}
+	if !named {
+		return checkfu.Refuse(CodePublishedInvalid, "admission: published version: it was published with preset catalog %s, which was not supplied", checkfu.Quote(np.PresetCatalogVersion))
+	}
+	return checkfu.Refuse(CodePublishedInvalid, "admission: published version: the recorded hosts are not what the profile and preset catalog %s expand to", checkfu.Quote(np.PresetCatalogVersion))
 }
 
 func checkGrants(p *SandboxProfile, np publishedPolicy) error {
