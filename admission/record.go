@@ -2,6 +2,7 @@ package admission
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -22,6 +23,21 @@ type Provenance struct {
 	Role string `json:"role"`
 }
 
+// declared reports whether p names who declared the lane: an actor and a
+// role, each with some text that is not white space.
+func (p Provenance) declared() bool {
+	return strings.TrimSpace(p.Actor) != "" && strings.TrimSpace(p.Role) != ""
+}
+
+// laneOf returns the lane a session runs in: lane, except that a trusted
+// lane nobody declared (missing provenance) is adversarial (D243).
+func laneOf(lane Lane, p Provenance) Lane {
+	if lane == LaneTrusted && !p.declared() {
+		return LaneAdversarial
+	}
+	return lane
+}
+
 // A ProviderOffer is one enrolled provider revision admission may choose,
 // with the verified receipt held for it (nil for none).
 type ProviderOffer struct {
@@ -40,6 +56,8 @@ type AdmitRequest struct {
 	// Profile is the published version the session runs.
 	Profile *Published
 	// Lane is the server-owned trust fact; the zero Lane is adversarial.
+	// LaneTrusted without a declared Provenance (actor and role) is
+	// missing provenance, so the session is admitted as adversarial.
 	Lane Lane
 	// Provenance is who declared the lane (private).
 	Provenance Provenance
@@ -117,6 +135,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 	if req.Lane > LaneTrusted {
 		return nil, checkfu.Refuse(CodeLaneInvalid, "admission: lane(%d) is not a lane", uint8(req.Lane))
 	}
+	lane := laneOf(req.Lane, req.Provenance)
 	var first *checkfu.Refusal
 	for _, o := range req.Providers {
 		if o.Enrollment == nil {
@@ -125,7 +144,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 		c := o.Enrollment.Candidate(o.Receipt)
 		err := CheckEgress(req.Profile, c)
 		if err == nil {
-			err = CheckLane(req.Lane, req.Profile, c, o.Enrollment.effective)
+			err = CheckLane(lane, req.Profile, c, o.Enrollment.effective)
 		}
 		if err != nil {
 			if first == nil {
@@ -138,12 +157,12 @@ func Admit(req AdmitRequest) (*Record, error) {
 			Deployment: req.Deployment, Session: req.Session,
 			ProfileName: req.Profile.Name(), ProfileVersion: req.Profile.Version(), ProfileDigest: req.Profile.ProfileDigest(),
 			NetworkPolicyHash: req.Profile.NetworkPolicyHash(), DerivedImageDigest: req.Profile.DerivedImageDigest(),
-			Lane: req.Lane, Provider: e.target.Provider, ProviderRevision: e.target.Revision, Placement: e.placement,
+			Lane: lane, Provider: e.target.Provider, ProviderRevision: e.target.Revision, Placement: e.placement,
 			Effective: e.Effective(), Harness: h, AdmittedAt: req.Now.UTC().Truncate(time.Second).Format(time.RFC3339),
 			Provenance: req.Provenance,
 		}}, nil
 	}
-	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + checkfu.Quote(req.Session) + " in the " + req.Lane.String() + " lane", Err: first}
+	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + checkfu.Quote(req.Session) + " in the " + lane.String() + " lane", Err: first}
 }
 
 // SignRecord freezes r: it returns the DSSE envelope of r's canonical
@@ -227,5 +246,5 @@ func Place(r *Record, v *Published, e *Enrollment, receipt *conformance.Receipt)
 	if err := CheckEgress(v, c); err != nil {
 		return err
 	}
-	return CheckLane(r.f.Lane, v, c, e.effective)
+	return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)
 }

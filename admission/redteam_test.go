@@ -1,0 +1,78 @@
+package admission_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/admission/admissiontest"
+)
+
+// TestTrustedLaneNeedsProvenance: D243 defaults missing provenance to
+// adversarial. A trusted lane that nobody declared (no actor or role) is
+// missing provenance, so it is admitted, frozen and placed as
+// adversarial: here the profile is unrestricted and the provider leaves
+// an axis unenforced, so the session is refused.
+func TestTrustedLaneNeedsProvenance(t *testing.T) {
+	gap := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	gap.Enforcement[admission.AxisSyscalls] = admission.Unenforced
+	e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, gap, gap)
+	v := mustPublish(t, nil, profileDoc("", `{"type": "unrestricted"}`))
+	for name, p := range map[string]admission.Provenance{
+		"none":       {},
+		"no role":    {Actor: "alice"},
+		"no actor":   {Role: "admin"},
+		"blank text": {Actor: " ", Role: "\t"},
+	} {
+		rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted,
+			Provenance: p, Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp", Now: time.Unix(1764547200, 0)})
+		if err == nil {
+			t.Errorf("%s: trusted without provenance admitted as %v", name, rec.Facts().Lane)
+			continue
+		}
+		wantCode(t, name, err, admission.CodeLaneRequirementUnmet)
+	}
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted,
+		Provenance: admission.Provenance{Actor: "alice", Role: "admin"}, Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"})
+	if err != nil || rec.Facts().Lane != admission.LaneTrusted {
+		t.Fatalf("declared trusted lane: %v", err)
+	}
+}
+
+// TestPlaceTrustedNeedsProvenance: a validly signed record that says
+// trusted but names nobody who declared it (as an admitter before the
+// provenance rule would have frozen it) is placed as adversarial.
+func TestPlaceTrustedNeedsProvenance(t *testing.T) {
+	gap := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	gap.Enforcement[admission.AxisSyscalls] = admission.Unenforced
+	e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, gap, gap)
+	v := mustPublish(t, nil, profileDoc("", `{"type": "unrestricted"}`))
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted,
+		Provenance: admission.Provenance{Actor: "alice", Role: "admin"}, Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rec.Facts()
+	f.Provenance = admission.Provenance{}
+	payload, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	_ = json.Unmarshal(payload, &tree)
+	payload, _ = json.Marshal(tree) // sorted members, as the canonical form
+	env, err := admissiontest.Signer(t, "d1").SignPayload(admission.RecordPayloadType, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := admission.LoadRecord(env, "d1", admissiontest.KeySet(t, "d1"))
+	if err != nil {
+		t.Fatalf("LoadRecord: %v", err)
+	}
+	wantCode(t, "trusted record without provenance", admission.Place(loaded, v, e, nil), admission.CodeLaneRequirementUnmet)
+	if err := admission.Place(rec, v, e, nil); err != nil {
+		t.Errorf("declared trusted record: %v", err)
+	}
+}
