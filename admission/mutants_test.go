@@ -212,4 +212,13 @@ var mutants = []mutation.Mutant{
 	{Name: "placement applies the provenance rule", File: "record.go",
 		Edits: []mutation.Edit{{Old: `return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)`, New: `return CheckLane(r.f.Lane, v, c, e.effective)`}},
 		Kills: "TestPlaceTrustedNeedsProvenance"},
+	{Name: "canonical encoding refuses invalid UTF-8", File: "decode.go",
+		Edits: []mutation.Edit{{Old: `if replacedInvalidUTF8(raw) {`, New: `if false {`}},
+		Kills: "TestDigestRefusesInvalidUTF8|TestSignRecordRefusesInvalidUTF8"},
+	{Name: "invalid UTF-8 scan skips escaped characters", File: "decode.go",
+		Edits: []mutation.Edit{{Old: `			return true
+		}
+		i++`, New: `			return true
+		}`}},
+		Kills: "TestDigestRefusesInvalidUTF8"},
 }

@@ -76,3 +76,47 @@ func TestPlaceTrustedNeedsProvenance(t *testing.T) {
 		t.Errorf("declared trusted record: %v", err)
 	}
 }
+
+// TestDigestRefusesInvalidUTF8: encoding/json writes every invalid byte
+// as U+FFFD, so two profiles built in Go that differ only in invalid
+// bytes would share one canonical encoding and one digest. The canonical
+// encoding must refuse them instead.
+func TestDigestRefusesInvalidUTF8(t *testing.T) {
+	p := mustProfile(t, profileDoc("", `{"type": "none"}`))
+	a, b := *p, *p
+	a.Description, b.Description = "x\xff", "x\xfe"
+	da, errA := a.Digest()
+	db, errB := b.Digest()
+	if errA == nil && errB == nil {
+		t.Fatalf("profiles differing in invalid bytes digest to %s and %s, want refusals", da, db)
+	}
+	wantCode(t, "invalid UTF-8 description", errA, admission.CodeProfileInvalid)
+	if _, err := admission.Publish(nil, &a, nil); err == nil {
+		t.Errorf("Publish accepted a profile with invalid UTF-8")
+	}
+	// A literal U+FFFD is valid text and keeps its own digest.
+	c := *p
+	c.Description = "x\uFFFD"
+	if _, err := c.Digest(); err != nil {
+		t.Errorf("valid U+FFFD refused: %v", err)
+	}
+	// So is the text of the escape itself, a backslash then "ufffd".
+	c.Description = `x\ufffd`
+	if _, err := c.Digest(); err != nil {
+		t.Errorf("literal backslash-ufffd refused: %v", err)
+	}
+}
+
+// TestSignRecordRefusesInvalidUTF8: a record whose session id holds
+// invalid bytes would be signed as U+FFFD and load as another session.
+func TestSignRecordRefusesInvalidUTF8(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s\xff", Profile: mustPublish(t, nil, profileDoc("", `{"type": "none"}`)),
+		Providers: []admission.ProviderOffer{{Enrollment: admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)}}, Harness: "acp"})
+	if err != nil {
+		return // refused at admission: fine
+	}
+	if _, err := admission.SignRecord(admissiontest.Signer(t, "d1"), rec); err == nil {
+		t.Errorf("SignRecord signed a session id that is not UTF-8")
+	}
+}
