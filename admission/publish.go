@@ -325,17 +325,15 @@ func (v *Published) MarshalJSON() ([]byte, error) { return marshalNoEscape(v.j) 
 
 // ParsePublished reads a published version document strictly and
 // re-derives all of it: the embedded profile must parse and be
-// canonical, its digest and both hashes must recompute, every
-// hand-written host must be listed with grant allowed_hosts and no other
-// host may claim it, preset grants need allow_package_managers and a
-// declared ecosystem, and the recorded expansion (every host, port,
-// grant, ecosystem and relay warning) must be exactly what [Publish]
-// makes of the embedded profile and the preset catalog the version
-// names. That catalog must be one of catalogs (when none is given,
-// egress.DefaultPresetCatalog); a version with no preset host needs no
-// catalog. The digests are not a signature, so this is what stops a
-// stored version from being edited to add a host "granted" by the
-// catalog, or to drop a relay warning. Any mismatch is
+// canonical, its digest and both hashes must recompute, and the recorded
+// network policy (every host, port, grant, ecosystem and relay warning,
+// the requirement and the catalog version) must be exactly what
+// [Publish] makes of the embedded profile and the preset catalog the
+// version names. That catalog must be one of catalogs (when none is
+// given, egress.DefaultPresetCatalog); a version with no preset host
+// needs no catalog. The digests are not a signature, so this is what
+// stops a stored version from being edited to add a host "granted" by
+// the catalog, or to drop a relay warning. Any mismatch is
 // [CodePublishedInvalid].
 func ParsePublished(doc []byte, catalogs ...*egress.PresetCatalog) (*Published, error) {
 	var j publishedJSON
@@ -356,9 +354,6 @@ func ParsePublished(doc []byte, catalogs ...*egress.PresetCatalog) (*Published, 
 	}
 	if j.Version < 1 || j.Name != p.Name {
 		return nil, bad("version %d of %s does not match its profile", j.Version, checkfu.Quote(j.Name))
-	}
-	if err := checkGrants(p, j.NetworkPolicy); err != nil {
-		return nil, err
 	}
 	want := j
 	if err := want.seal(p); err != nil {
@@ -413,67 +408,3 @@ func checkExpansion(p *SandboxProfile, np publishedPolicy, catalogs []*egress.Pr
 	return checkfu.Refuse(CodePublishedInvalid, "admission: published version: the recorded hosts are not what the profile and preset catalog %s expand to", checkfu.Quote(np.PresetCatalogVersion))
 }
 
-func checkGrants(p *SandboxProfile, np publishedPolicy) error {
-	bad := func(format string, args ...any) error {
-		return checkfu.Refuse(CodePublishedInvalid, "admission: published version: "+format, args...)
-	}
-	if np.Type != p.NetworkPolicy.Type() {
-		return bad("policy type %s is not the profile's", checkfu.Quote(string(np.Type)))
-	}
-	a, _ := p.NetworkPolicy.Allowlist()
-	if np.RequiredEgressCertification != a.RequiredEgressCertification {
-		return bad("requirement is not the profile's")
-	}
-	if np.Type != egress.PolicyAllowlist {
-		if len(np.AllowedHosts) != 0 || np.PresetCatalogVersion != "" {
-			return bad("a %s policy lists hosts", np.Type)
-		}
-		return nil
-	}
-	if len(np.AllowedHosts) == 0 {
-		return bad("an allowlist with no host")
-	}
-	preset := false
-	for i, h := range np.AllowedHosts {
-		if i > 0 && compareGrant(np.AllowedHosts[i-1], h) >= 0 {
-			return bad("hosts are not sorted and distinct")
-		}
-		hp := egress.HostPort{Host: h.Host, Port: h.Port}
-		if c, err := egress.ParseHostPort(hp.String()); err != nil || c != hp {
-			return bad("host %s is not an exact canonical host", checkfu.Quote(h.String()))
-		}
-		if !slices.IsSorted(h.GrantedBy) || !slices.IsSorted(h.Ecosystems) || len(h.GrantedBy) == 0 || len(slices.Compact(slices.Clone(h.GrantedBy))) != len(h.GrantedBy) {
-			return bad("host %s has malformed grants", checkfu.Quote(h.String()))
-		}
-		if slices.Contains(h.GrantedBy, GrantAllowedHosts) != slices.Contains(a.AllowedHosts, hp) {
-			return bad("host %s: allowed_hosts grant disagrees with the profile", checkfu.Quote(h.String()))
-		}
-		byPreset := slices.Contains(h.GrantedBy, GrantAllowPackageManagers)
-		for _, g := range h.GrantedBy {
-			if g != GrantAllowedHosts && g != GrantAllowPackageManagers {
-				return bad("host %s has grant %s", checkfu.Quote(h.String()), checkfu.Quote(string(g)))
-			}
-		}
-		if byPreset != (len(h.Ecosystems) > 0) || (!byPreset && h.RelaysToAnyOrigin != "") {
-			return bad("host %s: preset fields without the preset grant", checkfu.Quote(h.String()))
-		}
-		for _, e := range h.Ecosystems {
-			if !slices.Contains(p.Ecosystems, e) {
-				return bad("host %s is granted for undeclared ecosystem %s", checkfu.Quote(h.String()), checkfu.Quote(e))
-			}
-		}
-		preset = preset || byPreset
-	}
-	if preset && !a.AllowPackageManagers {
-		return bad("preset hosts without allow_package_managers")
-	}
-	if preset != (np.PresetCatalogVersion != "") {
-		return bad("catalog version recorded without preset hosts, or preset hosts without it")
-	}
-	for _, hp := range a.AllowedHosts {
-		if _, ok := slices.BinarySearchFunc(np.AllowedHosts, HostGrant{Host: hp.Host, Port: hp.Port}, compareGrant); !ok {
-			return bad("hand-written host %s is missing", checkfu.Quote(hp.String()))
-		}
-	}
-	return nil
-}
