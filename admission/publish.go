@@ -407,4 +407,3 @@ func checkExpansion(p *SandboxProfile, np publishedPolicy, catalogs []*egress.Pr
 	}
 	return checkfu.Refuse(CodePublishedInvalid, "admission: published version: the recorded hosts are not what the profile and preset catalog %s expand to", checkfu.Quote(np.PresetCatalogVersion))
 }
-
