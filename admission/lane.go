@@ -78,7 +78,7 @@ func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapabilit
 	}
 	for _, h := range v.Relays() {
 		if !h.ByHand() {
-			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", checkfu.Quote(h.String()), h.RelaysToAnyOrigin)
+			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", checkfu.Quote(h.String()), checkfu.Quote(h.RelaysToAnyOrigin))
 		}
 	}
 	if ok, missing := eff.Enforcement.Realized(); !ok {

@@ -207,4 +207,7 @@ var mutants = []mutation.Mutant{
 		i++`, New: `			return true
 		}`}},
 		Kills: "TestDigestRefusesInvalidUTF8"},
+	{Name: "relay reason quoted", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `checkfu.Quote(h.String()), checkfu.Quote(h.RelaysToAnyOrigin))`, New: `checkfu.Quote(h.String()), h.RelaysToAnyOrigin)`}},
+		Kills: "TestRelayReasonQuotedBounded"},
 }

@@ -2,6 +2,7 @@ package admission_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +119,27 @@ func TestSignRecordRefusesInvalidUTF8(t *testing.T) {
 	}
 	if _, err := admission.SignRecord(admissiontest.Signer(t, "d1"), rec); err == nil {
 		t.Errorf("SignRecord signed a session id that is not UTF-8")
+	}
+}
+
+// TestRelayReasonQuotedBounded: a catalog's relay reason is text from
+// outside; the relay_not_named refusal quotes it bounded.
+func TestRelayReasonQuotedBounded(t *testing.T) {
+	reason := "line one\n\x1b[2J" + strings.Repeat("r", 10000)
+	quoted, _ := json.Marshal(reason)
+	cat, err := admission.ParseCatalog([]byte(`{"version": "2026-12-02.1", "hosts": [{"ecosystem": "go", "host": "proxy.example", "port": 443, "purpose": "proxy", "relays_to_any_origin": ` + string(quoted) + `}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := admission.Publish(nil, mustProfile(t, profileDoc(`["go"]`, `{"type": "allowlist", "allow_package_managers": true}`)), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt, _ := admissiontest.Receipt(t, pairB)
+	err = admission.CheckLane(admission.LaneAdversarial, v, admission.Candidate{Target: pairB, Advertised: checkfu.SecurityBoundary, Receipt: receipt},
+		admissiontest.Capability(admission.ProviderAttested, checkfu.SecurityBoundary))
+	wantCode(t, "relay by preset", err, admission.CodeRelayNotNamed)
+	if msg := err.Error(); len(msg) > 512 || strings.ContainsAny(msg, "\n\x1b") {
+		t.Errorf("refusal quotes the relay reason unbounded (%d bytes): %.200q", len(msg), msg)
 	}
 }

@@ -85,7 +85,7 @@ func profilePublish(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "unchanged: identical to version %d\n", prev.Version())
 	}
 	for _, h := range v.Relays() {
-		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, h.RelaysToAnyOrigin)
+		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, checkfu.Quote(h.RelaysToAnyOrigin))
 	}
 	return nil
 }
