@@ -69,6 +69,9 @@ const (
 	// CodeDeploymentMismatch: a validly signed admission record names
 	// another deployment.
 	CodeDeploymentMismatch checkfu.Code = "deployment_mismatch"
+	// CodeSessionMismatch: a validly signed admission record is of
+	// another session than the one loading it (a replayed record).
+	CodeSessionMismatch checkfu.Code = "session_mismatch"
 	// CodeHarnessUnknown: the harness catalog has no entry of that name.
 	CodeHarnessUnknown checkfu.Code = "harness_unknown"
 	// CodeHarnessBlocked: the harness catalog entry's availability is

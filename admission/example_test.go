@@ -153,7 +153,7 @@ func ExampleAdmit() {
 	set, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "deploy-eu", "public_key_pem": string(key.PublicKeyPEM())}}})
 	keys, _ := conformance.ParseAttesterSet(set)
 	env, _ := admission.SignRecord(key, rec)
-	loaded, err := admission.LoadRecord(env, "deploy-eu", keys)
+	loaded, err := admission.LoadRecord(env, "deploy-eu", "s-1", keys)
 	fmt.Println(err == nil, admission.Place(loaded, v, e, nil) == nil)
 
 	pub, _ := json.Marshal(admission.PublicView(loaded))

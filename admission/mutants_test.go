@@ -210,4 +210,7 @@ var mutants = []mutation.Mutant{
 	{Name: "relay reason quoted", File: "lane.go",
 		Edits: []mutation.Edit{{Old: `checkfu.Quote(h.String()), checkfu.Quote(h.RelaysToAnyOrigin))`, New: `checkfu.Quote(h.String()), h.RelaysToAnyOrigin)`}},
 		Kills: "TestRelayReasonQuotedBounded"},
+	{Name: "record bound to its session", File: "record.go",
+		Edits: []mutation.Edit{{Old: `if session == "" || f.Session != session {`, New: `if false {`}},
+		Kills: "TestLoadRecordRefusesAnotherSession"},
 }

@@ -175,13 +175,15 @@ func SignRecord(deploymentKey *conformance.Signer, r *Record) ([]byte, error) {
 	return deploymentKey.SignPayload(RecordPayloadType, b)
 }
 
-// LoadRecord verifies a frozen admission record for deployment against
-// keys, the deployment keys the Runner trusts, each named by its
-// deployment. It refuses a record that does not verify (altered,
-// unsigned, signed by a key not in keys) or is not canonical with
-// [CodeRecordUnauthentic], wrapping conformance's refusal; and one signed
-// by, or naming, another deployment with [CodeDeploymentMismatch].
-func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSet) (*Record, error) {
+// LoadRecord verifies the frozen admission record of session for
+// deployment against keys, the deployment keys the Runner trusts, each
+// named by its deployment. It refuses a record that does not verify
+// (altered, unsigned, signed by a key not in keys) or is not canonical
+// with [CodeRecordUnauthentic], wrapping conformance's refusal; one
+// signed by, or naming, another deployment with [CodeDeploymentMismatch];
+// and a validly signed record of another session (a replayed record)
+// with [CodeSessionMismatch].
+func LoadRecord(envelope []byte, deployment, session string, keys *conformance.AttesterSet) (*Record, error) {
 	signer, payload, err := keys.VerifyPayload(envelope, RecordPayloadType)
 	if err != nil {
 		var r *checkfu.Refusal
@@ -199,6 +201,9 @@ func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSe
 	}
 	if signer.Name != deployment || f.Deployment != deployment {
 		return nil, checkfu.Refuse(CodeDeploymentMismatch, "admission: record of deployment %s signed by the key of %s, loaded by %s", checkfu.Quote(f.Deployment), checkfu.Quote(signer.Name), checkfu.Quote(deployment))
+	}
+	if session == "" || f.Session != session {
+		return nil, checkfu.Refuse(CodeSessionMismatch, "admission: record of session %s loaded for session %s", checkfu.Quote(f.Session), checkfu.Quote(session))
 	}
 	return &Record{f: f}, nil
 }

@@ -68,7 +68,7 @@ func TestPlaceTrustedNeedsProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := admission.LoadRecord(env, "d1", admissiontest.KeySet(t, "d1"))
+	loaded, err := admission.LoadRecord(env, "d1", "s1", admissiontest.KeySet(t, "d1"))
 	if err != nil {
 		t.Fatalf("LoadRecord: %v", err)
 	}
@@ -142,4 +142,30 @@ func TestRelayReasonQuotedBounded(t *testing.T) {
 	if msg := err.Error(); len(msg) > 512 || strings.ContainsAny(msg, "\n\x1b") {
 		t.Errorf("refusal quotes the relay reason unbounded (%d bytes): %.200q", len(msg), msg)
 	}
+}
+
+// TestLoadRecordRefusesAnotherSession: a record is signed by the right
+// deployment key but is of another session. Loaded in place of this
+// session's record (say a trusted session's record swapped in at rest
+// for an adversarial one's), it must be refused.
+func TestLoadRecordRefusesAnotherSession(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "trusted-1", Profile: mustPublish(t, nil, profileDoc("", `{"type": "none"}`)),
+		Lane: admission.LaneTrusted, Provenance: admission.Provenance{Actor: "alice", Role: "admin"},
+		Providers: []admission.ProviderOffer{{Enrollment: admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)}}, Harness: "acp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := admission.SignRecord(admissiontest.Signer(t, "d1"), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := admissiontest.KeySet(t, "d1")
+	if _, err := admission.LoadRecord(env, "d1", "trusted-1", keys); err != nil {
+		t.Fatalf("own session: %v", err)
+	}
+	_, err = admission.LoadRecord(env, "d1", "adversarial-2", keys)
+	wantCode(t, "another session", err, admission.CodeSessionMismatch)
+	_, err = admission.LoadRecord(env, "d1", "", keys)
+	wantCode(t, "no session", err, admission.CodeSessionMismatch)
 }
