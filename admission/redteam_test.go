@@ -9,6 +9,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/admission/admissiontest"
+	"github.com/checkfu/checkfu/conformance"
 )
 
 // TestTrustedLaneNeedsProvenance: D243 defaults missing provenance to
@@ -168,4 +169,50 @@ func TestLoadRecordRefusesAnotherSession(t *testing.T) {
 	wantCode(t, "another session", err, admission.CodeSessionMismatch)
 	_, err = admission.LoadRecord(env, "d1", "", keys)
 	wantCode(t, "no session", err, admission.CodeSessionMismatch)
+}
+
+// TestPayloadTypesAreNotConfused: a record, a materialization statement
+// and a conformance receipt are signed under three payload types; none
+// is accepted as another, even when the same key signs all three and
+// the verifying set trusts it. Nil key sets refuse, never panic.
+func TestPayloadTypesAreNotConfused(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: pairB.Provider, Session: "s1", Profile: mustPublish(t, nil, profileDoc("", `{"type": "none"}`)),
+		Providers: []admission.ProviderOffer{{Enrollment: admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)}}, Harness: "acp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := admissiontest.Signer(t, pairB.Provider)
+	keys := admissiontest.KeySet(t, pairB.Provider)
+	recordEnv, err := admission.SignRecord(key, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmtEnv := admissiontest.Statement(t, pairB.Provider, pairB, admission.PlacementRemote, full)
+	receiptEnv, err := key.Sign(conformance.Record{Target: pairB, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
+		IssuedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Evidence: []conformance.Digest{conformance.DigestOf([]byte("e"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, env := range map[string][]byte{"statement": stmtEnv, "receipt": receiptEnv} {
+		_, err := admission.LoadRecord(env, pairB.Provider, "s1", keys)
+		wantCode(t, name+" as a record", err, admission.CodeRecordUnauthentic)
+	}
+	for name, env := range map[string][]byte{"record": recordEnv, "receipt": receiptEnv} {
+		req := admissiontest.Request(t, pairB, admission.PlacementRemote, full, full)
+		req.Statement = env
+		_, err := admission.Enroll(req)
+		wantCode(t, name+" as a statement", err, admission.CodeStatementInvalid)
+	}
+	for name, env := range map[string][]byte{"record": recordEnv, "statement": stmtEnv} {
+		if _, err := keys.Verify(env); err == nil {
+			t.Errorf("%s verified as a receipt", name)
+		}
+	}
+	_, err = admission.LoadRecord(recordEnv, pairB.Provider, "s1", nil)
+	wantCode(t, "nil deployment keys", err, admission.CodeRecordUnauthentic)
+	req := admissiontest.Request(t, pairB, admission.PlacementRemote, full, full)
+	req.Signers = nil
+	_, err = admission.Enroll(req)
+	wantCode(t, "nil provider keys", err, admission.CodeStatementInvalid)
 }
