@@ -167,6 +167,12 @@ func cloneCapability(c RunnerProviderCapability) RunnerProviderCapability {
 	return out
 }
 
+// enrolled reports whether e was made by Enroll: the zero Enrollment
+// names no provider and verified no statement.
+func (e *Enrollment) enrolled() bool {
+	return e != nil && e.signer != "" && e.target.Provider != "" && e.target.Revision != ""
+}
+
 // Target returns the exact provider revision enrolled.
 func (e *Enrollment) Target() checkfu.ProviderRevision { return e.target }
 

@@ -73,6 +73,9 @@ func (l *Lane) UnmarshalText(b []byte) error {
 //
 // It is run at admission and again at placement ([Place]).
 func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapability) error {
+	if !v.published() {
+		return notPublished()
+	}
 	if lane == LaneTrusted {
 		return nil
 	}

@@ -172,10 +172,10 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `if signer.Name != deployment || f.Deployment != deployment {`, New: `if signer.Name != deployment {`}},
 		Kills: "TestRecordSignLoad"},
 	{Name: "placement: exact pair", File: "record.go",
-		Edits: []mutation.Edit{{Old: `if e == nil || e.target != r.Target() {`, New: `if e == nil {`}},
+		Edits: []mutation.Edit{{Old: `if !e.enrolled() || e.target != r.Target() {`, New: `if !e.enrolled() {`}},
 		Kills: "TestPlacementRechecksLane"},
 	{Name: "placement: exact profile version", File: "record.go",
-		Edits: []mutation.Edit{{Old: `if v == nil || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {`, New: `if v == nil {`}},
+		Edits: []mutation.Edit{{Old: `if !v.published() || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {`, New: `if !v.published() {`}},
 		Kills: "TestPlacementRechecksLane"},
 	{Name: "placement re-checks the lane", File: "record.go",
 		Edits: []mutation.Edit{{Old: `return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)`, New: `return nil`}},
@@ -213,4 +213,24 @@ var mutants = []mutation.Mutant{
 	{Name: "record bound to its session", File: "record.go",
 		Edits: []mutation.Edit{{Old: `if session == "" || f.Session != session {`, New: `if false {`}},
 		Kills: "TestLoadRecordRefusesAnotherSession"},
+	{Name: "zero Published refused by CheckEgress", File: "select.go",
+		Edits: []mutation.Edit{{Old: `func CheckEgress(v *Published, c Candidate) error {
+	if !v.published() {`, New: `func CheckEgress(v *Published, c Candidate) error {
+	if false {`}},
+		Kills: "TestZeroValuesFailClosed"},
+	{Name: "unknown policy type refused by CheckEgress", File: "select.go",
+		Edits: []mutation.Edit{{Old: `	case egress.PolicyAllowlist:
+	default:
+		return checkfu.Refuse(CodeProfileInvalid, "admission: published version has network policy %s", checkfu.Quote(string(v.PolicyType())))
+	}`, New: `	}`}},
+		Kills: "TestZeroValuesFailClosed"},
+	{Name: "zero Published refused by CheckLane", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `	if !v.published() {
+		return notPublished()
+	}
+	if lane == LaneTrusted {`, New: `	if lane == LaneTrusted {`}},
+		Kills: "TestZeroValuesFailClosed"},
+	{Name: "zero Enrollment never admitted", File: "record.go",
+		Edits: []mutation.Edit{{Old: `if !o.Enrollment.enrolled() {`, New: `if o.Enrollment == nil {`}},
+		Kills: "TestZeroValuesFailClosed"},
 }

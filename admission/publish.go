@@ -240,6 +240,17 @@ func clone(p *SandboxProfile) *SandboxProfile {
 	return &q
 }
 
+// published reports whether v was made by Publish or ParsePublished:
+// the zero Published is no version at all, and has no network policy.
+func (v *Published) published() bool {
+	return v != nil && v.profile != nil && v.j.Version >= 1
+}
+
+// notPublished is the refusal of a Published that no publication made.
+func notPublished() error {
+	return checkfu.Refuse(CodeProfileInvalid, "admission: not a published version (make one with Publish or ParsePublished)")
+}
+
 // Name returns the profile name.
 func (v *Published) Name() string { return v.j.Name }
 

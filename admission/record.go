@@ -129,7 +129,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Profile == nil || req.Deployment == "" || req.Session == "" {
+	if !req.Profile.published() || req.Deployment == "" || req.Session == "" {
 		return nil, checkfu.Refuse(CodeProfileInvalid, "admission: admit needs a published profile, a deployment and a session")
 	}
 	if req.Lane > LaneTrusted {
@@ -138,7 +138,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 	lane := laneOf(req.Lane, req.Provenance)
 	var first *checkfu.Refusal
 	for _, o := range req.Providers {
-		if o.Enrollment == nil {
+		if !o.Enrollment.enrolled() {
 			continue
 		}
 		c := o.Enrollment.Candidate(o.Receipt)
@@ -241,10 +241,10 @@ func PublicView(r *Record) PublicAdmission {
 // provider that cannot meet the adversarial lane never receives an
 // adversarial session.
 func Place(r *Record, v *Published, e *Enrollment, receipt *conformance.Receipt) error {
-	if e == nil || e.target != r.Target() {
+	if !e.enrolled() || e.target != r.Target() {
 		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for %s, not this provider", checkfu.Quote(r.f.Session), checkfu.Quote(r.Target().String()))
 	}
-	if v == nil || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
+	if !v.published() || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
 		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for another profile version", checkfu.Quote(r.f.Session))
 	}
 	c := e.Candidate(receipt)

@@ -216,3 +216,42 @@ func TestPayloadTypesAreNotConfused(t *testing.T) {
 	_, err = admission.Enroll(req)
 	wantCode(t, "nil provider keys", err, admission.CodeStatementInvalid)
 }
+
+// TestZeroValuesFailClosed: a Published or an Enrollment not made by
+// Publish, ParsePublished or Enroll is the zero value. Selection, the
+// lane rule, admission and placement must refuse them, not treat a
+// missing policy as "no restriction" or an unenrolled provider as one.
+func TestZeroValuesFailClosed(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.SecurityBoundary)
+	receipt, _ := admissiontest.Receipt(t, pairB)
+	unsupported := admission.Candidate{Target: pairB, Advertised: checkfu.Unsupported}
+	zeroV := &admission.Published{}
+	if err := admission.CheckEgress(zeroV, unsupported); err == nil {
+		t.Errorf("CheckEgress selected an unsupported provider for a zero Published")
+	}
+	if s, err := admission.Select(zeroV, []admission.Candidate{unsupported}); err == nil {
+		t.Errorf("Select chose %v for a zero Published", s.Chosen.Target)
+	}
+	if err := admission.CheckLane(admission.LaneTrusted, zeroV, unsupported, full); err == nil {
+		t.Errorf("CheckLane admitted a zero Published")
+	}
+	e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)
+	v := mustPublish(t, nil, profileDoc("", `{"type": "none"}`))
+	trusted := admission.Provenance{Actor: "alice", Role: "admin"}
+	if _, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: zeroV, Lane: admission.LaneTrusted, Provenance: trusted,
+		Providers: []admission.ProviderOffer{{Enrollment: e, Receipt: receipt}}, Harness: "acp"}); err == nil {
+		t.Errorf("Admit admitted a zero Published")
+	}
+	rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted, Provenance: trusted,
+		Providers: []admission.ProviderOffer{{Enrollment: &admission.Enrollment{}}}, Harness: "acp"})
+	if err == nil {
+		t.Errorf("Admit placed a session on a zero Enrollment %q", rec.Target())
+	}
+	rec, err = admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted, Provenance: trusted,
+		Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "place with a zero Published", admission.Place(rec, zeroV, e, nil), admission.CodePlacementMismatch)
+	wantCode(t, "place on a zero Enrollment", admission.Place(rec, v, &admission.Enrollment{}, nil), admission.CodePlacementMismatch)
+}
