@@ -2,6 +2,7 @@ package admission_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -254,4 +255,34 @@ func TestZeroValuesFailClosed(t *testing.T) {
 	}
 	wantCode(t, "place with a zero Published", admission.Place(rec, zeroV, e, nil), admission.CodePlacementMismatch)
 	wantCode(t, "place on a zero Enrollment", admission.Place(rec, v, &admission.Enrollment{}, nil), admission.CodePlacementMismatch)
+}
+
+// TestLargeProfileReadsBack: the canonical encoding writes each host as
+// host:port, which is longer than "host" as written. A profile whose
+// policy fits egress's bound only as written would publish to a version
+// that ParsePublished can never read back. Every profile accepted must
+// publish to a readable version (or be refused up front).
+func TestLargeProfileReadsBack(t *testing.T) {
+	var hosts []string
+	label := strings.Repeat("a", 36)
+	for i := 0; i < 512; i++ {
+		hosts = append(hosts, fmt.Sprintf(`"h%03d.%s.%s.%s.example"`, i, label, label, label))
+	}
+	doc := profileDoc("", `{"type": "allowlist", "allowed_hosts": [`+strings.Join(hosts, ",")+`]}`)
+	p, err := admission.ParseProfile([]byte(doc))
+	if err != nil {
+		wantCode(t, "oversized canonical policy", err, admission.CodeProfileInvalid)
+		return
+	}
+	v, err := admission.Publish(nil, p, nil)
+	if err != nil {
+		t.Fatalf("accepted profile does not publish: %v", err)
+	}
+	b, err := v.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admission.ParsePublished(b); err != nil {
+		t.Fatalf("a version Publish made (%d bytes) does not read back: %v", len(b), err)
+	}
 }
