@@ -194,6 +194,27 @@ func (e *Enrollment) Candidate(receipt *conformance.Receipt) Candidate {
 		NetworkPolicyAuthority: e.effective.Enforcement[AxisNetworkPolicy], Receipt: receipt}
 }
 
+// CheckCapability refuses, with [CodeCapabilityUnmet], running v on a
+// provider revision whose effective capability eff cannot: v's network
+// policy member must be one of eff's network_modes, and every ecosystem v
+// declares one of eff's package_managers. Only the intersection with the
+// ceiling counts, so a ceiling that narrows either axis binds admission
+// and placement.
+func CheckCapability(v *Published, eff RunnerProviderCapability) error {
+	if !v.published() {
+		return notPublished()
+	}
+	if mode := string(v.PolicyType()); !slices.Contains(eff.NetworkModes, mode) {
+		return checkfu.Refuse(CodeCapabilityUnmet, "admission: %s needs network mode %s, which the effective capability lacks", checkfu.Quote(v.Name()), mode)
+	}
+	for _, eco := range v.profile.Ecosystems {
+		if !slices.Contains(eff.PackageManagers, eco) {
+			return checkfu.Refuse(CodeCapabilityUnmet, "admission: %s declares ecosystem %s, which the effective capability cannot materialize", checkfu.Quote(v.Name()), eco)
+		}
+	}
+	return nil
+}
+
 // A Skip is a visible, recorded decision not to do something, for the
 // Runner to log as an event. It is a value, never a silent branch.
 type Skip struct {

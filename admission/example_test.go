@@ -117,7 +117,7 @@ func exampleEnrollment() (*admission.Enrollment, error) {
 	for i := range e {
 		e[i] = admission.ProviderAttested
 	}
-	declared := admission.RunnerProviderCapability{Enforcement: e, EgressCertification: checkfu.AdvisoryFilter}
+	declared := admission.RunnerProviderCapability{NetworkModes: []string{"none"}, Enforcement: e, EgressCertification: checkfu.AdvisoryFilter}
 	digest, _ := admission.CapabilityDigest(declared)
 	statement, _ := admission.SignMaterialization(key, admission.MaterializationStatement{
 		Provider: target.Provider, ProviderRevision: target.Revision, MaterializationRevision: "m1",

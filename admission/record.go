@@ -142,7 +142,10 @@ func Admit(req AdmitRequest) (*Record, error) {
 			continue
 		}
 		c := o.Enrollment.Candidate(o.Receipt)
-		err := CheckEgress(req.Profile, c)
+		err := CheckCapability(req.Profile, o.Enrollment.effective)
+		if err == nil {
+			err = CheckEgress(req.Profile, c)
+		}
 		if err == nil {
 			err = CheckLane(lane, req.Profile, c, o.Enrollment.effective)
 		}
@@ -246,6 +249,9 @@ func Place(r *Record, v *Published, e *Enrollment, receipt *conformance.Receipt)
 	}
 	if !v.published() || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
 		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for another profile version", checkfu.Quote(r.f.Session))
+	}
+	if err := CheckCapability(v, e.effective); err != nil {
+		return err
 	}
 	c := e.Candidate(receipt)
 	if err := CheckEgress(v, c); err != nil {

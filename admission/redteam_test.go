@@ -286,3 +286,39 @@ func TestLargeProfileReadsBack(t *testing.T) {
 		t.Fatalf("a version Publish made (%d bytes) does not read back: %v", len(b), err)
 	}
 }
+
+// TestCeilingBindsAdmission: the ceiling narrows network_modes and
+// package_managers, and the effective capability is all the Runner may
+// use. Admission and placement must not pick a provider for a profile
+// whose network policy or declared ecosystems lie outside it, or the
+// ceiling narrows nothing that matters.
+func TestCeilingBindsAdmission(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	noUnrestricted := full
+	noUnrestricted.NetworkModes = []string{"allowlist", "none"}
+	noPip := full
+	noPip.PackageManagers = []string{"apt", "go"}
+	trusted := admission.Provenance{Actor: "alice", Role: "admin"}
+	for name, tt := range map[string]struct {
+		ceiling admission.RunnerProviderCapability
+		profile string
+	}{
+		"unrestricted outside network_modes": {noUnrestricted, profileDoc("", `{"type": "unrestricted"}`)},
+		"pip outside package_managers":       {noPip, profileDoc(`["pip"]`, `{"type": "none"}`)},
+	} {
+		e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, tt.ceiling)
+		v := mustPublish(t, nil, tt.profile)
+		_, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted, Provenance: trusted,
+			Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"})
+		wantCode(t, name, err, admission.CodeCapabilityUnmet)
+		// Admitted while the provider could; re-enrolled under the
+		// narrower ceiling, it never receives the session.
+		then := admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)
+		rec, err := admission.Admit(admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: v, Lane: admission.LaneTrusted, Provenance: trusted,
+			Providers: []admission.ProviderOffer{{Enrollment: then}}, Harness: "acp"})
+		if err != nil {
+			t.Fatalf("%s: under the full ceiling: %v", name, err)
+		}
+		wantCode(t, name+" at placement", admission.Place(rec, v, e, nil), admission.CodeCapabilityUnmet)
+	}
+}
