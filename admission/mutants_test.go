@@ -248,4 +248,7 @@ var mutants = []mutation.Mutant{
 	{Name: "ecosystems within the effective capability", File: "enroll.go",
 		Edits: []mutation.Edit{{Old: `if !slices.Contains(eff.PackageManagers, eco) {`, New: `if false {`}},
 		Kills: "TestCeilingBindsAdmission"},
+	{Name: "relays warned however granted", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if g == nil || ph.RelaysToAnyOrigin == "" || g.RelaysToAnyOrigin != "" {`, New: `if true {`}},
+		Kills: "TestHandNamedRelayIsWarned"},
 }

@@ -34,7 +34,8 @@ type HostGrant struct {
 	// the host, when allow_package_managers granted it.
 	Ecosystems []string `json:"ecosystems,omitempty"`
 	// RelaysToAnyOrigin is the catalog's reason when the host can reach
-	// any origin on the workload's behalf (a warning), or empty.
+	// any origin on the workload's behalf (a warning), or empty. It is
+	// set however the host was granted, by hand too.
 	RelaysToAnyOrigin string `json:"relays_to_any_origin,omitempty"`
 }
 
@@ -162,6 +163,16 @@ func expand(p *SandboxProfile, catalog *egress.PresetCatalog) (publishedPolicy, 
 		if used {
 			np.PresetCatalogVersion = catalog.Version()
 		}
+	}
+	// A host the catalog marks as a relay is warned of however it was
+	// granted: naming it by hand accepts it, knowingly, and still shows it.
+	for _, ph := range catalog.Hosts() {
+		g := byHost[egress.HostPort{Host: ph.Host, Port: ph.Port}]
+		if g == nil || ph.RelaysToAnyOrigin == "" || g.RelaysToAnyOrigin != "" {
+			continue
+		}
+		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
+		np.PresetCatalogVersion = catalog.Version()
 	}
 	if len(byHost) == 0 {
 		return np, &checkfu.Refusal{Code: CodeAllowlistReachesNothing,
@@ -297,7 +308,7 @@ func (v *Published) Requirement() checkfu.Requirement {
 }
 
 // CatalogVersion returns the preset catalog version that produced the
-// preset hosts, or "" when no preset host was granted.
+// preset hosts or marked a host as a relay, or "" when it did neither.
 func (v *Published) CatalogVersion() string { return v.j.NetworkPolicy.PresetCatalogVersion }
 
 // NetworkPolicyHash returns the hash of the policy as enforced: member,

@@ -322,3 +322,27 @@ func TestCeilingBindsAdmission(t *testing.T) {
 		wantCode(t, name+" at placement", admission.Place(rec, v, e, nil), admission.CodeCapabilityUnmet)
 	}
 }
+
+// TestHandNamedRelayIsWarned: naming a relay by hand accepts it on the
+// adversarial lane, knowingly; it must still be shown as a relay in the
+// published expansion, with or without allow_package_managers.
+func TestHandNamedRelayIsWarned(t *testing.T) {
+	for name, doc := range map[string]string{
+		"by hand only":       profileDoc("", `{"type": "allowlist", "allowed_hosts": ["proxy.golang.org"]}`),
+		"by hand and preset": profileDoc(`["go"]`, `{"type": "allowlist", "allowed_hosts": ["proxy.golang.org"], "allow_package_managers": true}`),
+		"other ecosystem":    profileDoc(`["pip"]`, `{"type": "allowlist", "allowed_hosts": ["proxy.golang.org"], "allow_package_managers": true}`),
+	} {
+		v := mustPublish(t, nil, doc)
+		var relays []string
+		for _, h := range v.Relays() {
+			relays = append(relays, h.String())
+		}
+		if len(relays) == 0 || relays[0] != "proxy.golang.org:443" {
+			t.Errorf("%s: relays %v, want proxy.golang.org:443 warned", name, relays)
+		}
+		b, _ := v.MarshalJSON()
+		if _, err := admission.ParsePublished(b); err != nil {
+			t.Errorf("%s: does not read back: %v", name, err)
+		}
+	}
+}
