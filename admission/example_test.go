@@ -193,3 +193,22 @@ func ExampleDiffVersions() {
 	fmt.Println(d.OldVersion, d.NewVersion, d.Widened[0], d.Widens())
 	// Output: 1 2 registry.npmjs.org:443 true
 }
+
+// ExampleCheckCapability: the ceiling leaves the provider no
+// unrestricted network mode, so an unrestricted profile cannot run on it.
+func ExampleCheckCapability() {
+	ceiling := admission.RunnerProviderCapability{NetworkModes: []string{"allowlist", "none"}}
+	declared := admission.RunnerProviderCapability{NetworkModes: []string{"none", "unrestricted"}}
+	eff := admission.Intersect(declared, ceiling)
+	for _, np := range []string{`{"type": "none"}`, `{"type": "unrestricted"}`} {
+		p, _ := admission.ParseProfile([]byte(`{"name": "p",
+			"image": {"ref": "docker.io/library/debian:12", "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+			"resources": {"cpu_millis": 1000, "memory_mib": 512}, "network_policy": ` + np + `}`))
+		v, _ := admission.Publish(nil, p, nil)
+		code, _ := checkfu.CodeOf(admission.CheckCapability(v, eff))
+		fmt.Printf("%s: %q\n", v.PolicyType(), code)
+	}
+	// Output:
+	// none: ""
+	// unrestricted: "capability_unmet"
+}
