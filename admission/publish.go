@@ -156,9 +156,6 @@ func expand(p *SandboxProfile, catalog *egress.PresetCatalog) (publishedPolicy, 
 			if !slices.Contains(g.Ecosystems, ph.Ecosystem) {
 				g.Ecosystems = append(g.Ecosystems, ph.Ecosystem)
 			}
-			if g.RelaysToAnyOrigin == "" {
-				g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
-			}
 		}
 		if used {
 			np.PresetCatalogVersion = catalog.Version()
