@@ -48,7 +48,7 @@ func CapabilityDigest(c RunnerProviderCapability) (string, error) {
 }
 
 func (s MaterializationStatement) check() error {
-	if s.Provider == "" || s.ProviderRevision == "" || s.MaterializationRevision == "" || len(s.Provider)+len(s.ProviderRevision)+len(s.MaterializationRevision) > 765 {
+	if s.Provider == "" || s.ProviderRevision == "" || s.MaterializationRevision == "" || max(len(s.Provider), len(s.ProviderRevision), len(s.MaterializationRevision)) > 255 {
 		return checkfu.Refuse(CodeStatementInvalid, "admission: statement needs provider, provider_revision and materialization_revision of at most 255 bytes each")
 	}
 	if s.Placement != PlacementInProcess && s.Placement != PlacementRemote {

@@ -255,4 +255,7 @@ var mutants = []mutation.Mutant{
 	{Name: "relays warned however granted", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `if g == nil || ph.RelaysToAnyOrigin == "" || g.RelaysToAnyOrigin != "" {`, New: `if true {`}},
 		Kills: "TestHandNamedRelayIsWarned"},
+	{Name: "statement fields bounded each", File: "enroll.go",
+		Edits: []mutation.Edit{{Old: `max(len(s.Provider), len(s.ProviderRevision), len(s.MaterializationRevision)) > 255 {`, New: `len(s.Provider)+len(s.ProviderRevision)+len(s.MaterializationRevision) > 765 {`}},
+		Kills: "TestStatementFieldBounds"},
 }

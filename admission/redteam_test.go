@@ -346,3 +346,19 @@ func TestHandNamedRelayIsWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementFieldBounds: each of provider, provider_revision and
+// materialization_revision is at most 255 bytes, as documented, not
+// merely their sum.
+func TestStatementFieldBounds(t *testing.T) {
+	long := checkfu.ProviderRevision{Provider: strings.Repeat("p", 600), Revision: "1"}
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	d, err := admission.CapabilityDigest(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = admission.SignMaterialization(admissiontest.Signer(t, long.Provider), admission.MaterializationStatement{
+		Provider: long.Provider, ProviderRevision: long.Revision, MaterializationRevision: "m1",
+		Placement: admission.PlacementRemote, CapabilityDigest: d, IssuedAt: "2026-12-01T00:00:00Z"})
+	wantCode(t, "600-byte provider", err, admission.CodeStatementInvalid)
+}
