@@ -8,12 +8,14 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // CodeDestinationNotPublic is the code of the Refusal returned when a
@@ -92,6 +94,7 @@ type Dialer struct {
 	treatAsPublic []netip.Prefix
 	exclude       []netip.AddrPort
 	timeout       time.Duration
+	server        string     // "ip:port" of the configured DNS server; empty: resolv.conf's
 	self          *hostAddrs // nil means thisHost; tests give the host addresses
 }
 
@@ -120,16 +123,87 @@ func NewDialer(cfg DialerConfig) (*Dialer, error) {
 		if err != nil {
 			return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: resolver %q is not an IP:port", cfg.Resolver)
 		}
-		d.resolver = &net.Resolver{
-			PreferGo: true,
-			Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var nd net.Dialer
-				return nd.DialContext(ctx, network, server.String())
-			},
-		}
+		d.server = server.String()
 	}
+	d.resolver = &net.Resolver{PreferGo: true, Dial: d.dialDNS}
 	return d, nil
 }
+
+// dialDNS connects the Go resolver to the configured DNS server (or, with
+// none configured, to the server resolv.conf names, which Go passes as
+// address), and wraps the connection so that it carries only questions
+// about the rooted name lookup put in ctx.
+func (d *Dialer) dialDNS(ctx context.Context, network, address string) (net.Conn, error) {
+	asked, _ := ctx.Value(askedKey{}).(string)
+	if asked == "" {
+		return nil, errors.New("egress: DNS query outside a Dialer lookup")
+	}
+	if d.server != "" {
+		address = d.server
+	}
+	var nd net.Dialer
+	c, err := nd.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	if pc, ok := c.(net.PacketConn); ok {
+		return &askedPacketConn{askedConn{Conn: c, asked: asked}, pc}, nil
+	}
+	return &askedConn{Conn: c, asked: asked, stream: true}, nil
+}
+
+// askedKey is the context key under which lookup passes the rooted name
+// it resolves to dialDNS.
+type askedKey struct{}
+
+// errOtherName is the error of a DNS query for a name other than the one
+// the Dialer asked about: a resolver that expands a search list or a
+// domain is stopped before the query leaves the host.
+var errOtherName = errors.New("egress: the resolver asked about another name than the one looked up")
+
+// An askedConn is a connection to a DNS server that refuses to send a
+// query whose question is not the name asked. Go's resolver accepts only
+// a response whose question is its query's, and follows only the CNAME
+// chain of that name, so every answer it returns is for the name asked.
+type askedConn struct {
+	net.Conn
+	asked  string // rooted, as the resolver sends it
+	stream bool   // TCP: each message has a two-byte length prefix
+}
+
+func (c *askedConn) Write(b []byte) (int, error) {
+	msg := b
+	if c.stream {
+		if len(msg) < 2 {
+			return 0, errOtherName
+		}
+		msg = msg[2:]
+	}
+	var p dnsmessage.Parser
+	if _, err := p.Start(msg); err != nil {
+		return 0, errOtherName
+	}
+	qs, err := p.AllQuestions()
+	if err != nil || len(qs) != 1 || !strings.EqualFold(qs[0].Name.String(), c.asked) {
+		return 0, errOtherName
+	}
+	return c.Conn.Write(b)
+}
+
+// askedPacketConn is an askedConn over UDP: Go's resolver frames its
+// messages as datagrams only when its connection is a net.PacketConn.
+type askedPacketConn struct {
+	askedConn
+	net.PacketConn
+}
+
+func (c *askedPacketConn) Read(b []byte) (int, error)         { return c.askedConn.Read(b) }
+func (c *askedPacketConn) Write(b []byte) (int, error)        { return c.askedConn.Write(b) }
+func (c *askedPacketConn) Close() error                       { return c.askedConn.Close() }
+func (c *askedPacketConn) LocalAddr() net.Addr                { return c.askedConn.LocalAddr() }
+func (c *askedPacketConn) SetDeadline(t time.Time) error      { return c.askedConn.SetDeadline(t) }
+func (c *askedPacketConn) SetReadDeadline(t time.Time) error  { return c.askedConn.SetReadDeadline(t) }
+func (c *askedPacketConn) SetWriteDeadline(t time.Time) error { return c.askedConn.SetWriteDeadline(t) }
 
 // CodeInvalidDialerConfig is the code of the Refusal NewDialer returns for
 // a configuration it will not build.
@@ -335,13 +409,26 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return d.dialAddrs(ctx, network, address, addrs, uint16(port))
 }
 
-// lookup resolves host with the configured resolver, every address family.
+// lookup resolves host, every address family, as the rooted name host+".":
+// no search list, domain or ndots of resolv.conf applies, so the name
+// resolved is the name matched. The queries it sends are checked to ask
+// about that name only (see askedConn). A zero Dialer builds its resolver
+// here.
 func (d *Dialer) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	r := d.resolver
 	if r == nil {
-		r = net.DefaultResolver
+		r = &net.Resolver{PreferGo: true, Dial: d.dialDNS}
 	}
-	return r.LookupNetIP(ctx, "ip", host)
+	rooted := host + "."
+	addrs, err := r.LookupNetIP(context.WithValue(ctx, askedKey{}, rooted), "ip", rooted)
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		// Name the name matched, without the root dot.
+		de2 := *de
+		de2.Name = host
+		err = &de2
+	}
+	return addrs, err
 }
 
 // dialAddrs connects to the first of addrs that accepts, each address

@@ -52,7 +52,9 @@
 //     under a positive check (IPv6 must lie in 2000::/3). Mapped addresses
 //     are unmapped first; addresses that embed IPv4 (NAT64, 6to4, Teredo,
 //     IPv4-compatible) and zoned addresses are never public.
-//   - A [Dialer] resolves a name once and refuses the whole name when any
+//   - A [Dialer] resolves the rooted name (no resolv.conf search list,
+//     domain or ndots applies) and sends no DNS question about any other
+//     name, so the name resolved is the name matched. It resolves once and refuses the whole name when any
 //     answer is not public: one private answer poisons the name, so a
 //     rebinding resolver cannot be outwaited by retrying. It then dials the
 //     checked literals, and checks each socket address again at connect
