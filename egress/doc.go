@@ -74,7 +74,13 @@
 //     decoded strictly; presets compile into exact hosts at publication,
 //     with the [PresetCatalog] version recorded. A [Guard] enforces a
 //     compiled policy for a workload: every mode but none refuses every
-//     non-public destination, and none refuses everything.
+//     non-public destination, and none refuses everything. Its CONNECT
+//     tunnels are bounded: both ends close at most
+//     [DefaultTunnelCloseGrace] after either direction ends, and after
+//     [DefaultTunnelIdleTimeout] without a byte moved; at most
+//     [DefaultMaxTunnels] are open per guard and
+//     [DefaultMaxTunnelsPerSource] per workload source address (each
+//     configurable in [GuardConfig]).
 //   - A refusal is always a *checkfu.Refusal (403 with Checkfu-Refusal
 //     from the guard); an upstream failure is always an [*UpstreamError]
 //     with an [UpstreamCode] (502 from the guard). Neither is ever reported

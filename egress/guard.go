@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -40,7 +41,38 @@ type GuardConfig struct {
 	// Logger receives one line per refusal and upstream failure. Nil
 	// means slog.Default().
 	Logger *slog.Logger
+
+	// TunnelCloseGrace is how long a CONNECT tunnel stays open after one
+	// direction has ended (its sender closed or half-closed): the other
+	// direction may finish within it, then both ends are closed. Zero
+	// means DefaultTunnelCloseGrace.
+	TunnelCloseGrace time.Duration
+	// TunnelIdleTimeout closes a tunnel through which no byte has moved,
+	// in either direction, for this long; a write that cannot complete
+	// for this long ends the tunnel too. Zero means
+	// DefaultTunnelIdleTimeout.
+	TunnelIdleTimeout time.Duration
+	// MaxTunnels bounds the CONNECT tunnels open at once through the
+	// guard; each holds two descriptors. Zero means DefaultMaxTunnels.
+	MaxTunnels int
+	// MaxTunnelsPerSource bounds the tunnels open at once for one
+	// workload source address. Zero means DefaultMaxTunnelsPerSource.
+	MaxTunnelsPerSource int
 }
+
+// Defaults of the tunnel bounds in [GuardConfig]. A CONNECT beyond a cap
+// is refused with [CodeTunnelLimitReached] before anything is dialled.
+const (
+	DefaultTunnelCloseGrace    = 5 * time.Second
+	DefaultTunnelIdleTimeout   = 5 * time.Minute
+	DefaultMaxTunnels          = 1024
+	DefaultMaxTunnelsPerSource = 256
+)
+
+// CodeTunnelLimitReached is the code of the refusal of a CONNECT while
+// the guard already holds GuardConfig.MaxTunnels tunnels, or
+// MaxTunnelsPerSource for the workload's source address.
+const CodeTunnelLimitReached checkfu.Code = "tunnel_limit_reached"
 
 // A Guard is the reference workload egress filter: an HTTP forward proxy
 // (absolute-form HTTP requests and CONNECT tunnels) that enforces a
@@ -60,7 +92,8 @@ type GuardConfig struct {
 // destination's own answer never carries either header through. The guard
 // adds no forwarding headers, strips the forwarding and client-address
 // headers the workload sends (Forwarded, Via, X-Forwarded-*, ...) and the
-// hop-by-hop ones, and reads at most 1 MiB of a response header.
+// hop-by-hop ones, and reads at most 1 MiB of a response header. Its
+// CONNECT tunnels are bounded by the tunnel fields of [GuardConfig].
 type Guard struct {
 	policy *CompiledPolicy
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
@@ -73,9 +106,14 @@ type Guard struct {
 	// targetCache: pure canonicalisation only, never a DNS answer).
 	httpTargets, connectTargets *targetCache
 
-	mu      sync.Mutex
-	tunnels map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
-	closed  bool                  // guarded by mu; set by Shutdown
+	tunnelGrace, tunnelIdle  time.Duration
+	maxTunnels, maxPerSource int
+
+	mu        sync.Mutex
+	tunnels   map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
+	open      int                   // guarded by mu; tunnels holding a slot (see acquireTunnel)
+	perSource map[netip.Addr]int    // guarded by mu; open per workload source; no zero entries
+	closed    bool                  // guarded by mu; set by Shutdown
 }
 
 // NewGuard returns a Guard for cfg. It refuses a missing policy or
@@ -104,8 +142,14 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {
+		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard tunnel bounds must not be negative")
+	}
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
-		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"}}
+		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"},
+		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),
+		maxTunnels: orDefault(cfg.MaxTunnels, DefaultMaxTunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, DefaultMaxTunnelsPerSource),
+		perSource: map[netip.Addr]int{}}
 	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
@@ -215,6 +259,12 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
+	src := sourceOf(r)
+	if err := g.acquireTunnel(src); err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	defer g.releaseTunnel(src)
 	up, err := g.dial(r.Context(), "tcp", target.authority)
 	if err != nil {
 		g.fail(w, r, err)
@@ -237,23 +287,122 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.untrack(up, down)
+	down.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
-	done := make(chan struct{})
-	go func() {
-		// Bytes the client sent after the CONNECT line are in buf.
-		io.Copy(up, buf) //nolint:errcheck // a broken tunnel just ends
-		if tc, ok := up.(*net.TCPConn); ok {
+	// Bytes the client sent after the CONNECT line are in buf: send them
+	// first, then read the connection itself.
+	if n := buf.Reader.Buffered(); n > 0 {
+		early, _ := buf.Reader.Peek(n)
+		up.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
+		if _, err := up.Write(early); err != nil {
+			return
+		}
+	}
+	g.pipe(up, down)
+}
+
+// pipe copies both directions of a tunnel until both have ended, or one
+// has ended and TunnelCloseGrace has passed, or nothing has moved for
+// TunnelIdleTimeout. Its caller closes both connections.
+func (g *Guard) pipe(up, down net.Conn) {
+	var last atomic.Int64 // unix nanoseconds of the last byte moved, either way
+	last.Store(time.Now().UnixNano())
+	ended := make(chan struct{}, 2)
+	copyHalf := func(dst, src net.Conn) {
+		g.copyIdle(dst, src, &last)
+		if tc, ok := dst.(interface{ CloseWrite() error }); ok {
 			tc.CloseWrite()
 		}
-		close(done)
-	}()
-	io.Copy(down, up) //nolint:errcheck
-	if tc, ok := down.(*net.TCPConn); ok {
-		tc.CloseWrite()
+		ended <- struct{}{}
 	}
-	<-done
+	go copyHalf(up, down)
+	go copyHalf(down, up)
+	<-ended
+	grace := time.NewTimer(g.tunnelGrace)
+	select {
+	case <-ended:
+		grace.Stop()
+		return
+	case <-grace.C:
+	}
+	// The second direction did not end within the grace: stop it.
+	up.Close()
+	down.Close()
+	<-ended
+}
+
+// copyIdle copies src to dst until src ends or fails, or until neither
+// direction of the tunnel has moved a byte (last) for the idle timeout.
+func (g *Guard) copyIdle(dst, src net.Conn, last *atomic.Int64) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	for {
+		src.SetReadDeadline(time.Now().Add(g.tunnelIdle))
+		n, err := src.Read(buf)
+		if n > 0 {
+			last.Store(time.Now().UnixNano())
+			dst.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+			last.Store(time.Now().UnixNano())
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() && time.Since(time.Unix(0, last.Load())) < g.tunnelIdle {
+				continue // the other direction is moving
+			}
+			return
+		}
+	}
+}
+
+// sourceOf returns the workload's source address of r, unmapped; the
+// zero Addr when the connection has none.
+func sourceOf(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// acquireTunnel takes a tunnel slot for src, or refuses when the guard or
+// src is at its cap.
+func (g *Guard) acquireTunnel(src netip.Addr) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open >= g.maxTunnels {
+		return checkfu.Refuse(CodeTunnelLimitReached, "egress: the guard holds %d tunnels, its limit", g.open)
+	}
+	if g.perSource[src] >= g.maxPerSource {
+		return checkfu.Refuse(CodeTunnelLimitReached, "egress: this workload source holds %d tunnels, its limit", g.perSource[src])
+	}
+	g.open++
+	g.perSource[src]++
+	return nil
+}
+
+// releaseTunnel gives back a slot taken by acquireTunnel.
+func (g *Guard) releaseTunnel(src netip.Addr) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open--
+	if g.perSource[src]--; g.perSource[src] <= 0 {
+		delete(g.perSource, src)
+	}
+}
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 func (g *Guard) track(cs ...net.Conn) bool {
