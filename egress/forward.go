@@ -119,7 +119,21 @@ type upstreamPool struct {
 	closed bool                       // guarded by mu
 }
 
+// get returns an idle connection to key that is still quiet, or nil. A
+// connection on which the destination sent anything while it was idle
+// (an unsolicited or extra response), or which it closed, is discarded:
+// bytes no request asked for are never read as a response.
 func (p *upstreamPool) get(key string) *upstreamConn {
+	for {
+		c := p.pop(key)
+		if c == nil || c.quiet() {
+			return c
+		}
+		c.Close()
+	}
+}
+
+func (p *upstreamPool) pop(key string) *upstreamConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	list := p.idle[key]
@@ -134,6 +148,12 @@ func (p *upstreamPool) get(key string) *upstreamConn {
 	}
 	p.n--
 	return c
+}
+
+// quiet reports whether nothing has arrived on uc, not even an end of
+// stream (see socketQuiet).
+func (uc *upstreamConn) quiet() bool {
+	return uc.br.Buffered() == 0 && socketQuiet(uc.Conn)
 }
 
 func (p *upstreamPool) put(key string, c *upstreamConn) {
@@ -306,7 +326,9 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 		_, err = io.Copy(w, resp.Body)
 	}
 	resp.Body.Close()
-	reusable := stop() && err == nil && !resp.Close && !r.Close
+	// A connection holding bytes past the response is never pooled:
+	// they are no answer to any later request.
+	reusable := stop() && err == nil && !resp.Close && !r.Close && uc.br.Buffered() == 0
 	if reusable {
 		g.pool.put(authority, uc)
 		return

@@ -67,6 +67,20 @@ func newTunnelRig(t *testing.T, hold bool, cfg GuardConfig) *tunnelRig {
 		}
 	}()
 	rig.target = dst.Addr().String()
+	t.Cleanup(func() {
+		dst.Close()
+		close(rig.done)
+		wg.Wait()
+	})
+	rig.g, rig.proxy = startGuard(t, cfg)
+	return rig
+}
+
+// startGuard starts a guard configured by cfg, with an unrestricted
+// policy, 127.0.0.1 treated as public and a discarding logger, and
+// returns it with its "host:port". The test's cleanup shuts it down.
+func startGuard(t *testing.T, cfg GuardConfig) (*Guard, string) {
+	t.Helper()
 	p, err := ParseNetworkPolicy([]byte(`{"type":"unrestricted"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -82,23 +96,19 @@ func newTunnelRig(t *testing.T, hold bool, cfg GuardConfig) *tunnelRig {
 	cfg.Listener = ln
 	cfg.TreatAsPublicForTesting = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	rig.g, err = NewGuard(cfg)
+	g, err := NewGuard(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rig.proxy = ln.Addr().String()
 	served := make(chan error, 1)
-	go func() { served <- rig.g.Serve() }()
+	go func() { served <- g.Serve() }()
 	t.Cleanup(func() {
-		rig.g.Shutdown(context.Background())
+		g.Shutdown(context.Background())
 		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("Serve = %v", err)
 		}
-		dst.Close()
-		close(rig.done)
-		wg.Wait()
 	})
-	return rig
+	return g, ln.Addr().String()
 }
 
 // dial opens a tunnel from source (a loopback address; "" for 127.0.0.1)
