@@ -73,6 +73,9 @@ type upstreamConn struct {
 	// destination cannot make the guard buffer an endless header, and to
 	// noLimit for bodies. Used only by the handler that holds uc.
 	lim int64
+	// nread counts the bytes read from the connection, ever; forward
+	// compares it around an exchange to tell whether anything was read.
+	nread int64
 }
 
 // maxResponseHeaderBytes bounds the response headers (interim ones
@@ -98,6 +101,7 @@ func (l limitedConn) Read(p []byte) (int, error) {
 	}
 	n, err := l.uc.Conn.Read(p)
 	l.uc.lim -= int64(n)
+	l.uc.nread += int64(n)
 	return n, err
 }
 
@@ -232,7 +236,9 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 
 	// A pooled connection may have been closed by the destination while
 	// idle; an idempotent request without a body is retried once on a
-	// fresh connection.
+	// fresh connection, and only when nothing at all was read from the
+	// reused one: a destination that answered, however badly, has seen
+	// the request, and must not get it twice.
 	for attempt := 0; ; attempt++ {
 		uc, reused := g.pool.get(authority), true
 		if uc == nil {
@@ -245,11 +251,12 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		}
 		// A cancelled workload request unblocks any read or write on uc.
 		stop := context.AfterFunc(r.Context(), uc.expire)
+		before := uc.nread
 		resp, err := g.roundTrip(uc, out)
 		if err != nil {
 			stop()
 			uc.Close()
-			if reused && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {
+			if reused && uc.nread == before && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {
 				continue
 			}
 			if r.Context().Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,15 +16,16 @@ import (
 
 // A rawOrigin is a destination on 127.0.0.1 that the test scripts at the
 // byte level: serve is called for every request read, with the
-// connection's writer and the request's number (from 1, over all
-// connections).
+// connection, the request's number n (from 1, over all connections) and
+// its number k on its connection (from 1). The connection is closed when
+// serve returns false.
 type rawOrigin struct {
 	addr     string
 	requests atomic.Int64 // requests read, all connections
 	conns    atomic.Int64 // connections accepted
 }
 
-func startRawOrigin(t *testing.T, serve func(w io.Writer, c net.Conn, n int64)) *rawOrigin {
+func startRawOrigin(t *testing.T, serve func(c net.Conn, n, k int64) bool) *rawOrigin {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,14 +51,17 @@ func startRawOrigin(t *testing.T, serve func(w io.Writer, c net.Conn, n int64)) 
 			go func() {
 				defer wg.Done()
 				br := bufio.NewReader(c)
-				for {
+				for k := int64(1); ; k++ {
 					req, err := http.ReadRequest(br)
 					if err != nil {
 						c.Close()
 						return
 					}
 					io.Copy(io.Discard, req.Body)
-					serve(c, c, o.requests.Add(1))
+					if !serve(c, o.requests.Add(1), k) {
+						c.Close()
+						return
+					}
 				}
 			}()
 		}
@@ -109,15 +114,17 @@ func TestGuardNeverServesAStaleResponse(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		pooled bool // whether the guard may pool the connection at all
-		serve  func(w io.Writer, c net.Conn, n int64)
+		serve  func(c net.Conn, n, k int64) bool
 	}{
-		{"extra response in the same write", false, func(w io.Writer, _ net.Conn, n int64) {
+		{"extra response in the same write", false, func(w net.Conn, n, _ int64) bool {
 			fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nreply %dHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale", n)
+			return true
 		}},
-		{"extra response after the first", true, func(w io.Writer, _ net.Conn, n int64) {
+		{"extra response after the first", true, func(w net.Conn, n, _ int64) bool {
 			writeResponse(w, fmt.Sprintf("reply %d", n))
 			time.Sleep(10 * time.Millisecond)
 			writeResponse(w, "stale")
+			return true
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,5 +144,75 @@ func TestGuardNeverServesAStaleResponse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGuardNeverReplaysAnAnsweredRequest is issue 11's repro: on a reused
+// pooled connection, a round-trip error after the destination had
+// answered (a 101, a garbage status line, conflicting Content-Length)
+// made the guard send the GET again on a fresh connection, so the
+// destination got it twice. Only a reused connection from which nothing
+// at all was read may be retried.
+func TestGuardNeverReplaysAnAnsweredRequest(t *testing.T) {
+	for _, bad := range []string{
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n",
+		"HTTP/1.1 abc\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+	} {
+		t.Run(strings.Fields(bad)[1], func(t *testing.T) {
+			o := startRawOrigin(t, func(c net.Conn, n, k int64) bool {
+				if k == 1 {
+					writeResponse(c, fmt.Sprintf("reply %d", n))
+					return true
+				}
+				io.WriteString(c, bad)
+				return false
+			})
+			_, proxy := startGuard(t, GuardConfig{})
+			if status, body := getBody(t, proxyClient(t, proxy), "http://"+o.addr+"/"); status != http.StatusOK || body != "reply 1" {
+				t.Fatalf("first GET = %d %q", status, body)
+			}
+			time.Sleep(20 * time.Millisecond) // the upstream connection is pooled
+			status, _ := getBody(t, proxyClient(t, proxy), "http://"+o.addr+"/")
+			if n := o.requests.Load(); n != 2 {
+				t.Fatalf("the destination received %d requests, want 2 (the answered GET was replayed); status %d", n, status)
+			}
+			if status != http.StatusBadGateway {
+				t.Fatalf("second GET = %d, want 502", status)
+			}
+		})
+	}
+}
+
+// TestGuardRetriesOnlyIdempotentRequests is the rule of issue 10: a reused
+// pooled connection that the destination closes without answering (so
+// nothing was read from it) is retried once on a fresh connection for a
+// GET, and never for a POST, which the destination must not get twice.
+func TestGuardRetriesOnlyIdempotentRequests(t *testing.T) {
+	o := startRawOrigin(t, func(c net.Conn, n, k int64) bool {
+		if k == 1 {
+			writeResponse(c, fmt.Sprintf("reply %d", n))
+			return true
+		}
+		return false // read the request, then close without a byte
+	})
+	_, proxy := startGuard(t, GuardConfig{})
+	send := func(method string) int {
+		req, _ := http.NewRequest(method, "http://"+o.addr+"/", nil)
+		resp, err := proxyClient(t, proxy).Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		time.Sleep(20 * time.Millisecond) // the upstream connection is pooled
+		return resp.StatusCode
+	}
+	send(http.MethodGet) // request 1; its connection is pooled
+	if status := send(http.MethodGet); status != http.StatusOK || o.requests.Load() != 3 {
+		t.Fatalf("GET on a closed pooled connection = %d after %d requests, want 200 after 3 (one retry)", status, o.requests.Load())
+	}
+	if status := send(http.MethodPost); status != http.StatusBadGateway || o.requests.Load() != 4 {
+		t.Fatalf("POST on a closed pooled connection = %d after %d requests, want 502 after 4 (no retry)", status, o.requests.Load())
 	}
 }
