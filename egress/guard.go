@@ -150,7 +150,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),
 		maxTunnels: orDefault(cfg.MaxTunnels, DefaultMaxTunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, DefaultMaxTunnelsPerSource),
 		perSource: map[netip.Addr]int{}}
-	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
 

@@ -292,3 +292,25 @@ func TestNewGuardRefusesNegativeTunnelBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardRefusesOptionsStar: net/http's server answers "OPTIONS *"
+// with 200 by itself unless told not to, whatever the handler; the guard
+// refuses it as it refuses every target that is not absolute-form or
+// CONNECT, before any policy is consulted.
+func TestGuardRefusesOptionsStar(t *testing.T) {
+	_, proxy := startGuard(t, GuardConfig{})
+	c, err := net.Dial("tcp", proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: http.MethodOptions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get(RefusalHeader) != string(CodeInvalidRequest) {
+		t.Fatalf("OPTIONS * = %d %q, want 403 %s", resp.StatusCode, resp.Header.Get(RefusalHeader), CodeInvalidRequest)
+	}
+}
