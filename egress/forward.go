@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/checkfu/checkfu"
 )
 
 // This file is the guard's upstream half for absolute-form HTTP: a small
@@ -225,8 +227,10 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 	if out.URL.Path == "" {
 		out.URL.Path = "/"
 	}
+	var body *workloadBody
 	if r.ContentLength != 0 {
-		out.Body = r.Body
+		body = &workloadBody{r: r.Body}
+		out.Body = body
 	}
 	removeHop(out.Header)
 	removeForwarding(out.Header)
@@ -262,6 +266,12 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 			if r.Context().Err() != nil {
 				return
 			}
+			if body != nil && body.err != nil {
+				// The workload's own body failed to read: its fault,
+				// not the destination's.
+				g.refuseStatus(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: the request body is malformed: %v", body.err), http.StatusBadRequest)
+				return
+			}
 			g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: authority, Err: err})
 			return
 		}
@@ -269,6 +279,24 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		return
 	}
 }
+
+// A workloadBody is the workload's request body as sent upstream; it
+// records the error of reading it (a malformed chunk, say), so that a
+// failed exchange is told apart from a failed destination.
+type workloadBody struct {
+	r   io.ReadCloser
+	err error // the first read error other than io.EOF
+}
+
+func (b *workloadBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *workloadBody) Close() error { return b.r.Close() }
 
 // idempotent reports whether a request with method may be sent twice.
 func idempotent(method string) bool {

@@ -216,3 +216,37 @@ func TestGuardRetriesOnlyIdempotentRequests(t *testing.T) {
 		t.Fatalf("POST on a closed pooled connection = %d after %d requests, want 502 after 4 (no retry)", status, o.requests.Load())
 	}
 }
+
+// TestGuardRefusesMalformedBody is issue 11's repro: a request body the
+// workload sends malformed (bad chunk framing) was answered 502 upstream_failed, as if the
+// destination had failed. It is the workload's fault: 400 with the
+// invalid_request refusal.
+func TestGuardRefusesMalformedBody(t *testing.T) {
+	o := startRawOrigin(t, func(c net.Conn, n, _ int64) bool {
+		writeResponse(c, "ok")
+		return true
+	})
+	_, proxy := startGuard(t, GuardConfig{})
+	for name, raw := range map[string]string{
+		"bad chunk size":       "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+		"bad chunk terminator": "Transfer-Encoding: chunked\r\n\r\n3\r\nabcXY0\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := net.Dial("tcp", proxy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST http://%s/ HTTP/1.1\r\nHost: %s\r\n%s", o.addr, o.addr, raw)
+			resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: http.MethodPost})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest || resp.Header.Get(RefusalHeader) != string(CodeInvalidRequest) || resp.Header.Get(UpstreamFailureHeader) != "" {
+				t.Fatalf("malformed body = %d refusal %q upstream %q, want 400 refusal %s", resp.StatusCode,
+					resp.Header.Get(RefusalHeader), resp.Header.Get(UpstreamFailureHeader), CodeInvalidRequest)
+			}
+		})
+	}
+}

@@ -87,7 +87,8 @@ const CodeTunnelLimitReached checkfu.Code = "tunnel_limit_reached"
 // The guard never follows a redirect: a 3xx goes back to the workload,
 // whose next request is checked like any other.
 //
-// A refusal answers 403 with a [RefusalHeader] naming its code; an
+// A refusal answers 403 with a [RefusalHeader] naming its code (400 when
+// the workload's own request body is malformed, code invalid_request); an
 // upstream failure answers 502 with an [UpstreamFailureHeader]; a
 // destination's own answer never carries either header through. The guard
 // adds no forwarding headers, strips the forwarding and client-address
@@ -447,6 +448,11 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // refuse answers a refusal: 403 with its code.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	g.refuseStatus(w, r, err, http.StatusForbidden)
+}
+
+// refuseStatus answers a refusal with status and its code.
+func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, status int) {
 	code, _ := checkfu.CodeOf(err)
 	if code == "" {
 		code = CodeInvalidRequest
@@ -462,5 +468,5 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		msg = fmt.Sprintf("refused: %s: egress: %q does not resolve to public addresses only", code, clip(r.Host))
 	}
 	w.Header().Set(RefusalHeader, string(code))
-	http.Error(w, "checkfu guard: "+msg, http.StatusForbidden)
+	http.Error(w, "checkfu guard: "+msg, status)
 }
