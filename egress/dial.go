@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -57,8 +57,9 @@ type DialerConfig struct {
 	// Exclude lists addresses that are never dialled even when public:
 	// a guard passes its own listener so that it cannot loop into
 	// itself. An unspecified address (0.0.0.0 or ::) excludes that port
-	// on every loopback address and every address of every local
-	// interface.
+	// on every loopback address; every address of every local interface,
+	// as the interfaces are at the time of each dial, is refused anyway
+	// (see [Dialer]).
 	Exclude []netip.AddrPort
 
 	// Timeout bounds each TCP connect. Zero means 10 seconds.
@@ -68,9 +69,10 @@ type DialerConfig struct {
 	Logger *slog.Logger
 }
 
-// A Dialer connects only to public addresses, and never to a public
-// address of the host it runs on (read from its interfaces, again at
-// most every two seconds). Every address it connects
+// A Dialer connects only to public addresses, and never to an address of
+// the host it runs on: its interfaces are read at every dial, and an
+// address of a TreatAsPublicForTesting block on them is refused too
+// (loopback treated as public excepted). Every address it connects
 // to is checked against [IsPublic] (and the configured test blocks and
 // exclusions) twice: once for every answer of the one DNS resolution it
 // makes, and again at connect time, on the socket address itself, in the
@@ -116,7 +118,7 @@ func NewDialer(cfg DialerConfig) (*Dialer, error) {
 		d.treatAsPublic = append(d.treatAsPublic, p)
 	}
 	for _, ap := range cfg.Exclude {
-		d.exclude = append(d.exclude, excludedAddrs(ap)...)
+		d.exclude = append(d.exclude, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
 	}
 	if cfg.Resolver != "" {
 		server, err := netip.ParseAddrPort(cfg.Resolver)
@@ -218,28 +220,10 @@ func insideTestTopology(p netip.Prefix) bool {
 	return false
 }
 
-// excludedAddrs expands an excluded listener address: an unspecified
-// address stands for every local interface address on that port.
-func excludedAddrs(ap netip.AddrPort) []netip.AddrPort {
-	if !ap.Addr().IsUnspecified() {
-		return []netip.AddrPort{netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())}
-	}
-	out := []netip.AddrPort{
-		netip.AddrPortFrom(netip.IPv4Unspecified(), ap.Port()),
-		netip.AddrPortFrom(netip.IPv6Unspecified(), ap.Port()),
-	}
-	addrs, _ := net.InterfaceAddrs() // best effort: loopback and the rest are non-public anyway
-	for _, a := range addrs {
-		if pfx, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, netip.AddrPortFrom(pfx.Addr().Unmap(), ap.Port()))
-		}
-	}
-	return out
-}
-
 // permit returns nil when ap may be dialled, and a destination_not_public
-// Refusal naming host otherwise.
-func (d *Dialer) permit(host string, ap netip.AddrPort) error {
+// Refusal naming host otherwise. own lists this host's interface
+// addresses, read for this dial.
+func (d *Dialer) permit(host string, ap netip.AddrPort, own []netip.Addr) error {
 	a := ap.Addr()
 	if a.Zone() != "" {
 		return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which has a zone", host, a)
@@ -247,29 +231,37 @@ func (d *Dialer) permit(host string, ap netip.AddrPort) error {
 	a = a.Unmap()
 	for _, x := range d.exclude {
 		// A listener on an unspecified address also accepts on every
-		// loopback address, not only on the interface addresses.
+		// loopback address; its interface addresses are refused below,
+		// as addresses of this host.
 		if x.Port() == ap.Port() && (x.Addr() == a || x.Addr().IsUnspecified() && a.IsLoopback()) {
 			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q reaches %s, the guard's own listener", host, netip.AddrPortFrom(a, ap.Port()))
 		}
 	}
-	if IsPublic(a) {
-		// A host's own public address is reached over its loopback
-		// path: it hits services bound to every interface and passes
-		// none of the network's filters.
-		if d.host().has(a) {
-			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, an address of this host", host, a)
+	treated := false
+	if !IsPublic(a) {
+		for _, p := range d.treatAsPublic {
+			if p.Contains(a) {
+				treated = true
+				break
+			}
 		}
-		return nil
-	}
-	for _, p := range d.treatAsPublic {
-		if p.Contains(a) {
-			return nil
+		if !treated {
+			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which is not a public address", host, a)
 		}
 	}
-	return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which is not a public address", host, a)
+	// A host's own address is reached over its loopback path: it hits
+	// services bound to every interface and passes none of the network's
+	// filters. That holds for an address of a block treated as public
+	// too (the guard's own test-network address); only loopback treated
+	// as public is exempt, since a loopback test topology has its
+	// destinations on this host by construction.
+	if slices.Contains(own, a) && !(treated && a.IsLoopback()) {
+		return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, an address of this host", host, a)
+	}
+	return nil
 }
 
-// host returns the Dialer's view of this host's public addresses.
+// host returns the Dialer's view of this host's addresses.
 func (d *Dialer) host() *hostAddrs {
 	if d.self != nil {
 		return d.self
@@ -277,64 +269,32 @@ func (d *Dialer) host() *hostAddrs {
 	return thisHost
 }
 
-// hostAddrsTTL is how long a list of this host's addresses is used before
-// the interfaces are read again, so that an address assigned while a
-// Dialer runs is refused within that time.
-const hostAddrsTTL = 2 * time.Second
-
-// thisHost lists the public addresses of this host's interfaces.
+// thisHost lists the addresses of this host's interfaces.
 var thisHost = &hostAddrs{load: interfaceAddrs}
 
-// hostAddrs is a cached list of the public addresses of a host's
-// interfaces. Non-public addresses are left out: they are refused anyway,
-// and loopback or a test block may be treated as public by a test.
+// hostAddrs reads the addresses of a host's interfaces, every class, each
+// time it is asked: an address assigned while a Dialer runs is refused
+// from its first dial on.
 type hostAddrs struct {
 	load func() ([]netip.Addr, error)
-	mu   sync.Mutex // serialises refreshes
-	cur  atomic.Pointer[hostSnapshot]
+	last atomic.Pointer[[]netip.Addr] // the last list read
 }
 
-type hostSnapshot struct {
-	at    time.Time
-	addrs []netip.Addr
-}
-
-// has reports whether a (unmapped) is one of the host's public addresses.
-func (h *hostAddrs) has(a netip.Addr) bool {
-	for _, x := range h.snapshot() {
-		if x == a {
-			return true
+// current returns the host's addresses (unmapped) as they are now; when
+// the interfaces cannot be read, the last list read.
+func (h *hostAddrs) current() []netip.Addr {
+	all, err := h.load()
+	if err != nil {
+		if last := h.last.Load(); last != nil {
+			return *last
 		}
+		return nil
 	}
-	return false
-}
-
-// snapshot returns the current list, reading the interfaces again when it
-// is older than hostAddrsTTL. A failed read keeps the last list.
-func (h *hostAddrs) snapshot() []netip.Addr {
-	if s := h.cur.Load(); s != nil && time.Since(s.at) < hostAddrsTTL {
-		return s.addrs
+	for i, a := range all {
+		all[i] = a.Unmap()
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.cur.Load()
-	if s != nil && time.Since(s.at) < hostAddrsTTL {
-		return s.addrs
-	}
-	next := &hostSnapshot{at: time.Now()}
-	if s != nil {
-		next.addrs = s.addrs
-	}
-	if all, err := h.load(); err == nil {
-		next.addrs = nil
-		for _, a := range all {
-			if a = a.Unmap(); IsPublic(a) {
-				next.addrs = append(next.addrs, a)
-			}
-		}
-	}
-	h.cur.Store(next)
-	return next.addrs
+	h.last.Store(&all)
+	return all
 }
 
 // interfaceAddrs returns the addresses of every local interface.
@@ -352,14 +312,16 @@ func interfaceAddrs() ([]netip.Addr, error) {
 	return out, nil
 }
 
-// control is the connect-time check: it runs on the socket address
+// control returns the connect-time check: it runs on the socket address
 // itself, after resolution and immediately before connect(2).
-func (d *Dialer) control(_ context.Context, _, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return checkfu.Refuse(CodeDestinationNotPublic, "egress: cannot classify socket address %q", address)
+func (d *Dialer) control(own []netip.Addr) func(context.Context, string, string, syscall.RawConn) error {
+	return func(_ context.Context, _, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return checkfu.Refuse(CodeDestinationNotPublic, "egress: cannot classify socket address %q", address)
+		}
+		return d.permit(ap.Addr().String(), ap, own)
 	}
-	return d.permit(ap.Addr().String(), ap)
 }
 
 // DialContext connects to address ("host:port") over network ("tcp",
@@ -400,13 +362,15 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 			return nil, &UpstreamError{Code: CodeDNSFailed, Target: address, Err: errors.New("no addresses")}
 		}
 	}
-	// One non-public answer refuses the whole name.
+	// One non-public answer refuses the whole name. This host's
+	// addresses are read once for the dial, after resolution.
+	own := d.host().current()
 	for _, a := range addrs {
-		if err := d.permit(host, netip.AddrPortFrom(a, uint16(port))); err != nil {
+		if err := d.permit(host, netip.AddrPortFrom(a, uint16(port)), own); err != nil {
 			return nil, err
 		}
 	}
-	return d.dialAddrs(ctx, network, address, addrs, uint16(port))
+	return d.dialAddrs(ctx, network, address, addrs, uint16(port), own)
 }
 
 // lookup resolves host, every address family, as the rooted name host+".":
@@ -433,12 +397,12 @@ func (d *Dialer) lookup(ctx context.Context, host string) ([]netip.Addr, error) 
 
 // dialAddrs connects to the first of addrs that accepts, each address
 // checked again at connect time by control.
-func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []netip.Addr, port uint16) (net.Conn, error) {
+func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []netip.Addr, port uint16, own []netip.Addr) (net.Conn, error) {
 	timeout := d.timeout
 	if timeout == 0 {
 		timeout = defaultConnectTimeout
 	}
-	nd := net.Dialer{Timeout: timeout, ControlContext: d.control}
+	nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}
 	var last error
 	for _, a := range addrs {
 		if (network == "tcp4" && !a.Unmap().Is4()) || (network == "tcp6" && a.Unmap().Is4()) {

@@ -38,7 +38,7 @@ func TestConnectTimeCheck(t *testing.T) {
 	ap := ln.Addr().(*net.TCPAddr).AddrPort()
 
 	var d Dialer
-	c, err := d.dialAddrs(context.Background(), "tcp", "rebound.example.test:1", []netip.Addr{ap.Addr()}, ap.Port())
+	c, err := d.dialAddrs(context.Background(), "tcp", "rebound.example.test:1", []netip.Addr{ap.Addr()}, ap.Port(), nil)
 	if err == nil {
 		c.Close()
 		t.Fatalf("dialAddrs reached the private listener %v", ap)

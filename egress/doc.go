@@ -59,8 +59,10 @@
 //     rebinding resolver cannot be outwaited by retrying. It then dials the
 //     checked literals, and checks each socket address again at connect
 //     time, so nothing slips between check and connect. It never dials the
-//     guard's own listener, nor a public address of the host it runs on
-//     (traffic to it stays on the host and passes no network filter). The only exception to "public only" is
+//     guard's own listener, nor an address of the host it runs on, read
+//     from its interfaces at every dial (traffic to it stays on the host
+//     and passes no network filter); this covers the test blocks treated
+//     as public too, loopback excepted. The only exception to "public only" is
 //     DialerConfig.TreatAsPublicForTesting, limited to loopback and
 //     198.18.0.0/15 test blocks and logged.
 //   - A [Client] is the credentialed edge: it has no proxy, never follows a
