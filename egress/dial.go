@@ -387,9 +387,15 @@ func (d *Dialer) lookup(ctx context.Context, host string) ([]netip.Addr, error) 
 	addrs, err := r.LookupNetIP(context.WithValue(ctx, askedKey{}, rooted), "ip", rooted)
 	var de *net.DNSError
 	if errors.As(err, &de) {
-		// Name the name matched, without the root dot.
+		// Name the name matched, without the root dot, and the server
+		// actually dialled: Go names resolv.conf's even when Dial went
+		// to the configured one. With no resolver configured, Go's name
+		// is the server dialDNS dialled.
 		de2 := *de
 		de2.Name = host
+		if d.server != "" {
+			de2.Server = d.server
+		}
 		err = &de2
 	}
 	return addrs, err

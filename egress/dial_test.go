@@ -2,8 +2,11 @@ package egress_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
@@ -179,5 +182,22 @@ func TestNewDialerRefusesWideTestBlocks(t *testing.T) {
 	}
 	if _, err := egress.NewDialer(egress.DialerConfig{Resolver: "dns.example.test:53"}); err == nil {
 		t.Errorf("NewDialer accepted a resolver name")
+	}
+}
+
+// TestDialerDNSErrorNamesTheResolverDialled is issue 11's repro: with a
+// resolver configured, an NXDOMAIN named the resolv.conf server, which
+// was never asked.
+func TestDialerDNSErrorNamesTheResolverDialled(t *testing.T) {
+	dns := startDNS(t)
+	d := newTestDialer(t, dns.Addr())
+	_, err := d.DialContext(context.Background(), "tcp", "nxdomain.example.test:443")
+	wantUpstream(t, err, egress.CodeDNSFailed)
+	var de *net.DNSError
+	if !errors.As(err, &de) || de.Server != dns.Addr() || de.Name != "nxdomain.example.test" {
+		t.Fatalf("DNS error = %#v, want server %s and name nxdomain.example.test", de, dns.Addr())
+	}
+	if !strings.Contains(err.Error(), "on "+dns.Addr()) {
+		t.Fatalf("error text %q does not name the resolver dialled, %s", err, dns.Addr())
 	}
 }
