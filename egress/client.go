@@ -17,7 +17,8 @@ import (
 )
 
 // CodeRedirectRefused is the code of the Refusal [Client.Do] returns when
-// the destination answers with a redirect (301, 302, 303, 307, 308). Its
+// the destination answers with a redirect (301, 302, 303, 307 or 308, or
+// any other 3xx that carries a Location). Its
 // Err is a [*RedirectError] carrying the rechecked target's decision.
 const CodeRedirectRefused checkfu.Code = "redirect_refused"
 
@@ -57,9 +58,11 @@ type ClientConfig struct {
 //     matched is the host dialled is the Host sent;
 //   - never uses a proxy (environment proxies included), and dials only
 //     public addresses, through a [Dialer];
-//   - never follows a redirect: a 301, 302, 303, 307 or 308 comes back as
-//     a refusal with code [CodeRedirectRefused] whose [*RedirectError]
-//     says what the rules would decide for the target.
+//   - never follows a redirect: a 301, 302, 303, 307 or 308, and any other
+//     3xx that carries a Location, comes back as a refusal with code
+//     [CodeRedirectRefused] whose [*RedirectError] says what the rules
+//     would decide for the target. A 3xx without a Location other than
+//     those five (a 304, say) is returned as a response.
 //
 // The fields that carry these properties are unexported and set only by
 // [NewClient]; the zero Client refuses every request. A Client is safe for
@@ -167,13 +170,23 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 	if err != nil {
 		return nil, c.classify(creq.Authority(), err)
 	}
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	if isRedirect(resp) {
 		io.CopyN(io.Discard, resp.Body, 4<<10) //nolint:errcheck // drained only to reuse the connection
 		resp.Body.Close()
 		return nil, c.redirectRefusal(&creq, resp, secretsOf(out.Header, creq.Header))
 	}
 	return resp, nil
+}
+
+// isRedirect reports whether resp is refused as a redirect: a 301, 302,
+// 303, 307 or 308 with or without a Location, and any other 3xx that
+// carries one.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return resp.StatusCode/100 == 3 && resp.Header.Get("Location") != ""
 }
 
 // CloseIdleConnections closes the Client's idle connections.

@@ -257,10 +257,22 @@ func TestClientRefusesRedirects(t *testing.T) {
 			}
 		}
 	}
-	// Other 3xx are not redirects and come back as responses.
-	resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status=304&to="))
-	if err != nil || resp.StatusCode != 304 {
-		t.Errorf("304: %v, %v", resp, err)
+	// Any other 3xx that carries a Location is refused as a redirect:
+	// a client that follows it would go there.
+	for _, status := range []int{300, 304, 305, 306, 399} {
+		resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status="+strconv.Itoa(status)+"&to="+url.QueryEscape("https://evil.example.com/steal")))
+		var re *egress.RedirectError
+		if resp != nil || !errors.As(err, &re) || re.Status != status || re.Target != "https://evil.example.com:443" {
+			t.Errorf("%d with a Location: %v, %v, want a redirect refusal", status, resp, err)
+		}
+	}
+	// A 3xx other than 301, 302, 303, 307 and 308 without a Location is
+	// not a redirect and comes back as a response.
+	for _, status := range []int{300, 304} {
+		resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status="+strconv.Itoa(status)+"&to="))
+		if err != nil || resp.StatusCode != status {
+			t.Errorf("%d without a Location: %v, %v", status, resp, err)
+		}
 	}
 }
 

@@ -49,7 +49,9 @@
 //
 //   - [IsPublic] is true only for globally routable unicast addresses, by
 //     a dated table of the IANA IPv4 and IPv6 special-purpose registries
-//     under a positive check (IPv6 must lie in 2000::/3). Mapped addresses
+//     under a positive check (IPv6 must lie in 2000::/3). It refuses a few
+//     blocks the registries mark globally reachable, on purpose (192.0.0.9
+//     and 192.0.0.10 among them; see IsPublic). Mapped addresses
 //     are unmapped first; addresses that embed IPv4 (NAT64, 6to4, Teredo,
 //     IPv4-compatible) and zoned addresses are never public.
 //   - A [Dialer] resolves the rooted name (no resolv.conf search list,
@@ -66,8 +68,10 @@
 //     DialerConfig.TreatAsPublicForTesting, limited to loopback and
 //     198.18.0.0/15 test blocks and logged.
 //   - A [Client] is the credentialed edge: it has no proxy, never follows a
-//     redirect (a 3xx is refused with [CodeRedirectRefused], carrying the
-//     rechecked target's decision), dials only through a Dialer, and
+//     redirect (a 301, 302, 303, 307 or 308, and any other 3xx carrying a
+//     Location, is refused with [CodeRedirectRefused], carrying the
+//     rechecked target's decision; another 3xx without a Location is
+//     returned as a response), dials only through a Dialer, and
 //     decides every request with its Rules before any DNS lookup. No field
 //     of [ClientConfig] can turn any of this off. The credential is added
 //     by the caller's attach hook after the decision, only to an allowed
