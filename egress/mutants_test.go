@@ -88,6 +88,10 @@ var mutants = []mutant{
 		[][2]string{{`case http.MethodConnect, http.MethodTrace, "TRACK":`, `case "":`}}, "TestParseRulesRefuses"},
 	{"duplicate JSON keys", "rules.go",
 		[][2]string{{"if seen[key] {", "if false {"}}, "TestParseRulesRefuses"},
+	{"purity proof covers every non-I/O file (policy.go)", "policy.go",
+		[][2]string{{"import (\n", "import (\n\t_ \"net\"\n"}}, "TestEngineIsPure"},
+	{"purity proof covers every non-I/O file (addr.go)", "addr.go",
+		[][2]string{{"import \"net/netip\"", "import (\n\t\"net/netip\"\n\t_ \"os\"\n)"}}, "TestEngineIsPure"},
 	{"trailing JSON data", "rules.go",
 		[][2]string{{"if _, err := dec.Token(); err != io.EOF {", "if _, err := dec.Token(); false && err != io.EOF {"}}, "TestParseRulesRefuses"},
 }
