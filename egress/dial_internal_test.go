@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // TestConnectTimeCheck drives the connect-time hook on its own: an address

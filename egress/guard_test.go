@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // A guardRig is a guard in front of a loopback topology the test owns:

@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/internal/clitest"
-	"github.com/checkfu/checkfu/internal/dnstest"
 )
 
 func writePolicy(t *testing.T, doc string) string {
