@@ -118,20 +118,16 @@ var gradeNames = [...]string{
 	SecurityBoundary: "security_boundary",
 }
 
-// CodeInvalidGrade is the code of a Refusal returned when a grade or a
-// requirement does not parse.
-const CodeInvalidGrade Code = "invalid_grade"
-
 // ParseGrade parses the snake_case text form of a grade. Anything but
 // exactly "unsupported", "advisory_filter" or "security_boundary" is an
-// error with code [CodeInvalidGrade].
+// error with code [CodeGradeInvalid].
 func ParseGrade(s string) (Grade, error) {
 	for g, name := range gradeNames {
 		if s == name {
 			return Grade(g), nil
 		}
 	}
-	return Unsupported, Refuse(CodeInvalidGrade, "%q is not a grade (want unsupported, advisory_filter or security_boundary)", s)
+	return Unsupported, Refuse(CodeGradeInvalid, "%q is not a grade (want unsupported, advisory_filter or security_boundary)", s)
 }
 
 // Valid reports whether g is one of the three grades.
@@ -155,7 +151,7 @@ func (g Grade) AtLeast(min Grade) bool {
 // MarshalText implements encoding.TextMarshaler. It refuses invalid grades.
 func (g Grade) MarshalText() ([]byte, error) {
 	if !g.Valid() {
-		return nil, Refuse(CodeInvalidGrade, "grade(%d) is not a grade", uint8(g))
+		return nil, Refuse(CodeGradeInvalid, "grade(%d) is not a grade", uint8(g))
 	}
 	return []byte(gradeNames[g]), nil
 }
@@ -191,7 +187,7 @@ const (
 
 // ParseRequirement parses "advisory_filter" or "security_boundary". Any
 // other text, including "unsupported" and the empty string, is an error
-// with code [CodeInvalidGrade]; an omitted field is the zero Requirement,
+// with code [CodeGradeInvalid]; an omitted field is the zero Requirement,
 // not a spelling.
 func ParseRequirement(s string) (Requirement, error) {
 	g, err := ParseGrade(s)
@@ -199,7 +195,7 @@ func ParseRequirement(s string) (Requirement, error) {
 		return 0, err
 	}
 	if g == Unsupported {
-		return 0, Refuse(CodeInvalidGrade, "a policy may not require %q (want advisory_filter or security_boundary)", s)
+		return 0, Refuse(CodeGradeInvalid, "a policy may not require %q (want advisory_filter or security_boundary)", s)
 	}
 	return Requirement(g), nil
 }
@@ -241,7 +237,7 @@ func (r Requirement) String() string {
 // invalid value is an error.
 func (r Requirement) MarshalText() ([]byte, error) {
 	if !r.Valid() {
-		return nil, Refuse(CodeInvalidGrade, "requirement(%d) is not a requirement", uint8(r))
+		return nil, Refuse(CodeGradeInvalid, "requirement(%d) is not a requirement", uint8(r))
 	}
 	return []byte(r.String()), nil
 }
@@ -291,10 +287,6 @@ var labelNames = [...]string{
 	LabelProduction: "production",
 }
 
-// CodeInvalidLabel is the code of a Refusal returned when an evidence label
-// does not parse.
-const CodeInvalidLabel Code = "invalid_label"
-
 // ParseLabel parses exactly "mock", "isolated" or "production".
 func ParseLabel(s string) (Label, error) {
 	for l, name := range labelNames {
@@ -302,7 +294,7 @@ func ParseLabel(s string) (Label, error) {
 			return Label(l), nil
 		}
 	}
-	return LabelMock, Refuse(CodeInvalidLabel, "%q is not an evidence label (want mock, isolated or production)", s)
+	return LabelMock, Refuse(CodeLabelInvalid, "%q is not an evidence label (want mock, isolated or production)", s)
 }
 
 // Valid reports whether l is one of the three labels.
@@ -319,7 +311,7 @@ func (l Label) String() string {
 // MarshalText implements encoding.TextMarshaler. It refuses invalid labels.
 func (l Label) MarshalText() ([]byte, error) {
 	if !l.Valid() {
-		return nil, Refuse(CodeInvalidLabel, "label(%d) is not an evidence label", uint8(l))
+		return nil, Refuse(CodeLabelInvalid, "label(%d) is not an evidence label", uint8(l))
 	}
 	return []byte(labelNames[l]), nil
 }

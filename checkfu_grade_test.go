@@ -30,9 +30,8 @@ func gradeText() *rapid.Generator[string] {
 // The grade order is a total order on exactly three values, and invalid
 // values are comparable with nothing.
 //
-// Mutant: changing AtLeast to "g >= min" without the Valid checks makes
-// the "invalid grades compare with nothing" clause fail; changing it to
-// "g > min" makes reflexivity fail.
+// Its mutants (AtLeast without the Valid checks, or strict) are in
+// mutants_test.go.
 func TestPropGradeOrderLaws(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b, c := anyGrade().Draw(t, "a"), anyGrade().Draw(t, "b"), anyGrade().Draw(t, "c")
@@ -80,7 +79,7 @@ func TestPropGradeText(t *testing.T) {
 			t.Fatalf("ParseGrade(%q) = %v, %v", s, g, err)
 		}
 		if err != nil {
-			if !errors.Is(err, checkfu.CodeInvalidGrade) {
+			if !errors.Is(err, checkfu.CodeGradeInvalid) {
 				t.Fatalf("ParseGrade(%q) error lacks code: %v", s, err)
 			}
 			var u checkfu.Grade = checkfu.AdvisoryFilter
@@ -117,7 +116,7 @@ func TestPropRequirement(t *testing.T) {
 			t.Fatalf("ParseRequirement(%q) = %v, %v", s, r, err)
 		}
 		if err != nil {
-			if !r.IsZero() || !errors.Is(err, checkfu.CodeInvalidGrade) {
+			if !r.IsZero() || !errors.Is(err, checkfu.CodeGradeInvalid) {
 				t.Fatalf("failed ParseRequirement(%q) returned %v, %v", s, r, err)
 			}
 			r = rapid.SampledFrom([]checkfu.Requirement{0, checkfu.RequireAdvisoryFilter, checkfu.RequireSecurityBoundary}).Draw(t, "r")

@@ -47,7 +47,7 @@ func TestParseGrade(t *testing.T) {
 		if (err == nil) != tt.ok || (tt.ok && g != tt.want) {
 			t.Errorf("ParseGrade(%q) = %v, %v", tt.in, g, err)
 		}
-		if err != nil && !errors.Is(err, checkfu.CodeInvalidGrade) {
+		if err != nil && !errors.Is(err, checkfu.CodeGradeInvalid) {
 			t.Errorf("ParseGrade(%q) error %v lacks code", tt.in, err)
 		}
 	}

@@ -45,7 +45,7 @@ func ExampleParseGrade() {
 	fmt.Println(g.AtLeast(checkfu.Unsupported), g.AtLeast(checkfu.SecurityBoundary))
 
 	_, err = checkfu.ParseGrade("Security_Boundary")
-	fmt.Println(errors.Is(err, checkfu.CodeInvalidGrade))
+	fmt.Println(errors.Is(err, checkfu.CodeGradeInvalid))
 	// Output:
 	// true false
 	// true
@@ -65,7 +65,7 @@ func ExampleRequirement_SatisfiedBy() {
 	}
 
 	err := json.Unmarshal([]byte(`{"requires":"unsupported"}`), &policy)
-	fmt.Println(errors.Is(err, checkfu.CodeInvalidGrade))
+	fmt.Println(errors.Is(err, checkfu.CodeGradeInvalid))
 	// Output:
 	// unsupported: false
 	// advisory_filter: true

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance/internal/strictjson"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // An Attester is one reviewed signer of receipts.
@@ -72,7 +72,7 @@ type attesterJSON struct {
 // file with [CodeAttesterSetInvalid]. One bad entry refuses the whole set.
 func ParseAttesterSet(data []byte) (*AttesterSet, error) {
 	var sj attesterSetJSON
-	if err := strictjson.Unmarshal(data, &sj); err != nil {
+	if err := strictjson.Unmarshal(data, &sj, strictjson.Options{MaxDepth: 4}); err != nil {
 		return nil, checkfu.Refuse(CodeAttesterSetInvalid, "conformance: attester set: %v", err)
 	}
 	s := &AttesterSet{byID: make(map[KeyID]*admitted, len(sj.Attesters))}

@@ -16,9 +16,7 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Mutants: deleting the duplicate-name check, the duplicate-key check, the
-// PEM re-encoding comparison, the DER re-encoding comparison or the
-// Ed25519 type check makes the matching rows fail.
+// The mutants of these checks are in mutants_test.go.
 func TestParseAttesterSetRefusals(t *testing.T) {
 	a, b := testSigner(1), testSigner(2)
 	apem, bpem := string(a.PublicKeyPEM()), string(b.PublicKeyPEM())

@@ -4,29 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/checkfu/checkfu/conformance/internal/strictjson"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // decodeEnvelopeJSON reads the envelope's JSON with exactly its keys,
 // no duplicates, and strings where strings belong, on encoding/json. It is
 // the reference that the hot-path scanEnvelopeJSON is fuzzed against.
 func decodeEnvelopeJSON(data []byte) (*envelopeJSON, error) {
-	tree, err := strictjson.Parse(data)
+	tree, err := strictjson.Parse(data, strictjson.Options{})
 	if err != nil {
 		return nil, err
 	}
-	top, err := strictjson.Object(tree, "", "payloadType", "payload", "signatures")
+	top, err := refObject(tree, "", "payloadType", "payload", "signatures")
 	if err != nil {
 		return nil, err
 	}
 	ej := envelopeJSON{Signatures: []signatureJSON{}}
-	if ej.PayloadType, err = strictjson.String(top, "", "payloadType"); err != nil {
+	if ej.PayloadType, err = refString(top, "", "payloadType"); err != nil {
 		return nil, err
 	}
-	if ej.Payload, err = strictjson.String(top, "", "payload"); err != nil {
+	if ej.Payload, err = refString(top, "", "payload"); err != nil {
 		return nil, err
 	}
 	sigs, ok := top["signatures"].([]any)
@@ -35,15 +36,15 @@ func decodeEnvelopeJSON(data []byte) (*envelopeJSON, error) {
 	}
 	for i, sv := range sigs {
 		path := fmt.Sprintf(".signatures[%d]", i)
-		so, err := strictjson.Object(sv, path, "keyid", "sig")
+		so, err := refObject(sv, path, "keyid", "sig")
 		if err != nil {
 			return nil, err
 		}
 		var sj signatureJSON
-		if sj.KeyID, err = strictjson.String(so, path, "keyid"); err != nil {
+		if sj.KeyID, err = refString(so, path, "keyid"); err != nil {
 			return nil, err
 		}
-		if sj.Sig, err = strictjson.String(so, path, "sig"); err != nil {
+		if sj.Sig, err = refString(so, path, "sig"); err != nil {
 			return nil, err
 		}
 		ej.Signatures = append(ej.Signatures, sj)
@@ -96,4 +97,39 @@ func hasReplacement(ej *envelopeJSON) bool {
 		}
 	}
 	return false
+}
+
+// refObject returns v as an object whose keys are exactly want.
+func refObject(v any, path string, want ...string) (map[string]any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a JSON object", refWhere(path))
+	}
+	for _, k := range want {
+		if _, ok := obj[k]; !ok {
+			return nil, fmt.Errorf("%s lacks key %q", refWhere(path), k)
+		}
+	}
+	for k := range obj {
+		if !slices.Contains(want, k) {
+			return nil, fmt.Errorf("unknown key %q at %s", k, refWhere(path))
+		}
+	}
+	return obj, nil
+}
+
+// refString returns obj[key] as a string.
+func refString(obj map[string]any, path, key string) (string, error) {
+	s, ok := obj[key].(string)
+	if !ok {
+		return "", fmt.Errorf("%s.%s is not a JSON string", path, key)
+	}
+	return s, nil
+}
+
+func refWhere(path string) string {
+	if path == "" {
+		return "top level"
+	}
+	return path
 }

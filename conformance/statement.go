@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance/internal/strictjson"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // statementJSON is the human-readable JSON form of a Record. It is for
@@ -38,7 +38,7 @@ type statementJSON struct {
 // refused with [CodeRecordInvalid].
 func ParseStatement(data []byte) (Record, error) {
 	var s statementJSON
-	if err := strictjson.Unmarshal(data, &s); err != nil {
+	if err := strictjson.Unmarshal(data, &s, strictjson.Options{MaxDepth: 4}); err != nil {
 		return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: statement: %v", err)
 	}
 	r := Record{Target: checkfu.ProviderRevision{Provider: s.Provider, Revision: s.ProviderRevision}}

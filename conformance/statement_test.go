@@ -42,9 +42,9 @@ func TestParseStatement(t *testing.T) {
 		{"no evidence", edit(`["sha256:0000000000000000000000000000000000000000000000000000000000000001"]`, `[]`), "0 evidence digests"},
 		{"empty provider", edit(`"checkfu:daytona-provider"`, `""`), "provider"},
 		{"control in revision", edit(`"provider_revision": "2"`, `"provider_revision": "2\n"`), "control character"},
-		{"unknown key", edit(`"label"`, `"grade": "security_boundary", "label"`), "unknown field"},
+		{"unknown key", edit(`"label"`, `"grade": "security_boundary", "label"`), `unknown member "grade"`},
 		{"key case", edit(`"label"`, `"Label"`), "case-sensitive"},
-		{"duplicate key", edit(`"label": "production"`, `"label": "mock", "label": "production"`), "duplicate key"},
+		{"duplicate key", edit(`"label": "production"`, `"label": "mock", "label": "production"`), `member "label" appears twice`},
 		{"bad key id", edit(`"label"`, `"attester_key_id": "xyz", "label"`), "attester_key_id"},
 	}
 	for _, tt := range tests {

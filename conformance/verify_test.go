@@ -13,24 +13,7 @@ import (
 // TestCertifyRefusals is the acceptance table: each row changes one thing
 // about a receipt that certifies daytona2 and names the code it must get.
 //
-// Mutants run by hand (each makes the named rows fail):
-//   - deleting the payloadType comparison in Verify: "other payload type".
-//   - deleting the attester lookup failure (using any key): "key outside
-//     the set", "empty built-in set".
-//   - deleting the signature check: "signed by another key under a listed
-//     key id", "R of small order", and TestBitFlipSweep.
-//   - deleting the trailing-bytes check in wire.parseFields: "trailing
-//     payload bytes" (the message names the trailing bytes).
-//   - deleting the key id comparison: "record names another key".
-//   - deleting the provider / revision / facts / label checks in
-//     Certifies: the matching rows.
-//   - deleting the unknown-version or unknown-fact-bit check in
-//     wire.parseFields: "unknown version", "unknown fact bit".
-//   - deleting the one-signature check in parseEnvelope: "two signatures".
-//   - deleting the base64 re-encoding comparison: "line break in payload
-//     base64"; the size limit: "oversized"; the scanner's duplicate-key
-//     check: "duplicate payload key"; its trailing-data check: "trailing
-//     JSON".
+// The mutants this table kills are listed in mutants_test.go.
 func TestCertifyRefusals(t *testing.T) {
 	a, b, outsider := testSigner(1), testSigner(2), testSigner(3)
 	set := testSet(t, a, b)
@@ -193,8 +176,6 @@ func twoSigs(t testing.TB, env []byte) []byte {
 // a certifying receipt: each must be refused as signature_invalid, since
 // the signature is checked before the payload is parsed. Then it flips
 // every bit of the envelope's JSON text: none may still certify.
-//
-// Mutant: deleting the signature check in Verify makes this test fail.
 func TestBitFlipSweep(t *testing.T) {
 	a := testSigner(1)
 	set := testSet(t, a)
@@ -233,9 +214,6 @@ func TestBitFlipSweep(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the small-order check on A (newStrictKey) makes this
-// test fail: the identity key is admitted and the universal forgery
-// certifies anything.
 func TestSmallOrderKeyRefused(t *testing.T) {
 	identity := make([]byte, 32)
 	identity[0] = 1

@@ -23,7 +23,7 @@ func TestDecodeEventErrors(t *testing.T) {
 		{`{"kind":"denial"}{}`, "refused: invalid_event: eventlog: event JSON: trailing data after the event object"},
 		{`{"kind":"denial"`, "refused: invalid_event: eventlog: event JSON: malformed JSON"},
 		{`{"kind":"nope"}`, `refused: invalid_event: eventlog: "nope" is not an event kind`},
-		{`{"kind":"denial","label":"real"}`, `refused: invalid_event: eventlog: event JSON: refused: invalid_label: "real" is not an evidence label (want mock, isolated or production)`},
+		{`{"kind":"denial","label":"real"}`, `refused: invalid_event: eventlog: event JSON: refused: label_invalid: "real" is not an evidence label (want mock, isolated or production)`},
 		{`{"kind":"denial","seq":3}`, `refused: invalid_event: eventlog: event JSON: unknown field "seq"`},
 		{`{"kind":"denial","actor":7}`, `refused: invalid_event: eventlog: event JSON: field "actor" has the wrong type (want string)`},
 		{`{"kind":"denial","content":""}`, "refused: invalid_event: eventlog: event JSON: content is empty; omit it instead"},

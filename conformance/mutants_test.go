@@ -1,0 +1,65 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	{Name: "small-order key", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "if new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {", New: "if false {"}},
+		Kills: "TestSpeccheckStrictVerify|TestSmallOrderKeyRefused"},
+	{Name: "non-canonical key", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "if !bytes.Equal(p.Bytes(), a) {", New: "if false {"}},
+		Kills: "TestSpeccheckStrictVerify|TestParseAttesterSetRefusals"},
+	{Name: "small-order R", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "if len(sig) != ed25519.SignatureSize || smallOrderR(sig[:32]) {", New: "if len(sig) != ed25519.SignatureSize {"}},
+		Kills: "TestSpeccheckStrictVerify|TestStrictRefusesSmallOrderR"},
+	{Name: "prime-order subgroup", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "if la.Add(la, p).Equal(edwards25519.NewIdentityPoint()) != 1 {", New: "if false && la.Add(la, p).Equal(edwards25519.NewIdentityPoint()) != 1 {"}},
+		Kills: "TestAdmissionRefusesMixedOrderKey"},
+	{Name: "small-order list: identity", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "\thex32(\"0100000000000000000000000000000000000000000000000000000000000000\"), // identity\n", New: ""}},
+		Kills: "TestSmallOrderEncodings"},
+	{Name: "small-order list: order 8", File: "strict.go",
+		Edits: []mutation.Edit{{Old: "\thex32(\"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05\"),\n", New: ""}},
+		Kills: "TestSmallOrderEncodings"},
+	{Name: "signature check in Verify", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if !a.key.verify(pae(env.payloadType, env.payload), env.sig) {", New: "if false {"}},
+		Kills: "TestBitFlipSweep"},
+	{Name: "payload type comparison", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if env.payloadType != PayloadType {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "attester lookup", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "\tif !ok {\n\t\treturn nil, checkfu.Refuse(CodeAttesterUnknown", New: "\tif !ok && false {\n\t\treturn nil, checkfu.Refuse(CodeAttesterUnknown"}}, Kills: "TestCertifyRefusals"},
+	{Name: "key id comparison", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if rec.Attester != a.id {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "provider comparison", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if got.Provider != target.Provider {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "revision comparison", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if got.Revision != target.Revision {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "five facts", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if !r.record.Facts.Complete() {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "production label", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if r.record.Label != checkfu.LabelProduction {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "envelope size", File: "envelope.go",
+		Edits: []mutation.Edit{{Old: "if len(data) > MaxEnvelopeSize {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "one signature", File: "envelope.go",
+		Edits: []mutation.Edit{{Old: "if len(ej.Signatures) != 1 {", New: "if len(ej.Signatures) < 1 {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "base64 re-encoding", File: "envelope.go",
+		Edits: []mutation.Edit{{Old: "if base64.StdEncoding.EncodeToString(b) != s {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "scanner duplicate key", File: "envelope_scan.go",
+		Edits: []mutation.Edit{{Old: "if *seen {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "scanner trailing data", File: "envelope_scan.go",
+		Edits: []mutation.Edit{{Old: "if s.i != len(s.b) {", New: "if false {"}}, Kills: "TestCertifyRefusals"},
+	{Name: "attester duplicate name", File: "attesters.go",
+		Edits: []mutation.Edit{{Old: "if names[aj.Name] {", New: "if false {"}}, Kills: "TestParseAttesterSetRefusals"},
+	{Name: "attester duplicate key", File: "attesters.go",
+		Edits: []mutation.Edit{{Old: "if prev, dup := s.byID[id]; dup {", New: "if prev, dup := s.byID[id]; false && dup {"}}, Kills: "TestParseAttesterSetRefusals"},
+	{Name: "PEM re-encoding", File: "key.go",
+		Edits: []mutation.Edit{{Old: "if !bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(pem.EncodeToMemory(block))) {", New: "if false {"}}, Kills: "TestParseAttesterSetRefusals"},
+	{Name: "DER re-encoding", File: "key.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || !bytes.Equal(again, der) {", New: "if err != nil || false && !bytes.Equal(again, der) {"}}, Kills: "TestParseAttesterSetRefusals"},
+}

@@ -1,0 +1,168 @@
+// Package mutation applies hand-written mutants to a package's source and
+// proves that a named test kills each one. A mutant deletes or inverts one
+// security check; a test that still passes with the check gone cannot
+// fail, and is a defect.
+//
+// Invariants:
+//
+//   - The working tree is never written: each mutant is built through
+//     `go test -overlay`, from a scratch copy of the one file it edits.
+//   - A mutant whose edit does not apply (the old text occurs other than
+//     exactly once) fails the run: a mutant list cannot rot silently when
+//     the code it targets changes.
+//   - A mutant is killed only when one of the tests it names reports
+//     "--- FAIL". A mutant that does not compile, or a test binary that
+//     fails for another reason, fails the run instead of counting as a kill.
+//   - [Run] skips unless CHECKFU_MUTANTS=1, because it compiles the package
+//     once per mutant; CI sets it in a step of its own.
+package mutation
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// An Edit replaces the only occurrence of Old with New.
+type Edit struct {
+	Old, New string
+}
+
+// A Mutant is one deliberate break of a security check.
+type Mutant struct {
+	// Name says which check the mutant breaks.
+	Name string
+	// File is the file the edits apply to, relative to the package
+	// directory of the test that calls [Run].
+	File string
+	// Edits are applied in order; each Old must occur exactly once.
+	Edits []Edit
+	// Kills is a regular expression matching the names of top-level
+	// tests of the calling package; at least one of them must fail.
+	Kills string
+}
+
+// Enabled reports whether mutants run in this process (CHECKFU_MUTANTS=1).
+func Enabled() bool { return os.Getenv("CHECKFU_MUTANTS") == "1" }
+
+// Run builds the calling package's tests once per mutant, with the mutant
+// applied, and fails t for each mutant that no named test kills. Mutants
+// run as parallel subtests named after them.
+func Run(t *testing.T, mutants []Mutant) {
+	t.Helper()
+	if !Enabled() {
+		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
+	}
+	if len(mutants) == 0 {
+		t.Fatal("mutation: no mutants listed")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("mutation: no go command on PATH")
+	}
+	names := map[string]bool{}
+	for _, m := range mutants {
+		if m.Name == "" || m.File == "" || len(m.Edits) == 0 || m.Kills == "" {
+			t.Fatalf("mutation: mutant %q is incomplete", m.Name)
+		}
+		if names[m.Name] {
+			t.Fatalf("mutation: two mutants are named %q", m.Name)
+		}
+		names[m.Name] = true
+	}
+	flags := testFlags(t, goBin)
+	for _, m := range mutants {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			runOne(t, goBin, flags, m)
+		})
+	}
+}
+
+var (
+	flagsOnce sync.Once
+	flagsVal  []string
+	flagsErr  error
+)
+
+// testFlags returns the flags every mutant's test binary gets: rapid's,
+// when the package's tests link rapid, so that a mutant never writes a
+// failure file into the working tree.
+func testFlags(t *testing.T, goBin string) []string {
+	t.Helper()
+	flagsOnce.Do(func() {
+		out, err := exec.Command(goBin, "list", "-test", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+		if err != nil {
+			flagsErr = err
+			return
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if p == "pgregory.net/rapid" {
+				flagsVal = []string{"-rapid.nofailfile", "-rapid.checks=1000"}
+			}
+		}
+	})
+	if flagsErr != nil {
+		t.Fatalf("mutation: go list: %v", flagsErr)
+	}
+	return flagsVal
+}
+
+func runOne(t *testing.T, goBin string, flags []string, m Mutant) {
+	src, err := os.ReadFile(m.File)
+	if err != nil {
+		t.Fatalf("mutation: %v", err)
+	}
+	text := string(src)
+	for _, e := range m.Edits {
+		if n := strings.Count(text, e.Old); n != 1 {
+			t.Fatalf("mutation: %s: %q occurs %d times, want 1 (update the mutant)", m.File, e.Old, n)
+		}
+		text = strings.Replace(text, e.Old, e.New, 1)
+	}
+	dir := t.TempDir()
+	mutated := filepath.Join(dir, filepath.Base(m.File))
+	if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(m.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
+	overlayFile := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"test", "-count=1", "-timeout=5m", "-overlay", overlayFile, "-run", "^(" + m.Kills + ")$", "."}
+	if len(flags) > 0 {
+		args = append(append(args, "-args"), flags...)
+	}
+	cmd := exec.Command(goBin, args...)
+	cmd.Env = append(os.Environ(), "CHECKFU_MUTANTS=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start).Round(time.Millisecond)
+	if err == nil {
+		t.Fatalf("mutant survived (%v): %s still passes with %q broken\n%s", took, m.Kills, m.Name, out.Bytes())
+	}
+	if !Killed(out.Bytes(), m.Kills) {
+		t.Fatalf("mutant %q did not fail a test named %s (a build error, or a failure elsewhere?):\n%s", m.Name, m.Kills, out.Bytes())
+	}
+	t.Logf("killed in %v by %s", took, m.Kills)
+}
+
+// Killed reports whether go test output shows a top-level test matching
+// kills failing.
+func Killed(out []byte, kills string) bool {
+	return regexp.MustCompile(`(?m)^--- FAIL: (` + kills + `) \(`).Match(out)
+}
