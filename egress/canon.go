@@ -14,21 +14,6 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Codes of the refusals returned by the canonicalisers.
-const (
-	// CodeInvalidHost is the code of a Refusal returned when a host name
-	// is not a canonicalisable DNS name: it is empty, too long, has an
-	// empty label or a character IDNA does not allow, or it is (or IDNA
-	// maps it to) an IP literal.
-	CodeInvalidHost checkfu.Code = "invalid_host"
-	// CodeInvalidRequest is the code of a Refusal returned when an
-	// outbound request is not in, or cannot be brought into, the one
-	// canonical form this package matches, dials and sends: a relative
-	// URL, userinfo, a bad port, an ambiguous path encoding, a Host that
-	// disagrees with the URL, and so on.
-	CodeInvalidRequest checkfu.Code = "invalid_request"
-)
-
 // hostProfile maps and validates host names for lookup: UTS #46
 // non-transitional mapping (case and width folding, so "ＥＸＡＭＰＬＥ.com"
 // becomes "example.com"), STD3 ASCII rules (letters, digits and hyphen
@@ -51,7 +36,7 @@ const maxHostInput = 1024
 // lower-case IDNA A-label form (UTS #46 non-transitional lookup mapping,
 // STD3 rules, Bidi rule) with at most one trailing dot stripped.
 //
-// It refuses, with code [CodeInvalidHost]: IP literals in any spelling
+// It refuses, with code [CodeHostInvalid]: IP literals in any spelling
 // (including names whose last label is numeric, such as "127.1" or
 // "0x7f.1", which resolvers treat as IPv4), names that IDNA maps to an IP
 // literal (such as "①②⑦.0.0.1"), empty names and empty labels, labels over
@@ -63,7 +48,7 @@ const maxHostInput = 1024
 func CanonicalHost(s string) (string, error) {
 	h, why := canonicalHost(s)
 	if why != "" {
-		return "", checkfu.Refuse(CodeInvalidHost, "egress: host %q %s", clip(s), why)
+		return "", checkfu.Refuse(CodeHostInvalid, "egress: host %q %s", clip(s), why)
 	}
 	return h, nil
 }
@@ -238,7 +223,7 @@ func defaultPort(scheme string) uint16 {
 // with an absolute URL (as built by http.NewRequest, or as received in
 // absolute form by a proxy). It does no I/O.
 //
-// It refuses, with code [CodeInvalidRequest]: a nil request or URL, a
+// It refuses, with code [CodeRequestInvalid]: a nil request or URL, a
 // scheme other than http or https, an opaque URL, userinfo, a fragment,
 // an empty host, a host that is neither a canonicalisable DNS name nor an
 // IP literal (an IPv6 literal must be bracketed and carry no zone), a
@@ -379,7 +364,7 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 		} else {
 			h, why := canonicalHost(host)
 			if why != "" {
-				return "", 0, checkfu.Refuse(CodeInvalidRequest, "egress: host %q %s", clip(host), why)
+				return "", 0, checkfu.Refuse(CodeRequestInvalid, "egress: host %q %s", clip(host), why)
 			}
 			host = h
 		}
@@ -666,7 +651,7 @@ func isCanonicalHeaderKey(k string) bool {
 const maxMethodLen = 32
 
 func refuseRequest(format string, args ...any) error {
-	return checkfu.Refuse(CodeInvalidRequest, format, args...)
+	return checkfu.Refuse(CodeRequestInvalid, format, args...)
 }
 
 // clip shortens s for an error message so that a hostile input cannot

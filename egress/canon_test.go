@@ -71,8 +71,8 @@ func TestCanonicalHost(t *testing.T) {
 			t.Errorf("CanonicalHost(%q) = %q, want error", tt.in, got)
 			continue
 		}
-		want := "refused: invalid_host: egress: host " + quote(tt.in) + " " + tt.why
-		if err.Error() != want || !errors.Is(err, CodeInvalidHost) {
+		want := "refused: host_invalid: egress: host " + quote(tt.in) + " " + tt.why
+		if err.Error() != want || !errors.Is(err, CodeHostInvalid) {
 			t.Errorf("CanonicalHost(%q) error = %q\nwant %q", tt.in, err, want)
 		}
 	}
@@ -204,11 +204,11 @@ func TestCanonicalRequest(t *testing.T) {
 	for _, tt := range refused {
 		r, err := CanonicalRequest(tt.req())
 		if err == nil {
-			t.Errorf("%s: CanonicalRequest = %+v, want invalid_request", tt.name, r)
+			t.Errorf("%s: CanonicalRequest = %+v, want request_invalid", tt.name, r)
 			continue
 		}
-		if c, _ := checkfu.CodeOf(err); c != CodeInvalidRequest {
-			t.Errorf("%s: CanonicalRequest error = %v, want code invalid_request", tt.name, err)
+		if c, _ := checkfu.CodeOf(err); c != CodeRequestInvalid {
+			t.Errorf("%s: CanonicalRequest error = %v, want code request_invalid", tt.name, err)
 		}
 	}
 }

@@ -16,17 +16,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// CodeRedirectRefused is the code of the Refusal [Client.Do] returns when
-// the destination answers with a redirect (301, 302, 303, 307 or 308, or
-// any other 3xx that carries a Location). Its
-// Err is a [*RedirectError] carrying the rechecked target's decision.
-const CodeRedirectRefused checkfu.Code = "redirect_refused"
-
-// CodePlaintextCredential is the code of the Refusal [Client.Do] returns
-// when it is given an attach hook for a request whose scheme is not
-// https: a credential is never sent in clear, whatever the rules allow.
-const CodePlaintextCredential checkfu.Code = "plaintext_credential"
-
 // defaultClientTimeout bounds one exchange when ClientConfig.Timeout is
 // zero.
 const defaultClientTimeout = 60 * time.Second
@@ -77,10 +66,10 @@ type Client struct {
 }
 
 // NewClient returns a Client for cfg. It refuses a missing or empty rule
-// set with [CodeInvalidRules].
+// set with [CodeRulesInvalid].
 func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.Rules == nil || cfg.Rules.Len() == 0 {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: a client needs a Connection's rules")
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: a client needs a Connection's rules")
 	}
 	d := cfg.Dialer
 	if d == nil {
@@ -133,7 +122,7 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 		}
 	}()
 	if c == nil || c.hc == nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: the zero Client refuses every request; build one with NewClient")
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: the zero Client refuses every request; build one with NewClient")
 	}
 	creq, err := CanonicalRequest(req)
 	if err != nil {
@@ -253,7 +242,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 	re := &RedirectError{Status: resp.StatusCode}
 	loc := resp.Header.Get("Location")
 	unescaped, _ := url.PathUnescape(loc)
-	withheld := checkfu.Refuse(CodeInvalidRequest, "egress: location withheld: it echoes an attached header")
+	withheld := checkfu.Refuse(CodeRequestInvalid, "egress: location withheld: it echoes an attached header")
 	if echoes(loc, secrets) || echoes(unescaped, secrets) {
 		loc = ""
 		re.Refusal = withheld
@@ -261,7 +250,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 	if loc != "" {
 		target, err := creq.URL().Parse(loc)
 		if err != nil {
-			re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: location does not parse")
+			re.Refusal = checkfu.Refuse(CodeRequestInvalid, "egress: location does not parse")
 		} else {
 			method := creq.Method
 			if resp.StatusCode == http.StatusSeeOther || (resp.StatusCode <= http.StatusFound && method == http.MethodPost) {
@@ -284,7 +273,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 			}
 		}
 	} else if re.Refusal == nil {
-		re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: redirect without a location")
+		re.Refusal = checkfu.Refuse(CodeRequestInvalid, "egress: redirect without a location")
 	}
 	return &checkfu.Refusal{
 		Code:    CodeRedirectRefused,

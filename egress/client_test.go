@@ -154,7 +154,7 @@ func TestClientRefusesBeforeDNS(t *testing.T) {
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"Cookie", "a=b"}, egress.CodeHeaderDenied},
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"Proxy-Authorization", "Basic eA=="}, egress.CodeHeaderDenied},
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"X-Forwarded-Host", "evil.example.com"}, egress.CodeHeaderDenied},
-		{"GET", "https://user:pw@api.example.com/v1/x", nil, egress.CodeInvalidRequest},
+		{"GET", "https://user:pw@api.example.com/v1/x", nil, egress.CodeRequestInvalid},
 	}
 	for _, tt := range tests {
 		_, attached, err := rig.do(t, tt.method, tt.url, tt.hdr...)
@@ -223,10 +223,10 @@ func TestClientRefusesRedirects(t *testing.T) {
 		{"relative", "/v1/next", true, "", "https://api.example.com:" + port},
 		{"relative denied path", "../v2/x", false, egress.CodeNoRuleMatched, "https://api.example.com:" + port},
 		{"scheme-relative", "//evil.example.com/x", false, egress.CodeNoRuleMatched, "https://evil.example.com:443"},
-		{"userinfo", "https://user:pa55word@api.example.com:" + port + "/v1/x", false, egress.CodeInvalidRequest, ""},
+		{"userinfo", "https://user:pa55word@api.example.com:" + port + "/v1/x", false, egress.CodeRequestInvalid, ""},
 		{"private literal", "http://169.254.169.254/latest/meta-data", false, egress.CodeNoRuleMatched, "http://169.254.169.254:80"},
-		{"echoes credential", "https://evil.example.com/?t=" + secret, false, egress.CodeInvalidRequest, ""},
-		{"missing", "", false, egress.CodeInvalidRequest, ""},
+		{"echoes credential", "https://evil.example.com/?t=" + secret, false, egress.CodeRequestInvalid, ""},
+		{"missing", "", false, egress.CodeRequestInvalid, ""},
 	}
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		for _, l := range locations {
@@ -329,7 +329,7 @@ func TestClientConfigCannotDisableSafety(t *testing.T) {
 	if _, err := zero.Do(req, nil); err == nil {
 		t.Errorf("the zero Client sent a request")
 	}
-	if _, err := egress.NewClient(egress.ClientConfig{}); !errors.Is(err, egress.CodeInvalidRules) {
+	if _, err := egress.NewClient(egress.ClientConfig{}); !errors.Is(err, egress.CodeRulesInvalid) {
 		t.Errorf("NewClient without rules = %v", err)
 	}
 }

@@ -10,27 +10,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Codes of the refusals returned by [Rules.Decide]. A request is checked in
-// this order, and the refusal names the first check it fails: the request
-// must be canonical ([CodeInvalidRequest]); no header may be on the fixed
-// denylist ([CodeHeaderDenied]); some rule must allow the destination
-// ([CodeNoRuleMatched]), then the method ([CodeMethodDenied]), then every
-// header ([CodeHeaderNotAllowed]). There are no separate port or path
-// codes: a rule allows a destination (host, port and path prefix)
-// together, and a destination no rule allows is "no_rule_matched".
-const (
-	// CodeNoRuleMatched: no rule allows the request's host, port and path.
-	CodeNoRuleMatched checkfu.Code = "no_rule_matched"
-	// CodeMethodDenied: some rule allows the destination, none the method.
-	CodeMethodDenied checkfu.Code = "method_denied"
-	// CodeHeaderNotAllowed: some rule allows destination and method, but
-	// every such rule leaves out a header the request carries.
-	CodeHeaderNotAllowed checkfu.Code = "header_not_allowed"
-	// CodeHeaderDenied: the request carries a header on the fixed
-	// denylist (see [HeaderDenied]). No rule can allow it.
-	CodeHeaderDenied checkfu.Code = "header_denied"
-)
-
 // A Decision is the outcome of [Rules.Decide] for one request. The zero
 // Decision denies.
 type Decision struct {
@@ -143,7 +122,7 @@ func (rs *Rules) listing(h map[string][]string) (uint32, error) {
 
 // headerRefusal returns the refusal for headers that include a denylisted
 // or non-canonical name: header_denied naming the first denylisted name in
-// sorted order, else invalid_request naming the first non-canonical one.
+// sorted order, else request_invalid naming the first non-canonical one.
 // Sorting keeps the message the same from run to run.
 func headerRefusal(h map[string][]string) error {
 	names := sortedKeys(h)

@@ -18,12 +18,6 @@ import (
 	"golang.org/x/net/dns/dnsmessage"
 )
 
-// CodeDestinationNotPublic is the code of the Refusal returned when a
-// destination is, or resolves to, an address that is not public (see
-// [IsPublic]), is a public address of the host the Dialer runs on, or is
-// the guard's own listener.
-const CodeDestinationNotPublic checkfu.Code = "destination_not_public"
-
 // testTopologies are the only blocks TreatAsPublicForTesting may name:
 // loopback and the benchmarking blocks, where tests build their isolated
 // topologies. A private network, link local (cloud metadata) or any
@@ -101,7 +95,7 @@ type Dialer struct {
 }
 
 // NewDialer returns a Dialer configured by cfg. It refuses, with code
-// [CodeInvalidDialerConfig], a TreatAsPublicForTesting block outside the
+// [checkfu.CodeConfigInvalid], a TreatAsPublicForTesting block outside the
 // test topologies, an unmasked or zoned block, and a malformed Resolver.
 func NewDialer(cfg DialerConfig) (*Dialer, error) {
 	d := &Dialer{timeout: cfg.Timeout}
@@ -111,7 +105,7 @@ func NewDialer(cfg DialerConfig) (*Dialer, error) {
 	}
 	for _, p := range cfg.TreatAsPublicForTesting {
 		if !p.IsValid() || p != p.Masked() || !insideTestTopology(p) {
-			return nil, checkfu.Refuse(CodeInvalidDialerConfig,
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid,
 				"egress: treat-as-public block %q is not a masked block inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48", p.String())
 		}
 		log.Warn("egress: TESTING ONLY: treating a non-public block as public", "block", p.String())
@@ -123,7 +117,7 @@ func NewDialer(cfg DialerConfig) (*Dialer, error) {
 	if cfg.Resolver != "" {
 		server, err := netip.ParseAddrPort(cfg.Resolver)
 		if err != nil {
-			return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: resolver %q is not an IP:port", cfg.Resolver)
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: resolver %q is not an IP:port", cfg.Resolver)
 		}
 		d.server = server.String()
 	}
@@ -206,10 +200,6 @@ func (c *askedPacketConn) LocalAddr() net.Addr                { return c.askedCo
 func (c *askedPacketConn) SetDeadline(t time.Time) error      { return c.askedConn.SetDeadline(t) }
 func (c *askedPacketConn) SetReadDeadline(t time.Time) error  { return c.askedConn.SetReadDeadline(t) }
 func (c *askedPacketConn) SetWriteDeadline(t time.Time) error { return c.askedConn.SetWriteDeadline(t) }
-
-// CodeInvalidDialerConfig is the code of the Refusal NewDialer returns for
-// a configuration it will not build.
-const CodeInvalidDialerConfig checkfu.Code = "invalid_dialer_config"
 
 func insideTestTopology(p netip.Prefix) bool {
 	for _, t := range testTopologies {
@@ -331,28 +321,28 @@ func (d *Dialer) control(own []netip.Addr) func(context.Context, string, string,
 // name the caller matched.
 //
 // The error is a [*checkfu.Refusal] (destination_not_public,
-// invalid_host, invalid_request) when policy forbids the connection, and a
+// host_invalid, request_invalid) when policy forbids the connection, and a
 // [*UpstreamError] when the connection was permitted but failed.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: network %q is not tcp", network)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: network %q is not tcp", network)
 	}
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: address %q is not host:port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %q is not host:port", address)
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 || strconv.FormatUint(port, 10) != portText {
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: address %q has an invalid port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %q has an invalid port", address)
 	}
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
 		if h, err := CanonicalHost(host); err != nil || h != host {
-			return nil, checkfu.Refuse(CodeInvalidHost, "egress: dial host %q is not a canonical DNS name", host)
+			return nil, checkfu.Refuse(CodeHostInvalid, "egress: dial host %q is not a canonical DNS name", host)
 		}
 		addrs, err = d.lookup(ctx, host)
 		if err != nil {

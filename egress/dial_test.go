@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -175,7 +176,7 @@ func TestDialerRefusesNonCanonical(t *testing.T) {
 func TestNewDialerRefusesWideTestBlocks(t *testing.T) {
 	for _, p := range []string{"0.0.0.0/0", "10.0.0.0/8", "169.254.169.254/32", "127.0.0.0/7", "::/0", "fe80::/10", "8.8.8.8/32"} {
 		_, err := egress.NewDialer(egress.DialerConfig{TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix(p)}})
-		wantRefusal(t, err, egress.CodeInvalidDialerConfig)
+		wantRefusal(t, err, checkfu.CodeConfigInvalid)
 	}
 	if _, err := egress.NewDialer(egress.DialerConfig{TreatAsPublicForTesting: []netip.Prefix{netip.PrefixFrom(netip.MustParseAddr("127.0.0.1"), 8)}}); err == nil {
 		t.Errorf("NewDialer accepted the unmasked block 127.0.0.1/8")

@@ -12,7 +12,7 @@
 //
 //   - Rules are refused when parsed, never later: zero rules, more than
 //     [MaxRules], unknown or repeated JSON keys, trailing data and every
-//     rule that does not canonicalise are [CodeInvalidRules].
+//     rule that does not canonicalise are [CodeRulesInvalid].
 //   - Canonicalisation happens once, at parse time, and is idempotent:
 //     hosts are lower-case IDNA A-labels with no trailing dot and never IP
 //     literals; a wildcard is a leading "*." label that matches exactly one

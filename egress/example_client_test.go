@@ -73,7 +73,7 @@ func ExampleNewClient() {
 
 	// Without rules there is no client.
 	_, err = egress.NewClient(egress.ClientConfig{})
-	fmt.Println(errors.Is(err, egress.CodeInvalidRules))
+	fmt.Println(errors.Is(err, egress.CodeRulesInvalid))
 	// Output:
 	// 200 GET api.example.com:PORT authorized=true
 	// true

@@ -269,7 +269,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 			if body != nil && body.err != nil {
 				// The workload's own body failed to read: its fault,
 				// not the destination's.
-				g.refuseStatus(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: the request body is malformed: %v", body.err), http.StatusBadRequest)
+				g.refuseStatus(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: the request body is malformed: %v", body.err), http.StatusBadRequest)
 				return
 			}
 			g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: authority, Err: err})

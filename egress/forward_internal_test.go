@@ -220,7 +220,7 @@ func TestGuardRetriesOnlyIdempotentRequests(t *testing.T) {
 // TestGuardRefusesMalformedBody is issue 11's repro: a request body the
 // workload sends malformed (bad chunk framing) was answered 502 upstream_failed, as if the
 // destination had failed. It is the workload's fault: 400 with the
-// invalid_request refusal.
+// request_invalid refusal.
 func TestGuardRefusesMalformedBody(t *testing.T) {
 	o := startRawOrigin(t, func(c net.Conn, n, _ int64) bool {
 		writeResponse(c, "ok")
@@ -243,9 +243,9 @@ func TestGuardRefusesMalformedBody(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusBadRequest || resp.Header.Get(RefusalHeader) != string(CodeInvalidRequest) || resp.Header.Get(UpstreamFailureHeader) != "" {
+			if resp.StatusCode != http.StatusBadRequest || resp.Header.Get(RefusalHeader) != string(CodeRequestInvalid) || resp.Header.Get(UpstreamFailureHeader) != "" {
 				t.Fatalf("malformed body = %d refusal %q upstream %q, want 400 refusal %s", resp.StatusCode,
-					resp.Header.Get(RefusalHeader), resp.Header.Get(UpstreamFailureHeader), CodeInvalidRequest)
+					resp.Header.Get(RefusalHeader), resp.Header.Get(UpstreamFailureHeader), CodeRequestInvalid)
 			}
 		})
 	}

@@ -69,11 +69,6 @@ const (
 	DefaultMaxTunnelsPerSource = 256
 )
 
-// CodeTunnelLimitReached is the code of the refusal of a CONNECT while
-// the guard already holds GuardConfig.MaxTunnels tunnels, or
-// MaxTunnelsPerSource for the workload's source address.
-const CodeTunnelLimitReached checkfu.Code = "tunnel_limit_reached"
-
 // A Guard is the reference workload egress filter: an HTTP forward proxy
 // (absolute-form HTTP requests and CONNECT tunnels) that enforces a
 // SandboxProfile's network policy for the workload behind it.
@@ -88,7 +83,7 @@ const CodeTunnelLimitReached checkfu.Code = "tunnel_limit_reached"
 // whose next request is checked like any other.
 //
 // A refusal answers 403 with a [RefusalHeader] naming its code (400 when
-// the workload's own request body is malformed, code invalid_request); an
+// the workload's own request body is malformed, code request_invalid); an
 // upstream failure answers 502 with an [UpstreamFailureHeader]; a
 // destination's own answer never carries either header through. The guard
 // adds no forwarding headers, strips the forwarding and client-address
@@ -121,10 +116,10 @@ type Guard struct {
 // listener and an invalid dialer configuration.
 func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if cfg.Policy == nil || cfg.Policy.Type() == "" {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: guard needs a compiled network policy")
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: guard needs a compiled network policy")
 	}
 	if cfg.Listener == nil {
-		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard needs its listener")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard needs its listener")
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -132,7 +127,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	}
 	self, err := netip.ParseAddrPort(cfg.Listener.Addr().String())
 	if err != nil {
-		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard listener %q is not a TCP address", cfg.Listener.Addr())
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard listener %q is not a TCP address", cfg.Listener.Addr())
 	}
 	d, err := NewDialer(DialerConfig{
 		Resolver:                cfg.Resolver,
@@ -144,7 +139,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		return nil, err
 	}
 	if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {
-		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard tunnel bounds must not be negative")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard tunnel bounds must not be negative")
 	}
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
 		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"},
@@ -156,7 +151,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 }
 
 // errZeroGuard is the refusal of a Guard not built by NewGuard.
-var errZeroGuard = checkfu.Refuse(CodeInvalidPolicy, "egress: the zero Guard enforces no policy and serves nothing; build one with NewGuard")
+var errZeroGuard = checkfu.Refuse(CodePolicyInvalid, "egress: the zero Guard enforces no policy and serves nothing; build one with NewGuard")
 
 // Addr returns the guard's listener address, or nil for the zero Guard.
 func (g *Guard) Addr() net.Addr {
@@ -195,7 +190,7 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 // ServeHTTP handles one proxy request.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.srv == nil { // the zero Guard: refuse, never forward
-		w.Header().Set(RefusalHeader, string(CodeInvalidPolicy))
+		w.Header().Set(RefusalHeader, string(CodePolicyInvalid))
 		http.Error(w, "checkfu guard: "+errZeroGuard.Error(), http.StatusForbidden)
 		return
 	}
@@ -204,15 +199,15 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !r.URL.IsAbs() {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: guard is a forward proxy: send absolute-form requests or CONNECT"))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: guard is a forward proxy: send absolute-form requests or CONNECT"))
 		return
 	}
 	if r.URL.Scheme != "http" {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: scheme %q is not proxied in absolute form (use CONNECT for https)", clip(r.URL.Scheme)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: scheme %q is not proxied in absolute form (use CONNECT for https)", clip(r.URL.Scheme)))
 		return
 	}
 	if r.URL.User != nil {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: URL carries userinfo"))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: URL carries userinfo"))
 		return
 	}
 	target, err := g.httpTargets.get(r.URL.Host)
@@ -248,7 +243,7 @@ func canonicalTarget(scheme, authority string) (Request, error) {
 // the target.
 func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	if _, _, err := net.SplitHostPort(r.RequestURI); err != nil || r.URL.Host != r.RequestURI {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.RequestURI)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: CONNECT target %q is not host:port", clip(r.RequestURI)))
 		return
 	}
 	target, err := g.connectTargets.get(r.URL.Host)
@@ -455,7 +450,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, status int) {
 	code, _ := checkfu.CodeOf(err)
 	if code == "" {
-		code = CodeInvalidRequest
+		code = CodeRequestInvalid
 	}
 	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", clip(r.Host), "reason", err.Error())
 	msg := err.Error()

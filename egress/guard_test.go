@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
 )
@@ -353,14 +354,14 @@ func TestNewGuardRefusesMissingParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	if _, err := egress.NewGuard(egress.GuardConfig{Listener: ln}); !errors.Is(err, egress.CodeInvalidPolicy) {
+	if _, err := egress.NewGuard(egress.GuardConfig{Listener: ln}); !errors.Is(err, egress.CodePolicyInvalid) {
 		t.Errorf("NewGuard without policy = %v", err)
 	}
 	cp, _ := egress.NoNetwork().Compile(nil)
 	if _, err := egress.NewGuard(egress.GuardConfig{Policy: cp}); err == nil {
 		t.Errorf("NewGuard without listener succeeded")
 	}
-	if _, err := egress.NewGuard(egress.GuardConfig{Policy: cp, Listener: ln, TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}); !errors.Is(err, egress.CodeInvalidDialerConfig) {
+	if _, err := egress.NewGuard(egress.GuardConfig{Policy: cp, Listener: ln, TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Errorf("NewGuard with 10/8 as public = %v", err)
 	}
 }

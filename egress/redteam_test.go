@@ -82,8 +82,8 @@ func TestCanonicalRequestRefusesOverlongEscapes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
-			t.Errorf("path %q: %v, want %s", p, err, egress.CodeInvalidRequest)
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeRequestInvalid) {
+			t.Errorf("path %q: %v, want %s", p, err, egress.CodeRequestInvalid)
 		}
 	}
 	for _, p := range []string{"/v1/caf%C3%A9", "/v1/%E0%A4%85", "/v1/%F0%9F%98%80", "/v1/%E2%82%AC", "/v1/%E0"} {
@@ -194,8 +194,8 @@ func TestCanonicalRequestRefusesDoubleEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
-			t.Errorf("path %q: %v, want %s", p, err, egress.CodeInvalidRequest)
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "GET", URL: u}); !errors.Is(err, egress.CodeRequestInvalid) {
+			t.Errorf("path %q: %v, want %s", p, err, egress.CodeRequestInvalid)
 		}
 	}
 	for _, p := range []string{"/v1/100%25", "/v1/%2520", "/v1/%25zz", "/v1/%25C3%A9", "/v1/%2541", "/v1/%25"} {
@@ -227,8 +227,8 @@ func TestQueryMethodOverrideRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := egress.CanonicalRequest(&http.Request{Method: "POST", URL: u}); !errors.Is(err, egress.CodeInvalidRequest) {
-			t.Errorf("query %q: %v, want %s", q, err, egress.CodeInvalidRequest)
+		if _, err := egress.CanonicalRequest(&http.Request{Method: "POST", URL: u}); !errors.Is(err, egress.CodeRequestInvalid) {
+			t.Errorf("query %q: %v, want %s", q, err, egress.CodeRequestInvalid)
 		} else if strings.Contains(err.Error(), "DELETE") {
 			t.Errorf("query %q: error %q quotes the query", q, err)
 		}

@@ -18,11 +18,6 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// CodeInvalidRules is the code of a Refusal returned when a set of egress
-// rules does not parse or does not canonicalise. Rules are refused when
-// they are parsed, never later.
-const CodeInvalidRules checkfu.Code = "invalid_rules"
-
 // MaxRules is the most rules one Connection may carry.
 const MaxRules = 32
 
@@ -93,32 +88,32 @@ type rule struct {
 }
 
 // NewRules canonicalises rules and returns them as a Rules. It refuses,
-// with code [CodeInvalidRules], zero rules, more than [MaxRules], and any
+// with code [CodeRulesInvalid], zero rules, more than [MaxRules], and any
 // rule that does not canonicalise; the refusal names the rule by index and
-// carries the [CodeInvalidHost] code in its chain where a host was refused.
+// carries the [CodeHostInvalid] code in its chain where a host was refused.
 func NewRules(rules []Rule) (*Rules, error) {
 	if len(rules) == 0 {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
 	}
 	if len(rules) > MaxRules {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: %d rules (a Connection may carry at most %d)", len(rules), MaxRules)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: %d rules (a Connection may carry at most %d)", len(rules), MaxRules)
 	}
 	out := make([]rule, 0, len(rules))
 	for i, r := range rules {
 		c, err := canonicalRule(r)
 		if err != nil {
 			var ref *checkfu.Refusal
-			if errors.As(err, &ref) && ref.Code == CodeInvalidHost {
+			if errors.As(err, &ref) && ref.Code == CodeHostInvalid {
 				// Keep the host refusal's code in the chain (errors.Is finds
 				// it) without repeating "refused:" in the text.
 				msg := fmt.Sprintf("egress: rule %d: %s", i, strings.TrimPrefix(ref.Message, "egress: "))
-				return nil, &checkfu.Refusal{Code: CodeInvalidRules, Message: msg, Err: CodeInvalidHost}
+				return nil, &checkfu.Refusal{Code: CodeRulesInvalid, Message: msg, Err: CodeHostInvalid}
 			}
-			return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d: %v", i, err)
+			return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rule %d: %v", i, err)
 		}
 		for j := range out {
 			if out[j].equal(c) {
-				return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d duplicates rule %d; remove one", i, j)
+				return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rule %d duplicates rule %d; remove one", i, j)
 			}
 		}
 		out = append(out, c)
@@ -322,31 +317,31 @@ var rulesSchema = sync.OnceValue(func() *jsonschema.Schema {
 // data), repeat no object key, use only the fields of Rule with their
 // exact lower-case names, and validate against [RulesSchema]. The rules
 // are then canonicalised by [NewRules]. Every refusal has code
-// [CodeInvalidRules].
+// [CodeRulesInvalid].
 func ParseRules(doc []byte) (*Rules, error) {
 	if len(doc) > maxRulesDoc {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is %d bytes (at most %d)", len(doc), maxRulesDoc)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document is %d bytes (at most %d)", len(doc), maxRulesDoc)
 	}
 	if !utf8.Valid(doc) {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is not valid UTF-8")
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document is not valid UTF-8")
 	}
 	if err := checkStrictJSON(doc); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	if err := rulesSchema().Validate(v); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document does not match the schema: %s", schemaMessage(err))
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document does not match the schema: %s", schemaMessage(err))
 	}
 	var rules []Rule
 	dec = json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rules); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	return NewRules(rules)
 }

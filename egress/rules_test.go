@@ -97,11 +97,11 @@ func TestParseRulesRefuses(t *testing.T) {
 	for _, tt := range tests {
 		rs, err := ParseRules([]byte(tt.doc))
 		if err == nil {
-			t.Errorf("%s: ParseRules(%s) = %d rules, want invalid_rules", tt.name, tt.doc, rs.Len())
+			t.Errorf("%s: ParseRules(%s) = %d rules, want rules_invalid", tt.name, tt.doc, rs.Len())
 			continue
 		}
-		if !errors.Is(err, CodeInvalidRules) {
-			t.Errorf("%s: ParseRules error = %v, want code invalid_rules", tt.name, err)
+		if !errors.Is(err, CodeRulesInvalid) {
+			t.Errorf("%s: ParseRules error = %v, want code rules_invalid", tt.name, err)
 		}
 		if !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: ParseRules error = %q, want it to contain %q", tt.name, err, tt.msg)
@@ -112,13 +112,13 @@ func TestParseRulesRefuses(t *testing.T) {
 func TestParseRulesErrorText(t *testing.T) {
 	tests := []struct{ doc, want string }{
 		{`[{"host":"*.com","port":443,"methods":["GET"]}]`,
-			`refused: invalid_rules: egress: rule 0: host "*.com": a wildcard under the public suffix "com" would match other owners' names; list the hosts instead`},
+			`refused: rules_invalid: egress: rule 0: host "*.com": a wildcard under the public suffix "com" would match other owners' names; list the hosts instead`},
 		{`[{"host":"a.example","port":443,"methods":["GET"]},{"host":"127.0.0.1","port":443,"methods":["GET"]}]`,
-			`refused: invalid_rules: egress: rule 1: host "127.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name: invalid_host`},
+			`refused: rules_invalid: egress: rule 1: host "127.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name: host_invalid`},
 		{`[{"host":"a.example","port":443,"methods":["GET"],"headers":["Cookie"]}]`,
-			`refused: invalid_rules: egress: rule 0: header "Cookie" is on the fixed denylist and cannot be allowed`},
+			`refused: rules_invalid: egress: rule 0: header "Cookie" is on the fixed denylist and cannot be allowed`},
 		{`[{"host":"a.example","port":443,"methods":["GET"],"x":1}]`,
-			`refused: invalid_rules: egress: rules document does not match the schema: at /0: additionalProperties 'x' not allowed`},
+			`refused: rules_invalid: egress: rules document does not match the schema: at /0: additionalProperties 'x' not allowed`},
 	}
 	for _, tt := range tests {
 		_, err := ParseRules([]byte(tt.doc))
@@ -127,14 +127,14 @@ func TestParseRulesErrorText(t *testing.T) {
 		}
 	}
 	_, err := ParseRules([]byte(`[{"host":"127.0.0.1","port":443,"methods":["GET"]}]`))
-	if !errors.Is(err, CodeInvalidHost) {
-		t.Errorf("host refusal in a rule does not wrap invalid_host: %v", err)
+	if !errors.Is(err, CodeHostInvalid) {
+		t.Errorf("host refusal in a rule does not wrap host_invalid: %v", err)
 	}
 }
 
 func TestNewRulesLimits(t *testing.T) {
 	r := Rule{Host: "a.example", Port: 443, Methods: []string{"GET"}}
-	if _, err := NewRules(nil); !errors.Is(err, CodeInvalidRules) {
+	if _, err := NewRules(nil); !errors.Is(err, CodeRulesInvalid) {
 		t.Errorf("NewRules(nil) error = %v", err)
 	}
 	var rules []Rule
@@ -146,7 +146,7 @@ func TestNewRulesLimits(t *testing.T) {
 		t.Fatalf("NewRules(32 rules) = %v", err)
 	}
 	r.Port = 1000
-	if _, err := NewRules(append(rules, r)); !errors.Is(err, CodeInvalidRules) {
+	if _, err := NewRules(append(rules, r)); !errors.Is(err, CodeRulesInvalid) {
 		t.Errorf("NewRules(33 rules) error = %v", err)
 	}
 	if _, err := NewRules([]Rule{{Host: "a.example", Methods: []string{"GET"}}}); err == nil || !strings.Contains(err.Error(), "port 0") {
@@ -167,7 +167,7 @@ func TestRulesJSONField(t *testing.T) {
 	if conn.Rules.Len() != 1 {
 		t.Fatalf("Len = %d", conn.Rules.Len())
 	}
-	if err := json.Unmarshal([]byte(`{"egress_rules":[{"host":"*.com","port":443,"methods":["GET"]}]}`), &conn); !errors.Is(err, CodeInvalidRules) {
+	if err := json.Unmarshal([]byte(`{"egress_rules":[{"host":"*.com","port":443,"methods":["GET"]}]}`), &conn); !errors.Is(err, CodeRulesInvalid) {
 		t.Errorf("Unmarshal of a bad rule = %v", err)
 	}
 	if b, _ := json.Marshal(&Rules{}); string(b) != "[]" {

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu"
 )
 
 // A tunnelRig is a guard in front of one destination on 127.0.0.1 that
@@ -287,8 +289,8 @@ func TestNewGuardRefusesNegativeTunnelBounds(t *testing.T) {
 	cp, _ := p.Compile(nil)
 	for i, cfg := range []GuardConfig{{MaxTunnels: -1}, {MaxTunnelsPerSource: -1}, {TunnelIdleTimeout: -1}, {TunnelCloseGrace: -1}} {
 		cfg.Policy, cfg.Listener = cp, ln
-		if _, err := NewGuard(cfg); !errors.Is(err, CodeInvalidDialerConfig) {
-			t.Errorf("config %d: NewGuard = %v, want %s", i, err, CodeInvalidDialerConfig)
+		if _, err := NewGuard(cfg); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("config %d: NewGuard = %v, want %s", i, err, checkfu.CodeConfigInvalid)
 		}
 	}
 }
@@ -310,7 +312,7 @@ func TestGuardRefusesOptionsStar(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden || resp.Header.Get(RefusalHeader) != string(CodeInvalidRequest) {
-		t.Fatalf("OPTIONS * = %d %q, want 403 %s", resp.StatusCode, resp.Header.Get(RefusalHeader), CodeInvalidRequest)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get(RefusalHeader) != string(CodeRequestInvalid) {
+		t.Fatalf("OPTIONS * = %d %q, want 403 %s", resp.StatusCode, resp.Header.Get(RefusalHeader), CodeRequestInvalid)
 	}
 }

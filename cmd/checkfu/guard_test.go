@@ -47,9 +47,9 @@ func TestGuardCommandLine(t *testing.T) {
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "extra"}, exitUsage, "takes no arguments"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "nope"}, exitUsage, "not a CIDR"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", filepath.Join(t.TempDir(), "missing.json")}, exitFailed, "hint:"},
-		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", bad}, exitFailed, "code: invalid_policy"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", bad}, exitFailed, "code: policy_invalid"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", empty}, exitFailed, "code: allowlist_empty"},
-		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "10.0.0.0/8"}, exitFailed, "code: invalid_dialer_config"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "10.0.0.0/8"}, exitFailed, "code: config_invalid"},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCLI(t, "", tt.args...)
