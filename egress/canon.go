@@ -48,7 +48,7 @@ const maxHostInput = 1024
 func CanonicalHost(s string) (string, error) {
 	h, why := canonicalHost(s)
 	if why != "" {
-		return "", checkfu.Refuse(CodeHostInvalid, "egress: host %q %s", clip(s), why)
+		return "", checkfu.Refuse(CodeHostInvalid, "egress: host %s %s", checkfu.Quote(s), why)
 	}
 	return h, nil
 }
@@ -255,7 +255,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 	u := r.URL
 	scheme := u.Scheme
 	if scheme != "https" && scheme != "http" {
-		return Request{}, refuseRequest("egress: scheme %q is not http or https (the URL must be absolute)", clip(scheme))
+		return Request{}, refuseRequest("egress: scheme %s is not http or https (the URL must be absolute)", checkfu.Quote(scheme))
 	}
 	if u.Opaque != "" {
 		return Request{}, refuseRequest("egress: opaque URL (scheme:data without //host) is not allowed")
@@ -273,7 +273,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 	if r.Host != "" && r.Host != u.Host {
 		h2, p2, err := canonicalAuthority(r.Host, scheme)
 		if err != nil || h2 != host || p2 != port {
-			return Request{}, refuseRequest("egress: Host %q does not name the URL's host %q", clip(r.Host), clip(u.Host))
+			return Request{}, refuseRequest("egress: Host %s does not name the URL's host %s", checkfu.Quote(r.Host), checkfu.Quote(u.Host))
 		}
 	}
 	method := r.Method
@@ -281,7 +281,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 		method = http.MethodGet
 	}
 	if !isUpperToken(method) {
-		return Request{}, refuseRequest("egress: method %q is not an upper-case token", clip(method))
+		return Request{}, refuseRequest("egress: method %s is not an upper-case token", checkfu.Quote(method))
 	}
 	path := u.EscapedPath()
 	if path == "" {
@@ -317,11 +317,11 @@ func canonicalHeader(h http.Header) (http.Header, error) {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		if !httpguts.ValidHeaderFieldName(k) || !isCanonicalHeaderKey(k) {
-			return nil, refuseRequest("egress: header name %q is not a canonical token (want %q)", clip(k), clip(http.CanonicalHeaderKey(k)))
+			return nil, refuseRequest("egress: header name %s is not a canonical token (want %s)", checkfu.Quote(k), checkfu.Quote(http.CanonicalHeaderKey(k)))
 		}
 		for _, v := range vs {
 			if !httpguts.ValidHeaderFieldValue(v) {
-				return nil, refuseRequest("egress: header %q has a value with control characters", k)
+				return nil, refuseRequest("egress: header %s has a value with control characters", checkfu.Quote(k))
 			}
 		}
 		out[k] = append([]string(nil), vs...)
@@ -335,18 +335,18 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 	if strings.HasPrefix(hostport, "[") {
 		end := strings.IndexByte(hostport, ']')
 		if end < 0 {
-			return "", 0, refuseRequest("egress: host %q has an unclosed '['", clip(hostport))
+			return "", 0, refuseRequest("egress: host %s has an unclosed '['", checkfu.Quote(hostport))
 		}
 		host, portText = hostport[1:end], hostport[end+1:]
 		if portText != "" {
 			if portText[0] != ':' {
-				return "", 0, refuseRequest("egress: host %q has junk after ']'", clip(hostport))
+				return "", 0, refuseRequest("egress: host %s has junk after ']'", checkfu.Quote(hostport))
 			}
 			portText, hasPort = portText[1:], true
 		}
 		a, err := netip.ParseAddr(host)
 		if err != nil || !a.Is6() || a.Zone() != "" {
-			return "", 0, refuseRequest("egress: %q is not a bracketed IPv6 address without a zone", clip(hostport))
+			return "", 0, refuseRequest("egress: %s is not a bracketed IPv6 address without a zone", checkfu.Quote(hostport))
 		}
 		host = a.String()
 	} else {
@@ -357,14 +357,14 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 			return "", 0, refuseRequest("egress: URL has an empty host")
 		}
 		if strings.ContainsAny(host, ":[]") {
-			return "", 0, refuseRequest("egress: host %q is ambiguous (an IPv6 literal must be bracketed)", clip(hostport))
+			return "", 0, refuseRequest("egress: host %s is ambiguous (an IPv6 literal must be bracketed)", checkfu.Quote(hostport))
 		}
 		if a, err := netip.ParseAddr(host); err == nil {
 			host = a.String()
 		} else {
 			h, why := canonicalHost(host)
 			if why != "" {
-				return "", 0, checkfu.Refuse(CodeRequestInvalid, "egress: host %q %s", clip(host), why)
+				return "", 0, checkfu.Refuse(CodeRequestInvalid, "egress: host %s %s", checkfu.Quote(host), why)
 			}
 			host = h
 		}
@@ -373,7 +373,7 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 	if hasPort {
 		p, ok := parsePort(portText)
 		if !ok {
-			return "", 0, refuseRequest("egress: port %q is not an integer from 1 to 65535 without leading zeros", clip(portText))
+			return "", 0, refuseRequest("egress: port %s is not an integer from 1 to 65535 without leading zeros", checkfu.Quote(portText))
 		}
 		port = p
 	}
@@ -652,14 +652,4 @@ const maxMethodLen = 32
 
 func refuseRequest(format string, args ...any) error {
 	return checkfu.Refuse(CodeRequestInvalid, format, args...)
-}
-
-// clip shortens s for an error message so that a hostile input cannot
-// make errors unbounded.
-func clip(s string) string {
-	const max = 256
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }

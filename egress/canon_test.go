@@ -2,7 +2,6 @@ package egress
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -78,7 +77,7 @@ func TestCanonicalHost(t *testing.T) {
 	}
 }
 
-func quote(s string) string { return fmt.Sprintf("%q", clip(s)) }
+func quote(s string) string { return checkfu.Quote(s) }
 
 func TestCanonicalHostLengths(t *testing.T) {
 	label63 := repeat("a", 63)

@@ -87,9 +87,9 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	}
 	switch stage {
 	case 2:
-		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %q", req.Method, req.Authority(), rs.unlisted(hosts, req))
+		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %s", req.Method, req.Authority(), checkfu.Quote(rs.unlisted(hosts, req)))
 	case 1:
-		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %q", req.Authority(), req.Method)
+		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %s", req.Authority(), checkfu.Quote(req.Method))
 	}
 	if !isDNSName(req.Host) {
 		return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s (rules never match an IP literal)", req.Method, req.Authority())
@@ -128,12 +128,12 @@ func headerRefusal(h map[string][]string) error {
 	names := sortedKeys(h)
 	for _, k := range names {
 		if HeaderDenied(k) {
-			return checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+			return checkfu.Refuse(CodeHeaderDenied, "egress: header %s is on the fixed denylist", checkfu.Quote(k))
 		}
 	}
 	for _, k := range names {
 		if !isCanonicalHeaderKey(k) {
-			return refuseRequest("egress: header name %q is not canonical", clip(k))
+			return refuseRequest("egress: header name %s is not canonical", checkfu.Quote(k))
 		}
 	}
 	return refuseRequest("egress: the request's headers changed while it was being decided")
@@ -174,13 +174,13 @@ var noRules Rules
 // produced in the ways matching depends on. It allocates only to refuse.
 func checkRequestShape(req *Request) error {
 	if req.Scheme != "https" && req.Scheme != "http" {
-		return refuseRequest("egress: scheme %q is not http or https", clip(req.Scheme))
+		return refuseRequest("egress: scheme %s is not http or https", checkfu.Quote(req.Scheme))
 	}
 	if req.Port == 0 {
 		return refuseRequest("egress: port 0")
 	}
 	if !isUpperToken(req.Method) {
-		return refuseRequest("egress: method %q is not an upper-case token", clip(req.Method))
+		return refuseRequest("egress: method %s is not an upper-case token", checkfu.Quote(req.Method))
 	}
 	if why := checkPath(req.Path); why != "" {
 		return refuseRequest("egress: path %s", why)
@@ -189,7 +189,7 @@ func checkRequestShape(req *Request) error {
 		return refuseRequest("egress: query %s", why)
 	}
 	if !isDNSName(req.Host) && !isIPText(req.Host) {
-		return refuseRequest("egress: host %q is neither a canonical DNS name nor an IP literal", clip(req.Host))
+		return refuseRequest("egress: host %s is neither a canonical DNS name nor an IP literal", checkfu.Quote(req.Host))
 	}
 	return nil
 }

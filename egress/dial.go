@@ -327,22 +327,22 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: network %q is not tcp", network)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: network %s is not tcp", checkfu.Quote(network))
 	}
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %q is not host:port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %s is not host:port", checkfu.Quote(address))
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 || strconv.FormatUint(port, 10) != portText {
-		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %q has an invalid port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %s has an invalid port", checkfu.Quote(address))
 	}
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
 		if h, err := CanonicalHost(host); err != nil || h != host {
-			return nil, checkfu.Refuse(CodeHostInvalid, "egress: dial host %q is not a canonical DNS name", host)
+			return nil, checkfu.Refuse(CodeHostInvalid, "egress: dial host %s is not a canonical DNS name", checkfu.Quote(host))
 		}
 		addrs, err = d.lookup(ctx, host)
 		if err != nil {

@@ -203,7 +203,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Scheme != "http" {
-		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: scheme %q is not proxied in absolute form (use CONNECT for https)", clip(r.URL.Scheme)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: scheme %s is not proxied in absolute form (use CONNECT for https)", checkfu.Quote(r.URL.Scheme)))
 		return
 	}
 	if r.URL.User != nil {
@@ -243,7 +243,7 @@ func canonicalTarget(scheme, authority string) (Request, error) {
 // the target.
 func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	if _, _, err := net.SplitHostPort(r.RequestURI); err != nil || r.URL.Host != r.RequestURI {
-		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: CONNECT target %q is not host:port", clip(r.RequestURI)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: CONNECT target %s is not host:port", checkfu.Quote(r.RequestURI)))
 		return
 	}
 	target, err := g.connectTargets.get(r.URL.Host)
@@ -452,7 +452,7 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 	if code == "" {
 		code = CodeRequestInvalid
 	}
-	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", clip(r.Host), "reason", err.Error())
+	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", checkfu.Quote(r.Host), "reason", err.Error())
 	msg := err.Error()
 	if code == CodeDestinationNotPublic {
 		// The dialer's reason names the address the destination resolved
@@ -460,7 +460,7 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 		// for internal DNS (names and their private addresses); the
 		// workload learns the code and the host it asked for, the log
 		// keeps the reason.
-		msg = fmt.Sprintf("refused: %s: egress: %q does not resolve to public addresses only", code, clip(r.Host))
+		msg = fmt.Sprintf("refused: %s: egress: %s does not resolve to public addresses only", code, checkfu.Quote(r.Host))
 	}
 	w.Header().Set(RefusalHeader, string(code))
 	http.Error(w, "checkfu guard: "+msg, status)

@@ -52,16 +52,16 @@ func ParseHostPort(s string) (HostPort, error) {
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		p, ok := parsePort(s[i+1:])
 		if !ok {
-			return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %q has an invalid port (want 1-65535, no leading zeros)", clip(s))
+			return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s has an invalid port (want 1-65535, no leading zeros)", checkfu.Quote(s))
 		}
 		host, port = s[:i], p
 	}
 	if strings.ContainsAny(host, "*[]:/@") {
-		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %q must be an exact DNS name, optionally with :port", clip(s))
+		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s must be an exact DNS name, optionally with :port", checkfu.Quote(s))
 	}
 	h, err := CanonicalHost(host)
 	if err != nil {
-		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %q is not a DNS name (IP literals are never allowed)", clip(s))
+		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s is not a DNS name (IP literals are never allowed)", checkfu.Quote(s))
 	}
 	return HostPort{Host: h, Port: port}, nil
 }
@@ -124,7 +124,7 @@ func AllowlistNetwork(a Allowlist) (NetworkPolicy, error) {
 			return NetworkPolicy{}, err
 		}
 		if c != h {
-			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %q is not canonical (want %q)", clip(h.String()), c.String())
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s is not canonical (want %q)", checkfu.Quote(h.String()), c.String())
 		}
 		if slices.Contains(hosts, c) {
 			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed_hosts lists %q twice", c.String())
@@ -189,11 +189,11 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 	}
 	allowed, ok := memberFields[PolicyType(typ)]
 	if !ok {
-		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy type %q is not none, unrestricted or allowlist", clip(typ))
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy type %s is not none, unrestricted or allowlist", checkfu.Quote(typ))
 	}
 	for k, v := range fields {
 		if !slices.Contains(allowed, k) {
-			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: field %q is not part of a %q policy", clip(k), typ)
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: field %s is not part of a %q policy", checkfu.Quote(k), typ)
 		}
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: field %q is null (omit it instead)", k)

@@ -148,7 +148,7 @@ func canonicalRule(r Rule) (rule, error) {
 		host = host[2:]
 	}
 	if strings.Contains(host, "*") {
-		return c, fmt.Errorf("host %q: a wildcard is allowed only as a whole leading \"*.\" label", clip(r.Host))
+		return c, fmt.Errorf("host %s: a wildcard is allowed only as a whole leading \"*.\" label", checkfu.Quote(r.Host))
 	}
 	h, err := CanonicalHost(host)
 	if err != nil {
@@ -157,7 +157,7 @@ func canonicalRule(r Rule) (rule, error) {
 	c.src.Host, c.host = h, h
 	if c.wildcard {
 		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
-			return c, fmt.Errorf("host %q: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", clip(r.Host), h)
+			return c, fmt.Errorf("host %s: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", checkfu.Quote(r.Host), h)
 		}
 		c.src.Host = "*." + h
 	}
@@ -170,10 +170,10 @@ func canonicalRule(r Rule) (rule, error) {
 		prefix = "/"
 	}
 	if why := checkPath(prefix); why != "" {
-		return c, fmt.Errorf("path_prefix %q %s", clip(prefix), why)
+		return c, fmt.Errorf("path_prefix %s %s", checkfu.Quote(prefix), why)
 	}
 	if len(prefix) > 1 && strings.HasSuffix(prefix, "/") {
-		return c, fmt.Errorf("path_prefix %q ends in \"/\"; write %q (prefixes match on segment boundaries)", clip(prefix), strings.TrimRight(prefix, "/"))
+		return c, fmt.Errorf("path_prefix %s ends in \"/\"; write %s (prefixes match on segment boundaries)", checkfu.Quote(prefix), checkfu.Quote(strings.TrimRight(prefix, "/")))
 	}
 	c.src.PathPrefix, c.prefix = prefix, prefix
 	if len(r.Methods) == 0 {
@@ -182,7 +182,7 @@ func canonicalRule(r Rule) (rule, error) {
 	for _, m := range r.Methods {
 		u := asciiUpper(m)
 		if !isUpperToken(u) {
-			return c, fmt.Errorf("method %q is not a token", clip(m))
+			return c, fmt.Errorf("method %s is not a token", checkfu.Quote(m))
 		}
 		switch u {
 		case http.MethodConnect, http.MethodTrace, "TRACK":
@@ -192,22 +192,22 @@ func canonicalRule(r Rule) (rule, error) {
 	}
 	slices.Sort(c.methods)
 	if i := firstDup(c.methods); i >= 0 {
-		return c, fmt.Errorf("method %q is listed twice", c.methods[i])
+		return c, fmt.Errorf("method %s is listed twice", checkfu.Quote(c.methods[i]))
 	}
 	c.headers = make([]string, 0, len(r.Headers))
 	for _, name := range r.Headers {
 		if name == "" || strings.IndexFunc(name, func(r rune) bool { return r >= utf8.RuneSelf || !isTokenChar(byte(r)) }) >= 0 {
-			return c, fmt.Errorf("header %q is not a token", clip(name))
+			return c, fmt.Errorf("header %s is not a token", checkfu.Quote(name))
 		}
 		k := http.CanonicalHeaderKey(name)
 		if canonicalHeaderDenied(k) {
-			return c, fmt.Errorf("header %q is on the fixed denylist and cannot be allowed", clip(name))
+			return c, fmt.Errorf("header %s is on the fixed denylist and cannot be allowed", checkfu.Quote(name))
 		}
 		c.headers = append(c.headers, k)
 	}
 	slices.Sort(c.headers)
 	if i := firstDup(c.headers); i >= 0 {
-		return c, fmt.Errorf("header %q is listed twice", c.headers[i])
+		return c, fmt.Errorf("header %s is listed twice", checkfu.Quote(c.headers[i]))
 	}
 	c.src.Methods, c.src.Headers = c.methods, c.headers
 	return c, nil
@@ -415,7 +415,7 @@ func strictValue(dec *json.Decoder, depth int) error {
 			}
 			key, _ := k.(string)
 			if seen[key] {
-				return fmt.Errorf("object key %q is repeated", clip(key))
+				return fmt.Errorf("object key %s is repeated", checkfu.Quote(key))
 			}
 			seen[key] = true
 			if err := strictValue(dec, depth+1); err != nil {
