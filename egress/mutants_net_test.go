@@ -43,6 +43,7 @@ var netMutants = []netMutant{
 	{"redirect location echoing a credential is withheld", "client.go", [][2]string{{"if strings.Contains(loc, s) || strings.Contains(unescaped, s) {", "if false && (strings.Contains(loc, s) || strings.Contains(unescaped, s)) {"}}, "TestClientRefusesRedirects"},
 	{"header denylist through the client", "decide.go", [][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestClientRefusesBeforeDNS"},
 	{"policy fields per member", "policy.go", [][2]string{{"if !slices.Contains(allowed, k) {", "if false && !slices.Contains(allowed, k) {"}}, "TestParseNetworkPolicyRefuses"},
+	{"policy decoded strictly", "policy.go", [][2]string{{"if err := strictjson.Unmarshal(doc, &fields, policyJSONOpts); err != nil {", "if err := json.Unmarshal(doc, &fields); err != nil {"}}, "TestParseNetworkPolicyRefuses"},
 	{"allowlist must reach something", "policy.go", [][2]string{{"if len(hosts) == 0 && !a.AllowPackageManagers {", "if false {"}}, "TestParseNetworkPolicyRefuses"},
 	{"allowlist matches exact host and port", "policy.go", [][2]string{{"}); ok {\n\t\t\treturn nil", "}); ok || true {\n\t\t\treturn nil"}}, "TestCompileExpandsPresets|TestGuardModes"},
 	{"canonical-target memo keyed by the raw authority", "target_cache.go", [][2]string{

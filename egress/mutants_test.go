@@ -86,14 +86,15 @@ var mutants = []mutant{
 		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestRulesDecider"},
 	{"CONNECT and TRACE refused in rules", "rules.go",
 		[][2]string{{`case http.MethodConnect, http.MethodTrace, "TRACK":`, `case "":`}}, "TestParseRulesRefuses"},
-	{"duplicate JSON keys", "rules.go",
-		[][2]string{{"if seen[key] {", "if false {"}}, "TestParseRulesRefuses"},
+	{"rules decoded strictly", "rules.go",
+		[][2]string{
+			{"v, err := strictjson.Parse(doc, rulesJSON)", "var v any\n\terr := json.Unmarshal(doc, &v)"},
+			{"if err := strictjson.Unmarshal(doc, &rules, rulesJSON); err != nil {", "if err := json.Unmarshal(doc, &rules); err != nil {"},
+		}, "TestParseRulesRefuses"},
 	{"purity proof covers every non-I/O file (policy.go)", "policy.go",
 		[][2]string{{"import (\n", "import (\n\t_ \"net\"\n"}}, "TestEngineIsPure"},
 	{"purity proof covers every non-I/O file (addr.go)", "addr.go",
 		[][2]string{{"import \"net/netip\"", "import (\n\t\"net/netip\"\n\t_ \"os\"\n)"}}, "TestEngineIsPure"},
-	{"trailing JSON data", "rules.go",
-		[][2]string{{"if _, err := dec.Token(); err != io.EOF {", "if _, err := dec.Token(); false && err != io.EOF {"}}, "TestParseRulesRefuses"},
 }
 
 // TestMutants proves that every security check of the rule engine is

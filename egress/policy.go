@@ -3,13 +3,14 @@ package egress
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // A PolicyType names a member of the network policy union.
@@ -170,17 +171,15 @@ var memberFields = map[PolicyType][]string{
 // [checkfu.ParseRequirement]). Every refusal has code [CodePolicyInvalid],
 // except an allowlist that reaches nothing, [CodeAllowlistEmpty].
 func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
-	if len(doc) > maxPolicyDoc {
-		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is %d bytes (at most %d)", len(doc), maxPolicyDoc)
-	}
-	if !utf8.Valid(doc) {
-		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is not valid UTF-8")
-	}
-	if err := checkStrictJSON(doc); err != nil {
+	var fields map[string]json.RawMessage
+	if err := strictjson.Unmarshal(doc, &fields, policyJSONOpts); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) && se.Kind == strictjson.KindType {
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is not a JSON object")
+		}
 		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document: %v", err)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil || fields == nil {
+	if fields == nil {
 		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is not a JSON object")
 	}
 	var typ string
@@ -241,6 +240,9 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 	}
 	return AllowlistNetwork(a) // refuses duplicates
 }
+
+// policyJSONOpts bounds a policy document: 64 KiB, nested at most 16 deep.
+var policyJSONOpts = strictjson.Options{MaxDepth: maxJSONDepth, MaxBytes: maxPolicyDoc}
 
 func strictField(fields map[string]json.RawMessage, key string, v any) error {
 	raw, ok := fields[key]

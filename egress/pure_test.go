@@ -39,11 +39,12 @@ var engineImports = map[string]bool{
 	"bytes": true, "embed": true, "math/bits": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
 	"net/http": true, "net/netip": true, "net/url": true, "slices": true, "strconv": true,
 	"strings": true, "sync": true, "sync/atomic": true, "unicode/utf8": true,
-	"github.com/checkfu/checkfu":               true,
-	"github.com/santhosh-tekuri/jsonschema/v5": true,
-	"golang.org/x/net/http/httpguts":           true,
-	"golang.org/x/net/idna":                    true,
-	"golang.org/x/net/publicsuffix":            true,
+	"github.com/checkfu/checkfu":                     true,
+	"github.com/checkfu/checkfu/internal/strictjson": true,
+	"github.com/santhosh-tekuri/jsonschema/v5":       true,
+	"golang.org/x/net/http/httpguts":                 true,
+	"golang.org/x/net/idna":                          true,
+	"golang.org/x/net/publicsuffix":                  true,
 }
 
 // engineHTTPNames are the net/http names the rule engine may use: types,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/strictjson"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"golang.org/x/net/publicsuffix"
 )
@@ -319,32 +319,26 @@ var rulesSchema = sync.OnceValue(func() *jsonschema.Schema {
 // are then canonicalised by [NewRules]. Every refusal has code
 // [CodeRulesInvalid].
 func ParseRules(doc []byte) (*Rules, error) {
-	if len(doc) > maxRulesDoc {
-		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document is %d bytes (at most %d)", len(doc), maxRulesDoc)
-	}
-	if !utf8.Valid(doc) {
-		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document is not valid UTF-8")
-	}
-	if err := checkStrictJSON(doc); err != nil {
-		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := strictjson.Parse(doc, rulesJSON)
+	if err != nil {
 		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	if err := rulesSchema().Validate(v); err != nil {
 		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document does not match the schema: %s", schemaMessage(err))
 	}
 	var rules []Rule
-	dec = json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rules); err != nil {
+	if err := strictjson.Unmarshal(doc, &rules, rulesJSON); err != nil {
 		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	return NewRules(rules)
 }
+
+// rulesJSON bounds a rules document: 256 KiB, nested at most 16 deep
+// (a rules document needs 3).
+var rulesJSON = strictjson.Options{MaxDepth: maxJSONDepth, MaxBytes: maxRulesDoc}
+
+// maxJSONDepth bounds the nesting of the rules and policy documents.
+const maxJSONDepth = 16
 
 // schemaMessage flattens a schema validation error to its leaf causes.
 func schemaMessage(err error) string {
@@ -368,62 +362,4 @@ func schemaMessage(err error) string {
 	}
 	walk(ve)
 	return strings.Join(msgs, "; ")
-}
-
-// checkStrictJSON reports a syntax error, a repeated object key at any
-// depth, or data after the first JSON value.
-func checkStrictJSON(doc []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if err := strictValue(dec, 0); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
-
-const maxJSONDepth = 16
-
-func strictValue(dec *json.Decoder, depth int) error {
-	if depth > maxJSONDepth {
-		return errors.New("nested too deeply")
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return errors.New("empty document")
-		}
-		return err
-	}
-	switch tok {
-	case json.Delim('['):
-		for dec.More() {
-			if err := strictValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token()
-		return err
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := k.(string)
-			if seen[key] {
-				return fmt.Errorf("object key %s is repeated", checkfu.Quote(key))
-			}
-			seen[key] = true
-			if err := strictValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token()
-		return err
-	}
-	return nil
 }

@@ -44,15 +44,15 @@ func TestParseRulesRefuses(t *testing.T) {
 	tests := []struct {
 		name, doc, msg string
 	}{
-		{"empty", ``, "rules document: empty document"},
+		{"empty", ``, "rules document: json: unexpected end of JSON"},
 		{"not json", `[{]`, ""},
 		{"null", `null`, "does not match the schema"},
 		{"object", `{"rules":[]}`, "does not match the schema"},
 		{"zero rules", `[]`, "does not match the schema"},
 		{"33 rules", "[" + strings.Repeat(`{"host":"a.example.com","port":1,"methods":["GET"]},`, 32) + `{"host":"a.example.com","port":1,"methods":["GET"]}]`, "does not match the schema"},
-		{"trailing data", rule(``) + `[]`, "trailing data after the JSON value"},
+		{"trailing data", rule(``) + `[]`, "data after the JSON value"},
 		{"trailing garbage", rule(``) + `x`, ""},
-		{"duplicate key", `[{"host":"a.example.com","host":"evil.com","port":443,"methods":["GET"]}]`, `object key "host" is repeated`},
+		{"duplicate key", `[{"host":"a.example.com","host":"evil.com","port":443,"methods":["GET"]}]`, `member "host" appears twice`},
 		{"unknown field", rule(`,"hosts":["x"]`), "does not match the schema"},
 		{"case-folded field", `[{"HOST":"api.example.com","port":443,"methods":["GET"]}]`, "does not match the schema"},
 		{"missing port", `[{"host":"api.example.com","methods":["GET"]}]`, "does not match the schema"},
@@ -61,7 +61,7 @@ func TestParseRulesRefuses(t *testing.T) {
 		{"port string", `[{"host":"api.example.com","port":"443","methods":["GET"]}]`, "does not match the schema"},
 		{"port float", `[{"host":"api.example.com","port":443.5,"methods":["GET"]}]`, "does not match the schema"},
 		{"no methods", `[{"host":"api.example.com","port":443,"methods":[]}]`, "does not match the schema"},
-		{"invalid utf8", "[{\"host\":\"a\xff.com\",\"port\":443,\"methods\":[\"GET\"]}]", "not valid UTF-8"},
+		{"invalid utf8", "[{\"host\":\"a\xff.com\",\"port\":443,\"methods\":[\"GET\"]}]", "invalid UTF-8"},
 		{"ip host", `[{"host":"127.0.0.1","port":443,"methods":["GET"]}]`, "IP literal"},
 		{"ipv6 host", `[{"host":"[::1]","port":443,"methods":["GET"]}]`, "IP literal"},
 		{"idna ip host", `[{"host":"①②⑦.0.0.1","port":443,"methods":["GET"]}]`, "IP literal"},
@@ -92,6 +92,9 @@ func TestParseRulesRefuses(t *testing.T) {
 		{"header metadata token", rule(`,"headers":["X-aws-ec2-metadata-token-ttl-seconds"]`), "fixed denylist"},
 		{"header dup", rule(`,"headers":["Accept","accept"]`), `header "Accept" is listed twice`},
 		{"header bad", rule(`,"headers":["A:B"]`), "does not match the schema"},
+		{"too deep", "[" + strings.Repeat("[", 20) + strings.Repeat("]", 20) + "]", "json: "},
+		{"too large", "[" + strings.Repeat(" ", 256<<10) + "]", "json: "},
+		{"unpaired surrogate", `[{"host":"a\ud800.example.com","port":443,"methods":["GET"]}]`, "json: "},
 		{"duplicate rule", `[{"host":"a.example.com","port":443,"methods":["GET"]},{"host":"A.example.com.","port":443,"path_prefix":"/","methods":["get"],"headers":[]}]`, "rule 1 duplicates rule 0"},
 	}
 	for _, tt := range tests {
