@@ -11,10 +11,6 @@ import (
 // isPublicTests holds, for every row of the classification tables, the
 // address just outside each end (when one exists) and the address at each
 // end just inside, plus the embedding and zone cases.
-//
-// Mutant: deleting any row of nonPublic4/nonPublic6, or the 2000::/3
-// positive check, or the zone or Unmap handling in IsPublic makes
-// TestIsPublic fail on that row's "inside" lines.
 var isPublicTests = []struct {
 	addr string
 	want bool

@@ -10,8 +10,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Mutant: deleting the numericLabel check in checkDNSName makes
-// TestCanonicalHost fail ("①②⑦.0.0.1", "127.1", "0x7f.1", ...).
 func TestCanonicalHost(t *testing.T) {
 	ok := []struct{ in, want string }{
 		{"example.com", "example.com"},
@@ -104,9 +102,6 @@ func repeat(s string, n int) string {
 	return string(b)
 }
 
-// Mutants: deleting the userinfo check, the Host agreement check, the
-// port parser's leading-zero or range check, or checkPath's encoded-slash,
-// dot-segment or empty-segment checks each makes TestCanonicalRequest fail.
 func TestCanonicalRequest(t *testing.T) {
 	hr, _ := http.NewRequest("POST", "https://API.example.com.:8443/v1/a%20b;p=1?q=1&r=%2F", nil)
 	hr.Header.Set("Accept", "x")
@@ -252,9 +247,9 @@ func TestIsCanonicalHeaderKey(t *testing.T) {
 	}
 }
 
-// Mutant: quoting the path, query or opaque URL in CanonicalRequest's
-// refusals makes this test fail. A query can carry a token, and refusals
-// reach logs and model context.
+// TestCanonicalRequestRefusalsOmitPathAndQuery: CanonicalRequest's
+// refusals never quote the path, the query or an opaque URL. A query can
+// carry a token, and refusals reach logs and model context.
 func TestCanonicalRequestRefusalsOmitPathAndQuery(t *testing.T) {
 	const token = "tok-5f3a9c"
 	for _, raw := range []string{

@@ -15,9 +15,6 @@ import (
 // that never went through resolution (as if a resolver had changed its
 // answer after the check) must still be refused at the socket, against a
 // live listener.
-//
-// Mutant: deleting ControlContext from dialAddrs, or the check in control,
-// makes this test fail (the live private listener accepts).
 func TestConnectTimeCheck(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {

@@ -31,9 +31,6 @@ func hostPort(host string, port uint16) string {
 // TestDialerRebinding points an admitted name at a LIVE listener on a
 // private address and checks the dialer refuses without ever connecting,
 // while the same dialer reaches the legitimate upstream.
-//
-// Mutant: making permit return nil for non-public addresses makes this
-// test fail (the private listener accepts).
 func TestDialerRebinding(t *testing.T) {
 	dns := startDNS(t)
 	private := listenLive(t, "127.0.0.2:0")
@@ -58,9 +55,6 @@ func TestDialerRebinding(t *testing.T) {
 // TestDialerMixedAnswersPoisonName checks the documented semantics: one
 // non-public answer refuses the whole name, even when a public answer
 // comes first and would connect.
-//
-// Mutant: deleting the per-answer loop in DialContext makes this test
-// fail (the public answer is dialled and connects).
 func TestDialerMixedAnswersPoisonName(t *testing.T) {
 	dns := startDNS(t)
 	legit := listenLive(t, "127.0.0.1:0")
@@ -94,8 +88,6 @@ func TestDialerLiterals(t *testing.T) {
 
 // TestDialerExcludesOwnListener checks that the guard's own listener is
 // never dialled, even when its block is treated as public.
-//
-// Mutant: deleting the exclude loop in permit makes this test fail.
 func TestDialerExcludesOwnListener(t *testing.T) {
 	dns := startDNS(t)
 	self := listenLive(t, "127.0.0.1:0")
@@ -116,9 +108,6 @@ func TestDialerExcludesOwnListener(t *testing.T) {
 // address when loopback is treated as public. The live listener on
 // 127.0.0.3 stands in for the part of a 0.0.0.0 listener that 127.0.0.3
 // reaches, so the test binds no wildcard address.
-//
-// Mutant: matching an unspecified exclusion only by address equality
-// makes this test fail.
 func TestDialerExcludesWildcardListenerOnLoopback(t *testing.T) {
 	self := listenLive(t, "127.0.0.3:0")
 	port := self.addrPort().Port()

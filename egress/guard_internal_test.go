@@ -122,11 +122,6 @@ func newRecordingGuard(t testing.TB, policy string) (*Guard, *recorder) {
 // not a plain absolute http URL or an authority-form CONNECT is refused
 // with request_invalid and dials nothing, even where a lenient reading
 // would name an allowed destination.
-//
-// Mutant: deleting the scheme check in ServeHTTP makes this test fail
-// (https://... would be sent in clear to port 80). Mutant: deleting the
-// userinfo check, or the authority-form or explicit-port check in
-// serveConnect, makes this test fail.
 func TestGuardRefusesMalformedTargets(t *testing.T) {
 	g, rec := newRecordingGuard(t, `{"type":"allowlist","allowed_hosts":["api.example.com:80","api.example.com:443"]}`)
 	for _, raw := range []string{

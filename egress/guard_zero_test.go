@@ -12,9 +12,6 @@ import (
 
 // TestZeroGuardRefuses: a Guard not built by NewGuard serves nothing and
 // forwards nothing; it refuses instead of panicking.
-//
-// Mutant: deleting the zero check in ServeHTTP makes the request panic
-// (or be forwarded); in Serve, the call panics.
 func TestZeroGuardRefuses(t *testing.T) {
 	var g egress.Guard
 	if err := g.Serve(); !errors.Is(err, egress.CodePolicyInvalid) {

@@ -214,9 +214,6 @@ func FuzzParseNetworkPolicy(f *testing.F) {
 // TestAllowlistNetworkRefuses checks that a hand-built allowlist is held
 // to the rules a document is: canonical hosts, no duplicates, a bound on
 // their number, and something to reach.
-//
-// Mutant: deleting the canonical-host comparison or the duplicate check
-// in AllowlistNetwork makes this test fail.
 func TestAllowlistNetworkRefuses(t *testing.T) {
 	many := make([]egress.HostPort, 513)
 	for i := range many {

@@ -17,8 +17,6 @@ import (
 // interface and passes none of the network's filters (a cloud security
 // group never sees it), so a workload must not be able to name it, by
 // literal or by a DNS answer, whatever the policy.
-//
-// Mutant: deleting the host-address check in permit makes this test fail.
 func TestDialerRefusesThisHostsPublicAddress(t *testing.T) {
 	own := netip.MustParseAddr("1.2.3.4")
 	own6 := netip.MustParseAddr("2a00:1450::4")
@@ -119,9 +117,6 @@ func TestDialerRefusesOwnAddressesAtDialTime(t *testing.T) {
 // many as it likes) so that each leaves idle connections in the guard's
 // pool. The pool must hold a bounded number in all, not 64 per
 // destination without end: every idle connection holds a descriptor.
-//
-// Mutant: deleting the total bound in upstreamPool.put makes this test
-// fail.
 func TestUpstreamPoolBoundsIdleConnections(t *testing.T) {
 	var p upstreamPool
 	t.Cleanup(p.closeAll)

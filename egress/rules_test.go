@@ -33,10 +33,6 @@ func TestParseRulesCanonicalises(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the publicsuffix check in canonicalRule makes the
-// "*.com", "*.co.uk" and "*.github.io" rows fail.
-// Mutant: deleting the denylist check in canonicalRule makes the
-// "Authorization", "x-forwarded-for" and "X_Api" rows fail.
 func TestParseRulesRefuses(t *testing.T) {
 	rule := func(fields string) string {
 		return `[{"host":"api.example.com","port":443,"methods":["GET"]` + fields + `}]`

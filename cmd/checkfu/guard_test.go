@@ -63,9 +63,6 @@ func TestGuardCommandLine(t *testing.T) {
 // topology the test owns: its own DNS server, a legitimate upstream on
 // 127.0.0.1 (marked public with -treat-as-public) and a LIVE listener on
 // the private 127.0.0.2 that an allowlisted name resolves to.
-//
-// Mutant: deleting the address check in the egress Dialer makes this test
-// fail (the private listener accepts, the status is not 403).
 func TestGuardProcess(t *testing.T) {
 	dns, err := dnstest.Start()
 	if err != nil {
@@ -177,10 +174,6 @@ func TestGuardProcess(t *testing.T) {
 // TestResolverAddress checks -resolver's host:port handling: an address is
 // used as given, a name is looked up once and its first address used, and
 // anything else is refused before the guard starts.
-//
-// Mutant: returning hostport unchanged for a name makes the dns.test
-// case fail; dropping the empty-port check lets "dns.test:" through. (The
-// empty-host check is a second line: no resolver answers for "".)
 func TestResolverAddress(t *testing.T) {
 	lookup := func(_ context.Context, network, host string) ([]netip.Addr, error) {
 		switch host {
