@@ -21,4 +21,6 @@ var guardMutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\taddrs, err := lookup(ctx, \"ip\", host)", New: "\treturn hostport, nil\n\taddrs, err := lookup(ctx, \"ip\", host)"}}},
 	{Name: "-resolver needs a port from 1 to 65535", File: "guard.go", Kills: "TestResolverAddress",
 		Edits: []mutation.Edit{{Old: `err != nil || host == "" || perr != nil || n == 0 {`, New: `err != nil || host == "" || (perr != nil || n == 0) && port != "" {`}}},
+	{Name: "hints chosen by code, not by call site", File: "guard.go", Kills: "TestGuardHintByCode",
+		Edits: []mutation.Edit{{Old: "if h, ok := guardHints[code]; ok {", New: "if h := guardHints[checkfu.CodeConfigInvalid]; code != \"\" {"}}},
 }

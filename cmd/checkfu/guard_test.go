@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -211,4 +212,55 @@ func TestResolverAddress(t *testing.T) {
 	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
 		t.Errorf("resolverAddress(localhost:53) = %q, want a loopback address", got)
 	}
+}
+
+// TestGuardHintByCode: the hint follows the refusal's code, not the call
+// that returned it: a policy refusal gets the policy hint wherever it
+// comes from, and never the -treat-as-public one; an error without a code
+// gets none.
+func TestGuardHintByCode(t *testing.T) {
+	hintOf := func(err error) string {
+		var h hinted
+		if errors.As(err, &h) {
+			return h.hint
+		}
+		return ""
+	}
+	_, perr := egress.ParseNetworkPolicy([]byte(`{"type":"open"}`))
+	if h := hintOf(guardHint(perr)); !strings.Contains(h, "fix the policy file") || strings.Contains(h, "-treat-as-public") {
+		t.Errorf("policy refusal hint %q", h)
+	}
+	_, eerr := egress.ParseNetworkPolicy([]byte(`{"type":"allowlist","allow_mcp_servers":true}`))
+	if h := hintOf(guardHint(eerr)); !strings.Contains(h, "somewhere to reach") {
+		t.Errorf("empty allowlist hint %q", h)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, gerr := egress.NewGuard(egress.GuardConfig{Listener: ln})
+	if h := hintOf(guardHint(gerr)); strings.Contains(h, "-treat-as-public") || !strings.Contains(h, "fix the policy file") {
+		t.Errorf("NewGuard without a policy: hint %q, want the policy hint, not -treat-as-public", h)
+	}
+	_, cerr := egress.NewGuard(egress.GuardConfig{Listener: ln, Policy: mustCompile(t, `{"type":"none"}`), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	if h := hintOf(guardHint(cerr)); !strings.Contains(h, "-treat-as-public") {
+		t.Errorf("NewGuard with a wide test block: hint %q", h)
+	}
+	if h := hintOf(guardHint(errors.New("plain"))); h != "" {
+		t.Errorf("a plain error got hint %q", h)
+	}
+}
+
+func mustCompile(t *testing.T, doc string) *egress.CompiledPolicy {
+	t.Helper()
+	p, err := egress.ParseNetworkPolicy([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }
