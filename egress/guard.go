@@ -299,60 +299,99 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	g.pipe(up, down)
 }
 
-// pipe copies both directions of a tunnel until both have ended, or one
-// has ended and TunnelCloseGrace has passed, or nothing has moved for
-// TunnelIdleTimeout. Its caller closes both connections.
+// pipe copies both directions of a tunnel, one on the handler's own
+// goroutine, until both have ended, or one has ended and TunnelCloseGrace
+// has passed, or nothing has moved for TunnelIdleTimeout. Its caller
+// closes both connections.
 func (g *Guard) pipe(up, down net.Conn) {
-	var last atomic.Int64 // unix nanoseconds of the last byte moved, either way
-	last.Store(time.Now().UnixNano())
-	ended := make(chan struct{}, 2)
-	copyHalf := func(dst, src net.Conn) {
-		g.copyIdle(dst, src, &last)
-		if tc, ok := dst.(interface{ CloseWrite() error }); ok {
-			tc.CloseWrite()
-		}
-		ended <- struct{}{}
-	}
-	go copyHalf(up, down)
-	go copyHalf(down, up)
-	<-ended
-	grace := time.NewTimer(g.tunnelGrace)
-	select {
-	case <-ended:
-		grace.Stop()
-		return
-	case <-grace.C:
-	}
-	// The second direction did not end within the grace: stop it.
-	up.Close()
-	down.Close()
-	<-ended
+	t := &tunnel{}
+	t.last.Store(time.Now().UnixNano())
+	done := make(chan struct{})
+	go func() {
+		g.copyHalf(t, up, down) // workload to destination
+		close(done)
+	}()
+	g.copyHalf(t, down, up) // destination to workload
+	<-done
 }
 
-// copyIdle copies src to dst until src ends or fails, or until neither
-// direction of the tunnel has moved a byte (last) for the idle timeout.
-func (g *Guard) copyIdle(dst, src net.Conn, last *atomic.Int64) {
+// A tunnel is what the two directions of a CONNECT tunnel share.
+type tunnel struct {
+	last    atomic.Int64 // unix nanoseconds of the last byte moved, either way
+	closeAt atomic.Int64 // unix nanoseconds when both directions stop; 0 until one has ended
+}
+
+// deadline is when an operation starting now must end: after the idle
+// timeout, or at closeAt when that is sooner.
+func (g *Guard) deadline(t *tunnel) time.Time {
+	d := time.Now().Add(g.tunnelIdle)
+	if c := t.closeAt.Load(); c != 0 && c < d.UnixNano() {
+		return time.Unix(0, c)
+	}
+	return d
+}
+
+// copyHalf copies src to dst (see copyIdle), then half-closes dst and
+// gives the other direction the close grace to end (none when the tunnel
+// went idle): the first direction to end sets closeAt, and moves the other
+// direction's deadlines to it.
+func (g *Guard) copyHalf(t *tunnel, dst, src net.Conn) {
+	idle := g.copyIdle(dst, src, t)
+	if tc, ok := dst.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	at := time.Now().Add(g.tunnelGrace)
+	if idle {
+		at = time.Now()
+	}
+	if t.closeAt.CompareAndSwap(0, at.UnixNano()) {
+		dst.SetReadDeadline(at)  // the other direction reads dst
+		src.SetWriteDeadline(at) // and writes src
+	}
+}
+
+// copyIdle copies src to dst until src ends or fails, until neither
+// direction of the tunnel has moved a byte for the idle timeout, or until
+// closeAt has passed. It reports whether it ended because the tunnel was
+// idle.
+func (g *Guard) copyIdle(dst, src net.Conn, t *tunnel) (idle bool) {
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
 	for {
-		src.SetReadDeadline(time.Now().Add(g.tunnelIdle))
+		g.setDeadline(t, src.SetReadDeadline)
 		n, err := src.Read(buf)
 		if n > 0 {
-			last.Store(time.Now().UnixNano())
-			dst.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
+			t.last.Store(time.Now().UnixNano())
+			g.setDeadline(t, dst.SetWriteDeadline)
 			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
+				var ne net.Error
+				return errors.As(werr, &ne) && ne.Timeout() && t.closeAt.Load() == 0
 			}
-			last.Store(time.Now().UnixNano())
+			t.last.Store(time.Now().UnixNano())
 		}
 		if err != nil {
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() && time.Since(time.Unix(0, last.Load())) < g.tunnelIdle {
+			if c := t.closeAt.Load(); c != 0 && time.Now().UnixNano() >= c {
+				return false // the other direction ended, and the grace has passed
+			}
+			timeout := errors.As(err, &ne) && ne.Timeout()
+			if timeout && time.Since(time.Unix(0, t.last.Load())) < g.tunnelIdle {
 				continue // the other direction is moving
 			}
-			return
+			return timeout
 		}
+	}
+}
+
+// setDeadline sets a deadline with set (a connection's SetReadDeadline or
+// SetWriteDeadline), then checks closeAt again: the other direction may
+// have set it, and moved this deadline, in between.
+func (g *Guard) setDeadline(t *tunnel, set func(time.Time) error) {
+	d := g.deadline(t)
+	set(d)
+	if c := t.closeAt.Load(); c != 0 && c < d.UnixNano() {
+		set(time.Unix(0, c))
 	}
 }
 
