@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -260,7 +261,14 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
-	defer g.releaseTunnel(src)
+	// The slot is released when the tunnel ends, by run below, or here
+	// when it never starts.
+	started := false
+	defer func() {
+		if !started {
+			g.releaseTunnel(src)
+		}
+	}()
 	up, err := g.dial(r.Context(), "tcp", target.authority)
 	if err != nil {
 		g.fail(w, r, err)
@@ -282,15 +290,30 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		down.Close()
 		return
 	}
+	// Bytes the client sent after the CONNECT line are in buf: they are
+	// sent first, then the connection itself is read.
+	var early []byte
+	if n := buf.Reader.Buffered(); n > 0 {
+		p, _ := buf.Reader.Peek(n)
+		early = bytes.Clone(p)
+	}
+	// The tunnel runs on goroutines of its own, so that this handler
+	// returns and net/http lets go of the connection's buffers and its
+	// goroutine's stack: a held tunnel costs two small goroutines.
+	started = true
+	go g.runTunnel(src, up, down, early)
+}
+
+// runTunnel answers the CONNECT, forwards early, pipes both directions,
+// then closes both connections and releases the tunnel slot of src.
+func (g *Guard) runTunnel(src netip.Addr, up, down net.Conn, early []byte) {
+	defer g.releaseTunnel(src)
 	defer g.untrack(up, down)
 	down.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
-	// Bytes the client sent after the CONNECT line are in buf: send them
-	// first, then read the connection itself.
-	if n := buf.Reader.Buffered(); n > 0 {
-		early, _ := buf.Reader.Peek(n)
+	if len(early) > 0 {
 		up.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 		if _, err := up.Write(early); err != nil {
 			return
@@ -299,7 +322,7 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	g.pipe(up, down)
 }
 
-// pipe copies both directions of a tunnel, one on the handler's own
+// pipe copies both directions of a tunnel, one on the calling
 // goroutine, until both have ended, or one has ended and TunnelCloseGrace
 // has passed, or nothing has moved for TunnelIdleTimeout. Its caller
 // closes both connections.
