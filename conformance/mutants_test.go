@@ -62,4 +62,12 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if !bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(pem.EncodeToMemory(block))) {", New: "if false {"}}, Kills: "TestParseAttesterSetRefusals"},
 	{Name: "DER re-encoding", File: "key.go",
 		Edits: []mutation.Edit{{Old: "if err != nil || !bytes.Equal(again, der) {", New: "if err != nil || false && !bytes.Equal(again, der) {"}}, Kills: "TestParseAttesterSetRefusals"},
+	{Name: "VerifyPayload: payload type", File: "payload.go",
+		Edits: []mutation.Edit{{Old: "if env.payloadType != payloadType {", New: "if false {"}}, Kills: "TestSignVerifyPayload"},
+	{Name: "VerifyPayload: strict signature", File: "payload.go",
+		Edits: []mutation.Edit{{Old: "if !a.key.verify(pae(env.payloadType, env.payload), env.sig) {", New: "if false {"}}, Kills: "TestSignVerifyPayload"},
+	{Name: "VerifyPayload: key in the set", File: "payload.go",
+		Edits: []mutation.Edit{{Old: "a, ok := s.lookup(env.keyID)\n\tif !ok {", New: "a, ok := s.lookup(env.keyID)\n\tif false && !ok {"}}, Kills: "TestSignVerifyPayload"},
+	{Name: "SignPayload: receipt type refused", File: "payload.go",
+		Edits: []mutation.Edit{{Old: "if t == PayloadType || !strings.HasPrefix(t, \"checkfu.\") || len(t) > 128 {", New: "if !strings.HasPrefix(t, \"checkfu.\") || len(t) > 128 {"}}, Kills: "TestSignVerifyPayload"},
 }

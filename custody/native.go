@@ -80,7 +80,7 @@ func (n *Native) get(ctx context.Context, b Binding) (Record, error) {
 // Rewrap re-seals the record at b under the primary key version. It uses
 // Store.CompareAndSwap, so a record replaced concurrently is never
 // overwritten with its older value: that case is refused with
-// CodeConflict, and the newer record (already under the primary) stays.
+// CodeRecordConflict, and the newer record (already under the primary) stays.
 func (n *Native) Rewrap(ctx context.Context, b Binding) error {
 	if err := n.check(); err != nil {
 		return err

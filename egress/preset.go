@@ -1,8 +1,12 @@
 package egress
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/checkfu/checkfu"
 )
 
 // A PresetHost is one exact destination of the package-manager preset
@@ -22,6 +26,13 @@ type PresetHost struct {
 	// is itself in the catalog: a redirect is rechecked like any request,
 	// so an expected target that is not in the catalog would be refused.
 	RedirectsTo []string
+	// RelaysToAnyOrigin, when not empty, says why this host can reach
+	// any origin on the workload's behalf: a relay such as a module proxy
+	// fetches whatever path the workload names from that path's own
+	// origin, so a workload can make it contact a server of its choosing
+	// and data can ride in the path. Empty means the host serves only its
+	// own content.
+	RelaysToAnyOrigin string
 }
 
 // A PresetCatalog is a versioned, dated list of exact hosts and ports that
@@ -55,8 +66,10 @@ var presetCatalogV1 = PresetCatalog{
 		{Ecosystem: "cargo", Host: "static.crates.io", Port: 443, Purpose: "crate downloads"},
 		{Ecosystem: "gem", Host: "index.rubygems.org", Port: 443, Purpose: "compact index"},
 		{Ecosystem: "gem", Host: "rubygems.org", Port: 443, Purpose: "gem API and downloads"},
-		{Ecosystem: "go", Host: "proxy.golang.org", Port: 443, Purpose: "module proxy"},
-		{Ecosystem: "go", Host: "sum.golang.org", Port: 443, Purpose: "checksum database"},
+		{Ecosystem: "go", Host: "proxy.golang.org", Port: 443, Purpose: "module proxy",
+			RelaysToAnyOrigin: "fetches any public module path from its origin on demand: the workload chooses the server the proxy contacts, and data can ride in the module path"},
+		{Ecosystem: "go", Host: "sum.golang.org", Port: 443, Purpose: "checksum database",
+			RelaysToAnyOrigin: "a lookup of a module the database has not seen makes it fetch that module path from its origin: the workload chooses the server, and data can ride in the path"},
 		{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry metadata and tarballs"},
 		{Ecosystem: "pip", Host: "files.pythonhosted.org", Port: 443, Purpose: "distribution downloads"},
 		{Ecosystem: "pip", Host: "pypi.org", Port: 443, Purpose: "simple index and JSON API"},
@@ -96,3 +109,67 @@ func (c *PresetCatalog) hostPorts() []HostPort {
 
 // String returns "host:port".
 func (h PresetHost) String() string { return h.Host + ":" + strconv.Itoa(int(h.Port)) }
+
+// catalogVersion is the form of a catalog version: "YYYY-MM-DD.N".
+var catalogVersion = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}\.[1-9][0-9]{0,5}$`)
+
+// maxPresetHosts bounds a catalog built with NewPresetCatalog.
+const maxPresetHosts = 256
+
+// NewPresetCatalog returns a catalog of the given version holding hosts
+// (copied), for an operator who reviews and ships a catalog of their own.
+// It refuses, with [CodeInvalidPolicy]: a version not "YYYY-MM-DD.N"; an
+// ecosystem not one of [PresetEcosystems]; a host that is not canonical;
+// port 0; an entry without a purpose; the same (host, port) twice; a
+// redirect target that is not itself in the catalog; more than 256
+// entries. The entries are sorted by ecosystem, host and port.
+func NewPresetCatalog(version string, hosts []PresetHost) (*PresetCatalog, error) {
+	if !catalogVersion.MatchString(version) {
+		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog version %q is not YYYY-MM-DD.N", clip(version))
+	}
+	if len(hosts) > maxPresetHosts {
+		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog has %d entries (at most %d)", len(hosts), maxPresetHosts)
+	}
+	c := &PresetCatalog{version: version}
+	names := map[string]bool{}
+	for _, h := range hosts {
+		names[h.Host] = true
+	}
+	seen := map[HostPort]bool{}
+	for _, h := range hosts {
+		if !slices.Contains(PresetEcosystems[:], h.Ecosystem) {
+			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s: ecosystem %q is not one of %s", clip(h.String()), clip(h.Ecosystem), strings.Join(PresetEcosystems[:], ", "))
+		}
+		if canon, err := CanonicalHost(h.Host); err != nil || canon != h.Host {
+			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset host %q is not a canonical DNS name", clip(h.Host))
+		}
+		if h.Port == 0 {
+			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s has no port", clip(h.String()))
+		}
+		if h.Purpose == "" {
+			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s has no purpose", clip(h.String()))
+		}
+		hp := HostPort{Host: h.Host, Port: h.Port}
+		if seen[hp] {
+			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog lists %s twice", clip(h.String()))
+		}
+		seen[hp] = true
+		for _, r := range h.RedirectsTo {
+			if !names[r] {
+				return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s redirects to %q, which is not in the catalog", clip(h.String()), clip(r))
+			}
+		}
+		h.RedirectsTo = slices.Clone(h.RedirectsTo)
+		c.hosts = append(c.hosts, h)
+	}
+	slices.SortFunc(c.hosts, func(a, b PresetHost) int {
+		if n := strings.Compare(a.Ecosystem, b.Ecosystem); n != 0 {
+			return n
+		}
+		if n := strings.Compare(a.Host, b.Host); n != 0 {
+			return n
+		}
+		return int(a.Port) - int(b.Port)
+	})
+	return c, nil
+}

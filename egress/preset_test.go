@@ -1,6 +1,7 @@
 package egress_test
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -62,5 +63,43 @@ func TestPresetCatalog(t *testing.T) {
 	hs[0].Host = "evil.example.com"
 	if c.Hosts()[0].Host == "evil.example.com" {
 		t.Errorf("Hosts exposes the catalog's storage")
+	}
+}
+
+func TestPresetRelaysMarked(t *testing.T) {
+	for _, h := range egress.DefaultPresetCatalog().Hosts() {
+		want := h.Host == "proxy.golang.org" || h.Host == "sum.golang.org"
+		if got := h.RelaysToAnyOrigin != ""; got != want {
+			t.Errorf("%s: relays_to_any_origin marked %v, want %v", h, got, want)
+		}
+	}
+}
+
+func TestNewPresetCatalog(t *testing.T) {
+	good := egress.PresetHost{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry"}
+	c, err := egress.NewPresetCatalog("2026-12-01.1", []egress.PresetHost{good})
+	if err != nil || c.Version() != "2026-12-01.1" || len(c.Hosts()) != 1 {
+		t.Fatalf("NewPresetCatalog(good) = %v, %v", c, err)
+	}
+	bad := map[string]func(*egress.PresetHost) string{
+		"version":   func(*egress.PresetHost) string { return "2026-12-01" },
+		"ecosystem": func(h *egress.PresetHost) string { h.Ecosystem = "maven"; return "" },
+		"host":      func(h *egress.PresetHost) string { h.Host = "Registry.npmjs.org"; return "" },
+		"port":      func(h *egress.PresetHost) string { h.Port = 0; return "" },
+		"purpose":   func(h *egress.PresetHost) string { h.Purpose = ""; return "" },
+		"redirect":  func(h *egress.PresetHost) string { h.RedirectsTo = []string{"evil.example"}; return "" },
+	}
+	for name, mutate := range bad {
+		h := good
+		v := mutate(&h)
+		if v == "" {
+			v = "2026-12-01.1"
+		}
+		if _, err := egress.NewPresetCatalog(v, []egress.PresetHost{h}); !errors.Is(err, egress.CodeInvalidPolicy) {
+			t.Errorf("%s: NewPresetCatalog = %v, want %s", name, err, egress.CodeInvalidPolicy)
+		}
+	}
+	if _, err := egress.NewPresetCatalog("2026-12-01.1", []egress.PresetHost{good, good}); !errors.Is(err, egress.CodeInvalidPolicy) {
+		t.Errorf("duplicate: NewPresetCatalog = %v", err)
 	}
 }

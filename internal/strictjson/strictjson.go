@@ -109,7 +109,14 @@ type Error struct {
 	Path string
 	// Detail says what is wrong, for people.
 	Detail string
+	// Err is the error a target type's own UnmarshalJSON returned, if
+	// that is what refused the input; Unwrap returns it, so that its
+	// codes stay visible to errors.Is and errors.As.
+	Err error
 }
+
+// Unwrap returns the error of a target type's own UnmarshalJSON, or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns "json: DETAIL at PATH (offset N)".
 func (e *Error) Error() string {
@@ -172,7 +179,7 @@ func describe(err error) error {
 	}
 	// An UnmarshalJSON of the target's own: keep its text (it is the
 	// target's to keep value-free) but give it a kind.
-	return &Error{Kind: KindType, Detail: err.Error()}
+	return &Error{Kind: KindType, Detail: err.Error(), Err: err}
 }
 
 func fieldPath(f string) string {

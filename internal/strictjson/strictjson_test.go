@@ -219,3 +219,21 @@ func FuzzStrict(f *testing.F) {
 		}
 	})
 }
+
+type selfDecoding struct{}
+
+var errSelf = errors.New("self: refused")
+
+func (*selfDecoding) UnmarshalJSON([]byte) error { return errSelf }
+
+// TestUnmarshalKeepsTypeErrors: a refusal by a target type's own
+// UnmarshalJSON stays in the chain, so a caller's code is not lost.
+func TestUnmarshalKeepsTypeErrors(t *testing.T) {
+	var v struct {
+		S selfDecoding `json:"s"`
+	}
+	err := Unmarshal([]byte(`{"s":{"X":1}}`), &v, Options{})
+	if !errors.Is(err, errSelf) || !isKind(err, KindType) {
+		t.Errorf("Unmarshal = %v, want errSelf in the chain with KindType", err)
+	}
+}

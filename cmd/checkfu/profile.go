@@ -1,0 +1,257 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/egress"
+)
+
+func init() {
+	register(&command{
+		name:    "profile",
+		summary: "publish, diff and select SandboxProfile versions",
+		run: func(e *env, args []string) error {
+			return subcommands(e, "profile", args, map[string]func(*env, []string) error{
+				"publish": profilePublish,
+				"diff":    profileDiff,
+				"select":  profileSelect,
+			})
+		},
+	})
+}
+
+const profileMaxFile = 1 << 20
+
+// profilePublish compiles a profile into a published version and prints
+// its expansion.
+func profilePublish(e *env, args []string) error {
+	fs := newFlagSet(e, "profile publish", "-in PROFILE.json [-catalog CATALOG.json] [-prev PUBLISHED.json] -out PUBLISHED.json")
+	in := fs.String("in", "", "`path` of the SandboxProfile document")
+	catPath := fs.String("catalog", "", "`path` of a reviewed preset catalog (default: the built-in catalog)")
+	prevPath := fs.String("prev", "", "`path` of the previous published version, if any")
+	out := fs.String("out", "", "`path` of the published version to write (must not exist)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 || *in == "" || *out == "" {
+		return usagef("checkfu profile publish needs -in and -out and takes no arguments")
+	}
+	doc, err := receiptReadLimited(*in, profileMaxFile)
+	if err != nil {
+		return err
+	}
+	p, err := admission.ParseProfile(doc)
+	if err != nil {
+		return withHint(err, "fix the profile; docs/admission.md and admission/schema/sandbox_profile.v1.json describe it")
+	}
+	var catalog *egress.PresetCatalog
+	if *catPath != "" {
+		b, err := receiptReadLimited(*catPath, profileMaxFile)
+		if err != nil {
+			return err
+		}
+		if catalog, err = admission.ParseCatalog(b); err != nil {
+			return err
+		}
+	}
+	var prev *admission.Published
+	if *prevPath != "" {
+		if prev, err = readPublished(*prevPath); err != nil {
+			return err
+		}
+	}
+	v, err := admission.Publish(prev, p, catalog)
+	if err != nil {
+		return err
+	}
+	body, err := v.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if err := attesterWriteNew(*out, append(body, '\n'), 0o644); err != nil {
+		return err
+	}
+	printPublished(e, v)
+	if prev != nil && v == prev {
+		fmt.Fprintf(e.stdout, "unchanged: identical to version %d\n", prev.Version())
+	}
+	for _, h := range v.Relays() {
+		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, h.RelaysToAnyOrigin)
+	}
+	return nil
+}
+
+func printPublished(e *env, v *admission.Published) {
+	fmt.Fprintf(e.stdout, "profile %s version %d\n", v.Name(), v.Version())
+	fmt.Fprintf(e.stdout, "network policy: %s\n", v.PolicyType())
+	if r := v.Requirement(); !r.IsZero() {
+		fmt.Fprintf(e.stdout, "required egress certification: %s\n", r)
+	}
+	for _, h := range v.Hosts() {
+		grants := make([]string, len(h.GrantedBy))
+		for i, g := range h.GrantedBy {
+			grants[i] = string(g)
+		}
+		line := fmt.Sprintf("host %s granted by %s", h, strings.Join(grants, "+"))
+		if len(h.Ecosystems) > 0 {
+			line += " (" + strings.Join(h.Ecosystems, ",") + ")"
+		}
+		if h.RelaysToAnyOrigin != "" {
+			line += " [relays to any origin]"
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	cat := v.CatalogVersion()
+	if cat == "" {
+		cat = "none (no preset host)"
+	}
+	fmt.Fprintf(e.stdout, "catalog version: %s\n", cat)
+	fmt.Fprintf(e.stdout, "profile digest: %s\n", v.ProfileDigest())
+	fmt.Fprintf(e.stdout, "network policy hash: %s\n", v.NetworkPolicyHash())
+	fmt.Fprintf(e.stdout, "derived image digest: %s\n", v.DerivedImageDigest())
+}
+
+func readPublished(path string) (*admission.Published, error) {
+	b, err := receiptReadLimited(path, profileMaxFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := admission.ParsePublished(b)
+	if err != nil {
+		return nil, withHint(err, "a published version is written by \"checkfu profile publish\" and never edited")
+	}
+	return v, nil
+}
+
+// profileDiff prints what changed between two published versions.
+func profileDiff(e *env, args []string) error {
+	fs := newFlagSet(e, "profile diff", "OLD.json NEW.json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("checkfu profile diff needs two published versions, OLD and NEW")
+	}
+	old, err := readPublished(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	new, err := readPublished(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	d := admission.DiffVersions(old, new)
+	fmt.Fprintf(e.stdout, "version %d -> %d\n", d.OldVersion, d.NewVersion)
+	if d.OldType != d.NewType {
+		fmt.Fprintf(e.stdout, "network policy: %s -> %s\n", d.OldType, d.NewType)
+	}
+	if d.OldRequirement != d.NewRequirement {
+		fmt.Fprintf(e.stdout, "required egress certification: %s -> %s\n", d.OldRequirement.Min(), d.NewRequirement.Min())
+	}
+	if d.OldCatalog != d.NewCatalog {
+		fmt.Fprintf(e.stdout, "catalog version: %q -> %q\n", d.OldCatalog, d.NewCatalog)
+	}
+	for _, h := range d.Widened {
+		fmt.Fprintf(e.stdout, "+ %s (widened)\n", h)
+	}
+	for _, h := range d.Narrowed {
+		fmt.Fprintf(e.stdout, "- %s (narrowed)\n", h)
+	}
+	if d.Widens() {
+		fmt.Fprintln(e.stdout, "widens: yes")
+	} else {
+		fmt.Fprintln(e.stdout, "widens: no")
+	}
+	return nil
+}
+
+// profileSelect prints the exact provider revision a published version
+// selects, or the typed refusal with each candidate's reason.
+func profileSelect(e *env, args []string) error {
+	fs := newFlagSet(e, "profile select", "-profile PUBLISHED.json -providers PROVIDERS.json [-attesters SET.json -receipts DIR]")
+	profPath := fs.String("profile", "", "`path` of the published version")
+	provPath := fs.String("providers", "", "`path` of the providers document")
+	setPath := fs.String("attesters", "", "`path` of the reviewed attester set (default: the built-in set, which is empty)")
+	dir := fs.String("receipts", "", "`directory` of receipt envelopes (*.json)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 || *profPath == "" || *provPath == "" {
+		return usagef("checkfu profile select needs -profile and -providers and takes no arguments")
+	}
+	v, err := readPublished(*profPath)
+	if err != nil {
+		return err
+	}
+	b, err := receiptReadLimited(*provPath, profileMaxFile)
+	if err != nil {
+		return err
+	}
+	cands, err := admission.ParseCandidates(b)
+	if err != nil {
+		return err
+	}
+	set := conformance.BuiltinAttesters()
+	if *setPath != "" {
+		if set, err = conformance.LoadAttesterSet(*setPath); err != nil {
+			return err
+		}
+	}
+	if *dir != "" {
+		receipts, err := loadReceipts(e, set, *dir)
+		if err != nil {
+			return err
+		}
+		for i := range cands {
+			cands[i].Receipt = receipts[cands[i].Target]
+		}
+	}
+	s, err := admission.Select(v, cands)
+	for _, c := range s.Candidates {
+		status := "ok"
+		if c.Err != nil {
+			status = c.Err.Error() // "refused: CODE: why", naming required and actual
+		}
+		fmt.Fprintf(e.stdout, "candidate %s: grade %s: %s\n", c.Target, c.Grade, status)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "selected %s\n", s.Chosen.Target)
+	return nil
+}
+
+// loadReceipts verifies every *.json in dir against set and keeps, per
+// exact pair, a receipt that certifies it. A receipt that does not verify
+// is reported and ignored: it certifies nothing.
+func loadReceipts(e *env, set *conformance.AttesterSet, dir string) (map[checkfu.ProviderRevision]*conformance.Receipt, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	out := map[checkfu.ProviderRevision]*conformance.Receipt{}
+	for _, p := range paths {
+		b, err := receiptReadLimited(p, conformance.MaxEnvelopeSize)
+		if err != nil {
+			return nil, err
+		}
+		r, err := set.Verify(b)
+		if err != nil {
+			code, _ := checkfu.CodeOf(err)
+			fmt.Fprintf(e.stderr, "note: %s ignored: %s\n", filepath.Base(p), code)
+			continue
+		}
+		target := r.Record().Target
+		if r.Certifies(target) == nil {
+			out[target] = r
+		}
+	}
+	return out, nil
+}
