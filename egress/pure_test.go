@@ -37,7 +37,7 @@ var packageSource embed.FS
 // JSON Schema compiler, which is given its one schema from memory.
 var engineImports = map[string]bool{
 	"bytes": true, "embed": true, "math/bits": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
-	"net/http": true, "net/netip": true, "net/url": true, "slices": true, "strconv": true,
+	"net/http": true, "net/netip": true, "net/url": true, "regexp": true, "slices": true, "strconv": true,
 	"strings": true, "sync": true, "sync/atomic": true, "unicode/utf8": true,
 	"github.com/checkfu/checkfu":                     true,
 	"github.com/checkfu/checkfu/internal/strictjson": true,
