@@ -119,7 +119,7 @@ func constDocs(t *testing.T, importPath string) map[string]string {
 
 // meaning drops the constant's own name from the front of its doc.
 func meaning(name, doc string) string {
-	for _, p := range []string{name + ": ", name + " means ", name + " "} {
+	for _, p := range []string{name + " is the code of the Refusal returned ", name + " is the code of a Refusal returned ", name + ": ", name + " means ", name + " "} {
 		if rest, ok := strings.CutPrefix(doc, p); ok && rest != "" {
 			return strings.ToUpper(rest[:1]) + rest[1:]
 		}
