@@ -1,0 +1,92 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/acp/wire/wiretest"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+)
+
+// testWire checks what only a remote provider has: the stdin credit
+// window and the stdout replay journal of acp/wire.
+func testWire(t tester, s *suite, p adapters.Provider) {
+	if p.Describe().Placement != admission.PlacementRemote {
+		t.Skip("local provider: stdin is the child's own pipe (no credit window, no input_buffer_full) and stdout is its pipe (no replay journal); nothing crosses a wire")
+	}
+	inst, _ := s.create(t, p, "")
+	if _, ok := inst.(adapters.Wired); !ok {
+		t.Fatal("a remote provider's instance does not implement adapters.Wired, so its wire cannot be checked")
+	}
+	t.run("Drop", func(t tester) { testWireDrop(t, s, p) })
+	rt := t.real()
+	if rt == nil {
+		t.Skip("recorded run: wiretest needs a *testing.T")
+	}
+	wiretest.TestProvider(rt, func(wt *testing.T) (func() (net.Conn, error), func()) {
+		inst, _ := s.create(realT{wt}, p, "")
+		dial, err := inst.(adapters.Wired).PrepareWire(context.Background(), adapters.ProcessSpec{Argv: s.sh("cat")})
+		if err != nil {
+			wt.Fatalf("PrepareWire: %v", err)
+		}
+		return func() (net.Conn, error) { return dial(context.Background()) }, func() { inst.Destroy(context.Background()) }
+	})
+}
+
+// testWireDrop streams 4 MiB through cat and cuts the first connection
+// after 256 KiB of provider frames: the Runner must resume and deliver
+// every byte exactly once.
+func testWireDrop(t tester, s *suite, p adapters.Provider) {
+	inst, _ := s.create(t, p, "")
+	dial, err := inst.(adapters.Wired).PrepareWire(context.Background(), adapters.ProcessSpec{Argv: s.sh("cat")})
+	if err != nil {
+		t.Fatalf("PrepareWire: %v", err)
+	}
+	var dials atomic.Int32
+	in := data(4, 4<<20)
+	var out bytes.Buffer
+	r := &wire.Runner{
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			c, err := dial(ctx)
+			if err != nil || dials.Add(1) > 1 {
+				return c, err
+			}
+			return &cutConn{Conn: c, after: 256 << 10}, nil
+		},
+		Stdin: bytes.NewReader(in), Stdout: &out,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	var status int
+	s.within(t, "a run across a dropped connection", func() { status, err = r.Run(ctx) })
+	if err != nil || status != 0 {
+		t.Fatalf("Run across a drop: status %d, %v", status, err)
+	}
+	if dials.Load() < 2 {
+		t.Errorf("the connection was dialled %d times; the cut did not happen", dials.Load())
+	}
+	if !bytes.Equal(out.Bytes(), in) {
+		t.Errorf("across a drop: %d bytes delivered of %d (equal false)", out.Len(), len(in))
+	}
+}
+
+// A cutConn closes itself once it has read after bytes.
+type cutConn struct {
+	net.Conn
+	after int
+	read  int
+}
+
+func (c *cutConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.read += n
+	if c.read >= c.after {
+		c.Conn.Close()
+	}
+	return n, err
+}
