@@ -107,7 +107,7 @@ type hProc struct {
 	kill   func() error
 }
 
-func (p *hProc) Stdout() io.Reader            { return p.stdout }
+func (p *hProc) Stdout() io.Reader           { return p.stdout }
 func (p *hProc) Evidence() adapters.Evidence { return p.ev }
 func (p *hProc) Wait() (int, error) {
 	if p.wait != nil {
@@ -307,4 +307,3 @@ func TestRecordedControl(t *testing.T) {
 		t.Errorf("the recorded suite failed the unbroken provider: %v\n%s", rec.log.failedSubtests(), strings.Join(rec.log.lines, "\n"))
 	}
 }
-
