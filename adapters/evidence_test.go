@@ -139,7 +139,7 @@ func TestAssurance(t *testing.T) {
 func TestIsDigest(t *testing.T) {
 	good := "sha256:" + strings.Repeat("0a", 32)
 	for s, want := range map[string]bool{
-		good: true, "": false, "sha256:": false, strings.ToUpper(good): false,
+		good: true, "": false, "sha256:" + strings.Repeat("0A", 32): false, "sha256:": false, strings.ToUpper(good): false,
 		"sha512:" + strings.Repeat("0a", 32): false, good + "0": false, good[:len(good)-1] + "g": false,
 	} {
 		if got := adapters.IsDigest(s); got != want {

@@ -172,7 +172,8 @@ func Break(t *rapid.T, p Pair, c adapters.Clause) Pair {
 		h.Enforcement[admission.AxisSyscalls], ev.Enforcement[admission.AxisSyscalls] = bad, bad
 	case adapters.ClauseLimitsNonnegative:
 		neg := -rapid.Int64Range(1, 1<<40).Draw(t, "negative")
-		h.Limits.MemoryBytes, ev.Limits.MemoryBytes = neg, neg
+		f := rapid.IntRange(0, 2).Draw(t, "negative limit")
+		*limitField(&h.Limits, f), *limitField(&ev.Limits, f) = neg, neg
 	case adapters.ClauseImagePinned:
 		tag := genName.Draw(t, "tag") + ":latest"
 		h.RootImage, ev.RootImage = tag, tag
@@ -181,7 +182,8 @@ func Break(t *rapid.T, p Pair, c adapters.Clause) Pair {
 		h.NetworkMode, ev.NetworkMode = "none", "none"
 		ev.Networks = []string{genName.Draw(t, "attached network")}
 	case adapters.ClauseResourcesLimited:
-		h.Limits.NanoCPUs, ev.Limits.NanoCPUs = 0, 0
+		f := rapid.IntRange(0, 2).Draw(t, "unset limit")
+		*limitField(&h.Limits, f), *limitField(&ev.Limits, f) = 0, 0
 		h.Enforcement[admission.AxisResources], ev.Enforcement[admission.AxisResources] = admission.ProviderAttested, admission.ProviderAttested
 	case adapters.ClauseEnforcement:
 		x := admission.Axis(rapid.IntRange(0, len(admission.Axes())-1).Draw(t, "axis"))
@@ -190,4 +192,9 @@ func Break(t *rapid.T, p Pair, c adapters.Clause) Pair {
 		t.Fatalf("Break: no clause %v", c)
 	}
 	return Pair{Held: h, Evidence: ev}
+}
+
+// limitField returns the address of limit i (memory, pids, cpus).
+func limitField(l *adapters.Limits, i int) *int64 {
+	return [...]*int64{&l.MemoryBytes, &l.Pids, &l.NanoCPUs}[i]
 }
