@@ -363,7 +363,7 @@ func testExitCodes(t tester, s *suite, p adapters.Provider) {
 
 func testKill(t tester, s *suite, p adapters.Provider) {
 	inst, _ := s.create(t, p, "")
-	proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("printf ready; sleep 60; printf after")})
+	proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60 & printf ready; wait; printf after")})
 	buf := make([]byte, 5)
 	s.within(t, "reading ready", func() { io.ReadFull(proc.Stdout(), buf) })
 	if string(buf) != "ready" {
