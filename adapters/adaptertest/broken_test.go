@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/process"
 )
@@ -294,6 +295,38 @@ func TestSuiteRejectsBrokenProviders(t *testing.T) {
 				t.Log(l)
 			}
 			rec.log.mu.Unlock()
+		})
+	}
+}
+
+// TestSuiteRejectsBrokenRemote: a remote provider whose journal is one
+// minimum window with no detach grace loses stdout across a drop; the
+// Wire subtest rejects it, and the same provider with the defaults
+// passes the recorded suite.
+func TestSuiteRejectsBrokenRemote(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		p      process.Remote
+		broken bool
+	}{
+		{"defaults", process.Remote{}, false},
+		{"journal too small, no grace", process.Remote{OutputWindow: wire.MinWindow, DetachGrace: -1}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := brokenHarness(t, hooks{})
+			h.New = func(testing.TB) adapters.Provider { return c.p }
+			rec := newRecorder(t)
+			rec.run("run", func(tt tester) { runSuite(tt, h) })
+			got := rec.log.failedSubtests()
+			for _, l := range rec.log.lines {
+				t.Log(l)
+			}
+			if c.broken && !slices.Contains(got, "Wire/Drop") {
+				t.Errorf("Wire/Drop did not reject it; failed: %v", got)
+			}
+			if !c.broken && rec.Failed() {
+				t.Errorf("the recorded suite failed it: %v\n%s", got, strings.Join(rec.log.lines, "\n"))
+			}
 		})
 	}
 }

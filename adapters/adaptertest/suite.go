@@ -79,14 +79,19 @@ type Harness struct {
 // anything about a remote provider's physical isolation: over a wire the
 // evidence check is identity_only.
 //
-// The package's own tests run the suite against plausible broken
-// providers and assert it rejects each (see brokenProviders): one that
+// What it is proved to catch: the package's own tests run the suite,
+// recorded, against plausible broken providers and assert that the named
+// subtests reject each (brokenProviders in broken_test.go): one that
 // allows two live processes, one that merges stderr into stdout, one
-// whose exit code is always 0, one that caches exit codes per command,
-// one that lies about network mode none, one whose evidence names
-// another image, one whose evidence names the first instance it made,
-// one that keeps the reservation after a kill, one that drops the tail
-// of large output, and one whose Kill leaves the children running.
+// whose exit code is always 0, one that reports the previous process's
+// exit status, one that lies about network mode none, one whose evidence
+// names another image, one whose evidence is that of the first instance
+// it made, one that keeps the reservation after a kill, one that drops
+// stdout past 1 MiB, one whose Kill only closes stdin, one that declares
+// list_dir without implementing it, and a remote provider whose journal
+// is too small to survive a drop (output_truncated). Package process's
+// mutants add a Kill that reaches only the group leader, a provider
+// without a reservation, and signals reported as exit code 0.
 func TestProvider(t *testing.T, h Harness) {
 	runSuite(realT{t}, h)
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/acp/wire/wiretest"
@@ -38,9 +39,14 @@ func testWire(t tester, s *suite, p adapters.Provider) {
 	})
 }
 
+// reconnectDelay is how long the Drop subtest's Runner stays away: long
+// enough for a provider without a detach grace to evict, far below any
+// sane grace.
+const reconnectDelay = time.Second
+
 // testWireDrop streams 4 MiB through cat and cuts the first connection
-// after 256 KiB of provider frames: the Runner must resume and deliver
-// every byte exactly once.
+// after 256 KiB of provider frames, then stays away for reconnectDelay:
+// the Runner must resume and deliver every byte exactly once.
 func testWireDrop(t tester, s *suite, p adapters.Provider) {
 	inst, _ := s.create(t, p, "")
 	dial, err := inst.(adapters.Wired).PrepareWire(context.Background(), adapters.ProcessSpec{Argv: s.sh("cat")})
@@ -52,8 +58,18 @@ func testWireDrop(t tester, s *suite, p adapters.Provider) {
 	var out bytes.Buffer
 	r := &wire.Runner{
 		Dial: func(ctx context.Context) (net.Conn, error) {
+			if n := dials.Add(1); n > 1 {
+				if n == 2 { // away for a while, as a Runner on a real network would be
+					select {
+					case <-time.After(reconnectDelay):
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}
+				return dial(ctx)
+			}
 			c, err := dial(ctx)
-			if err != nil || dials.Add(1) > 1 {
+			if err != nil {
 				return c, err
 			}
 			return &cutConn{Conn: c, after: 256 << 10}, nil

@@ -16,7 +16,7 @@ var mutants = []mutation.Mutant{
 	{Name: "accepts a root image", File: "process.go",
 		Edits: []mutation.Edit{{Old: `case spec.RootImage != "":`, New: "case false:"}}, Kills: "TestCreateRefusesWhatItCannotApply"},
 	{Name: "inherits the Runner's environment", File: "process.go",
-		Edits: []mutation.Edit{{Old: `cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + i.dir, "TMPDIR=" + i.dir}, spec.Env...)`, New: `cmd.Env = append(os.Environ(), spec.Env...)`}}, Kills: "TestEnvironmentNotInherited"},
+		Edits: []mutation.Edit{{Old: `return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}, extra...)`, New: `return append(os.Environ(), extra...)`}}, Kills: "TestEnvironmentNotInherited"},
 	{Name: "no reservation", File: "process.go",
 		Edits: []mutation.Edit{{Old: "if err := i.slot.Acquire(); err != nil {", New: "if err := i.slot.Acquire(); false && err != nil {"}}, Kills: "TestAdaptertest"},
 	{Name: "a failed start keeps the reservation", File: "process.go",
@@ -26,5 +26,5 @@ var mutants = []mutation.Mutant{
 	{Name: "signals reported as exit codes", File: "process.go",
 		Edits: []mutation.Edit{{Old: "return 128 + s, nil", New: "return s - s, nil"}}, Kills: "TestAdaptertest"},
 	{Name: "Destroy keeps the directory", File: "process.go",
-		Edits: []mutation.Edit{{Old: "return os.RemoveAll(i.dir)", New: "return nil"}}, Kills: "TestDestroyRemovesTheDirectory"},
+		Edits: []mutation.Edit{{Old: "func removeDir(dir string) error { return os.RemoveAll(dir) }", New: "func removeDir(dir string) error { return nil }"}}, Kills: "TestDestroyRemovesTheDirectory"},
 }

@@ -155,7 +155,15 @@ func (i *instance) Destroy(ctx context.Context) error {
 		}
 		p.closeReaders()
 	}
-	return os.RemoveAll(i.dir)
+	return removeDir(i.dir)
+}
+
+func removeDir(dir string) error { return os.RemoveAll(dir) }
+
+// env returns a process's whole environment: PATH, HOME and TMPDIR (the
+// instance's directory) and extra; nothing of the Runner's own.
+func env(dir string, extra []string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}, extra...)
 }
 
 type process struct {
@@ -177,7 +185,7 @@ func start(i *instance, spec adapters.ProcessSpec) (*process, error) {
 	if spec.Dir != "" {
 		cmd.Dir = spec.Dir
 	}
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + i.dir, "TMPDIR=" + i.dir}, spec.Env...)
+	cmd.Env = env(i.dir, spec.Env)
 	setGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {

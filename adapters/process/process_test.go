@@ -35,3 +35,11 @@ func harness(t testing.TB) adaptertest.Harness {
 func TestAdaptertest(t *testing.T) {
 	adaptertest.TestProvider(t, harness(t))
 }
+
+// TestAdaptertestRemote runs the suite against the process provider
+// behind acp/wire, which exercises the suite's Wire subtests.
+func TestAdaptertestRemote(t *testing.T) {
+	h := harness(t)
+	h.New = func(testing.TB) adapters.Provider { return process.Remote{} }
+	adaptertest.TestProvider(t, h)
+}

@@ -1,0 +1,157 @@
+package process
+
+import (
+	"context"
+	"net"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+)
+
+const (
+	// RemoteName is the provider name of [Remote].
+	RemoteName = "checkfu:process-wire-provider"
+	// RemoteInputCredit is the stdin credit of Remote's wire servers:
+	// smaller than one frame, so that a Runner (or wiretest) can overrun
+	// it and see input_buffer_full.
+	RemoteInputCredit = 64 << 10
+)
+
+// Remote is the process provider placed across acp/wire: each process
+// runs under its own wire.Server on a loopback listener, and the Runner
+// side drives it with adapters.OpenWire. It isolates nothing either; it
+// exists so that the remote half of the contract (the credit window, the
+// replay journal, the identity_only assurance) has a customer in this
+// repository. The zero Remote is ready to use.
+type Remote struct {
+	// OutputWindow is each wire server's output_window_bytes; zero means
+	// wire.DefaultOutputWindow.
+	OutputWindow int
+	// DetachGrace is each wire server's detach grace; zero means
+	// wire.DefaultDetachGrace, negative none.
+	DetachGrace time.Duration
+}
+
+var _ adapters.Provider = Remote{}
+
+// Describe returns [Provider]'s declarations under [RemoteName], with
+// the remote placement.
+func (Remote) Describe() adapters.Description {
+	d := Provider{}.Describe()
+	d.Identity.Provider = RemoteName
+	d.Placement = admission.PlacementRemote
+	return d
+}
+
+// Create makes an instance with the refusals of [Provider.Create].
+func (r Remote) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inner, err := Provider{}.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	in := inner.(*instance)
+	in.ev.Provider = RemoteName
+	return &remoteInstance{inner: in, cfg: r}, nil
+}
+
+type remoteInstance struct {
+	inner *instance
+	cfg   Remote
+	slot  adapters.Slot
+
+	mu      sync.Mutex // guards servers and live
+	servers []*wire.Server
+	live    *remoteProcess
+}
+
+var _ adapters.Wired = (*remoteInstance)(nil)
+
+func (i *remoteInstance) ID() string { return i.inner.id }
+
+// PrepareWire starts a wire.Server for spec on a loopback listener and
+// returns its dialer. The Server keeps its own one-process reservation;
+// Destroy closes it.
+func (i *remoteInstance) PrepareWire(ctx context.Context, spec adapters.ProcessSpec) (func(context.Context) (net.Conn, error), error) {
+	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "process: a process needs an argv")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	dir := i.inner.dir
+	s := &wire.Server{InputCredit: RemoteInputCredit, OutputWindow: i.cfg.OutputWindow, DetachGrace: i.cfg.DetachGrace, Command: func() *exec.Cmd {
+		cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+		cmd.Dir = dir
+		if spec.Dir != "" {
+			cmd.Dir = spec.Dir
+		}
+		cmd.Env = env(dir, spec.Env)
+		return cmd
+	}}
+	i.mu.Lock()
+	i.servers = append(i.servers, s)
+	i.mu.Unlock()
+	go s.Serve(ln)
+	var d net.Dialer
+	addr := ln.Addr().String()
+	return func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }, nil
+}
+
+// OpenProcess takes the instance's reservation, starts a wire.Server for
+// spec and drives it with adapters.OpenWire; the reservation ends when
+// Wait has returned.
+func (i *remoteInstance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	if err := i.slot.Acquire(); err != nil {
+		return nil, err
+	}
+	dial, err := i.PrepareWire(ctx, spec)
+	if err != nil {
+		i.slot.Release()
+		return nil, err
+	}
+	p := &remoteProcess{Process: adapters.OpenWire(ctx, dial, i.inner.ev), slot: &i.slot}
+	i.mu.Lock()
+	i.live = p
+	i.mu.Unlock()
+	return p, nil
+}
+
+// Destroy closes every wire.Server (killing a live process) and removes
+// the instance's directory.
+func (i *remoteInstance) Destroy(ctx context.Context) error {
+	if !i.slot.Destroy() {
+		return nil
+	}
+	i.mu.Lock()
+	servers, live := i.servers, i.live
+	i.servers = nil
+	i.mu.Unlock()
+	if live != nil {
+		// The Runner side would otherwise redial a closed server for
+		// wire.DefaultReconnectWithin before Wait returned.
+		live.Kill()
+	}
+	for _, s := range servers {
+		s.Close()
+	}
+	i.inner.slot.Destroy()
+	return removeDir(i.inner.dir)
+}
+
+type remoteProcess struct {
+	adapters.Process
+	slot *adapters.Slot
+	once sync.Once
+}
+
+func (p *remoteProcess) Wait() (int, error) {
+	st, err := p.Process.Wait()
+	p.once.Do(p.slot.Release)
+	return st, err
+}
