@@ -141,3 +141,39 @@ func TestStartFailure(t *testing.T) {
 	}
 	p.Wait()
 }
+
+// TestNoDescriptorLeak: processes whose output is read to EOF, on an
+// instance that lives on, leave no descriptor open.
+func TestNoDescriptorLeak(t *testing.T) {
+	fds := func() int {
+		e, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(e)
+	}
+	ctx := context.Background()
+	inst, err := process.New().Create(ctx, process.Spec("fds", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Destroy(ctx)
+	run := func() {
+		p, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "printf x; printf y >&2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Stdin().Close()
+		io.ReadAll(p.Stdout())
+		io.ReadAll(p.Stderr())
+		p.Wait()
+	}
+	run()
+	before := fds()
+	for range 30 {
+		run()
+	}
+	if after := fds(); after > before+2 {
+		t.Errorf("%d descriptors before 30 processes, %d after", before, after)
+	}
+}

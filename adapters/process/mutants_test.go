@@ -27,4 +27,6 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "return 128 + s, nil", New: "return s - s, nil"}}, Kills: "TestAdaptertest"},
 	{Name: "Destroy keeps the directory", File: "process.go",
 		Edits: []mutation.Edit{{Old: "func removeDir(dir string) error { return os.RemoveAll(dir) }", New: "func removeDir(dir string) error { return nil }"}}, Kills: "TestDestroyRemovesTheDirectory"},
+	{Name: "pipes stay open at EOF", File: "process.go",
+		Edits: []mutation.Edit{{Old: "\t\te.eof = true\n\t\te.f.Close()\n", New: "\t\te.eof = true\n"}}, Kills: "TestNoDescriptorLeak"},
 }

@@ -107,8 +107,9 @@ type instance struct {
 	ev   adapters.Evidence
 	slot adapters.Slot
 
-	mu   sync.Mutex // guards live
-	live *process
+	mu    sync.Mutex // guards live and procs
+	live  *process
+	procs []*process // every process opened, for Destroy to close their pipes
 }
 
 func (i *instance) ID() string { return i.id }
@@ -133,6 +134,7 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 	}
 	i.mu.Lock()
 	i.live = p
+	i.procs = append(i.procs, p)
 	i.mu.Unlock()
 	return p, nil
 }
@@ -144,7 +146,8 @@ func (i *instance) Destroy(ctx context.Context) error {
 		return nil
 	}
 	i.mu.Lock()
-	p := i.live
+	p, procs := i.live, i.procs
+	i.procs = nil
 	i.mu.Unlock()
 	if p != nil {
 		p.Kill()
@@ -153,7 +156,9 @@ func (i *instance) Destroy(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		p.closeReaders()
+	}
+	for _, p := range procs {
+		p.closePipes()
 	}
 	return removeDir(i.dir)
 }
@@ -169,7 +174,7 @@ func env(dir string, extra []string) []string {
 type process struct {
 	cmd            *exec.Cmd
 	stdin          *os.File
-	stdout, stderr *os.File
+	stdout, stderr *eofCloser
 	ev             adapters.Evidence
 
 	mu     sync.Mutex // guards exited (so Kill never signals a reaped group)
@@ -220,7 +225,7 @@ func start(i *instance, spec adapters.ProcessSpec) (*process, error) {
 		}
 		return nil, checkfu.Refuse(wire.CodeStartFailed, "process: %s did not start: %v", checkfu.Quote(spec.Argv[0]), cause)
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, ev: i.ev, reaped: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: &eofCloser{f: outR}, stderr: &eofCloser{f: errR}, ev: i.ev, reaped: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()
@@ -262,10 +267,30 @@ func (p *process) Kill() error {
 	return nil
 }
 
-func (p *process) closeReaders() {
+func (p *process) closePipes() {
 	p.stdin.Close()
-	p.stdout.Close()
-	p.stderr.Close()
+	p.stdout.f.Close()
+	p.stderr.f.Close()
+}
+
+// An eofCloser reads a pipe and closes it at EOF, so a process whose
+// output was read to the end holds no descriptor. It is read by one
+// goroutine at a time, like any pipe.
+type eofCloser struct {
+	f   *os.File
+	eof bool
+}
+
+func (e *eofCloser) Read(b []byte) (int, error) {
+	if e.eof {
+		return 0, io.EOF
+	}
+	n, err := e.f.Read(b)
+	if err == io.EOF {
+		e.eof = true
+		e.f.Close()
+	}
+	return n, err
 }
 
 // status turns cmd.Wait's result into an exit status: the exit code, or
