@@ -1,8 +1,12 @@
 package adaptertest_test
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/adaptertest"
@@ -28,4 +32,29 @@ func ExampleTestProvider() {
 	if t != nil {
 		adaptertest.TestProvider(t, h)
 	}
+}
+
+// RunProbe is what runs inside an instance; here it runs in the test
+// process itself.
+func ExampleRunProbe() {
+	fmt.Println(adaptertest.RunProbe([]string{"selftest"}, io.Discard) == adaptertest.ProbeOK)
+	fmt.Println(adaptertest.RunProbe([]string{"dial"}, io.Discard) == adaptertest.ProbeUsage)
+	// Output:
+	// true
+	// true
+}
+
+// Break fails exactly one clause of a matching pair, for integrators'
+// own properties over evidence.
+func ExampleBreak() {
+	var t *testing.T // the *testing.T of a property test
+	if t == nil {
+		return
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		p := adaptertest.Break(rt, adaptertest.Matching().Draw(rt, "pair"), adapters.ClauseRootImage)
+		if m := adapters.MatchEvidence(p.Held, p.Evidence); len(m.Failed) != 1 {
+			rt.Fatal(m.Failed)
+		}
+	})
 }

@@ -95,7 +95,9 @@ func Description() *rapid.Generator[adapters.Description] {
 
 // A Pair is the Runner's state and a process's evidence.
 type Pair struct {
-	Held     adapters.Held
+	// Held is the reference side.
+	Held adapters.Held
+	// Evidence is what the provider reported.
 	Evidence adapters.Evidence
 }
 
