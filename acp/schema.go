@@ -261,6 +261,22 @@ type RequestPermissionRequest struct {
 	Options   []PermissionOption `json:"options"`
 }
 
+// permissionOptionOverhead is what one PermissionOption holds beyond its
+// strings' bytes: three string headers.
+const permissionOptionOverhead = 3 * 16
+
+// heldBytes returns the number of bytes r holds in memory, counted as the
+// bytes of its strings and of ToolCall.Raw, plus 48 for each option (its
+// three string headers, so that a long list of empty options counts). It
+// is what Config.MaxPendingPermissionBytes bounds.
+func (r *RequestPermissionRequest) heldBytes() int {
+	n := len(r.SessionID) + len(r.ToolCall.ToolCallID) + len(r.ToolCall.Title) + len(r.ToolCall.Kind) + len(r.ToolCall.Raw)
+	for _, o := range r.Options {
+		n += permissionOptionOverhead + len(o.OptionID) + len(o.Name) + len(o.Kind)
+	}
+	return n
+}
+
 // A PermissionOutcome is the client's answer: Outcome is "selected" with
 // OptionID set, or "cancelled".
 type PermissionOutcome struct {

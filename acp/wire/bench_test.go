@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // The throughput benchmarks move benchBytes through a real process
@@ -63,10 +65,12 @@ func BenchmarkStdoutWire(b *testing.B) {
 	}
 }
 
-func wireStdout(b *testing.B, addr string) {
+func wireStdout(b *testing.B, addr string) { wireStdoutWith(b, addr, nil) }
+
+func wireStdoutWith(b *testing.B, addr string, keys *Keys) {
 	{
 		var n countWriter
-		r := &Runner{Dial: dialer(addr), Stdout: &n}
+		r := &Runner{Keys: keys, InsecureNoAuth: keys == nil, Dial: dialer(addr), Stdout: &n}
 		if _, err := r.Run(context.Background()); err != nil || n != benchBytes {
 			b.Fatalf("Run: %v, %d bytes", err, n)
 		}
@@ -107,9 +111,17 @@ func BenchmarkStdinWire(b *testing.B) {
 // BenchmarkRatio interleaves raw and wire runs in every iteration, so a
 // shared, noisy machine slows both alike; it reports each rate and the
 // wire/raw ratio for stdout and stdin.
-func BenchmarkRatio(b *testing.B) {
-	outAddr := benchServe(b, &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero")})
-	inAddr := benchServe(b, &Server{Command: command("sh", "-c", "cat >/dev/null")})
+func BenchmarkRatio(b *testing.B) { benchRatio(b, nil, nil) }
+
+// BenchmarkRatioTLS is BenchmarkRatio with both sides authenticated: TLS
+// 1.3 with pinned Ed25519 keys, against the same raw (plain) TCP.
+func BenchmarkRatioTLS(b *testing.B) { benchRatio(b, providerKeys, runnerKeys) }
+
+// benchRatio runs BenchmarkRatio's interleaved loop; nil keys speak the
+// wire without authentication.
+func benchRatio(b *testing.B, serverKeys, clientKeys *Keys) {
+	outAddr := benchServe(b, &Server{Command: command("head", "-c", strconv.Itoa(benchBytes), "/dev/zero"), Keys: serverKeys})
+	inAddr := benchServe(b, &Server{Command: command("sh", "-c", "cat >/dev/null"), Keys: serverKeys})
 	var rawOut, wireOut, rawIn, wireIn time.Duration
 	timed := func(d *time.Duration, f func()) {
 		start := time.Now()
@@ -118,9 +130,9 @@ func BenchmarkRatio(b *testing.B) {
 	}
 	for b.Loop() {
 		timed(&rawOut, func() { rawStdout(b) })
-		timed(&wireOut, func() { wireStdout(b, outAddr) })
+		timed(&wireOut, func() { wireStdoutWith(b, outAddr, clientKeys) })
 		timed(&rawIn, func() { rawStdin(b) })
-		timed(&wireIn, func() { wireStdin(b, inAddr) })
+		timed(&wireIn, func() { wireStdinWith(b, inAddr, clientKeys) })
 	}
 	rate := func(d time.Duration) float64 { return float64(benchBytes) * float64(b.N) / d.Seconds() / 1e6 }
 	b.ReportMetric(rate(rawOut), "raw-out-MB/s")
@@ -132,9 +144,11 @@ func BenchmarkRatio(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-func wireStdin(b *testing.B, addr string) {
+func wireStdin(b *testing.B, addr string) { wireStdinWith(b, addr, nil) }
+
+func wireStdinWith(b *testing.B, addr string, keys *Keys) {
 	{
-		r := &Runner{Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
+		r := &Runner{Keys: keys, InsecureNoAuth: keys == nil, Dial: dialer(addr), Stdin: io.LimitReader(zeros{}, benchBytes)}
 		if _, err := r.Run(context.Background()); err != nil {
 			b.Fatalf("Run: %v", err)
 		}
@@ -152,14 +166,14 @@ func BenchmarkResume8MiB(b *testing.B) {
 		OutputWindow: 16 << 20,
 	}
 	addr := benchServe(b, srv)
-	id := ProcessID{7}
+	id := frame.ProcessID{7}
 	// Open, and read (without acknowledging) until the journal holds 8 MiB.
-	c, dec := rawHello(b, addr, &Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
+	c, dec := rawHello(b, addr, &frame.Frame{Type: frame.TypeOpen, ID: id, Version: frame.ProtocolVersion})
 	readStdout(b, dec, journal)
 	c.Close()
 	var replay time.Duration
 	for b.Loop() {
-		c, dec := rawHello(b, addr, &Frame{Type: TypeResume, ID: id, Offset: 0})
+		c, dec := rawHello(b, addr, &frame.Frame{Type: frame.TypeResume, ID: id, Offset: 0})
 		start := time.Now()
 		first := readStdout(b, dec, 1)
 		b.StopTimer()
@@ -171,36 +185,40 @@ func BenchmarkResume8MiB(b *testing.B) {
 	b.ReportMetric(float64(journal)*float64(b.N)/replay.Seconds()/1e6, "replay-MB/s")
 }
 
-func rawHello(b *testing.B, addr string, hello *Frame) (net.Conn, *Decoder) {
+func rawHello(b *testing.B, addr string, hello *frame.Frame) (net.Conn, *frame.Decoder) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
-	enc, _ := AppendFrame(nil, hello)
+	enc, _ := frame.Append(nil, hello)
 	c.Write(enc)
-	return c, NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	return c, frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
 }
 
 // readStdout reads frames until at least n stdout bytes arrived and
 // returns how many did.
-func readStdout(b *testing.B, dec *Decoder, n int) int {
-	var f Frame
+func readStdout(b *testing.B, dec *frame.Decoder, n int) int {
+	var f frame.Frame
 	got := 0
 	for got < n {
 		if err := dec.Decode(&f); err != nil {
 			b.Fatalf("after %d of %d stdout bytes: %v", got, n, err)
 		}
-		if f.Type == TypeRefuse {
+		if f.Type == frame.TypeRefuse {
 			b.Fatalf("refused: %s %s", f.Code, f.Message)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			got += len(f.Data)
 		}
 	}
 	return got
 }
 
+// benchServe serves srv without authentication: the ratios measure the
+// wire's framing and flow control against raw TCP, as before TLS existed
+// (BenchmarkRatioTLS measures the authenticated wire).
 func benchServe(b *testing.B, srv *Server) string {
+	srv.InsecureNoAuth = srv.Keys == nil
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

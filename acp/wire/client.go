@@ -13,11 +13,15 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // DefaultReconnectWithin is how long a Runner keeps redialling after a
 // dropped connection before it gives up.
 const DefaultReconnectWithin = 30 * time.Second
+
+// DefaultStdinBuffer is the default of [Runner.StdinBuffer].
+const DefaultStdinBuffer = 8 << 20
 
 // killGrace bounds how long a cancelled Runner waits to send kill.
 const killGrace = 5 * time.Second
@@ -41,6 +45,22 @@ type Runner struct {
 	Stdout io.Writer
 	// Stderr receives the process's stderr, best effort; nil discards it.
 	Stderr io.Writer
+	// Keys authenticate the provider over TCP (any connection Dial
+	// returns that is not a Unix socket): TLS 1.3, each side proving a
+	// pinned Ed25519 key. Required unless InsecureNoAuth or Dial returns
+	// Unix sockets, whose provider is authenticated by its uid
+	// (SO_PEERCRED: only the Runner's own user).
+	Keys *Keys
+	// InsecureNoAuth speaks the wire on whatever Dial returns, without
+	// authenticating the provider or encrypting: anyone on the path can
+	// read stdout and write stdin.
+	InsecureNoAuth bool
+	// StdinBuffer bounds the stdin the Runner holds that the provider has
+	// not yet accepted (kept for resending after a drop), whatever credit
+	// the provider grants; zero means DefaultStdinBuffer. A provider's
+	// input credit above it only slows stdin to StdinBuffer per round
+	// trip. Allowed range MinWindow .. MaxWindow.
+	StdinBuffer int
 	// ReconnectWithin bounds how long the Runner redials after a drop;
 	// zero means DefaultReconnectWithin.
 	ReconnectWithin time.Duration
@@ -91,88 +111,91 @@ type run struct {
 // asks the provider, best effort, to terminate the process (a kill frame
 // on the live connection); a dropped connection never does.
 func (r *Runner) Run(ctx context.Context) (status int, err error) {
-	if r.Dial == nil {
-		return -1, checkfu.Refuse(CodeBadConfig, "wire: Runner.Dial is nil; set it to dial the provider")
-	}
-	ru := &run{r: r}
-	ru.cond = sync.NewCond(&ru.mu)
-	r.stderrDropped.Store(0)
-	if _, err := rand.Read(ru.st.id[:]); err != nil {
+	ru, err := r.newRun()
+	if err != nil {
 		return -1, err
 	}
-	defer func() {
-		ru.mu.Lock()
-		ru.stop = true
-		ru.cond.Broadcast()
-		ru.mu.Unlock()
-	}()
-	stopWatch := context.AfterFunc(ctx, func() {
-		ru.mu.Lock()
-		ru.stop = true
-		// Cancellation is the caller's intent to stop: ask the provider
-		// to terminate the process (best effort, on a live connection).
-		ru.st.killPending = !ru.st.exited
-		ru.cond.Broadcast()
-		ru.mu.Unlock()
-	})
-	defer stopWatch()
+	defer ru.end()
+	defer context.AfterFunc(ctx, ru.cancel)()
 	if r.Stdin == nil {
 		ru.st.closeStdin()
 	} else {
 		go ru.pumpStdin()
 	}
-	within := r.ReconnectWithin
+	return ru.connections(ctx)
+}
+
+// newRun checks r's configuration and returns the state of one Run, with
+// a fresh random process id.
+func (r *Runner) newRun() (*run, error) {
+	if r.Dial == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Dial is nil; set it to dial the provider")
+	}
+	stdinCap := r.StdinBuffer
+	if stdinCap == 0 {
+		stdinCap = DefaultStdinBuffer
+	}
+	if stdinCap < MinWindow || stdinCap > MaxWindow {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)
+	}
+	ru := &run{r: r}
+	ru.st.stdinCap = uint64(stdinCap)
+	ru.cond = sync.NewCond(&ru.mu)
+	r.stderrDropped.Store(0)
+	if _, err := rand.Read(ru.st.id[:]); err != nil {
+		return nil, err
+	}
+	return ru, nil
+}
+
+// end stops every goroutine of the Run as it returns.
+func (ru *run) end() {
+	ru.mu.Lock()
+	ru.stop = true
+	ru.cond.Broadcast()
+	ru.mu.Unlock()
+}
+
+// cancel handles the cancellation of Run's context, the caller's intent
+// to stop: it asks the provider to terminate the process (best effort, on
+// a live connection) and stops the Run.
+func (ru *run) cancel() {
+	ru.mu.Lock()
+	ru.stop = true
+	ru.st.killPending = !ru.st.exited
+	ru.cond.Broadcast()
+	ru.mu.Unlock()
+}
+
+// connections dials and serves connections until the process is
+// collected, a refusal, a local failure, cancellation, or no connection
+// for ReconnectWithin. The first redial after a working connection drops
+// goes out at once, then 10 ms doubling to 1 s.
+func (ru *run) connections(ctx context.Context) (int, error) {
+	within := ru.r.ReconnectWithin
 	if within == 0 {
 		within = DefaultReconnectWithin
 	}
-	var lastErr error
 	lostAt := time.Now()
 	backoff := time.Duration(0)
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := sleepCtx(ctx, backoff); err != nil {
 			return -1, err
 		}
-		if backoff > 0 {
-			t := time.NewTimer(backoff)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return -1, ctx.Err()
-			case <-t.C:
-			}
+		progressed, err := ru.connect(ctx)
+		if final, status, err := ru.outcome(ctx, err); final {
+			return status, err
 		}
-		conn, err := r.Dial(ctx)
-		if err == nil {
-			var progressed bool
-			progressed, err = ru.serve(ctx, conn)
-			if err == nil {
-				ru.mu.Lock()
-				status := int(ru.st.status)
-				ru.mu.Unlock()
-				return status, nil
-			}
-			var local localError
-			if errors.As(err, &local) {
-				return -1, local.err
-			}
-			if _, ok := checkfu.CodeOf(err); ok || ctx.Err() != nil {
-				if ctx.Err() != nil {
-					return -1, ctx.Err()
-				}
-				return -1, err
-			}
-			if progressed {
-				// A working connection dropped: the budget restarts and
-				// the first redial goes out at once.
-				lostAt, backoff = time.Now(), -1
-			}
+		if progressed {
+			// A working connection dropped: the budget restarts and the
+			// first redial goes out at once.
+			lostAt, backoff = time.Now(), -1
 		}
-		lastErr = err
 		if time.Since(lostAt) > within {
-			return -1, &DisconnectedError{Err: lastErr}
+			return -1, &DisconnectedError{Err: err}
 		}
-		if r.Logf != nil {
-			r.Logf("wire: connection lost (%v); reconnecting", err)
+		if ru.r.Logf != nil {
+			ru.r.Logf("wire: connection lost (%v); reconnecting", err)
 		}
 		if backoff < 0 {
 			backoff = 0
@@ -182,22 +205,62 @@ func (r *Runner) Run(ctx context.Context) (status int, err error) {
 	}
 }
 
-// serve runs one connection until the process is collected (nil), a
-// refusal, or a connection error. progressed reports whether the
-// handshake succeeded (so the reconnect budget restarts).
-func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err error) {
-	defer conn.Close()
-	ru.mu.Lock()
-	hello := ru.st.hello()
-	gen := ru.gen
-	ru.mu.Unlock()
-	b, err := AppendFrame(nil, &hello)
+// sleepCtx waits d (nothing when d <= 0) unless ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil || d <= 0 {
+		return err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// connect dials once and serves the connection; progressed reports
+// whether its handshake succeeded.
+func (ru *run) connect(ctx context.Context) (progressed bool, err error) {
+	conn, err := ru.r.Dial(ctx)
 	if err != nil {
 		return false, err
 	}
-	if _, err := conn.Write(b); err != nil {
+	return ru.serve(ctx, conn)
+}
+
+// outcome sorts the end of one connection: final reports whether Run
+// returns (with status and err): the process was collected, a local
+// failure, a refusal, or cancellation. Anything else is a drop to redial.
+func (ru *run) outcome(ctx context.Context, err error) (final bool, status int, _ error) {
+	var local localError
+	switch {
+	case err == nil:
+		ru.mu.Lock()
+		defer ru.mu.Unlock()
+		return true, int(ru.st.status), nil
+	case errors.As(err, &local):
+		return true, -1, local.err
+	case ctx.Err() != nil:
+		return true, -1, ctx.Err()
+	}
+	if _, ok := checkfu.CodeOf(err); ok {
+		return true, -1, err
+	}
+	return false, -1, nil
+}
+
+// serve runs one connection until the process is collected (nil), a
+// refusal, or a connection error. progressed reports whether the
+// handshake succeeded (so the reconnect budget restarts).
+func (ru *run) serve(ctx context.Context, raw net.Conn) (progressed bool, err error) {
+	defer raw.Close()
+	conn, gen, err := ru.handshake(ctx, raw)
+	if err != nil {
 		return false, err
 	}
+	defer conn.Close()
 	// On cancellation the writer sends kill and closes conn; close it
 	// regardless after killGrace.
 	// (Closing an already closed conn is harmless.)
@@ -215,111 +278,134 @@ func (ru *run) serve(ctx context.Context, conn net.Conn) (progressed bool, err e
 		conn.Close()
 		<-writerDone
 	}()
+	return ru.readLoop(ctx, conn, writerDone)
+}
 
-	dec := NewDecoder(bufio.NewReaderSize(conn, 64<<10))
-	var f Frame
+// handshake authenticates raw and sends the connection's first frame
+// (open, or resume at the stdout cursor). It returns the connection to
+// speak the wire on and its generation.
+func (ru *run) handshake(ctx context.Context, raw net.Conn) (net.Conn, uint64, error) {
+	conn, err := ru.r.authRunner(ctx, raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	ru.mu.Lock()
+	hello := ru.st.hello()
+	gen := ru.gen
+	ru.mu.Unlock()
+	b, err := frame.Append(nil, &hello)
+	if err == nil {
+		_, err = conn.Write(b)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, 0, err
+	}
+	return conn, gen, nil
+}
+
+// readLoop applies the provider's frames and delivers stdout and stderr
+// until the Runner has everything and the writer has sent done (nil), a
+// refusal, or a connection error. progressed reports whether the
+// attached frame arrived.
+func (ru *run) readLoop(ctx context.Context, conn net.Conn, writerDone chan error) (progressed bool, err error) {
+	dec := frame.NewDecoder(bufio.NewReaderSize(conn, 64<<10))
+	var f frame.Frame
 	for {
 		if err := dec.Decode(&f); err != nil {
-			// The provider said done-and-close after we sent done?
-			ru.mu.Lock()
-			finished := ru.st.finished() && ru.st.doneSent
-			ru.mu.Unlock()
-			if finished {
-				return true, nil
-			}
-			return progressed, err
+			return ru.readFailed(progressed, err)
 		}
 		ru.mu.Lock()
 		d, err := ru.st.handle(&f)
-		if ru.st.attached {
-			progressed = true
-		}
+		progressed = progressed || ru.st.attached
 		ru.r.stderrDropped.Store(ru.st.errDropped)
 		ru.cond.Broadcast()
+		finished := err == nil && ru.st.finished()
 		ru.mu.Unlock()
+		if err == nil {
+			err = ru.deliver(d)
+		}
 		if err != nil {
 			return progressed, err
 		}
-		if len(d.stdout) > 0 && ru.r.Stdout != nil {
-			if _, err := ru.r.Stdout.Write(d.stdout); err != nil {
-				// Local and final: reconnecting would skip these bytes.
-				return progressed, localError{fmt.Errorf("wire: writing stdout: %w", err)}
-			}
-		}
-		if len(d.stderr) > 0 && ru.r.Stderr != nil {
-			ru.r.Stderr.Write(d.stderr) // best effort
-		}
-		ru.mu.Lock()
-		finished := ru.st.finished()
-		ru.mu.Unlock()
 		if finished {
 			// The writer sends done and returns; then we are finished.
 			select {
 			case err := <-writerDone:
 				writerDone <- err
-				if err != nil {
-					return progressed, err
-				}
+				return true, err
 			case <-ctx.Done():
 				return progressed, ctx.Err()
 			}
-			return true, nil
 		}
 	}
 }
 
-// writeLoop sends the state machine's frames on conn for connection
-// generation gen, flushing whenever it runs out of frames. It returns
-// after sending done, on a write error, or when the generation ends.
-func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
-	bw := bufio.NewWriterSize(conn, 64<<10)
-	data := make([]byte, maxDataChunk)
-	var enc []byte
-	for {
-		ru.mu.Lock()
-		var f Frame
-		for {
-			if ru.gen != gen || (ru.stop && !ru.st.killPending) {
-				ru.mu.Unlock()
-				if ru.stop {
-					bw.Flush()
-					conn.Close() // cancelled: the kill (if any) went out
-				}
-				return nil
-			}
-			var ok bool
-			if f, ok = ru.st.next(data); ok {
-				break
-			}
-			if bw.Buffered() > 0 {
-				ru.mu.Unlock()
-				if err := bw.Flush(); err != nil {
-					conn.Close()
-					return err
-				}
-				ru.mu.Lock()
-				continue
-			}
-			ru.cond.Wait()
-		}
-		ru.cond.Broadcast()
-		ru.mu.Unlock()
-		var err error
-		enc, err = writeFrame(bw, enc, &f)
-		if err == nil && f.Type == TypeDone {
-			err = bw.Flush()
-			if err == nil {
-				ru.mu.Lock()
-				ru.cond.Broadcast()
-				ru.mu.Unlock()
-				return nil
-			}
-		}
-		if err != nil {
-			conn.Close()
-			return err
+// readFailed sorts a read error: a TLS alert before attached is the
+// provider refusing this Runner's key, an end after done is the finish,
+// anything else a drop.
+func (ru *run) readFailed(progressed bool, err error) (bool, error) {
+	if !progressed && refusedByPeer(err) {
+		// TLS 1.3 lets the client finish its handshake before the
+		// provider has checked the client's key: its refusal arrives as
+		// an alert on the first read.
+		return false, checkfu.Refuse(CodePeerRefused, "wire: the provider refused this Runner's key (%v)", err)
+	}
+	ru.mu.Lock()
+	finished := ru.st.finished() && ru.st.doneSent // the provider closed after our done
+	ru.mu.Unlock()
+	if finished {
+		return true, nil
+	}
+	return progressed, err
+}
+
+// deliver hands one frame's stdout and stderr to the caller. A stdout
+// write failure is local and final: reconnecting would skip those bytes.
+func (ru *run) deliver(d delivery) error {
+	if len(d.stdout) > 0 && ru.r.Stdout != nil {
+		if _, err := ru.r.Stdout.Write(d.stdout); err != nil {
+			return localError{fmt.Errorf("wire: writing stdout: %w", err)}
 		}
 	}
+	if len(d.stderr) > 0 && ru.r.Stderr != nil {
+		ru.r.Stderr.Write(d.stderr) // best effort
+	}
+	return nil
+}
+
+// writeLoop sends the state machine's frames on conn for connection
+// generation gen. It returns after sending done, on a write error (closing
+// conn), or when the generation ends; when Run is stopping it closes conn
+// once the kill, if any, went out.
+func (ru *run) writeLoop(conn net.Conn, gen uint64) error {
+	var stopped bool
+	err := writeLoop(conn, frameSource{
+		mu:   &ru.mu,
+		cond: ru.cond,
+		next: func(buf []byte) (frame.Frame, bool, bool) {
+			if ru.gen != gen || (ru.stop && !ru.st.killPending) {
+				stopped = ru.stop
+				return frame.Frame{}, false, true
+			}
+			f, ok := ru.st.next(buf)
+			if ok {
+				ru.cond.Broadcast()
+			}
+			return f, ok, false
+		},
+		last: func(f *frame.Frame) bool { return f.Type == frame.TypeDone },
+	})
+	if err != nil || stopped {
+		conn.Close()
+	}
+	if stopped {
+		return nil
+	}
+	ru.mu.Lock()
+	ru.cond.Broadcast()
+	ru.mu.Unlock()
+	return err
 }
 
 // pumpStdin copies Stdin into the state machine, reading only as much as

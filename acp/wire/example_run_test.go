@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 )
 
@@ -34,7 +35,7 @@ func ExampleRunner_Run() {
 
 	// A Runner without Dial is refused: the zero Runner is not usable.
 	_, err = (&wire.Runner{}).Run(context.Background())
-	fmt.Println(errors.Is(err, wire.CodeBadConfig))
+	fmt.Println(errors.Is(err, checkfu.CodeConfigInvalid))
 	// Output:
 	// true
 	// false
@@ -45,10 +46,12 @@ func ExampleRunner_Run() {
 // Done closes once the process has exited and the Runner has collected
 // everything.
 func ExampleServer_ServeConn() {
-	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("cat") }}
+	// An in-memory pipe has no peer to authenticate.
+	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("cat") }, InsecureNoAuth: true}
 	defer srv.Close()
 
 	r := &wire.Runner{
+		InsecureNoAuth: true,
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			runnerEnd, providerEnd := net.Pipe()
 			go srv.ServeConn(providerEnd)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,14 +14,21 @@ import (
 )
 
 // A provider serves one process on a listener; a Runner dials it, feeds
-// stdin within the granted credit and receives stdout exactly once.
+// stdin within the granted credit and receives stdout exactly once. Over
+// TCP each side holds its own Ed25519 key and pins the other's.
 func Example() {
+	providerPriv, providerPub, _ := wire.GenerateKey(nil)
+	runnerPriv, runnerPub, _ := wire.GenerateKey(nil)
+	providerKeys, _ := wire.NewKeys(providerPriv, runnerPub)
+	runnerKeys, _ := wire.NewKeys(runnerPriv, providerPub)
+
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("tr", "a-z", "A-Z") }}
+	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("tr", "a-z", "A-Z") }, Keys: providerKeys}
 	go srv.Serve(ln)
 	defer srv.Close()
 
 	r := &wire.Runner{
+		Keys: runnerKeys,
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", ln.Addr().String())
@@ -36,9 +44,12 @@ func Example() {
 }
 
 // Server.Serve runs the instance's process for the first open; a second
-// open while it lives is refused with process_already_open.
+// open while it lives is refused with process_already_open. Over a Unix
+// socket (created 0600 by Listen) the peer is authenticated by its uid.
 func ExampleServer() {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dir, _ := os.MkdirTemp("", "wire")
+	defer os.RemoveAll(dir)
+	ln, _ := wire.Listen("unix", dir+"/wire.sock")
 	srv := &wire.Server{
 		Command:      func() *exec.Cmd { return exec.Command("sh", "-c", "echo out; echo err >&2; exit 3") },
 		OutputWindow: 1 << 20, // output_window_bytes
@@ -49,7 +60,7 @@ func ExampleServer() {
 
 	var stdout, stderr bytes.Buffer
 	r := &wire.Runner{
-		Dial:   func(ctx context.Context) (net.Conn, error) { return net.Dial("tcp", ln.Addr().String()) },
+		Dial:   func(ctx context.Context) (net.Conn, error) { return net.Dial("unix", dir+"/wire.sock") },
 		Stdout: &stdout,
 		Stderr: &stderr,
 	}
@@ -62,14 +73,17 @@ func ExampleServer() {
 // whose code callers branch on with errors.Is.
 func ExampleRunner() {
 	r := &wire.Runner{
+		InsecureNoAuth: true, // an in-memory pipe to a fake provider
 		Dial: func(ctx context.Context) (net.Conn, error) {
-			// A provider that refuses everything (its reply is one frame).
+			// A provider that refuses everything: it reads the open
+			// frame (5 header bytes and an 18-byte payload) and answers
+			// with one refuse frame, in the format docs/wire.md lays out.
 			a, b := net.Pipe()
 			go func() {
-				var f wire.Frame
-				wire.NewDecoder(b).Decode(&f)
-				reply, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeRefuse, Code: wire.CodeProcessAlreadyOpen, Message: "busy"})
-				b.Write(reply)
+				io.ReadFull(b, make([]byte, 5+18))
+				code, msg := wire.CodeProcessAlreadyOpen, "busy"
+				reply := []byte{4, 0, 0, 0, byte(8 + 1 + len(code) + len(msg)), 0, 0, 0, 0, 0, 0, 0, 0, byte(len(code))}
+				b.Write(append(append(reply, code...), msg...))
 				b.Close()
 			}()
 			return a, nil
@@ -77,32 +91,5 @@ func ExampleRunner() {
 	}
 	_, err := r.Run(context.Background())
 	fmt.Println(err)
-	// Output: refused: process_already_open: busy
-}
-
-// Frames are a type byte, a big-endian payload length and the payload.
-func ExampleAppendFrame() {
-	b, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeWindow, Accepted: 0, Limit: 1 << 20})
-	fmt.Printf("% x\n", b)
-	var f wire.Frame
-	wire.NewDecoder(bytes.NewReader(b)).Decode(&f)
-	fmt.Println(f.Type, f.Limit)
-	// Output:
-	// 05 00 00 00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 10 00 00
-	// window 1048576
-}
-
-// A Decoder reads frames from a stream, refusing a claimed length over
-// MaxPayload before reading it.
-func ExampleDecoder() {
-	stream, _ := wire.AppendFrame(nil, &wire.Frame{Type: wire.TypeStdout, Offset: 42, Data: []byte("hi\n")})
-	stream, _ = wire.AppendFrame(stream, &wire.Frame{Type: wire.TypeOutEnd, Offset: 45})
-	d := wire.NewDecoder(bytes.NewReader(stream))
-	var f wire.Frame
-	for d.Decode(&f) == nil {
-		fmt.Printf("%v offset %d %q\n", f.Type, f.Offset, f.Data)
-	}
-	// Output:
-	// stdout offset 42 "hi\n"
-	// out_end offset 45 ""
+	// Output: refused: process_already_open: wire: the provider says "busy"
 }

@@ -3,13 +3,15 @@ package wire
 import (
 	"bytes"
 	"testing"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // frameStream encodes frames for fuzz seeds.
-func frameStream(frames ...Frame) []byte {
+func frameStream(frames ...frame.Frame) []byte {
 	var b []byte
 	for i := range frames {
-		b, _ = AppendFrame(b, &frames[i])
+		b, _ = frame.Append(b, &frames[i])
 	}
 	return b
 }
@@ -21,22 +23,22 @@ func frameStream(frames ...Frame) []byte {
 // than its window.
 func FuzzProviderFrames(f *testing.F) {
 	f.Add(frameStream(
-		Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello")},
-		Frame{Type: TypeStdin, Offset: 2, Data: []byte("llo world")},
-		Frame{Type: TypeAck, Offset: 3},
-		Frame{Type: TypeStdinEnd, Offset: 11},
+		frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello")},
+		frame.Frame{Type: frame.TypeStdin, Offset: 2, Data: []byte("llo world")},
+		frame.Frame{Type: frame.TypeAck, Offset: 3},
+		frame.Frame{Type: frame.TypeStdinEnd, Offset: 11},
 	))
-	f.Add(frameStream(Frame{Type: TypeStdin, Offset: 1 << 62, Data: []byte("x")}, Frame{Type: TypeKill}, Frame{Type: TypeDone}))
+	f.Add(frameStream(frame.Frame{Type: frame.TypeStdin, Offset: 1 << 62, Data: []byte("x")}, frame.Frame{Type: frame.TypeKill}, frame.Frame{Type: frame.TypeDone}))
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		p := newProvider(ProcessID{1}, providerConfig{outputWindow: 64, inputCredit: 32, stderrCap: 16})
+		p := newProvider(frame.ProcessID{1}, providerConfig{outputWindow: 64, inputCredit: 32, stderrCap: 16})
 		ep, err := p.attach(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := NewDecoder(bytes.NewReader(stream))
+		d := frame.NewDecoder(bytes.NewReader(stream))
 		buf := make([]byte, 50)
 		for i := 0; ; i++ {
-			var fr Frame
+			var fr frame.Frame
 			if d.Decode(&fr) != nil {
 				return
 			}
@@ -68,26 +70,26 @@ func FuzzProviderFrames(f *testing.F) {
 // of order or twice (delivered only grows, by exactly the bytes handed
 // out), and never send stdin past the granted limit.
 func FuzzRunnerFrames(f *testing.F) {
-	id := ProcessID{1}
+	id := frame.ProcessID{1}
 	f.Add(frameStream(
-		Frame{Type: TypeAttached, ID: id, Limit: 10, Window: 64},
-		Frame{Type: TypeStdout, Offset: 0, Data: []byte("abc")},
-		Frame{Type: TypeStdout, Offset: 1, Data: []byte("bcde")},
-		Frame{Type: TypeWindow, Accepted: 3, Limit: 20},
-		Frame{Type: TypeStderr, Offset: 0, Dropped: 1, Data: []byte("e")},
-		Frame{Type: TypeOutEnd, Offset: 5},
-		Frame{Type: TypeErrEnd, Offset: 1},
-		Frame{Type: TypeExit, Status: 2},
+		frame.Frame{Type: frame.TypeAttached, ID: id, Limit: 10, Window: 64},
+		frame.Frame{Type: frame.TypeStdout, Offset: 0, Data: []byte("abc")},
+		frame.Frame{Type: frame.TypeStdout, Offset: 1, Data: []byte("bcde")},
+		frame.Frame{Type: frame.TypeWindow, Accepted: 3, Limit: 20},
+		frame.Frame{Type: frame.TypeStderr, Offset: 0, Dropped: 1, Data: []byte("e")},
+		frame.Frame{Type: frame.TypeOutEnd, Offset: 5},
+		frame.Frame{Type: frame.TypeErrEnd, Offset: 1},
+		frame.Frame{Type: frame.TypeExit, Status: 2},
 	))
-	f.Add(frameStream(Frame{Type: TypeAttached, ID: id, Accepted: 5, Limit: 1}, Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: 0}))
+	f.Add(frameStream(frame.Frame{Type: frame.TypeAttached, ID: id, Accepted: 5, Limit: 1}, frame.Frame{Type: frame.TypeRefuse, Code: CodeInputBufferFull, Offset: 0}))
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		r := &runnerState{id: id}
 		r.addStdin([]byte("0123456789"))
-		d := NewDecoder(bytes.NewReader(stream))
+		d := frame.NewDecoder(bytes.NewReader(stream))
 		buf := make([]byte, 4)
 		var delivered uint64
 		for {
-			var fr Frame
+			var fr frame.Frame
 			if d.Decode(&fr) != nil {
 				return
 			}
@@ -104,7 +106,7 @@ func FuzzRunnerFrames(f *testing.F) {
 				if !ok {
 					break
 				}
-				if out.Type == TypeStdin && out.Offset+uint64(len(out.Data)) > r.win.limit {
+				if out.Type == frame.TypeStdin && out.Offset+uint64(len(out.Data)) > r.win.limit {
 					t.Fatalf("stdin [%d, %d) past limit %d", out.Offset, out.Offset+uint64(len(out.Data)), r.win.limit)
 				}
 			}

@@ -1,9 +1,10 @@
 package wire
 
 import (
-	"net"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // The agent may start a descendant in its own session (setsid), out of
@@ -13,20 +14,17 @@ import (
 // and the instance released instead of staying reserved for as long as
 // the descendant likes. (Here the descendant is cat on the process's
 // stdin, which ends once the provider closes that pipe.)
-//
-// Mutant: deleting the pipe closes in applyKill makes
-// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
 func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 	srv := &Server{Command: command("sh", "-c", "exec 3<&0; setsid cat <&3 3<&- & echo started; exit 0")}
 	addr := startServer(t, srv)
-	c, err := net.Dial("tcp", addr)
+	c, err := dialRaw(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	send := func(f *Frame) {
+	send := func(f *frame.Frame) {
 		t.Helper()
-		b, err := AppendFrame(nil, f)
+		b, err := frame.Append(nil, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,18 +32,18 @@ func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	send(&Frame{Type: TypeOpen, ID: ProcessID{1}, Version: protocolVersion})
-	dec := NewDecoder(c)
+	send(&frame.Frame{Type: frame.TypeOpen, ID: frame.ProcessID{1}, Version: frame.ProtocolVersion})
+	dec := frame.NewDecoder(c)
 	for {
-		var f Frame
+		var f frame.Frame
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			break // the process runs and has started its descendant
 		}
 	}
-	send(&Frame{Type: TypeKill})
+	send(&frame.Frame{Type: frame.TypeKill})
 	select {
 	case <-srv.Done():
 	case <-time.After(time.Minute):

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,8 +23,13 @@ const hangLimit = 2 * time.Minute
 // the wait. Fuzzing and benchmarks run as long as they are told to, so
 // the watchdog stays off for them.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(strangerEnv); path != "" {
+		os.Exit(strangerOpens(path))
+	}
 	flag.Parse()
-	if set("test.fuzz") || set("test.bench") {
+	// The mutation harness builds and runs the tests once per mutant,
+	// for minutes; each mutant's run has its own watchdog.
+	if set("test.fuzz") || set("test.bench") || strings.Contains(flag.Lookup("test.run").Value.String(), "TestMutants") {
 		os.Exit(m.Run())
 	}
 	passes := 1

@@ -17,7 +17,6 @@ const fSetPipeSz = 1031
 // descriptor in blocking mode, and then Close no longer interrupts a Read
 // in progress, so a descendant holding the pipe open could keep a reader
 // (and Server.Close, and a kill) waiting forever.
-// Mutant: f.Fd() here makes TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
 func growPipe(f *os.File) {
 	rc, err := f.SyscallConn()
 	if err != nil {

@@ -23,11 +23,6 @@ func genBytes(t *rapid.T, label string, max int) []byte {
 // must end (no deadlock) with stdout delivered exactly once and in order
 // (or the process terminated with output_truncated), stdin applied
 // exactly once, and never more outstanding than granted.
-//
-// Mutant: deleting the sequence filter (runner.go filterStdout) fails this
-// test and TestLazyReplayDeliveredOnce.
-// Mutant: deleting the provider's overrun check fails this test (hostile
-// overruns reach the process) and TestStdinOverrunRefusedWhole.
 func TestPropertyWire(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := providerConfig{

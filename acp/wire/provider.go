@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // providerConfig sizes one provider-side process.
@@ -28,7 +29,7 @@ type errChunk struct {
 // epoch, and frames from an older connection are ignored.
 type provider struct {
 	cfg providerConfig
-	id  ProcessID
+	id  frame.ProcessID
 
 	// stdin. Bytes [written, accepted) sit in inbuf waiting for the pipe.
 	// The credit limit is written + inputCredit: it derives from the
@@ -75,17 +76,21 @@ type connState struct {
 	outEndSent bool
 	errEndSent bool
 	exitSent   bool
-	refusals   []Frame // input_buffer_full refusals to send
-	fatal      *Frame  // a protocol_error refusal that ends the connection
-	lastWasErr bool    // the last data frame was stderr (for alternation)
-	sentOut    bool    // a stdout frame went out on this connection
+	// refusal is the pending input_buffer_full refusal, at most one: a
+	// newer overrun replaces it (its offset is the later resume point),
+	// so a Runner that floods overrunning frames and never reads cannot
+	// grow the provider's memory.
+	refusal    *frame.Frame
+	fatal      *frame.Frame // a protocol_error refusal that ends the connection
+	lastWasErr bool         // the last data frame was stderr (for alternation)
+	sentOut    bool         // a stdout frame went out on this connection
 }
 
 // firstFrameMax caps the first stdout frame of a connection, so that the
 // first byte after a resume does not wait for a full-size frame.
 const firstFrameMax = 16 << 10
 
-func newProvider(id ProcessID, cfg providerConfig) *provider {
+func newProvider(id frame.ProcessID, cfg providerConfig) *provider {
 	return &provider{cfg: cfg, id: id, jr: journal{capacity: cfg.outputWindow}}
 }
 
@@ -98,16 +103,14 @@ func (p *provider) limit() uint64 { return p.written + uint64(p.cfg.inputCredit)
 // above the head is refused with output_cursor_ahead.
 func (p *provider) attach(cursor uint64) (uint64, error) {
 	if p.runDone {
-		return 0, checkfu.Refuse(CodeUnknownProcess, "wire: process was already collected by its runner")
+		return 0, checkfu.Refuse(CodeProcessUnknown, "wire: process was already collected by its runner")
 	}
-	// Mutant: deleting this low-water check serves a gapped stream;
-	// TestResumeBelowLowWaterIsTruncated and TestPropertyWire fail.
 	if cursor < p.jr.low() {
 		p.kill = true
 		return 0, checkfu.Refuse(CodeOutputTruncated, "wire: stdout cursor %d is below the journal's low-water mark %d (window %d bytes); the process was terminated", cursor, p.jr.low(), p.cfg.outputWindow)
 	}
 	if cursor > p.jr.head {
-		return 0, checkfu.Refuse(CodeCursorAhead, "wire: stdout cursor %d is above the journal head %d", cursor, p.jr.head)
+		return 0, checkfu.Refuse(CodeOutputCursorAhead, "wire: stdout cursor %d is above the journal head %d", cursor, p.jr.head)
 	}
 	p.epoch++
 	p.attached = true
@@ -130,26 +133,26 @@ func (p *provider) detach(e uint64) {
 // handle applies one frame received on connection epoch e. A frame from
 // a stale epoch is ignored. It returns a protocol_error Refusal for a
 // frame that breaks the protocol; the connection must then be closed.
-func (p *provider) handle(e uint64, f *Frame) error {
+func (p *provider) handle(e uint64, f *frame.Frame) error {
 	if e != p.epoch || !p.attached {
 		return nil
 	}
 	switch f.Type {
-	case TypeStdin:
+	case frame.TypeStdin:
 		return p.handleStdin(f.Offset, f.Data)
-	case TypeStdinEnd:
+	case frame.TypeStdinEnd:
 		return p.handleStdinEnd(f.Offset)
-	case TypeAck:
+	case frame.TypeAck:
 		if f.Offset > p.jr.head {
 			return protocolErr("ack of stdout offset %d above head %d", f.Offset, p.jr.head)
 		}
 		p.acked = max(p.acked, f.Offset)
-	case TypeDone:
+	case frame.TypeDone:
 		if !p.reaped {
 			return protocolErr("done before the process exited")
 		}
 		p.runDone = true
-	case TypeKill:
+	case frame.TypeKill:
 		p.kill = true
 		p.killedByRunner = true
 	default:
@@ -172,15 +175,16 @@ func (p *provider) handleStdin(off uint64, data []byte) error {
 		}
 		return protocolErr("stdin gap: frame at offset %d, accepted only %d", off, p.accepted)
 	}
-	// Mutant: deleting this overrun check lets the Runner overfill the
-	// provider; TestStdinOverrunRefusedWhole and TestPropertyWire fail.
 	w := window{limit: p.limit()}
 	if !w.allows(off, end) {
 		p.awaitingRewind = true
 		// Offset is where the Runner must resume sending: everything
 		// below accepted is applied, nothing of this frame is.
-		p.conn.refusals = append(p.conn.refusals, Frame{Type: TypeRefuse, Code: CodeInputBufferFull, Offset: p.accepted,
-			Message: fmt.Sprintf("stdin frame [%d, %d) would pass the granted credit limit %d; resend from %d after the next window", off, end, w.limit, p.accepted)})
+		if r := p.conn.refusal; r != nil && r.Offset == p.accepted {
+			return nil // the pending refusal already says where to resume
+		}
+		p.conn.refusal = &frame.Frame{Type: frame.TypeRefuse, Code: CodeInputBufferFull, Offset: p.accepted,
+			Message: fmt.Sprintf("stdin frame [%d, %d) would pass the granted credit limit %d; resend from %d after the next window", off, end, w.limit, p.accepted)}
 		return nil
 	}
 	p.awaitingRewind = false
@@ -209,15 +213,15 @@ func (p *provider) handleStdinEnd(final uint64) error {
 
 // next returns the next frame to send on epoch e, using buf for data, and
 // false when there is nothing to send now.
-func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
+func (p *provider) next(e uint64, buf []byte) (frame.Frame, bool) {
 	if e != p.epoch || !p.attached {
-		return Frame{}, false
+		return frame.Frame{}, false
 	}
 	c := &p.conn
 	if !c.helloSent {
 		c.helloSent = true
 		c.grantSent = p.limit()
-		return Frame{Type: TypeAttached, ID: p.id, Accepted: p.accepted, Limit: c.grantSent,
+		return frame.Frame{Type: frame.TypeAttached, ID: p.id, Accepted: p.accepted, Limit: c.grantSent,
 			Window: uint64(p.cfg.outputWindow), Low: p.jr.low(), Head: p.jr.head, StdinEnded: p.stdinEnded}, true
 	}
 	if c.fatal != nil {
@@ -225,14 +229,14 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		c.fatal = nil
 		return f, true
 	}
-	if len(c.refusals) > 0 {
-		f := c.refusals[0]
-		c.refusals = c.refusals[1:]
+	if c.refusal != nil {
+		f := *c.refusal
+		c.refusal = nil
 		return f, true
 	}
 	if p.grantDue() {
 		c.grantSent = p.limit()
-		return Frame{Type: TypeWindow, Accepted: p.accepted, Limit: c.grantSent}, true
+		return frame.Frame{Type: frame.TypeWindow, Accepted: p.accepted, Limit: c.grantSent}, true
 	}
 	// stderr and stdout alternate when both are pending, so a stderr
 	// flood never starves stdout.
@@ -242,7 +246,7 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		ch := p.errQ[0]
 		p.errQ = p.errQ[1:]
 		p.errQBytes -= len(ch.data)
-		return Frame{Type: TypeStderr, Offset: ch.off, Dropped: p.errDropped, Data: ch.data}, true
+		return frame.Frame{Type: frame.TypeStderr, Offset: ch.off, Dropped: p.errDropped, Data: ch.data}, true
 	}
 	if c.sendOut < p.jr.low() && p.jr.low() <= p.acked {
 		// A lazy replay overtaken by eviction: the Runner acknowledged
@@ -253,7 +257,7 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		// Unacknowledged bytes were evicted (only possible after a detach
 		// outlived its grace): never serve the gap.
 		p.kill = true
-		return Frame{Type: TypeRefuse, Code: CodeOutputTruncated, Offset: c.sendOut,
+		return frame.Frame{Type: frame.TypeRefuse, Code: CodeOutputTruncated, Offset: c.sendOut,
 			Message: "stdout journal overtaken; the process was terminated"}, true
 	}
 	if c.sendOut < p.jr.head {
@@ -263,23 +267,23 @@ func (p *provider) next(e uint64, buf []byte) (Frame, bool) {
 		}
 		c.sentOut = true
 		n := p.jr.readAt(buf, c.sendOut)
-		f := Frame{Type: TypeStdout, Offset: c.sendOut, Data: buf[:n]}
+		f := frame.Frame{Type: frame.TypeStdout, Offset: c.sendOut, Data: buf[:n]}
 		c.sendOut += uint64(n)
 		return f, true
 	}
 	if p.outEOF && !c.outEndSent {
 		c.outEndSent = true
-		return Frame{Type: TypeOutEnd, Offset: p.jr.head}, true
+		return frame.Frame{Type: frame.TypeOutEnd, Offset: p.jr.head}, true
 	}
 	if p.errEOF && !c.errEndSent {
 		c.errEndSent = true
-		return Frame{Type: TypeErrEnd, Offset: p.errHead, Dropped: p.errDropped}, true
+		return frame.Frame{Type: frame.TypeErrEnd, Offset: p.errHead, Dropped: p.errDropped}, true
 	}
 	if p.reaped && !c.exitSent {
 		c.exitSent = true
-		return Frame{Type: TypeExit, Status: p.status}, true
+		return frame.Frame{Type: frame.TypeExit, Status: p.status}, true
 	}
-	return Frame{}, false
+	return frame.Frame{}, false
 }
 
 // grantDue reports whether a window frame should go out now: coalesced to

@@ -36,7 +36,7 @@ func TestRandomCutsTransport(t *testing.T) {
 		}
 		in := &randomCutter{r: bytes.NewReader(input), proxy: proxy, rng: rand.New(rand.NewPCG(seed, 1))}
 		out := &randomCutWriter{proxy: proxy, rng: rand.New(rand.NewPCG(seed, 2))}
-		r := &Runner{Dial: dialer(proxy.Addr()), Stdin: in, Stdout: out}
+		r := &Runner{Keys: runnerKeys, Dial: dialer(proxy.Addr()), Stdin: in, Stdout: out}
 		status, err := r.Run(testCtx(t))
 		proxy.Close()
 		srv.Close()

@@ -2,13 +2,14 @@ package wire
 
 import (
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // runnerState is the pure Runner-side state machine of one process: no
 // I/O, no goroutines, no clock. The transport (client.go) feeds it frames
 // and local stdin under one mutex and sends the frames it produces.
 type runnerState struct {
-	id     ProcessID
+	id     frame.ProcessID
 	opened bool // an attached frame has been received at least once
 
 	// stdin. Bytes [base, total) are retained in inbuf until the provider
@@ -16,6 +17,7 @@ type runnerState struct {
 	// current connection. Invariant: sent <= total <= win.limit, so the
 	// Runner never has more outstanding than granted.
 	win          window
+	stdinCap     uint64 // the most unacknowledged stdin held, whatever the grant; zero means DefaultStdinBuffer
 	base         uint64
 	inbuf        byteQueue
 	total, sent  uint64
@@ -44,11 +46,11 @@ type runnerState struct {
 
 // hello returns the first frame of a connection: open for the first
 // connection, resume with the stdout cursor afterwards.
-func (r *runnerState) hello() Frame {
+func (r *runnerState) hello() frame.Frame {
 	if !r.opened {
-		return Frame{Type: TypeOpen, Version: protocolVersion, ID: r.id}
+		return frame.Frame{Type: frame.TypeOpen, Version: frame.ProtocolVersion, ID: r.id}
 	}
-	return Frame{Type: TypeResume, ID: r.id, Offset: r.delivered}
+	return frame.Frame{Type: frame.TypeResume, ID: r.id, Offset: r.delivered}
 }
 
 // detach forgets the current connection.
@@ -63,12 +65,24 @@ func (r *runnerState) finished() bool {
 	return r.exited && r.outEnded && r.delivered == r.outFinal && r.errEnded
 }
 
-// stdinRoom returns how many more bytes of local stdin may be taken now.
+// stdinRoom returns how many more bytes of local stdin may be taken now:
+// what the grant allows, and never more than keeps the bytes not yet
+// accepted by the provider within stdinCap, so a provider that grants
+// without bound and never acknowledges cannot make the Runner hold all of
+// its stdin.
 func (r *runnerState) stdinRoom() int {
 	if r.srcEOF || r.exited {
 		return 0
 	}
-	return int(min(r.win.room(r.total), 1<<30))
+	capacity := r.stdinCap
+	if capacity == 0 {
+		capacity = DefaultStdinBuffer
+	}
+	held := r.total - r.base
+	if held >= capacity {
+		return 0
+	}
+	return int(min(r.win.room(r.total), capacity-held))
 }
 
 // addStdin retains local stdin bytes; len(b) must not exceed stdinRoom.
@@ -89,12 +103,12 @@ type delivery struct {
 // hand to the caller, or an error: a *checkfu.Refusal with the provider's
 // code (fatal unless it is input_buffer_full, which is handled here), or a
 // protocol_error.
-func (r *runnerState) handle(f *Frame) (delivery, error) {
-	if !r.attached && f.Type != TypeAttached && f.Type != TypeRefuse {
+func (r *runnerState) handle(f *frame.Frame) (delivery, error) {
+	if !r.attached && f.Type != frame.TypeAttached && f.Type != frame.TypeRefuse {
 		return delivery{}, protocolErr("%v frame before attached", f.Type)
 	}
 	switch f.Type {
-	case TypeAttached:
+	case frame.TypeAttached:
 		if r.attached || f.ID != r.id {
 			return delivery{}, protocolErr("unexpected attached frame")
 		}
@@ -108,14 +122,14 @@ func (r *runnerState) handle(f *Frame) (delivery, error) {
 		r.outWindow = f.Window
 		r.providerEnds = f.StdinEnded
 		r.endSent = f.StdinEnded
-	case TypeWindow:
+	case frame.TypeWindow:
 		if f.Accepted > r.total {
 			return delivery{}, protocolErr("window reports stdin accepted %d beyond the %d bytes written", f.Accepted, r.total)
 		}
 		r.trim(f.Accepted)
 		r.sent = max(r.sent, f.Accepted) // applied bytes need no resend
 		r.win.grant(f.Limit)
-	case TypeRefuse:
+	case frame.TypeRefuse:
 		if f.Code == CodeInputBufferFull && r.attached {
 			// Rewind to where the provider wants the stream resumed: the
 			// refused bytes were not counted.
@@ -125,10 +139,12 @@ func (r *runnerState) handle(f *Frame) (delivery, error) {
 			}
 			return delivery{}, nil
 		}
-		return delivery{}, &checkfu.Refusal{Code: f.Code, Message: f.Message}
-	case TypeStdout:
+		// The provider's code is what callers branch on; its message is
+		// hostile text, quoted.
+		return delivery{}, &checkfu.Refusal{Code: f.Code, Message: "wire: the provider says " + checkfu.Quote(f.Message)}
+	case frame.TypeStdout:
 		return r.filterStdout(f.Offset, f.Data)
-	case TypeStderr:
+	case frame.TypeStderr:
 		end := f.Offset + uint64(len(f.Data))
 		if r.errEnded {
 			return delivery{}, protocolErr("stderr data past err_end")
@@ -143,15 +159,15 @@ func (r *runnerState) handle(f *Frame) (delivery, error) {
 		r.errNext = end
 		r.errDropped = max(r.errDropped, f.Dropped)
 		return d, nil
-	case TypeOutEnd:
+	case frame.TypeOutEnd:
 		if r.outEnded && f.Offset != r.outFinal || f.Offset < r.delivered {
 			return delivery{}, protocolErr("out_end at %d, delivered %d", f.Offset, r.delivered)
 		}
 		r.outEnded, r.outFinal = true, f.Offset
-	case TypeErrEnd:
+	case frame.TypeErrEnd:
 		r.errEnded = true
 		r.errDropped = max(r.errDropped, f.Dropped)
-	case TypeExit:
+	case frame.TypeExit:
 		r.exited, r.status = true, f.Status
 	default:
 		return delivery{}, protocolErr("unexpected %v frame from a provider", f.Type)
@@ -171,8 +187,6 @@ func (r *runnerState) filterStdout(off uint64, data []byte) (delivery, error) {
 	if off > r.delivered {
 		return delivery{}, protocolErr("stdout gap: frame at %d, delivered %d", off, r.delivered)
 	}
-	// Mutant: deleting this filter delivers replayed bytes twice;
-	// TestLazyReplayDeliveredOnce and TestPropertyWire fail.
 	if end <= r.delivered {
 		return delivery{}, nil
 	}
@@ -192,13 +206,13 @@ func (r *runnerState) trim(a uint64) {
 
 // next returns the next frame to send on the current connection, using
 // buf for stdin data, and false when there is nothing to send now.
-func (r *runnerState) next(buf []byte) (Frame, bool) {
+func (r *runnerState) next(buf []byte) (frame.Frame, bool) {
 	if !r.attached {
-		return Frame{}, false
+		return frame.Frame{}, false
 	}
 	if r.killPending {
 		r.killPending = false
-		return Frame{Type: TypeKill}, true
+		return frame.Frame{Type: frame.TypeKill}, true
 	}
 	if r.sent < r.total {
 		// Never past the granted limit: total <= limit by construction,
@@ -206,24 +220,24 @@ func (r *runnerState) next(buf []byte) (Frame, bool) {
 		end := min(r.total, r.sent+uint64(len(buf)), r.win.limit)
 		if end > r.sent {
 			n := copy(buf, r.inbuf.bytes()[r.sent-r.base:end-r.base])
-			f := Frame{Type: TypeStdin, Offset: r.sent, Data: buf[:n]}
+			f := frame.Frame{Type: frame.TypeStdin, Offset: r.sent, Data: buf[:n]}
 			r.sent = end
 			return f, true
 		}
 	}
 	if r.srcEOF && r.sent == r.total && !r.endSent {
 		r.endSent = true
-		return Frame{Type: TypeStdinEnd, Offset: r.total}, true
+		return frame.Frame{Type: frame.TypeStdinEnd, Offset: r.total}, true
 	}
 	if r.ackDue() {
 		r.ackSent = r.delivered
-		return Frame{Type: TypeAck, Offset: r.delivered}, true
+		return frame.Frame{Type: frame.TypeAck, Offset: r.delivered}, true
 	}
 	if r.finished() && !r.doneSent {
 		r.doneSent = true
-		return Frame{Type: TypeDone}, true
+		return frame.Frame{Type: frame.TypeDone}, true
 	}
-	return Frame{}, false
+	return frame.Frame{}, false
 }
 
 // ackDue reports whether an ack should go out: coalesced to a quarter of

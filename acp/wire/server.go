@@ -10,8 +10,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // Defaults for a Server, each defined once. docs/wire.md derives them
@@ -36,11 +38,16 @@ const (
 	MinWindow = 4096
 	// MaxWindow is the largest output window or input credit accepted.
 	MaxWindow = 1 << 30
+	// MaxPendingHandshakes caps the connections Serve holds that have
+	// not yet sent their first frame. At the cap Serve stops accepting
+	// until one of them sends it, fails, or reaches its handshake
+	// deadline, so peers that connect and stay silent cannot exhaust
+	// the provider's descriptors.
+	MaxPendingHandshakes = 64
+	// handshakeTimeout bounds how long a connection may take to send its
+	// first frame.
+	handshakeTimeout = 30 * time.Second
 )
-
-// CodeBadConfig refuses a Server or Runner configuration that is out of
-// range.
-const CodeBadConfig checkfu.Code = "wire_bad_config"
 
 // A Server is the provider side of the wire: it runs at most one process
 // at a time (the instance's reservation) and serves it to Runners over any
@@ -58,6 +65,17 @@ type Server struct {
 	// is kept (the process paused) before the provider drains the process
 	// and evicts; zero means DefaultDetachGrace, negative means no grace.
 	DetachGrace time.Duration
+	// Keys authenticate Runners over TCP (any connection that is not a
+	// Unix socket): TLS 1.3, each side proving a pinned Ed25519 key.
+	// Required unless InsecureNoAuth or every connection is a Unix
+	// socket, whose peer is authenticated by its uid (SO_PEERCRED: only
+	// the Server's own user).
+	Keys *Keys
+	// InsecureNoAuth serves whoever connects, over any connection,
+	// without authentication or encryption: the first peer to open owns
+	// the process's stdin and stdout. Use it only where nothing but the
+	// Runner can reach the listener.
+	InsecureNoAuth bool
 
 	lazyReplay bool // tests: replay the whole journal on resume
 
@@ -70,6 +88,8 @@ type Server struct {
 	lns    []net.Listener
 	done   chan struct{} // closed when a process's Runner has collected it
 	wg     sync.WaitGroup
+
+	onHandshakeCap func() // tests: Serve waits for a handshake slot
 }
 
 // serverProc is one running (or reaped, not yet collected) process.
@@ -98,11 +118,11 @@ func (s *Server) config() (providerConfig, error) {
 	}
 	for _, v := range []int{cfg.outputWindow, cfg.inputCredit} {
 		if v < MinWindow || v > MaxWindow {
-			return cfg, checkfu.Refuse(CodeBadConfig, "wire: window of %d bytes is outside [%d, %d]", v, MinWindow, MaxWindow)
+			return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: window of %d bytes is outside [%d, %d]", v, MinWindow, MaxWindow)
 		}
 	}
 	if s.Command == nil {
-		return cfg, checkfu.Refuse(CodeBadConfig, "wire: Server.Command is nil; set it to the command to run")
+		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Command is nil; set it to the command to run")
 	}
 	return cfg, nil
 }
@@ -118,9 +138,16 @@ func (s *Server) Done() <-chan struct{} {
 }
 
 // Serve accepts connections on ln and serves each until Close. It returns
-// the listener's error, or nil after Close.
+// the listener's error, or nil after Close. A temporary Accept error
+// (EMFILE, ENFILE, ECONNABORTED, ...) does not end Serve: it retries with
+// a backoff from 5 ms doubling to 1 s, as net/http does. At most
+// [MaxPendingHandshakes] accepted connections may be waiting for their
+// first frame; beyond that Serve stops accepting until one slot frees.
 func (s *Server) Serve(ln net.Listener) error {
 	if _, err := s.config(); err != nil {
+		return err
+	}
+	if err := checkAuthConfig(s.Keys, s.InsecureNoAuth, ln.Addr().Network(), "Server"); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -132,23 +159,60 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
+	slots := make(chan struct{}, MaxPendingHandshakes)
+	var backoff time.Duration
 	for {
+		select {
+		case slots <- struct{}{}:
+		default:
+			if s.onHandshakeCap != nil {
+				s.onHandshakeCap()
+			}
+			slots <- struct{}{}
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			<-slots
 			s.mu.Lock()
 			closed := s.closed
 			s.mu.Unlock()
 			if closed {
 				return nil
 			}
-			return err
+			if !temporary(err) {
+				return err
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.ServeConn(c)
+			var once sync.Once
+			s.serveConn(c, func() { once.Do(func() { <-slots }) })
 		}()
 	}
+}
+
+// temporary reports whether an Accept error is worth retrying: a net.Error
+// that says it is temporary (the test net/http applies), or a resource
+// exhaustion or aborted connection reported by the kernel.
+func temporary(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	var t interface{ Temporary() bool }
+	if errors.As(err, &t) && t.Temporary() {
+		return true
+	}
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close kills the process, closes listeners and connections, and waits
@@ -192,104 +256,155 @@ func (p *serverProc) terminate() {
 	}
 }
 
-// ServeConn serves one connection until it ends: the open or resume
-// handshake, then frames both ways. It closes c.
-func (s *Server) ServeConn(c net.Conn) {
-	defer c.Close()
-	cfg, err := s.config()
-	if err != nil {
-		return
-	}
-	s.mu.Lock()
-	s.init()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.conns[c] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-	}()
+// ServeConn serves one connection until it ends: authentication (TLS with
+// Keys, or the peer's uid on a Unix socket, unless InsecureNoAuth), the
+// open or resume handshake, then frames both ways. It closes c.
+func (s *Server) ServeConn(c net.Conn) { s.serveConn(c, func() {}) }
 
-	// The first frame comes from a peer that has named no process yet:
-	// read it unbuffered and refuse, at its header, a payload larger than
-	// the largest open or resume, so that such peers cost no buffer.
-	// Mutant: decoding the hello with the MaxPayload bound makes
-	// TestHelloClaimingALargePayloadIsRefusedAtItsHeader fail.
-	hdec := &Decoder{r: c, max: maxHelloPayload}
-	var hello Frame
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	if err := hdec.Decode(&hello); err != nil {
-		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
-			writeRefusal(c, err)
-		}
+// serveConn is ServeConn; handshakeDone is called once the first frame
+// has arrived or the connection has failed before it. A connection goes
+// through three states: the handshake (authentication and the first
+// frame), attached (frames both ways), and detached (the grace after
+// which a process whose Runner is gone drains and evicts).
+func (s *Server) serveConn(raw net.Conn, handshakeDone func()) {
+	defer handshakeDone()
+	defer raw.Close()
+	cfg, err := s.config()
+	if err != nil || !s.track(raw) {
 		return
 	}
-	c.SetReadDeadline(time.Time{})
+	defer s.untrack(raw)
+	c, hello, ok := s.handshake(raw, handshakeDone)
+	if !ok {
+		return
+	}
+	defer c.Close()
 	p, epoch, err := s.attach(c, &hello, cfg)
 	if err != nil {
 		writeRefusal(c, err)
 		return
 	}
-	dec := NewDecoder(bufio.NewReaderSize(c, 64<<10))
-	writerDone := make(chan struct{})
+	writerDone := s.serveAttached(c, p, epoch)
+	s.detached(p, epoch)
+	c.Close()
+	<-writerDone
+}
+
+// track registers c for Close; it reports false once the Server is
+// closed.
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// handshake authenticates raw and reads its first frame, both within
+// handshakeTimeout, and calls handshakeDone once it is over either way.
+// It returns the connection to speak the wire on and the first frame, or
+// false after refusing (or dropping) the peer.
+func (s *Server) handshake(raw net.Conn, handshakeDone func()) (net.Conn, frame.Frame, bool) {
+	defer handshakeDone()
+	raw.SetDeadline(time.Now().Add(handshakeTimeout))
+	c, err := s.authServer(raw)
+	if err != nil {
+		if code, ok := checkfu.CodeOf(err); ok && code == CodePeerRefused && isUnix(raw) {
+			writeRefusal(raw, err)
+		}
+		return nil, frame.Frame{}, false
+	}
+	// The first frame comes from a peer that has named no process yet:
+	// read it unbuffered and refuse, at its header, a payload larger than
+	// the largest open or resume, so that such peers cost no buffer.
+	var hello frame.Frame
+	if err := frame.NewBoundedDecoder(c, frame.MaxHelloPayload).Decode(&hello); err != nil {
+		if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
+			writeRefusal(c, err)
+		}
+		c.Close()
+		return nil, frame.Frame{}, false
+	}
+	c.SetDeadline(time.Time{})
+	return c, hello, true
+}
+
+// serveAttached runs connection epoch of p: the writer it starts sends
+// the state machine's frames while this goroutine applies the Runner's,
+// until the Runner has everything (done), the connection fails, or a
+// frame breaks the protocol (refused with protocol_error). It returns a
+// channel closed when the writer has ended; the writer ends once the
+// epoch is detached.
+func (s *Server) serveAttached(c net.Conn, p *serverProc, epoch uint64) (writerDone <-chan struct{}) {
+	wd := make(chan struct{})
 	go func() {
-		defer close(writerDone)
+		defer close(wd)
 		s.writeLoop(c, p, epoch)
 	}()
-	var f Frame
+	dec := frame.NewDecoder(bufio.NewReaderSize(c, 64<<10))
+	var f frame.Frame
 	for {
 		err := dec.Decode(&f)
+		done := false
 		if err == nil {
 			s.mu.Lock()
 			err = p.sm.handle(epoch, &f)
 			s.applyKill(p)
-			done := p.sm.runDone
-			if done {
+			if done = p.sm.runDone; done {
 				s.closeDone()
 			}
 			s.cond.Broadcast()
 			s.mu.Unlock()
-			if done {
-				break // the Runner has everything; the connection ends
-			}
 		}
 		if err != nil {
-			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocol {
-				s.failConn(c, p, epoch, err, writerDone)
+			if code, ok := checkfu.CodeOf(err); ok && code == CodeProtocolError {
+				s.failConn(c, p, epoch, err, wd)
 			}
-			break
+			return wd // otherwise a drop: the process waits for a resume
+		}
+		if done {
+			return wd // the Runner has everything; the connection ends
 		}
 	}
+}
+
+// detached ends connection epoch of p. If no other connection took the
+// process over, its unacknowledged stdout is kept (the process paused)
+// for DetachGrace, after which the provider drains and evicts.
+func (s *Server) detached(p *serverProc, epoch uint64) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	p.sm.detach(epoch)
+	defer s.cond.Broadcast()
 	stillDetached := func() bool { return p.sm.epoch == epoch && !p.sm.attached && !s.closed }
-	if stillDetached() && !p.sm.reaped {
-		grace := s.DetachGrace
-		if grace == 0 {
-			grace = DefaultDetachGrace
-		}
-		evict := func() {
-			s.mu.Lock()
-			if stillDetached() {
-				p.sm.evicting = true
-				s.cond.Broadcast()
-			}
-			s.mu.Unlock()
-		}
-		if grace < 0 {
-			p.sm.evicting = true
-		} else {
-			time.AfterFunc(grace, evict)
-		}
+	if !stillDetached() || p.sm.reaped {
+		return
 	}
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	c.Close()
-	<-writerDone
+	grace := s.DetachGrace
+	if grace == 0 {
+		grace = DefaultDetachGrace
+	}
+	if grace < 0 {
+		p.sm.evicting = true
+		return
+	}
+	time.AfterFunc(grace, func() {
+		s.mu.Lock()
+		if stillDetached() {
+			p.sm.evicting = true
+			s.cond.Broadcast()
+		}
+		s.mu.Unlock()
+	})
 }
 
 // failConn queues a fatal protocol_error refusal for the Runner and gives
@@ -299,7 +414,7 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 	errors.As(err, &r)
 	s.mu.Lock()
 	if p.sm.epoch == epoch {
-		p.sm.conn.fatal = &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)}
+		p.sm.conn.fatal = &frame.Frame{Type: frame.TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)}
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -308,11 +423,18 @@ func (s *Server) failConn(c net.Conn, p *serverProc, epoch uint64, err error, wr
 	<-writerDone
 }
 
-func truncate(msg string) string {
-	if len(msg) > maxRefusalMessage {
-		return msg[:maxRefusalMessage]
+// refusalMessage cuts msg to the refuse frame's bound, on a UTF-8
+// character boundary. The bound is the frame format's, not a quoting
+// rule: the Runner quotes what it receives.
+func refusalMessage(msg string) string {
+	if len(msg) <= frame.MaxRefusalMessage {
+		return msg
 	}
-	return msg
+	cut := frame.MaxRefusalMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut]
 }
 
 func (s *Server) closeDone() {
@@ -334,8 +456,6 @@ func (s *Server) closeDone() {
 func (s *Server) applyKill(p *serverProc) {
 	if p.sm.kill && !p.sm.reaped {
 		p.terminate()
-		// Mutant: deleting these closes makes
-		// TestKillEndsAnInstanceWhoseDescendantHoldsStdout fail.
 		p.outR.Close()
 		p.errR.Close()
 	}
@@ -344,15 +464,15 @@ func (s *Server) applyKill(p *serverProc) {
 // attach handles the handshake frame: open starts the process (or, for a
 // retried open of the same ID, resumes it from cursor 0); resume attaches
 // to the held process at the Runner's cursor.
-func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverProc, uint64, error) {
+func (s *Server) attach(c net.Conn, hello *frame.Frame, cfg providerConfig) (*serverProc, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cursor := hello.Offset
 	var p *serverProc
 	switch hello.Type {
-	case TypeOpen:
-		if hello.Version != protocolVersion {
-			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, protocolVersion)
+	case frame.TypeOpen:
+		if hello.Version != frame.ProtocolVersion {
+			return nil, 0, protocolErr("protocol version %d, this provider speaks %d", hello.Version, frame.ProtocolVersion)
 		}
 		cursor = 0
 		if p = s.lookup(hello.ID); p != nil {
@@ -360,8 +480,6 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 		}
 		// The reservation: one live process per instance, released
 		// only when the process is reaped.
-		// Mutant: deleting this check runs two processes at once;
-		// TestSecondOpenRefused fails.
 		if s.proc != nil && !s.proc.sm.reaped {
 			return nil, 0, checkfu.Refuse(CodeProcessAlreadyOpen, "wire: this instance already runs a process; resume it or wait until it is reaped")
 		}
@@ -373,9 +491,9 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 			s.prev = old // reaped but not yet collected: its Runner may still resume
 		}
 		s.proc, p = np, np
-	case TypeResume:
+	case frame.TypeResume:
 		if p = s.lookup(hello.ID); p == nil {
-			return nil, 0, checkfu.Refuse(CodeUnknownProcess, "wire: no process with that id; open a new one")
+			return nil, 0, checkfu.Refuse(CodeProcessUnknown, "wire: no process with that id; open a new one")
 		}
 	default:
 		return nil, 0, protocolErr("first frame is %v, want open or resume", hello.Type)
@@ -396,7 +514,7 @@ func (s *Server) attach(c net.Conn, hello *Frame, cfg providerConfig) (*serverPr
 // lookup returns the held process with the given id: the current one, or
 // the previous one, reaped but not yet collected by its Runner. s.mu must
 // be held.
-func (s *Server) lookup(id ProcessID) *serverProc {
+func (s *Server) lookup(id frame.ProcessID) *serverProc {
 	for _, p := range []*serverProc{s.proc, s.prev} {
 		if p != nil && p.sm.id == id {
 			return p
@@ -407,20 +525,20 @@ func (s *Server) lookup(id ProcessID) *serverProc {
 
 // start runs the command with three pipes and the goroutines that move
 // bytes between the pipes and the state machine. s.mu must be held.
-func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
+func (s *Server) start(id frame.ProcessID, cfg providerConfig) (*serverProc, error) {
 	cmd := s.Command()
 	if cmd == nil {
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: Server.Command returned nil")
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: Server.Command returned nil")
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
@@ -428,7 +546,7 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		inW.Close()
 		outR.Close()
 		outW.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: %v", err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: %v", err)
 	}
 	growPipe(inW)
 	growPipe(outR)
@@ -446,7 +564,7 @@ func (s *Server) start(id ProcessID, cfg providerConfig) (*serverProc, error) {
 		inW.Close()
 		outR.Close()
 		errR.Close()
-		return nil, checkfu.Refuse(CodeStartFailed, "wire: starting %q: %v", cmd.Path, err)
+		return nil, checkfu.Refuse(CodeProcessStartFailed, "wire: starting %q: %v", cmd.Path, err)
 	}
 	p := &serverProc{sm: newProvider(id, cfg), cmd: cmd, outR: outR, errR: errR}
 	var readers sync.WaitGroup
@@ -565,56 +683,34 @@ func (s *Server) stderrLoop(p *serverProc, r *os.File) {
 }
 
 // writeLoop sends the state machine's frames for epoch until the epoch
-// ends, flushing whenever it runs out of frames.
+// ends or a fatal refusal went out, then closes c.
 func (s *Server) writeLoop(c net.Conn, p *serverProc, epoch uint64) {
-	bw := bufio.NewWriterSize(c, 64<<10)
-	data := make([]byte, maxDataChunk)
-	var enc []byte
-	for {
-		s.mu.Lock()
-		var f Frame
-		for {
+	writeLoop(c, frameSource{
+		mu:   &s.mu,
+		cond: s.cond,
+		next: func(buf []byte) (frame.Frame, bool, bool) {
 			if s.closed || p.sm.epoch != epoch || !p.sm.attached {
-				s.mu.Unlock()
-				return
+				return frame.Frame{}, false, true
 			}
-			var ok bool
-			if f, ok = p.sm.next(epoch, data); ok {
-				break
+			f, ok := p.sm.next(epoch, buf)
+			if ok {
+				s.applyKill(p)
 			}
-			if bw.Buffered() > 0 {
-				s.mu.Unlock()
-				if bw.Flush() != nil {
-					c.Close()
-					return
-				}
-				s.mu.Lock()
-				continue
-			}
-			s.cond.Wait()
-		}
-		s.applyKill(p)
-		s.mu.Unlock()
-		var err error
-		if enc, err = writeFrame(bw, enc, &f); err != nil {
-			c.Close()
-			return
-		}
-		if f.Type == TypeRefuse && f.Code != CodeInputBufferFull {
-			bw.Flush() // a fatal refusal ends the connection
-			c.Close()
-			return
-		}
-	}
+			return f, ok, false
+		},
+		// A fatal refusal ends the connection.
+		last: func(f *frame.Frame) bool { return f.Type == frame.TypeRefuse && f.Code != CodeInputBufferFull },
+	})
+	c.Close()
 }
 
 // writeRefusal sends a refusal frame on a connection about to close.
 func writeRefusal(c net.Conn, err error) {
 	var r *checkfu.Refusal
 	if !errors.As(err, &r) {
-		r = checkfu.Refuse(CodeProtocol, "wire: %v", err)
+		r = checkfu.Refuse(CodeProtocolError, "wire: %v", err)
 	}
-	b, e := AppendFrame(nil, &Frame{Type: TypeRefuse, Code: r.Code, Message: truncate(r.Message)})
+	b, e := frame.Append(nil, &frame.Frame{Type: frame.TypeRefuse, Code: r.Code, Message: refusalMessage(r.Message)})
 	if e != nil {
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"pgregory.net/rapid"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // sim drives the two pure state machines through one in-memory schedule.
@@ -35,22 +37,22 @@ type sim struct {
 
 func newSim(t rapid.TB, cfg providerConfig, out, errb, in []byte, hostile bool) *sim {
 	s := &sim{t: t, r: &runnerState{}, outSrc: out, errSrc: errb, inSrc: in, hostile: hostile, status: 3}
-	s.r.id = ProcessID{1, 2, 3}
+	s.r.id = frame.ProcessID{1, 2, 3}
 	s.p = newProvider(s.r.id, cfg)
 	return s
 }
 
-func enc(t rapid.TB, f *Frame) []byte {
-	b, err := AppendFrame(nil, f)
+func enc(t rapid.TB, f *frame.Frame) []byte {
+	b, err := frame.Append(nil, f)
 	if err != nil {
 		t.Fatalf("encode %v: %v", f.Type, err)
 	}
 	return b
 }
 
-func dec(t rapid.TB, b []byte) Frame {
-	var f Frame
-	if err := NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
+func dec(t rapid.TB, b []byte) frame.Frame {
+	var f frame.Frame
+	if err := frame.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		t.Fatalf("decode: %v", err)
 	}
 	return f
@@ -63,7 +65,7 @@ func (s *sim) connect() {
 	}
 	hello := dec(s.t, enc(s.t, ptr(s.r.hello())))
 	cursor := hello.Offset
-	if hello.Type == TypeOpen {
+	if hello.Type == frame.TypeOpen {
 		cursor = 0
 	}
 	ep, err := s.p.attach(cursor)
@@ -80,7 +82,7 @@ func (s *sim) connect() {
 	s.ep, s.connected = ep, true
 }
 
-func ptr(f Frame) *Frame { return &f }
+func ptr(f frame.Frame) *frame.Frame { return &f }
 
 func (s *sim) drop() {
 	if !s.connected {
@@ -175,7 +177,7 @@ func (s *sim) pumpProvider(n, chunk int) {
 			return
 		}
 		b := enc(s.t, &f)
-		if f.Type == TypeWindow && s.staleGrant == nil {
+		if f.Type == frame.TypeWindow && s.staleGrant == nil {
 			s.staleGrant = b
 		}
 		s.toR = append(s.toR, b)
@@ -227,7 +229,7 @@ func (s *sim) overrun() {
 
 func (s *sim) overrunFrame() []byte {
 	n := s.p.limit() - s.p.accepted + 1
-	return enc(s.t, &Frame{Type: TypeStdin, Offset: s.p.accepted, Data: bytes.Repeat([]byte{0xEE}, int(n))})
+	return enc(s.t, &frame.Frame{Type: frame.TypeStdin, Offset: s.p.accepted, Data: bytes.Repeat([]byte{0xEE}, int(n))})
 }
 
 // check asserts the invariants that hold after every step.

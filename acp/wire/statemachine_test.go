@@ -3,25 +3,28 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 func testProvider(t *testing.T, window, credit int) (*provider, uint64) {
 	t.Helper()
-	p := newProvider(ProcessID{9}, providerConfig{outputWindow: window, inputCredit: credit, stderrCap: 64})
+	p := newProvider(frame.ProcessID{9}, providerConfig{outputWindow: window, inputCredit: credit, stderrCap: 64})
 	ep, err := p.attach(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, ok := p.next(ep, nil); !ok || f.Type != TypeAttached || f.Limit != uint64(credit) {
+	if f, ok := p.next(ep, nil); !ok || f.Type != frame.TypeAttached || f.Limit != uint64(credit) {
 		t.Fatalf("first frame = %+v, want attached with limit %d", f, credit)
 	}
 	return p, ep
 }
 
 // drainFrames returns every frame the provider has to send now.
-func drainFrames(p *provider, ep uint64) []Frame {
-	var out []Frame
+func drainFrames(p *provider, ep uint64) []frame.Frame {
+	var out []frame.Frame
 	for {
 		f, ok := p.next(ep, make([]byte, 1<<16))
 		if !ok {
@@ -31,30 +34,28 @@ func drainFrames(p *provider, ep uint64) []Frame {
 	}
 }
 
-// Mutant: deleting the overrun check in provider.handleStdin makes this
-// test fail (the frame is accepted past the limit).
 func TestStdinOverrunRefusedWhole(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, 60)}); err != nil {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 60)}); err != nil {
 		t.Fatal(err)
 	}
 	// 60 + 41 = 101 > 100: refused whole, nothing counted.
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 60, Data: make([]byte, 41)}); err != nil {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 60, Data: make([]byte, 41)}); err != nil {
 		t.Fatal(err)
 	}
 	if p.accepted != 60 || p.inbuf.len() != 60 {
 		t.Fatalf("after an overrun: accepted %d, buffered %d; want 60, 60", p.accepted, p.inbuf.len())
 	}
 	frames := drainFrames(p, ep)
-	if len(frames) == 0 || frames[0].Type != TypeRefuse || frames[0].Code != CodeInputBufferFull || frames[0].Offset != 60 {
+	if len(frames) == 0 || frames[0].Type != frame.TypeRefuse || frames[0].Code != CodeInputBufferFull || frames[0].Offset != 60 {
 		t.Fatalf("frames after overrun = %+v, want refuse input_buffer_full at 60", frames)
 	}
 	// A pipelined frame behind the refused one is dropped, not an error.
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 101, Data: []byte("x")}); err != nil || p.accepted != 60 {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 101, Data: []byte("x")}); err != nil || p.accepted != 60 {
 		t.Fatalf("pipelined frame: %v, accepted %d", err, p.accepted)
 	}
 	// Retried within the limit it is accepted.
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 60, Data: make([]byte, 40)}); err != nil || p.accepted != 100 {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 60, Data: make([]byte, 40)}); err != nil || p.accepted != 100 {
 		t.Fatalf("retry: %v, accepted %d; want nil, 100", err, p.accepted)
 	}
 	// The Runner side: the refusal rewinds and is not an error.
@@ -67,12 +68,9 @@ func TestStdinOverrunRefusedWhole(t *testing.T) {
 // The window derives from the offset written into the pipe: nothing is
 // granted while the process does not read, and a grant goes out
 // proactively once it does.
-//
-// Mutant: deriving the limit from the accepted offset instead of the
-// written one (credit from bookkeeping, not the pipe) makes this fail.
 func TestGrantFollowsPipe(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, 100)})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 100)})
 	if fs := drainFrames(p, ep); len(fs) != 0 {
 		t.Fatalf("granted %+v while the pipe is blocked", fs)
 	}
@@ -86,7 +84,7 @@ func TestGrantFollowsPipe(t *testing.T) {
 	n, _ = p.stdinPending(buf)
 	p.stdinWrote(n) // pipe caught up: a grant goes out
 	fs := drainFrames(p, ep)
-	if len(fs) != 1 || fs[0].Type != TypeWindow || fs[0].Limit != 200 || fs[0].Accepted != 100 {
+	if len(fs) != 1 || fs[0].Type != frame.TypeWindow || fs[0].Limit != 200 || fs[0].Accepted != 100 {
 		t.Fatalf("after the pipe caught up: %+v, want window limit 200", fs)
 	}
 }
@@ -95,27 +93,22 @@ func TestGrantFollowsPipe(t *testing.T) {
 // carries the same offset.
 func TestStdinResendAppliedOnce(t *testing.T) {
 	p, ep := testProvider(t, 4096, 1000)
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello ")})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})
 	p.detach(ep)
 	ep, _ = p.attach(0)
 	drainFrames(p, ep)
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello world")})
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 6, Data: []byte("world")})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello world")})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 6, Data: []byte("world")})
 	// A stale resend wholly below accepted changes nothing.
-	//
-	// Mutant: deleting the end <= accepted check in provider.handleStdin
-	// makes this fail (accepted moves backwards, the bytes are re-applied).
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("hello ")})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})
 	if string(p.inbuf.bytes()) != "hello world" || p.accepted != 11 {
 		t.Fatalf("stdin buffered %q, accepted %d; want %q, 11", p.inbuf.bytes(), p.accepted, "hello world")
 	}
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocol) {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 20, Data: []byte("x")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("gap: %v, want protocol_error", err)
 	}
 }
 
-// Mutant: deleting the low-water check in provider.attach makes this test
-// fail (the resume is accepted and the gap would be served).
 func TestResumeBelowLowWaterIsTruncated(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.appendOut(make([]byte, 1000))
@@ -135,8 +128,8 @@ func TestResumeAboveHeadRefused(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.appendOut([]byte("abc"))
 	p.detach(ep)
-	if _, err := p.attach(4); !errors.Is(err, CodeCursorAhead) {
-		t.Fatalf("attach above head: %v, want %s", err, CodeCursorAhead)
+	if _, err := p.attach(4); !errors.Is(err, CodeOutputCursorAhead) {
+		t.Fatalf("attach above head: %v, want %s", err, CodeOutputCursorAhead)
 	}
 }
 
@@ -148,22 +141,20 @@ func TestPacingKeepsUnackedBytes(t *testing.T) {
 	if room := p.outRoom(1 << 20); room != 0 || p.jr.low() != 0 {
 		t.Fatalf("room %d, low %d after filling the window unacknowledged", room, p.jr.low())
 	}
-	p.handle(ep, &Frame{Type: TypeAck, Offset: 1000})
+	p.handle(ep, &frame.Frame{Type: frame.TypeAck, Offset: 1000})
 	if room := p.outRoom(1 << 20); room != 1000 {
 		t.Fatalf("room after ack of 1000 = %d", room)
 	}
 }
 
-// Mutant: deleting the sequence filter (the end <= delivered check in
-// runnerState.filterStdout) makes this test fail.
 func TestLazyReplayDeliveredOnce(t *testing.T) {
 	r := &runnerState{attached: true}
 	var got []byte
-	for _, f := range []Frame{
-		{Type: TypeStdout, Offset: 0, Data: []byte("hello ")},
-		{Type: TypeStdout, Offset: 0, Data: []byte("hel")},         // wholly below
-		{Type: TypeStdout, Offset: 3, Data: []byte("lo world")},    // partial overlap
-		{Type: TypeStdout, Offset: 0, Data: []byte("hello world")}, // whole replay
+	for _, f := range []frame.Frame{
+		{Type: frame.TypeStdout, Offset: 0, Data: []byte("hello ")},
+		{Type: frame.TypeStdout, Offset: 0, Data: []byte("hel")},         // wholly below
+		{Type: frame.TypeStdout, Offset: 3, Data: []byte("lo world")},    // partial overlap
+		{Type: frame.TypeStdout, Offset: 0, Data: []byte("hello world")}, // whole replay
 	} {
 		d, err := r.handle(&f)
 		if err != nil {
@@ -176,30 +167,27 @@ func TestLazyReplayDeliveredOnce(t *testing.T) {
 	}
 }
 
-// Mutant: deleting the gap check (off > delivered) in
-// runnerState.filterStdout makes this test fail: the gap is delivered as
-// if contiguous. Deleting the out_end check fails it too.
 func TestDataPastFinalIsProtocolError(t *testing.T) {
 	r := &runnerState{attached: true}
-	r.handle(&Frame{Type: TypeStdout, Offset: 0, Data: []byte("ab")})
+	r.handle(&frame.Frame{Type: frame.TypeStdout, Offset: 0, Data: []byte("ab")})
 	// A gap before out_end: the provider never serves one, and the Runner
 	// never delivers one.
-	if d, err := r.handle(&Frame{Type: TypeStdout, Offset: 3, Data: []byte("d")}); !errors.Is(err, CodeProtocol) || len(d.stdout) != 0 || r.delivered != 2 {
+	if d, err := r.handle(&frame.Frame{Type: frame.TypeStdout, Offset: 3, Data: []byte("d")}); !errors.Is(err, CodeProtocolError) || len(d.stdout) != 0 || r.delivered != 2 {
 		t.Fatalf("stdout gap: %q, %v, delivered %d; want protocol_error, nothing delivered", d.stdout, err, r.delivered)
 	}
-	if _, err := r.handle(&Frame{Type: TypeOutEnd, Offset: 2}); err != nil {
+	if _, err := r.handle(&frame.Frame{Type: frame.TypeOutEnd, Offset: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 2, Data: []byte("c")}); !errors.Is(err, CodeProtocol) {
+	if _, err := r.handle(&frame.Frame{Type: frame.TypeStdout, Offset: 2, Data: []byte("c")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdout past out_end: %v, want protocol_error", err)
 	}
-	if _, err := r.handle(&Frame{Type: TypeStdout, Offset: 5, Data: nil}); !errors.Is(err, CodeProtocol) {
+	if _, err := r.handle(&frame.Frame{Type: frame.TypeStdout, Offset: 5, Data: nil}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdout past out_end after a gap: %v, want protocol_error", err)
 	}
 	p, ep := testProvider(t, 4096, 100)
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("x")})
-	p.handle(ep, &Frame{Type: TypeStdinEnd, Offset: 1})
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 1, Data: []byte("y")}); !errors.Is(err, CodeProtocol) {
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("x")})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdinEnd, Offset: 1})
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 1, Data: []byte("y")}); !errors.Is(err, CodeProtocolError) {
 		t.Fatalf("stdin past stdin_end: %v, want protocol_error", err)
 	}
 }
@@ -215,10 +203,10 @@ func TestStderrBoundedWithDropCounter(t *testing.T) {
 	var dropped uint64
 	for _, f := range drainFrames(p, ep) {
 		switch f.Type {
-		case TypeStderr:
+		case frame.TypeStderr:
 			errs += len(f.Data)
 			dropped = f.Dropped
-		case TypeStdout:
+		case frame.TypeStdout:
 			outs += len(f.Data)
 		}
 	}
@@ -232,7 +220,7 @@ func TestStaleEpochIgnored(t *testing.T) {
 	p, old := testProvider(t, 4096, 100)
 	p.detach(old)
 	cur, _ := p.attach(0)
-	p.handle(old, &Frame{Type: TypeStdin, Offset: 0, Data: []byte("stale")})
+	p.handle(old, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("stale")})
 	if p.accepted != 0 || cur == old {
 		t.Fatalf("stale frame applied: accepted %d", p.accepted)
 	}
@@ -278,7 +266,7 @@ func TestWindowAbsolute(t *testing.T) {
 func TestStderrDoesNotStarveStdout(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
 	p.appendOut([]byte("out"))
-	var order []Type
+	var order []frame.Type
 	for i := 0; i < 4; i++ {
 		p.appendErr([]byte("e")) // a new stderr chunk every time
 		f, ok := p.next(ep, make([]byte, 1))
@@ -289,7 +277,7 @@ func TestStderrDoesNotStarveStdout(t *testing.T) {
 	}
 	stdout := 0
 	for _, ty := range order {
-		if ty == TypeStdout {
+		if ty == frame.TypeStdout {
 			stdout++
 		}
 	}
@@ -301,28 +289,107 @@ func TestStderrDoesNotStarveStdout(t *testing.T) {
 // A broken stdin pipe (the process closed its stdin or exited) credits
 // every buffered and later byte as written, so the window never leaks and
 // a Runner at its limit is never left waiting for a grant.
-//
-// Mutant: deleting written = accepted in provider.stdinFailed, or the
-// stdinBroken branch of provider.handleStdin, makes this test fail.
 func TestBrokenPipeNeverLeaksCredit(t *testing.T) {
 	p, ep := testProvider(t, 4096, 100)
-	p.handle(ep, &Frame{Type: TypeStdin, Offset: 0, Data: make([]byte, 100)})
+	p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, 100)})
 	if fs := drainFrames(p, ep); len(fs) != 0 {
 		t.Fatalf("granted %+v while the pipe is blocked", fs)
 	}
 	p.stdinFailed()
 	fs := drainFrames(p, ep)
-	if len(fs) != 1 || fs[0].Type != TypeWindow || fs[0].Limit != 200 || fs[0].Accepted != 100 {
+	if len(fs) != 1 || fs[0].Type != frame.TypeWindow || fs[0].Limit != 200 || fs[0].Accepted != 100 {
 		t.Fatalf("after the pipe broke: %+v, want window limit 200", fs)
 	}
-	if err := p.handle(ep, &Frame{Type: TypeStdin, Offset: 100, Data: make([]byte, 100)}); err != nil {
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 100, Data: make([]byte, 100)}); err != nil {
 		t.Fatal(err)
 	}
 	if p.inbuf.len() != 0 {
 		t.Fatalf("%d bytes buffered for a broken pipe", p.inbuf.len())
 	}
 	fs = drainFrames(p, ep)
-	if len(fs) != 1 || fs[0].Type != TypeWindow || fs[0].Limit != 300 || fs[0].Accepted != 200 {
+	if len(fs) != 1 || fs[0].Type != frame.TypeWindow || fs[0].Limit != 300 || fs[0].Accepted != 200 {
 		t.Fatalf("stdin after the pipe broke: %+v, want window limit 300", fs)
+	}
+}
+
+// A Runner that never reads and floods one-byte frames past its credit
+// gets at most one pending input_buffer_full refusal: the provider's
+// queue of refusals is bounded by one frame, whatever the flood.
+func TestOverrunFloodQueuesOneRefusal(t *testing.T) {
+	const credit = 4096
+	p, ep := testProvider(t, 4096, credit)
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: make([]byte, credit)}); err != nil {
+		t.Fatal(err)
+	}
+	for range 100000 {
+		if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: credit, Data: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refusals := 0
+	for _, f := range drainFrames(p, ep) {
+		if f.Type == frame.TypeRefuse {
+			if f.Code != CodeInputBufferFull || f.Offset != credit {
+				t.Fatalf("refusal %s at %d, want %s at %d", f.Code, f.Offset, CodeInputBufferFull, credit)
+			}
+			refusals++
+		}
+	}
+	if refusals != 1 {
+		t.Fatalf("a flood of 100000 overrunning frames queued %d refusals, want 1", refusals)
+	}
+	// The pipe takes some bytes; the Runner's resend fits, and a new
+	// overrun after that is refused again at the new offset.
+	p.stdinWrote(credit)
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: credit, Data: make([]byte, credit)}); err != nil || p.accepted != 2*credit {
+		t.Fatalf("resend after the pipe drained: %v, accepted %d; want nil, %d", err, p.accepted, 2*credit)
+	}
+	if err := p.handle(ep, &frame.Frame{Type: frame.TypeStdin, Offset: 2 * credit, Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if f := drainFrames(p, ep); len(f) == 0 || f[0].Type != frame.TypeRefuse || f[0].Offset != 2*credit {
+		t.Fatalf("frames after a second overrun = %+v, want a refusal at %d first", f, 2*credit)
+	}
+}
+
+// A hostile provider grants 2^62 and never acknowledges: the Runner takes
+// stdin only up to its own cap of unacknowledged bytes, and takes more
+// only as the provider accepts.
+func TestRunnerCapsUnacknowledgedStdin(t *testing.T) {
+	const capacity = 64 << 10
+	r := &runnerState{id: frame.ProcessID{1}, stdinCap: capacity}
+	if _, err := r.handle(&frame.Frame{Type: frame.TypeAttached, ID: r.id, Limit: 1 << 62, Window: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for i := 0; r.stdinRoom() > 0; i++ {
+		if i > 1<<12 {
+			t.Fatalf("the Runner took %d bytes of stdin for a provider that accepts nothing; want at most %d", r.total, capacity)
+		}
+		r.addStdin(chunk[:min(len(chunk), r.stdinRoom())])
+	}
+	if held := r.total - r.base; held != capacity {
+		t.Fatalf("the Runner holds %d unacknowledged stdin bytes at its cap, want %d", held, capacity)
+	}
+	// The provider accepts half: that much room opens again.
+	if _, err := r.handle(&frame.Frame{Type: frame.TypeWindow, Accepted: capacity / 2, Limit: 1 << 62}); err != nil {
+		t.Fatal(err)
+	}
+	if room := r.stdinRoom(); room != capacity/2 {
+		t.Fatalf("room after half was accepted = %d, want %d", room, capacity/2)
+	}
+}
+
+// A provider's refusal message is hostile text: the Runner's error quotes
+// it (escaped, bounded) and keeps the provider's code to branch on.
+func TestProviderMessageQuoted(t *testing.T) {
+	r := &runnerState{}
+	_, err := r.handle(&frame.Frame{Type: frame.TypeRefuse, Code: CodeProcessAlreadyOpen, Message: "\x1b[2Jbusy\n" + strings.Repeat("x", 100)})
+	if !errors.Is(err, CodeProcessAlreadyOpen) {
+		t.Fatalf("handle(refuse) = %v, want %s", err, CodeProcessAlreadyOpen)
+	}
+	want := `refused: process_already_open: wire: the provider says "\x1b[2Jbusy\n` + strings.Repeat("x", 55) + `"... (109 bytes)`
+	if err.Error() != want {
+		t.Fatalf("error text\n%s\nwant\n%s", err, want)
 	}
 }

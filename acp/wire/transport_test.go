@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 )
 
@@ -26,6 +27,9 @@ func startServer(t *testing.T, srv *Server) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if srv.Keys == nil && !srv.InsecureNoAuth {
+		srv.Keys = providerKeys
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -61,7 +65,7 @@ func seqOutput(n int) []byte {
 func TestRunSeq(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("seq", "1", "100000")})
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v; want 0, nil", status, err)
@@ -74,7 +78,7 @@ func TestRunSeq(t *testing.T) {
 func TestRunExitStatusAndStderr(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "echo out; echo err >&2; exit 7")})
 	var out, errb bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out, Stderr: &errb}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out, Stderr: &errb}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 7 {
 		t.Fatalf("Run() = %d, %v; want 7, nil", status, err)
@@ -100,7 +104,7 @@ func TestStdinThroughCuts(t *testing.T) {
 	}
 	cuts := &cuttingReader{r: bytes.NewReader(input), proxy: proxy, every: 700 << 10}
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(proxy.Addr()), Stdin: cuts, Stdout: &out}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(proxy.Addr()), Stdin: cuts, Stdout: &out}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v", status, err)
@@ -143,17 +147,15 @@ func (c *cuttingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Mutant: deleting the reservation check in Server.attach makes this
-// test fail (a second process starts).
 func TestSecondOpenRefused(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("cat")})
 	in, inW := io.Pipe()
-	first := &Runner{Dial: dialer(addr), Stdin: in}
+	first := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := first.Run(testCtx(t)); done <- err }()
 	// Wait until the first Runner holds the process: its stdin is read.
 	inW.Write([]byte("x"))
-	second := &Runner{Dial: dialer(addr)}
+	second := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	_, err := second.Run(testCtx(t))
 	if !errors.Is(err, CodeProcessAlreadyOpen) {
 		t.Fatalf("second open: %v, want %s", err, CodeProcessAlreadyOpen)
@@ -163,7 +165,7 @@ func TestSecondOpenRefused(t *testing.T) {
 		t.Fatalf("first Run: %v", err)
 	}
 	// Reaped: the reservation is released, a new open succeeds.
-	third := &Runner{Dial: dialer(addr)}
+	third := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	if _, err := third.Run(testCtx(t)); err != nil {
 		t.Fatalf("open after reap: %v", err)
 	}
@@ -176,7 +178,7 @@ func TestCreditWaitWakesOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	full := make(chan struct{})
 	in := &signalAfter{n: MinWindow, ch: full}
-	r := &Runner{Dial: dialer(addr), Stdin: in}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	<-full // the whole credit has been taken: the pump now waits for a grant
@@ -206,7 +208,7 @@ func (s *signalAfter) Read(p []byte) (int, error) {
 // that exits without reading it.
 func TestCreditWaitWakesOnExit(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "exit 4"), InputCredit: MinWindow})
-	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{ch: make(chan struct{})}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: &signalAfter{ch: make(chan struct{})}}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 4 {
 		t.Fatalf("Run() = %d, %v; want 4, nil", status, err)
@@ -215,7 +217,7 @@ func TestCreditWaitWakesOnExit(t *testing.T) {
 
 func TestRunOverUnixSocket(t *testing.T) {
 	path := t.TempDir() + "/wire.sock"
-	ln, err := net.Listen("unix", path)
+	ln, err := Listen("unix", path)
 	if err != nil {
 		t.Skipf("unix socket: %v", err)
 	}
@@ -244,7 +246,7 @@ func TestLazyReplayThroughCuts(t *testing.T) {
 	}
 	t.Cleanup(func() { proxy.Close() })
 	w := &cutWriter{proxy: proxy, every: 300 << 10}
-	r := &Runner{Dial: dialer(proxy.Addr()), Stdout: w}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(proxy.Addr()), Stdout: w}
 	if status, err := r.Run(testCtx(t)); err != nil || status != 0 {
 		t.Fatalf("Run() = %d, %v", status, err)
 	}
@@ -278,28 +280,28 @@ func TestServerConfigRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.Serve(ln); !errors.Is(err, CodeBadConfig) {
-			t.Errorf("Serve with %+v = %v, want %s", srv, err, CodeBadConfig)
+		if err := srv.Serve(ln); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("Serve with %+v = %v, want %s", srv, err, checkfu.CodeConfigInvalid)
 		}
 		ln.Close()
 	}
-	if _, err := (&Runner{}).Run(context.Background()); !errors.Is(err, CodeBadConfig) {
-		t.Errorf("Run without Dial = %v, want %s", err, CodeBadConfig)
+	if _, err := (&Runner{}).Run(context.Background()); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("Run without Dial = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 }
 
 func TestResumeUnknownProcess(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("true")})
-	c, err := net.Dial("tcp", addr)
+	c, err := dialRaw(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	b, _ := AppendFrame(nil, &Frame{Type: TypeResume, ID: ProcessID{42}})
+	b, _ := frame.Append(nil, &frame.Frame{Type: frame.TypeResume, ID: frame.ProcessID{42}})
 	c.Write(b)
-	var f Frame
-	if err := NewDecoder(c).Decode(&f); err != nil || f.Type != TypeRefuse || f.Code != CodeUnknownProcess {
-		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeUnknownProcess)
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err != nil || f.Type != frame.TypeRefuse || f.Code != CodeProcessUnknown {
+		t.Fatalf("resume of an unknown process: %+v, %v; want refuse %s", f, err, CodeProcessUnknown)
 	}
 }
 
@@ -310,7 +312,7 @@ func TestCancelKillsProcess(t *testing.T) {
 	addr := startServer(t, srv)
 	ctx, cancel := context.WithCancel(testCtx(t))
 	full := make(chan struct{})
-	r := &Runner{Dial: dialer(addr), Stdin: &signalAfter{n: MinWindow, ch: full}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: &signalAfter{n: MinWindow, ch: full}}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	<-full
@@ -333,7 +335,7 @@ func TestCloseKillsProcessTree(t *testing.T) {
 	in, inW := io.Pipe()
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(testCtx(t))
-	r := &Runner{Dial: dialer(addr), Stdin: in}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: in}
 	done := make(chan error, 1)
 	go func() { _, err := r.Run(ctx); done <- err }()
 	inW.Write([]byte("x")) // attached: the process runs
@@ -353,7 +355,7 @@ func TestCloseKillsProcessTree(t *testing.T) {
 func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("sh", "-c", "head -c 4000000 /dev/zero >&2; echo done")})
 	var out bytes.Buffer
-	r := &Runner{Dial: dialer(addr), Stdout: &out, Stderr: io.Discard}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: &out, Stderr: io.Discard}
 	status, err := r.Run(testCtx(t))
 	if err != nil || status != 0 || out.String() != "done\n" {
 		t.Fatalf("Run() = %d, %v, stdout %q", status, err, out.String())
@@ -366,7 +368,7 @@ func TestStderrFloodDoesNotBlockStdout(t *testing.T) {
 func TestStdoutWriteErrorIsFinal(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("seq", "1", "1000")})
 	boom := errors.New("disk full")
-	r := &Runner{Dial: dialer(addr), Stdout: failingWriter{boom}}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdout: failingWriter{boom}}
 	if _, err := r.Run(testCtx(t)); !errors.Is(err, boom) {
 		t.Fatalf("Run() error = %v, want %v", err, boom)
 	}
@@ -381,41 +383,41 @@ func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 // new process meanwhile.
 func TestReapedProcessResumableAfterNewOpen(t *testing.T) {
 	addr := startServer(t, &Server{Command: command("echo", "first")})
-	id := ProcessID{1}
-	hello := func(f *Frame) (net.Conn, *Decoder) {
-		c, err := net.Dial("tcp", addr)
+	id := frame.ProcessID{1}
+	hello := func(f *frame.Frame) (net.Conn, *frame.Decoder) {
+		c, err := dialRaw(addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		b, _ := AppendFrame(nil, f)
+		b, _ := frame.Append(nil, f)
 		c.Write(b)
-		return c, NewDecoder(c)
+		return c, frame.NewDecoder(c)
 	}
 	// Open and read until exit, without acknowledging or saying done.
-	c, dec := hello(&Frame{Type: TypeOpen, ID: id, Version: protocolVersion})
-	for f := (Frame{}); f.Type != TypeExit; {
+	c, dec := hello(&frame.Frame{Type: frame.TypeOpen, ID: id, Version: frame.ProtocolVersion})
+	for f := (frame.Frame{}); f.Type != frame.TypeExit; {
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.Close()
 	// Another Runner opens a new process: allowed, the first was reaped.
-	r := &Runner{Dial: dialer(addr)}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr)}
 	if _, err := r.Run(testCtx(t)); err != nil {
 		t.Fatalf("open after reap: %v", err)
 	}
 	// The first Runner resumes from 0 and still gets its output.
-	_, dec = hello(&Frame{Type: TypeResume, ID: id, Offset: 0})
+	_, dec = hello(&frame.Frame{Type: frame.TypeResume, ID: id, Offset: 0})
 	var out []byte
-	for f := (Frame{}); f.Type != TypeOutEnd; {
+	for f := (frame.Frame{}); f.Type != frame.TypeOutEnd; {
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
-		if f.Type == TypeRefuse {
+		if f.Type == frame.TypeRefuse {
 			t.Fatalf("resume refused: %s", f.Code)
 		}
-		if f.Type == TypeStdout {
+		if f.Type == frame.TypeStdout {
 			out = append(out, f.Data...)
 		}
 	}
@@ -433,7 +435,7 @@ func TestRunnerGivesUp(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens here now
-	r := &Runner{Dial: dialer(addr), ReconnectWithin: 50 * time.Millisecond}
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), ReconnectWithin: 50 * time.Millisecond}
 	_, err = r.Run(testCtx(t))
 	var de *DisconnectedError
 	if !errors.As(err, &de) {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
@@ -64,9 +66,63 @@ func parseBytes(s string) (int, error) {
 	return n * mult, nil
 }
 
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// authFlags are the authentication flags serve and attach share.
+type authFlags struct {
+	key      *string
+	peers    listFlag
+	insecure *bool
+}
+
+func addAuthFlags(fs *flag.FlagSet, peer string) *authFlags {
+	a := &authFlags{}
+	a.key = fs.String("key", "", "`KEY.pem`: this side's PKCS#8 PEM Ed25519 private key (\"checkfu attester keygen\" makes one); required over TCP")
+	fs.Var(&a.peers, "peer", "`PUB.pem`: the "+peer+"'s PEM public key to accept (repeatable); required with -key")
+	a.insecure = fs.Bool("insecure-no-auth", false, "speak the wire without authentication or encryption: whoever connects first owns the process")
+	return a
+}
+
+// keys loads the flags' keys: nil over a Unix socket without -key (the
+// peer's uid authenticates it), or with -insecure-no-auth.
+func (a *authFlags) keys(network string) (*wire.Keys, error) {
+	switch {
+	case *a.insecure && (*a.key != "" || len(a.peers) != 0):
+		return nil, usagef("-insecure-no-auth takes no -key or -peer")
+	case *a.insecure:
+		return nil, nil
+	case *a.key == "" && len(a.peers) == 0 && network == "unix":
+		return nil, nil
+	case *a.key == "" || len(a.peers) == 0:
+		return nil, usagef("over TCP give -key KEY.pem and at least one -peer PUB.pem (or -insecure-no-auth)")
+	}
+	priv, err := os.ReadFile(*a.key)
+	if err != nil {
+		return nil, withHint(err, "-key must name a PKCS#8 PEM Ed25519 private key, as made by \"checkfu attester keygen\"")
+	}
+	var peers [][]byte
+	for _, p := range a.peers {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, withHint(err, "-peer must name a file holding the other side's PEM public key")
+		}
+		peers = append(peers, b)
+	}
+	k, err := wire.NewKeys(priv, peers...)
+	if err != nil {
+		return nil, withHint(err, "-key takes a PKCS#8 PEM Ed25519 private key and -peer a PKIX PEM public key, as \"checkfu attester keygen\" prints")
+	}
+	return k, nil
+}
+
 func runProcessServe(e *env, args []string) error {
-	fs := newFlagSet(e, "process serve", "-listen ADDR [-output-window BYTES] [-input-credit BYTES] -- CMD ARGS...")
+	fs := newFlagSet(e, "process serve", "-listen ADDR [-key KEY.pem -peer PUB.pem | -insecure-no-auth] [-output-window BYTES] [-input-credit BYTES] -- CMD ARGS...")
 	listen := fs.String("listen", "", "`address` to listen on: host:port (port 0 picks one) or unix:/path")
+	auth := addAuthFlags(fs, "runner")
 	window := fs.String("output-window", "8MiB", "output_window_bytes: the stdout replay journal, `bytes` (suffix K/KiB, M/MiB, G/GiB)")
 	credit := fs.String("input-credit", "1MiB", "stdin credit the provider buffers beyond the pipe, `bytes`")
 	if err := parseFlags(fs, args); err != nil {
@@ -83,16 +139,23 @@ func runProcessServe(e *env, args []string) error {
 	if err != nil {
 		return usagef("-input-credit: %v", err)
 	}
+	network, address := splitAddr(*listen)
+	keys, err := auth.keys(network)
+	if err != nil {
+		return err
+	}
 	argv := fs.Args()
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return withHint(err, "give serve a command it can run, after --")
 	}
 	srv := &wire.Server{
-		Command:      func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) },
-		OutputWindow: w,
-		InputCredit:  c,
+		Command:        func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) },
+		OutputWindow:   w,
+		InputCredit:    c,
+		Keys:           keys,
+		InsecureNoAuth: *auth.insecure,
 	}
-	ln, err := net.Listen(splitAddr(*listen))
+	ln, err := wire.Listen(network, address)
 	if err != nil {
 		return withHint(err, "pass -listen a free loopback address such as 127.0.0.1:0")
 	}
@@ -110,15 +173,16 @@ func runProcessServe(e *env, args []string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, wire.CodeBadConfig):
+	case errors.Is(err, checkfu.CodeConfigInvalid):
 		return withHint(err, "check -output-window and -input-credit: each must be between 4KiB and 1GiB")
 	}
 	return withHint(err, "the listener failed while serving; run serve again (a runner resumes only against the same serve)")
 }
 
 func runProcessAttach(e *env, args []string) error {
-	fs := newFlagSet(e, "process attach", "-connect ADDR")
+	fs := newFlagSet(e, "process attach", "-connect ADDR [-key KEY.pem -peer PUB.pem | -insecure-no-auth]")
 	connect := fs.String("connect", "", "`address` of \"checkfu process serve\": host:port or unix:/path")
+	auth := addAuthFlags(fs, "provider")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -126,6 +190,10 @@ func runProcessAttach(e *env, args []string) error {
 		return usagef("checkfu process attach needs -connect ADDR and no arguments")
 	}
 	network, addr := splitAddr(*connect)
+	keys, err := auth.keys(network)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	r := &wire.Runner{
@@ -133,9 +201,11 @@ func runProcessAttach(e *env, args []string) error {
 			var d net.Dialer
 			return d.DialContext(ctx, network, addr)
 		},
-		Stdin:  e.stdin,
-		Stdout: e.stdout,
-		Stderr: e.stderr,
+		Keys:           keys,
+		InsecureNoAuth: *auth.insecure,
+		Stdin:          e.stdin,
+		Stdout:         e.stdout,
+		Stderr:         e.stderr,
 	}
 	status, err := r.Run(ctx)
 	if n := r.StderrDropped(); n > 0 {
@@ -151,6 +221,8 @@ func runProcessAttach(e *env, args []string) error {
 		return exitError{code: exitOutputTruncated, msg: err.Error() + "\ncode: " + string(wire.CodeOutputTruncated)}
 	case ctx.Err() != nil:
 		return exitError{code: exitInterrupted, msg: "interrupted"}
+	case errors.Is(err, wire.CodePeerRefused):
+		return withHint(err, "pin the provider's public key with -peer, and give serve this side's public key with its -peer")
 	}
 	if _, ok := checkfu.CodeOf(err); ok {
 		return err

@@ -12,12 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/internal/cutproxy"
@@ -32,6 +34,9 @@ func startServe(t *testing.T, args ...string) (addr string, wait func() error) {
 
 func startServeAt(t *testing.T, listen string, args ...string) (addr string, wait func() error) {
 	t.Helper()
+	if !strings.HasPrefix(listen, "unix:") && !slices.Contains(args, "-key") && !slices.Contains(args, "-insecure-no-auth") {
+		args = append(wireKeyArgs(t, "provider", "runner"), args...)
+	}
 	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", listen}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -59,6 +64,59 @@ func startServeAt(t *testing.T, listen string, args ...string) (addr string, wai
 	return addr, cmd.Wait
 }
 
+// attachCommand returns "checkfu process attach -connect addr" with the
+// runner's test keys (over TCP).
+func attachCommand(t *testing.T, addr string, args ...string) *exec.Cmd {
+	t.Helper()
+	if !strings.HasPrefix(addr, "unix:") && len(args) == 0 {
+		args = wireKeyArgs(t, "runner", "provider")
+	}
+	return exec.Command(clitest.Binary(t), append([]string{"process", "attach", "-connect", addr}, args...)...)
+}
+
+// wireKeyArgs writes the fixed test keys of side me and the public key of
+// side peer to a new directory and returns "-key ME.pem -peer PEER.pub".
+// The keys derive from the names, so every test's copies match.
+func wireKeyArgs(t *testing.T, me, peer string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name string, private bool) string {
+		seed := sha256.Sum256([]byte(name))
+		priv, pub, err := wire.GenerateKey(bytes.NewReader(seed[:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, path := pub, filepath.Join(dir, name+".pub")
+		if private {
+			data, path = priv, filepath.Join(dir, name+".pem")
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	return []string{"-key", write(me, true), "-peer", write(peer, false)}
+}
+
+// wireKeys returns the wire.Keys of wireKeyArgs(t, me, peer).
+func wireKeys(t *testing.T, me, peer string) *wire.Keys {
+	t.Helper()
+	args := wireKeyArgs(t, me, peer)
+	priv, err := os.ReadFile(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := os.ReadFile(args[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := wire.NewKeys(priv, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 func newCutProxy(t *testing.T, target string) *cutproxy.Proxy {
 	t.Helper()
 	p, err := cutproxy.New(target)
@@ -84,7 +142,7 @@ func exitCode(err error) int {
 func TestProcessSeqThroughCuts(t *testing.T) {
 	addr, serveWait := startServe(t, "--", "seq", "1", "3000000")
 	proxy := newCutProxy(t, addr)
-	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	attach := attachCommand(t, proxy.Addr())
 	var stderr bytes.Buffer
 	attach.Stderr = &stderr
 	out, err := attach.StdoutPipe()
@@ -152,7 +210,7 @@ func TestProcessStdinThroughCuts(t *testing.T) {
 	for i := range input {
 		input[i] = byte(rng.Uint32())
 	}
-	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	attach := attachCommand(t, proxy.Addr())
 	attach.Stdin = &cutEvery{r: bytes.NewReader(input), proxy: proxy, every: 900 << 10}
 	var stdout, stderr bytes.Buffer
 	attach.Stdout, attach.Stderr = &stdout, &stderr
@@ -187,7 +245,7 @@ func (c *cutEvery) Read(p []byte) (int, error) {
 func TestProcessAttachExitStatus(t *testing.T) {
 	addr, _ := startServe(t, "--", "sh", "-c", "echo hi; echo oops >&2; exit 5")
 	var stdout, stderr bytes.Buffer
-	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", addr)
+	attach := attachCommand(t, addr)
 	attach.Stdout, attach.Stderr = &stdout, &stderr
 	err := attach.Run()
 	if exitCode(err) != 5 || stdout.String() != "hi\n" || stderr.String() != "oops\n" {
@@ -207,6 +265,7 @@ func TestProcessAttachOutputTruncated(t *testing.T) {
 		Command:      func() *exec.Cmd { return exec.Command("sh", "-c", "seq 1 300000; echo > "+fifo) },
 		OutputWindow: 64 << 10,
 		DetachGrace:  -1, // evict as soon as the Runner is gone
+		Keys:         wireKeys(t, "provider", "runner"),
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -216,7 +275,7 @@ func TestProcessAttachOutputTruncated(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	proxy := newCutProxy(t, ln.Addr().String())
 
-	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", proxy.Addr())
+	attach := attachCommand(t, proxy.Addr())
 	var stderr bytes.Buffer
 	attach.Stderr = &stderr
 	out, err := attach.StdoutPipe()
@@ -267,6 +326,9 @@ func TestProcessUsage(t *testing.T) {
 		{"process", "serve", "-listen", "127.0.0.1:0", "-output-window", "lots", "--", "true"},
 		{"process", "attach"},
 		{"process", "attach", "-connect", "x", "extra"},
+		{"process", "attach", "-connect", "127.0.0.1:1"},
+		{"process", "attach", "-connect", "127.0.0.1:1", "-insecure-no-auth", "-key", "k.pem"},
+		{"process", "serve", "-listen", "127.0.0.1:0", "--", "true"},
 		{"process", "nope"},
 	}
 	for _, args := range tests {
@@ -274,13 +336,13 @@ func TestProcessUsage(t *testing.T) {
 			t.Errorf("checkfu %v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
 		}
 	}
-	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "--", "no-such-command-xyz"); code != exitFailed || !strings.Contains(stderr, "hint:") {
+	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-insecure-no-auth", "--", "no-such-command-xyz"); code != exitFailed || !strings.Contains(stderr, "hint:") {
 		t.Errorf("serve of a missing command: exit %d stderr %q; want %d with a hint", code, stderr, exitFailed)
 	}
 	// A window that parses but is out of range is the one serve error
 	// whose hint names the window flags.
-	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-output-window", "1K", "--", "true"); code != exitFailed || !strings.Contains(stderr, string(wire.CodeBadConfig)) || !strings.Contains(stderr, "hint: check -output-window") {
-		t.Errorf("serve with a 1K window: exit %d stderr %q; want %d, %s and the window hint", code, stderr, exitFailed, wire.CodeBadConfig)
+	if _, stderr, code := runCLI(t, "", "process", "serve", "-listen", "127.0.0.1:0", "-insecure-no-auth", "-output-window", "1K", "--", "true"); code != exitFailed || !strings.Contains(stderr, string(checkfu.CodeConfigInvalid)) || !strings.Contains(stderr, "hint: check -output-window") {
+		t.Errorf("serve with a 1K window: exit %d stderr %q; want %d, %s and the window hint", code, stderr, exitFailed, checkfu.CodeConfigInvalid)
 	}
 	for _, sub := range []string{"serve", "attach"} {
 		_, stderr, code := runCLI(t, "", "process", sub, "-h")
@@ -314,10 +376,50 @@ func TestProcessOverUnixSocket(t *testing.T) {
 	if addr != "unix:"+sock {
 		t.Fatalf("serve printed %q, want %q", addr, "unix:"+sock)
 	}
-	attach := exec.Command(clitest.Binary(t), "process", "attach", "-connect", addr)
+	attach := attachCommand(t, addr)
 	attach.Stdin = strings.NewReader("unix\n")
 	out, err := attach.Output()
 	if err != nil || string(out) != "UNIX\n" {
 		t.Fatalf("attach over a unix socket: %q, %v", out, err)
+	}
+}
+
+// The red-team case through the CLI: keys made by "attester keygen", a
+// serve that pins the runner's key, and a stranger with another key (or
+// none) who attaches first. The stranger fails to open, with the code on
+// stderr; the pinned runner then runs the process.
+func TestProcessStrangerWhoAttachesFirstFailsToOpen(t *testing.T) {
+	dir := t.TempDir()
+	pubFile := func(name, pem string) string {
+		path := filepath.Join(dir, name+".pub")
+		if err := os.WriteFile(path, []byte(pem), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	provKey, provPub := keygen(t, dir, "provider")
+	runKey, runPub := keygen(t, dir, "runner")
+	strangerKey, _ := keygen(t, dir, "stranger")
+	provPubFile, runPubFile := pubFile("provider", provPub), pubFile("runner", runPub)
+	addr, _ := startServe(t, "-key", provKey, "-peer", runPubFile, "--", "tr", "a-z", "A-Z")
+
+	stranger := attachCommand(t, addr, "-key", strangerKey, "-peer", provPubFile)
+	stranger.Stdin = strings.NewReader("stranger\n")
+	var stderr bytes.Buffer
+	stranger.Stderr = &stderr
+	out, err := stranger.Output()
+	if exitCode(err) != exitFailed || len(out) != 0 || !strings.Contains(stderr.String(), string(wire.CodePeerRefused)) {
+		t.Fatalf("a stranger's attach: exit %d, stdout %q, stderr %q; want exit %d, nothing, %s", exitCode(err), out, stderr.String(), exitFailed, wire.CodePeerRefused)
+	}
+	insecure := attachCommand(t, addr, "-insecure-no-auth")
+	insecure.Stdin = strings.NewReader("plain\n")
+	if out, err := insecure.Output(); err == nil || len(out) != 0 {
+		t.Fatalf("an unauthenticated attach got %q, %v; want a failure and nothing", out, err)
+	}
+
+	runner := attachCommand(t, addr, "-key", runKey, "-peer", provPubFile)
+	runner.Stdin = strings.NewReader("runner\n")
+	if out, err := runner.Output(); err != nil || string(out) != "RUNNER\n" {
+		t.Fatalf("the pinned runner's attach: %q, %v", out, err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // A MakeProvider starts a fresh provider instance that runs "cat" (stdin
@@ -59,10 +60,10 @@ func TestProvider(t *testing.T, mp MakeProvider) {
 type conn struct {
 	t   *testing.T
 	c   net.Conn
-	dec *wire.Decoder
+	dec *frame.Decoder
 }
 
-func open(t *testing.T, dial func() (net.Conn, error), hello wire.Frame) *conn {
+func open(t *testing.T, dial func() (net.Conn, error), hello frame.Frame) *conn {
 	t.Helper()
 	c, err := dial()
 	if err != nil {
@@ -70,26 +71,26 @@ func open(t *testing.T, dial func() (net.Conn, error), hello wire.Frame) *conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(time.Minute)) // a hung provider fails, not hangs
-	w := &conn{t: t, c: c, dec: wire.NewDecoder(bufio.NewReader(c))}
+	w := &conn{t: t, c: c, dec: frame.NewDecoder(bufio.NewReader(c))}
 	w.send(hello)
 	return w
 }
 
-func newID(t *testing.T) wire.ProcessID {
-	var id wire.ProcessID
+func newID(t *testing.T) frame.ProcessID {
+	var id frame.ProcessID
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
 	}
 	return id
 }
 
-func openFrame(id wire.ProcessID) wire.Frame {
-	return wire.Frame{Type: wire.TypeOpen, ID: id, Version: 1}
+func openFrame(id frame.ProcessID) frame.Frame {
+	return frame.Frame{Type: frame.TypeOpen, ID: id, Version: 1}
 }
 
-func (w *conn) send(f wire.Frame) {
+func (w *conn) send(f frame.Frame) {
 	w.t.Helper()
-	b, err := wire.AppendFrame(nil, &f)
+	b, err := frame.Append(nil, &f)
 	if err != nil {
 		w.t.Fatalf("encode %v: %v", f.Type, err)
 	}
@@ -98,9 +99,9 @@ func (w *conn) send(f wire.Frame) {
 	}
 }
 
-func (w *conn) recv() wire.Frame {
+func (w *conn) recv() frame.Frame {
 	w.t.Helper()
-	var f wire.Frame
+	var f frame.Frame
 	if err := w.dec.Decode(&f); err != nil {
 		w.t.Fatalf("receive: %v", err)
 	}
@@ -109,10 +110,10 @@ func (w *conn) recv() wire.Frame {
 }
 
 // attached reads the first frame and requires it to be attached.
-func (w *conn) attached() wire.Frame {
+func (w *conn) attached() frame.Frame {
 	w.t.Helper()
 	f := w.recv()
-	if f.Type != wire.TypeAttached {
+	if f.Type != frame.TypeAttached {
 		w.t.Fatalf("first frame is %v (%s %s), want attached", f.Type, f.Code, f.Message)
 	}
 	return f
@@ -126,7 +127,7 @@ func (w *conn) stdoutUntil(from uint64, n int) []byte {
 	for len(got) < n {
 		f := w.recv()
 		switch f.Type {
-		case wire.TypeStdout:
+		case frame.TypeStdout:
 			end := f.Offset + uint64(len(f.Data))
 			next := from + uint64(len(got))
 			if f.Offset > next {
@@ -135,7 +136,7 @@ func (w *conn) stdoutUntil(from uint64, n int) []byte {
 			if end > next {
 				got = append(got, f.Data[next-f.Offset:]...)
 			}
-		case wire.TypeRefuse:
+		case frame.TypeRefuse:
 			w.t.Fatalf("refused: %s %s", f.Code, f.Message)
 		}
 	}
@@ -153,9 +154,9 @@ func testAttachedFirst(t *testing.T, dial func() (net.Conn, error)) {
 func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("hello ")})     // duplicate
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 3, Data: []byte("lo world\n")}) // overlap
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})     // duplicate
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 3, Data: []byte("lo world\n")}) // overlap
 	if got := w.stdoutUntil(0, 12); string(got) != "hello world\n" {
 		t.Fatalf("echo = %q, want %q (each stdin byte applied once)", got, "hello world\n")
 	}
@@ -164,16 +165,16 @@ func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
 func testOverrunRefusedWhole(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	a := w.attached()
-	if a.Limit >= wire.MaxPayload-64 {
+	if a.Limit >= frame.MaxPayload-64 {
 		t.Skipf("limit %d too large to overrun in one frame", a.Limit)
 	}
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: bytes.Repeat([]byte("x"), int(a.Limit)+1)})
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: bytes.Repeat([]byte("x"), int(a.Limit)+1)})
 	for {
 		f := w.recv()
-		if f.Type == wire.TypeStdout {
+		if f.Type == frame.TypeStdout {
 			t.Fatalf("an overrunning frame reached the process (%d bytes echoed)", len(f.Data))
 		}
-		if f.Type == wire.TypeRefuse {
+		if f.Type == frame.TypeRefuse {
 			if f.Code != wire.CodeInputBufferFull || f.Offset != 0 {
 				t.Fatalf("refusal %s at %d, want %s at 0", f.Code, f.Offset, wire.CodeInputBufferFull)
 			}
@@ -181,7 +182,7 @@ func testOverrunRefusedWhole(t *testing.T, dial func() (net.Conn, error)) {
 		}
 	}
 	// Retryable: the same offset within the limit is accepted.
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("ok\n")})
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("ok\n")})
 	if got := w.stdoutUntil(0, 3); string(got) != "ok\n" {
 		t.Fatalf("after the refusal the echo is %q, want %q", got, "ok\n")
 	}
@@ -191,7 +192,7 @@ func testSecondOpenRefused(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
 	w2 := open(t, dial, openFrame(newID(t)))
-	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeProcessAlreadyOpen {
+	if f := w2.recv(); f.Type != frame.TypeRefuse || f.Code != wire.CodeProcessAlreadyOpen {
 		t.Fatalf("second open got %v %s, want refuse %s", f.Type, f.Code, wire.CodeProcessAlreadyOpen)
 	}
 }
@@ -200,15 +201,15 @@ func testResumeAtCursor(t *testing.T, dial func() (net.Conn, error)) {
 	id := newID(t)
 	w := open(t, dial, openFrame(id))
 	w.attached()
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("0123456789")})
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("0123456789")})
 	w.stdoutUntil(0, 10)
 	w.c.Close()
-	w2 := open(t, dial, wire.Frame{Type: wire.TypeResume, ID: id, Offset: 4})
+	w2 := open(t, dial, frame.Frame{Type: frame.TypeResume, ID: id, Offset: 4})
 	a := w2.attached()
 	if a.Accepted != 10 || a.Head != 10 {
 		t.Fatalf("attached after resume = %+v; want accepted 10, head 10", a)
 	}
-	w2.send(wire.Frame{Type: wire.TypeStdin, Offset: 10, Data: []byte("ab")})
+	w2.send(frame.Frame{Type: frame.TypeStdin, Offset: 10, Data: []byte("ab")})
 	if got := w2.stdoutUntil(4, 8); string(got) != "456789ab" {
 		t.Fatalf("stdout after resume at 4 = %q, want %q", got, "456789ab")
 	}
@@ -219,32 +220,32 @@ func testCursorAheadRefused(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(id))
 	w.attached()
 	w.c.Close()
-	w2 := open(t, dial, wire.Frame{Type: wire.TypeResume, ID: id, Offset: 1})
-	if f := w2.recv(); f.Type != wire.TypeRefuse || f.Code != wire.CodeCursorAhead {
-		t.Fatalf("resume above head got %v %s, want refuse %s", f.Type, f.Code, wire.CodeCursorAhead)
+	w2 := open(t, dial, frame.Frame{Type: frame.TypeResume, ID: id, Offset: 1})
+	if f := w2.recv(); f.Type != frame.TypeRefuse || f.Code != wire.CodeOutputCursorAhead {
+		t.Fatalf("resume above head got %v %s, want refuse %s", f.Type, f.Code, wire.CodeOutputCursorAhead)
 	}
 }
 
 func testEndOfStreams(t *testing.T, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
-	w.send(wire.Frame{Type: wire.TypeStdin, Offset: 0, Data: []byte("bye\n")})
-	w.send(wire.Frame{Type: wire.TypeStdinEnd, Offset: 4})
+	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("bye\n")})
+	w.send(frame.Frame{Type: frame.TypeStdinEnd, Offset: 4})
 	var out []byte
 	var outEnd, errEnd, exit bool
 	for !(outEnd && errEnd && exit) {
 		f := w.recv()
 		switch f.Type {
-		case wire.TypeStdout:
+		case frame.TypeStdout:
 			out = append(out, f.Data...)
-		case wire.TypeOutEnd:
+		case frame.TypeOutEnd:
 			if f.Offset != 4 {
 				t.Fatalf("out_end at %d, want 4", f.Offset)
 			}
 			outEnd = true
-		case wire.TypeErrEnd:
+		case frame.TypeErrEnd:
 			errEnd = true
-		case wire.TypeExit:
+		case frame.TypeExit:
 			if !outEnd || !errEnd {
 				t.Fatalf("exit before out_end and err_end")
 			}
@@ -252,12 +253,12 @@ func testEndOfStreams(t *testing.T, dial func() (net.Conn, error)) {
 				t.Fatalf("exit status %d, want 0", f.Status)
 			}
 			exit = true
-		case wire.TypeRefuse:
+		case frame.TypeRefuse:
 			t.Fatalf("refused: %s %s", f.Code, f.Message)
 		}
 	}
 	if string(out) != "bye\n" {
 		t.Fatalf("stdout %q, want %q", out, "bye\n")
 	}
-	w.send(wire.Frame{Type: wire.TypeDone})
+	w.send(frame.Frame{Type: frame.TypeDone})
 }

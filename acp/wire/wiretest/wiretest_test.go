@@ -9,14 +9,17 @@ import (
 	"github.com/checkfu/checkfu/acp/wire/wiretest"
 )
 
+// makeServer serves on a Unix socket, whose peer the Server authenticates
+// by uid: the suite's raw frames then reach it without TLS.
 func makeServer(t *testing.T) (func() (net.Conn, error), func()) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	path := t.TempDir() + "/wire.sock"
+	ln, err := wire.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command("cat") }, InputCredit: wire.MinWindow}
 	go srv.Serve(ln)
-	return func() (net.Conn, error) { return net.Dial("tcp", ln.Addr().String()) }, func() { srv.Close() }
+	return func() (net.Conn, error) { return net.Dial("unix", path) }, func() { srv.Close() }
 }
 
 func TestServerConforms(t *testing.T) {
