@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -165,10 +166,12 @@ func TestMembersAreDeclaredNotDiscovered(t *testing.T) {
 	}
 }
 
-// wireServer serves argv over acp/wire on loopback and returns a dialer.
-func wireServer(t *testing.T, argv ...string) func(context.Context) (net.Conn, error) {
+// wireServer serves argv over acp/wire on a Unix socket and returns its
+// endpoint.
+func wireServer(t *testing.T, argv ...string) adapters.WireEndpoint {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	path := filepath.Join(t.TempDir(), "w.sock")
+	ln, err := wire.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,7 @@ func wireServer(t *testing.T, argv ...string) func(context.Context) (net.Conn, e
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
 	var d net.Dialer
-	return func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", ln.Addr().String()) }
+	return adapters.WireEndpoint{Dial: func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", path) }}
 }
 
 func TestOpenWire(t *testing.T) {

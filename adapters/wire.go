@@ -14,12 +14,22 @@ import (
 // and the replay journal frame by frame.
 type Wired interface {
 	// PrepareWire arranges for the next open on the instance's wire to
-	// run spec, and returns a dialer to the instance's wire server.
-	PrepareWire(ctx context.Context, spec ProcessSpec) (dial func(ctx context.Context) (net.Conn, error), err error)
+	// run spec, and returns how to reach the instance's wire server.
+	PrepareWire(ctx context.Context, spec ProcessSpec) (WireEndpoint, error)
 }
 
-// OpenWire returns a [Process] driven across acp/wire through dial, for a
-// remote provider's OpenProcess: the same semantics as a local process
+// A WireEndpoint is how a Runner reaches one wire server.
+type WireEndpoint struct {
+	// Dial opens a connection to the server.
+	Dial func(ctx context.Context) (net.Conn, error)
+	// Keys authenticate the server when Dial returns TCP connections;
+	// nil when it returns Unix sockets, whose peer acp/wire
+	// authenticates by its uid.
+	Keys *wire.Keys
+}
+
+// OpenWire returns a [Process] driven across acp/wire through the
+// endpoint e, for a remote provider's OpenProcess: the same semantics as a local process
 // (stdin, separate stdout and stderr, exit status, kill), with the wire's
 // stated costs (a credit window on stdin, a bounded replay journal on
 // stdout). ev is the evidence the provider reported for the process.
@@ -28,13 +38,13 @@ type Wired interface {
 // open. Read Stdout and Stderr to EOF, as with OS pipes. After Kill, Wait
 // returns the context's cancellation error: the wire's kill is best
 // effort and reports no status.
-func OpenWire(ctx context.Context, dial func(ctx context.Context) (net.Conn, error), ev Evidence) Process {
+func OpenWire(ctx context.Context, e WireEndpoint, ev Evidence) Process {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
 	p := &wireProcess{stdin: inW, stdout: outR, stderr: errR, cancel: cancel, done: make(chan struct{}), ev: ev}
-	r := &wire.Runner{Dial: dial, Stdin: inR, Stdout: outW, Stderr: errW}
+	r := &wire.Runner{Dial: e.Dial, Keys: e.Keys, Stdin: inR, Stdout: outW, Stderr: errW}
 	go func() {
 		p.status, p.err = r.Run(runCtx)
 		outW.Close()

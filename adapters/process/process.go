@@ -223,7 +223,7 @@ func start(i *instance, spec adapters.ProcessSpec) (*process, error) {
 		if cause == nil {
 			cause = err
 		}
-		return nil, checkfu.Refuse(wire.CodeStartFailed, "process: %s did not start: %v", checkfu.Quote(spec.Argv[0]), cause)
+		return nil, checkfu.Refuse(wire.CodeProcessStartFailed, "process: %s did not start: %v", checkfu.Quote(spec.Argv[0]), cause)
 	}
 	p := &process{cmd: cmd, stdin: inW, stdout: &eofCloser{f: outR}, stderr: &eofCloser{f: errR}, ev: i.ev, reaped: make(chan struct{})}
 	go func() {

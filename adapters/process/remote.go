@@ -3,7 +3,10 @@ package process
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,7 +26,8 @@ const (
 )
 
 // Remote is the process provider placed across acp/wire: each process
-// runs under its own wire.Server on a loopback listener, and the Runner
+// runs under its own wire.Server on a Unix socket (mode 0600, the Runner
+// authenticated by uid), and the Runner
 // side drives it with adapters.OpenWire. It isolates nothing either; it
 // exists so that the remote half of the contract (the credit window, the
 // replay journal, the identity_only assurance) has a customer in this
@@ -56,7 +60,12 @@ func (r Remote) Create(ctx context.Context, spec adapters.InstanceSpec) (adapter
 	}
 	in := inner.(*instance)
 	in.ev.Provider = RemoteName
-	return &remoteInstance{inner: in, cfg: r}, nil
+	sockets, err := os.MkdirTemp("", "checkfu-wire-")
+	if err != nil {
+		inner.Destroy(ctx)
+		return nil, err
+	}
+	return &remoteInstance{inner: in, cfg: r, sockets: sockets}, nil
 }
 
 type remoteInstance struct {
@@ -64,25 +73,32 @@ type remoteInstance struct {
 	cfg   Remote
 	slot  adapters.Slot
 
-	mu      sync.Mutex // guards servers and live
+	sockets string // the directory of the wire servers' Unix sockets
+
+	mu      sync.Mutex // guards servers, live and seq
 	servers []*wire.Server
 	live    *remoteProcess
+	seq     int
 }
 
 var _ adapters.Wired = (*remoteInstance)(nil)
 
 func (i *remoteInstance) ID() string { return i.inner.id }
 
-// PrepareWire starts a wire.Server for spec on a loopback listener and
-// returns its dialer. The Server keeps its own one-process reservation;
-// Destroy closes it.
-func (i *remoteInstance) PrepareWire(ctx context.Context, spec adapters.ProcessSpec) (func(context.Context) (net.Conn, error), error) {
+// PrepareWire starts a wire.Server for spec on a Unix socket (mode
+// 0600, its peer authenticated by uid) and returns its endpoint. The
+// Server keeps its own one-process reservation; Destroy closes it.
+func (i *remoteInstance) PrepareWire(ctx context.Context, spec adapters.ProcessSpec) (adapters.WireEndpoint, error) {
 	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "process: a process needs an argv")
+		return adapters.WireEndpoint{}, checkfu.Refuse(checkfu.CodeConfigInvalid, "process: a process needs an argv")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	i.mu.Lock()
+	i.seq++
+	path := filepath.Join(i.sockets, "wire-"+strconv.Itoa(i.seq)+".sock")
+	i.mu.Unlock()
+	ln, err := wire.Listen("unix", path)
 	if err != nil {
-		return nil, err
+		return adapters.WireEndpoint{}, err
 	}
 	dir := i.inner.dir
 	s := &wire.Server{InputCredit: RemoteInputCredit, OutputWindow: i.cfg.OutputWindow, DetachGrace: i.cfg.DetachGrace, Command: func() *exec.Cmd {
@@ -99,8 +115,7 @@ func (i *remoteInstance) PrepareWire(ctx context.Context, spec adapters.ProcessS
 	i.mu.Unlock()
 	go s.Serve(ln)
 	var d net.Dialer
-	addr := ln.Addr().String()
-	return func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }, nil
+	return adapters.WireEndpoint{Dial: func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", path) }}, nil
 }
 
 // OpenProcess takes the instance's reservation, starts a wire.Server for
@@ -110,12 +125,12 @@ func (i *remoteInstance) OpenProcess(ctx context.Context, spec adapters.ProcessS
 	if err := i.slot.Acquire(); err != nil {
 		return nil, err
 	}
-	dial, err := i.PrepareWire(ctx, spec)
+	e, err := i.PrepareWire(ctx, spec)
 	if err != nil {
 		i.slot.Release()
 		return nil, err
 	}
-	p := &remoteProcess{Process: adapters.OpenWire(ctx, dial, i.inner.ev), slot: &i.slot}
+	p := &remoteProcess{Process: adapters.OpenWire(ctx, e, i.inner.ev), slot: &i.slot}
 	i.mu.Lock()
 	i.live = p
 	i.mu.Unlock()
@@ -141,6 +156,7 @@ func (i *remoteInstance) Destroy(ctx context.Context) error {
 		s.Close()
 	}
 	i.inner.slot.Destroy()
+	os.RemoveAll(i.sockets)
 	return removeDir(i.inner.dir)
 }
 
