@@ -132,8 +132,11 @@ type Process interface {
 	// Stderr returns the process's standard error, best effort; it ends
 	// with io.EOF.
 	Stderr() io.Reader
-	// Wait waits for the process to exit and its output to end, and
-	// returns its exit status: the exit code, or 128+signal.
+	// Wait waits for the process to be reaped and returns its exit
+	// status: the exit code, or 128+signal. Read Stdout and Stderr to
+	// EOF as well, as with OS pipes: an implementation may not return
+	// from Wait while output it must deliver is unread (over acp/wire,
+	// Wait returns once all stdout is delivered).
 	Wait() (int, error)
 	// Kill terminates the process. It is idempotent and does not wait.
 	Kill() error
