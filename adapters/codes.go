@@ -29,6 +29,9 @@ const (
 	// CodeMemberUnimplemented: the provider declared an optional member
 	// but its instance does not implement it: the declaration is false.
 	CodeMemberUnimplemented checkfu.Code = "member_unimplemented"
+	// CodeEvidenceInvalid: an evidence document is not strict JSON of
+	// the Evidence shape ([ParseEvidence]).
+	CodeEvidenceInvalid checkfu.Code = "evidence_invalid"
 	// CodeEvidenceMismatch: a process's evidence fails one or more
 	// clauses of [MatchEvidence]; the message names each.
 	CodeEvidenceMismatch checkfu.Code = "evidence_mismatch"

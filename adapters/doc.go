@@ -5,7 +5,8 @@
 // Runner's state ([MatchEvidence]).
 //
 // Entry points: [Check] and [Grade] for a provider's [Description];
-// [MatchEvidence] with [HeldFor]; [Slot] for an adapter's one-process
+// [MatchEvidence] with [HeldFor], and [ParseEvidence] for evidence that
+// arrives as JSON; [Slot] for an adapter's one-process
 // reservation; [OpenWire] for a remote provider's processes over
 // acp/wire. Package adaptertest is the suite every adapter passes;
 // package process is the minimum provider. docs/providers.md says how to
@@ -37,6 +38,8 @@
 //     assurance: isolation_checked only for an in-process provider,
 //     identity_only for one across a wire, where both sides of the
 //     enforcement clause are the provider's own statements.
+//   - Evidence from a wire is decoded strictly (internal/strictjson,
+//     bounded) by [ParseEvidence] before it is matched.
 //   - No credential. The package imports nothing that holds a plane
 //     credential (TestImportRules).
 //   - Errors are [*checkfu.Refusal] values with the codes in codes.go;

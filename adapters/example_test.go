@@ -72,3 +72,15 @@ func ExampleSlot() {
 	// refused: process_already_open: adapters: the instance's process has not been reaped
 	// <nil>
 }
+
+// A remote provider's evidence arrives as JSON; it is parsed strictly,
+// then matched.
+func ExampleParseEvidence() {
+	_, err := adapters.ParseEvidence([]byte(`{"instance": "i-1", "Instance": "i-2"}`))
+	fmt.Println(errors.Is(err, adapters.CodeEvidenceInvalid))
+	ev, err := adapters.ParseEvidence([]byte(`{"instance": "i-1", "label": "isolated", "enforcement": {"image": "provider_attested"}}`))
+	fmt.Println(ev.Instance, ev.Label, ev.Enforcement[admission.AxisImage], err)
+	// Output:
+	// true
+	// i-1 isolated provider_attested <nil>
+}

@@ -62,4 +62,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if s.destroyed {", New: "if false {"}}, Kills: "TestSlot"},
 	{Name: "members discovered by trial", File: "optional.go",
 		Edits: []mutation.Edit{{Old: "if !declared {", New: "if _, ok := inst.(T); !declared && !ok {"}}, Kills: "TestMembersAreDeclaredNotDiscovered"},
+	{Name: "evidence decoded leniently", File: "evidence_json.go",
+		Edits: []mutation.Edit{{Old: "if err := strictjson.Unmarshal(data, &ev, strictjson.Options{MaxDepth: 8, MaxBytes: MaxEvidenceBytes}); err != nil {", New: "if err := json.Unmarshal(data, &ev); err != nil {"},
+			{Old: "\"github.com/checkfu/checkfu/internal/strictjson\"", New: "\"encoding/json\""}}, Kills: "TestParseEvidence"},
 }
