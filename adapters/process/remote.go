@@ -75,10 +75,13 @@ type remoteInstance struct {
 
 	sockets string // the directory of the wire servers' Unix sockets
 
-	mu      sync.Mutex // guards servers, live and seq
-	servers []*wire.Server
-	live    *remoteProcess
-	seq     int
+	mu        sync.Mutex // guards closed, servers, listeners, live and seq, and every conns.Add
+	closed    bool
+	servers   []*wire.Server
+	listeners []net.Listener
+	live      *remoteProcess
+	seq       int
+	conns     sync.WaitGroup // the accept loops and the connections they serve
 }
 
 var _ adapters.Wired = (*remoteInstance)(nil)
@@ -111,11 +114,44 @@ func (i *remoteInstance) PrepareWire(ctx context.Context, spec adapters.ProcessS
 		return cmd
 	}}
 	i.mu.Lock()
+	if i.closed {
+		i.mu.Unlock()
+		ln.Close()
+		return adapters.WireEndpoint{}, checkfu.Refuse(adapters.CodeInstanceDestroyed, "process: the instance was destroyed")
+	}
 	i.servers = append(i.servers, s)
+	i.listeners = append(i.listeners, ln)
+	i.conns.Add(1)
 	i.mu.Unlock()
-	go s.Serve(ln)
+	go i.accept(s, ln)
 	var d net.Dialer
 	return adapters.WireEndpoint{Dial: func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", path) }}, nil
+}
+
+// accept serves each connection of ln with s.ServeConn. It is its own
+// loop rather than s.Serve, so that every goroutine is counted under
+// i.mu before Destroy waits for them: Serve adds to its WaitGroup after
+// Accept, unlocked, which races with a concurrent Server.Close.
+func (i *remoteInstance) accept(s *wire.Server, ln net.Listener) {
+	defer i.conns.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		i.mu.Lock()
+		if i.closed {
+			i.mu.Unlock()
+			c.Close()
+			return
+		}
+		i.conns.Add(1)
+		i.mu.Unlock()
+		go func() {
+			defer i.conns.Done()
+			s.ServeConn(c)
+		}()
+	}
 }
 
 // OpenProcess takes the instance's reservation, starts a wire.Server for
@@ -144,9 +180,13 @@ func (i *remoteInstance) Destroy(ctx context.Context) error {
 		return nil
 	}
 	i.mu.Lock()
-	servers, live := i.servers, i.live
-	i.servers = nil
+	i.closed = true
+	servers, live, lns := i.servers, i.live, i.listeners
+	i.servers, i.listeners = nil, nil
 	i.mu.Unlock()
+	for _, ln := range lns {
+		ln.Close()
+	}
 	if live != nil {
 		// The Runner side would otherwise redial a closed server for
 		// wire.DefaultReconnectWithin before Wait returned.
@@ -155,6 +195,7 @@ func (i *remoteInstance) Destroy(ctx context.Context) error {
 	for _, s := range servers {
 		s.Close()
 	}
+	i.conns.Wait()
 	i.inner.slot.Destroy()
 	os.RemoveAll(i.sockets)
 	return removeDir(i.inner.dir)
