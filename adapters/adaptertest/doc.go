@@ -1,8 +1,9 @@
 // Package adaptertest is the conformance suite for sandbox providers
 // (package adapters), in the manner of golang.org/x/net/nettest.TestConn:
 // one exported function, [TestProvider], runs every contract test
-// against a provider as named subtests. Every provider in this
-// repository passes it; an adapter author runs it from their own test.
+// against a provider as named subtests. Both providers of package
+// process pass it (adapters/docker does not implement the contract yet);
+// an adapter author runs it from their own test.
 //
 // It also holds rapid generators integrators can reuse: [Capability],
 // [Enforcement], [Description], and [Matching] with [Break] for the
