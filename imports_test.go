@@ -1,11 +1,15 @@
 package checkfu_test
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -220,5 +224,47 @@ func TestImportRulesCatchViolations(t *testing.T) {
 	}
 	if v := violations(good); len(v) != 0 {
 		t.Errorf("allowed graph reported %v", v)
+	}
+}
+
+// adapters: evidence matching is pure. The files of package adapters
+// that declare MatchEvidence, or anything it calls in the same file,
+// import no package that reaches files, processes, the network, the
+// clock or randomness.
+func TestEvidenceMatchingIsPure(t *testing.T) {
+	impure := map[string]bool{"os": true, "os/exec": true, "io/fs": true, "io/ioutil": true, "net": true, "net/http": true,
+		"syscall": true, "log": true, "log/slog": true, "time": true, "math/rand": true, "math/rand/v2": true, "crypto/rand": true,
+		"github.com/checkfu/checkfu/acp/wire": true}
+	files, err := filepath.Glob(filepath.Join("adapters", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := false
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "MatchEvidence" {
+				holds = true
+			}
+		}
+		if !holds {
+			continue
+		}
+		found++
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); impure[p] {
+				t.Errorf("%s holds MatchEvidence and imports %q; evidence matching must be pure", f, p)
+			}
+		}
+	}
+	if found != 1 {
+		t.Fatalf("found MatchEvidence in %d files of adapters; did the layout change?", found)
 	}
 }
