@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/checkfu/checkfu/adapters"
 	"io"
 	"slices"
 	"sort"
@@ -181,7 +182,7 @@ func (i *Instance) Open(ctx context.Context, spec ProcessSpec) (*Process, error)
 	switch {
 	case i.destroyed:
 		i.mu.Unlock()
-		return nil, checkfu.Refuse(CodeInstanceDestroyed, "docker: instance %s is destroyed", i.id)
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "docker: instance %s is destroyed", i.id)
 	case i.live != nil:
 		i.mu.Unlock()
 		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "docker: instance %s already has a live process", i.id)

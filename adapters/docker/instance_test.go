@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/checkfu/checkfu/adapters"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,8 +98,8 @@ func TestOneLiveProcess(t *testing.T) {
 	if err := inst.Destroy(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, CodeInstanceDestroyed) {
-		t.Fatalf("Open after Destroy = %v, want %s", err, CodeInstanceDestroyed)
+	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
+		t.Fatalf("Open after Destroy = %v, want %s", err, adapters.CodeInstanceDestroyed)
 	}
 }
 
