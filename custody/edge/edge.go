@@ -175,7 +175,8 @@ func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
 	}
-	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
+	rc, _ := checkfu.RequestContextFrom(ctx)
+	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
 	resp, err := e.call(ctx, inv, &ev)
 	if e.evidence == nil {
 		return resp, err
