@@ -14,12 +14,13 @@ import (
 	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/gateway/internal/rigtest"
 )
 
 // noLeak fails if any form of the canary appears in the bytes.
 func noLeak(t *testing.T, what string, b []byte) {
 	t.Helper()
-	if leaks := custodytest.FindLeaks([]byte(canary), b); len(leaks) > 0 {
+	if leaks := custodytest.FindLeaks([]byte(rigtest.Canary), b); len(leaks) > 0 {
 		t.Fatalf("%s leaks the credential as %v", what, leaks)
 	}
 }
@@ -34,8 +35,8 @@ func eventsJSON(t *testing.T, evs []authz.Evidence) []byte {
 }
 
 // gatewayEvents returns the gateway's decision and result events.
-func gatewayEvents(r *rig) (decisions, results []authz.Evidence) {
-	for _, ev := range r.evidence.Events() {
+func gatewayEvents(r *rigtest.Rig) (decisions, results []authz.Evidence) {
+	for _, ev := range r.Evidence.Events() {
 		switch ev.Kind {
 		case authz.EvidenceGatewayDecision:
 			decisions = append(decisions, ev)
@@ -47,12 +48,12 @@ func gatewayEvents(r *rig) (decisions, results []authz.Evidence) {
 }
 
 func TestGatewayAllowedReadOnly(t *testing.T) {
-	r := newRig(t)
-	a := r.grant("issues.list")
-	ch := r.channel(member())
+	r := rigtest.New(t)
+	a := r.Grant("issues.list")
+	ch := r.Channel(rigtest.Member())
 	// The caller's Go context claims to be someone else: the channel's
 	// context wins.
-	forged := member()
+	forged := rigtest.Member()
 	forged.Actor, forged.Role = "user:admin", "admin"
 	ctx := checkfu.WithRequestContext(context.Background(), forged)
 	resp, err := ch.Call(ctx, "issues.list", json.RawMessage(`{"state":"open"}`))
@@ -67,24 +68,24 @@ func TestGatewayAllowedReadOnly(t *testing.T) {
 		t.Fatalf("decisions %v results %v: want one of each", decisions, results)
 	}
 	d, res := decisions[0], results[0]
-	if d.Request != member() || res.Request != member() {
+	if d.Request != rigtest.Member() || res.Request != rigtest.Member() {
 		t.Errorf("events carry %+v / %+v, want the channel's context", d.Request, res.Request)
 	}
-	if d.Outcome != authz.OutcomeApproved || d.Assignment != a.ID || d.Capability != "issues.list" || d.Grant != r.lease.ID {
+	if d.Outcome != authz.OutcomeApproved || d.Assignment != a.ID || d.Capability != "issues.list" || d.Grant != r.Lease.ID {
 		t.Errorf("decision %+v", d)
 	}
 	if res.Outcome != authz.OutcomeSucceeded || res.Status != 200 {
 		t.Errorf("result %+v", res)
 	}
-	noLeak(t, "events", eventsJSON(t, r.evidence.Events()))
+	noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
 }
 
 func TestGatewayAllowedExternalEffect(t *testing.T) {
-	r := newRig(t)
-	r.grant("issues.create")
-	ch := r.channel(member())
+	r := rigtest.New(t)
+	r.Grant("issues.create")
+	ch := r.Channel(rigtest.Member())
 	args := `{"title":"bug"}`
-	r.approve(args)
+	r.Approve(args)
 	resp, err := ch.Call(context.Background(), "issues.create", json.RawMessage(args))
 	if err != nil || resp.Status != 200 {
 		t.Fatalf("approved call: %v %+v", err, resp)
@@ -95,9 +96,9 @@ func TestGatewayAllowedExternalEffect(t *testing.T) {
 		t.Fatalf("second call under a spent approval: %v", err)
 	}
 	var kinds []string
-	for _, ev := range r.evidence.Events() {
+	for _, ev := range r.Evidence.Events() {
 		kinds = append(kinds, string(ev.Kind)+":"+string(ev.Outcome))
-		if ev.Kind == authz.EvidenceApprovalResult && ev.Request != member() {
+		if ev.Kind == authz.EvidenceApprovalResult && ev.Request != rigtest.Member() {
 			t.Errorf("approval result carries %+v", ev.Request)
 		}
 	}
@@ -115,118 +116,118 @@ func TestGatewayAllowedExternalEffect(t *testing.T) {
 func TestGatewayDenied(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		setup func(*rig) (*gateway.Channel, string, string)
+		setup func(*rigtest.Rig) (*gateway.Channel, string, string)
 		code  checkfu.Code
 		// sent: the provider was contacted (the refusal is of its answer)
 		sent bool
 	}{
-		{"channel closed", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			ch := r.channel(member())
+		{"channel closed", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			ch := r.Channel(rigtest.Member())
 			ch.Close()
 			return ch, "issues.list", `{}`
 		}, gateway.CodeChannelUnknown, false},
-		{"channel of another gateway", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			other := newRig(r.t)
-			other.grant("issues.list")
-			return other.channel(member()), "issues.list", `{}`
+		{"channel of another gateway", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			other := rigtest.New(r.T)
+			other.Grant("issues.list")
+			return other.Channel(rigtest.Member()), "issues.list", `{}`
 		}, gateway.CodeChannelUnknown, false},
-		{"no assignment", func(r *rig) (*gateway.Channel, string, string) {
-			return r.channel(member()), "issues.list", `{}`
+		{"no assignment", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"assignment for another capability", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.create")
-			return r.channel(member()), "issues.list", `{}`
+		{"assignment for another capability", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.create")
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"assignment in another project", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			rc := member()
+		{"assignment in another project", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			rc := rigtest.Member()
 			rc.Project = "proj-2"
-			return r.channel(rc), "issues.list", `{}`
+			return r.Channel(rc), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"assignment revoked", func(r *rig) (*gateway.Channel, string, string) {
-			a := r.grant("issues.list")
-			r.assignments.Revoke(a.ID)
-			return r.channel(member()), "issues.list", `{}`
+		{"assignment revoked", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			a := r.Grant("issues.list")
+			r.Assignments.Revoke(a.ID)
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"assignment expired", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			ch := r.channel(member())
-			r.clock.Advance(2 * time.Hour)
+		{"assignment expired", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			ch := r.Channel(rigtest.Member())
+			r.Clock.Advance(2 * time.Hour)
 			return ch, "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"tool not in the profile", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			r.tools = r.tools[1:]
-			return r.channel(member()), "issues.list", `{}`
+		{"tool not in the profile", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			r.Tools = r.Tools[1:]
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
-		{"capability not registered", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.delete")
-			r.tools = append(r.tools, gateway.ProfileTool{Capability: "issues.delete", Tool: "delete_issue", Operation: "DELETE", Resource: r.base + "/v1/repos/acme/app/issues"})
-			return r.channel(member()), "issues.delete", `{}`
+		{"capability not registered", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.delete")
+			r.Tools = append(r.Tools, gateway.ProfileTool{Capability: "issues.delete", Tool: "delete_issue", Operation: "DELETE", Resource: r.Base + "/v1/repos/acme/app/issues"})
+			return r.Channel(rigtest.Member()), "issues.delete", `{}`
 		}, authz.CodeCapabilityUnknown, false},
-		{"profile descriptor names another resource", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			r.tools[0].Resource = "https://evil.example/steal"
-			return r.channel(member()), "issues.list", `{}`
+		{"profile descriptor names another resource", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			r.Tools[0].Resource = "https://evil.example/steal"
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodeCapabilityMismatch, false},
-		{"profile descriptor names another operation", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			r.tools[0].Operation = "POST"
-			return r.channel(member()), "issues.list", `{}`
+		{"profile descriptor names another operation", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			r.Tools[0].Operation = "POST"
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodeCapabilityMismatch, false},
-		{"arguments outside the schema", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			return r.channel(member()), "issues.list", `{"state":"all","actor":"user:admin"}`
+		{"arguments outside the schema", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			return r.Channel(rigtest.Member()), "issues.list", `{"state":"all","actor":"user:admin"}`
 		}, authz.CodeArgumentsInvalid, false},
-		{"arguments not strict JSON", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			return r.channel(member()), "issues.list", `{"state":"open","state":"closed"}`
+		{"arguments not strict JSON", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			return r.Channel(rigtest.Member()), "issues.list", `{"state":"open","state":"closed"}`
 		}, authz.CodeArgumentsInvalid, false},
-		{"lease revoked", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.list")
-			_ = r.leases.Revoke(r.lease.ID)
-			return r.channel(member()), "issues.list", `{}`
+		{"lease revoked", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.list")
+			_ = r.Leases.Revoke(r.Lease.ID)
+			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodeLeaseRevoked, false},
-		{"lease of another actor", func(r *rig) (*gateway.Channel, string, string) {
-			rc := member()
+		{"lease of another actor", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			rc := rigtest.Member()
 			rc.Actor = "user:dave"
-			a := authz.PermissionAssignment{Role: "member", Capability: "issues.list", Tenant: rc.Tenant, Workspace: rc.Workspace, ExpiresAt: r.clock.Now().Add(time.Hour)}
-			if _, err := r.assignments.Assign(a); err != nil {
-				r.t.Fatal(err)
+			a := authz.PermissionAssignment{Role: "member", Capability: "issues.list", Tenant: rc.Tenant, Workspace: rc.Workspace, ExpiresAt: r.Clock.Now().Add(time.Hour)}
+			if _, err := r.Assignments.Assign(a); err != nil {
+				r.T.Fatal(err)
 			}
-			return r.channel(rc), "issues.list", `{}`
+			return r.Channel(rc), "issues.list", `{}`
 		}, authz.CodeLeaseOutOfScope, false},
-		{"external effect without approval", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.create")
-			return r.channel(member()), "issues.create", `{"title":"bug"}`
+		{"external effect without approval", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.create")
+			return r.Channel(rigtest.Member()), "issues.create", `{"title":"bug"}`
 		}, authz.CodeApprovalRequired, false},
-		{"approval for other arguments", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.create")
-			r.approve(`{"title":"something else"}`)
-			return r.channel(member()), "issues.create", `{"title":"bug"}`
+		{"approval for other arguments", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.create")
+			r.Approve(`{"title":"something else"}`)
+			return r.Channel(rigtest.Member()), "issues.create", `{"title":"bug"}`
 		}, authz.CodeApprovalRequired, false},
-		{"approval for another session", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("issues.create")
-			r.approve(`{"title":"bug"}`)
-			rc := member()
+		{"approval for another session", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("issues.create")
+			r.Approve(`{"title":"bug"}`)
+			rc := rigtest.Member()
 			rc.Session = "sess-2"
-			return r.channel(rc), "issues.create", `{"title":"bug"}`
+			return r.Channel(rc), "issues.create", `{"title":"bug"}`
 		}, authz.CodeApprovalRequired, false},
-		{"outside the connection's rules", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("outside.rules")
-			return r.channel(member()), "outside.rules", `{}`
+		{"outside the connection's rules", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("outside.rules")
+			return r.Channel(rigtest.Member()), "outside.rules", `{}`
 		}, egress.CodeNoRuleMatched, false},
-		{"provider echoes the credential", func(r *rig) (*gateway.Channel, string, string) {
-			r.grant("echo")
-			return r.channel(member()), "echo", `{}`
+		{"provider echoes the credential", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
+			r.Grant("echo")
+			return r.Channel(rigtest.Member()), "echo", `{}`
 		}, "credential_echoed", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t)
+			r := rigtest.New(t)
 			ch, capability, args := tc.setup(r)
-			resp, err := r.gw.Call(context.Background(), ch, capability, json.RawMessage(args))
+			resp, err := r.Gateway.Call(context.Background(), ch, capability, json.RawMessage(args))
 			if !errors.Is(err, tc.code) {
 				t.Fatalf("Call = %+v, %v; want %s", resp, err, tc.code)
 			}
@@ -235,18 +236,18 @@ func TestGatewayDenied(t *testing.T) {
 			}
 			noLeak(t, "the refusal", []byte(fmt.Sprintf("%v %+v %#v", err, err, err)))
 			if tc.sent {
-				if r.hits.Load() == 0 {
+				if r.Hits.Load() == 0 {
 					t.Fatal("the provider was never contacted")
 				}
 			} else {
-				if n := r.hits.Load(); n != 0 {
+				if n := r.Hits.Load(); n != 0 {
 					t.Errorf("the provider was contacted %d times", n)
 				}
-				if n := r.custodian.opens.Load(); n != 0 {
+				if n := r.Custodian.Opens.Load(); n != 0 {
 					t.Errorf("the credential was opened %d times", n)
 				}
 			}
-			noLeak(t, "events", eventsJSON(t, r.evidence.Events()))
+			noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
 			decisions, results := gatewayEvents(r)
 			if tc.code == gateway.CodeChannelUnknown {
 				if len(decisions)+len(results) != 0 {
@@ -283,8 +284,8 @@ func TestGatewayDenied(t *testing.T) {
 // registered under another name, or is not listed, the refusal is the
 // same text, so it tells sandbox code nothing about what exists.
 func TestPermissionDenialIsUniform(t *testing.T) {
-	r := newRig(t)
-	ch := r.channel(member())
+	r := rigtest.New(t)
+	ch := r.Channel(rigtest.Member())
 	var first string
 	for _, c := range []string{"issues.list", "issues.create", "no.such.capability", "echo"} {
 		_, err := ch.Call(context.Background(), c, json.RawMessage(`{}`))
@@ -301,16 +302,16 @@ func TestPermissionDenialIsUniform(t *testing.T) {
 }
 
 func TestOpenRefusesTokens(t *testing.T) {
-	r := newRig(t)
-	good, err := r.tokens.Issue(member(), time.Minute)
+	r := rigtest.New(t)
+	good, err := r.Tokens.Issue(rigtest.Member(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.gw.Open(context.Background(), gateway.ChannelConfig{Token: good}); err != nil {
+	if _, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: good}); err != nil {
 		t.Fatalf("good token: %v", err)
 	}
-	other, _ := gateway.NewHMACTokens([]byte("another key, another key, 32 byt"), r.clock.Now)
-	foreign, _ := other.Issue(member(), time.Minute)
+	other, _ := gateway.NewHMACTokens([]byte("another key, another key, 32 byt"), r.Clock.Now)
+	foreign, _ := other.Issue(rigtest.Member(), time.Minute)
 	body, sig, _ := strings.Cut(strings.TrimPrefix(good, "cft1."), ".")
 	for name, tok := range map[string]string{
 		"empty": "", "garbage": "cft1.x.y", "foreign key": foreign,
@@ -318,12 +319,12 @@ func TestOpenRefusesTokens(t *testing.T) {
 		"no prefix":        strings.TrimPrefix(good, "cft1."),
 		"long":             strings.Repeat("a", gateway.MaxToken+1),
 	} {
-		if _, err := r.gw.Open(context.Background(), gateway.ChannelConfig{Token: tok}); !errors.Is(err, gateway.CodeTokenInvalid) {
+		if _, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: tok}); !errors.Is(err, gateway.CodeTokenInvalid) {
 			t.Errorf("%s: Open = %v, want %s", name, err, gateway.CodeTokenInvalid)
 		}
 	}
-	r.clock.Advance(time.Minute)
-	if _, err := r.gw.Open(context.Background(), gateway.ChannelConfig{Token: good}); !errors.Is(err, gateway.CodeTokenExpired) {
+	r.Clock.Advance(time.Minute)
+	if _, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: good}); !errors.Is(err, gateway.CodeTokenExpired) {
 		t.Errorf("expired: %v", err)
 	}
 	if _, err := gateway.NewHMACTokens([]byte("short"), nil); !errors.Is(err, checkfu.CodeConfigInvalid) {
