@@ -12,6 +12,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
@@ -333,5 +334,67 @@ func TestOpenRefusesTokens(t *testing.T) {
 	var zero gateway.Gateway
 	if _, err := zero.Open(context.Background(), gateway.ChannelConfig{Token: good}); !errors.Is(err, gateway.CodeChannelUnknown) {
 		t.Errorf("zero gateway: %v", err)
+	}
+}
+
+type failingSink struct{}
+
+func (failingSink) Record(context.Context, authz.Evidence) error { return errors.New("disk full") }
+
+// TestUnrecordedDecisionIsNoCall: when the decision cannot be recorded the
+// call does not run; the provider is never contacted.
+func TestUnrecordedDecisionIsNoCall(t *testing.T) {
+	r := rigtest.New(t)
+	r.Grant("issues.list")
+	gw, err := gateway.New(gateway.Config{
+		Authenticator: r.Tokens, Assignments: r.Assignments, Registry: r.Registry, Connections: []edge.Connection{r.Conn},
+		Leases: r.Leases, Approvals: r.Approvals, Edge: r.Edge, Evidence: failingSink{}, Label: checkfu.LabelMock,
+		Service: "runner", Name: "gateway-a", Now: r.Clock.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := r.Tokens.Issue(rigtest.Member(), time.Minute)
+	ch, err := gw.Open(context.Background(), gateway.ChannelConfig{Token: tok, Lease: r.Lease.ID, Tools: r.Tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ch.Call(context.Background(), "issues.list", json.RawMessage(`{}`))
+	var ee *authz.EvidenceError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Call = %v, want an EvidenceError", err)
+	}
+	if r.Hits.Load() != 0 || r.Custodian.Opens.Load() != 0 {
+		t.Fatalf("an unrecorded decision ran: %d hits, %d opens", r.Hits.Load(), r.Custodian.Opens.Load())
+	}
+}
+
+func TestNewRefusesIncompleteConfig(t *testing.T) {
+	r := rigtest.New(t)
+	good := gateway.Config{
+		Authenticator: r.Tokens, Assignments: r.Assignments, Registry: r.Registry, Connections: []edge.Connection{r.Conn},
+		Leases: r.Leases, Edge: r.Edge, Evidence: r.Evidence, Service: "runner", Name: "gateway-a",
+	}
+	if _, err := gateway.New(good); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(*gateway.Config){
+		"no authenticator": func(c *gateway.Config) { c.Authenticator = nil },
+		"no assignments":   func(c *gateway.Config) { c.Assignments = nil },
+		"no registry":      func(c *gateway.Config) { c.Registry = nil },
+		"no leases":        func(c *gateway.Config) { c.Leases = nil },
+		"no edge":          func(c *gateway.Config) { c.Edge = nil },
+		"no evidence":      func(c *gateway.Config) { c.Evidence = nil },
+		"no service":       func(c *gateway.Config) { c.Service = "" },
+		"bad label":        func(c *gateway.Config) { c.Label = 9 },
+		"connection without rules": func(c *gateway.Config) {
+			c.Connections = []edge.Connection{{Credential: rigtest.Cred}}
+		},
+	} {
+		c := good
+		edit(&c)
+		if _, err := gateway.New(c); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s: New = %v", name, err)
+		}
 	}
 }
