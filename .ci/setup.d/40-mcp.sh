@@ -19,7 +19,8 @@ mcp_dir=$work/mcp-interop
 mkdir -p "$mcp_dir"
 cp gateway/testdata/npm/package.json gateway/testdata/npm/package-lock.json "$mcp_dir/"
 # --ignore-scripts: nothing from the registry runs at install time.
-# The lockfile's express 5 stack declares node >= 22 (EBADENGINE is a
+# One dependency of the suite (content-type under @octokit/request)
+# declares node >= 22 (EBADENGINE is a
 # warning); on Node.js 20 the client and the server scenarios run, and
 # run-conformance.mjs covers the one API 20 lacks.
 (cd "$mcp_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
