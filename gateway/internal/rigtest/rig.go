@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -49,6 +48,14 @@ func Member() checkfu.RequestContext {
 		Actor: "user:bob", Role: "member", Tenant: "org-1", Workspace: "ws-1", Project: "proj-1",
 		Session: "sess-1", Request: "req-1", Run: "run-1", Release: "checkfu@test",
 	}
+}
+
+// TB is the part of testing.TB a Rig needs, so that an Example can build
+// one too.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
 }
 
 // A Clock is an injectable clock that moves only when told to.
@@ -89,7 +96,7 @@ func (c *CountingCustodian) Open(ctx context.Context, b custody.Binding) (*custo
 type Rig struct {
 	// T is the test the rig belongs to; Hits counts requests the
 	// provider received. The rest are the parts the gateway is built of.
-	T           testing.TB
+	T           TB
 	Clock       *Clock
 	Base        string
 	Registry    *authz.Registry
@@ -114,7 +121,7 @@ const ListSchema = `{"type":"object","properties":{"state":{"enum":["open","clos
 const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","maxLength":64}},"required":["title"],"additionalProperties":false}`
 
 // New builds a Rig; everything it starts stops with t.
-func New(t testing.TB) *Rig {
+func New(t TB) *Rig {
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
