@@ -43,7 +43,7 @@ func main() {
 
 func run(r *report) error {
 	if len(os.Args) < 4 {
-		return fmt.Errorf("usage: brokerprobe SOCKET ALLOWED DENIED [tcp:HOST:PORT|udp:HOST:PORT]...")
+		return fmt.Errorf("usage: brokerprobe SOCKET ALLOWED DENIED [tcp:HOST:PORT|udp:HOST:PORT]")
 	}
 	ifs, err := net.Interfaces()
 	if err != nil {
