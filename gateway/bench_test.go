@@ -29,7 +29,7 @@ func BenchmarkGatewayPath(b *testing.B) {
 	ctx := context.Background()
 	b.Run("edge", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := r.Edge.Call(ctx, inv); err != nil {
+			if _, err := r.EdgeCall(ctx, inv); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -23,12 +23,22 @@ type Config struct {
 	Connections   []edge.Connection  // one per registered credential: its egress rules
 	Leases        *authz.Leases      // every call spends the channel's lease
 	Approvals     *authz.Approvals   // external_effect calls run only under an approval; nil refuses them
-	Edge          *edge.Edge         // the outbound edge the credential is attached at
+	Edge          Edge               // the outbound edge the credential is attached at
 	Evidence      authz.EvidenceSink // decision and result events
 	Label         checkfu.Label      // the label on every event
 	Service, Name string             // the lease scope's service and gateway fields
 	Now           func() time.Time   // the clock; nil means time.Now
 }
+
+// Edge is what the gateway needs of custody's outbound edge: sending an
+// authorized call. [*edge.Edge] implements it. The gateway holds nothing
+// more of the edge, so nothing reachable from a Gateway can open a
+// credential (custody's exposure test checks it).
+type Edge interface {
+	Send(ctx context.Context, out edge.Outbound) (*edge.Response, error)
+}
+
+var _ Edge = (*edge.Edge)(nil)
 
 // A Gateway is the capability gateway at plane authority. Every tool call
 // from sandbox code reaches it over a [Channel] the Runner opened, and it

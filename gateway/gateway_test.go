@@ -244,7 +244,7 @@ func TestGatewayDenied(t *testing.T) {
 				if n := r.Hits.Load(); n != 0 {
 					t.Errorf("the provider was contacted %d times", n)
 				}
-				if n := r.Custodian.Opens.Load(); n != 0 {
+				if n := r.Opens.Load(); n != 0 {
 					t.Errorf("the credential was opened %d times", n)
 				}
 			}
@@ -364,8 +364,8 @@ func TestUnrecordedDecisionIsNoCall(t *testing.T) {
 	if !errors.As(err, &ee) {
 		t.Fatalf("Call = %v, want an EvidenceError", err)
 	}
-	if r.Hits.Load() != 0 || r.Custodian.Opens.Load() != 0 {
-		t.Fatalf("an unrecorded decision ran: %d hits, %d opens", r.Hits.Load(), r.Custodian.Opens.Load())
+	if r.Hits.Load() != 0 || r.Opens.Load() != 0 {
+		t.Fatalf("an unrecorded decision ran: %d hits, %d opens", r.Hits.Load(), r.Opens.Load())
 	}
 }
 

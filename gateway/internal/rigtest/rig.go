@@ -78,16 +78,16 @@ func (c *Clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// A CountingCustodian counts Opens, so a test can prove a refused call
+// countingCustodian counts Opens, so a test can prove a refused call
 // never touched the credential.
-type CountingCustodian struct {
+type countingCustodian struct {
 	custody.Custodian
-	Opens atomic.Int64
+	opens *atomic.Int64
 }
 
 // Open counts and opens.
-func (c *CountingCustodian) Open(ctx context.Context, b custody.Binding) (*custody.Secret, error) {
-	c.Opens.Add(1)
+func (c *countingCustodian) Open(ctx context.Context, b custody.Binding) (*custody.Secret, error) {
+	c.opens.Add(1)
 	return c.Custodian.Open(ctx, b)
 }
 
@@ -104,14 +104,19 @@ type Rig struct {
 	Approvals   *authz.Approvals
 	Assignments *authz.Assignments
 	Evidence    *custodytest.MemoryEvidence
-	Custodian   *CountingCustodian
-	Edge        *edge.Edge
-	Conn        edge.Connection
-	Gateway     *gateway.Gateway
-	Tokens      *gateway.HMACTokens
-	Lease       authz.Lease
-	Tools       []gateway.ProfileTool
-	Hits        atomic.Int64
+	// Opens counts the credential's opens by the custodian.
+	Opens *atomic.Int64
+	// Edge is the rig's outbound edge, as the gateway sees it; EdgeCall is
+	// its bare Edge.Call, for the benchmark. Neither can open the
+	// credential for a caller.
+	Edge     gateway.Edge
+	EdgeCall func(context.Context, edge.Invocation) (*edge.Response, error)
+	Conn     edge.Connection
+	Gateway  *gateway.Gateway
+	Tokens   *gateway.HMACTokens
+	Lease    authz.Lease
+	Tools    []gateway.ProfileTool
+	Hits     atomic.Int64
 }
 
 // ListSchema is the input schema of list_issues.
@@ -152,7 +157,8 @@ func New(t TB) *Rig {
 	if err := native.Put(context.Background(), Cred, custody.NewSecret([]byte(Canary))); err != nil {
 		t.Fatal(err)
 	}
-	r.Custodian = &CountingCustodian{Custodian: native}
+	r.Opens = new(atomic.Int64)
+	custodian := &countingCustodian{Custodian: native, opens: r.Opens}
 	regs := []authz.Registration{
 		{Capability: "issues.list", Operation: "GET", Resource: r.Base + "/v1/repos/acme/app/issues", Credential: Cred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "list_issues", Description: "List the issues of acme/app.", InputSchema: json.RawMessage(ListSchema)}},
@@ -190,13 +196,15 @@ func New(t TB) *Rig {
 		t.Fatal(err)
 	}
 	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
-	if r.Edge, err = edge.NewEdge(edge.EdgeConfig{
-		Registry: r.Registry, Leases: r.Leases, Custodian: r.Custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
+	e, err := edge.NewEdge(edge.EdgeConfig{
+		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(r.Edge.CloseIdleConnections)
+	t.Cleanup(e.CloseIdleConnections)
+	r.Edge, r.EdgeCall = e, e.Call
 	if r.Tokens, err = gateway.NewHMACTokens(Key, r.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
