@@ -2,6 +2,8 @@ package suitetest
 
 import (
 	"flag"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +15,7 @@ func Rejects(t *testing.T, name string, suite func(r *Recorder)) {
 	res := Record(t, name, suite)
 	switch {
 	case res.Failed:
-		t.Logf("%s rejected: %s", name, first(res.Errors))
+		t.Logf("%s rejected by %v: %s", name, failing(name, res.Errors), first(res.Errors))
 	case res.Skipped:
 		t.Errorf("the suite skipped the broken implementation %s instead of rejecting it", name)
 	default:
@@ -29,6 +31,20 @@ func Accepts(t *testing.T, name string, suite func(r *Recorder)) {
 	if res := Record(t, name, suite); res.Failed {
 		t.Errorf("the suite rejected the correct implementation %s:\n%s", name, res)
 	}
+}
+
+// failing returns the subtests, one level below name, that reported an
+// error, in order of first report.
+func failing(name string, errs []string) []string {
+	var out []string
+	for _, e := range errs {
+		sub, _, _ := strings.Cut(strings.TrimPrefix(e, name+"/"), ":")
+		sub, _, _ = strings.Cut(sub, "/")
+		if !slices.Contains(out, sub) {
+			out = append(out, sub)
+		}
+	}
+	return out
 }
 
 func first(errs []string) string {
