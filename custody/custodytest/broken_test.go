@@ -121,6 +121,14 @@ func (s *mapStore) Delete(ctx context.Context, b custody.Binding) error {
 	if _, ok := s.recs[s.key(b)]; !ok {
 		return notFound(b)
 	}
+	if s.bug == "namespace-blind Delete" { // DELETE ... WHERE integration = ? AND handle = ?
+		for k, rec := range s.recs {
+			if rec.Binding.Integration == b.Integration && rec.Binding.Handle == b.Handle {
+				delete(s.recs, k)
+			}
+		}
+		return nil
+	}
 	delete(s.recs, s.key(b))
 	return nil
 }
@@ -145,6 +153,7 @@ func (s *mapStore) List(ctx context.Context, namespace string) ([]custody.Bindin
 // doc of TestStore lists them.
 var brokenStores = []string{
 	"namespace-blind Get",
+	"namespace-blind Delete",
 	"racy CompareAndSwap",
 	"case-folding keys",
 	"concatenated key",

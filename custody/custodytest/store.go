@@ -38,7 +38,8 @@ import (
 //
 // Proved to catch (the suite's own tests run it against each of these
 // broken stores and fail if it ever accepts one): a Get that ignores the
-// namespace; a CompareAndSwap that reads, compares and writes without
+// namespace; a Delete that ignores it (only Sequence catches that one); a
+// CompareAndSwap that reads, compares and writes without
 // holding the record; keys folded to lower case (a case-insensitive
 // collation); namespace and integration concatenated into one key
 // without a separator; a CompareAndSwap that inserts when nothing is

@@ -89,7 +89,7 @@ func (s *sliceStore) Head(ctx context.Context, session string) (eventlog.Head, e
 }
 
 // pageSize is the page of the "pages in key order" store.
-const pageSize = 4
+const pageSize = 2
 
 func (s *sliceStore) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
 	if err := eventlog.CheckSession(session); err != nil {
