@@ -200,7 +200,7 @@ func testSequence(t testing.TB, h harness) {
 		}
 		// Not rt.Repeat: its 30 steps a check make the property too slow
 		// on a durable store; a drawn length keeps shrinking.
-		for range rapid.IntRange(1, 20).Draw(rt, "steps") {
+		for range rapid.IntRange(1, 14).Draw(rt, "steps") {
 			name := rapid.SampledFrom(seqActions).Draw(rt, "action")
 			rt.Logf("action %s", name)
 			actions[name](rt)
