@@ -293,3 +293,104 @@ func TestRuntimeRejectsBrokenRuntimes(t *testing.T) {
 func TestFakeRuntimeConforms(t *testing.T) {
 	custodytest.TestRuntime(t, func(*testing.T) custodytest.RuntimeRig { return fakeRig("") })
 }
+
+// A bufferedStore is a handle on a shared mapStore that holds its last
+// Put in a write buffer, flushed by the next write and by Close; the
+// "forgets its buffer on Close" bug drops it instead.
+type bufferedStore struct {
+	shared *mapStore
+	bug    string
+
+	mu      sync.Mutex
+	pending *custody.Record // guarded by mu
+}
+
+func (s *bufferedStore) flush(ctx context.Context) error {
+	if s.pending == nil {
+		return nil
+	}
+	err := s.shared.Put(ctx, *s.pending)
+	s.pending = nil
+	return err
+}
+
+func (s *bufferedStore) Put(ctx context.Context, rec custody.Record) error {
+	if err := rec.Binding.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	rec.Sealed = bytes.Clone(rec.Sealed)
+	s.pending = &rec
+	return nil
+}
+
+func (s *bufferedStore) Get(ctx context.Context, b custody.Binding) (custody.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending != nil && s.pending.Binding == b {
+		return custody.Record{Binding: b, Sealed: bytes.Clone(s.pending.Sealed)}, nil
+	}
+	return s.shared.Get(ctx, b)
+}
+
+func (s *bufferedStore) CompareAndSwap(ctx context.Context, b custody.Binding, old, sealed []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	return s.shared.CompareAndSwap(ctx, b, old, sealed)
+}
+
+func (s *bufferedStore) Delete(ctx context.Context, b custody.Binding) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	return s.shared.Delete(ctx, b)
+}
+
+func (s *bufferedStore) List(ctx context.Context, namespace string) ([]custody.Binding, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flush(ctx); err != nil {
+		return nil, err
+	}
+	return s.shared.List(ctx, namespace)
+}
+
+func (s *bufferedStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bug == "forgets its write buffer on Close" {
+		s.pending = nil
+		return nil
+	}
+	return s.flush(context.Background())
+}
+
+func bufferedStorage(bug string) custodytest.Storage[*suitetest.Recorder] {
+	shared := &mapStore{}
+	return custodytest.Storage[*suitetest.Recorder]{
+		Open:  func(*suitetest.Recorder) custody.Store { return &bufferedStore{shared: shared, bug: bug} },
+		Close: func(_ *suitetest.Recorder, s custody.Store) error { return s.(*bufferedStore).Close() },
+	}
+}
+
+func TestStoreReopenRejectsBrokenStores(t *testing.T) {
+	suitetest.QuietRapid(t)
+	suitetest.Accepts(t, "bufferedStore", func(r *suitetest.Recorder) {
+		custodytest.TestStore(r, func(*suitetest.Recorder) custody.Store { return bufferedStorage("").Open(r) })
+		custodytest.TestStoreReopen(r, func(*suitetest.Recorder) custodytest.Storage[*suitetest.Recorder] { return bufferedStorage("") })
+	})
+	suitetest.Rejects(t, "forgets its write buffer on Close", func(r *suitetest.Recorder) {
+		custodytest.TestStoreReopen(r, func(*suitetest.Recorder) custodytest.Storage[*suitetest.Recorder] {
+			return bufferedStorage("forgets its write buffer on Close")
+		})
+	})
+}

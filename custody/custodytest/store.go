@@ -48,8 +48,8 @@ import (
 // It cannot prove what the store writes to its own files:
 // implementations test that themselves (the SQLite and PostgreSQL tests
 // inspect their raw bytes and rows), nor that records survive closing
-// and reopening the store, which Store has no method for: test that
-// against the implementation's own Open.
+// and reopening the store, which Store has no method for: run
+// [TestStoreReopen] for that.
 func TestStore[T testing.TB](t T, newStore func(t T) custody.Store) {
 	t.Helper()
 	tests := []struct {
