@@ -68,7 +68,8 @@ func (r Result) String() string { return strings.Join(r.Errors, "\n") }
 
 // Record runs f with a fresh Recorder named name, waits for it (and every
 // subtest) to end, runs its cleanups and returns what it recorded. outer
-// is used only for the methods a Recorder does not implement itself.
+// is used only for the methods a Recorder does not implement itself
+// (Setenv, Chdir, Attr, ArtifactDir); it may be nil when f calls none.
 func Record(outer testing.TB, name string, f func(t *Recorder)) Result {
 	r := newRecorder(outer, name, nil)
 	r.run(f)
