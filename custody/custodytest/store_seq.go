@@ -255,7 +255,7 @@ func TestStoreReopen[T testing.TB](t T, newStorage func(t T) Storage[T]) {
 	}()
 	sequence(t, s, func(old custody.Store) (custody.Store, error) {
 		if err := st.Close(t, old); err != nil {
-			return nil, fmt.Errorf("Close: %w", err)
+			return nil, fmt.Errorf("close: %w", err)
 		}
 		s = st.Open(t)
 		return s, nil
