@@ -170,4 +170,15 @@ var mutants = []mutation.Mutant{
 	{Name: "witness store compare-and-swap", File: "memory.go",
 		Edits: []mutation.Edit{{Old: "if cur := m.witnessed[origin]; cur.Size != prev.Size || cur.Hash != prev.Hash {", New: "if false {"}},
 		Kills: "TestMemoryWitnessStore"},
+
+	// Red team of checkpoints and the witness.
+	{Name: "rt: only admitted verifiers", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if _, ok := v.(strictVerifier); !ok {", New: "if false {"}},
+		Kills: "TestCheckpointRefusesUnadmittedVerifiers"},
+	{Name: "rt: one session per origin", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if len(signers) > 0 && session != cp.Session {", New: "if false {"}},
+		Kills: "TestOpenCheckpointAmbiguousOrigin"},
+	{Name: "rt: note errors quoted", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: `return bad("the note does not open: %s", checkfu.Quote(err.Error()))`, New: `return bad("the note does not open: %s", err.Error())`}},
+		Kills: "TestOpenCheckpointQuotesKeyNames"},
 }
