@@ -258,3 +258,31 @@ func forgeCoded(forged string, head eventlog.Head, n, code int) ([][]byte, event
 }
 
 func strconvU(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestWitnessChecksItsHeldState: a witness whose stored size and hash
+// were changed without a checkpoint of that head (a write to its table)
+// refuses to build on them.
+func TestWitnessChecksItsHeldState(t *testing.T) {
+	ctx := context.Background()
+	signer, verifiers := eventlogtest.CheckpointKeys(t, 1)
+	ws := eventlog.NewMemoryStore()
+	w, _ := eventlog.NewWitness(ws, verifiers, nil)
+	store := logWith(t, "s", 4)
+	recs, _ := store.Read(ctx, "s", 1, 4)
+	cp2, _ := eventlog.SignCheckpoint(signer, "s", eventlog.Head{Seq: 2, Hash: recs[1].Hash})
+	if _, err := w.AddCheckpoint(ctx, 0, nil, cp2); err != nil {
+		t.Fatal(err)
+	}
+	origin := "log.test/eventlog/s"
+	held, _ := ws.Witnessed(ctx, origin)
+	// Roll the held size back to 1 with seq 1's hash, keeping the
+	// checkpoint of seq 2 beside it.
+	if err := ws.Witness(ctx, origin, held, eventlog.WitnessState{Size: 1, Hash: recs[0].Hash, Checkpoint: held.Checkpoint}); err != nil {
+		t.Fatal(err)
+	}
+	cp4, _ := eventlog.SignCheckpoint(signer, "s", eventlog.Head{Seq: 4, Hash: recs[3].Hash})
+	proof := [][]byte{recs[1].Envelope, recs[2].Envelope, recs[3].Envelope}
+	if _, err := w.AddCheckpoint(ctx, 1, proof, cp4); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
+		t.Errorf("AddCheckpoint over a held state that its checkpoint does not match = %v, want %s", err, eventlog.CodeCheckpointInvalid)
+	}
+}
