@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"os"
 
@@ -18,22 +19,24 @@ import (
 // maxKeyFile bounds a key or checkpoint file read by "log".
 const maxKeyFile = 64 << 10
 
-// readSmallFile reads a file of at most maxKeyFile bytes.
+// readSmallFile reads a file of at most maxKeyFile bytes, to its end:
+// a pipe (-checkpoint <(...)) may deliver it in pieces.
 func readSmallFile(what, path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkfu log: read %s: %w", what, err)
 	}
 	defer f.Close()
-	b := make([]byte, maxKeyFile+1)
-	n, err := f.Read(b)
-	if err != nil && n == 0 {
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		clear(b)
 		return nil, fmt.Errorf("checkfu log: read %s %q: %w", what, path, err)
 	}
-	if n > maxKeyFile {
+	if len(b) > maxKeyFile {
+		clear(b)
 		return nil, checkfu.Refuse(eventlog.CodeCheckpointInvalid, "checkfu log: %s %q is larger than %d bytes", what, path, maxKeyFile)
 	}
-	return b[:n], nil
+	return b, nil
 }
 
 // readSigner loads a note signer key written by "log keygen".
