@@ -9,6 +9,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -146,19 +147,59 @@ func logKeygen(e *env, args []string) error {
 
 // writeCheckpoint signs a checkpoint of session, the input being at its
 // end, and writes it to path by rename, so that path holds either the old
-// checkpoint or the new one.
+// checkpoint or the new one, even across a crash: the new file is a
+// fresh temporary file beside path (created, never opened through a
+// link someone left there), synced before the rename, and the directory
+// is synced after it.
 func writeCheckpoint(ctx context.Context, l *eventlog.Log, session, path string) error {
 	cp, err := l.Checkpoint(ctx, session)
 	if err != nil {
 		return withHint(fmt.Errorf("checkfu log append: checkpoint: %w", err), "the events acknowledged are stored; run \"checkfu log checkpoint\" to sign one")
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, cp, 0o644); err != nil {
+	if err := replaceFile(path, cp); err != nil {
 		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+	}
+	return nil
+}
+
+// replaceFile replaces path with a file holding b, mode 0644, atomically
+// and durably.
+func replaceFile(path string, b []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+		return err
 	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // the rename is done; only its durability is unconfirmed
+	}
+	defer d.Close()
+	_ = d.Sync()
 	return nil
 }

@@ -69,4 +69,3 @@ func TestLogVerifyReadsKeyFromPipe(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
