@@ -3,6 +3,7 @@ package eventlog
 import (
 	"bytes"
 	"encoding/gob"
+	"encoding/xml"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -149,4 +150,16 @@ func (e *Entry) GobDecode(b []byte) error {
 	*e = Entry{Session: v.Session, Seq: v.Seq, Hash: v.Hash, Prev: v.Prev, Event: v.Event,
 		ContentMode: v.ContentMode, ContentDigest: v.ContentDigest, Shredded: v.Shredded, ShredOf: v.ShredOf}
 	return nil
+}
+
+// MarshalXML implements xml.Marshaler: the envelope fields, as
+// encoding/xml would write the struct, with Content empty.
+func (e Event) MarshalXML(enc *xml.Encoder, start xml.StartElement) error {
+	return enc.EncodeElement(viewOf(&e), start)
+}
+
+// MarshalXML implements xml.Marshaler: every field of the entry, its
+// Event through [Event.MarshalXML].
+func (e Entry) MarshalXML(enc *xml.Encoder, start xml.StartElement) error {
+	return enc.EncodeElement(e.view(), start)
 }
