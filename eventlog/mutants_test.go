@@ -190,4 +190,10 @@ var mutants = []mutation.Mutant{
 	{Name: "rt: xml keeps content", File: "print.go",
 		Edits: []mutation.Edit{{Old: "return enc.EncodeElement(viewOf(&e), start)", New: "return enc.EncodeElement(eventView(e), start)"}},
 		Kills: "TestEventXMLOmitsContent"},
+	{Name: "rt: Record prints sealed bytes", File: "print.go",
+		Edits: []mutation.Edit{{Old: `fmt.Fprintf(f, "(%d bytes)", len(s.b))`, New: `fmt.Fprintf(f, "%v", s.b)`}},
+		Kills: "TestRecordPrintsNoSealedBytes"},
+	{Name: "rt: Record logs sealed bytes", File: "print.go",
+		Edits: []mutation.Edit{{Old: `slog.Int("sealed_bytes", len(r.Sealed))`, New: `slog.Any("sealed_bytes", r.Sealed)`}},
+		Kills: "TestRecordPrintsNoSealedBytes"},
 }
