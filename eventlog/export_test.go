@@ -32,3 +32,11 @@ func ForgeEnvelopeCode(session string, seq uint64, prev Hash, code string) ([]by
 	enc := env.encode()
 	return enc, chainHash(enc)
 }
+
+// ForgeShredEnvelope returns the envelope of a shred event at seq of
+// session, linking to prev and naming shredOf, and its chain hash.
+func ForgeShredEnvelope(session string, seq uint64, prev Hash, shredOf uint64) ([]byte, Hash) {
+	env := envelope{session: session, seq: seq, prev: prev, event: Event{Kind: KindShred, Time: time.Unix(1, 0).UTC()}, shredOf: shredOf}
+	enc := env.encode()
+	return enc, chainHash(enc)
+}
