@@ -216,7 +216,7 @@ func (l *Log) Checkpoint(ctx context.Context, session string) ([]byte, error) {
 	if l.signer == nil {
 		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: the log has no checkpoint signer (configure Options.Signer)")
 	}
-	head, err := Verify(ctx, l.store, session)
+	head, err := l.Verify(ctx, session)
 	if err != nil {
 		return nil, err
 	}

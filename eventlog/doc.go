@@ -41,9 +41,12 @@
 //     ciphertext and records the deletion as a chained event of its own
 //     ([KindShred]); the chain still verifies. Sealed content missing
 //     without such an event was deleted behind the log's back, and
-//     [Verify] names its seq. The chain is not keyed: whoever can write
-//     the store can also append a shred event of their own, so a shred
-//     event proves the deletion was recorded, not who recorded it.
+//     [Verify] names its seq. The chain is not keyed, so whoever can
+//     write the store could append a shred event of their own; each
+//     shred event therefore carries a tag (HMAC-SHA256 under the
+//     workspace's digest key) over the record it shredded, which
+//     [Log.Verify], [Log.Read], [Log.Content] and [Log.Checkpoint] of a
+//     log with Keys check. The keyless [Verify] cannot.
 //   - In a zero-data-retention log (Options.ZeroDataRetention) content
 //     never reaches the store: the durable record holds the envelope and
 //     the keyed digest only, never a bare hash of content.

@@ -196,4 +196,13 @@ var mutants = []mutation.Mutant{
 	{Name: "rt: Record logs sealed bytes", File: "print.go",
 		Edits: []mutation.Edit{{Old: `slog.Int("sealed_bytes", len(r.Sealed))`, New: `slog.Any("sealed_bytes", r.Sealed)`}},
 		Kills: "TestRecordPrintsNoSealedBytes"},
+	{Name: "rt: shred tag checked", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "!hmac.Equal(env.shredTag[:], hashBytes(v.keys.shredTag(v.session, target, targetHash))):", New: "!hmac.Equal(env.shredTag[:], hashBytes(targetHash)) && false:"}},
+		Kills: "TestForgedShredEventRefusedWithKeys"},
+	{Name: "rt: Content checks the shred tag", File: "read.go",
+		Edits: []mutation.Edit{{Old: "\t\tkeys: l.keys, targets: map[uint64]Hash{r.ShreddedBy: r.Hash}}", New: "\t\ttargets: map[uint64]Hash{r.ShreddedBy: r.Hash}}"}},
+		Kills: "TestForgedShredEventRefusedWithKeys"},
+	{Name: "rt: Checkpoint verifies with the keys", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "head, err := l.Verify(ctx, session)", New: "head, err := Verify(ctx, l.store, session)"}},
+		Kills: "TestForgedShredEventRefusedWithKeys"},
 }
