@@ -75,9 +75,10 @@ func readCheckpoint(checkpointFile, verifierFile string) ([]byte, note.Verifiers
 
 func logCheckpoint(e *env, args []string) error {
 	var lf logFlags
-	var keyFile string
-	fs := lf.register(e, "checkpoint", "-store DSN -session ID -signing-key FILE > checkpoint")
+	var keyFile, masterFile string
+	fs := lf.register(e, "checkpoint", "-store DSN -session ID -signing-key FILE [-key-file F] > checkpoint")
 	fs.StringVar(&keyFile, "signing-key", "", "file with the log's note signing key (from \"checkfu log keygen\")")
+	fs.StringVar(&masterFile, "key-file", "", "file with the workspace master key (64 hex digits): sign only if every shred event was made by a holder of the key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,13 +92,17 @@ func logCheckpoint(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	keys, err := readKeys(masterFile)
+	if err != nil {
+		return err
+	}
 	ctx := context.Background()
 	store, err := openStore(ctx, lf.store, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	l, err := eventlog.New(store, eventlog.Options{Signer: signer})
+	l, err := eventlog.New(store, eventlog.Options{Signer: signer, Keys: keys})
 	if err != nil {
 		return err
 	}
