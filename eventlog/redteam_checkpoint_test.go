@@ -286,3 +286,35 @@ func TestWitnessChecksItsHeldState(t *testing.T) {
 		t.Errorf("AddCheckpoint over a held state that its checkpoint does not match = %v, want %s", err, eventlog.CodeCheckpointInvalid)
 	}
 }
+
+// TestWitnessKeyRotation: a log rotates its key through the witness by
+// signing one checkpoint with the old and the new key; from then on the
+// new key alone is accepted, and the old key's name-twin is not.
+func TestWitnessKeyRotation(t *testing.T) {
+	ctx := context.Background()
+	oldS, oldV := namedKey(t, "log.test/eventlog", 1)
+	newS, newV := namedKey(t, "log.test/eventlog", 2)
+	w, _ := eventlog.NewWitness(eventlog.NewMemoryStore(), note.VerifierList(oldV, newV), nil)
+	store := logWith(t, "s", 3)
+	recs, _ := store.Read(ctx, "s", 1, 3)
+	head := func(i int) eventlog.Head { return eventlog.Head{Seq: uint64(i), Hash: recs[i-1].Hash} }
+	cp1, _ := eventlog.SignCheckpoint(oldS, "s", head(1))
+	if _, err := w.AddCheckpoint(ctx, 0, nil, cp1); err != nil {
+		t.Fatal(err)
+	}
+	cp2, _ := eventlog.SignCheckpoint(newS, "s", head(2))
+	if _, err := w.AddCheckpoint(ctx, 1, [][]byte{recs[1].Envelope}, cp2); !errors.Is(err, eventlog.CodeCheckpointInvalid) {
+		t.Errorf("the new key before the rotation = %v, want %s", err, eventlog.CodeCheckpointInvalid)
+	}
+	both, err := note.Sign(&note.Note{Text: strings.SplitN(string(cp2), "\n\n", 2)[0] + "\n"}, oldS, newS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddCheckpoint(ctx, 1, [][]byte{recs[1].Envelope}, both); err != nil {
+		t.Fatalf("the rotation checkpoint, signed by both keys: %v", err)
+	}
+	cp3, _ := eventlog.SignCheckpoint(newS, "s", head(3))
+	if _, err := w.AddCheckpoint(ctx, 2, [][]byte{recs[2].Envelope}, cp3); err != nil {
+		t.Errorf("the new key after the rotation: %v", err)
+	}
+}
