@@ -27,7 +27,7 @@ import (
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // Canary is the provider credential; no byte of it may reach sandbox code.
