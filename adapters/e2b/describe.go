@@ -1,0 +1,53 @@
+package e2b
+
+import (
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/admission"
+)
+
+// Revision is the provider revision of this adapter. It changes whenever
+// what the adapter declares or does changes.
+const Revision = "1"
+
+// Identity is this adapter's exact (provider, provider_revision) pair.
+// The Worker-hosted runner's E2B adapter is a separate identity
+// ([WorkerIdentity]): a receipt for one never grades the other.
+var Identity = checkfu.ProviderRevision{Provider: "checkfu:e2b-provider", Revision: Revision}
+
+// WorkerIdentity is the Worker-hosted runner's E2B adapter: the same
+// vendor, a different exact revision, separate evidence.
+var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:e2b-worker-provider", Revision: Revision}
+
+// MaterializationRevision names the code that materializes a sandbox.
+const MaterializationRevision = "e2b-materialize-1"
+
+// Placement is where the adapter's sandboxes run: on E2B, not in the
+// Runner, so no axis may be runner_enforced.
+const Placement = admission.PlacementRemote
+
+// Capability returns what this revision can do, on every admission axis.
+//
+// Enforcement: E2B's Firecracker microVM is its process isolation, its
+// template its image, its timeout and kill its lifetime, its cgroups its
+// resources, its allowOut filter its network policy: each is E2B's word
+// (provider_attested). The sandbox's root filesystem is writable, no
+// mount plan is applied, the sandbox user may use sudo and there is no
+// system-call filter the adapter can set: those axes are unenforced.
+//
+// EgressCertification is advisory_filter, for [AdvisoryReason]; no
+// receipt can lift it while the API has one flat list.
+func Capability() admission.RunnerProviderCapability {
+	var e admission.Enforcement
+	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisResources, admission.AxisLifetime} {
+		e[a] = admission.ProviderAttested
+	}
+	return admission.RunnerProviderCapability{
+		Drivers:             []string{"e2b"},
+		LaunchKinds:         []string{"process"},
+		Platforms:           []string{"linux/amd64"},
+		NetworkModes:        []string{"allowlist", "none", "unrestricted"},
+		ImageModes:          []string{"fixed"},
+		Enforcement:         e,
+		EgressCertification: checkfu.AdvisoryFilter,
+	}
+}
