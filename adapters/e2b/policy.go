@@ -30,12 +30,14 @@ type Network struct {
 	Caveats []string
 }
 
-// nonPublicV4 are the IPv4 ranges that are never public (RFC 6890 and
-// its successors): "unrestricted" means the public internet only.
+// nonPublicV4 are the IPv4 ranges that are never public, the egress
+// package's table (TestDenyOutAgreesWithEgress checks it against
+// egress.IsPublic): "unrestricted" means the public internet only.
 var nonPublicV4 = []string{
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-	"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
-	"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+	"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.31.196.0/24", "192.52.193.0/24",
+	"192.88.99.0/24", "192.168.0.0/16", "192.175.48.0/24", "198.18.0.0/15", "198.51.100.0/24",
+	"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
 }
 
 // Caveats recorded by MapPolicy.

@@ -2,6 +2,8 @@ package e2b_test
 
 import (
 	"errors"
+	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -78,5 +80,45 @@ func TestMapPolicyRefusesNoPolicy(t *testing.T) {
 	}
 	if _, err := e2b.MapPolicy(&egress.CompiledPolicy{}, nil); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Errorf("MapPolicy(zero) = %v, want config_invalid", err)
+	}
+}
+
+// TestDenyOutAgreesWithEgress: under unrestricted, denyOut keeps out
+// exactly the IPv4 addresses egress.IsPublic calls non-public (at every
+// range boundary and on a deterministic sample).
+func TestDenyOutAgreesWithEgress(t *testing.T) {
+	n, err := e2b.MapPolicy(compiled(t, `{"type":"unrestricted"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var denied []netip.Prefix
+	for _, s := range n.DenyOut {
+		denied = append(denied, netip.MustParsePrefix(s))
+	}
+	var probes []netip.Addr
+	for _, p := range denied {
+		a := p.Masked().Addr()
+		b := a.As4()
+		v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		last := v | (1<<(32-p.Bits()) - 1)
+		probes = append(probes, a, a.Prev(), netip.AddrFrom4([4]byte{byte(last >> 24), byte(last >> 16), byte(last >> 8), byte(last)}))
+		if last != ^uint32(0) {
+			last++
+			probes = append(probes, netip.AddrFrom4([4]byte{byte(last >> 24), byte(last >> 16), byte(last >> 8), byte(last)}))
+		}
+	}
+	r := rand.New(rand.NewPCG(14, 2))
+	for range 200_000 {
+		v := r.Uint32()
+		probes = append(probes, netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}))
+	}
+	for _, a := range probes {
+		if !a.IsValid() {
+			continue
+		}
+		in := slices.ContainsFunc(denied, func(p netip.Prefix) bool { return p.Contains(a) })
+		if in == egress.IsPublic(a) {
+			t.Errorf("%s: denied %t, egress.IsPublic %t", a, in, egress.IsPublic(a))
+		}
 	}
 }
