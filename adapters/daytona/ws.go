@@ -64,8 +64,10 @@ func wsOpen(resp *http.Response, key string) (*wsConn, error) {
 		resp.Body.Close()
 		return nil, checkfu.Refuse(CodeLogFrameInvalid, "daytona: the log stream's WebSocket handshake is not RFC 6455's")
 	}
-	return &wsConn{rwc: rwc, br: bufio.NewReader(rwc)}, nil
+	return &wsConn{rwc: rwc, br: newReader(rwc)}, nil
 }
+
+func newReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
 
 // next returns the next data message; io.EOF after a close frame.
 func (c *wsConn) next() ([]byte, error) {
