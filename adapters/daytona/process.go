@@ -176,19 +176,69 @@ func (p *Process) start(ctx context.Context, line string) error {
 	return nil
 }
 
+// A demux splits the daemon's command log into stdout and stderr by its
+// prefixes, across message boundaries: a prefix cut by a boundary is
+// held until the next message.
+type demux struct {
+	out, err io.Writer
+	cur      io.Writer
+	carry    []byte
+}
+
+func (d *demux) write(w io.Writer, b []byte) {
+	if len(b) > 0 {
+		_, _ = w.Write(b) // a reader that went away fails at once
+	}
+}
+
+// feed takes one message of the log.
+func (d *demux) feed(msg []byte) {
+	if d.cur == nil {
+		d.cur = d.out
+	}
+	data := append(d.carry, msg...)
+	d.carry = nil
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, 1)
+		if j := bytes.IndexByte(data, 2); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			d.write(d.cur, data)
+			return
+		}
+		d.write(d.cur, data[:i])
+		data = data[i:]
+		if len(data) < 3 && (bytes.HasPrefix(stdoutPrefix, data) || bytes.HasPrefix(stderrPrefix, data)) {
+			d.carry = append([]byte(nil), data...) // perhaps a prefix cut by the message boundary
+			return
+		}
+		switch {
+		case bytes.HasPrefix(data, stdoutPrefix):
+			d.cur, data = d.out, data[3:]
+		case bytes.HasPrefix(data, stderrPrefix):
+			d.cur, data = d.err, data[3:]
+		default:
+			d.write(d.cur, data[:1])
+			data = data[1:]
+		}
+	}
+}
+
+// flush writes what is held at the end of the log.
+func (d *demux) flush() {
+	if d.cur == nil {
+		d.cur = d.out
+	}
+	d.write(d.cur, d.carry)
+	d.carry = nil
+}
+
 // read demultiplexes the log into the two pipes, then fetches the exit
 // code and reaps the process.
 func (p *Process) read(outW, errW *io.PipeWriter) {
-	var (
-		cur   = outW
-		carry []byte
-		err   error
-	)
-	write := func(w *io.PipeWriter, b []byte) {
-		if len(b) > 0 {
-			_, _ = w.Write(b) // a reader that went away fails at once
-		}
-	}
+	d := &demux{out: outW, err: errW}
+	var err error
 	for {
 		msg, e := p.ws.next()
 		if e == io.EOF {
@@ -198,36 +248,9 @@ func (p *Process) read(outW, errW *io.PipeWriter) {
 			err = e
 			break
 		}
-		data := append(carry, msg...)
-		carry = nil
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, 1)
-			if j := bytes.IndexByte(data, 2); j >= 0 && (i < 0 || j < i) {
-				i = j
-			}
-			if i < 0 {
-				write(cur, data)
-				data = nil
-				break
-			}
-			write(cur, data[:i])
-			data = data[i:]
-			if len(data) < 3 && (bytes.HasPrefix(stdoutPrefix, data) || bytes.HasPrefix(stderrPrefix, data)) {
-				carry = append([]byte(nil), data...) // perhaps a prefix cut by the message boundary
-				break
-			}
-			switch {
-			case bytes.HasPrefix(data, stdoutPrefix):
-				cur, data = outW, data[3:]
-			case bytes.HasPrefix(data, stderrPrefix):
-				cur, data = errW, data[3:]
-			default:
-				write(cur, data[:1])
-				data = data[1:]
-			}
-		}
+		d.feed(msg)
 	}
-	write(cur, carry)
+	d.flush()
 	p.ws.close()
 	status := -1
 	if err == nil {

@@ -73,12 +73,3 @@ func (s *spec) check(req *http.Request, auth func(scheme, value string) error) (
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	return route, err
 }
-
-// schema validates a decoded JSON value against a named component.
-func (s *spec) schema(name string, v any) error {
-	ref, ok := s.doc.Components.Schemas[name]
-	if !ok {
-		return errors.New("no schema " + name)
-	}
-	return ref.Value.VisitJSON(v)
-}

@@ -54,3 +54,20 @@ func FuzzWSFrames(f *testing.F) {
 		}
 	})
 }
+
+// TestDemuxAtEveryCut: the log split into two messages at every
+// position, prefixes included, demultiplexes the same.
+func TestDemuxAtEveryCut(t *testing.T) {
+	log := []byte("\x01\x01\x01out 1\n\x02\x02\x02err 1\n\x01\x01\x01a\x01b\x02\x02c\n\x02\x02\x02\x01\n")
+	wantOut, wantErr := "out 1\na\x01b\x02\x02c\n", "err 1\n\x01\n"
+	for cut := range len(log) + 1 {
+		var out, errb bytes.Buffer
+		d := &demux{out: &out, err: &errb}
+		d.feed(log[:cut])
+		d.feed(log[cut:])
+		d.flush()
+		if out.String() != wantOut || errb.String() != wantErr {
+			t.Errorf("cut at %d: stdout %q stderr %q, want %q %q", cut, out.String(), errb.String(), wantOut, wantErr)
+		}
+	}
+}
