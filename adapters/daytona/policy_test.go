@@ -2,6 +2,9 @@ package daytona_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu"
@@ -62,5 +65,30 @@ func TestCreateRefusesBeforeAnyRequest(t *testing.T) {
 	defer f.mu.Unlock()
 	if edge.sent != 0 || len(f.created) != 0 {
 		t.Errorf("%d requests were sent for a refused policy", edge.sent)
+	}
+}
+
+// TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
+func TestSpecCatchesDeviation(t *testing.T) {
+	s := loadSpec(t, "testdata/toolbox.yaml")
+	ok := func(_, v string) error {
+		if v != "k" {
+			return errors.New("no key")
+		}
+		return nil
+	}
+	for name, tc := range map[string]struct{ body, auth string }{
+		"unknown member": {`{"command":"true","runAsync":true,"stdin":"x"}`, "Bearer k"},
+		"no command":     {`{"runAsync":true}`, "Bearer k"},
+		"no bearer":      {`{"command":"true"}`, "k"},
+		"control":        {`{"command":"true","runAsync":true}`, "Bearer k"},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/process/session/s1/exec", strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", tc.auth)
+		_, err := s.check(req, ok)
+		if (err == nil) != (name == "control") {
+			t.Errorf("%s: check = %v", name, err)
+		}
 	}
 }

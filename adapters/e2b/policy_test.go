@@ -3,6 +3,8 @@ package e2b_test
 import (
 	"errors"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
@@ -120,5 +122,35 @@ func TestDenyOutAgreesWithEgress(t *testing.T) {
 		if in == egress.IsPublic(a) {
 			t.Errorf("%s: denied %t, egress.IsPublic %t", a, in, egress.IsPublic(a))
 		}
+	}
+}
+
+// TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
+func TestSpecCatchesDeviation(t *testing.T) {
+	s := loadSpec(t, "testdata/control.yaml")
+	ok := func(_, v string) error {
+		if v != "k" {
+			return errors.New("no key")
+		}
+		return nil
+	}
+	for name, tc := range map[string]struct{ body, key string }{
+		"unknown member": {`{"templateID":"base","allowInternetAccess":false}`, "k"},
+		"wrong type":     {`{"templateID":"base","timeout":"5"}`, "k"},
+		"no template":    {`{"timeout":5}`, "k"},
+		"no key":         {`{"templateID":"base"}`, ""},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/sandboxes", strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", tc.key)
+		if _, err := s.check(req, ok); err == nil {
+			t.Errorf("%s: the spec accepted %s", name, tc.body)
+		}
+	}
+	req := httptest.NewRequest(http.MethodPost, "/sandboxes", strings.NewReader(`{"templateID":"base"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", "k")
+	if _, err := s.check(req, ok); err != nil {
+		t.Errorf("the control request is refused: %v", err)
 	}
 }

@@ -3,8 +3,11 @@ package vercel_test
 import (
 	"errors"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu"
@@ -100,6 +103,32 @@ func TestNonPublicAgreesWithEgress(t *testing.T) {
 		}
 		if got, want := reached(a), egress.IsPublic(a); got != want {
 			t.Errorf("%s: the policy reaches it %t, egress.IsPublic says %t", a, got, want)
+		}
+	}
+}
+
+// TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
+func TestSpecCatchesDeviation(t *testing.T) {
+	s := loadSpec(t, "testdata/sandbox.yaml")
+	ok := func(_, v string) error {
+		if v != "k" {
+			return errors.New("no key")
+		}
+		return nil
+	}
+	for name, tc := range map[string]struct{ url, body string }{
+		"no teamId":       {"/v3/sandboxes", `{"projectId":"p"}`},
+		"unknown member":  {"/v3/sandboxes?teamId=t", `{"projectId":"p","stdin":true}`},
+		"bad mode":        {"/v3/sandboxes?teamId=t", `{"projectId":"p","networkPolicy":{"mode":"some"}}`},
+		"port in subnets": {"/v3/sandboxes?teamId=t", `{"projectId":"p","networkPolicy":{"subnets":{"allow":"1.2.3.4/32"}}}`},
+		"control":         {"/v3/sandboxes?teamId=t", `{"projectId":"p","networkPolicy":{"mode":"deny-all"}}`},
+	} {
+		req := httptest.NewRequest(http.MethodPost, tc.url, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer k")
+		_, err := s.check(req, ok)
+		if (err == nil) != (name == "control") {
+			t.Errorf("%s: check = %v", name, err)
 		}
 	}
 }
