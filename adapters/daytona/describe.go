@@ -26,14 +26,15 @@ const Placement = admission.PlacementRemote
 const AdvisoryReason = "Daytona enforces its network settings on its own runner (iptables per sandbox) where Checkfu can neither construct the adversarial cases nor see the authorities; none of the three un-self-attestable facts can be shown by Checkfu"
 
 // Capability returns what this revision can do. The only network mode
-// is none ([MapPolicy] refuses the others). Enforcement: the sandbox
-// image (snapshot), its container isolation, resources, lifetime
-// (session and sandbox deletion kill the process group) and
-// networkBlockAll are Daytona's word; the filesystem, mounts, privileges
-// and system calls are not under the adapter's control.
+// is none ([MapPolicy] refuses the others). Enforcement: the container
+// isolation, the lifetime (session and sandbox deletion kill the
+// process group) and networkBlockAll are Daytona's word; a snapshot is a
+// mutable name, not a digest (image unenforced), the adapter sets no
+// resource limits, and the filesystem, mounts, privileges and system
+// calls are not under its control.
 func Capability() admission.RunnerProviderCapability {
 	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisResources, admission.AxisLifetime} {
+	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
 		e[a] = admission.ProviderAttested
 	}
 	return admission.RunnerProviderCapability{

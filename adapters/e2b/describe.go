@@ -28,17 +28,18 @@ const Placement = admission.PlacementRemote
 // Capability returns what this revision can do, on every admission axis.
 //
 // Enforcement: E2B's Firecracker microVM is its process isolation, its
-// template its image, its timeout and kill its lifetime, its cgroups its
-// resources, its allowOut filter its network policy: each is E2B's word
-// (provider_attested). The sandbox's root filesystem is writable, no
-// mount plan is applied, the sandbox user may use sudo and there is no
-// system-call filter the adapter can set: those axes are unenforced.
+// timeout and kill its lifetime, its allowOut filter its network policy:
+// each is E2B's word (provider_attested). A template is a mutable name,
+// not a digest, so the image axis is unenforced; the adapter sets no
+// resource limits (the template's are E2B's, and unreported); the root
+// filesystem is writable, no mount plan is applied, the sandbox user may
+// use sudo and there is no system-call filter the adapter can set.
 //
 // EgressCertification is advisory_filter, for [AdvisoryReason]; no
 // receipt can lift it while the API has one flat list.
 func Capability() admission.RunnerProviderCapability {
 	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisResources, admission.AxisLifetime} {
+	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
 		e[a] = admission.ProviderAttested
 	}
 	return admission.RunnerProviderCapability{

@@ -27,12 +27,13 @@ const AdvisoryReason = "Vercel's firewall resolves, connects and filters on Verc
 
 // Capability returns what this revision can do. Network modes: none and
 // unrestricted ([MapPolicy] refuses allowlists). Vercel's Firecracker
-// microVM, image, resources, timeout and firewall are Vercel's word; the
+// microVM, timeout and firewall are Vercel's word; the image is Vercel's
+// choice (no digest), the adapter sets no resource limits, and the
 // filesystem, mounts, privileges (sudo is available) and system calls
-// are not under the adapter's control.
+// are not under its control.
 func Capability() admission.RunnerProviderCapability {
 	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisResources, admission.AxisLifetime} {
+	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
 		e[a] = admission.ProviderAttested
 	}
 	return admission.RunnerProviderCapability{
