@@ -242,3 +242,16 @@ func TestEvidence(t *testing.T) {
 		t.Errorf("evidence states %d stdio caveats, want %d", len(ev.Stdio), len(daytona.StdioCaveats))
 	}
 }
+
+// TestNetworkNoneIsReal: networkBlockAll gives the fake's process only a
+// loopback interface.
+func TestNetworkNoneIsReal(t *testing.T) {
+	if !isolationReal {
+		t.Skip("no network namespaces on this OS")
+	}
+	c, _, _ := newClient(t)
+	r := collect(t, open(t, create(t, c, "inst-none"), "/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"), "")
+	if r.stdout != "lo\n" {
+		t.Errorf("interfaces under none: %q, want only lo", r.stdout)
+	}
+}

@@ -43,6 +43,7 @@ type fakeDaytona struct {
 }
 
 type fakeSandbox struct {
+	none     bool // networkBlockAll
 	id       string
 	started  bool
 	dir      string
@@ -120,7 +121,7 @@ func (f *fakeDaytona) serveAPI(w http.ResponseWriter, r *http.Request) {
 		f.created = append(f.created, body)
 		f.seq++
 		id := "dt-" + strconv.Itoa(f.seq)
-		f.sandboxes[id] = &fakeSandbox{id: id, dir: f.t.TempDir(), sessions: map[string]*fakeSession{}}
+		f.sandboxes[id] = &fakeSandbox{id: id, dir: f.t.TempDir(), sessions: map[string]*fakeSession{}, none: body["networkBlockAll"] == true}
 		writeJSON(w, http.StatusOK, map[string]any{"id": id, "state": "creating", "networkBlockAll": body["networkBlockAll"]})
 	case "getSandbox":
 		s, ok := f.sandboxes[id]
@@ -226,13 +227,13 @@ func (f *fakeDaytona) serveToolbox(w http.ResponseWriter, r *http.Request) {
 		c := &fakeCmd{id: "cmd-" + strconv.Itoa(f.seq), command: body.Command, echo: !body.SuppressInputEcho}
 		c.cond = sync.NewCond(&c.mu)
 		sess.cmds[c.id] = c
-		dir := s.dir
+		dir, none := s.dir, s.none
 		f.mu.Unlock()
 		if !body.RunAsync {
 			f.deviation(w, "exec", errors.New("the adapter must run commands asynchronously"))
 			return
 		}
-		c.start(dir)
+		c.start(dir, none)
 		writeJSON(w, http.StatusAccepted, map[string]any{"cmdId": c.id})
 	case "GetSessionCommand":
 		f.mu.Unlock()
@@ -267,11 +268,12 @@ func (f *fakeDaytona) serveToolbox(w http.ResponseWriter, r *http.Request) {
 
 // start runs the command the way the daemon's wrapper does: a shell,
 // stdin from a pipe nobody closes, each output line prefixed.
-func (c *fakeCmd) start(dir string) {
+func (c *fakeCmd) start(dir string, none bool) {
 	c.proc = exec.Command("/bin/sh", "-c", c.command)
 	c.proc.Dir = dir
 	c.proc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	c.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	isolate(c.proc.SysProcAttr, none)
 	c.stdin, _ = c.proc.StdinPipe()
 	stdout, _ := c.proc.StdoutPipe()
 	stderr, _ := c.proc.StderrPipe()

@@ -279,3 +279,16 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	}
 	_ = rand.Reader
 }
+
+// TestNetworkNoneIsReal: under none, the fake's process has only a
+// loopback interface, so it reaches no host listener.
+func TestNetworkNoneIsReal(t *testing.T) {
+	if !isolationReal {
+		t.Skip("no network namespaces on this OS")
+	}
+	c, _, _ := newClient(t)
+	r := run(t, create(t, c, "inst-none", `{"type":"none"}`), nil, "/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")
+	if string(r.stdout) != "lo\n" {
+		t.Errorf("interfaces under none: %q, want only lo", r.stdout)
+	}
+}

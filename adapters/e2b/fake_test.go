@@ -39,6 +39,7 @@ type fakeE2B struct {
 }
 
 type fakeSandbox struct {
+	none  bool // allow_internet_access false and nothing allowed: no network
 	id    string
 	token string
 	srv   *httptest.Server
@@ -111,7 +112,9 @@ func (f *fakeE2B) serveControl(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"code":500,"message":"headers: %v"}`, r.Header)
 			return
 		}
-		s := &fakeSandbox{id: id, token: "envd-token-" + id, dir: f.t.TempDir(), procs: map[uint32]*fakeProc{}}
+		netw, _ := body["network"].(map[string]any)
+		_, allows := netw["allowOut"]
+		s := &fakeSandbox{id: id, token: "envd-token-" + id, dir: f.t.TempDir(), procs: map[uint32]*fakeProc{}, none: body["allow_internet_access"] == false && !allows}
 		s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.serveEnvd(s, w, r) }))
 		f.mu.Lock()
 		f.sandboxes[id] = s
@@ -248,6 +251,7 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that killing the sandbox reaches every process
+	isolate(cmd.SysProcAttr, s.none)
 	stdin, _ := cmd.StdinPipe()
 	if !sr.Stdin {
 		stdin.Close()

@@ -34,6 +34,7 @@ type fakeVercel struct {
 }
 
 type fakeSession struct {
+	none    bool // deny-all
 	dir     string
 	stopped bool
 	cmds    map[string]*exec.Cmd
@@ -101,7 +102,8 @@ func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
 		f.created = append(f.created, body)
 		f.seq++
 		id := "sess_" + strconv.Itoa(f.seq)
-		f.sessions[id] = &fakeSession{dir: f.t.TempDir(), cmds: map[string]*exec.Cmd{}}
+		np, _ := body["networkPolicy"].(map[string]any)
+		f.sessions[id] = &fakeSession{dir: f.t.TempDir(), cmds: map[string]*exec.Cmd{}, none: np["mode"] == "deny-all"}
 		f.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{
 			"sandbox": map[string]any{"name": "sbx_" + strconv.Itoa(f.seq), "persistent": false, "createdAt": 1, "updatedAt": 1, "currentSessionId": id, "status": "running"},
@@ -148,6 +150,7 @@ func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
 			c.Env = append(c.Env, k+"="+v)
 		}
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		isolate(c.SysProcAttr, sess.none)
 		sess.cmds[id] = c
 		f.mu.Unlock()
 		f.run(w, id, c, body.Command, body.Args)
