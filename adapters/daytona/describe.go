@@ -19,8 +19,12 @@ var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:daytona-worker-
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "daytona-materialize-1"
 
-// Placement is remote: Daytona runs the sandbox, not the Runner.
-const Placement = admission.PlacementRemote
+// Placement is in-process: the adapter is code of the trusted Runner,
+// which talks to the vendor's API as the Docker adapter talks to its
+// engine, so its capability and evidence are Runner-authored constants
+// and nothing crosses acp/wire. The vendor runs the sandbox, which is
+// why no axis claims more than provider_attested (the vendor's word).
+const Placement = admission.PlacementInProcess
 
 // AdvisoryReason is why Daytona stays at advisory_filter.
 const AdvisoryReason = "Daytona enforces its network settings on its own runner (iptables per sandbox) where Checkfu can neither construct the adversarial cases nor see the authorities; none of the three un-self-attestable facts can be shown by Checkfu"

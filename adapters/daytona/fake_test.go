@@ -273,7 +273,7 @@ func (c *fakeCmd) start(dir string, none bool) {
 	c.proc.Dir = dir
 	c.proc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	c.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	isolate(c.proc.SysProcAttr, none)
+	isolate(c.proc, none)
 	c.stdin, _ = c.proc.StdinPipe()
 	stdout, _ := c.proc.StdoutPipe()
 	stderr, _ := c.proc.StderrPipe()

@@ -21,9 +21,12 @@ var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:e2b-worker-prov
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "e2b-materialize-1"
 
-// Placement is where the adapter's sandboxes run: on E2B, not in the
-// Runner, so no axis may be runner_enforced.
-const Placement = admission.PlacementRemote
+// Placement is in-process: the adapter is code of the trusted Runner,
+// which talks to the vendor's API as the Docker adapter talks to its
+// engine, so its capability and evidence are Runner-authored constants
+// and nothing crosses acp/wire. The vendor runs the sandbox, which is
+// why no axis claims more than provider_attested (the vendor's word).
+const Placement = admission.PlacementInProcess
 
 // Capability returns what this revision can do, on every admission axis.
 //

@@ -251,7 +251,7 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that killing the sandbox reaches every process
-	isolate(cmd.SysProcAttr, s.none)
+	isolate(cmd, s.none)
 	stdin, _ := cmd.StdinPipe()
 	if !sr.Stdin {
 		stdin.Close()

@@ -19,8 +19,12 @@ var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:vercel-worker-p
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "vercel-materialize-1"
 
-// Placement is remote: Vercel runs the sandbox.
-const Placement = admission.PlacementRemote
+// Placement is in-process: the adapter is code of the trusted Runner,
+// which talks to the vendor's API as the Docker adapter talks to its
+// engine, so its capability and evidence are Runner-authored constants
+// and nothing crosses acp/wire. The vendor runs the sandbox, which is
+// why no axis claims more than provider_attested (the vendor's word).
+const Placement = admission.PlacementInProcess
 
 // AdvisoryReason is why Vercel stays at advisory_filter.
 const AdvisoryReason = "Vercel's firewall resolves, connects and filters on Vercel's side, where Checkfu cannot construct the adversarial cases (connect_time_public_address, default_deny) nor see the authorities (authority_separation)"

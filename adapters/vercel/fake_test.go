@@ -150,7 +150,7 @@ func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
 			c.Env = append(c.Env, k+"="+v)
 		}
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		isolate(c.SysProcAttr, sess.none)
+		isolate(c, sess.none)
 		sess.cmds[id] = c
 		f.mu.Unlock()
 		f.run(w, id, c, body.Command, body.Args)

@@ -2,10 +2,12 @@
 
 package vercel_test
 
-import "syscall"
+import "os/exec"
 
 // isolate cannot make a network namespace outside Linux; tests that
 // rely on it skip (isolationReal).
-func isolate(attr *syscall.SysProcAttr, none bool) {}
+func isolate(cmd *exec.Cmd, none bool) {}
 
 const isolationReal = false
+
+func netnsMain() {}

@@ -1,0 +1,11 @@
+package e2b_test
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	netnsMain()
+	os.Exit(m.Run())
+}
