@@ -1,10 +1,15 @@
 package checkfu_test
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +25,8 @@ type importRule struct {
 	why    string
 }
 
-// importRules carry the security law of DEVELOPERS.md into the build.
+// importRules carry the security law of the design card (README.md, "The
+// packages"; docs/ARCHITECTURE.md) into the build.
 var importRules = []importRule{
 	{".", []string{"*"}, "checkfu.go is the shared vocabulary and imports nothing of the module"},
 	{"acp", []string{"custody"}, "the process path never holds a plane credential"},
@@ -28,6 +34,32 @@ var importRules = []importRule{
 	{"egress", []string{"custody", "adapters", "eventlog"}, "the egress engine stays below custody, providers and the log"},
 	{"admission", []string{"custody", "adapters", "acp", "cmd", "examples"}, "admission is pure policy: no credential, provider or process code"},
 	{"*lib*", []string{"cmd", "examples"}, "no library package imports cmd/ or examples/"},
+	{"custody/authz", []string{"custody/internal/reveal"}, "the authorization plane can never read a Secret"},
+}
+
+// An exceptRule is an importRule that does not apply to the packages
+// under one of except.
+type exceptRule struct {
+	importRule
+	except []string
+}
+
+// exceptRules are the rules with named exceptions.
+var exceptRules = []exceptRule{
+	{importRule{"eventlog", []string{"custody"}, "the event log stores what it is given; only the evidence bridge knows custody"}, []string{"eventlog/evidencelog"}},
+}
+
+// A directRule lets only the packages in allowed import pkg directly.
+type directRule struct {
+	pkg     string
+	allowed []string
+	why     string
+}
+
+// directRules name the only direct importers of a package.
+var directRules = []directRule{
+	{"custody/internal/reveal", []string{"custody", "custody/edge", "custody/custodytest"},
+		"only the custody boundary, its outbound edge and the runtime conformance suite read a Secret's bytes"},
 }
 
 // under reports whether the module-relative package p is dir or below it.
@@ -43,8 +75,16 @@ func isLibrary(p string) bool {
 // maps module-relative packages to the module-relative packages they import.
 func violations(graph map[string][]string) []string {
 	var out []string
+	rules := make([]exceptRule, 0, len(importRules)+len(exceptRules))
 	for _, r := range importRules {
+		rules = append(rules, exceptRule{importRule: r})
+	}
+	rules = append(rules, exceptRules...)
+	for _, r := range rules {
 		for from := range graph {
+			if slices.ContainsFunc(r.except, func(e string) bool { return under(from, e) }) {
+				continue
+			}
 			switch {
 			case r.from == "*lib*":
 				if !isLibrary(from) {
@@ -62,6 +102,18 @@ func violations(graph map[string][]string) []string {
 					if (b == "*" && dep != from) || (b != "*" && under(dep, b)) {
 						out = append(out, from+" imports "+dep+": "+r.why)
 					}
+				}
+			}
+		}
+	}
+	for _, r := range directRules {
+		for from, deps := range graph {
+			if slices.Contains(r.allowed, from) {
+				continue
+			}
+			for _, dep := range deps {
+				if under(dep, r.pkg) {
+					out = append(out, from+" imports "+dep+" directly: "+r.why)
 				}
 			}
 		}
@@ -149,6 +201,13 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{"egress/egresstest": {"custody"}, "custody": nil},
 		{"conformance": {"cmd/checkfu"}, "cmd/checkfu": nil},
 		{"eventlog": {"examples/guard"}, "examples/guard": nil},
+		{"custody/authz": {"custody/internal/reveal"}, "custody/internal/reveal": nil},
+		{"custody/authz": {"custody/address"}, "custody/address": {"custody"}, "custody": {"custody/internal/reveal"}, "custody/internal/reveal": nil},
+		{"custody/mount": {"custody/internal/reveal"}, "custody/internal/reveal": nil},
+		{"custody/pgstore": {"custody/internal/reveal"}, "custody/internal/reveal": nil},
+		{"eventlog": {"custody/authz"}, "custody/authz": nil},
+		{"eventlog/pglog": {"internal/x"}, "internal/x": {"custody"}, "custody": nil},
+		{"eventlog/evidencelogx": {"custody/authz"}, "custody/authz": nil},
 	}
 	for i, g := range bad {
 		if len(violations(g)) == 0 {
@@ -156,10 +215,56 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		}
 	}
 	good := map[string][]string{
-		".": nil, "egress": {"."}, "custody": {"egress", "."}, "cmd/checkfu": {"custody", "egress", "acp"},
-		"acp": {"."}, "examples/guard": {"egress"}, "eventlog": {"custody"},
+		".": nil, "egress": {"."}, "custody": {"custody/internal/reveal", "."}, "cmd/checkfu": {"custody", "egress", "acp"},
+		"acp": {"."}, "examples/guard": {"egress"}, "eventlog": {"."},
+		"custody/address": {"."}, "custody/authz": {"custody/address", "."},
+		"custody/edge":         {"custody", "custody/authz", "custody/internal/reveal", "egress"},
+		"custody/custodytest":  {"custody", "custody/authz", "custody/internal/reveal"},
+		"eventlog/evidencelog": {"eventlog", "custody/authz"}, "custody/mount": {"custody", "custody/authz"},
 	}
 	if v := violations(good); len(v) != 0 {
 		t.Errorf("allowed graph reported %v", v)
+	}
+}
+
+// adapters: evidence matching is pure. The files of package adapters
+// that declare MatchEvidence, or anything it calls in the same file,
+// import no package that reaches files, processes, the network, the
+// clock or randomness.
+func TestEvidenceMatchingIsPure(t *testing.T) {
+	impure := map[string]bool{"os": true, "os/exec": true, "io/fs": true, "io/ioutil": true, "net": true, "net/http": true,
+		"syscall": true, "log": true, "log/slog": true, "time": true, "math/rand": true, "math/rand/v2": true, "crypto/rand": true,
+		"github.com/checkfu/checkfu/acp/wire": true}
+	files, err := filepath.Glob(filepath.Join("adapters", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := false
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "MatchEvidence" {
+				holds = true
+			}
+		}
+		if !holds {
+			continue
+		}
+		found++
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); impure[p] {
+				t.Errorf("%s holds MatchEvidence and imports %q; evidence matching must be pure", f, p)
+			}
+		}
+	}
+	if found != 1 {
+		t.Fatalf("found MatchEvidence in %d files of adapters; did the layout change?", found)
 	}
 }

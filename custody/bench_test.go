@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/custody/address"
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
@@ -19,7 +20,7 @@ import (
 // into a fresh one. The target is custody throughput >= 90% of bare
 // (docs/benchmarks/custody.md).
 func BenchmarkSealOpen(b *testing.B) {
-	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: address.NewHandle()}
 	ad := appendAD(nil, binding, 1)
 	for _, size := range []int{32, 256, 4096} {
 		plain := make([]byte, size)
@@ -58,7 +59,7 @@ func BenchmarkSealOpen(b *testing.B) {
 // "ratio-sum" over all blocks and "ratio-best" between the fastest block
 // of each. The target is >= 0.90.
 func BenchmarkSealOpenRatio(b *testing.B) {
-	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: address.NewHandle()}
 	ad := appendAD(nil, binding, 1)
 	for _, size := range []int{32, 256, 512, 1024, 2048, 4096} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
@@ -113,7 +114,7 @@ func BenchmarkSealOpenRatio(b *testing.B) {
 // consecutive steps is what the later one costs (docs/benchmarks/custody.md).
 func BenchmarkSealOpenOverhead(b *testing.B) {
 	const size = 32
-	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: NewHandle()}
+	binding := Binding{Namespace: "acme-corp", Integration: "github", Handle: address.NewHandle()}
 	constAD := appendAD(nil, binding, 1)
 	plain := make([]byte, size)
 	ks := GenerateKeyset()

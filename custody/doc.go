@@ -4,10 +4,25 @@
 // structurally absent, never merely denied.
 //
 // A credential lives in a [Secret], known to everyone else by an opaque
-// [Handle]. Native custody (D215) seals it into a [Store] under the
+// [Handle]. Native custody seals it into a [Store] under the
 // custody address [Binding] (namespace, integration, handle) with a
 // versioned [Keyset]; the trusted plane opens it only at the outbound edge,
 // after the egress rule decision, and attaches it to the request there.
+//
+// What a Secret is a boundary against, and what it is not: a Secret
+// protects its bytes against every path that a sandbox, a provider
+// response, an event, a log line, an error, a mount plan or model context
+// can reach, and against accident (printing, logging, marshalling or
+// wrapping it in an error by mistake). It is not a boundary against code
+// running in the trusted process. Such code can build a [Keyset] from a
+// root key it knows, [Keyset.Seal] any Secret it holds (or [Native.Put] it
+// into a Store it reads) and decrypt the record with the layout
+// docs/custody.md documents; it can also read process memory through
+// package unsafe. No key source closes this in-process: a persistent root
+// key reaches custody through code the embedder runs (a KMS client, a file
+// read), which can keep the bytes. Within this module, which packages can
+// read a Secret is a reviewed, build-checked fact (the import rules in
+// imports_test.go and Go's internal-package rule), not a runtime fence.
 //
 // Invariants:
 //
@@ -15,9 +30,9 @@
 //     pointer, slice, map or interface that fmt, reflection, log/slog,
 //     encoding/json or an error can follow leads to them. Every text form
 //     of a Secret is "[redacted]". No exported method returns or reveals
-//     the bytes; they are revealed inside a callback by this package's
-//     outbound edge (and, through custody/internal/reveal, which only
-//     custody/... may import, by reference runtimes).
+//     the bytes; they are revealed inside a callback, through
+//     custody/internal/reveal, which only custody, the outbound edge
+//     (custody/edge) and custodytest import.
 //   - No exported type of any package in this module can hold a Secret
 //     (the exposure test walks every exported type of every package, by
 //     go/types, including packages added later); only the Secret type
@@ -40,31 +55,18 @@
 //   - Every refusal is a *checkfu.Refusal with an exported Code; failures
 //     of a backing store are *StoreError, never a Refusal. No error string
 //     contains secret material.
-//   - A credentialed tool call goes through [Edge] in one fixed order:
-//     the tool arguments are validated against the tool descriptor's JSON
-//     Schema; the call is matched to an exact static capability
-//     registration (capability id, operation, https resource, credential
-//     reference, read_only or external_effect), and anything unknown or
-//     mismatched is refused before any provider contact; the outbound
-//     request is built from the registration alone and decided by the
-//     Connection's egress rules; the [Lease] (exact provider revision,
-//     qualified capabilities, service, gateway, actor, budget, expiry) is
-//     checked and spent; for an external effect the action-bound
-//     [Approval] is revalidated immediately before the effect and used
-//     once. Only then is the credential opened and attached, by the
-//     egress client's hook, to an allowed https request. A denied call is
-//     never sent and never opens the credential.
-//   - Leases are revocable by id alone, independently of any
-//     conversation; expired, revoked, exhausted or out-of-scope leases are
-//     refused typed. An approval binds actor, grant, canonical action,
-//     intended effect, scope and expiry; changing any of them refuses, and
-//     an actor may not approve its own action.
-//   - Approval decisions and effect results are recorded as separate
-//     [Evidence] through an [EvidenceSink], each with a checkfu.Label; a
-//     call whose evidence cannot be recorded returns no response.
 //   - An [IntegrationRuntime] keeps credential records and refresh
-//     machinery on its own side; [TokenRuntime] is the reference. Real
-//     runtimes live under custody/, since adapters/ may not import it.
-//   - Package custody may import egress and the root package; acp/,
-//     adapters/ and egress/ never import custody.
+//     machinery on its own side; custody/edge.TokenRuntime is the
+//     reference. Real runtimes live under custody/, since adapters/ may
+//     not import it.
+//   - The package is split along the reveal boundary. Package custody is
+//     the boundary itself (Secret, Handle, Binding, Keyset, sealing, Store,
+//     the memory store, Native, the runtime interfaces). The authorization
+//     plane (leases, approvals, capability registrations, tool arguments,
+//     evidence) is custody/authz, which cannot import this package or
+//     custody/internal/reveal. The outbound edge (Edge, the echo check,
+//     TokenRuntime, OAuthRefresher) is custody/edge. Only custody,
+//     custody/edge and custodytest import custody/internal/reveal.
+//   - Package custody imports only the root package and custody/address;
+//     acp/, adapters/ and egress/ never import custody.
 package custody

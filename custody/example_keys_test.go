@@ -16,7 +16,7 @@ func ExampleGenerateKeyset() {
 	// The zero Keyset holds no keys: every use is refused.
 	var zero custody.Keyset
 	_, err := zero.Seal(exampleCred, custody.NewSecret([]byte("token")))
-	fmt.Println(errors.Is(err, custody.CodeInvalidKeyset))
+	fmt.Println(errors.Is(err, custody.CodeKeysetInvalid))
 	// Output:
 	// custody.Keyset(primary=1 versions=[1]) 1 [1]
 	// true
@@ -35,13 +35,13 @@ func ExampleNewKeyset() {
 
 	// A key of the wrong size, or a primary that is not listed, is refused.
 	_, err = custody.NewKeyset(1, map[uint32]*custody.Secret{1: custody.NewSecret([]byte("short"))})
-	fmt.Println(errors.Is(err, custody.CodeInvalidKeyset))
+	fmt.Println(errors.Is(err, custody.CodeKeysetInvalid))
 	_, err = custody.NewKeyset(2, map[uint32]*custody.Secret{1: custody.NewSecret(make([]byte, custody.RootKeySize))})
 	fmt.Println(err)
 	// Output:
 	// custody.Keyset(primary=1 versions=[1]) <nil>
 	// true
-	// refused: custody_invalid_keyset: custody: primary version 2 is not one of the keyset's versions
+	// refused: keyset_invalid: custody: primary version 2 is not one of the keyset's versions
 }
 
 func ExampleKeyset_Open() {
@@ -58,7 +58,7 @@ func ExampleKeyset_Open() {
 	v2, _ := v1.Rotate()
 	v2only, _ := v2.Without(1)
 	_, err = v2only.Open(exampleCred, sealed)
-	fmt.Println(errors.Is(err, custody.CodeUnknownKeyVersion))
+	fmt.Println(errors.Is(err, custody.CodeKeyVersionUnknown))
 
 	// One flipped bit and the record no longer opens; an altered record
 	// and a moved one are indistinguishable.
@@ -104,7 +104,7 @@ func ExampleSealedKeyVersion() {
 	fmt.Println(v, err, len(sealed) == custody.SealOverhead+len("token"))
 
 	_, err = custody.SealedKeyVersion(bytes.Repeat([]byte{0}, 3))
-	fmt.Println(errors.Is(err, custody.CodeMalformedRecord))
+	fmt.Println(errors.Is(err, custody.CodeRecordMalformed))
 	// Output:
 	// 1 <nil> true
 	// true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 )
 
 // A Secret prints, logs and encodes as "[redacted]", and NewSecret zeroes
@@ -23,20 +24,10 @@ func ExampleNewSecret() {
 	// "\x00\x00\x00\x00"
 }
 
-func ExampleParseHandle() {
-	h, err := custody.ParseHandle("ch_abcdefghijklmnopqrstuvwxya")
-	fmt.Println(h, err)
-	_, err = custody.ParseHandle("GITHUB_TOKEN")
-	fmt.Println(err)
-	// Output:
-	// ch_abcdefghijklmnopqrstuvwxya <nil>
-	// refused: custody_invalid_handle: custody: "GITHUB_TOKEN" is not a handle (want "ch_" and 26 base32 characters)
-}
-
 // A record sealed for one binding does not open at any other.
 func ExampleKeyset_Seal() {
 	keys := custody.GenerateKeyset()
-	home := custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.NewHandle()}
+	home := custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()}
 	sealed, err := keys.Seal(home, custody.NewSecret([]byte("ghp_example-token")))
 	if err != nil {
 		panic(err)
@@ -57,8 +48,8 @@ func ExampleKeyset_Seal() {
 func ExampleKeyset_Rotate() {
 	ctx := context.Background()
 	v1 := custody.GenerateKeyset()
-	store := custody.NewMemStore()
-	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.NewHandle()}
+	store := custody.NewMemoryStore()
+	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()}
 	if err := custody.NewNative(v1, store).Put(ctx, b, custody.NewSecret([]byte("token"))); err != nil {
 		panic(err)
 	}
@@ -75,17 +66,20 @@ func ExampleKeyset_Rotate() {
 
 func ExampleNative() {
 	ctx := context.Background()
-	n := custody.NewNative(custody.GenerateKeyset(), custody.NewMemStore())
-	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.NewHandle()}
+	n := custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore())
+	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()}
 	if err := n.Put(ctx, b, custody.NewSecret([]byte("ghp_example-token"))); err != nil {
 		panic(err)
 	}
 	s, err := n.Open(ctx, b)
 	fmt.Println(s, err)
 	s.Destroy()
-	_, err = n.Open(ctx, custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.NewHandle()})
-	fmt.Println(errors.Is(err, custody.CodeNotFound))
+	_, err = n.Open(ctx, custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()})
+	fmt.Println(errors.Is(err, custody.CodeRecordNotFound))
 	// Output:
 	// [redacted] <nil>
 	// true
 }
+
+// exampleCred is the binding the examples use.
+var exampleCred = custody.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}

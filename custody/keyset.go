@@ -17,15 +17,6 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// CodeInvalidKeyset is the code of the Refusal returned when a keyset is
-// zero, or cannot be built from the keys given.
-const CodeInvalidKeyset checkfu.Code = "custody_invalid_keyset"
-
-// CodeInvalidConfig is the code of the Refusal a constructor (NewEdge,
-// NewLeases, NewApprovals, NewTokenRuntime) or the OAuthRefresher returns
-// when its configuration lacks a required part or holds an unusable value.
-const CodeInvalidConfig checkfu.Code = "custody_invalid_config"
-
 // RootKeySize is the size in bytes of one key version's root key.
 const RootKeySize = 32
 
@@ -46,7 +37,7 @@ const maxCachedSubkeys = 4096
 // Like a [Secret], a Keyset holds its key material only inside a closure,
 // out of reach of fmt, reflection and encoders. A Keyset is immutable and
 // safe for concurrent use; rotation returns a new Keyset. The zero Keyset
-// holds no keys and every use of it is refused with [CodeInvalidKeyset].
+// holds no keys and every use of it is refused with [CodeKeysetInvalid].
 type Keyset struct {
 	_     [0]func()
 	state func() *keysetState
@@ -97,20 +88,20 @@ func GenerateKeyset() *Keyset {
 // of the Secrets and may destroy them afterwards.
 func NewKeyset(primary uint32, roots map[uint32]*Secret) (*Keyset, error) {
 	if len(roots) == 0 {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: a keyset needs at least one key version")
+		return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: a keyset needs at least one key version")
 	}
 	if _, ok := roots[primary]; !ok {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: primary version %d is not one of the keyset's versions", primary)
+		return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: primary version %d is not one of the keyset's versions", primary)
 	}
 	keys := make(map[uint32]*[RootKeySize]byte, len(roots))
 	for v, s := range roots {
 		if v == 0 {
-			return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: key version 0 is reserved (versions start at 1)")
+			return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: key version 0 is reserved (versions start at 1)")
 		}
 		k := new([RootKeySize]byte)
 		err := s.reveal(func(b []byte) error {
 			if len(b) != RootKeySize {
-				return checkfu.Refuse(CodeInvalidKeyset, "custody: root key of version %d has %d bytes, want %d", v, len(b), RootKeySize)
+				return checkfu.Refuse(CodeKeysetInvalid, "custody: root key of version %d has %d bytes, want %d", v, len(b), RootKeySize)
 			}
 			copy(k[:], b)
 			return nil
@@ -133,7 +124,7 @@ func (ks *Keyset) load() (*keysetState, error) {
 
 // errZeroKeyset is load's refusal, out of line so that load inlines.
 func errZeroKeyset() error {
-	return checkfu.Refuse(CodeInvalidKeyset, "custody: the zero Keyset holds no keys")
+	return checkfu.Refuse(CodeKeysetInvalid, "custody: the zero Keyset holds no keys")
 }
 
 // Primary returns the version new records are sealed with, or 0 for the
@@ -166,7 +157,7 @@ func (ks *Keyset) Rotate() (*Keyset, error) {
 	}
 	next := st.versions[len(st.versions)-1] + 1
 	if next == 0 {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: key versions are exhausted")
+		return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: key versions are exhausted")
 	}
 	roots := make(map[uint32]*[RootKeySize]byte, len(st.roots)+1)
 	for v, k := range st.roots {
@@ -179,7 +170,7 @@ func (ks *Keyset) Rotate() (*Keyset, error) {
 }
 
 // Without returns a new Keyset without version v. Records still sealed
-// under v will no longer open (refused with [CodeUnknownKeyVersion]):
+// under v will no longer open (refused with [CodeKeyVersionUnknown]):
 // rewrap them first. Removing the primary or an unknown version is
 // refused.
 func (ks *Keyset) Without(v uint32) (*Keyset, error) {
@@ -188,10 +179,10 @@ func (ks *Keyset) Without(v uint32) (*Keyset, error) {
 		return nil, err
 	}
 	if v == st.primary {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: version %d is the primary; rotate before removing it", v)
+		return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: version %d is the primary; rotate before removing it", v)
 	}
 	if _, ok := st.roots[v]; !ok {
-		return nil, checkfu.Refuse(CodeInvalidKeyset, "custody: version %d is not in the keyset", v)
+		return nil, checkfu.Refuse(CodeKeysetInvalid, "custody: version %d is not in the keyset", v)
 	}
 	roots := make(map[uint32]*[RootKeySize]byte, len(st.roots)-1)
 	for u, k := range st.roots {
@@ -238,7 +229,7 @@ func (st *keysetState) aeadSlow(v uint32, namespace string) (cipher.AEAD, error)
 	}
 	root, ok := st.roots[v]
 	if !ok {
-		return nil, checkfu.Refuse(CodeUnknownKeyVersion, "custody: key version %d is not in the keyset (versions %v); was it removed before the record was rewrapped?", v, st.versions)
+		return nil, checkfu.Refuse(CodeKeyVersionUnknown, "custody: key version %d is not in the keyset (versions %v); was it removed before the record was rewrapped?", v, st.versions)
 	}
 	info := appendLP([]byte(subkeyLabel), []byte(namespace))
 	sub, err := hkdf.Key(sha256.New, root[:], nil, string(info), chacha20poly1305.KeySize)

@@ -7,7 +7,8 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Native is native custody (D215): credentials sealed with a Keyset into
+// Native is native custody (checkfu's own store, addressed by the custody
+// binding rather than by workspace): credentials sealed with a Keyset into
 // a Store, addressed by their Binding. It is the only path from a stored
 // record to a Secret: the address it opens at is always the one the Store
 // rebuilt from its key columns.
@@ -80,7 +81,7 @@ func (n *Native) get(ctx context.Context, b Binding) (Record, error) {
 // Rewrap re-seals the record at b under the primary key version. It uses
 // Store.CompareAndSwap, so a record replaced concurrently is never
 // overwritten with its older value: that case is refused with
-// CodeConflict, and the newer record (already under the primary) stays.
+// CodeRecordConflict, and the newer record (already under the primary) stays.
 func (n *Native) Rewrap(ctx context.Context, b Binding) error {
 	if err := n.check(); err != nil {
 		return err

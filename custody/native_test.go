@@ -11,12 +11,12 @@ import (
 // racingStore replaces the record at a binding right after the next Get
 // returns, as a concurrent writer would.
 type racingStore struct {
-	*MemStore
+	*MemoryStore
 	race func()
 }
 
 func (r *racingStore) Get(ctx context.Context, b Binding) (Record, error) {
-	rec, err := r.MemStore.Get(ctx, b)
+	rec, err := r.MemoryStore.Get(ctx, b)
 	if r.race != nil {
 		r.race()
 		r.race = nil
@@ -24,13 +24,10 @@ func (r *racingStore) Get(ctx context.Context, b Binding) (Record, error) {
 	return rec, err
 }
 
-// Mutant: making Native.Rewrap write with Put instead of CompareAndSwap
-// makes TestRewrapNeverOverwritesANewerRecord fail (the newer secret is
-// lost).
 func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 	ctx := context.Background()
 	v1 := fixedKeyset(t, 1, 1)
-	store := &racingStore{MemStore: NewMemStore()}
+	store := &racingStore{MemoryStore: NewMemoryStore()}
 	b := testBinding()
 	if err := NewNative(v1, store).Put(ctx, b, NewSecret([]byte("old"))); err != nil {
 		t.Fatal(err)
@@ -45,8 +42,8 @@ func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := n2.Rewrap(ctx, b); !errors.Is(err, CodeConflict) {
-		t.Fatalf("Rewrap racing a Put: %v, want %s", err, CodeConflict)
+	if err := n2.Rewrap(ctx, b); !errors.Is(err, CodeRecordConflict) {
+		t.Fatalf("Rewrap racing a Put: %v, want %s", err, CodeRecordConflict)
 	}
 	s, err := n2.Open(ctx, b)
 	if err != nil {
@@ -60,9 +57,9 @@ func TestRewrapNeverOverwritesANewerRecord(t *testing.T) {
 func TestZeroNativeRefuses(t *testing.T) {
 	ctx := context.Background()
 	var se *StoreError
-	for _, n := range []*Native{nil, {}, NewNative(nil, NewMemStore())} {
+	for _, n := range []*Native{nil, {}, NewNative(nil, NewMemoryStore())} {
 		_, err := n.Open(ctx, testBinding())
-		if err == nil || (!errors.As(err, &se) && !errors.Is(err, CodeInvalidKeyset)) {
+		if err == nil || (!errors.As(err, &se) && !errors.Is(err, CodeKeysetInvalid)) {
 			t.Errorf("Open on %+v: %v", n, err)
 		}
 		if err := n.Put(ctx, testBinding(), NewSecret([]byte("x"))); err == nil {
@@ -73,19 +70,17 @@ func TestZeroNativeRefuses(t *testing.T) {
 
 // foldingStore matches namespaces case-insensitively, as a store on a
 // case-insensitive collation would, and returns the row it found.
-type foldingStore struct{ *MemStore }
+type foldingStore struct{ *MemoryStore }
 
 func (f foldingStore) Get(ctx context.Context, b Binding) (Record, error) {
 	b.Namespace = strings.ToLower(b.Namespace)
-	return f.MemStore.Get(ctx, b)
+	return f.MemoryStore.Get(ctx, b)
 }
 
-// Mutant: deleting the binding comparison in Native.get makes this test
-// fail (tenant "Acme" opens tenant "acme"'s credential, and rewraps it).
 func TestNativeRefusesAnotherRowsRecord(t *testing.T) {
 	ctx := context.Background()
 	ks := fixedKeyset(t, 1, 1)
-	n := NewNative(ks, foldingStore{NewMemStore()})
+	n := NewNative(ks, foldingStore{NewMemoryStore()})
 	acme := testBinding()
 	acme.Namespace = "acme"
 	if err := n.Put(ctx, acme, NewSecret([]byte("acme-token"))); err != nil {

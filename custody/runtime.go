@@ -12,7 +12,7 @@ import "context"
 // runtime-backed custody.
 type Custodian interface {
 	// Open returns the credential for b. It refuses an unknown binding
-	// with [CodeNotFound]; the caller destroys the Secret after use.
+	// with [CodeRecordNotFound]; the caller destroys the Secret after use.
 	Open(ctx context.Context, b Binding) (*Secret, error)
 }
 
@@ -35,6 +35,6 @@ type IntegrationRuntime interface {
 	Custodian
 	// Invalidate reports that the provider rejected the credential for b
 	// (HTTP 401): the next Open must refresh it first. Invalidating an
-	// unknown binding is refused with [CodeNotFound].
+	// unknown binding is refused with [CodeRecordNotFound].
 	Invalidate(ctx context.Context, b Binding) error
 }

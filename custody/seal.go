@@ -7,22 +7,9 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
 	"golang.org/x/crypto/chacha20poly1305"
 )
-
-// CodeAddressMismatch is the code of the Refusal returned when a sealed
-// record does not open at the binding it is read from: it was sealed for
-// another namespace, integration or handle (it was moved), or it was
-// altered. The two cannot be told apart, by design.
-const CodeAddressMismatch checkfu.Code = "custody_address_mismatch"
-
-// CodeUnknownKeyVersion is the code of the Refusal returned when a sealed
-// record names a key version its keyset does not list.
-const CodeUnknownKeyVersion checkfu.Code = "custody_unknown_key_version"
-
-// CodeMalformedRecord is the code of the Refusal returned when sealed bytes
-// are not a sealed record of a known format.
-const CodeMalformedRecord checkfu.Code = "custody_malformed_record"
 
 // sealDomain is the first component of every record's associated data. It
 // separates custody records from any other use of the same keys.
@@ -59,7 +46,7 @@ func appendAD(dst []byte, b Binding, v uint32) []byte {
 	dst = append(dst, lpSealDomain...)
 	dst = appendLPString(dst, b.Namespace)
 	dst = appendLPString(dst, b.Integration)
-	dst = appendLPString(dst, b.Handle.s)
+	dst = appendLPString(dst, b.Handle.String())
 	return append(dst, 0, 0, 0, 4, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
 
@@ -69,7 +56,7 @@ var lpSealDomain = appendLPString(nil, sealDomain)
 
 // maxADLen is the longest associated data of a valid binding: five length
 // prefixes, the domain, two names of maxNameLen, a handle and the version.
-const maxADLen = 5*4 + len(sealDomain) + 2*maxNameLen + handleLen + 4
+const maxADLen = 5*4 + len(sealDomain) + 2*address.MaxNameLen + address.HandleLen + 4
 
 // An adScratch is a buffer to build one record's associated data in. The
 // associated data escapes to the heap wherever it is built (it is passed
@@ -141,16 +128,16 @@ func SealedKeyVersion(sealed []byte) (uint32, error) {
 // SealedKeyVersion inlines.
 func malformed(sealed []byte) error {
 	if len(sealed) < SealOverhead {
-		return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
+		return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
 	}
-	return checkfu.Refuse(CodeMalformedRecord, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
+	return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
 }
 
 // Open decrypts a record read at binding b, which must be the address the
 // caller computed from the store's key columns, never one stored beside
 // the ciphertext. A record sealed for any other binding, or altered, is
 // refused with [CodeAddressMismatch]; one under a version the keyset does
-// not list with [CodeUnknownKeyVersion].
+// not list with [CodeKeyVersionUnknown].
 func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err

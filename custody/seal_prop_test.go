@@ -6,16 +6,17 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/checkfu/checkfu/custody/address"
 	"pgregory.net/rapid"
 )
 
 var (
 	genName   = rapid.StringMatching(`[A-Za-z0-9][A-Za-z0-9._-]{0,24}`)
 	genHandle = rapid.Custom(func(t *rapid.T) Handle {
-		return MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
+		return address.MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
 	})
 	genBinding = rapid.Custom(func(t *rapid.T) Binding {
-		return Binding{genName.Draw(t, "namespace"), genName.Draw(t, "integration"), genHandle.Draw(t, "handle")}
+		return Binding{Namespace: genName.Draw(t, "namespace"), Integration: genName.Draw(t, "integration"), Handle: genHandle.Draw(t, "handle")}
 	})
 )
 
@@ -117,7 +118,7 @@ func TestPropRewrapPreservesPlaintext(t *testing.T) {
 		if got := revealed(t, s); !bytes.Equal(got, plain) {
 			t.Fatalf("after Rewrap = %x, want %x", got, plain)
 		}
-		if _, err := old.Open(b, re); !errors.Is(err, CodeUnknownKeyVersion) {
+		if _, err := old.Open(b, re); !errors.Is(err, CodeKeyVersionUnknown) {
 			t.Fatalf("old keyset opened a record under the new primary: %v", err)
 		}
 	})

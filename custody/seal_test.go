@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
@@ -37,7 +38,7 @@ func fixedKeyset(t *testing.T, primary uint32, versions ...uint32) *Keyset {
 	return ks
 }
 
-var testHandle = MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+var testHandle = address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")
 
 func testBinding() Binding {
 	return Binding{Namespace: "github", Integration: "deploy-token", Handle: testHandle}
@@ -50,8 +51,6 @@ func lp(s string) string {
 	return string(n[:]) + s
 }
 
-// Mutant: dropping any length prefix, any component, or the key version
-// from appendAD, or reordering them, makes TestADLayout fail.
 func TestADLayout(t *testing.T) {
 	got := appendAD(nil, testBinding(), 7)
 	want := lp("checkfu.custody.record.v1") + lp("github") + lp("deploy-token") + lp("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa") + lp("\x00\x00\x00\x07")
@@ -69,10 +68,8 @@ func TestADLayout(t *testing.T) {
 // TestADScratchHoldsTheLongestAD checks that the associated data of the
 // longest valid binding fills the pooled scratch buffer exactly: it is
 // built in the buffer, never in a new allocation beside it.
-//
-// Mutant: maxADLen one byte short makes this fail.
 func TestADScratchHoldsTheLongestAD(t *testing.T) {
-	name := strings.Repeat("n", maxNameLen)
+	name := strings.Repeat("n", address.MaxNameLen)
 	b := Binding{Namespace: name, Integration: name, Handle: testHandle}
 	if err := b.Validate(); err != nil {
 		t.Fatal(err)
@@ -87,22 +84,20 @@ func TestADScratchHoldsTheLongestAD(t *testing.T) {
 	}
 }
 
-// Mutant: removing the length prefixes makes the boundary-shift pairs
-// collide and TestADDistinguishesEveryComponent fail.
 func TestADDistinguishesEveryComponent(t *testing.T) {
 	base := testBinding()
-	other := MustParseHandle("ch_bbbbbbbbbbbbbbbbbbbbbbbbba")
+	other := address.MustParseHandle("ch_bbbbbbbbbbbbbbbbbbbbbbbbba")
 	variants := map[string]struct {
 		b Binding
 		v uint32
 	}{
 		"base":           {base, 1},
-		"namespace":      {Binding{"github2", base.Integration, base.Handle}, 1},
-		"integration":    {Binding{base.Namespace, "deploy-token2", base.Handle}, 1},
-		"handle":         {Binding{base.Namespace, base.Integration, other}, 1},
+		"namespace":      {Binding{Namespace: "github2", Integration: base.Integration, Handle: base.Handle}, 1},
+		"integration":    {Binding{Namespace: base.Namespace, Integration: "deploy-token2", Handle: base.Handle}, 1},
+		"handle":         {Binding{Namespace: base.Namespace, Integration: base.Integration, Handle: other}, 1},
 		"version":        {base, 2},
-		"boundary-shift": {Binding{"githubdeploy-", "token", base.Handle}, 1},
-		"shift-back":     {Binding{"git", "hubdeploy-token", base.Handle}, 1},
+		"boundary-shift": {Binding{Namespace: "githubdeploy-", Integration: "token", Handle: base.Handle}, 1},
+		"shift-back":     {Binding{Namespace: "git", Integration: "hubdeploy-token", Handle: base.Handle}, 1},
 	}
 	seen := map[string]string{}
 	for name, x := range variants {
@@ -117,9 +112,6 @@ func TestADDistinguishesEveryComponent(t *testing.T) {
 // TestSealMatchesReference opens a record with a subkey and associated
 // data computed here, independently of the package: HKDF-SHA256 over the
 // root key with info = label || len || namespace, then XChaCha20-Poly1305.
-//
-// Mutant: changing the HKDF info, the AD, or the header layout makes it
-// fail.
 func TestSealMatchesReference(t *testing.T) {
 	ks := fixedKeyset(t, 3, 3)
 	b := testBinding()
@@ -157,8 +149,6 @@ func TestSealMatchesReference(t *testing.T) {
 
 // TestKeyVersionIsBound uses a keyset whose versions 1 and 2 hold the same
 // root key, so only the version in the associated data tells them apart.
-//
-// Mutant: dropping the key version from appendAD makes it fail.
 func TestKeyVersionIsBound(t *testing.T) {
 	ks := fixedKeyset(t, 1, 1, 2)
 	b := testBinding()
@@ -197,18 +187,14 @@ func TestOpenRefusals(t *testing.T) {
 		sealed []byte
 		want   checkfu.Code
 	}{
-		// Mutant: deleting the length check in SealedKeyVersion panics on these.
-		{"empty", ks, b, nil, CodeMalformedRecord},
-		{"short", ks, b, sealed[:SealOverhead-1], CodeMalformedRecord},
-		// Mutant: deleting the format check makes "format" open as version 1... and fail differently.
-		{"format", ks, b, badFormat, CodeMalformedRecord},
-		// Mutant: deleting the roots lookup check in aead panics (nil root).
-		{"unknown version", ks, b, unknown, CodeUnknownKeyVersion},
+		{"empty", ks, b, nil, CodeRecordMalformed},
+		{"short", ks, b, sealed[:SealOverhead-1], CodeRecordMalformed},
+		{"format", ks, b, badFormat, CodeRecordMalformed},
+		{"unknown version", ks, b, unknown, CodeKeyVersionUnknown},
 		{"flipped nonce bit", ks, b, flipped, CodeAddressMismatch},
-		{"zero keyset", &Keyset{}, b, sealed, CodeInvalidKeyset},
-		{"nil keyset", nil, b, sealed, CodeInvalidKeyset},
-		// Mutant: deleting Validate in Open makes these reach the AEAD.
-		{"zero binding", ks, Binding{}, sealed, CodeInvalidBinding},
+		{"zero keyset", &Keyset{}, b, sealed, CodeKeysetInvalid},
+		{"nil keyset", nil, b, sealed, CodeKeysetInvalid},
+		{"zero binding", ks, Binding{}, sealed, address.CodeBindingInvalid},
 	}
 	for _, c := range cases {
 		_, err := c.ks.Open(c.b, c.sealed)
@@ -225,10 +211,10 @@ func TestOpenRefusals(t *testing.T) {
 	if _, err := ks.Seal(b, destroyed); !errors.Is(err, CodeSecretDestroyed) {
 		t.Errorf("Seal of a destroyed secret: %v", err)
 	}
-	if _, err := ks.Seal(Binding{}, NewSecret([]byte("x"))); !errors.Is(err, CodeInvalidBinding) {
+	if _, err := ks.Seal(Binding{}, NewSecret([]byte("x"))); !errors.Is(err, address.CodeBindingInvalid) {
 		t.Errorf("Seal at the zero binding: %v", err)
 	}
-	if _, err := (&Keyset{}).Seal(b, NewSecret([]byte("x"))); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := (&Keyset{}).Seal(b, NewSecret([]byte("x"))); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Seal with the zero keyset: %v", err)
 	}
 }
@@ -264,8 +250,8 @@ func TestKeysetConstruction(t *testing.T) {
 		{"long key", 1, map[uint32]*Secret{1: NewSecret(make([]byte, 33))}},
 	}
 	for _, c := range bad {
-		if _, err := NewKeyset(c.primary, c.roots); !errors.Is(err, CodeInvalidKeyset) {
-			t.Errorf("%s: NewKeyset error = %v, want %s", c.name, err, CodeInvalidKeyset)
+		if _, err := NewKeyset(c.primary, c.roots); !errors.Is(err, CodeKeysetInvalid) {
+			t.Errorf("%s: NewKeyset error = %v, want %s", c.name, err, CodeKeysetInvalid)
 		}
 	}
 	destroyed := k32()
@@ -284,10 +270,10 @@ func TestKeysetConstruction(t *testing.T) {
 	if r.Primary() != 2 || fmt.Sprint(r.Versions()) != "[1 2]" || r.String() != "custody.Keyset(primary=2 versions=[1 2])" {
 		t.Fatalf("Rotate: %s", r)
 	}
-	if _, err := r.Without(2); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := r.Without(2); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Without(primary): %v", err)
 	}
-	if _, err := r.Without(5); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := r.Without(5); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("Without(unknown): %v", err)
 	}
 	w, err := r.Without(1)
@@ -298,7 +284,7 @@ func TestKeysetConstruction(t *testing.T) {
 	if zero.Primary() != 0 || zero.Versions() != nil || zero.String() != "custody.Keyset(zero)" {
 		t.Errorf("zero Keyset: %d %v %s", zero.Primary(), zero.Versions(), zero.String())
 	}
-	if _, err := zero.Rotate(); !errors.Is(err, CodeInvalidKeyset) {
+	if _, err := zero.Rotate(); !errors.Is(err, CodeKeysetInvalid) {
 		t.Errorf("zero Rotate: %v", err)
 	}
 }
@@ -343,9 +329,6 @@ func TestSubkeyCacheIsBounded(t *testing.T) {
 // TestSubkeyCacheSeparatesNamespacesAndVersions interleaves namespaces and
 // key versions (with distinct root keys) through one keyset's cache, and
 // checks every record with a fresh keyset that derives every subkey anew.
-//
-// Mutant: dropping the version or the namespace comparison from the
-// most-recently-used fast path in keysetState.aead makes it fail.
 func TestSubkeyCacheSeparatesNamespacesAndVersions(t *testing.T) {
 	roots := func() map[uint32]*Secret {
 		k1, k2 := make([]byte, 32), make([]byte, 32)
@@ -396,11 +379,6 @@ func TestSubkeyCacheSeparatesNamespacesAndVersions(t *testing.T) {
 // buffers pass between bindings all the time. Every record must open at
 // its own binding with its own plaintext and be refused at a
 // neighbour's.
-//
-// Mutant: giving the scratch back to the pool before the AEAD returns (in
-// seal or in openInto) makes this fail: a goroutine preempted inside the
-// AEAD's Go code (HChaCha20) resumes with another binding's associated
-// data in its buffer (killed in 10 of 10 runs for seal, 9 of 10 for open).
 func TestADScratchUnderConcurrency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a second")
@@ -419,7 +397,7 @@ func TestADScratchUnderConcurrency(t *testing.T) {
 				b := Binding{
 					Namespace:   fmt.Sprintf("ns%d", w),
 					Integration: strings.Repeat("i", 1+(i+w)%40),
-					Handle:      NewHandle(),
+					Handle:      address.NewHandle(),
 				}
 				want := fmt.Sprintf("secret-%d-%d", w, i)
 				sealed, err := ks.Seal(b, NewSecret([]byte(want)))

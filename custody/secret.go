@@ -9,15 +9,17 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 )
 
-// CodeSecretDestroyed is the code of the Refusal returned when a Secret is
-// used after [Secret.Destroy], or when the zero Secret is used.
-const CodeSecretDestroyed checkfu.Code = "custody_secret_destroyed"
-
 // redacted is what every text form of a Secret prints.
 const redacted = "[redacted]"
 
 // A Secret holds credential bytes (a provider token, an API key, a root
-// key) so that nothing but this package's outbound edge can read them.
+// key) so that nothing a sandbox, a provider response, an event, a log
+// line or an error can reach reads them back, and so that no accident
+// (printing, logging, marshalling) reveals them. Within this module only
+// the custody boundary and its outbound edge (custody/edge) read them. It
+// is not a boundary against code running in the trusted process, which
+// can seal a Secret under a root key it knows and decrypt the record (see
+// the package documentation).
 //
 // The Secret value itself holds no secret bytes and no pointer that
 // reflection can follow to them: its only field is a closure, and Go's

@@ -51,9 +51,6 @@ func assertNoLeak(t *testing.T, where, out string) {
 	}
 }
 
-// Mutant: making Secret hold its bytes in a []byte field (instead of the
-// closure) makes TestSecretFmtNeverLeaks fail on the unexported-field and
-// pointer cases; making Format print the bytes fails every case.
 func TestSecretFmtNeverLeaks(t *testing.T) {
 	s := newTestSecret()
 	h := holder{name: "x", s: *s, p: s, list: []*Secret{s}, byKey: map[string]*Secret{"k": s}, any: s}
@@ -138,7 +135,6 @@ func TestSecretRevealAndDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Mutant: deleting the clear of the private copy in reveal makes this fail.
 	if !bytes.Equal(kept, make([]byte, len(testCanary))) {
 		t.Errorf("slice retained by the callback still holds the secret")
 	}
@@ -149,7 +145,6 @@ func TestSecretRevealAndDestroy(t *testing.T) {
 	copyOf := *s
 	raw := s.box().b // the custody buffer itself
 	s.Destroy()
-	// Mutant: deleting the clear in Destroy makes this fail.
 	if !bytes.Equal(raw, make([]byte, len(testCanary))) {
 		t.Error("Destroy left the bytes in memory")
 	}
@@ -157,7 +152,6 @@ func TestSecretRevealAndDestroy(t *testing.T) {
 	if !s.Destroyed() || !copyOf.Destroyed() {
 		t.Error("Destroyed() = false after Destroy")
 	}
-	// Mutant: deleting the destroyed check in reveal makes this fail.
 	for name, x := range map[string]*Secret{"destroyed": s, "copy": &copyOf, "zero": {}, "nil": nil} {
 		err := x.reveal(func([]byte) error { t.Errorf("%s: callback ran", name); return nil })
 		if !errors.Is(err, CodeSecretDestroyed) {

@@ -2,17 +2,7 @@ package custody
 
 import (
 	"context"
-
-	"github.com/checkfu/checkfu"
 )
-
-// CodeNotFound is the code of the Refusal returned when no record is
-// stored at a binding.
-const CodeNotFound checkfu.Code = "custody_not_found"
-
-// CodeConflict is the code of the Refusal returned by
-// [Store.CompareAndSwap] when the stored record is not the expected one.
-const CodeConflict checkfu.Code = "custody_conflict"
 
 // A Record is one sealed credential as a Store keeps it: the key columns
 // (Binding) and the sealed bytes. A Record never holds plaintext.
@@ -32,15 +22,15 @@ type Record struct {
 // conformance suite every implementation must pass.
 type Store interface {
 	// Put inserts rec, or replaces the record at rec.Binding. An invalid
-	// binding is refused with CodeInvalidBinding.
+	// binding is refused with address.CodeBindingInvalid.
 	Put(ctx context.Context, rec Record) error
-	// Get returns the record at b, or a Refusal with CodeNotFound.
+	// Get returns the record at b, or a Refusal with CodeRecordNotFound.
 	Get(ctx context.Context, b Binding) (Record, error)
 	// CompareAndSwap replaces the record at b with sealed only if it is
-	// still old (byte for byte); otherwise it refuses with CodeConflict, or
-	// CodeNotFound when nothing is stored at b.
+	// still old (byte for byte); otherwise it refuses with CodeRecordConflict, or
+	// CodeRecordNotFound when nothing is stored at b.
 	CompareAndSwap(ctx context.Context, b Binding, old, sealed []byte) error
-	// Delete removes the record at b, or refuses with CodeNotFound.
+	// Delete removes the record at b, or refuses with CodeRecordNotFound.
 	Delete(ctx context.Context, b Binding) error
 	// List returns the bindings stored under namespace, ordered by
 	// integration and then handle.

@@ -9,7 +9,7 @@
 // mock evidence), eventlog/sqlitelog (the embedded default) and
 // eventlog/pglog (PostgreSQL, for many runners appending to one log).
 // eventlog/evidencelog records custody's approval evidence in a session
-// log; the CLI is "checkfu log append|read|verify".
+// log; the CLI is "checkfu log append|read|verify|checkpoint|keygen".
 //
 // Invariants:
 //
@@ -24,8 +24,12 @@
 //     record, and the event's envelope fields. The record hash is SHA-256
 //     over a domain label and the envelope. [Verify] names the first seq
 //     that was changed, removed, reordered or inserted; a head recorded
-//     elsewhere ([VerifyHead]) also catches truncation and wholesale
-//     rewrites, which a chain cannot catch on its own.
+//     elsewhere ([VerifyHead]), or a signed checkpoint ([Log.Checkpoint],
+//     [VerifyCheckpoint]: a C2SP tlog-checkpoint in an Ed25519 signed
+//     note), also catches truncation and wholesale rewrites, which a chain
+//     cannot catch on its own. A [Witness] refuses a checkpoint that does
+//     not extend the last one it accepted, with the envelopes between them
+//     as proof.
 //   - Envelope fields are identifiers and codes only. Execution content
 //     (tool arguments, outputs, error strings) lives in Event.Content,
 //     which never enters the envelope: it is sealed with
@@ -33,12 +37,18 @@
 //     wrapped under a key derived from the workspace's [Keys]. The
 //     envelope commits to the keyed digest (HMAC-SHA256) of the content
 //     and to the sealed bytes. [Log.Shred] deletes the data key and
-//     ciphertext; the chain still verifies.
+//     ciphertext and records the deletion as a chained event of its own
+//     ([KindShred]); the chain still verifies. Sealed content missing
+//     without such an event was deleted behind the log's back, and
+//     [Verify] names its seq.
 //   - In a zero-data-retention log (Options.ZeroDataRetention) content
 //     never reaches the store: the durable record holds the envelope and
 //     the keyed digest only, never a bare hash of content.
-//   - Event types hold no interface values and no secrets; JSON output
-//     never contains content. Every event carries an evidence label
+//   - Event types hold no interface values and no secrets. JSON, fmt
+//     (every verb, fmt.Errorf), slog (text and JSON handlers) and gob
+//     output of an Event or Entry never contains content; fmt prints
+//     Content as nil. The one path left open is an Event in an unexported
+//     field of another struct, which fmt prints by reflection. Every event carries an evidence label
 //     (checkfu.Label); the zero label is mock.
 //   - The zero values fail closed: the zero Kind is invalid and refused,
 //     the zero Decision is "none" (never allow), the zero Options refuse

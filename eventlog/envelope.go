@@ -43,10 +43,10 @@ func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 // hex digits.
 func (h *Hash) UnmarshalText(b []byte) error {
 	if len(b) != 64 || !bytes.Equal(bytes.ToLower(b), b) {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a hash (want 64 lower-case hex digits)", checkfu.Quote(string(b)))
 	}
 	if _, err := hex.Decode(h[:], b); err != nil {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a hash (want 64 lower-case hex digits)", b)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a hash (want 64 lower-case hex digits)", checkfu.Quote(string(b)))
 	}
 	return nil
 }
@@ -103,6 +103,9 @@ type envelope struct {
 	mode    ContentMode
 	mac     Hash // keyed digest of the content; zero when mode is ContentNone
 	sealed  Hash // SHA-256 of the stored content row; zero unless ContentSealed
+	// shredOf is the seq whose content a KindShred event shredded; zero
+	// for every other kind.
+	shredOf uint64
 }
 
 // encode returns the canonical binary form of env: a fixed-order record of
@@ -111,7 +114,7 @@ type envelope struct {
 func (env *envelope) encode() []byte {
 	e := &env.event
 	fields := e.identFields()
-	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64
+	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64 + 8
 	for _, f := range fields {
 		size += 2 + len(*f.v)
 	}
@@ -132,6 +135,9 @@ func (env *envelope) encode() []byte {
 		b = append(b, env.sealed[:]...)
 	case ContentDigestOnly:
 		b = append(b, env.mac[:]...)
+	}
+	if e.Kind == KindShred {
+		b = binary.BigEndian.AppendUint64(b, env.shredOf)
 	}
 	return b
 }
@@ -168,7 +174,7 @@ func (r *reader) readString(out *string) bool {
 // identifiers, no trailing bytes, and bytes that re-encode to exactly b.
 func decodeEnvelope(b []byte) (*envelope, error) {
 	bad := func(what string) error {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: malformed envelope: %s", what)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: malformed envelope: %s", what)
 	}
 	r := &reader{s: cryptobyte.String(b), all: string(b)}
 	s := &r.s
@@ -215,6 +221,14 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	}
 	copy(env.mac[:], mac)
 	copy(env.sealed[:], sealed)
+	if e.Kind == KindShred {
+		if !s.ReadUint64(&env.shredOf) {
+			return nil, bad("truncated shred target")
+		}
+		if env.shredOf == 0 || env.shredOf >= env.seq || env.mode != ContentNone {
+			return nil, bad("shred event names no earlier seq, or has content")
+		}
+	}
 	if !s.Empty() {
 		return nil, bad("trailing bytes")
 	}

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -29,6 +30,11 @@ func genEnvelope() *rapid.Generator[envelope] {
 			},
 			mode: ContentMode(rapid.IntRange(0, 2).Draw(t, "mode")),
 		}
+		if env.event.Kind == KindShred {
+			env.seq = rapid.Uint64Min(2).Draw(t, "shred_seq")
+			env.shredOf = rapid.Uint64Range(1, env.seq-1).Draw(t, "shred_of")
+			env.mode = ContentNone
+		}
 		copy(env.prev[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "prev"))
 		if env.mode != ContentNone {
 			copy(env.mac[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "mac"))
@@ -54,8 +60,6 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	})
 }
 
-// Mutant: deleting the re-encode comparison or the trailing-bytes check in
-// decodeEnvelope makes TestEnvelopeStrict fail.
 func TestEnvelopeStrict(t *testing.T) {
 	env := envelope{session: "s", seq: 1, event: Event{Kind: KindSkip, Time: time.Unix(5, 0).UTC()}}
 	good := env.encode()
@@ -104,4 +108,26 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			t.Fatalf("accepted %x, which re-encodes to %x", data, env.encode())
 		}
 	})
+}
+
+// TestShredEnvelopeStrict: a shred event names an earlier seq, and
+// carries no content.
+func TestShredEnvelopeStrict(t *testing.T) {
+	shred := func(seq, of uint64, mode ContentMode) []byte {
+		env := envelope{session: "s", seq: seq, event: Event{Kind: KindShred, Time: time.Unix(5, 0).UTC()}, shredOf: of, mode: mode}
+		return env.encode()
+	}
+	if env, err := decodeEnvelope(shred(3, 2, ContentNone)); err != nil || env.shredOf != 2 {
+		t.Fatalf("decode(shred of 2 at 3) = %+v, %v", env, err)
+	}
+	for name, b := range map[string][]byte{
+		"shred of itself":    shred(3, 3, ContentNone),
+		"shred of a later":   shred(3, 4, ContentNone),
+		"shred of seq 0":     shred(3, 0, ContentNone),
+		"shred with content": shred(3, 2, ContentDigestOnly),
+	} {
+		if _, err := decodeEnvelope(b); !errors.Is(err, CodeEventInvalid) {
+			t.Errorf("%s: decode = %v, want %s", name, err, CodeEventInvalid)
+		}
+	}
 }

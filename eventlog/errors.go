@@ -6,43 +6,13 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Codes of the refusals this package returns. Callers branch on them with
-// errors.Is.
-const (
-	// CodeInvalidEvent refuses an event that does not validate or decode.
-	CodeInvalidEvent checkfu.Code = "invalid_event"
-	// CodeInvalidSession refuses a session id that is not an identifier.
-	CodeInvalidSession checkfu.Code = "invalid_session"
-	// CodeSeqConflict refuses an append whose expected last seq is not the
-	// session's last seq: another writer got there first. Nothing was
-	// written; re-read the head and try again.
-	CodeSeqConflict checkfu.Code = "seq_conflict"
-	// CodeChainBroken is the code of a [*ChainError]: verification found an
-	// event changed, removed, reordered or inserted.
-	CodeChainBroken checkfu.Code = "chain_broken"
-	// CodeContentKeyMissing refuses an event with content appended to a log
-	// that has no [Keys] to seal or digest it.
-	CodeContentKeyMissing checkfu.Code = "content_key_missing"
-	// CodeContentShredded refuses to return content whose data key and
-	// ciphertext were deleted.
-	CodeContentShredded checkfu.Code = "content_shredded"
-	// CodeContentNotRetained refuses to return content of an event appended
-	// to a zero-data-retention log: only its keyed digest was kept.
-	CodeContentNotRetained checkfu.Code = "content_not_retained"
-	// CodeNoContent refuses to return content of an event that had none.
-	CodeNoContent checkfu.Code = "no_content"
-	// CodeEventNotFound refuses a read of a seq the session does not hold.
-	CodeEventNotFound checkfu.Code = "event_not_found"
-	// CodeNoStore refuses every use of a Log that has no Store (the zero
-	// Log, a nil *Log) and New without one.
-	CodeNoStore checkfu.Code = "no_store"
-)
-
-// errNoStore is the refusal of a Log without a Store.
-var errNoStore = checkfu.Refuse(CodeNoStore, "eventlog: the Log has no Store; build it with New(store, opts) over NewMemoryStore, sqlitelog or pglog")
+// errStoreMissing is the refusal of a Log without a Store.
+var errStoreMissing = checkfu.Refuse(CodeStoreMissing, "eventlog: the Log has no Store; build it with New(store, opts) over NewMemoryStore, sqlitelog or pglog")
 
 // A ChainError reports the first seq at which a session's records stop
-// verifying. It matches [CodeChainBroken] with errors.Is.
+// verifying. It wraps a [*checkfu.Refusal] with code [CodeChainBroken],
+// so errors.Is(err, CodeChainBroken), errors.As with a *checkfu.Refusal
+// and checkfu.CodeOf all find it.
 type ChainError struct {
 	Session string
 	// Seq is the first seq found bad: the changed, missing, misplaced or
@@ -54,11 +24,14 @@ type ChainError struct {
 
 // Error returns "eventlog: session S: chain broken at seq N: PROBLEM".
 func (e *ChainError) Error() string {
-	return fmt.Sprintf("eventlog: session %q: chain broken at seq %d: %s", e.Session, e.Seq, e.Problem)
+	return fmt.Sprintf("eventlog: session %s: chain broken at seq %d: %s", checkfu.Quote(e.Session), e.Seq, e.Problem)
 }
 
-// Is reports whether target is [CodeChainBroken].
-func (e *ChainError) Is(target error) bool { return target == CodeChainBroken }
+// Unwrap returns the refusal the error is: code [CodeChainBroken], with
+// the error's own text as its message.
+func (e *ChainError) Unwrap() error {
+	return &checkfu.Refusal{Code: CodeChainBroken, Message: e.Error()}
+}
 
 // A StoreError is a failure of the backing store (an I/O error, a lost
 // connection), as opposed to a refusal. Whether the operation took effect

@@ -34,6 +34,11 @@ const (
 	// KindSkip records a step deliberately not taken, such as
 	// "memory_writeback_skipped".
 	KindSkip
+	// KindShred records that the content of an earlier event was
+	// shredded; [Entry.ShredOf] names that event's seq. Only [Log.Shred]
+	// appends it: a content row missing without one was deleted behind
+	// the log's back, and [Verify] says so.
+	KindShred
 	kindEnd
 )
 
@@ -48,6 +53,7 @@ var kindNames = [...]string{
 	KindProcessExited:    "process_exited",
 	KindAdmission:        "admission",
 	KindSkip:             "skip",
+	KindShred:            "shred",
 }
 
 // ParseKind parses the snake_case name of a kind, exactly.
@@ -57,7 +63,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return kindInvalid, checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not an event kind", s)
+	return kindInvalid, checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not an event kind", checkfu.Quote(s))
 }
 
 // Valid reports whether k is one of the defined kinds.
@@ -74,7 +80,7 @@ func (k Kind) String() string {
 // MarshalText implements encoding.TextMarshaler; it refuses invalid kinds.
 func (k Kind) MarshalText() ([]byte, error) {
 	if !k.Valid() {
-		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: kind(%d) is not an event kind", uint8(k))
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: kind(%d) is not an event kind", uint8(k))
 	}
 	return []byte(kindNames[k]), nil
 }
@@ -120,7 +126,7 @@ func (d Decision) String() string {
 // MarshalText implements encoding.TextMarshaler; it refuses invalid values.
 func (d Decision) MarshalText() ([]byte, error) {
 	if !d.Valid() {
-		return nil, checkfu.Refuse(CodeInvalidEvent, "eventlog: decision(%d) is not a decision", uint8(d))
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: decision(%d) is not a decision", uint8(d))
 	}
 	return []byte(decisionNames[d]), nil
 }
@@ -134,7 +140,7 @@ func (d *Decision) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return checkfu.Refuse(CodeInvalidEvent, "eventlog: %q is not a decision (want none, allow or deny)", b)
+	return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is not a decision (want none, allow or deny)", checkfu.Quote(string(b)))
 }
 
 // A ProfileRevision names one exact revision of a SandboxProfile.
@@ -244,22 +250,22 @@ func (e *Event) identFields() [20]struct {
 }
 
 // Validate reports why e cannot be appended, as a refusal with code
-// [CodeInvalidEvent], or nil. The kind, label and decision must be defined
+// [CodeEventInvalid], or nil. The kind, label and decision must be defined
 // values; every envelope string must be empty or an identifier of at most
 // [MaxIdentifier] bytes drawn from ASCII letters, digits and "._:@/+-=";
 // Content must be at most [MaxContent] bytes.
 func (e *Event) Validate() error {
 	if !e.Kind.Valid() {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event has no valid kind (got %v)", e.Kind)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: event has no valid kind (got %v)", e.Kind)
 	}
 	if !e.Label.Valid() {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event label %v is not an evidence label", e.Label)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: event label %v is not an evidence label", e.Label)
 	}
 	if !e.Decision.Valid() {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event decision %v is not a decision", e.Decision)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: event decision %v is not a decision", e.Decision)
 	}
 	if !e.Time.IsZero() && (e.Time.Before(minTime) || e.Time.After(maxTime)) {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: event time %s is outside 1970..2262", e.Time.Format(time.RFC3339))
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: event time %s is outside 1970..2262", e.Time.Format(time.RFC3339))
 	}
 	for _, f := range e.identFields() {
 		if err := checkIdent(f.name, *f.v); err != nil {
@@ -267,7 +273,7 @@ func (e *Event) Validate() error {
 		}
 	}
 	if len(e.Content) > MaxContent {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: content is %d bytes, more than the %d allowed", len(e.Content), MaxContent)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: content is %d bytes, more than the %d allowed", len(e.Content), MaxContent)
 	}
 	return nil
 }
@@ -278,11 +284,11 @@ func (e *Event) Validate() error {
 // the position.
 func checkIdent(field, s string) error {
 	if len(s) > MaxIdentifier {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: %s is %d bytes, more than the %d allowed for an identifier", field, len(s), MaxIdentifier)
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: %s is %d bytes, more than the %d allowed for an identifier", field, len(s), MaxIdentifier)
 	}
 	for i := 0; i < len(s); i++ {
 		if !identByte(s[i]) {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: %s has a byte at offset %d that an identifier may not hold (allowed: ASCII letters, digits and ._:@/+-=); put free text in content", field, i)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: %s has a byte at offset %d that an identifier may not hold (allowed: ASCII letters, digits and ._:@/+-=); put free text in content", field, i)
 		}
 	}
 	return nil
@@ -301,15 +307,14 @@ func identByte(c byte) bool {
 }
 
 // CheckSession returns nil when id can name a session, else a refusal
-// with [CodeInvalidSession].
+// with [CodeSessionInvalid].
 func CheckSession(id string) error {
 	if id == "" {
-		return checkfu.Refuse(CodeInvalidSession, "eventlog: empty session id")
+		return checkfu.Refuse(CodeSessionInvalid, "eventlog: empty session id")
 	}
 	if err := checkIdent("session id", id); err != nil {
-		// At most 64 characters are quoted: an id may come from an
-		// untrusted peer and be of any length.
-		return checkfu.Refuse(CodeInvalidSession, "eventlog: session id %.64q is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", id, MaxIdentifier)
+		// An id may come from an untrusted peer and be of any length.
+		return checkfu.Refuse(CodeSessionInvalid, "eventlog: session id %s is not an identifier (ASCII letters, digits and ._:@/+-=, at most %d bytes)", checkfu.Quote(id), MaxIdentifier)
 	}
 	return nil
 }

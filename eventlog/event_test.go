@@ -2,6 +2,7 @@ package eventlog_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,6 @@ import (
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 )
 
-// Mutant: deleting the identifier check in Event.Validate makes
-// TestValidate fail (free text would reach the durable envelope).
 func TestValidate(t *testing.T) {
 	ok := eventlogtest.Sample(eventlog.KindToolCall, 1, "content may hold anything: spaces, \n, \x00")
 	if err := ok.Validate(); err != nil {
@@ -38,8 +37,8 @@ func TestValidate(t *testing.T) {
 		ev := ok
 		tt.mutate(&ev)
 		err := ev.Validate()
-		if !errors.Is(err, eventlog.CodeInvalidEvent) || !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("%s: Validate() = %v, want %s containing %q", tt.name, err, eventlog.CodeInvalidEvent, tt.msg)
+		if !errors.Is(err, eventlog.CodeEventInvalid) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: Validate() = %v, want %s containing %q", tt.name, err, eventlog.CodeEventInvalid, tt.msg)
 		}
 	}
 }
@@ -52,8 +51,8 @@ func TestKindText(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "Tool_call", "tool_call ", "kind(1)"} {
-		if _, err := eventlog.ParseKind(s); !errors.Is(err, eventlog.CodeInvalidEvent) {
-			t.Errorf("ParseKind(%q) error %v, want invalid_event", s, err)
+		if _, err := eventlog.ParseKind(s); !errors.Is(err, eventlog.CodeEventInvalid) {
+			t.Errorf("ParseKind(%q) error %v, want event_invalid", s, err)
 		}
 	}
 	if _, err := eventlog.Kind(0).MarshalText(); err == nil {
@@ -63,8 +62,8 @@ func TestKindText(t *testing.T) {
 
 func TestSessionIDs(t *testing.T) {
 	for _, s := range []string{"", "a b", "x\x00", strings.Repeat("s", 257)} {
-		if err := eventlog.CheckSession(s); !errors.Is(err, eventlog.CodeInvalidSession) {
-			t.Errorf("CheckSession(%q) = %v, want invalid_session", s, err)
+		if err := eventlog.CheckSession(s); !errors.Is(err, eventlog.CodeSessionInvalid) {
+			t.Errorf("CheckSession(%q) = %v, want session_invalid", s, err)
 		}
 	}
 	if err := eventlog.CheckSession("sess_01J:run/7"); err != nil {
@@ -75,16 +74,40 @@ func TestSessionIDs(t *testing.T) {
 
 // A session id can come from an untrusted peer (an agent names its ACP
 // sessions). The refusal must not carry all of an oversized id into logs:
-// it quotes at most the first 64 characters.
-//
-// Mutant: quoting the whole id (%q instead of %.64q) in CheckSession makes
-// TestCheckSessionQuotesABoundedPrefix fail.
+// it quotes it through checkfu.Quote, cut at 64 bytes with its length.
 func TestCheckSessionQuotesABoundedPrefix(t *testing.T) {
 	err := eventlog.CheckSession(strings.Repeat("s", 1<<20) + " ")
-	if !errors.Is(err, eventlog.CodeInvalidSession) {
-		t.Fatalf("CheckSession = %v, want invalid_session", err)
+	if !errors.Is(err, eventlog.CodeSessionInvalid) {
+		t.Fatalf("CheckSession = %v, want session_invalid", err)
 	}
-	if n := len(err.Error()); n > 512 {
-		t.Fatalf("the refusal is %d bytes: it quotes the whole id", n)
+	want := `refused: session_invalid: eventlog: session id "` + strings.Repeat("s", 64) + `"... (1048577 bytes) is not an identifier (ASCII letters, digits and ._:@/+-=, at most 256 bytes)`
+	if err.Error() != want {
+		t.Errorf("CheckSession error\n got %s\nwant %s", err, want)
+	}
+}
+
+// TestChainErrorIsARefusal: a ChainError carries its code as a
+// *checkfu.Refusal, so checkfu.CodeOf, errors.As and errors.Is agree on
+// it, wrapped or not, and its text is its own.
+func TestChainErrorIsARefusal(t *testing.T) {
+	ce := &eventlog.ChainError{Session: "s", Seq: 3, Problem: "missing"}
+	for _, err := range []error{ce, fmt.Errorf("audit: %w", ce)} {
+		if code, ok := checkfu.CodeOf(err); !ok || code != eventlog.CodeChainBroken {
+			t.Errorf("CodeOf(%v) = %q, %v; want %s", err, code, ok, eventlog.CodeChainBroken)
+		}
+		var r *checkfu.Refusal
+		if !errors.As(err, &r) || r.Code != eventlog.CodeChainBroken {
+			t.Errorf("errors.As(%v, *Refusal) = %v", err, r)
+		}
+		if !errors.Is(err, eventlog.CodeChainBroken) || errors.Is(err, eventlog.CodeSeqConflict) {
+			t.Errorf("errors.Is(%v) does not match exactly chain_broken", err)
+		}
+		var got *eventlog.ChainError
+		if !errors.As(err, &got) || got.Seq != 3 {
+			t.Errorf("errors.As(%v, *ChainError) = %v", err, got)
+		}
+	}
+	if got, want := ce.Error(), `eventlog: session "s": chain broken at seq 3: missing`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

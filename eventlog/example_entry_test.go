@@ -39,3 +39,13 @@ func ExampleEntry_MarshalJSON() {
 	// s 1 tool_call sealed true
 	// false
 }
+
+// An Event prints, logs and gob-encodes without its content, so that an
+// integrator who logs an event before appending it does not put its
+// content in a log file.
+func ExampleEvent_Format() {
+	ev := eventlog.Event{Kind: eventlog.KindToolCall, Actor: "agent:1", Content: []byte("secret-plans.md")}
+	fmt.Printf("%+v\n", ev)
+	// Output:
+	// {Kind:tool_call Time:0001-01-01 00:00:00 +0000 UTC Label:mock RequestID: RunID: Actor:agent:1 Decision:none Code: Profile:{Profile: Revision:} Provider:@ Tool:{Name: Revision:} ApprovalID: Approver: Grant: Action: EffectClass: Scope: EffectID: ProcessID: Result: Release: Content:[]}
+}

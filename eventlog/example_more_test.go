@@ -102,12 +102,13 @@ func ExampleLog_Shred() {
 		panic(err)
 	}
 	for e, err := range l.Read(ctx, "s", seq) {
-		fmt.Println(e.Kind, e.ContentMode, e.Shredded, err)
+		fmt.Println(e.Seq, e.Kind, e.ContentMode, e.Shredded, e.ShredOf, err)
 	}
 	_, err := eventlog.Verify(ctx, l.Store(), "s")
 	fmt.Println("verifies:", err == nil)
 	// Output:
-	// tool_call sealed true <nil>
+	// 1 tool_call sealed true 0 <nil>
+	// 2 shred none false 1 <nil>
 	// verifies: true
 }
 
@@ -119,10 +120,10 @@ func ExampleEvent_Validate() {
 
 	ev.Code = "GET https://api.example.com/?token=abc failed"
 	err := ev.Validate()
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidEvent))
+	fmt.Println(errors.Is(err, eventlog.CodeEventInvalid))
 
 	// The zero Kind is not a kind.
-	fmt.Println(errors.Is((&eventlog.Event{}).Validate(), eventlog.CodeInvalidEvent))
+	fmt.Println(errors.Is((&eventlog.Event{}).Validate(), eventlog.CodeEventInvalid))
 	// Output:
 	// <nil>
 	// true
@@ -151,7 +152,7 @@ func ExampleParseKind() {
 	k, err := eventlog.ParseKind("approval_decision")
 	fmt.Println(k, k.Valid(), err)
 	_, err = eventlog.ParseKind("ApprovalDecision")
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidEvent))
+	fmt.Println(errors.Is(err, eventlog.CodeEventInvalid))
 	// Output:
 	// approval_decision true <nil>
 	// true
@@ -160,12 +161,12 @@ func ExampleParseKind() {
 func ExampleCheckSession() {
 	fmt.Println(eventlog.CheckSession("run-42/session-1"))
 	err := eventlog.CheckSession("session 1")
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidSession))
+	fmt.Println(errors.Is(err, eventlog.CodeSessionInvalid))
 	fmt.Println(err)
 	// Output:
 	// <nil>
 	// true
-	// refused: invalid_session: eventlog: session id "session 1" is not an identifier (ASCII letters, digits and ._:@/+-=, at most 256 bytes)
+	// refused: session_invalid: eventlog: session id "session 1" is not an identifier (ASCII letters, digits and ._:@/+-=, at most 256 bytes)
 }
 
 // A Store implementation's Append, here over a table kept in a slice (a
@@ -201,7 +202,7 @@ func ExampleCheckAppend() {
 
 	fmt.Println(appendRows("s", 0, recs))
 	fmt.Println(errors.Is(appendRows("s", 0, recs), eventlog.CodeSeqConflict))
-	fmt.Println(errors.Is(appendRows("s", 2, recs), eventlog.CodeInvalidEvent)) // numbered 1, 2: not 3, 4
+	fmt.Println(errors.Is(appendRows("s", 2, recs), eventlog.CodeEventInvalid)) // numbered 1, 2: not 3, 4
 	fmt.Println(len(table))
 	// Output:
 	// <nil>
@@ -243,7 +244,7 @@ func ExampleHash_UnmarshalText() {
 	fmt.Println(err, h.IsZero())
 	// One spelling only: upper-case hex is refused.
 	err = h.UnmarshalText([]byte("00000000000000000000000000000000000000000000000000000000000000AB"))
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidEvent))
+	fmt.Println(errors.Is(err, eventlog.CodeEventInvalid))
 	// Output:
 	// <nil> false
 	// true

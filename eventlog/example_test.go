@@ -117,14 +117,14 @@ func ExampleDecodeEvent() {
 	fmt.Println(err)
 	// Output:
 	// denial deny no_rule_matched production <nil>
-	// refused: invalid_event: eventlog: event JSON: unknown field "reason"
+	// refused: event_invalid: eventlog: event JSON: json: unknown member "reason" (names are case-sensitive) at top level (offset 17)
 }
 
 func ExampleNewKeys() {
 	keys, err := eventlog.NewKeys(bytes.Repeat([]byte{7}, eventlog.KeySize))
 	fmt.Println(keys, err)
 	_, err = eventlog.NewKeys([]byte("short"))
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidKey))
+	fmt.Println(errors.Is(err, checkfu.CodeConfigInvalid))
 	// Output:
 	// eventlog.Keys(redacted) <nil>
 	// true

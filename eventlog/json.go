@@ -1,14 +1,12 @@
 package eventlog
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"time"
-	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // The JSON form of events is for input and display; the chain is built
@@ -54,69 +52,92 @@ type wireEvent struct {
 	Content    *string       `json:"content,omitempty"`
 }
 
-// A shape lists the keys a JSON object may hold; a nil shape is a scalar.
-type shape map[string]shape
+// inEvent is the JSON form of an event as DecodeEvent reads it: every
+// scalar a string, parsed here, so that no decoder error quotes a value.
+type inEvent struct {
+	Kind       string        `json:"kind"`
+	Time       *string       `json:"time"`
+	Label      *string       `json:"label"`
+	RequestID  string        `json:"request_id"`
+	RunID      string        `json:"run_id"`
+	Actor      string        `json:"actor"`
+	Decision   *string       `json:"decision"`
+	Code       string        `json:"code"`
+	Profile    *wireProfile  `json:"profile"`
+	Provider   *wireProvider `json:"provider"`
+	Tool       *wireTool     `json:"tool"`
+	ApprovalID string        `json:"approval_id"`
+	Approver   string        `json:"approver"`
+	Grant      string        `json:"grant"`
+	Action     string        `json:"action"`
+	Effect     string        `json:"effect_class"`
+	Scope      string        `json:"scope"`
+	EffectID   string        `json:"effect_id"`
+	ProcessID  string        `json:"process_id"`
+	Result     string        `json:"result"`
+	Release    string        `json:"release"`
+	Content    *string       `json:"content"`
+}
 
-var (
-	revShape   = func(a, b string) shape { return shape{a: nil, b: nil} }
-	eventShape = shape{
-		"kind": nil, "time": nil, "label": nil, "request_id": nil, "run_id": nil, "actor": nil,
-		"decision": nil, "code": nil, "profile": revShape("profile", "revision"),
-		"provider": revShape("provider", "revision"), "tool": revShape("name", "revision"),
-		"approval_id": nil, "approver": nil, "grant": nil, "action": nil, "effect_class": nil, "scope": nil,
-		"effect_id": nil, "process_id": nil, "result": nil, "release": nil,
-		"content": nil,
-	}
-)
+// jsonOptions bound an event's JSON: the event object and the revision
+// objects in it (depth 2), and MaxContent of content escaped as \uXXXX
+// (6 bytes a byte) plus the envelope fields.
+var jsonOptions = strictjson.Options{MaxDepth: 2, MaxBytes: 6*MaxContent + 64<<10}
 
-// DecodeEvent parses one event from its JSON form, strictly: one object,
-// exactly the documented keys (case-sensitive, none twice), no trailing
-// data, valid UTF-8, and an event that passes [Event.Validate]. "content"
-// is a string of text; it becomes Event.Content. Errors are refusals with
-// [CodeInvalidEvent] and never quote content.
+// DecodeEvent parses one event from its JSON form, strictly, through
+// internal/strictjson: one object, exactly the documented keys
+// (case-sensitive, none twice, at any depth), no trailing data, valid
+// UTF-8, bounded depth and size, and an event that passes
+// [Event.Validate]. "content" is a string of text; it becomes
+// Event.Content. Errors are refusals with [CodeEventInvalid] and never
+// quote content.
 func DecodeEvent(data []byte) (Event, error) {
 	bad := func(format string, args ...any) (Event, error) {
-		return Event{}, checkfu.Refuse(CodeInvalidEvent, "eventlog: event JSON: "+format, args...)
+		return Event{}, checkfu.Refuse(CodeEventInvalid, "eventlog: event JSON: "+format, args...)
 	}
-	if !utf8.Valid(data) {
-		return bad("not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := checkShape(dec, eventShape, ""); err != nil {
-		return bad("%v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return bad("trailing data after the event object")
-	}
-	var w wireEvent
-	if err := json.Unmarshal(data, &w); err != nil {
-		var r *checkfu.Refusal
-		if errors.As(err, &r) {
-			if r.Code == CodeInvalidEvent {
-				return Event{}, r
-			}
-			return Event{}, &checkfu.Refusal{Code: CodeInvalidEvent, Message: "eventlog: event JSON", Err: r}
+	var w inEvent
+	if err := strictjson.Unmarshal(data, &w, jsonOptions); err != nil {
+		var se *strictjson.Error
+		if !errors.As(err, &se) {
+			return bad("does not decode")
 		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return bad("field %q has the wrong type (want %s)", te.Field, te.Type)
+		if se.Kind == strictjson.KindType && se.Path == "" {
+			return bad("not a JSON object")
 		}
-		return bad("does not decode")
+		return Event{}, &checkfu.Refusal{Code: CodeEventInvalid, Message: "eventlog: event JSON", Err: se}
+	}
+	if w.Kind == "" {
+		return bad("kind is missing")
+	}
+	kind, err := ParseKind(w.Kind)
+	if err != nil {
+		return Event{}, err
 	}
 	ev := Event{
-		Kind: w.Kind, Label: w.Label, RequestID: w.RequestID, RunID: w.RunID, Actor: w.Actor,
+		Kind: kind, RequestID: w.RequestID, RunID: w.RunID, Actor: w.Actor,
 		Code: w.Code, ApprovalID: w.ApprovalID, Approver: w.Approver, Grant: w.Grant, Action: w.Action,
 		EffectClass: w.Effect, Scope: w.Scope, EffectID: w.EffectID, ProcessID: w.ProcessID,
 		Result: w.Result, Release: w.Release,
 	}
+	if w.Label != nil {
+		if ev.Label, err = checkfu.ParseLabel(*w.Label); err != nil {
+			return Event{}, &checkfu.Refusal{Code: CodeEventInvalid, Message: "eventlog: event JSON: label", Err: err}
+		}
+	}
 	if w.Time != nil {
-		if w.Time.IsZero() {
+		var t time.Time
+		if t.UnmarshalText([]byte(*w.Time)) != nil {
+			return bad("time is not an RFC 3339 time")
+		}
+		if t.IsZero() {
 			return bad("time is the zero time; omit it instead")
 		}
-		ev.Time = w.Time.UTC()
+		ev.Time = t.UTC()
 	}
 	if w.Decision != nil {
-		ev.Decision = *w.Decision
+		if err := ev.Decision.UnmarshalText([]byte(*w.Decision)); err != nil {
+			return Event{}, err
+		}
 	}
 	if w.Profile != nil {
 		ev.Profile = ProfileRevision{w.Profile.Profile, w.Profile.Revision}
@@ -137,60 +158,6 @@ func DecodeEvent(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	return ev, nil
-}
-
-// checkShape reads one JSON value from dec and refuses objects whose keys
-// are not in s, duplicate keys, and objects where s expects a scalar.
-func checkShape(dec *json.Decoder, s shape, path string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return errors.New("malformed JSON")
-	}
-	d, isDelim := tok.(json.Delim)
-	if s == nil {
-		if isDelim {
-			return errors.New("field " + quote(path) + " must be a string, not an object or array")
-		}
-		return nil
-	}
-	if !isDelim || d != '{' {
-		if path == "" {
-			return errors.New("not a JSON object")
-		}
-		return errors.New("field " + quote(path) + " must be an object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return errors.New("malformed JSON")
-		}
-		key := tok.(string)
-		name := key
-		if path != "" {
-			name = path + "." + key
-		}
-		sub, ok := s[key]
-		if !ok {
-			return errors.New("unknown field " + quote(name))
-		}
-		if seen[key] {
-			return errors.New("field " + quote(name) + " appears twice")
-		}
-		seen[key] = true
-		if err := checkShape(dec, sub, name); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return errors.New("malformed JSON")
-	}
-	return nil
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func toWire(ev *Event) wireEvent {
@@ -233,16 +200,17 @@ type wireEntry struct {
 	ContentMode   ContentMode `json:"content_mode"`
 	ContentDigest *Hash       `json:"content_digest,omitempty"`
 	Shredded      bool        `json:"shredded,omitempty"`
+	ShredOf       uint64      `json:"shred_of,omitempty"`
 }
 
 // MarshalJSON encodes e as one JSON object: the event fields of
 // [Event.MarshalJSON] plus session, seq, hash, prev and content_mode, and
-// content_digest and "shredded": true only when they apply (an event
-// without content has no digest; shredded is left out while the content
-// is kept).
+// content_digest, "shredded": true and shred_of only when they apply (an
+// event without content has no digest; shredded is left out while the
+// content is kept; shred_of is the seq a shred event shredded).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	w := wireEntry{Session: e.Session, Seq: e.Seq, Hash: e.Hash, Prev: e.Prev, wireEvent: toWire(&e.Event),
-		ContentMode: e.ContentMode, Shredded: e.Shredded}
+		ContentMode: e.ContentMode, Shredded: e.Shredded, ShredOf: e.ShredOf}
 	if e.ContentMode != ContentNone {
 		d := e.ContentDigest
 		w.ContentDigest = &d

@@ -14,27 +14,29 @@ import (
 
 func TestDecodeEventErrors(t *testing.T) {
 	tests := []struct{ in, msg string }{
-		{`[]`, "refused: invalid_event: eventlog: event JSON: not a JSON object"},
-		{`{"kind":"denial","Kind":"skip"}`, `refused: invalid_event: eventlog: event JSON: unknown field "Kind"`},
-		{`{"kind":"denial","kind":"skip"}`, `refused: invalid_event: eventlog: event JSON: field "kind" appears twice`},
-		{`{"kind":"denial","tool":{"name":"a","digest":"b"}}`, `refused: invalid_event: eventlog: event JSON: unknown field "tool.digest"`},
-		{`{"kind":"denial","tool":"gh"}`, `refused: invalid_event: eventlog: event JSON: field "tool" must be an object`},
-		{`{"kind":{"x":1}}`, `refused: invalid_event: eventlog: event JSON: field "kind" must be a string, not an object or array`},
-		{`{"kind":"denial"}{}`, "refused: invalid_event: eventlog: event JSON: trailing data after the event object"},
-		{`{"kind":"denial"`, "refused: invalid_event: eventlog: event JSON: malformed JSON"},
-		{`{"kind":"nope"}`, `refused: invalid_event: eventlog: "nope" is not an event kind`},
-		{`{"kind":"denial","label":"real"}`, `refused: invalid_event: eventlog: event JSON: refused: label_invalid: "real" is not an evidence label (want mock, isolated or production)`},
-		{`{"kind":"denial","seq":3}`, `refused: invalid_event: eventlog: event JSON: unknown field "seq"`},
-		{`{"kind":"denial","actor":7}`, `refused: invalid_event: eventlog: event JSON: field "actor" has the wrong type (want string)`},
-		{`{"kind":"denial","content":""}`, "refused: invalid_event: eventlog: event JSON: content is empty; omit it instead"},
-		{`{"kind":"denial","time":"0001-01-01T00:00:00Z"}`, "refused: invalid_event: eventlog: event JSON: time is the zero time; omit it instead"},
-		{"{\"kind\":\"denial\",\"content\":\"\xff\"}", "refused: invalid_event: eventlog: event JSON: not valid UTF-8"},
-		{`{}`, "refused: invalid_event: eventlog: event has no valid kind (got kind(0))"},
+		{`[]`, "refused: event_invalid: eventlog: event JSON: not a JSON object"},
+		{`{"kind":"denial","Kind":"skip"}`, `refused: event_invalid: eventlog: event JSON: json: unknown member "Kind" (names are case-sensitive) at top level (offset 17)`},
+		{`{"kind":"denial","kind":"skip"}`, `refused: event_invalid: eventlog: event JSON: json: member "kind" appears twice at top level (offset 17)`},
+		{`{"kind":"denial","tool":{"name":"a","digest":"b"}}`, `refused: event_invalid: eventlog: event JSON: json: unknown member "digest" (names are case-sensitive) at .tool (offset 36)`},
+		{`{"kind":"denial","tool":"gh"}`, `refused: event_invalid: eventlog: event JSON: json: a JSON string where eventlog.wireTool belongs at .tool (offset 28)`},
+		{`{"kind":{"x":1}}`, `refused: event_invalid: eventlog: event JSON: json: a JSON object where string belongs at .kind (offset 9)`},
+		{`{"kind":"denial"}{}`, "refused: event_invalid: eventlog: event JSON: json: data after the JSON value at top level (offset 17)"},
+		{`{"kind":"denial"`, "refused: event_invalid: eventlog: event JSON: json: unexpected end of JSON at top level (offset 16)"},
+		{`{"kind":"nope"}`, `refused: event_invalid: eventlog: "nope" is not an event kind`},
+		{`{"kind":"denial","label":"real"}`, `refused: event_invalid: eventlog: event JSON: label: refused: label_invalid: "real" is not an evidence label (want mock, isolated or production)`},
+		{`{"kind":"denial","seq":3}`, `refused: event_invalid: eventlog: event JSON: json: unknown member "seq" (names are case-sensitive) at top level (offset 17)`},
+		{`{"kind":"denial","actor":7}`, `refused: event_invalid: eventlog: event JSON: json: a JSON number where string belongs at .actor (offset 26)`},
+		{`{"kind":"denial","content":""}`, "refused: event_invalid: eventlog: event JSON: content is empty; omit it instead"},
+		{`{"kind":"denial","time":"0001-01-01T00:00:00Z"}`, "refused: event_invalid: eventlog: event JSON: time is the zero time; omit it instead"},
+		{"{\"kind\":\"denial\",\"content\":\"\xff\"}", "refused: event_invalid: eventlog: event JSON: json: invalid UTF-8 at top level (offset 28)"},
+		{`{}`, "refused: event_invalid: eventlog: event JSON: kind is missing"},
+		{`{"kind":"denial","time":"yesterday"}`, "refused: event_invalid: eventlog: event JSON: time is not an RFC 3339 time"},
+		{`{"kind":"denial","tool":{"name":{"a":1}}}`, "refused: event_invalid: eventlog: event JSON: json: nested deeper than 2 at .tool.name (offset 32)"},
 	}
 	for _, tt := range tests {
 		_, err := eventlog.DecodeEvent([]byte(tt.in))
-		if !errors.Is(err, eventlog.CodeInvalidEvent) {
-			t.Errorf("DecodeEvent(%q) = %v, want invalid_event", tt.in, err)
+		if !errors.Is(err, eventlog.CodeEventInvalid) {
+			t.Errorf("DecodeEvent(%q) = %v, want event_invalid", tt.in, err)
 		}
 		if err == nil || err.Error() != tt.msg {
 			t.Errorf("DecodeEvent(%q) error\n got %v\nwant %s", tt.in, err, tt.msg)
@@ -93,8 +95,8 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := eventlog.DecodeEvent(data)
 		if err != nil {
-			if !errors.Is(err, eventlog.CodeInvalidEvent) {
-				t.Fatalf("error %v is not %s", err, eventlog.CodeInvalidEvent)
+			if !errors.Is(err, eventlog.CodeEventInvalid) {
+				t.Fatalf("error %v is not %s", err, eventlog.CodeEventInvalid)
 			}
 			return
 		}

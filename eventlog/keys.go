@@ -12,9 +12,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// CodeInvalidKey refuses key material of the wrong size.
-const CodeInvalidKey checkfu.Code = "invalid_key"
-
 // KeySize is the size of the master key [NewKeys] takes.
 const KeySize = 32
 
@@ -34,7 +31,7 @@ type Keys struct {
 // The master key is not retained.
 func NewKeys(master []byte) (*Keys, error) {
 	if len(master) != KeySize {
-		return nil, checkfu.Refuse(CodeInvalidKey, "eventlog: master key is %d bytes, want %d", len(master), KeySize)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: master key is %d bytes, want %d", len(master), KeySize)
 	}
 	k := &Keys{ok: true}
 	for _, d := range []struct {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/checkfu/checkfu"
 )
 
@@ -23,6 +25,14 @@ type Options struct {
 	// Now returns the time stamped on events that have none; time.Now
 	// when nil.
 	Now func() time.Time
+	// Signer signs the checkpoints [Log.Checkpoint] returns (an Ed25519
+	// note signer, as note.NewSigner returns). The origin of a session's
+	// checkpoints is the signer's name, "/" and the session id. Without a
+	// Signer, Checkpoint is refused with [CodeCheckpointSignerMissing].
+	Signer note.Signer
+	// Witness, when set, receives every checkpoint [Log.Checkpoint]
+	// signs, and must accept it for Checkpoint to succeed.
+	Witness Witness
 }
 
 // A Log appends events to, and reads them from, the session logs of one
@@ -35,6 +45,9 @@ type Log struct {
 	keys  *Keys
 	zdr   bool
 	now   func() time.Time
+
+	signer  note.Signer
+	witness Witness
 
 	mu     sync.Mutex
 	queues map[string]*queue // guarded by mu; only sessions with appends in flight
@@ -78,10 +91,10 @@ const maxConflictRetries = 100
 // zero-data-retention log without Keys.
 func New(store Store, opts Options) (*Log, error) {
 	if store == nil {
-		return nil, errNoStore
+		return nil, errStoreMissing
 	}
 	if opts.Keys != nil && !opts.Keys.ok {
-		return nil, checkfu.Refuse(CodeInvalidKey, "eventlog: Keys not built with NewKeys")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: Keys not built with NewKeys")
 	}
 	if opts.ZeroDataRetention && opts.Keys == nil {
 		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: a zero-data-retention log needs Keys for its keyed content digests")
@@ -90,7 +103,11 @@ func New(store Store, opts Options) (*Log, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now, queues: map[string]*queue{}}, nil
+	if opts.Witness != nil && opts.Signer == nil {
+		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: a log with a Witness needs a Signer for its checkpoints")
+	}
+	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now,
+		signer: opts.Signer, witness: opts.Witness, queues: map[string]*queue{}}, nil
 }
 
 // Store returns the store the log writes to.
@@ -105,7 +122,7 @@ func (l *Log) Store() Store {
 // *Log refuse every call instead of panicking.
 func (l *Log) usable() error {
 	if l == nil || l.store == nil {
-		return errNoStore
+		return errStoreMissing
 	}
 	return nil
 }
@@ -120,6 +137,9 @@ func (l *Log) prepare(session string, ev Event) (*pending, error) {
 	}
 	if err := ev.Validate(); err != nil {
 		return nil, err
+	}
+	if ev.Kind == KindShred {
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: a shred event is appended only by Log.Shred")
 	}
 	if ev.Time.IsZero() {
 		ev.Time = l.now()
@@ -253,33 +273,46 @@ func (l *Log) commit(ctx context.Context, session string, q *queue, batch []*pen
 // expected seq is refused with [CodeSeqConflict] and nothing is written.
 // AppendAt does not take part in group commit.
 func (l *Log) AppendAt(ctx context.Context, session string, expected uint64, evs ...Event) (Head, error) {
-	if err := l.usable(); err != nil {
+	heads, err := l.AppendBatch(ctx, session, expected, evs...)
+	if err != nil {
 		return Head{}, err
+	}
+	return heads[len(heads)-1], nil
+}
+
+// AppendBatch is [Log.AppendAt] that returns the head after each event:
+// heads[i] holds the seq and chain hash of evs[i].
+func (l *Log) AppendBatch(ctx context.Context, session string, expected uint64, evs ...Event) ([]Head, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
 	}
 	batch := make([]*pending, len(evs))
 	for i, ev := range evs {
 		p, err := l.prepare(session, ev)
 		if err != nil {
-			return Head{}, err
+			return nil, err
 		}
 		batch[i] = p
 	}
 	if len(batch) == 0 {
-		return Head{}, checkfu.Refuse(CodeInvalidEvent, "eventlog: AppendAt with no events")
+		return nil, checkfu.Refuse(CodeEventInvalid, "eventlog: AppendAt with no events")
 	}
 	head, err := l.store.Head(ctx, session)
 	if err != nil {
-		return Head{}, err
+		return nil, err
 	}
 	if head.Seq != expected {
-		return Head{}, SeqConflict(session, expected, head.Seq)
+		return nil, SeqConflict(session, expected, head.Seq)
 	}
 	recs := build(session, head, batch)
 	if err := l.store.Append(ctx, session, expected, recs); err != nil {
-		return Head{}, err
+		return nil, err
 	}
-	last := recs[len(recs)-1]
-	return Head{Seq: last.Seq, Hash: last.Hash}, nil
+	heads := make([]Head, len(recs))
+	for i, r := range recs {
+		heads[i] = Head{Seq: r.Seq, Hash: r.Hash}
+	}
+	return heads, nil
 }
 
 // Head returns the head of session as the store holds it, unverified.
@@ -290,9 +323,16 @@ func (l *Log) Head(ctx context.Context, session string) (Head, error) {
 	return l.store.Head(ctx, session)
 }
 
-// Shred deletes the data key and sealed content of the event at seq. The
-// envelope stays and the chain still verifies; [Log.Content] then refuses
-// with [CodeContentShredded].
+// Shred deletes the data key and sealed content of the event at seq and
+// records the deletion as an event of its own: a [KindShred] event
+// naming seq, appended in the same store transaction. The envelope of
+// seq stays and the chain still verifies; [Log.Content] then refuses with
+// [CodeContentShredded]. Content deleted any other way (by SQL, behind
+// the log's back) has no shred event, and [Verify] refuses it.
+//
+// Shredding an event without sealed content, or one already shredded,
+// does nothing and returns nil; a seq the session does not hold is
+// refused with [CodeEventNotFound].
 func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -300,5 +340,45 @@ func (l *Log) Shred(ctx context.Context, session string, seq uint64) error {
 	if err := CheckSession(session); err != nil {
 		return err
 	}
-	return l.store.Shred(ctx, session, seq)
+	var err error
+	for range maxConflictRetries {
+		var done bool
+		if done, err = l.shredOnce(ctx, session, seq); done || !errors.Is(err, CodeSeqConflict) && !errors.Is(err, CodeContentMissing) {
+			return err
+		}
+	}
+	return err
+}
+
+// shredOnce reads the event at seq and, when it still holds content,
+// has the store delete it and append the shred event after the head it
+// read. done is false when the store refused because the log moved.
+func (l *Log) shredOnce(ctx context.Context, session string, seq uint64) (done bool, err error) {
+	recs, err := l.store.Read(ctx, session, seq, 1)
+	if err != nil {
+		return true, err
+	}
+	if len(recs) == 0 || recs[0].Seq != seq {
+		return true, checkfu.Refuse(CodeEventNotFound, "eventlog: session %s has no seq %d", checkfu.Quote(session), seq)
+	}
+	v := verifier{session: session, next: seq}
+	env, err := v.checkAlone(&recs[0])
+	if err != nil {
+		return true, err
+	}
+	if env.mode != ContentSealed || recs[0].Sealed == nil {
+		return true, nil
+	}
+	head, err := l.store.Head(ctx, session)
+	if err != nil {
+		return true, err
+	}
+	ev := Event{Kind: KindShred, Time: l.now().UTC().Round(0), Label: env.event.Label}
+	if err := ev.Validate(); err != nil {
+		return true, err
+	}
+	shred := envelope{session: session, seq: head.Seq + 1, prev: head.Hash, event: ev, shredOf: seq}
+	enc := shred.encode()
+	err = l.store.Shred(ctx, session, seq, head.Seq, Record{Seq: shred.seq, Envelope: enc, Hash: chainHash(enc)})
+	return err == nil, err
 }

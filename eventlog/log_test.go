@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
 )
@@ -35,8 +36,6 @@ func (c *countingStore) Append(ctx context.Context, session string, expected uin
 	return c.MemoryStore.Append(ctx, session, expected, recs)
 }
 
-// Mutant: setting maxBatch to 1 (each event its own transaction) makes
-// TestGroupCommit fail.
 func TestGroupCommit(t *testing.T) {
 	store := &countingStore{MemoryStore: eventlog.NewMemoryStore(), hold: make(chan struct{}), held: make(chan struct{})}
 	l, err := eventlog.New(store, eventlog.Options{})
@@ -101,16 +100,16 @@ func TestNewRefuses(t *testing.T) {
 	if _, err := eventlog.New(s, eventlog.Options{ZeroDataRetention: true}); !errors.Is(err, eventlog.CodeContentKeyMissing) {
 		t.Errorf("New(ZDR without keys) = %v, want %s", err, eventlog.CodeContentKeyMissing)
 	}
-	if _, err := eventlog.New(s, eventlog.Options{Keys: &eventlog.Keys{}}); !errors.Is(err, eventlog.CodeInvalidKey) {
-		t.Errorf("New(zero Keys) = %v, want %s", err, eventlog.CodeInvalidKey)
+	if _, err := eventlog.New(s, eventlog.Options{Keys: &eventlog.Keys{}}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Errorf("New(zero Keys) = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	l, _ := eventlog.New(s, eventlog.Options{})
 	if _, err := l.Append(context.Background(), "s", eventlog.Event{Kind: eventlog.KindToolCall, Content: []byte("x")}); !errors.Is(err, eventlog.CodeContentKeyMissing) {
 		t.Errorf("Append(content, no keys) = %v, want %s", err, eventlog.CodeContentKeyMissing)
 	}
 	seq, _ := l.Append(context.Background(), "s", eventlog.Event{Kind: eventlog.KindToolCall})
-	if _, err := l.Content(context.Background(), "s", seq); !errors.Is(err, eventlog.CodeNoContent) {
-		t.Errorf("Content(no content) = %v, want %s", err, eventlog.CodeNoContent)
+	if _, err := l.Content(context.Background(), "s", seq); !errors.Is(err, eventlog.CodeContentMissing) {
+		t.Errorf("Content(no content) = %v, want %s", err, eventlog.CodeContentMissing)
 	}
 }
 
@@ -155,10 +154,6 @@ func (w *waitSpy) Wait(ctx context.Context, session string, seq uint64) error {
 // TestFollowFromFarBeyondTheEnd follows from a seq so large that the
 // distance to it does not fit an int: Follow must read the log that
 // exists and then wait for the first seq it lacks.
-//
-// Mutant: converting from-v.next to int before the min in skipTo (a
-// negative read limit, so Follow waits for a seq it already holds, and
-// spins) makes this test fail.
 func TestFollowFromFarBeyondTheEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -182,8 +177,6 @@ func TestFollowFromFarBeyondTheEnd(t *testing.T) {
 	}
 }
 
-// Mutant: making Keys.String print the key bytes makes TestKeysNeverPrint
-// fail.
 func TestKeysNeverPrint(t *testing.T) {
 	master := bytes.Repeat([]byte{0xA5}, eventlog.KeySize)
 	keys, err := eventlog.NewKeys(master)
@@ -253,17 +246,14 @@ func TestEnvelopeTypesHoldNoArbitraryValues(t *testing.T) {
 var _ = eventlogtest.Sample
 
 // TestLogWithoutStoreRefuses: New without a store, the zero Log and a nil
-// *Log refuse every call with CodeNoStore instead of panicking.
-//
-// Mutant: deleting the usable check from any one method makes the call
-// panic (the test then fails).
+// *Log refuse every call with CodeStoreMissing instead of panicking.
 func TestLogWithoutStoreRefuses(t *testing.T) {
 	ctx := context.Background()
-	if _, err := eventlog.New(nil, eventlog.Options{}); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("New(nil) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := eventlog.New(nil, eventlog.Options{}); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("New(nil) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
-	if _, err := eventlog.Verify(ctx, nil, "s"); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("Verify(nil store) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := eventlog.Verify(ctx, nil, "s"); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("Verify(nil store) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
 	for name, l := range map[string]*eventlog.Log{"zero": {}, "nil": nil} {
 		calls := map[string]func() error{
@@ -276,9 +266,10 @@ func TestLogWithoutStoreRefuses(t *testing.T) {
 				_, err := l.AppendAt(ctx, "s", 0)
 				return err
 			},
-			"Head":    func() error { _, err := l.Head(ctx, "s"); return err },
-			"Shred":   func() error { return l.Shred(ctx, "s", 1) },
-			"Content": func() error { _, err := l.Content(ctx, "s", 1); return err },
+			"Head":       func() error { _, err := l.Head(ctx, "s"); return err },
+			"Checkpoint": func() error { _, err := l.Checkpoint(ctx, "s"); return err },
+			"Shred":      func() error { return l.Shred(ctx, "s", 1) },
+			"Content":    func() error { _, err := l.Content(ctx, "s", 1); return err },
 			"Read": func() error {
 				for _, err := range l.Read(ctx, "s", 1) {
 					return err
@@ -293,8 +284,8 @@ func TestLogWithoutStoreRefuses(t *testing.T) {
 			},
 		}
 		for call, f := range calls {
-			if err := f(); !errors.Is(err, eventlog.CodeNoStore) {
-				t.Errorf("%s Log: %s = %v, want %s", name, call, err, eventlog.CodeNoStore)
+			if err := f(); !errors.Is(err, eventlog.CodeStoreMissing) {
+				t.Errorf("%s Log: %s = %v, want %s", name, call, err, eventlog.CodeStoreMissing)
 			}
 		}
 		if l.Store() != nil {

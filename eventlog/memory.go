@@ -12,9 +12,10 @@ import (
 // as far as the process lives: use it for mock evidence, never as the
 // audit record of a real session.
 type MemoryStore struct {
-	mu       sync.Mutex
-	sessions map[string]*memSession // guarded by mu
-	closed   bool                   // guarded by mu
+	mu        sync.Mutex
+	sessions  map[string]*memSession  // guarded by mu
+	witnessed map[string]WitnessState // guarded by mu
+	closed    bool                    // guarded by mu
 }
 
 type memSession struct {
@@ -22,7 +23,10 @@ type memSession struct {
 	changed chan struct{} // closed and replaced on every append
 }
 
-var _ Store = (*MemoryStore)(nil)
+var (
+	_ Store        = (*MemoryStore)(nil)
+	_ WitnessStore = (*MemoryStore)(nil)
+)
 
 var errClosed = &StoreError{Op: "use", Err: errors.New("store is closed")}
 
@@ -146,8 +150,11 @@ func (m *MemoryStore) Wait(ctx context.Context, session string, seq uint64) erro
 }
 
 // Shred implements [Store.Shred].
-func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := CheckSession(session); err != nil {
+func (m *MemoryStore) Shred(ctx context.Context, session string, seq, expected uint64, shred Record) error {
+	if err := CheckShred(session, seq, expected, shred); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -155,14 +162,21 @@ func (m *MemoryStore) Shred(ctx context.Context, session string, seq uint64) err
 	if m.closed {
 		return errClosed
 	}
-	s := m.sessions[session]
-	for i := range s.recsOrNil() {
-		if s.recs[i].Seq == seq {
-			clear(s.recs[i].DataKey)
-			clear(s.recs[i].Sealed)
-			s.recs[i].DataKey, s.recs[i].Sealed = nil, nil
-		}
+	s := m.session(session)
+	if last := s.last(); last != expected {
+		return SeqConflict(session, expected, last)
 	}
+	i := slices.IndexFunc(s.recs, func(r Record) bool { return r.Seq == seq })
+	if i < 0 || s.recs[i].Sealed == nil || s.recs[i].ShreddedBy != 0 {
+		return NothingToShred(session, seq)
+	}
+	r := &s.recs[i]
+	clear(r.DataKey)
+	clear(r.Sealed)
+	r.DataKey, r.Sealed, r.ShreddedBy = nil, nil, shred.Seq
+	s.recs = append(s.recs, cloneRecord(shred))
+	close(s.changed)
+	s.changed = make(chan struct{})
 	return nil
 }
 
@@ -172,13 +186,6 @@ func (s *memSession) last() uint64 {
 		return 0
 	}
 	return s.recs[len(s.recs)-1].Seq
-}
-
-func (s *memSession) recsOrNil() []Record {
-	if s == nil {
-		return nil
-	}
-	return s.recs
 }
 
 // Close implements [Store.Close]. Every later call fails.
@@ -205,4 +212,37 @@ func (m *MemoryStore) rewrite(session string, edit func([]Record) []Record) {
 		recs[i] = cloneRecord(r)
 	}
 	s.recs = edit(recs)
+}
+
+// Witnessed implements [WitnessStore.Witnessed].
+func (m *MemoryStore) Witnessed(ctx context.Context, origin string) (WitnessState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return WitnessState{}, errClosed
+	}
+	st := m.witnessed[origin]
+	st.Checkpoint = slices.Clone(st.Checkpoint)
+	return st, nil
+}
+
+// Witness implements [WitnessStore.Witness].
+func (m *MemoryStore) Witness(ctx context.Context, origin string, prev, next WitnessState) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	if cur := m.witnessed[origin]; cur.Size != prev.Size || cur.Hash != prev.Hash {
+		return WitnessConflict(origin)
+	}
+	if m.witnessed == nil {
+		m.witnessed = map[string]WitnessState{}
+	}
+	next.Checkpoint = slices.Clone(next.Checkpoint)
+	m.witnessed[origin] = next
+	return nil
 }

@@ -29,3 +29,8 @@ func TestZeroMemoryStore(t *testing.T) {
 		t.Fatalf("Append on a zero MemoryStore = %d, %v", seq, err)
 	}
 }
+
+func TestMemoryWitnessStore(t *testing.T) {
+	m := eventlog.NewMemoryStore()
+	eventlogtest.TestWitnessStore(t, func(*testing.T) eventlog.WitnessStore { return m })
+}

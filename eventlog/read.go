@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
 	"github.com/checkfu/checkfu"
@@ -21,15 +22,18 @@ type Entry struct {
 	// ContentDigest is the keyed digest (HMAC-SHA256 under the log's
 	// digest key) of the content; zero when there was none.
 	ContentDigest Hash
-	// Shredded reports whether sealed content was deleted.
+	// Shredded reports whether sealed content was deleted (by [Log.Shred]).
 	Shredded bool
+	// ShredOf is, for an event of kind [KindShred], the seq of the event
+	// whose content it shredded; zero for every other kind.
+	ShredOf uint64
 }
 
 func entryOf(r *Record, env *envelope) Entry {
 	return Entry{
 		Session: env.session, Seq: env.seq, Hash: r.Hash, Prev: env.prev, Event: env.event,
 		ContentMode: env.mode, ContentDigest: env.mac,
-		Shredded: env.mode == ContentSealed && r.Sealed == nil,
+		Shredded: env.mode == ContentSealed && r.Sealed == nil, ShredOf: env.shredOf,
 	}
 }
 
@@ -77,6 +81,10 @@ func (l *Log) read(ctx context.Context, session string, from uint64, follow bool
 			}
 			if len(recs) == readBatch {
 				continue
+			}
+			if err := v.finish(); err != nil {
+				yield(Entry{}, err)
+				return
 			}
 			if !follow {
 				return
@@ -149,7 +157,7 @@ func (l *Log) skipTo(ctx context.Context, session string, from uint64, follow bo
 
 // Content returns the content of the event at seq, opened with the log's
 // keys and checked against the envelope's keyed digest. It refuses with
-// [CodeNoContent], [CodeContentNotRetained] or [CodeContentShredded] when
+// [CodeContentMissing], [CodeContentNotRetained] or [CodeContentShredded] when
 // there is nothing to return, and with [CodeChainBroken] when the record
 // does not match its envelope.
 func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, error) {
@@ -164,7 +172,7 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 		return nil, err
 	}
 	if len(recs) == 0 || recs[0].Seq != seq {
-		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %q has no seq %d", session, seq)
+		return nil, checkfu.Refuse(CodeEventNotFound, "eventlog: session %s has no seq %d", checkfu.Quote(session), seq)
 	}
 	r := &recs[0]
 	v := verifier{session: session, next: seq}
@@ -174,11 +182,14 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 	}
 	switch {
 	case env.mode == ContentNone:
-		return nil, checkfu.Refuse(CodeNoContent, "eventlog: session %q seq %d has no content", session, seq)
+		return nil, checkfu.Refuse(CodeContentMissing, "eventlog: session %s seq %d has no content", checkfu.Quote(session), seq)
 	case env.mode == ContentDigestOnly:
-		return nil, checkfu.Refuse(CodeContentNotRetained, "eventlog: session %q seq %d was logged with zero data retention: only a keyed digest of its content exists", session, seq)
+		return nil, checkfu.Refuse(CodeContentNotRetained, "eventlog: session %s seq %d was logged with zero data retention: only a keyed digest of its content exists", checkfu.Quote(session), seq)
 	case r.Sealed == nil:
-		return nil, checkfu.Refuse(CodeContentShredded, "eventlog: session %q seq %d: content was shredded", session, seq)
+		if err := l.checkShredded(ctx, session, r); err != nil {
+			return nil, err
+		}
+		return nil, checkfu.Refuse(CodeContentShredded, "eventlog: session %s seq %d: content was shredded by seq %d", checkfu.Quote(session), seq, r.ShreddedBy)
 	case l.keys == nil:
 		return nil, checkfu.Refuse(CodeContentKeyMissing, "eventlog: the log has no keys to open content (configure Options.Keys)")
 	}
@@ -187,6 +198,22 @@ func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, 
 		return nil, &ChainError{Session: session, Seq: seq, Problem: "content does not open under the log's keys: " + err.Error()}
 	}
 	return content, nil
+}
+
+// checkShredded checks that the shred event r names exists and records
+// the shred of r: sealed content deleted by any other means is a
+// [*ChainError], not a shred.
+func (l *Log) checkShredded(ctx context.Context, session string, r *Record) error {
+	recs, err := l.store.Read(ctx, session, r.ShreddedBy, 1)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 || recs[0].Seq != r.ShreddedBy {
+		return &ChainError{Session: session, Seq: r.Seq, Problem: fmt.Sprintf("content was deleted; the shred event it names, seq %d, is not in the log", r.ShreddedBy)}
+	}
+	v := verifier{session: session, next: r.ShreddedBy, first: r.Seq, shreds: map[uint64]uint64{r.ShreddedBy: r.Seq}}
+	_, err = v.checkAlone(&recs[0])
+	return err
 }
 
 // checkAlone checks r against its own hash and shape, without its link to

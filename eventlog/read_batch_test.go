@@ -32,11 +32,9 @@ const maxBatchContent = 128 << 20
 // Verify and Read hold one store batch in memory, content included. A log
 // whose events each carry up to MaxContent (tool outputs) must not make a
 // batch of thousands of them, gigabytes, land in memory at once.
-//
-// Mutant: restoring readBatch to 4096 makes TestReadBatchesBoundContentInMemory fail.
 func TestReadBatchesBoundContentInMemory(t *testing.T) {
 	store := &limitStore{Store: eventlog.NewMemoryStore()}
-	l, err := eventlog.New(store, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(store, eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

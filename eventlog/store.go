@@ -19,6 +19,11 @@ type Record struct {
 	// the content was shredded.
 	DataKey []byte
 	Sealed  []byte
+	// ShreddedBy is the seq of the shred event (kind [KindShred]) that
+	// deleted this record's data key and sealed content, zero while they
+	// are kept. A store sets it only in [Store.Shred]; verification refuses
+	// sealed content that is missing without it.
+	ShreddedBy uint64
 }
 
 // A Head names the last record of a session: its seq and chain hash. The
@@ -50,9 +55,14 @@ type Store interface {
 	// or the context's error when ctx ends first.
 	Wait(ctx context.Context, session string, seq uint64) error
 	// Shred deletes the data key and sealed content of the record at seq,
-	// durably. The envelope stays. Shredding a record without content is
-	// not an error.
-	Shred(ctx context.Context, session string, seq uint64) error
+	// marks that record as shredded by shred.Seq, and appends shred (the
+	// shred event) as the next record if and only if the session's last
+	// seq is expected, atomically and durably: all of it or none. The
+	// envelope of seq stays. A stale expected is refused with
+	// [CodeSeqConflict]; a seq without stored content, or already
+	// shredded, is refused with [CodeContentMissing] and nothing is
+	// written. [CheckShred] validates the arguments.
+	Shred(ctx context.Context, session string, seq, expected uint64, shred Record) error
 	// Close releases the handle.
 	Close() error
 }
@@ -66,24 +76,50 @@ func CheckAppend(session string, expected uint64, recs []Record) error {
 		return err
 	}
 	if len(recs) == 0 {
-		return checkfu.Refuse(CodeInvalidEvent, "eventlog: append of no records")
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: append of no records")
 	}
 	for i, r := range recs {
 		if want := expected + uint64(i) + 1; r.Seq != want {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record %d of the append has seq %d, want %d", i, r.Seq, want)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record %d of the append has seq %d, want %d", i, r.Seq, want)
 		}
 		if len(r.Envelope) == 0 {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has no envelope", r.Seq)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d has no envelope", r.Seq)
 		}
 		if (r.DataKey == nil) != (r.Sealed == nil) {
-			return checkfu.Refuse(CodeInvalidEvent, "eventlog: record seq %d has a data key or sealed content without the other", r.Seq)
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d has a data key or sealed content without the other", r.Seq)
+		}
+		if r.ShreddedBy != 0 {
+			return checkfu.Refuse(CodeEventInvalid, "eventlog: record seq %d is appended as shredded", r.Seq)
 		}
 	}
 	return nil
 }
 
+// CheckShred validates the arguments of [Store.Shred] for store
+// implementations: a valid session, a seq before the shred record, and a
+// shred record that [CheckAppend] accepts after expected and that holds
+// no content.
+func CheckShred(session string, seq, expected uint64, shred Record) error {
+	if err := CheckAppend(session, expected, []Record{shred}); err != nil {
+		return err
+	}
+	if seq == 0 || seq > expected {
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: shred of seq %d in a log at seq %d", seq, expected)
+	}
+	if shred.Sealed != nil {
+		return checkfu.Refuse(CodeEventInvalid, "eventlog: a shred record holds content")
+	}
+	return nil
+}
+
+// NothingToShred returns the refusal a store gives a shred of a record
+// that holds no content.
+func NothingToShred(session string, seq uint64) error {
+	return checkfu.Refuse(CodeContentMissing, "eventlog: session %s seq %d holds no content to shred", checkfu.Quote(session), seq)
+}
+
 // SeqConflict returns the refusal a store gives an append whose expected
 // last seq is stale.
 func SeqConflict(session string, expected, actual uint64) error {
-	return checkfu.Refuse(CodeSeqConflict, "eventlog: session %q: expected last seq %d, but the log is at %d (another writer appended; re-read the head and retry)", session, expected, actual)
+	return checkfu.Refuse(CodeSeqConflict, "eventlog: session %s: expected last seq %d, but the log is at %d (another writer appended; re-read the head and retry)", checkfu.Quote(session), expected, actual)
 }

@@ -3,12 +3,13 @@ package eventlog
 import (
 	"context"
 	"fmt"
+
+	"github.com/checkfu/checkfu"
 )
 
 // readBatch is how many records one store read returns. A batch is held
 // in memory with its sealed content, so it is sized for events at
 // MaxContent: 128 of them are 128 MiB (4096 were 4 GiB).
-// Mutant: 4096 here makes TestReadBatchesBoundContentInMemory fail.
 const readBatch = 128
 
 // A verifier checks records one at a time, in order, against the chain.
@@ -16,6 +17,10 @@ type verifier struct {
 	session string
 	next    uint64 // the seq the next record must have
 	prev    Hash   // the hash the next record must link to
+	first   uint64 // the first seq checked; 0 before the first record
+	// shreds maps the seq of a shred event not reached yet to the seq of
+	// the record whose content it deleted (that record's ShreddedBy).
+	shreds map[uint64]uint64
 }
 
 // check verifies r as the next record and returns its decoded envelope.
@@ -37,7 +42,7 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 		return nil, bad(r.Seq, "envelope does not decode: %v", err)
 	}
 	if env.session != v.session {
-		return nil, bad(r.Seq, "envelope belongs to session %q (an event was moved between sessions)", env.session)
+		return nil, bad(r.Seq, "envelope belongs to session %s (an event was moved between sessions)", checkfu.Quote(env.session))
 	}
 	if env.seq != r.Seq {
 		return nil, bad(r.Seq, "envelope is seq %d (events were reordered or inserted)", env.seq)
@@ -45,23 +50,83 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 	if env.prev != v.prev {
 		return nil, bad(r.Seq, "does not link to seq %d (an event before it was changed, removed or inserted)", r.Seq-1)
 	}
-	if r.Sealed != nil || r.DataKey != nil {
-		if env.mode != ContentSealed {
-			return nil, bad(r.Seq, "has stored content its envelope does not commit to")
-		}
-		if sealedDigest(r.DataKey, r.Sealed) != env.sealed {
-			return nil, bad(r.Seq, "stored content does not match the envelope (the content was changed)")
-		}
+	if err := v.checkContent(r, env, bad); err != nil {
+		return nil, err
 	}
 	v.next++
 	v.prev = r.Hash
 	return env, nil
 }
 
+// checkContent checks what r stores of its content against env, and the
+// shred bookkeeping: sealed content is either stored or deleted by a
+// later shred event that r names (r.ShreddedBy), and a shred event is the
+// one the record it names points back to.
+func (v *verifier) checkContent(r *Record, env *envelope, bad func(uint64, string, ...any) error) error {
+	if v.first == 0 {
+		v.first = r.Seq
+	}
+	switch {
+	case r.Sealed != nil || r.DataKey != nil:
+		if env.mode != ContentSealed {
+			return bad(r.Seq, "has stored content its envelope does not commit to")
+		}
+		if r.ShreddedBy != 0 {
+			return bad(r.Seq, "is marked shredded by seq %d but still holds its content", r.ShreddedBy)
+		}
+		if sealedDigest(r.DataKey, r.Sealed) != env.sealed {
+			return bad(r.Seq, "stored content does not match the envelope (the content was changed)")
+		}
+	case env.mode == ContentSealed:
+		if r.ShreddedBy == 0 {
+			return bad(r.Seq, "sealed content is missing and no shred event records its deletion (it was deleted outside Log.Shred)")
+		}
+		if r.ShreddedBy <= r.Seq {
+			return bad(r.Seq, "is marked shredded by seq %d, which is not a later event", r.ShreddedBy)
+		}
+		if v.shreds == nil {
+			v.shreds = map[uint64]uint64{}
+		}
+		if other, dup := v.shreds[r.ShreddedBy]; dup {
+			return bad(r.Seq, "is marked shredded by seq %d, which seq %d names too", r.ShreddedBy, other)
+		}
+		v.shreds[r.ShreddedBy] = r.Seq
+	case r.ShreddedBy != 0:
+		return bad(r.Seq, "is marked shredded by seq %d but had no sealed content", r.ShreddedBy)
+	}
+	target, named := v.shreds[r.Seq]
+	delete(v.shreds, r.Seq)
+	switch {
+	case env.event.Kind == KindShred && named && target != env.shredOf:
+		return bad(target, "content was deleted; seq %d, which it names as its shred event, shredded seq %d", r.Seq, env.shredOf)
+	case env.event.Kind == KindShred && !named && env.shredOf >= v.first:
+		return bad(r.Seq, "records the shred of seq %d, whose content is not marked shredded by it (the shred was undone)", env.shredOf)
+	case env.event.Kind != KindShred && named:
+		return bad(target, "content was deleted; seq %d, which it names as its shred event, is not a shred event", r.Seq)
+	}
+	return nil
+}
+
+// finish checks, at the end of what was read, that every shred event a
+// record named was reached.
+func (v *verifier) finish() error {
+	var first, by uint64
+	for m, n := range v.shreds {
+		if first == 0 || n < first {
+			first, by = n, m
+		}
+	}
+	if first == 0 {
+		return nil
+	}
+	return &ChainError{Session: v.session, Seq: first, Problem: fmt.Sprintf("content was deleted; the shred event it names, seq %d, is not in the log (the log ends at seq %d)", by, v.next-1)}
+}
+
 // Verify reads every record of session from seq 1 and checks the chain:
 // each envelope matches its hash, decodes, names its own session and seq,
 // and links to the hash of the event before it; stored content matches
-// what its envelope commits to. It returns the verified head, or a
+// what its envelope commits to; and sealed content that is gone was
+// deleted by a shred event of the log that names it. It returns the verified head, or a
 // [*ChainError] naming the first bad seq.
 //
 // The chain proves the log consistent with itself. Truncating the newest
@@ -70,7 +135,7 @@ func (v *verifier) check(r *Record) (*envelope, error) {
 // [VerifyHead].
 func Verify(ctx context.Context, store Store, session string) (Head, error) {
 	if store == nil {
-		return Head{}, errNoStore
+		return Head{}, errStoreMissing
 	}
 	if err := CheckSession(session); err != nil {
 		return Head{}, err
@@ -87,6 +152,9 @@ func Verify(ctx context.Context, store Store, session string) (Head, error) {
 			}
 		}
 		if len(recs) < readBatch {
+			if err := v.finish(); err != nil {
+				return Head{}, err
+			}
 			return Head{Seq: v.next - 1, Hash: v.prev}, nil
 		}
 	}

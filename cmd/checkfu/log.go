@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/pglog"
@@ -23,14 +25,16 @@ import (
 )
 
 func init() {
-	register(&command{"log", "append to, read and verify session event logs", runLog})
+	register(&command{"log", "append to, read, verify and checkpoint session event logs", runLog})
 }
 
 func runLog(e *env, args []string) error {
 	return subcommands(e, "log", args, map[string]func(*env, []string) error{
-		"append": logAppend,
-		"read":   logRead,
-		"verify": logVerify,
+		"append":     logAppend,
+		"read":       logRead,
+		"verify":     logVerify,
+		"checkpoint": logCheckpoint,
+		"keygen":     logKeygen,
 	})
 }
 
@@ -104,7 +108,7 @@ func readKeys(path string) (*eventlog.Keys, error) {
 	}
 	raw, err := hex.DecodeString(string(bytes.TrimSpace(b)))
 	if err != nil || len(raw) != eventlog.KeySize {
-		return nil, withHint(checkfu.Refuse(eventlog.CodeInvalidKey, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
+		return nil, withHint(checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
 			"generate one with: head -c 32 /dev/urandom | xxd -p -c 64")
 	}
 	defer clear(raw)
@@ -113,20 +117,31 @@ func readKeys(path string) (*eventlog.Keys, error) {
 
 func logAppend(e *env, args []string) error {
 	var lf logFlags
-	var keyFile string
+	var keyFile, signingKey, checkpointOut string
 	var zdr bool
-	fs := lf.register(e, "append", "-store DSN -session ID [-key-file F] [-zdr] < events.jsonl")
+	fs := lf.register(e, "append", "-store DSN -session ID [-key-file F] [-zdr] [-signing-key F -checkpoint-out F] < events.jsonl")
 	fs.StringVar(&keyFile, "key-file", "", "file with the workspace master key (64 hex digits); required for events with content")
 	fs.BoolVar(&zdr, "zdr", false, "zero data retention: keep only a keyed digest of content, never the content")
+	fs.StringVar(&signingKey, "signing-key", "", "file with the log's note signing key, to sign a checkpoint at the end of the input")
+	fs.StringVar(&checkpointOut, "checkpoint-out", "", "file to write the signed checkpoint of the session to, once the input ends")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := lf.check("append"); err != nil {
 		return err
 	}
+	if (signingKey == "") != (checkpointOut == "") {
+		return usagef("checkfu log append: -signing-key and -checkpoint-out go together")
+	}
 	keys, err := readKeys(keyFile)
 	if err != nil {
 		return err
+	}
+	var signer note.Signer
+	if signingKey != "" {
+		if signer, err = readSigner(signingKey); err != nil {
+			return err
+		}
 	}
 	ctx := context.Background()
 	store, err := openStore(ctx, lf.store, true)
@@ -134,13 +149,13 @@ func logAppend(e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	l, err := eventlog.New(store, eventlog.Options{Keys: keys, ZeroDataRetention: zdr})
+	l, err := eventlog.New(store, eventlog.Options{Keys: keys, ZeroDataRetention: zdr, Signer: signer})
 	if err != nil {
 		return withHint(err, "-zdr needs -key-file for the keyed content digests")
 	}
 	// Lines that are already buffered are appended together, in order,
-	// in one transaction; each "seq N" is printed once that transaction
-	// has committed.
+	// in one transaction; each "seq N hash H" is printed once that
+	// transaction has committed.
 	in := bufio.NewReaderSize(e.stdin, 64<<10)
 	app := &cliAppender{log: l, session: lf.session, out: e.stdout}
 	n := 0
@@ -179,11 +194,14 @@ func logAppend(e *env, args []string) error {
 		}
 		if len(batch) > 0 {
 			if err := app.append(ctx, batch); err != nil {
-				return withHint(fmt.Errorf("checkfu log append: lines %d-%d: %w", first, n, err), "the events acknowledged with \"seq N\" are stored; append the rest again")
+				return withHint(fmt.Errorf("checkfu log append: lines %d-%d: %w", first, n, err), "the events acknowledged with \"seq N hash H\" are stored; append the rest again")
 			}
 		}
 		if lineErr == io.EOF {
-			return nil
+			if checkpointOut == "" {
+				return nil
+			}
+			return writeCheckpoint(ctx, l, lf.session, checkpointOut)
 		}
 		if lineErr != nil {
 			return lineErr
@@ -219,7 +237,7 @@ func (a *cliAppender) append(ctx context.Context, batch []eventlog.Event) error 
 			}
 			a.head, a.known = h, true
 		}
-		h, err := a.log.AppendAt(ctx, a.session, a.head.Seq, batch...)
+		heads, err := a.log.AppendBatch(ctx, a.session, a.head.Seq, batch...)
 		if errors.Is(err, eventlog.CodeSeqConflict) && attempt < 100 {
 			a.known = false // another writer appended; go again after it
 			continue
@@ -228,10 +246,10 @@ func (a *cliAppender) append(ctx context.Context, batch []eventlog.Event) error 
 			return err
 		}
 		var acks bytes.Buffer
-		for i := range batch {
-			fmt.Fprintf(&acks, "seq %d\n", a.head.Seq+uint64(i)+1)
+		for _, h := range heads {
+			fmt.Fprintf(&acks, "seq %d hash %s\n", h.Seq, h.Hash)
 		}
-		a.head = h
+		a.head = heads[len(heads)-1]
 		_, err = a.out.Write(acks.Bytes())
 		return err
 	}
@@ -245,7 +263,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > maxLine {
-			return nil, checkfu.Refuse(eventlog.CodeInvalidEvent, "line longer than %d bytes", maxLine)
+			return nil, checkfu.Refuse(eventlog.CodeEventInvalid, "line longer than %d bytes", maxLine)
 		}
 		switch {
 		case err == nil:
@@ -319,9 +337,11 @@ func logRead(e *env, args []string) error {
 
 func logVerify(e *env, args []string) error {
 	var lf logFlags
-	var headFlag string
-	fs := lf.register(e, "verify", "-store DSN -session ID [-head SEQ:HASH]")
+	var headFlag, checkpointFile, verifierFile string
+	fs := lf.register(e, "verify", "-store DSN -session ID [-head SEQ:HASH] [-checkpoint FILE -verifier-key FILE]")
 	fs.StringVar(&headFlag, "head", "", "a head recorded earlier (SEQ:HASH) the log must still hold; catches truncation")
+	fs.StringVar(&checkpointFile, "checkpoint", "", "a signed checkpoint (from \"checkfu log checkpoint\") the log must still extend; catches truncation and rollback")
+	fs.StringVar(&verifierFile, "verifier-key", "", "file with the verifier key of the checkpoint's signer (from \"checkfu log keygen\")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -332,6 +352,16 @@ func logVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if (checkpointFile == "") != (verifierFile == "") {
+		return usagef("checkfu log verify: -checkpoint and -verifier-key go together")
+	}
+	var checkpoint []byte
+	var verifiers note.Verifiers
+	if checkpointFile != "" {
+		if checkpoint, verifiers, err = readCheckpoint(checkpointFile, verifierFile); err != nil {
+			return err
+		}
+	}
 	ctx := context.Background()
 	store, err := openStore(ctx, lf.store, false)
 	if err != nil {
@@ -339,10 +369,13 @@ func logVerify(e *env, args []string) error {
 	}
 	defer store.Close()
 	head, err := eventlog.VerifyHead(ctx, store, lf.session, want)
+	if err == nil && checkpoint != nil {
+		head, err = eventlog.VerifyCheckpoint(ctx, store, lf.session, checkpoint, verifiers)
+	}
 	var ce *eventlog.ChainError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(e.stdout, "first bad seq: %d\n", ce.Seq)
-		return withHint(&checkfu.Refusal{Code: eventlog.CodeChainBroken, Err: ce}, "the log was changed after it was written; keep it as evidence and compare with a backup or a recorded head")
+		return withHint(err, "the log was changed after it was written; keep it as evidence and compare with a backup, a recorded head or a checkpoint")
 	}
 	if err != nil {
 		return err

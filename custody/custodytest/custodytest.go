@@ -4,7 +4,8 @@
 // ([CanaryForms], [FindLeaks]), the exposure checker that proves no
 // exported type of a module can hold a custody.Secret ([LoadModule],
 // [CheckExposure]), and rapid generators of valid names, handles and
-// bindings ([Names], [Handles], [Bindings]).
+// bindings ([Names], [Handles], [Bindings]), and an in-memory
+// authz.EvidenceSink ([MemoryEvidence]).
 //
 // Invariants: the suite uses only the exported API of custody, so it proves
 // what any caller relies on; every subtest gets a fresh store from the

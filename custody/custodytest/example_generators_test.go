@@ -13,7 +13,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/edge"
 )
 
 // The generators feed an integrator's rapid properties; this one checks
@@ -56,7 +58,7 @@ func ExampleBindings() {
 }
 
 func ExampleHandles() {
-	// Deterministic for a seed, unlike custody.NewHandle, so rapid can
+	// Deterministic for a seed, unlike address.NewHandle, so rapid can
 	// shrink a failing case.
 	a, b := custodytest.Handles().Example(7), custodytest.Handles().Example(7)
 	fmt.Println(a == b, a.IsZero())
@@ -67,7 +69,7 @@ func ExampleNames() {
 	ok := true
 	for i := range 50 {
 		name := custodytest.Names().Example(i)
-		b := custody.Binding{Namespace: name, Integration: name, Handle: custody.NewHandle()}
+		b := custody.Binding{Namespace: name, Integration: name, Handle: address.NewHandle()}
 		ok = ok && b.Validate() == nil
 	}
 	fmt.Println(ok)
@@ -127,7 +129,7 @@ func (r *staticRefresher) count() int {
 }
 
 // An IntegrationRuntime runs the conformance suite from its own tests,
-// here the reference custody.TokenRuntime. It needs a test's *testing.T,
+// here the reference edge.TokenRuntime. It needs a test's *testing.T,
 // so it is compiled, not run.
 func ExampleTestRuntime() {
 	testConformance := func(t *testing.T) {
@@ -136,8 +138,8 @@ func ExampleTestRuntime() {
 			now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 			refresher := &staticRefresher{now: clock}
-			rt, err := custody.NewTokenRuntime(custody.TokenRuntimeConfig{
-				Keys: custody.GenerateKeyset(), Store: custody.NewMemStore(), Refresher: refresher, Now: clock,
+			rt, err := edge.NewTokenRuntime(edge.TokenRuntimeConfig{
+				Keys: custody.GenerateKeyset(), Store: custody.NewMemoryStore(), Refresher: refresher, Now: clock,
 			})
 			if err != nil {
 				t.Fatal(err)

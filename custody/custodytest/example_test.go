@@ -15,7 +15,7 @@ import (
 //	}
 func ExampleTestStore() {
 	_ = func(t *testing.T) {
-		custodytest.TestStore(t, func(t *testing.T) custody.Store { return custody.NewMemStore() })
+		custodytest.TestStore(t, func(t *testing.T) custody.Store { return custody.NewMemoryStore() })
 	}
 }
 

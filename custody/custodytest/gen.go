@@ -2,6 +2,7 @@ package custodytest
 
 import (
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"pgregory.net/rapid"
 )
 
@@ -13,12 +14,12 @@ func Names() *rapid.Generator[string] {
 }
 
 // Handles generates valid handles, deterministically from rapid's source
-// (custody.NewHandle is random and would defeat shrinking).
+// (address.NewHandle is random and would defeat shrinking).
 func Handles() *rapid.Generator[custody.Handle] {
 	return rapid.Custom(func(t *rapid.T) custody.Handle {
 		// 25 free base32 characters, and a last one whose two low bits are
 		// zero, so that the 26 characters decode canonically to 16 bytes.
-		return custody.MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
+		return address.MustParseHandle(rapid.StringMatching(`ch_[a-z2-7]{25}[aeimquy4]`).Draw(t, "handle"))
 	})
 }
 

@@ -16,7 +16,7 @@ func TestGeneratorsAndNativeRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	keys := custody.GenerateKeyset()
 	rapid.Check(t, func(t *rapid.T) {
-		n := custody.NewNative(keys, custody.NewMemStore())
+		n := custody.NewNative(keys, custody.NewMemoryStore())
 		b := custodytest.Bindings().Draw(t, "binding")
 		if err := b.Validate(); err != nil {
 			t.Fatalf("generated invalid binding %s: %v", b, err)

@@ -7,6 +7,6 @@ import (
 	"github.com/checkfu/checkfu/custody/custodytest"
 )
 
-func TestMemStore(t *testing.T) {
-	custodytest.TestStore(t, func(t *testing.T) custody.Store { return custody.NewMemStore() })
+func TestMemoryStore(t *testing.T) {
+	custodytest.TestStore(t, func(t *testing.T) custody.Store { return custody.NewMemoryStore() })
 }

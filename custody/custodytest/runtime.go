@@ -39,7 +39,7 @@ type RuntimeRig struct {
 // time (destroying one does not break the next), that the credential is
 // cached until it expires and refreshed after, that Invalidate forces a
 // refresh, that concurrent Opens of an expired credential share one
-// refresh, that unknown bindings are refused with custody.CodeNotFound,
+// refresh, that unknown bindings are refused with custody.CodeRecordNotFound,
 // and that no text form of the returned Secret or of an error holds the
 // credential bytes.
 //
@@ -147,11 +147,11 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 	t.Run("UnknownBindingRefused", func(t *testing.T) {
 		rig := newRig(t)
 		s, err := rig.Runtime.Open(ctx, rig.Unenrolled)
-		if s != nil || !errors.Is(err, custody.CodeNotFound) {
-			t.Fatalf("Open(unenrolled) = %v, %v; want custody_not_found", s, err)
+		if s != nil || !errors.Is(err, custody.CodeRecordNotFound) {
+			t.Fatalf("Open(unenrolled) = %v, %v; want record_not_found", s, err)
 		}
-		if err := rig.Runtime.Invalidate(ctx, rig.Unenrolled); !errors.Is(err, custody.CodeNotFound) {
-			t.Fatalf("Invalidate(unenrolled) = %v; want custody_not_found", err)
+		if err := rig.Runtime.Invalidate(ctx, rig.Unenrolled); !errors.Is(err, custody.CodeRecordNotFound) {
+			t.Fatalf("Invalidate(unenrolled) = %v; want record_not_found", err)
 		}
 	})
 

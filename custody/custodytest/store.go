@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 )
 
 // TestStore runs the conformance suite against the Store implementation
@@ -23,7 +24,7 @@ import (
 // copied in and out; that invalid bindings are refused; that records at
 // addresses differing in one component are distinct; that a sealed record
 // moved to another namespace, integration or handle, or to a
-// boundary-shifted address, fails to open with custody_address_mismatch;
+// boundary-shifted address, fails to open with address_mismatch;
 // key rotation and rewrap; that sealed bytes hold none of the canary's
 // forms; and concurrent use (run it with -race). It cannot prove what the
 // store writes to its own files: implementations test that themselves
@@ -55,7 +56,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) custody.Store) {
 
 // NewBinding returns a valid binding with a fresh handle.
 func NewBinding(namespace, integration string) custody.Binding {
-	return custody.Binding{Namespace: namespace, Integration: integration, Handle: custody.NewHandle()}
+	return custody.Binding{Namespace: namespace, Integration: integration, Handle: address.NewHandle()}
 }
 
 func wantCode(t *testing.T, what string, err error, code checkfu.Code) {
@@ -104,7 +105,7 @@ func testRoundTrip(t *testing.T, s custody.Store) {
 
 func testNotFound(t *testing.T, s custody.Store) {
 	_, err := s.Get(context.Background(), NewBinding("acme", "github"))
-	wantCode(t, "Get of an absent binding", err, custody.CodeNotFound)
+	wantCode(t, "Get of an absent binding", err, custody.CodeRecordNotFound)
 }
 
 func testReplace(t *testing.T, s custody.Store) {
@@ -137,7 +138,7 @@ func testCopiesSlices(t *testing.T, s custody.Store) {
 
 func testInvalidBinding(t *testing.T, s custody.Store) {
 	ctx := context.Background()
-	h := custody.NewHandle()
+	h := address.NewHandle()
 	bad := []custody.Binding{
 		{},
 		{Namespace: "acme", Integration: "github"},
@@ -148,14 +149,14 @@ func testInvalidBinding(t *testing.T, s custody.Store) {
 		{Namespace: "-acme", Integration: "github", Handle: h},
 	}
 	for _, b := range bad {
-		wantCode(t, fmt.Sprintf("Put(%q)", b), s.Put(ctx, custody.Record{Binding: b, Sealed: []byte("x")}), custody.CodeInvalidBinding)
+		wantCode(t, fmt.Sprintf("Put(%q)", b), s.Put(ctx, custody.Record{Binding: b, Sealed: []byte("x")}), address.CodeBindingInvalid)
 		_, err := s.Get(ctx, b)
-		wantCode(t, fmt.Sprintf("Get(%q)", b), err, custody.CodeInvalidBinding)
-		wantCode(t, fmt.Sprintf("Delete(%q)", b), s.Delete(ctx, b), custody.CodeInvalidBinding)
-		wantCode(t, fmt.Sprintf("CompareAndSwap(%q)", b), s.CompareAndSwap(ctx, b, nil, nil), custody.CodeInvalidBinding)
+		wantCode(t, fmt.Sprintf("Get(%q)", b), err, address.CodeBindingInvalid)
+		wantCode(t, fmt.Sprintf("Delete(%q)", b), s.Delete(ctx, b), address.CodeBindingInvalid)
+		wantCode(t, fmt.Sprintf("CompareAndSwap(%q)", b), s.CompareAndSwap(ctx, b, nil, nil), address.CodeBindingInvalid)
 	}
 	_, err := s.List(ctx, "")
-	wantCode(t, "List(\"\")", err, custody.CodeInvalidBinding)
+	wantCode(t, "List(\"\")", err, address.CodeBindingInvalid)
 }
 
 func testDistinctAddresses(t *testing.T, s custody.Store) {
@@ -164,7 +165,7 @@ func testDistinctAddresses(t *testing.T, s custody.Store) {
 		base,
 		{Namespace: "github2", Integration: base.Integration, Handle: base.Handle},
 		{Namespace: base.Namespace, Integration: "deploy-token2", Handle: base.Handle},
-		{Namespace: base.Namespace, Integration: base.Integration, Handle: custody.NewHandle()},
+		{Namespace: base.Namespace, Integration: base.Integration, Handle: address.NewHandle()},
 		{Namespace: "githubdeploy-", Integration: "token", Handle: base.Handle},
 		{Namespace: "GitHub", Integration: base.Integration, Handle: base.Handle},
 	}
@@ -181,10 +182,10 @@ func testDistinctAddresses(t *testing.T, s custody.Store) {
 func testCompareAndSwap(t *testing.T, s custody.Store) {
 	ctx := context.Background()
 	b := NewBinding("acme", "github")
-	wantCode(t, "CompareAndSwap on absent record", s.CompareAndSwap(ctx, b, []byte("a"), []byte("b")), custody.CodeNotFound)
+	wantCode(t, "CompareAndSwap on absent record", s.CompareAndSwap(ctx, b, []byte("a"), []byte("b")), custody.CodeRecordNotFound)
 	mustPut(t, s, b, []byte("a"))
-	wantCode(t, "CompareAndSwap with stale old", s.CompareAndSwap(ctx, b, []byte("z"), []byte("b")), custody.CodeConflict)
-	wantCode(t, "CompareAndSwap with a prefix of old", s.CompareAndSwap(ctx, b, []byte(""), []byte("b")), custody.CodeConflict)
+	wantCode(t, "CompareAndSwap with stale old", s.CompareAndSwap(ctx, b, []byte("z"), []byte("b")), custody.CodeRecordConflict)
+	wantCode(t, "CompareAndSwap with a prefix of old", s.CompareAndSwap(ctx, b, []byte(""), []byte("b")), custody.CodeRecordConflict)
 	if got := mustGet(t, s, b).Sealed; string(got) != "a" {
 		t.Fatalf("refused CompareAndSwap changed the record to %q", got)
 	}
@@ -200,15 +201,15 @@ func testDelete(t *testing.T, s custody.Store) {
 	ctx := context.Background()
 	b := NewBinding("acme", "github")
 	other := NewBinding("acme", "github")
-	wantCode(t, "Delete of absent record", s.Delete(ctx, b), custody.CodeNotFound)
+	wantCode(t, "Delete of absent record", s.Delete(ctx, b), custody.CodeRecordNotFound)
 	mustPut(t, s, b, []byte("a"))
 	mustPut(t, s, other, []byte("o"))
 	if err := s.Delete(ctx, b); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	_, err := s.Get(ctx, b)
-	wantCode(t, "Get after Delete", err, custody.CodeNotFound)
-	wantCode(t, "second Delete", s.Delete(ctx, b), custody.CodeNotFound)
+	wantCode(t, "Get after Delete", err, custody.CodeRecordNotFound)
+	wantCode(t, "second Delete", s.Delete(ctx, b), custody.CodeRecordNotFound)
 	mustGet(t, s, other)
 }
 
@@ -231,7 +232,7 @@ func testList(t *testing.T, s custody.Store) {
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	slices.SortFunc(want, custody.CompareBindings)
+	slices.SortFunc(want, address.CompareBindings)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("List(acme) =\n%v\nwant\n%v", got, want)
 	}
@@ -259,7 +260,7 @@ func testMoves(t *testing.T, s custody.Store) {
 	moves := map[string]custody.Binding{
 		"namespace":      {Namespace: "github2", Integration: home.Integration, Handle: home.Handle},
 		"integration":    {Namespace: home.Namespace, Integration: "deploy-token2", Handle: home.Handle},
-		"handle":         {Namespace: home.Namespace, Integration: home.Integration, Handle: custody.NewHandle()},
+		"handle":         {Namespace: home.Namespace, Integration: home.Integration, Handle: address.NewHandle()},
 		"boundary-shift": {Namespace: "githubdeploy-", Integration: "token", Handle: home.Handle},
 		"case":           {Namespace: "GitHub", Integration: home.Integration, Handle: home.Handle},
 	}
@@ -275,7 +276,7 @@ func testMoves(t *testing.T, s custody.Store) {
 	wantCode(t, "Open of a tampered record", err, custody.CodeAddressMismatch)
 	mustPut(t, s, home, sealed[:10])
 	_, err = n.Open(ctx, home)
-	wantCode(t, "Open of a truncated record", err, custody.CodeMalformedRecord)
+	wantCode(t, "Open of a truncated record", err, custody.CodeRecordMalformed)
 }
 
 func testRotateRewrap(t *testing.T, s custody.Store) {
@@ -318,7 +319,7 @@ func testRotateRewrap(t *testing.T, s custody.Store) {
 	}
 	sec.Destroy()
 	_, err = n3.Open(ctx, b)
-	wantCode(t, "Open of a version-1 record after removing version 1", err, custody.CodeUnknownKeyVersion)
+	wantCode(t, "Open of a version-1 record after removing version 1", err, custody.CodeKeyVersionUnknown)
 	if n, err := n2.RewrapNamespace(ctx, "acme"); err != nil || n != 2 {
 		t.Fatalf("RewrapNamespace = %d, %v; want 2, nil", n, err)
 	}

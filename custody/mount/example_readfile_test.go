@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/mount"
 )
 
@@ -20,7 +20,7 @@ func ExampleResolver_ReadFile() {
 	os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main"), 0o644)
 
 	r := mount.NewResolver(&revocable{})
-	scope := custody.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
+	scope := authz.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
 	if _, err := r.Attach("s1", "lease_1", scope, mount.Source{Mount: mount.Mount{Name: "project", Kind: mount.ProjectTree, Target: "/workspace"}, Dir: dir}); err != nil {
 		panic(err)
 	}

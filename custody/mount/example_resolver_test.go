@@ -10,22 +10,22 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/mount"
 )
 
 // revocable is a LeaseHolder with one lease that can be revoked; a
-// platform passes its *custody.Leases instead.
+// platform passes its *authz.Leases instead.
 type revocable struct {
 	mu      sync.Mutex
 	revoked bool
 }
 
-func (l *revocable) Hold(lease string, scope custody.LeaseScope) error {
+func (l *revocable) Hold(lease string, scope authz.LeaseScope) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.revoked || lease != "lease_1" {
-		return checkfu.Refuse(custody.CodeLeaseRevoked, "lease %q is revoked", lease)
+		return checkfu.Refuse(authz.CodeLeaseRevoked, "lease %q is revoked", lease)
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ func ExampleNewResolver() {
 
 	leases := &revocable{}
 	r := mount.NewResolver(leases)
-	scope := custody.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
+	scope := authz.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
 	_, err := r.Attach("s1", "lease_1", scope, mount.Source{Mount: mount.Mount{Name: "project", Kind: mount.ProjectTree, Target: "/workspace"}, Dir: dir})
 	if err != nil {
 		panic(err)
@@ -53,7 +53,7 @@ func ExampleNewResolver() {
 	leases.revoked = true
 	leases.mu.Unlock()
 	_, err = r.ReadFile(context.Background(), "s1", "project", "main.go")
-	fmt.Println(errors.Is(err, custody.CodeLeaseRevoked))
+	fmt.Println(errors.Is(err, authz.CodeLeaseRevoked))
 	// Output:
 	// "package main" <nil>
 	// true
@@ -68,7 +68,7 @@ func ExampleResolver_WriteFile() {
 	os.Mkdir(memory, 0o755)
 
 	r := mount.NewResolver(&revocable{})
-	scope := custody.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
+	scope := authz.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
 	plan, err := r.Attach("s1", "lease_1", scope,
 		mount.Source{Mount: mount.Mount{Name: "project", Kind: mount.ProjectTree, Target: "/workspace"}, Dir: project},
 		mount.Source{Mount: mount.Mount{Name: "memory", Kind: mount.MemoryDir, Target: "/memory", Writable: true}, Dir: memory},
@@ -99,7 +99,7 @@ func ExampleResolver_Detach() {
 	dir, _ := os.MkdirTemp("", "mount-example")
 	defer os.RemoveAll(dir)
 	r := mount.NewResolver(&revocable{})
-	scope := custody.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
+	scope := authz.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
 	if _, err := r.Attach("s1", "lease_1", scope, mount.Source{Mount: mount.Mount{Name: "project", Kind: mount.ProjectTree, Target: "/workspace"}, Dir: dir}); err != nil {
 		panic(err)
 	}

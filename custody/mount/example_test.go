@@ -10,6 +10,8 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/mount"
 )
 
@@ -21,17 +23,17 @@ func ExampleResolver_Attach() {
 	os.WriteFile(filepath.Join(project, "README.md"), []byte("hello"), 0o644)
 	os.Symlink("../../etc/passwd", filepath.Join(project, "escape"))
 
-	// The platform's lease for the session (see custody.Leases).
-	registry, _ := custody.NewRegistry(custody.Registration{
+	// The platform's lease for the session (see authz.Leases).
+	registry, _ := authz.NewRegistry(authz.Registration{
 		Capability: "project.files", Operation: "GET", Resource: "https://platform.example/files",
-		Credential: custody.Binding{Namespace: "acme", Integration: "platform", Handle: custody.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")},
-		Effect:     custody.ReadOnly, Tool: custody.ToolDescriptor{Name: "read_file", InputSchema: json.RawMessage(`{}`)},
+		Credential: custody.Binding{Namespace: "acme", Integration: "platform", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")},
+		Effect:     authz.ReadOnly, Tool: authz.ToolDescriptor{Name: "read_file", InputSchema: json.RawMessage(`{}`)},
 	})
 	provider := checkfu.ProviderRevision{Provider: "checkfu:platform", Revision: "1"}
-	catalog, _ := custody.NewCatalog(custody.ProviderEntry{Revision: provider, Capabilities: []string{"project.files"}})
-	leases, _ := custody.NewLeases(custody.LeaseConfig{Catalog: catalog, Registry: registry})
-	scope := custody.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
-	lease, _ := leases.Issue(custody.LeaseRequest{Provider: provider, Capabilities: []string{"project.files"}, Scope: scope, Budget: 1, TTL: time.Hour})
+	catalog, _ := authz.NewCatalog(authz.ProviderEntry{Revision: provider, Capabilities: []string{"project.files"}})
+	leases, _ := authz.NewLeases(authz.LeaseConfig{Catalog: catalog, Registry: registry})
+	scope := authz.LeaseScope{Service: "platform", Gateway: "gw", Actor: "alice"}
+	lease, _ := leases.Issue(authz.LeaseRequest{Provider: provider, Capabilities: []string{"project.files"}, Scope: scope, Budget: 1, TTL: time.Hour})
 
 	r := mount.NewResolver(leases)
 	plan, err := r.Attach("s1", lease.ID, scope, mount.Source{Mount: mount.Mount{Name: "project", Kind: mount.ProjectTree, Target: "/workspace"}, Dir: project})

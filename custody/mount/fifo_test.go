@@ -17,10 +17,6 @@ import (
 // opens the other end. A watchdog opens the other end if the call has
 // not returned after a long while, so a regression fails the test instead
 // of hanging it.
-//
-// Mutant: dropping openNonblock from ReadFile's or WriteFile's open makes
-// this test fail (through the watchdog); so does dropping the
-// openedNonRegular case of classify (a write then fails untyped).
 func TestFIFORefusedWithoutBlocking(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()

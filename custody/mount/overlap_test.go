@@ -11,9 +11,6 @@ import (
 // through one mount change what the other serves: a writable project tree
 // holding the read-only memory directory lets the agent rewrite its own
 // memory. Such plans are refused like overlapping targets.
-//
-// Mutant: deleting the host-directory overlap check in Attach makes this
-// test fail.
 func TestAttachRefusesOverlappingSources(t *testing.T) {
 	f := newFixture(t)
 	nested := filepath.Join(f.root, "src")

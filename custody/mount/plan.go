@@ -49,7 +49,7 @@ func (k *Kind) UnmarshalText(text []byte) error {
 	case "memory_dir":
 		*k = MemoryDir
 	default:
-		return checkfu.Refuse(CodePlanInvalid, "mount: %q is not a mount kind (want project_tree or memory_dir)", text)
+		return checkfu.Refuse(CodePlanInvalid, "mount: %s is not a mount kind (want project_tree or memory_dir)", checkfu.Quote(string(text)))
 	}
 	return nil
 }
@@ -87,11 +87,11 @@ func validName(s string) bool {
 func checkMount(m Mount) error {
 	switch {
 	case !validName(m.Name):
-		return checkfu.Refuse(CodePlanInvalid, "mount: name %q is not 1 to 64 of [a-z0-9_-]", m.Name)
+		return checkfu.Refuse(CodePlanInvalid, "mount: name %s is not 1 to 64 of [a-z0-9_-]", checkfu.Quote(m.Name))
 	case !m.Kind.Valid():
-		return checkfu.Refuse(CodePlanInvalid, "mount %q: %s is not a mount kind", m.Name, m.Kind)
+		return checkfu.Refuse(CodePlanInvalid, "mount %s: %s is not a mount kind", checkfu.Quote(m.Name), m.Kind)
 	case m.Target == "" || m.Target[0] != '/' || path.Clean(m.Target) != m.Target || m.Target == "/":
-		return checkfu.Refuse(CodePlanInvalid, "mount %q: target %q is not a clean absolute path below /", m.Name, m.Target)
+		return checkfu.Refuse(CodePlanInvalid, "mount %s: target %s is not a clean absolute path below /", checkfu.Quote(m.Name), checkfu.Quote(m.Target))
 	}
 	return nil
 }

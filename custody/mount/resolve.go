@@ -11,45 +11,19 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
-)
-
-// Refusal codes of this package.
-const (
-	// CodePlanInvalid: a mount or a source is malformed, duplicated or
-	// overlaps another.
-	CodePlanInvalid checkfu.Code = "mount_plan_invalid"
-	// CodeSessionUnknown: no session of that id is attached.
-	CodeSessionUnknown checkfu.Code = "mount_session_unknown"
-	// CodeMountUnknown: the session has no mount of that name.
-	CodeMountUnknown checkfu.Code = "mount_unknown"
-	// CodePathInvalid: a file name is not a clean relative slash path
-	// (absolute, empty element, "." or ".." element).
-	CodePathInvalid checkfu.Code = "mount_path_invalid"
-	// CodePathEscapes: resolving the name would leave the mounted
-	// directory through a symlink.
-	CodePathEscapes checkfu.Code = "mount_path_escapes"
-	// CodeNotFound: the name does not exist inside the mount.
-	CodeNotFound checkfu.Code = "mount_not_found"
-	// CodeNotRegular: the name is a directory, device, socket or other
-	// non-regular file.
-	CodeNotRegular checkfu.Code = "mount_not_regular"
-	// CodeTooLarge: the file is larger than MaxFileBytes.
-	CodeTooLarge checkfu.Code = "mount_too_large"
-	// CodeReadOnly: a write to a mount that is not writable.
-	CodeReadOnly checkfu.Code = "mount_read_only"
+	"github.com/checkfu/checkfu/custody/authz"
 )
 
 // MaxFileBytes is the largest file body a Resolver serves or writes.
 const MaxFileBytes = 32 << 20
 
 // A LeaseHolder reports whether a lease is live for a scope.
-// *custody.Leases implements it.
+// *authz.Leases implements it.
 type LeaseHolder interface {
-	Hold(lease string, scope custody.LeaseScope) error
+	Hold(lease string, scope authz.LeaseScope) error
 }
 
-var _ LeaseHolder = (*custody.Leases)(nil)
+var _ LeaseHolder = (*authz.Leases)(nil)
 
 // A Source is the platform-side half of a mount: the Mount the sandbox
 // sees and the host directory that backs it. Dir never enters the Plan.
@@ -82,7 +56,7 @@ type Resolver struct {
 
 type session struct {
 	lease  string
-	scope  custody.LeaseScope
+	scope  authz.LeaseScope
 	mounts map[string]*rooted
 }
 
@@ -103,15 +77,15 @@ var afterCheck = func(string) {}
 // Attach registers a session's mounts and returns its credential-free
 // Plan. The session's lease must be live for scope now. The lease id and
 // scope stay here; the plan holds neither.
-func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sources ...Source) (Plan, error) {
+func (r *Resolver) Attach(sessionID, lease string, scope authz.LeaseScope, sources ...Source) (Plan, error) {
 	if r == nil || r.leases == nil {
 		return Plan{}, checkfu.Refuse(CodeSessionUnknown, "mount: the zero Resolver attaches nothing")
 	}
 	if !validName(sessionID) {
-		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q is not 1 to 64 of [a-z0-9_-]", sessionID)
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %s is not 1 to 64 of [a-z0-9_-]", checkfu.Quote(sessionID))
 	}
 	if len(sources) == 0 {
-		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q has no mounts", sessionID)
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %s has no mounts", checkfu.Quote(sessionID))
 	}
 	if err := r.leases.Hold(lease, scope); err != nil {
 		return Plan{}, err
@@ -132,7 +106,7 @@ func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sou
 		for _, prev := range plan.Mounts {
 			if prev.Name == m.Name || overlaps(prev.Target, m.Target) {
 				closeAll()
-				return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount %q: name or target %q collides with mount %q", m.Name, m.Target, prev.Name)
+				return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount %s: name or target %s collides with mount %s", checkfu.Quote(m.Name), checkfu.Quote(m.Target), checkfu.Quote(prev.Name))
 			}
 		}
 		root, err := os.OpenRoot(src.Dir)
@@ -151,7 +125,7 @@ func (r *Resolver) Attach(sessionID, lease string, scope custody.LeaseScope, sou
 	defer r.mu.Unlock()
 	if _, dup := r.sessions[sessionID]; dup {
 		closeAll()
-		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %q is already attached", sessionID)
+		return Plan{}, checkfu.Refuse(CodePlanInvalid, "mount: session %s is already attached", checkfu.Quote(sessionID))
 	}
 	r.sessions[sessionID] = s
 	return plan, nil
@@ -193,7 +167,7 @@ func checkHostOverlap(s *session, sources []Source) error {
 			}
 			for _, fi := range chain {
 				if os.SameFile(fi, ofi) {
-					return checkfu.Refuse(CodePlanInvalid, "mount %q: its host directory is, or lies inside, that of mount %q", src.Mount.Name, other.Mount.Name)
+					return checkfu.Refuse(CodePlanInvalid, "mount %s: its host directory is, or lies inside, that of mount %s", checkfu.Quote(src.Mount.Name), checkfu.Quote(other.Mount.Name))
 				}
 			}
 		}
@@ -217,7 +191,7 @@ func (r *Resolver) Detach(sessionID string) error {
 	delete(r.sessions, sessionID)
 	r.mu.Unlock()
 	if !ok {
-		return checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+		return checkfu.Refuse(CodeSessionUnknown, "mount: no session %s", checkfu.Quote(sessionID))
 	}
 	for _, m := range s.mounts {
 		m.root.Close()
@@ -228,23 +202,23 @@ func (r *Resolver) Detach(sessionID string) error {
 // lookup checks the session's lease and the name, and returns the mount.
 func (r *Resolver) lookup(sessionID, mountName, name string) (*rooted, error) {
 	if r == nil {
-		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %s", checkfu.Quote(sessionID))
 	}
 	r.mu.Lock()
 	s, ok := r.sessions[sessionID]
 	r.mu.Unlock()
 	if !ok {
-		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %q", sessionID)
+		return nil, checkfu.Refuse(CodeSessionUnknown, "mount: no session %s", checkfu.Quote(sessionID))
 	}
 	if err := r.leases.Hold(s.lease, s.scope); err != nil {
 		return nil, err
 	}
 	m, ok := s.mounts[mountName]
 	if !ok {
-		return nil, checkfu.Refuse(CodeMountUnknown, "mount: session %q has no mount %q", sessionID, mountName)
+		return nil, checkfu.Refuse(CodeMountUnknown, "mount: session %s has no mount %s", checkfu.Quote(sessionID), checkfu.Quote(mountName))
 	}
 	if !fs.ValidPath(name) || name == "." {
-		return nil, checkfu.Refuse(CodePathInvalid, "mount %q: %q is not a clean relative path", mountName, name)
+		return nil, checkfu.Refuse(CodePathInvalid, "mount %s: %s is not a clean relative path", checkfu.Quote(mountName), checkfu.Quote(name))
 	}
 	return m, nil
 }
@@ -270,17 +244,17 @@ func (r *Resolver) ReadFile(ctx context.Context, sessionID, mountName, name stri
 		return nil, &Error{Op: "stat", Err: errors.Unwrap(err)}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
+		return nil, checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
 	}
 	if fi.Size() > MaxFileBytes {
-		return nil, checkfu.Refuse(CodeTooLarge, "mount %q: %q is larger than %d bytes", mountName, name, MaxFileBytes)
+		return nil, checkfu.Refuse(CodeTooLarge, "mount %s: %s is larger than %d bytes", checkfu.Quote(mountName), checkfu.Quote(name), MaxFileBytes)
 	}
 	body, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, &Error{Op: "read", Err: errors.Unwrap(err)}
 	}
 	if len(body) > MaxFileBytes {
-		return nil, checkfu.Refuse(CodeTooLarge, "mount %q: %q is larger than %d bytes", mountName, name, MaxFileBytes)
+		return nil, checkfu.Refuse(CodeTooLarge, "mount %s: %s is larger than %d bytes", checkfu.Quote(mountName), checkfu.Quote(name), MaxFileBytes)
 	}
 	return body, nil
 }
@@ -297,10 +271,10 @@ func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name str
 		return err
 	}
 	if !m.mount.Writable {
-		return checkfu.Refuse(CodeReadOnly, "mount %q is not writable", mountName)
+		return checkfu.Refuse(CodeReadOnly, "mount %s is not writable", checkfu.Quote(mountName))
 	}
 	if len(body) > MaxFileBytes {
-		return checkfu.Refuse(CodeTooLarge, "mount %q: a body of %d bytes is larger than %d", mountName, len(body), MaxFileBytes)
+		return checkfu.Refuse(CodeTooLarge, "mount %s: a body of %d bytes is larger than %d", checkfu.Quote(mountName), len(body), MaxFileBytes)
 	}
 	afterCheck(name)
 	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openNonblock, 0o644)
@@ -310,7 +284,7 @@ func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name str
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		f.Close()
-		return checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
+		return checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
 	}
 	if err == nil {
 		_, err = f.Write(body)
@@ -333,13 +307,13 @@ func classify(mountName, name string, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return checkfu.Refuse(CodeNotFound, "mount %q: %q does not exist", mountName, name)
+		return checkfu.Refuse(CodeNotFound, "mount %s: %s does not exist", checkfu.Quote(mountName), checkfu.Quote(name))
 	case escapes(cause):
-		return checkfu.Refuse(CodePathEscapes, "mount %q: %q resolves outside the mount", mountName, name)
+		return checkfu.Refuse(CodePathEscapes, "mount %s: %s resolves outside the mount", checkfu.Quote(mountName), checkfu.Quote(name))
 	case openedNonRegular(err):
-		return checkfu.Refuse(CodeNotRegular, "mount %q: %q is not a regular file", mountName, name)
+		return checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
 	}
-	return &Error{Op: fmt.Sprintf("open %q", name), Err: cause}
+	return &Error{Op: fmt.Sprintf("open %s", checkfu.Quote(name)), Err: cause}
 }
 
 // escapes reports whether cause is os.Root's refusal to leave its

@@ -14,7 +14,7 @@ func BenchmarkStore(b *testing.B) {
 	pool := pgtest.Pool(b)
 	schema := pgtest.SchemaName("custody_bench_")
 	pgtest.DropSchema(b, pool.Config().ConnString(), schema)
-	s, err := New(context.Background(), pool, schema)
+	s, err := OpenPool(context.Background(), pool, schema)
 	if err != nil {
 		b.Fatal(err)
 	}

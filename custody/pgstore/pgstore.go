@@ -8,15 +8,16 @@
 //     address beside the ciphertext. Get rebuilds the Binding from the key
 //     columns it read, and that is the address the record must open at.
 //   - Key columns use the "C" collation, so they compare and sort as bytes,
-//     exactly like custody.MemStore and the SQLite store.
+//     exactly like custody.MemoryStore and the SQLite store.
 //   - All statements are parameterised; the schema name is validated and
 //     quoted as an identifier.
 //   - Failures of PostgreSQL are *custody.StoreError; refusals are the same
-//     *checkfu.Refusal codes as custody.MemStore.
+//     *checkfu.Refusal codes as custody.MemoryStore.
 package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/checkfu/checkfu/custody"
@@ -28,7 +29,9 @@ import (
 )
 
 // A Store is a custody.Store in one PostgreSQL schema. It is safe for
-// concurrent use. It does not own the pool.
+// concurrent use. A Store from [Open] owns its pool and Close closes it; a
+// Store from [OpenPool] does not own the embedder's pool, and Close leaves
+// it open.
 //
 // Its methods are those of custody.Store (Put, Get, CompareAndSwap,
 // Delete, List), promoted from the implementation both SQL stores share.
@@ -36,6 +39,7 @@ import (
 type Store struct {
 	*records
 	pool  *pgxpool.Pool
+	owned bool   // Close closes pool
 	table string // quoted, schema-qualified table name
 }
 
@@ -44,12 +48,42 @@ type records = sqlrecords.Store
 
 var _ custody.Store = (*Store)(nil)
 
-// New returns a Store over pool that keeps its records in the table
-// custody_records of schema, creating both if needed. schema must be 1 to
-// 63 characters of a-z, 0-9 and _, starting with a letter or _.
-func New(ctx context.Context, pool *pgxpool.Pool, schema string) (*Store, error) {
+// DefaultSchema is the schema [Open] keeps its records in.
+const DefaultSchema = "checkfu_custody"
+
+// Open connects to the PostgreSQL database at dsn (a pgx connection
+// string or URL) and returns a Store that keeps its records in the table
+// custody_records of [DefaultSchema], creating both if needed. The Store
+// owns the pool; Close closes it. An unparsable dsn is reported without
+// its text, which may hold a password.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) {
+			err = errors.New("pgstore: cannot parse the PostgreSQL DSN (check its syntax)")
+		}
+		return nil, &custody.StoreError{Op: "open", Err: err}
+	}
+	s, err := OpenPool(ctx, pool, DefaultSchema)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// OpenPool returns a Store over an embedder's pool that keeps its records
+// in the table custody_records of schema, creating both if needed. schema
+// must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter or
+// _. The Store does not own the pool: Close leaves it open.
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, schema string) (*Store, error) {
 	if !validSchema(schema) {
 		return nil, &custody.StoreError{Op: "open", Err: fmt.Errorf("pgstore: schema %q is not a valid name (want 1-63 of a-z 0-9 _, not starting with a digit)", schema)}
+	}
+	if pool == nil {
+		return nil, &custody.StoreError{Op: "open", Err: errors.New("pgstore: nil pool")}
 	}
 	s := &Store{pool: pool, table: pgx.Identifier{schema, "custody_records"}.Sanitize()}
 	db := poolDB{conn{pool}, pool}
@@ -66,6 +100,15 @@ CREATE TABLE IF NOT EXISTS %s (
 		return nil, &custody.StoreError{Op: "open", Err: fmt.Errorf("pgstore: creating schema %q: %w", schema, err)}
 	}
 	return s, nil
+}
+
+// Close closes the pool if the Store owns it (it came from [Open]), and
+// otherwise does nothing. It always returns nil.
+func (s *Store) Close() error {
+	if s.owned {
+		s.pool.Close()
+	}
+	return nil
 }
 
 func validSchema(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
@@ -28,7 +29,7 @@ func freshStore(t *testing.T, pool *pgxpool.Pool) (*Store, string) {
 	t.Helper()
 	schema := pgtest.SchemaName("custody_test_")
 	pgtest.DropSchema(t, pool.Config().ConnString(), schema)
-	s, err := New(context.Background(), pool, schema)
+	s, err := OpenPool(context.Background(), pool, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,6 @@ func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t,
 
 // TestConcurrentCompareAndSwap: of racing swaps from one old value,
 // exactly one wins.
-//
-// Mutant: dropping " FOR UPDATE" from the LockRow of New makes it fail.
 func TestConcurrentCompareAndSwap(t *testing.T) {
 	sqlrecordstest.TestConcurrentCompareAndSwap(t, harness(testPool(t)))
 }
@@ -108,11 +107,49 @@ func TestRowsHoldNoPlaintext(t *testing.T) {
 	}
 }
 
-func TestNewRefusesBadSchema(t *testing.T) {
+func TestOpenPoolRefusesBadSchema(t *testing.T) {
 	for _, bad := range []string{"", "1abc", "a-b", `x"; DROP TABLE y; --`, "Upper"} {
 		var se *custody.StoreError
-		if _, err := New(context.Background(), nil, bad); !errors.As(err, &se) {
-			t.Errorf("New(%q) = %v, want *custody.StoreError", bad, err)
+		if _, err := OpenPool(context.Background(), nil, bad); !errors.As(err, &se) {
+			t.Errorf("OpenPool(%q) = %v, want *custody.StoreError", bad, err)
 		}
+	}
+}
+
+// TestOpenHidesTheDSN: a DSN that does not parse is refused without its
+// text, which may hold a password. It needs no server.
+func TestOpenHidesTheDSN(t *testing.T) {
+	const dsn = "postgres://user:hunter2-secret@host:notaport/db"
+	_, err := Open(context.Background(), dsn)
+	var se *custody.StoreError
+	if !errors.As(err, &se) {
+		t.Fatalf("Open = %v, want *custody.StoreError", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("Open error %q holds the DSN's password", err)
+	}
+}
+
+// TestOpenOwnsThePool: Close on a Store from Open closes its pool; Close
+// on a Store from OpenPool leaves the embedder's pool open.
+func TestOpenOwnsThePool(t *testing.T) {
+	pool := testPool(t)
+	s, _ := freshStore(t, pool)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Ping(context.Background()); err != nil {
+		t.Fatalf("Close of an OpenPool Store closed the embedder's pool: %v", err)
+	}
+	pgtest.DropSchema(t, pool.Config().ConnString(), DefaultSchema)
+	owned, err := Open(context.Background(), pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owned.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := owned.pool.Ping(context.Background()); err == nil {
+		t.Fatal("Close of an Open Store left its pool open")
 	}
 }

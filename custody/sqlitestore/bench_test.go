@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"context"
 	"testing"
 
 	"github.com/checkfu/checkfu/custody/internal/sqlrecordstest"
@@ -9,7 +10,7 @@ import (
 // BenchmarkStore measures Get, Put, CompareAndSwap and List on a SQLite
 // file (WAL, synchronous=FULL: every write is synced).
 func BenchmarkStore(b *testing.B) {
-	s, err := Open(b.TempDir() + "/custody.db")
+	s, err := Open(context.Background(), b.TempDir()+"/custody.db")
 	if err != nil {
 		b.Fatal(err)
 	}

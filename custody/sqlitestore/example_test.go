@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/sqlitestore"
 )
 
@@ -16,7 +17,7 @@ func ExampleOpen() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := sqlitestore.Open(filepath.Join(dir, "custody.db"))
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "custody.db"))
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +25,7 @@ func ExampleOpen() {
 
 	ctx := context.Background()
 	n := custody.NewNative(custody.GenerateKeyset(), store)
-	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: custody.NewHandle()}
+	b := custody.Binding{Namespace: "acme", Integration: "github", Handle: address.NewHandle()}
 	if err := n.Put(ctx, b, custody.NewSecret([]byte("ghp_example-token"))); err != nil {
 		panic(err)
 	}

@@ -13,7 +13,7 @@
 //     one connection and begin IMMEDIATE transactions, so concurrent
 //     writers queue instead of failing with SQLITE_BUSY.
 //   - Failures of SQLite are *custody.StoreError; refusals are the same
-//     *checkfu.Refusal codes as custody.MemStore.
+//     *checkfu.Refusal codes as custody.MemoryStore.
 package sqlitestore
 
 import (
@@ -78,8 +78,9 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// Open opens (creating if needed) the custody database at path.
-func Open(path string) (*Store, error) {
+// Open opens (creating if needed) the custody database at path. ctx
+// bounds the schema creation; the Store outlives it.
+func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, &custody.StoreError{Op: "open", Err: errors.New("sqlitestore: empty database path")}
 	}
@@ -88,7 +89,7 @@ func Open(path string) (*Store, error) {
 		return nil, &custody.StoreError{Op: "open", Err: err}
 	}
 	w.SetMaxOpenConns(1)
-	if err := sqliteutil.CreateSchema(context.Background(), w, schema, BusyTimeoutMillis*time.Millisecond); err != nil {
+	if err := sqliteutil.CreateSchema(ctx, w, schema, BusyTimeoutMillis*time.Millisecond); err != nil {
 		w.Close()
 		return nil, &custody.StoreError{Op: "open", Err: fmt.Errorf("sqlitestore: creating schema in %q: %w", path, err)}
 	}

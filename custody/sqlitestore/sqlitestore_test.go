@@ -17,7 +17,7 @@ import (
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "custody.db")
-	s, err := Open(path)
+	s, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,22 +101,16 @@ func TestFileHoldsNoPlaintext(t *testing.T) {
 
 // TestCorruptRowIsStoreError: a row whose key columns do not form a valid
 // binding is a failure of the store, not a refusal.
-//
-// Mutant: deleting the ParseHandle check or the Validate check in
-// custody.BindingFromColumns, or the error check on it in the shared
-// rowBinding (custody/internal/sqlrecords), makes it fail.
 func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness) }
 
 func TestOpenRefusesEmptyPath(t *testing.T) {
-	if _, err := Open(""); err == nil {
+	if _, err := Open(context.Background(), ""); err == nil {
 		t.Fatal("Open(\"\") succeeded")
 	}
 }
 
 // TestOpenOddPaths: the path is escaped into the DSN, so a file name with
 // URI syntax in it opens that exact file and cannot inject parameters.
-//
-// Mutant: building the DSN as "file:" + path makes it fail.
 func TestOpenOddPaths(t *testing.T) {
 	for _, name := range []string{"a b", "x?_pragma=query_only(1)&y", "p%20q", "h#i"} {
 		dir := filepath.Join(t.TempDir(), name)
@@ -124,7 +118,7 @@ func TestOpenOddPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, "custody.db")
-		s, err := Open(p)
+		s, err := Open(context.Background(), p)
 		if err != nil {
 			t.Fatalf("Open(%q): %v", p, err)
 		}

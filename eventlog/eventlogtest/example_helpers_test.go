@@ -108,9 +108,9 @@ func ExampleChainHash() {
 // The keys, the suite and the benchmarks need a test's testing.T or
 // testing.B, so this example is compiled, not run. A store's own tests
 // call them like this.
-func ExampleTestKeys() {
+func ExampleFixedKeys() {
 	testContent := func(t *testing.T) {
-		l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+		l, err := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -126,6 +127,7 @@ func testPropTamper(t *testing.T, h Harness) {
 // writer's events in the order it appended them, and exactly what a later
 // Read returns.
 func testPropConcurrentOrder(t *testing.T, h Harness) {
+	const followGrace = 10 * time.Second
 	reader := open(t, h, keyed(t))
 	writers := []*eventlog.Log{open(t, h, keyed(t)), open(t, h, keyed(t)), reader}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -173,7 +175,17 @@ func testPropConcurrentOrder(t *testing.T, h Harness) {
 		for err := range errs {
 			rt.Fatalf("Append: %v", err)
 		}
-		got := <-followed
+		// Every append has returned, so the follower must see them all
+		// soon; a follower still waiting after followGrace never will
+		// (a store that lost or misnumbered an event), and fails instead
+		// of hanging the suite.
+		var got []eventlog.Entry
+		select {
+		case got = <-followed:
+		case <-time.After(followGrace):
+			cancel()
+			got = <-followed
+		}
 		if len(got) != total {
 			rt.Fatalf("follower saw %d events, want %d", len(got), total)
 		}

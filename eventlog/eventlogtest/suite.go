@@ -27,8 +27,9 @@ type Harness struct {
 	Rewrite func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record)
 }
 
-// TestKeys returns fixed Keys for tests.
-func TestKeys(t testing.TB) *eventlog.Keys {
+// FixedKeys returns Keys derived from a fixed master key (32 bytes of
+// 0x42), for tests and examples: never for a real log.
+func FixedKeys(t testing.TB) *eventlog.Keys {
 	k, err := eventlog.NewKeys(bytes.Repeat([]byte{0x42}, eventlog.KeySize))
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +60,15 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"TamperRewrittenAgainstHead", testTamperRewritten},
 		{"TamperMovedBetweenSessions", testTamperMoved},
 		{"TamperContentAttached", testTamperContentAttached},
+		{"TamperContentDeleted", testTamperContentDeleted},
+		{"TamperShredForged", testTamperShredForged},
+		{"TamperShredEventRemoved", testTamperShredEventRemoved},
+		{"TamperShredUndone", testTamperShredUndone},
+		{"TamperShredMarksSwapped", testTamperShredMarksSwapped},
+		{"CheckpointTruncated", testCheckpointTruncated},
+		{"CheckpointRolledBack", testCheckpointRolledBack},
+		{"WitnessRefusesRollback", testWitnessRefusesRollback},
+		{"WitnessProof", testWitnessProof},
 		{"Shred", testShred},
 		{"ZeroDataRetention", testZDR},
 		{"PropertyInterleavings", testPropInterleavings},
@@ -81,7 +91,7 @@ func open(t *testing.T, h Harness, opts eventlog.Options) *eventlog.Log {
 	return l
 }
 
-func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: TestKeys(t)} }
+func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: FixedKeys(t)} }
 
 // appendN appends n sample events with content to session, one batch.
 func appendN(t *testing.T, l *eventlog.Log, session string, n int) eventlog.Head {
@@ -160,8 +170,6 @@ func testAppendRead(t *testing.T, h Harness) {
 	}
 }
 
-// Mutant: deleting the expected-seq comparison in a store's Append makes
-// TestStore/SeqConflict fail.
 func testSeqConflict(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -222,12 +230,12 @@ func testBadAppends(t *testing.T, h Harness) {
 		recs     []eventlog.Record
 		code     checkfu.Code
 	}{
-		{"empty session", "", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
-		{"session with a space", "a b", 0, []eventlog.Record{rec}, eventlog.CodeInvalidSession},
-		{"no records", "s-bad", 0, nil, eventlog.CodeInvalidEvent},
-		{"seq gap", "s-bad", 0, []eventlog.Record{{Seq: 2, Envelope: []byte{1}}}, eventlog.CodeInvalidEvent},
-		{"no envelope", "s-bad", 0, []eventlog.Record{{Seq: 1}}, eventlog.CodeInvalidEvent},
-		{"half content", "s-bad", 0, []eventlog.Record{{Seq: 1, Envelope: []byte{1}, Sealed: []byte{1}}}, eventlog.CodeInvalidEvent},
+		{"empty session", "", 0, []eventlog.Record{rec}, eventlog.CodeSessionInvalid},
+		{"session with a space", "a b", 0, []eventlog.Record{rec}, eventlog.CodeSessionInvalid},
+		{"no records", "s-bad", 0, nil, eventlog.CodeEventInvalid},
+		{"seq gap", "s-bad", 0, []eventlog.Record{{Seq: 2, Envelope: []byte{1}}}, eventlog.CodeEventInvalid},
+		{"no envelope", "s-bad", 0, []eventlog.Record{{Seq: 1}}, eventlog.CodeEventInvalid},
+		{"half content", "s-bad", 0, []eventlog.Record{{Seq: 1, Envelope: []byte{1}, Sealed: []byte{1}}}, eventlog.CodeEventInvalid},
 	}
 	for _, tt := range tests {
 		if err := s.Append(ctx, tt.session, tt.expected, tt.recs); !errors.Is(err, tt.code) {
@@ -336,23 +344,55 @@ func testShred(t *testing.T, h Harness) {
 		t.Errorf("Content(3) after shredding 2 = %q, %v", got, err)
 	}
 	recs, err := l.Store().Read(ctx, "s-shred", 2, 1)
-	if err != nil || len(recs) != 1 || recs[0].DataKey != nil || recs[0].Sealed != nil {
-		t.Errorf("stored record 2 after Shred = %+v, %v; want no data key and no content", recs, err)
+	if err != nil || len(recs) != 1 || recs[0].DataKey != nil || recs[0].Sealed != nil || recs[0].ShreddedBy != 5 {
+		t.Errorf("stored record 2 after Shred = %+v, %v; want no data key, no content, shredded by seq 5", recs, err)
 	}
-	if _, err := eventlog.Verify(ctx, l.Store(), "s-shred"); err != nil {
-		t.Errorf("Verify after Shred: %v", err)
+	head, err := eventlog.Verify(ctx, l.Store(), "s-shred")
+	if err != nil || head.Seq != 5 {
+		t.Errorf("Verify after Shred = %v, %v; want the head at seq 5 (the shred event)", head, err)
 	}
 	entries := readAll(t, l, "s-shred", 1)
-	if len(entries) != 4 || !entries[1].Shredded || entries[2].Shredded {
-		t.Errorf("entries after Shred: %+v, want only seq 2 shredded", entries)
+	if len(entries) != 5 || !entries[1].Shredded || entries[2].Shredded {
+		t.Fatalf("entries after Shred: %+v, want only seq 2 shredded", entries)
+	}
+	if e := entries[4]; e.Kind != eventlog.KindShred || e.ShredOf != 2 || e.Label != entries[1].Label || e.Shredded {
+		t.Errorf("entry 5 = %+v, want a shred event of seq 2 with seq 2's label", e)
+	}
+	if got := readAll(t, l, "s-shred", 3); len(got) != 3 || got[2].ShredOf != 2 {
+		t.Errorf("Read from 3 after Shred = %+v, want seqs 3-5, the shred event last", got)
+	}
+	// Shredding again, or an event without content, records nothing.
+	for _, seq := range []uint64{2, 5} {
+		if err := l.Shred(ctx, "s-shred", seq); err != nil {
+			t.Errorf("Shred(%d) again = %v", seq, err)
+		}
+	}
+	if head, _ := l.Head(ctx, "s-shred"); head.Seq != 5 {
+		t.Errorf("after shredding twice the head is at seq %d, want 5", head.Seq)
+	}
+	if err := l.Shred(ctx, "s-shred", 9); !errors.Is(err, eventlog.CodeEventNotFound) {
+		t.Errorf("Shred(9) = %v, want %s", err, eventlog.CodeEventNotFound)
+	}
+	// The store refuses a shred over a stale head, and of a record with
+	// no content, writing nothing.
+	shred := eventlog.Record{Seq: 6, Envelope: []byte{1}, Hash: sha256.Sum256([]byte{1})}
+	if err := l.Store().Shred(ctx, "s-shred", 3, 4, eventlog.Record{Seq: 5, Envelope: []byte{1}}); !errors.Is(err, eventlog.CodeSeqConflict) {
+		t.Errorf("Store.Shred over a stale head = %v, want %s", err, eventlog.CodeSeqConflict)
+	}
+	if err := l.Store().Shred(ctx, "s-shred", 2, 5, shred); !errors.Is(err, eventlog.CodeContentMissing) {
+		t.Errorf("Store.Shred of a shredded record = %v, want %s", err, eventlog.CodeContentMissing)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s-shred"); err != nil {
+		t.Errorf("Verify after refused shreds: %v", err)
+	}
+	if _, err := l.Append(ctx, "s-shred", Sample(eventlog.KindShred, 1, "")); !errors.Is(err, eventlog.CodeEventInvalid) {
+		t.Errorf("Append of a shred event = %v, want %s: only Log.Shred records one", err, eventlog.CodeEventInvalid)
 	}
 }
 
-// Mutant: deleting the zero-data-retention branch of Log.prepare (so
-// content is sealed and stored) makes TestStore/ZeroDataRetention fail.
 func testZDR(t *testing.T, h Harness) {
 	ctx := context.Background()
-	l := open(t, h, eventlog.Options{Keys: TestKeys(t), ZeroDataRetention: true})
+	l := open(t, h, eventlog.Options{Keys: FixedKeys(t), ZeroDataRetention: true})
 	secretish := "rm -rf / --no-preserve-root; error: token expired for account 1234"
 	seq, err := l.Append(ctx, "s-zdr", Sample(eventlog.KindToolCall, 1, secretish))
 	if err != nil {

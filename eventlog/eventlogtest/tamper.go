@@ -48,8 +48,6 @@ func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64, problem string) 
 	}
 }
 
-// Mutant: deleting the hash comparison in the verifier makes
-// TestStore/TamperChanged fail.
 func testTamperChanged(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Envelope[len(r[2].Envelope)/2] ^= 0x01
@@ -71,8 +69,6 @@ func ChainHash(envelope []byte) eventlog.Hash {
 	return sha256.Sum256(append([]byte("checkfu/eventlog/chain/v1\x00"), envelope...))
 }
 
-// Mutant: deleting the prev-hash comparison in the verifier makes
-// TestStore/TamperChangedAndRehashed fail.
 func testTamperRehashed(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		// Swap two bytes of the event time: still a valid envelope.
@@ -85,15 +81,11 @@ func testTamperRehashed(t *testing.T, h Harness) {
 	wantSeq(t, ce, 4, "does not link")
 }
 
-// Mutant: deleting the gap check (r.Seq > v.next) in the verifier makes
-// TestStore/TamperRemoved fail.
 func testTamperRemoved(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record { return slices.Delete(r, 2, 3) })
 	wantSeq(t, ce, 3, "missing")
 }
 
-// Mutant: deleting the envelope-seq comparison in the verifier makes
-// TestStore/TamperReordered fail.
 func testTamperReordered(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Seq, r[3].Seq = r[3].Seq, r[2].Seq
@@ -103,8 +95,6 @@ func testTamperReordered(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "reordered")
 }
 
-// Mutant: deleting the prev-hash comparison in the verifier makes
-// TestStore/TamperInserted fail.
 func testTamperInserted(t *testing.T, h Harness) {
 	// A well-formed event for the same session and seq 3, from a forger's
 	// own log: its hash and envelope agree, only its link is wrong.
@@ -128,8 +118,6 @@ func testTamperInserted(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "does not link")
 }
 
-// Mutant: deleting the sealed-digest comparison in the verifier makes
-// TestStore/TamperContent fail.
 func testTamperContent(t *testing.T, h Harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Sealed[len(r[2].Sealed)-1] ^= 0x80
@@ -138,8 +126,6 @@ func testTamperContent(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "content was changed")
 }
 
-// Mutant: deleting the length comparison in VerifyHead makes
-// TestStore/TamperTruncatedAgainstHead fail.
 func testTamperTruncated(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -155,8 +141,6 @@ func testTamperTruncated(t *testing.T, h Harness) {
 	}
 }
 
-// Mutant: deleting the session comparison in the verifier makes
-// TestStore/TamperMovedBetweenSessions fail.
 func testTamperMoved(t *testing.T, h Harness) {
 	// Another session's whole log, every hash and link intact: only the
 	// session each envelope names gives it away.
@@ -170,9 +154,6 @@ func testTamperMoved(t *testing.T, h Harness) {
 	wantSeq(t, ce, 1, "moved between sessions")
 }
 
-// Mutant: deleting the content-mode comparison in the verifier (stored
-// content beside an envelope without sealed content) makes
-// TestStore/TamperContentAttached fail.
 func testTamperContentAttached(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -191,8 +172,6 @@ func testTamperContentAttached(t *testing.T, h Harness) {
 	wantSeq(t, ce, 1, "does not commit to")
 }
 
-// Mutant: deleting the hash comparison in VerifyHead makes
-// TestStore/TamperRewrittenAgainstHead fail.
 func testTamperRewritten(t *testing.T, h Harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -219,4 +198,115 @@ func testTamperRewritten(t *testing.T, h Harness) {
 	if !errors.As(err, &ce) || ce.Seq != 4 || !strings.Contains(ce.Problem, "rewritten") {
 		t.Errorf("VerifyHead after a rewrite = %v, want a ChainError at seq 4 saying the log was rewritten", err)
 	}
+}
+
+// testTamperContentDeleted deletes one event's content row the way SQL
+// would, without Log.Shred: there is no shred event, so it is tampering,
+// not a shred, and Content refuses it as such.
+func testTamperContentDeleted(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].DataKey, r[2].Sealed = nil, nil
+		return r
+	})
+	wantSeq(t, ce, 3, "no shred event records its deletion")
+	_, err := open(t, h, keyed(t)).Content(context.Background(), "s-tamper", 3)
+	var cce *eventlog.ChainError
+	if errors.Is(err, eventlog.CodeContentShredded) || !errors.As(err, &cce) || cce.Seq != 3 {
+		t.Errorf("Content of content deleted behind the log's back = %v, want a ChainError at seq 3, not %s", err, eventlog.CodeContentShredded)
+	}
+}
+
+// testTamperShredForged deletes content and marks it shredded by an
+// event that is not a shred event.
+func testTamperShredForged(t *testing.T, h Harness) {
+	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
+		r[2].DataKey, r[2].Sealed, r[2].ShreddedBy = nil, nil, 5
+		return r
+	})
+	wantSeq(t, ce, 3, "is not a shred event")
+	_, err := open(t, h, keyed(t)).Content(context.Background(), "s-tamper", 3)
+	var cce *eventlog.ChainError
+	if !errors.As(err, &cce) || cce.Seq != 3 {
+		t.Errorf("Content of content with a forged shred mark = %v, want a ChainError at seq 3", err)
+	}
+}
+
+// shredThenTamper appends four events with content to session, shreds
+// seq 2 (the shred event is seq 5), applies edit (which also gets the
+// records as they were before the shred) and returns Verify's ChainError.
+func shredThenTamper(t *testing.T, h Harness, session string, edit func(before, now []eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+	t.Helper()
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	appendN(t, l, session, 4)
+	before, err := l.Store().Read(ctx, session, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Shred(ctx, session, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), session); err != nil {
+		t.Fatalf("Verify before tampering: %v", err)
+	}
+	h.Rewrite(t, session, func(now []eventlog.Record) []eventlog.Record { return edit(before, now) })
+	_, err = eventlog.Verify(ctx, l.Store(), session)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Verify after tampering = %v, want a ChainError", err)
+	}
+	return ce
+}
+
+// testTamperShredEventRemoved removes the shred event itself (the newest
+// event): the shredded record names a shred event the log no longer
+// holds, so the truncation shows even without a checkpoint.
+func testTamperShredEventRemoved(t *testing.T, h Harness) {
+	ce := shredThenTamper(t, h, "s-shred-removed", func(_, r []eventlog.Record) []eventlog.Record { return r[:4] })
+	wantSeq(t, ce, 2, "is not in the log")
+}
+
+// testTamperShredUndone restores shredded content from a copy taken
+// before the shred and clears its shred mark: the shred event then
+// records a shred that no longer holds.
+func testTamperShredUndone(t *testing.T, h Harness) {
+	ce := shredThenTamper(t, h, "s-shred-undone", func(before, r []eventlog.Record) []eventlog.Record {
+		r[1].DataKey, r[1].Sealed, r[1].ShreddedBy = before[1].DataKey, before[1].Sealed, 0
+		return r
+	})
+	wantSeq(t, ce, 5, "the shred was undone")
+	// Clearing only the mark leaves content missing with no shred.
+	ce = shredThenTamper(t, h, "s-shred-unmarked", func(_, r []eventlog.Record) []eventlog.Record {
+		r[1].ShreddedBy = 0
+		return r
+	})
+	wantSeq(t, ce, 2, "no shred event records its deletion")
+}
+
+// testTamperShredMarksSwapped shreds seqs 2 and 3 (shred events 5 and
+// 6) and swaps their marks: each names a real shred event, but not its
+// own.
+func testTamperShredMarksSwapped(t *testing.T, h Harness) {
+	ctx := context.Background()
+	l := open(t, h, keyed(t))
+	const session = "s-shred-swap"
+	appendN(t, l, session, 4)
+	for _, seq := range []uint64{2, 3} {
+		if err := l.Shred(ctx, session, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), session); err != nil {
+		t.Fatalf("Verify before tampering: %v", err)
+	}
+	h.Rewrite(t, session, func(r []eventlog.Record) []eventlog.Record {
+		r[1].ShreddedBy, r[2].ShreddedBy = r[2].ShreddedBy, r[1].ShreddedBy
+		return r
+	})
+	_, err := eventlog.Verify(ctx, l.Store(), session)
+	var ce *eventlog.ChainError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Verify after swapping shred marks = %v, want a ChainError", err)
+	}
+	wantSeq(t, ce, 3, "shredded seq 2")
 }

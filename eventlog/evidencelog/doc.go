@@ -8,7 +8,7 @@
 //
 //   - [Sink.Record] returns nil only once the event is durable in the log;
 //     custody treats an unrecorded decision as no decision.
-//   - Every field of custody.Evidence maps to an envelope identifier; a
+//   - Every field of authz.Evidence maps to an envelope identifier; a
 //     field that is not an identifier (a space, a newline, more than 256
 //     bytes) is refused, never truncated or rewritten, so free text cannot
 //     reach the durable envelope.

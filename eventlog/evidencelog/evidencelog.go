@@ -5,27 +5,23 @@ import (
 	"strconv"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 )
 
-// CodeUnknownEvidence refuses evidence of a kind or outcome this package
-// does not map.
-const CodeUnknownEvidence checkfu.Code = "unknown_evidence"
-
-// A Sink is a custody.EvidenceSink that appends to one session of a Log.
+// A Sink is a authz.EvidenceSink that appends to one session of a Log.
 type Sink struct {
 	log     *eventlog.Log
 	session string
 }
 
-var _ custody.EvidenceSink = (*Sink)(nil)
+var _ authz.EvidenceSink = (*Sink)(nil)
 
 // New returns a Sink appending to session in l. A nil l, or one without a
-// store, is refused with eventlog.CodeNoStore.
+// store, is refused with eventlog.CodeStoreMissing.
 func New(l *eventlog.Log, session string) (*Sink, error) {
 	if l.Store() == nil {
-		return nil, checkfu.Refuse(eventlog.CodeNoStore, "evidencelog: New needs a Log built with eventlog.New")
+		return nil, checkfu.Refuse(eventlog.CodeStoreMissing, "evidencelog: New needs a Log built with eventlog.New")
 	}
 	if err := eventlog.CheckSession(session); err != nil {
 		return nil, err
@@ -33,9 +29,9 @@ func New(l *eventlog.Log, session string) (*Sink, error) {
 	return &Sink{log: l, session: session}, nil
 }
 
-// Record implements custody.EvidenceSink: it appends ev as one event and
+// Record implements authz.EvidenceSink: it appends ev as one event and
 // returns once the event is durable.
-func (s *Sink) Record(ctx context.Context, ev custody.Evidence) error {
+func (s *Sink) Record(ctx context.Context, ev authz.Evidence) error {
 	e, err := Event(ev)
 	if err != nil {
 		return err
@@ -60,7 +56,7 @@ func (s *Sink) Record(ctx context.Context, ev custody.Evidence) error {
 // allow for one that was sent (whether it then succeeded or failed);
 // Result is "http_NNN" when a response was read, else the outcome; Code
 // is the refusal or failure code.
-func Event(ev custody.Evidence) (eventlog.Event, error) {
+func Event(ev authz.Evidence) (eventlog.Event, error) {
 	e := eventlog.Event{
 		Label: ev.Label, Time: ev.Time, ApprovalID: ev.Approval, Approver: ev.Approver,
 		Actor: ev.Actor, Grant: ev.Grant, Action: ev.Action, Scope: ev.Scope,
@@ -68,16 +64,16 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 	}
 	var err error
 	switch ev.Kind {
-	case custody.EvidenceApprovalDecision:
+	case authz.EvidenceApprovalDecision:
 		e.Kind = eventlog.KindApprovalDecision
 		e.Decision, err = approvalDecision(ev.Outcome)
-	case custody.EvidenceApprovalResult:
+	case authz.EvidenceApprovalResult:
 		e.Kind = eventlog.KindApprovalResult
 		e.Decision, err = approvalDecision(ev.Outcome)
-	case custody.EvidenceEdgeCall:
+	case authz.EvidenceEdgeCall:
 		err = edgeCall(&e, ev)
 	default:
-		err = checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence kind %q is not mapped", ev.Kind)
+		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %s is not mapped", checkfu.Quote(string(ev.Kind)))
 	}
 	if err != nil {
 		return eventlog.Event{}, err
@@ -92,35 +88,37 @@ func Event(ev custody.Evidence) (eventlog.Event, error) {
 }
 
 // approvalDecision maps the outcome of an approval decision or result.
-func approvalDecision(o custody.Outcome) (eventlog.Decision, error) {
+func approvalDecision(o authz.Outcome) (eventlog.Decision, error) {
 	switch o {
-	case custody.OutcomeApproved:
+	case authz.OutcomeApproved:
 		return eventlog.DecisionAllow, nil
-	case custody.OutcomeDenied, custody.OutcomeRefused:
+	case authz.OutcomeDenied, authz.OutcomeRefused:
 		return eventlog.DecisionDeny, nil
-	case custody.OutcomeSucceeded, custody.OutcomeFailed:
+	case authz.OutcomeSucceeded, authz.OutcomeFailed:
 		return eventlog.DecisionNone, nil
 	}
-	return eventlog.DecisionNone, checkfu.Refuse(CodeUnknownEvidence, "evidencelog: evidence outcome %q is not mapped", o)
+	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %s is not mapped", checkfu.
+
+		// edgeCall fills in the fields of an edge call's event; e holds the
+		// common fields.
+		Quote(string(o)))
 }
 
-// edgeCall fills in the fields of an edge call's event; e holds the
-// common fields.
-func edgeCall(e *eventlog.Event, ev custody.Evidence) error {
+func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 	e.Kind = eventlog.KindToolCall
 	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
 	e.EffectID = ev.Capability
 	e.Provider = ev.Provider
 	switch ev.Outcome {
-	case custody.OutcomeRefused:
+	case authz.OutcomeRefused:
 		e.Decision = eventlog.DecisionDeny
-	case custody.OutcomeSucceeded, custody.OutcomeFailed:
+	case authz.OutcomeSucceeded, authz.OutcomeFailed:
 		e.Decision = eventlog.DecisionAllow
 		if ev.Status > 0 {
 			e.Result = "http_" + strconv.Itoa(ev.Status)
 		}
 	default:
-		return checkfu.Refuse(CodeUnknownEvidence, "evidencelog: edge call outcome %q is not mapped", ev.Outcome)
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: edge call outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
 	}
 	return nil
 }

@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/evidencelog"
 )
 
-func sample(kind custody.EvidenceKind, outcome custody.Outcome) custody.Evidence {
-	return custody.Evidence{
+func sample(kind authz.EvidenceKind, outcome authz.Outcome) authz.Evidence {
+	return authz.Evidence{
 		Kind: kind, Label: checkfu.LabelIsolated, Time: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC),
 		Approval: "apr-1", Approver: "user:alice", Actor: "agent:7", Grant: "grant-3",
-		Action: "sha256:0a1b", Effect: custody.ExternalEffect, Scope: "repo:acme/app", Outcome: outcome,
+		Action: "sha256:0a1b", Effect: authz.ExternalEffect, Scope: "repo:acme/app", Outcome: outcome,
 	}
 }
 
@@ -38,10 +38,10 @@ func newSink(t *testing.T) (*eventlog.Log, *evidencelog.Sink) {
 func TestRecordDecisionAndResultSeparately(t *testing.T) {
 	ctx := context.Background()
 	l, sink := newSink(t)
-	if err := sink.Record(ctx, sample(custody.EvidenceApprovalDecision, custody.OutcomeApproved)); err != nil {
+	if err := sink.Record(ctx, sample(authz.EvidenceApprovalDecision, authz.OutcomeApproved)); err != nil {
 		t.Fatal(err)
 	}
-	if err := sink.Record(ctx, sample(custody.EvidenceApprovalResult, custody.OutcomeSucceeded)); err != nil {
+	if err := sink.Record(ctx, sample(authz.EvidenceApprovalResult, authz.OutcomeSucceeded)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -60,32 +60,29 @@ func TestRecordDecisionAndResultSeparately(t *testing.T) {
 	}
 }
 
-// Mutant: deleting Event's Validate, or mapping an outcome Event does not
-// know (of an approval or of an edge call) instead of refusing it, makes
-// this fail.
 func TestRefusesWhatIsNotAnIdentifier(t *testing.T) {
-	ev := sample(custody.EvidenceApprovalResult, custody.OutcomeFailed)
+	ev := sample(authz.EvidenceApprovalResult, authz.OutcomeFailed)
 	ev.Scope = "repo acme/app with a space"
-	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeEventInvalid) {
 		t.Errorf("Event(scope with a space) = %v, want invalid_event", err)
 	}
-	ev = sample("approval_maybe", custody.OutcomeFailed)
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(unknown kind) = %v, want unknown_evidence", err)
+	ev = sample("approval_maybe", authz.OutcomeFailed)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(unknown kind) = %v, want evidence_unknown", err)
 	}
-	ev = sample(custody.EvidenceApprovalDecision, "maybe")
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(unknown outcome) = %v, want unknown_evidence", err)
+	ev = sample(authz.EvidenceApprovalDecision, "maybe")
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(unknown outcome) = %v, want evidence_unknown", err)
 	}
 	// An edge call: an outcome that is no call's terminal result, and a
 	// tool name that is free text.
-	ev = sample(custody.EvidenceEdgeCall, custody.OutcomeApproved)
-	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeUnknownEvidence) {
-		t.Errorf("Event(edge call approved) = %v, want unknown_evidence", err)
+	ev = sample(authz.EvidenceEdgeCall, authz.OutcomeApproved)
+	if _, err := evidencelog.Event(ev); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("Event(edge call approved) = %v, want evidence_unknown", err)
 	}
-	ev = sample(custody.EvidenceEdgeCall, custody.OutcomeSucceeded)
+	ev = sample(authz.EvidenceEdgeCall, authz.OutcomeSucceeded)
 	ev.Tool = "list issues for acme"
-	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeInvalidEvent) {
+	if _, err := evidencelog.Event(ev); !errors.Is(err, eventlog.CodeEventInvalid) {
 		t.Errorf("Event(edge call tool with spaces) = %v, want invalid_event", err)
 	}
 }
@@ -94,10 +91,10 @@ func ExampleSink_Record() {
 	ctx := context.Background()
 	l, _ := eventlog.New(eventlog.NewMemoryStore(), eventlog.Options{})
 	sink, _ := evidencelog.New(l, "sess-1")
-	err := sink.Record(ctx, custody.Evidence{
-		Kind: custody.EvidenceApprovalDecision, Label: checkfu.LabelIsolated, Approval: "apr-1",
-		Approver: "user:alice", Grant: "grant-3", Action: "sha256:0a1b", Effect: custody.ExternalEffect,
-		Scope: "repo:acme/app", Outcome: custody.OutcomeDenied,
+	err := sink.Record(ctx, authz.Evidence{
+		Kind: authz.EvidenceApprovalDecision, Label: checkfu.LabelIsolated, Approval: "apr-1",
+		Approver: "user:alice", Grant: "grant-3", Action: "sha256:0a1b", Effect: authz.ExternalEffect,
+		Scope: "repo:acme/app", Outcome: authz.OutcomeDenied,
 	})
 	fmt.Println(err)
 	for e := range l.Read(ctx, "sess-1", 1) {
@@ -111,24 +108,21 @@ func ExampleSink_Record() {
 // TestRecordEdgeCalls records what custody's Edge hands its sink for a
 // refused, a succeeded and a failed call. Before edge calls were mapped,
 // Record refused them, so an Edge with this sink withheld every response.
-//
-// Mutant: dropping the EvidenceEdgeCall case, or mapping a sent call to
-// no decision or a refused one to allow, makes this fail.
 func TestRecordEdgeCalls(t *testing.T) {
 	ctx := context.Background()
 	l, sink := newSink(t)
-	call := func(outcome custody.Outcome, code checkfu.Code, status int) custody.Evidence {
-		return custody.Evidence{
-			Kind: custody.EvidenceEdgeCall, Label: checkfu.LabelIsolated, Actor: "agent:7", Grant: "lease-1",
-			Action: "sha256:0a1b", Effect: custody.ReadOnly, Outcome: outcome, Code: code, Status: status,
+	call := func(outcome authz.Outcome, code checkfu.Code, status int) authz.Evidence {
+		return authz.Evidence{
+			Kind: authz.EvidenceEdgeCall, Label: checkfu.LabelIsolated, Actor: "agent:7", Grant: "lease-1",
+			Action: "sha256:0a1b", Effect: authz.ReadOnly, Outcome: outcome, Code: code, Status: status,
 			Capability: "github.issues.read", Tool: "list_issues",
 			Provider: checkfu.ProviderRevision{Provider: "github", Revision: "3"},
 		}
 	}
-	for _, ev := range []custody.Evidence{
-		call(custody.OutcomeRefused, "no_rule_matched", 0),
-		call(custody.OutcomeSucceeded, "", 201),
-		call(custody.OutcomeFailed, "upstream_failed", 0),
+	for _, ev := range []authz.Evidence{
+		call(authz.OutcomeRefused, "no_rule_matched", 0),
+		call(authz.OutcomeSucceeded, "", 201),
+		call(authz.OutcomeFailed, "upstream_failed", 0),
 	} {
 		if err := sink.Record(ctx, ev); err != nil {
 			t.Fatalf("Record(edge call %s): %v", ev.Outcome, err)
@@ -149,7 +143,7 @@ func TestRecordEdgeCalls(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("events:\n got %q\nwant %q", got, want)
 	}
-	if _, err := evidencelog.New(nil, "sess-1"); !errors.Is(err, eventlog.CodeNoStore) {
-		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeNoStore)
+	if _, err := evidencelog.New(nil, "sess-1"); !errors.Is(err, eventlog.CodeStoreMissing) {
+		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
 }

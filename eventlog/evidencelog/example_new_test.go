@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/evidencelog"
 )
@@ -21,9 +21,9 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	approvals, _ := custody.NewApprovals(custody.ApprovalConfig{Evidence: sink, Label: checkfu.LabelMock})
-	bound := custody.ApprovalBinding{Actor: "alice", Grant: "lease_1", Action: "sha256:0a1b", Effect: custody.ExternalEffect, Scope: "session:s1"}
-	a, _ := approvals.Decide(ctx, custody.ApprovalDecision{Binding: bound, Approver: "bob", Approve: true, TTL: time.Minute})
+	approvals, _ := authz.NewApprovals(authz.ApprovalConfig{Evidence: sink, Label: checkfu.LabelMock})
+	bound := authz.ApprovalBinding{Actor: "alice", Grant: "lease_1", Action: "sha256:0a1b", Effect: authz.ExternalEffect, Scope: "session:s1"}
+	a, _ := approvals.Decide(ctx, authz.ApprovalDecision{Binding: bound, Approver: "bob", Approve: true, TTL: time.Minute})
 	_ = approvals.Carry(ctx, a.ID, bound, func(context.Context) error { return nil })
 
 	for e, err := range l.Read(ctx, "session-1", 1) {
@@ -34,7 +34,7 @@ func ExampleNew() {
 
 	// A session id must be an identifier.
 	_, err = evidencelog.New(l, "session 1")
-	fmt.Println(errors.Is(err, eventlog.CodeInvalidSession))
+	fmt.Println(errors.Is(err, eventlog.CodeSessionInvalid))
 	// Output:
 	// 1 approval_decision allow approved mock <nil>
 	// 2 approval_result none succeeded mock <nil>
@@ -43,17 +43,17 @@ func ExampleNew() {
 }
 
 func ExampleEvent() {
-	ev, err := evidencelog.Event(custody.Evidence{
-		Kind: custody.EvidenceApprovalResult, Label: checkfu.LabelIsolated, Approval: "apr-1",
-		Actor: "alice", Grant: "lease_1", Action: "sha256:0a1b", Effect: custody.ExternalEffect,
-		Scope: "session:s1", Outcome: custody.OutcomeRefused, Code: custody.CodeApprovalUsed,
+	ev, err := evidencelog.Event(authz.Evidence{
+		Kind: authz.EvidenceApprovalResult, Label: checkfu.LabelIsolated, Approval: "apr-1",
+		Actor: "alice", Grant: "lease_1", Action: "sha256:0a1b", Effect: authz.ExternalEffect,
+		Scope: "session:s1", Outcome: authz.OutcomeRefused, Code: authz.CodeApprovalUsed,
 	})
 	fmt.Println(ev.Kind, ev.Decision, ev.Result, ev.Code, ev.EffectClass, err)
 
 	// A kind or outcome it does not know is refused, never guessed.
-	_, err = evidencelog.Event(custody.Evidence{Kind: "future_kind", Outcome: custody.OutcomeApproved})
-	fmt.Println(errors.Is(err, evidencelog.CodeUnknownEvidence))
+	_, err = evidencelog.Event(authz.Evidence{Kind: "future_kind", Outcome: authz.OutcomeApproved})
+	fmt.Println(errors.Is(err, evidencelog.CodeEvidenceUnknown))
 	// Output:
-	// approval_result deny refused custody_approval_used external_effect <nil>
+	// approval_result deny refused approval_used external_effect <nil>
 	// true
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func benchLog(b *testing.B, dsn string) *eventlog.Log {
-	l, err := eventlog.New(openAt(b, dsn), eventlog.Options{Keys: eventlogtest.TestKeys(b)})
+	l, err := eventlog.New(openAt(b, dsn), eventlog.Options{Keys: eventlogtest.FixedKeys(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func benchLog(b *testing.B) *eventlog.Log {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(b)})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,9 +8,11 @@
 //     back by SQLite and never touches committed records.
 //   - One writer at a time: writes in a process are serialised by a mutex
 //     and across processes by BEGIN IMMEDIATE with a busy timeout.
-//   - Records live in two tables: eventlog_events (session, seq,
-//     envelope, hash) and eventlog_content (session, seq, data_key,
-//     sealed). (session, seq) is the primary key of both, so no record is
+//   - Records live in eventlog_events (session, seq, envelope, hash),
+//     eventlog_content (session, seq, data_key, sealed) and
+//     eventlog_shreds (session, seq, shred_seq: which shred event deleted
+//     a content row); a checkpoint witness kept here uses
+//     eventlog_witness. (session, seq) is the primary key of both, so no record is
 //     ever overwritten. Shred deletes the content row with secure_delete
 //     on and truncates the WAL, so the wrapped data key and ciphertext do
 //     not linger in free pages or old WAL frames.

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/internal/sqllog"
 	"github.com/checkfu/checkfu/internal/sqlconn"
@@ -32,7 +33,10 @@ type Store struct {
 	changes sqllog.Changes // notified on every commit of this handle
 }
 
-var _ eventlog.Store = (*Store)(nil)
+var (
+	_ eventlog.Store        = (*Store)(nil)
+	_ eventlog.WitnessStore = (*Store)(nil)
+)
 
 // busyTimeout is how long a writer waits for another process's lock.
 const busyTimeout = 5 * time.Second
@@ -64,6 +68,18 @@ CREATE TABLE IF NOT EXISTS eventlog_content (
 	data_key BLOB    NOT NULL,
 	sealed   BLOB    NOT NULL,
 	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eventlog_shreds (
+	session   TEXT    NOT NULL,
+	seq       INTEGER NOT NULL,
+	shred_seq INTEGER NOT NULL,
+	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS eventlog_witness (
+	origin     TEXT    NOT NULL PRIMARY KEY,
+	size       INTEGER NOT NULL,
+	hash       BLOB    NOT NULL,
+	checkpoint BLOB    NOT NULL
 ) WITHOUT ROWID;
 `
 
@@ -109,13 +125,13 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 		}
 	}()
 	var last uint64
-	if err := tx.QueryRowContext(ctx, sqllog.LastSeq, session).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, sqllog.Unqualified.LastSeq, session).Scan(&last); err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
 	if last != expected {
 		return eventlog.SeqConflict(session, expected, last)
 	}
-	ins, err := tx.PrepareContext(ctx, sqllog.InsertEvent)
+	ins, err := tx.PrepareContext(ctx, sqllog.Unqualified.InsertEvent)
 	if err != nil {
 		return &eventlog.StoreError{Op: "append", Err: err}
 	}
@@ -129,7 +145,7 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 			continue
 		}
 		if insContent == nil {
-			if insContent, err = tx.PrepareContext(ctx, sqllog.InsertContent); err != nil {
+			if insContent, err = tx.PrepareContext(ctx, sqllog.Unqualified.InsertContent); err != nil {
 				return &eventlog.StoreError{Op: "append", Err: err}
 			}
 			defer insContent.Close()
@@ -146,12 +162,12 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
-	return sqllog.Head(ctx, s.reader, session)
+	return sqllog.Unqualified.Head(ctx, s.reader, session)
 }
 
 // Read implements eventlog.Store.Read.
 func (s *Store) Read(ctx context.Context, session string, from uint64, limit int) ([]eventlog.Record, error) {
-	return sqllog.Read(ctx, s.reader, session, from, limit)
+	return sqllog.Unqualified.Read(ctx, s.reader, session, from, limit)
 }
 
 // Wait implements eventlog.Store.Wait: it wakes on this handle's commits
@@ -160,17 +176,19 @@ func (s *Store) Wait(ctx context.Context, session string, seq uint64) error {
 	return sqllog.Wait(ctx, &s.changes, PollInterval, s.Head, session, seq)
 }
 
-// Shred implements eventlog.Store.Shred: it deletes the content row and
-// truncates the WAL so that no copy of it stays in the files.
-func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
-	if err := eventlog.CheckSession(session); err != nil {
+// Shred implements eventlog.Store.Shred in one IMMEDIATE transaction,
+// then truncates the WAL so that no copy of the content row stays in the
+// files.
+func (s *Store) Shred(ctx context.Context, session string, seq, expected uint64, shred eventlog.Record) error {
+	if err := eventlog.CheckShred(session, seq, expected, shred); err != nil {
 		return err
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.db.ExecContext(ctx, sqllog.Shred, session, int64(seq)); err != nil {
-		return &eventlog.StoreError{Op: "shred", Err: err}
+	if err := s.shred(ctx, session, seq, expected, shred); err != nil {
+		return err
 	}
+	s.changes.Notify()
 	// TRUNCATE waits (busy_timeout) for readers on older snapshots, then
 	// empties the WAL, so the old frames holding the row are gone.
 	var busy, logFrames, checkpointed int64
@@ -178,9 +196,43 @@ func (s *Store) Shred(ctx context.Context, session string, seq uint64) error {
 		return &eventlog.StoreError{Op: "shred", Err: err}
 	}
 	if busy != 0 {
-		return &eventlog.StoreError{Op: "shred", Err: errors.New("the content row is deleted, but readers kept the WAL from being truncated; call Shred again to remove the old WAL frames")}
+		return &eventlog.StoreError{Op: "shred", Err: errors.New("the content row is deleted, but readers kept the WAL from being truncated; run PRAGMA wal_checkpoint(TRUNCATE) to remove the old WAL frames")}
 	}
 	return nil
+}
+
+func (s *Store) shred(ctx context.Context, session string, seq, expected uint64, shred eventlog.Record) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err := sqllog.Unqualified.Shred(ctx, sqlconn.SQL(tx), session, seq, expected, shred); err != nil {
+		if _, ok := checkfu.CodeOf(err); ok {
+			return err
+		}
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	if err := tx.Commit(); err != nil {
+		return &eventlog.StoreError{Op: "shred", Err: err}
+	}
+	return nil
+}
+
+// Witnessed implements eventlog.WitnessStore.Witnessed.
+func (s *Store) Witnessed(ctx context.Context, origin string) (eventlog.WitnessState, error) {
+	return sqllog.Unqualified.Witnessed(ctx, s.reader, origin)
+}
+
+// Witness implements eventlog.WitnessStore.Witness in one statement.
+func (s *Store) Witness(ctx context.Context, origin string, prev, next eventlog.WitnessState) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return sqllog.Unqualified.Witness(ctx, sqlconn.SQL(s.db), origin, prev, next)
 }
 
 // Close implements eventlog.Store.Close.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestSQLiteStore(t *testing.T) {
 func TestUpdateInPlaceDetected(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "log.db")
-	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +91,6 @@ func asChain(err error, ce **eventlog.ChainError) bool {
 // zero-data-retention log and then reads every byte of every file SQLite
 // wrote (database, WAL, shared memory), while open and after close: the
 // content, and its bare SHA-256, appear nowhere.
-//
-// Mutant: making the keyed content digest a bare SHA-256 of the content
-// makes this test fail. (Sealing content in a zero-data-retention log is
-// killed by TestSQLiteStore/ZeroDataRetention.)
 func TestZeroDataRetentionOnDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -101,7 +98,7 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t), ZeroDataRetention: true})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(t), ZeroDataRetention: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +160,6 @@ func TestZeroDataRetentionOnDisk(t *testing.T) {
 // plaintext, shreds one event, and then reads every byte of every file:
 // the shredded event's wrapped data key and ciphertext are gone, while the
 // chain still verifies.
-//
-// Mutant: deleting secure_delete from the DSN, or the WAL truncation from
-// Shred, makes this test fail.
 func TestShredOnDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -174,7 +168,7 @@ func TestShredOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.TestKeys(t)})
+	l, err := eventlog.New(s, eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,4 +227,55 @@ func TestShredOnDisk(t *testing.T) {
 	if got, err := l.Content(ctx, "shred", 3); err != nil || string(got) != "CONTENT-MARKER 2" {
 		t.Errorf("Content(3) after shredding 2 = %q, %v", got, err)
 	}
+}
+
+// TestContentDeletedBySQLDetected deletes one event's content row with
+// the sqlite3 shell's DELETE, not Log.Shred: verification names the seq,
+// and Content does not pass it off as a shred. A shred through the API
+// in the same log still verifies.
+//
+// Finding 20: before shreds were events, the deleted row read exactly
+// like a shred and Verify said ok.
+func TestContentDeletedBySQLDetected(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "log.db")
+	l, err := eventlog.New(openAt(t, path), eventlog.Options{Keys: eventlogtest.FixedKeys(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := l.Append(ctx, "s", eventlogtest.Sample(eventlog.KindToolCall, i, fmt.Sprintf("content %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Shred(ctx, "s", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.Verify(ctx, l.Store(), "s"); err != nil {
+		t.Fatalf("Verify after Shred: %v", err)
+	}
+	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM eventlog_content WHERE session = 's' AND seq = 3`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eventlog.Verify(ctx, l.Store(), "s")
+	var ce *eventlog.ChainError
+	if !asChain(err, &ce) || ce.Seq != 3 {
+		t.Fatalf("Verify after a DELETE of seq 3's content = %v, want a ChainError at seq 3", err)
+	}
+	if _, err := l.Content(ctx, "s", 3); errors.Is(err, eventlog.CodeContentShredded) || !asChain(err, &ce) {
+		t.Errorf("Content(3) after a DELETE = %v, want a ChainError, not %s", err, eventlog.CodeContentShredded)
+	}
+	if _, err := l.Content(ctx, "s", 1); !errors.Is(err, eventlog.CodeContentShredded) {
+		t.Errorf("Content(1) after Shred = %v, want %s", err, eventlog.CodeContentShredded)
+	}
+}
+
+func TestSQLiteWitnessStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "witness.db")
+	eventlogtest.TestWitnessStore(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, path) })
 }

@@ -37,7 +37,6 @@ func holdWriteLock(t *testing.T, path string) (release func()) {
 	return func() { tx.Rollback() }
 }
 
-// Mutant: CreateSchema without its retry loop fails this test.
 func TestCreateSchemaWaitsOutABusyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	release := holdWriteLock(t, path)

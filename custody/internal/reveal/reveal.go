@@ -1,9 +1,12 @@
-// Package reveal lets reference runtimes that live below custody/ read the
-// bytes of a custody.Secret inside a callback, without package custody
-// exporting a method that any package could call through an interface
-// assertion. Go's internal-package rule restricts importers of this
-// package to custody/ and its sub-packages; the import-law test keeps
-// acp/, adapters/ and egress/ away from custody/ entirely.
+// Package reveal lets the outbound edge (custody/edge) and the runtime
+// conformance suite (custodytest) read the bytes of a custody.Secret
+// inside a callback, without package custody exporting a method that any
+// package could call through an interface assertion. Go's internal-package
+// rule restricts importers of this package to custody/ and its
+// sub-packages; the import-law test (imports_test.go) narrows that to
+// custody, custody/edge and custody/custodytest, keeps custody/authz from
+// reaching it at all, and keeps acp/, adapters/ and egress/ away from
+// custody/ entirely.
 //
 // Invariants: the hook is registered exactly once, by package custody, at
 // initialisation; With never copies the bytes out of the callback's reach

@@ -17,7 +17,7 @@
 //     fixed by the store, is spliced in.
 //   - Failures of the database are *custody.StoreError with the Store
 //     method as Op; refusals are the *checkfu.Refusal codes of
-//     custody.MemStore. Neither quotes sealed bytes.
+//     custody.MemoryStore. Neither quotes sealed bytes.
 //   - An invalid binding or namespace is refused before any statement
 //     runs.
 package sqlrecords

@@ -9,6 +9,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/internal/sqlconn"
 )
 
@@ -124,7 +125,7 @@ func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, seal
 			return err
 		}
 		if !bytes.Equal(cur, old) {
-			return checkfu.Refuse(custody.CodeConflict, "custody: the record at %s changed since it was read", b)
+			return checkfu.Refuse(custody.CodeRecordConflict, "custody: the record at %s changed since it was read", b)
 		}
 		_, err = tx.Exec(ctx, s.update, key(b, nonNil(sealed))...)
 		return err
@@ -152,7 +153,7 @@ func (s *Store) Delete(ctx context.Context, b custody.Binding) error {
 
 // List implements custody.Store.
 func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, error) {
-	probe := custody.Binding{Namespace: namespace, Integration: "x", Handle: custody.NewHandle()}
+	probe := custody.Binding{Namespace: namespace, Integration: "x", Handle: address.NewHandle()}
 	if err := probe.Validate(); err != nil {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, 
 // rowBinding rebuilds a Binding from a row's key columns; a row that does
 // not hold a valid binding is corrupt.
 func (s *Store) rowBinding(ns, integ, handle string) (custody.Binding, error) {
-	b, err := custody.BindingFromColumns(ns, integ, handle)
+	b, err := address.BindingFromColumns(ns, integ, handle)
 	if err != nil {
 		return custody.Binding{}, fmt.Errorf("%s: corrupt row: %w", s.name, err)
 	}
@@ -193,7 +194,7 @@ func (s *Store) rowBinding(ns, integ, handle string) (custody.Binding, error) {
 }
 
 func notFound(b custody.Binding) error {
-	return checkfu.Refuse(custody.CodeNotFound, "custody: no record at %s", b)
+	return checkfu.Refuse(custody.CodeRecordNotFound, "custody: no record at %s", b)
 }
 
 // nonNil maps nil to an empty slice: NOT NULL columns hold empty records.

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/custodytest"
 )
 
@@ -36,7 +37,7 @@ type Harness struct {
 // the old address.
 func TestRawRowMove(t *testing.T, open func(t *testing.T) Harness) {
 	ctx := context.Background()
-	newHandle := custody.NewHandle().String()
+	newHandle := address.NewHandle().String()
 	moves := []struct {
 		name, set string
 		args      []any
@@ -66,8 +67,8 @@ func TestRawRowMove(t *testing.T, open func(t *testing.T) Harness) {
 			if !errors.Is(err, custody.CodeAddressMismatch) {
 				t.Fatalf("Open of the moved row at %s: %v, want %s", bs[0], err, custody.CodeAddressMismatch)
 			}
-			if _, err := n.Open(ctx, home); !errors.Is(err, custody.CodeNotFound) {
-				t.Fatalf("Open at the old address: %v, want %s", err, custody.CodeNotFound)
+			if _, err := n.Open(ctx, home); !errors.Is(err, custody.CodeRecordNotFound) {
+				t.Fatalf("Open at the old address: %v, want %s", err, custody.CodeRecordNotFound)
 			}
 		})
 	}
@@ -97,7 +98,7 @@ func TestCorruptRow(t *testing.T, open func(t *testing.T) Harness) {
 // TestConcurrentCompareAndSwap races workers that each swap the same
 // record from the same old value to a value of their own, round after
 // round: in every round exactly one wins and the others are refused with
-// custody.CodeConflict. It fails when the store's CompareAndSwap does not
+// custody.CodeRecordConflict. It fails when the store's CompareAndSwap does not
 // hold the row from its read to its write (PostgreSQL without FOR UPDATE
 // lets two swaps both succeed). Like any race, a miss may need more than
 // one round to show.
@@ -124,7 +125,7 @@ func TestConcurrentCompareAndSwap(t *testing.T, open func(t *testing.T) Harness)
 				switch {
 				case err == nil:
 					wins.Add(1)
-				case !errors.Is(err, custody.CodeConflict):
+				case !errors.Is(err, custody.CodeRecordConflict):
 					errs <- err
 				}
 			}()
@@ -133,7 +134,7 @@ func TestConcurrentCompareAndSwap(t *testing.T, open func(t *testing.T) Harness)
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			t.Fatalf("round %d: CompareAndSwap: %v, want nil or %s", round, err, custody.CodeConflict)
+			t.Fatalf("round %d: CompareAndSwap: %v, want nil or %s", round, err, custody.CodeRecordConflict)
 		}
 		if n := wins.Load(); n != 1 {
 			t.Fatalf("round %d: %d of %d swaps from the same old value succeeded, want exactly 1", round, n, workers)

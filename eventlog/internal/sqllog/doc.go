@@ -1,7 +1,9 @@
 // Package sqllog is what the SQL stores of eventlog (pglog on
 // PostgreSQL, sqlitelog on SQLite) share: the statements both run as
-// written, the reading of the head and of records with the mapping of
-// their errors, and the wake-up of followers when a commit lands. Each
+// written ([SQL], built for one schema's tables by [New]), the reading of
+// the head and of records with the mapping of their errors, the shred
+// transaction's statements, the witness state's compare-and-swap, and the
+// wake-up of followers when a commit lands. Each
 // store keeps what is its own: connecting, its schema, Append (a batched
 // unnest INSERT with NOTIFY on PostgreSQL, prepared INSERTs under one
 // writer on SQLite), Shred's clean-up, and how it learns of other

@@ -20,8 +20,6 @@ func headAt(seq uint64, calls *int) func(context.Context, string) (eventlog.Head
 
 // TestWaitReturnsAtSeq: Wait returns nil once the head has reached seq,
 // and never before: with the head one short it returns only ctx's error.
-//
-// Mutant: comparing h.Seq+1 >= seq in Wait makes it fail.
 func TestWaitReturnsAtSeq(t *testing.T) {
 	var c Changes
 	var calls int
@@ -49,9 +47,6 @@ func TestWaitReturnsHeadError(t *testing.T) {
 
 // TestChangesZeroValue: the zero Changes hands out a channel that the
 // next Notify closes, and a fresh one after it.
-//
-// Mutant: making Notify replace the channel without closing it makes it
-// fail.
 func TestChangesZeroValue(t *testing.T) {
 	var c Changes
 	first := c.C()
@@ -74,9 +69,6 @@ func TestChangesZeroValue(t *testing.T) {
 // TestNotifyWakesWait: a Notify made while Wait reads the head wakes it
 // to read the head again at once; the poll interval (an hour) never
 // fires.
-//
-// Mutant: making Notify replace the channel without closing it makes
-// this test hang until -timeout (TestChangesZeroValue fails at once).
 func TestNotifyWakesWait(t *testing.T) {
 	var c Changes
 	reading := make(chan struct{}) // Wait is in head, which waits for release

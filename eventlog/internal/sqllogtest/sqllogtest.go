@@ -58,11 +58,15 @@ func replace(session string, recs []eventlog.Record) []Stmt {
 	stmts := []Stmt{
 		{`DELETE FROM eventlog_events WHERE session = $1`, []any{session}},
 		{`DELETE FROM eventlog_content WHERE session = $1`, []any{session}},
+		{`DELETE FROM eventlog_shreds WHERE session = $1`, []any{session}},
 	}
 	for _, r := range recs {
-		stmts = append(stmts, Stmt{sqllog.InsertEvent, []any{session, int64(r.Seq), r.Envelope, r.Hash[:]}})
+		stmts = append(stmts, Stmt{sqllog.Unqualified.InsertEvent, []any{session, int64(r.Seq), r.Envelope, r.Hash[:]}})
 		if r.Sealed != nil {
-			stmts = append(stmts, Stmt{sqllog.InsertContent, []any{session, int64(r.Seq), r.DataKey, r.Sealed}})
+			stmts = append(stmts, Stmt{sqllog.Unqualified.InsertContent, []any{session, int64(r.Seq), r.DataKey, r.Sealed}})
+		}
+		if r.ShreddedBy != 0 {
+			stmts = append(stmts, Stmt{sqllog.Unqualified.InsertShred, []any{session, int64(r.Seq), int64(r.ShreddedBy)}})
 		}
 	}
 	return stmts

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// maxKeyFile bounds a key or checkpoint file read by "log".
+const maxKeyFile = 64 << 10
+
+// readSmallFile reads a file of at most maxKeyFile bytes.
+func readSmallFile(what, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkfu log: read %s: %w", what, err)
+	}
+	defer f.Close()
+	b := make([]byte, maxKeyFile+1)
+	n, err := f.Read(b)
+	if err != nil && n == 0 {
+		return nil, fmt.Errorf("checkfu log: read %s %q: %w", what, path, err)
+	}
+	if n > maxKeyFile {
+		return nil, checkfu.Refuse(eventlog.CodeCheckpointInvalid, "checkfu log: %s %q is larger than %d bytes", what, path, maxKeyFile)
+	}
+	return b[:n], nil
+}
+
+// readSigner loads a note signer key written by "log keygen".
+func readSigner(path string) (note.Signer, error) {
+	b, err := readSmallFile("signing key", path)
+	if err != nil {
+		return nil, withHint(err, "create one with: checkfu log keygen -name NAME -signing-key FILE")
+	}
+	defer clear(b)
+	s, err := note.NewSigner(string(bytes.TrimSpace(b)))
+	if err != nil {
+		// The error of NewSigner may quote the key: say only what failed.
+		return nil, withHint(checkfu.Refuse(eventlog.CodeCheckpointSignerMissing, "checkfu log: %q does not hold a note signing key", path),
+			"create one with: checkfu log keygen -name NAME -signing-key FILE")
+	}
+	return s, nil
+}
+
+// readCheckpoint loads a checkpoint and the verifier key to check it.
+func readCheckpoint(checkpointFile, verifierFile string) ([]byte, note.Verifiers, error) {
+	vb, err := readSmallFile("verifier key", verifierFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := eventlog.NewCheckpointVerifier(string(bytes.TrimSpace(vb)))
+	if err != nil {
+		return nil, nil, withHint(err, "pass -verifier-key the file \"checkfu log keygen\" printed the verifier key to")
+	}
+	cp, err := readSmallFile("checkpoint", checkpointFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cp, note.VerifierList(v), nil
+}
+
+func logCheckpoint(e *env, args []string) error {
+	var lf logFlags
+	var keyFile string
+	fs := lf.register(e, "checkpoint", "-store DSN -session ID -signing-key FILE > checkpoint")
+	fs.StringVar(&keyFile, "signing-key", "", "file with the log's note signing key (from \"checkfu log keygen\")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := lf.check("checkpoint"); err != nil {
+		return err
+	}
+	if keyFile == "" {
+		return usagef("checkfu log checkpoint: -signing-key is required")
+	}
+	signer, err := readSigner(keyFile)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx, lf.store, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	l, err := eventlog.New(store, eventlog.Options{Signer: signer})
+	if err != nil {
+		return err
+	}
+	cp, err := l.Checkpoint(ctx, lf.session)
+	if errors.Is(err, eventlog.CodeEventNotFound) {
+		return withHint(err, "check -session: an empty log has no checkpoint")
+	}
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(cp)
+	return err
+}
+
+func logKeygen(e *env, args []string) error {
+	var name, keyFile string
+	fs := newFlagSet(e, "log keygen", "-name NAME -signing-key FILE > verifier-key")
+	fs.StringVar(&name, "name", "", "the key's name, which begins every checkpoint's origin (such as example.com/eventlog)")
+	fs.StringVar(&keyFile, "signing-key", "", "file to create (mode 0600) with the signing key; the verifier key goes to stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if name == "" || keyFile == "" {
+		return usagef("checkfu log keygen: -name and -signing-key are required")
+	}
+	skey, vkey, err := note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		return usagef("checkfu log keygen: -name %q is not a key name (no spaces or '+')", name)
+	}
+	f, err := os.OpenFile(keyFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, iofs.ErrExist) {
+		return withHint(fmt.Errorf("checkfu log keygen: %q exists", keyFile), "a signing key is never overwritten; choose another file")
+	}
+	if err != nil {
+		return fmt.Errorf("checkfu log keygen: %w", err)
+	}
+	_, err = f.WriteString(skey + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("checkfu log keygen: write %q: %w", keyFile, err)
+	}
+	_, err = fmt.Fprintln(e.stdout, vkey)
+	return err
+}
+
+// writeCheckpoint signs a checkpoint of session, the input being at its
+// end, and writes it to path by rename, so that path holds either the old
+// checkpoint or the new one.
+func writeCheckpoint(ctx context.Context, l *eventlog.Log, session, path string) error {
+	cp, err := l.Checkpoint(ctx, session)
+	if err != nil {
+		return withHint(fmt.Errorf("checkfu log append: checkpoint: %w", err), "the events acknowledged are stored; run \"checkfu log checkpoint\" to sign one")
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, cp, 0o644); err != nil {
+		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	// "log verify" reports the seq the library's verifier names.
+	{Name: "log verify: record hash check", File: "../../eventlog/verify.go",
+		Edits: []mutation.Edit{{Old: "if chainHash(r.Envelope) != r.Hash {", New: "if false {"}},
+		Kills: "TestLogVerifyDetectsEditedRow"},
+	{Name: "log verify: checkpoint against the log", File: "../../eventlog/checkpoint.go",
+		Edits: []mutation.Edit{{Old: "\treturn VerifyHead(ctx, store, session, cp.Head)\n}", New: "\treturn Verify(ctx, store, session)\n}"}},
+		Kills: "TestLogCheckpointRefusesTruncatedAndRolledBack"},
+}

@@ -1,0 +1,103 @@
+package authz
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// Limits on tool arguments, applied before any schema validation.
+const (
+	// MaxArgumentBytes is the largest tool-argument document accepted.
+	MaxArgumentBytes = 1 << 20
+	// MaxArgumentDepth is the deepest nesting of arrays and objects.
+	MaxArgumentDepth = 64
+	// MaxArgumentNumberBytes is the longest number literal accepted; its
+	// decimal exponent, if any, must also lie within ±maxNumberExponent.
+	// The schema validator turns every number into an exact big.Rat, so
+	// without these bounds one literal such as 1e999999 costs a
+	// million-digit computation, and 1e1000001 (which big.Rat refuses)
+	// crashes the validator.
+	MaxArgumentNumberBytes = 100
+)
+
+// maxNumberExponent bounds the decimal exponent of a number literal:
+// comfortably beyond float64's range, small enough to be cheap exactly.
+const maxNumberExponent = 1000
+
+// parseStrictJSON decodes exactly one JSON value from data with
+// internal/strictjson (no duplicate or case-folded member names, valid
+// UTF-8, nothing after the value, at most MaxArgumentBytes and
+// MaxArgumentDepth), then bounds every number literal (checkNumber).
+// Numbers are kept as json.Number so that no precision is lost.
+func parseStrictJSON(data []byte) (any, error) {
+	if len(data) == 0 {
+		return nil, errors.New("empty document")
+	}
+	v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxArgumentDepth, MaxBytes: MaxArgumentBytes})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNumbers(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// checkNumbers applies checkNumber to every number in v, a tree from
+// strictjson.Parse.
+func checkNumbers(v any) error {
+	switch t := v.(type) {
+	case json.Number:
+		return checkNumber(string(t))
+	case map[string]any:
+		for _, e := range t {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if err := checkNumbers(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkNumber refuses a number literal (already valid JSON) that is longer
+// than MaxArgumentNumberBytes or whose exponent exceeds maxNumberExponent
+// in magnitude. The literal itself is not quoted: arguments are content.
+func checkNumber(s string) error {
+	if len(s) > MaxArgumentNumberBytes {
+		return fmt.Errorf("a number literal of %d bytes is longer than %d", len(s), MaxArgumentNumberBytes)
+	}
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return nil
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
+	if n, err := strconv.Atoi(exp); exp != "" && (len(exp) > 4 || err != nil || n > maxNumberExponent) {
+		return fmt.Errorf("a number's exponent is beyond ±%d", maxNumberExponent)
+	}
+	return nil
+}
+
+// canonicalJSON encodes a value produced by parseStrictJSON in the one
+// form the outbound edge sends and approvals bind: object keys sorted,
+// no insignificant space, numbers as written.
+func canonicalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("authz: canonical arguments: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,373 @@
+package authz
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
+)
+
+// An Effect classifies what a registered capability does to the world.
+// The zero Effect is invalid: a registration must say which it is.
+type Effect uint8
+
+const (
+	effectUnset Effect = iota
+	// ReadOnly capabilities only read provider state.
+	ReadOnly
+	// ExternalEffect capabilities change provider state; they run only
+	// under an action-bound approval.
+	ExternalEffect
+)
+
+// String returns "read_only", "external_effect" or "effect(N)".
+func (e Effect) String() string {
+	switch e {
+	case ReadOnly:
+		return "read_only"
+	case ExternalEffect:
+		return "external_effect"
+	}
+	return fmt.Sprintf("effect(%d)", uint8(e))
+}
+
+// Valid reports whether e is ReadOnly or ExternalEffect.
+func (e Effect) Valid() bool { return e == ReadOnly || e == ExternalEffect }
+
+// MarshalText implements encoding.TextMarshaler. The zero Effect
+// marshals as empty text (which UnmarshalText refuses); other invalid
+// values are refused.
+func (e Effect) MarshalText() ([]byte, error) {
+	if e == effectUnset {
+		return []byte{}, nil
+	}
+	if !e.Valid() {
+		return nil, checkfu.Refuse(CodeRegistrationInvalid, "authz: %s is not an effect", e)
+	}
+	return []byte(e.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler, accepting exactly
+// "read_only" or "external_effect".
+func (e *Effect) UnmarshalText(text []byte) error {
+	switch string(text) {
+	case "read_only":
+		*e = ReadOnly
+	case "external_effect":
+		*e = ExternalEffect
+	default:
+		return checkfu.Refuse(CodeRegistrationInvalid, "authz: %s is not an effect (want read_only or external_effect)", checkfu.Quote(string(text)))
+	}
+	return nil
+}
+
+// A ToolDescriptor is the canonical description of a tool that the active
+// profile exposes: its name and the JSON Schema its arguments must satisfy.
+type ToolDescriptor struct {
+	Name        string
+	Description string
+	// InputSchema is a JSON Schema (draft 2020-12 unless it says
+	// otherwise). Remote references are never fetched.
+	InputSchema json.RawMessage
+}
+
+// A Registration is one exact, static capability registration: the
+// capability id, the operation (an HTTP method), the HTTPS resource it
+// reaches, the custody binding of the credential it uses, and whether it is read-only or has an
+// external effect. Nothing about it is a pattern: every value a tool call
+// carries must equal it byte for byte.
+type Registration struct {
+	Capability string
+	Operation  string
+	Resource   string
+	Credential address.Binding
+	Effect     Effect
+	Tool       ToolDescriptor
+}
+
+// A ToolCall is what a harness asks for: a registered tool with its
+// arguments. Capability, Tool, Operation and Resource must equal the
+// registration exactly; Arguments must satisfy the tool's schema.
+type ToolCall struct {
+	Capability string
+	Tool       string
+	Operation  string
+	Resource   string
+	Arguments  json.RawMessage
+}
+
+// An Action is a tool call resolved against its registration: the
+// canonical form an approval binds and the outbound edge sends. Body is
+// the canonical JSON of the validated arguments.
+type Action struct {
+	Capability string
+	Operation  string
+	Resource   string
+	Effect     Effect
+	Body       []byte
+}
+
+const actionDomain = "checkfu/custody/action/v1"
+
+// Digest returns the canonical digest of a, "sha256:" followed by hex, over
+// a domain label and every field, each length-prefixed.
+func (a Action) Digest() string {
+	h := sha256.New()
+	for _, f := range [][]byte{[]byte(actionDomain), []byte(a.Capability), []byte(a.Operation), []byte(a.Resource), {byte(a.Effect)}, a.Body} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
+		h.Write(n[:])
+		h.Write(f)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// A Registry holds a fixed set of capability registrations. It is built
+// once by NewRegistry and never changes; it is safe for concurrent use.
+// The zero Registry knows no capability and refuses every call.
+type Registry struct {
+	regs map[string]*registered
+}
+
+type registered struct {
+	Registration
+	schema *jsonschema.Schema
+}
+
+var operations = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
+
+// bodiless reports whether op sends its arguments as a query string.
+func bodiless(op string) bool { return op == "GET" || op == "HEAD" || op == "DELETE" }
+
+// NewRegistry validates every registration and returns a Registry that
+// holds them. Any invalid or duplicated registration is refused with
+// [CodeRegistrationInvalid] and no registry is built.
+func NewRegistry(regs ...Registration) (*Registry, error) {
+	r := &Registry{regs: make(map[string]*registered, len(regs))}
+	for i, reg := range regs {
+		s, err := validateRegistration(reg)
+		if err != nil {
+			return nil, fmt.Errorf("authz: registration %d: %w", i, err)
+		}
+		if _, dup := r.regs[reg.Capability]; dup {
+			return nil, checkfu.Refuse(CodeRegistrationInvalid, "authz: capability %s is registered twice", checkfu.Quote(reg.Capability))
+		}
+		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
+		r.regs[reg.Capability] = &registered{Registration: reg, schema: s}
+	}
+	return r, nil
+}
+
+func validIdent(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func validateRegistration(reg Registration) (*jsonschema.Schema, error) {
+	bad := func(format string, args ...any) error {
+		return checkfu.Refuse(CodeRegistrationInvalid, "authz: capability %q: "+format, append([]any{reg.Capability}, args...)...)
+	}
+	if !validIdent(reg.Capability) {
+		return nil, bad("a capability id is 1 to 128 of [a-z0-9._-]")
+	}
+	if !operations[reg.Operation] {
+		return nil, bad("operation %q is not GET, HEAD, POST, PUT, PATCH or DELETE", reg.Operation)
+	}
+	if err := validateResource(reg.Resource); err != nil {
+		return nil, bad("%v", err)
+	}
+	if err := reg.Credential.Validate(); err != nil {
+		return nil, bad("credential reference: %v", err)
+	}
+	if !reg.Effect.Valid() {
+		return nil, bad("effect must be read_only or external_effect, not %s", reg.Effect)
+	}
+	if !validIdent(reg.Tool.Name) {
+		return nil, bad("tool name %q is not 1 to 128 of [a-z0-9._-]", reg.Tool.Name)
+	}
+	return compileSchema(reg.Capability, reg.Tool.InputSchema, bad)
+}
+
+// validateResource accepts only an absolute https URL with a host, no
+// userinfo, query or fragment, and a clean path.
+func validateResource(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("resource %s does not parse", checkfu.Quote(s))
+	}
+	switch {
+	case u.Scheme != "https":
+		return fmt.Errorf("resource %s is not an https URL", checkfu.Quote(s))
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("resource %s has no host", checkfu.Quote(s))
+	case u.User != nil:
+		return fmt.Errorf("resource %s carries userinfo", checkfu.Quote(s))
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#\\"):
+		return fmt.Errorf("resource %s carries a query, fragment or backslash", checkfu.Quote(s))
+	case u.Host != strings.ToLower(u.Host):
+		return fmt.Errorf("resource %s has an upper-case host", checkfu.Quote(s))
+	}
+	p := u.EscapedPath()
+	if p == "" || p[0] != '/' || path.Clean(p) != p && path.Clean(p)+"/" != p {
+		return fmt.Errorf("resource %s needs a clean absolute path", checkfu.Quote(s))
+	}
+	if u.String() != s {
+		return fmt.Errorf("resource %s is not in canonical form (%s)", checkfu.Quote(s), checkfu.Quote(u.String()))
+	}
+	return nil
+}
+
+var errRemoteSchema = fmt.Errorf("remote schema references are not fetched")
+
+func compileSchema(id string, raw json.RawMessage, bad func(string, ...any) error) (*jsonschema.Schema, error) {
+	if len(raw) == 0 {
+		return nil, bad("tool descriptor has no input schema")
+	}
+	if _, err := parseStrictJSON(raw); err != nil {
+		return nil, bad("input schema: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(string) (io.ReadCloser, error) { return nil, errRemoteSchema }
+	const loc = "checkfu:///tool.json"
+	if err := c.AddResource(loc, bytes.NewReader(raw)); err != nil {
+		return nil, bad("input schema: %v", err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, bad("input schema does not compile: %v", err)
+	}
+	return s, nil
+}
+
+// Lookup returns the registration of the capability id, and false when it
+// is not registered.
+func (r *Registry) Lookup(capability string) (Registration, bool) {
+	if r == nil {
+		return Registration{}, false
+	}
+	reg, ok := r.regs[capability]
+	if !ok {
+		return Registration{}, false
+	}
+	out := reg.Registration
+	out.Tool.InputSchema = bytes.Clone(out.Tool.InputSchema)
+	return out, true
+}
+
+// Resolve checks call against its registration and returns the canonical
+// Action. It is pure: no I/O, no provider contact. The order is fixed:
+// the capability must be registered ([CodeCapabilityUnknown]); the
+// arguments must be strict JSON satisfying the tool's schema
+// ([CodeArgumentsInvalid]); then the tool name, operation, resource and
+// the credential reference the caller will use must all equal the
+// registration ([CodeCapabilityMismatch]).
+func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, error) {
+	var reg *registered
+	if r != nil {
+		reg = r.regs[call.Capability]
+	}
+	if reg == nil {
+		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", checkfu.Quote(call.Capability))
+	}
+	body, err := validateArguments(reg, call.Arguments)
+	if err != nil {
+		return Action{}, err
+	}
+	mismatch := func(field, got, want string) error {
+		return checkfu.Refuse(CodeCapabilityMismatch, "authz: capability %s: %s %s does not match the registration (%s)", checkfu.Quote(call.Capability), field, checkfu.Quote(got), checkfu.Quote(want))
+	}
+	switch {
+	case call.Tool != reg.Tool.Name:
+		return Action{}, mismatch("tool", call.Tool, reg.Tool.Name)
+	case call.Operation != reg.Operation:
+		return Action{}, mismatch("operation", call.Operation, reg.Operation)
+	case call.Resource != reg.Resource:
+		return Action{}, mismatch("resource", call.Resource, reg.Resource)
+	case credential != reg.Credential:
+		return Action{}, mismatch("credential reference", credential.String(), reg.Credential.String())
+	}
+	return Action{
+		Capability: reg.Capability,
+		Operation:  reg.Operation,
+		Resource:   reg.Resource,
+		Effect:     reg.Effect,
+		Body:       body,
+	}, nil
+}
+
+// validateArguments parses args strictly, validates them against the
+// tool's schema and returns their canonical JSON.
+func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
+	v, err := parseStrictJSON(args)
+	if err != nil {
+		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments: %v", checkfu.Quote(reg.Capability), err)
+	}
+	if err := reg.schema.Validate(v); err != nil {
+		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments do not satisfy the tool schema: %v", checkfu.Quote(reg.Capability), schemaReason(err))
+	}
+	if bodiless(reg.Operation) {
+		if err := checkQueryArguments(v); err != nil {
+			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: %s arguments: %v", checkfu.Quote(reg.Capability), reg.Operation, err)
+		}
+	}
+	return canonicalJSON(v)
+}
+
+// schemaReason returns the validation error's location and message without
+// echoing the argument values (which are content, not for error strings).
+func schemaReason(err error) string {
+	var ve *jsonschema.ValidationError
+	if ok := asValidationError(err, &ve); ok {
+		leaf := ve
+		for len(leaf.Causes) > 0 {
+			leaf = leaf.Causes[0]
+		}
+		return fmt.Sprintf("at %s: %s", checkfu.Quote(leaf.InstanceLocation), leaf.KeywordLocation)
+	}
+	return "invalid"
+}
+
+func asValidationError(err error, ve **jsonschema.ValidationError) bool {
+	v, ok := err.(*jsonschema.ValidationError)
+	if ok {
+		*ve = v
+	}
+	return ok
+}
+
+// checkQueryArguments requires an object of scalar values, which become
+// the query string of a bodiless request.
+func checkQueryArguments(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("must be an object")
+	}
+	for k, x := range m {
+		switch x.(type) {
+		case string, json.Number, bool:
+		default:
+			return fmt.Errorf("property %s must be a string, number or boolean", checkfu.Quote(k))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,32 @@
+// Package authz is the authorization plane of custody: what may use a
+// credential, never the credential itself. It holds the static capability
+// registrations ([Registry]) and the validation of tool arguments against
+// them, credential leases ([Leases]) over a versioned provider
+// [Catalog], action-bound [Approvals], and the governance [Evidence]
+// they record through an [EvidenceSink]. Permission assignments belong
+// here too.
+//
+// Invariants:
+//
+//   - This package cannot read a Secret: it never imports package custody
+//     or custody/internal/reveal, directly or transitively (imports_test.go
+//     makes that a build fact). It names a credential only by its
+//     address.Binding.
+//   - Resolve is pure: no I/O, no provider contact. A tool call is matched
+//     to an exact static registration (capability id, tool, operation,
+//     https resource, credential reference, read_only or external_effect)
+//     and its arguments must be strict JSON (no duplicate keys, valid
+//     UTF-8, bounded size, depth and numbers) satisfying the tool's JSON
+//     Schema; anything unknown or mismatched is refused, typed.
+//   - Leases are revocable by id alone; expired, revoked, exhausted or
+//     out-of-scope leases are refused typed. An approval binds actor,
+//     grant, canonical action, intended effect, scope and expiry;
+//     changing any of them refuses, an actor may not approve its own
+//     action, and an approval is used at most once.
+//   - Approval decisions and effect results are recorded as separate
+//     Evidence, each with a checkfu.Label; a decision that cannot be
+//     recorded is no decision. Evidence carries identifiers, digests and
+//     codes only: never a credential, never tool arguments.
+//   - Every zero value fails closed, and every refusal is a
+//     *checkfu.Refusal with an exported Code.
+package authz

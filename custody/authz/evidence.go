@@ -1,0 +1,93 @@
+package authz
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/checkfu/checkfu"
+)
+
+// An EvidenceKind names what an Evidence event records.
+type EvidenceKind string
+
+const (
+	// EvidenceApprovalDecision records that an approver approved or denied
+	// one exact action.
+	EvidenceApprovalDecision EvidenceKind = "approval_decision"
+	// EvidenceApprovalResult records what happened when an approved action
+	// was (or was not) carried out. It is always a separate event from the
+	// decision.
+	EvidenceApprovalResult EvidenceKind = "approval_result"
+	// EvidenceEdgeCall records one credentialed call through the outbound
+	// edge: the authority it ran under and its terminal result.
+	EvidenceEdgeCall EvidenceKind = "edge_call"
+)
+
+// An Outcome is the fact an Evidence event states.
+type Outcome string
+
+const (
+	// OutcomeApproved: the approver approved the bound action.
+	OutcomeApproved Outcome = "approved"
+	// OutcomeDenied: the approver denied the bound action.
+	OutcomeDenied Outcome = "denied"
+	// OutcomeSucceeded: the effect ran and reported success.
+	OutcomeSucceeded Outcome = "succeeded"
+	// OutcomeFailed: the effect ran and reported a failure.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeRefused: revalidation refused the effect; it did not run.
+	OutcomeRefused Outcome = "refused"
+)
+
+// Evidence is one governance evidence event. It carries identifiers,
+// digests and codes only: never a credential, never tool arguments (the
+// action is referred to by its digest). Fields that do not apply to a kind
+// are zero.
+type Evidence struct {
+	Kind     EvidenceKind
+	Label    checkfu.Label
+	Time     time.Time
+	Approval string // approval id
+	Approver string
+	Actor    string
+	Grant    string // the lease id an action runs under
+	Action   string // Action.Digest of the bound action
+	Effect   Effect
+	Scope    string
+	Outcome  Outcome
+	Code     checkfu.Code // the refusal or failure code, else empty
+
+	// Edge calls only: the registered capability and tool (set once the
+	// call resolved), the provider revision of the lease (set once the
+	// lease was spent) and the provider's HTTP status (set whenever the
+	// provider answered, even when the edge then withheld the answer: a
+	// redirect, an echo of the credential, a body too large).
+	Capability string
+	Tool       string
+	Provider   checkfu.ProviderRevision
+	Status     int
+}
+
+// An EvidenceSink durably records evidence events in order. The eventlog
+// package implements it; custodytest.MemoryEvidence is an in-memory
+// implementation for tests. Record must return an error unless the event is recorded:
+// callers treat an unrecorded decision as no decision.
+type EvidenceSink interface {
+	Record(ctx context.Context, ev Evidence) error
+}
+
+// An EvidenceError reports that an EvidenceSink failed to record an event.
+// It is a failure, not a refusal.
+type EvidenceError struct {
+	Kind EvidenceKind
+	Err  error
+}
+
+// Error returns "authz: recording KIND evidence: CAUSE".
+func (e *EvidenceError) Error() string {
+	return fmt.Sprintf("authz: recording %s evidence: %v", e.Kind, e.Err)
+}
+
+// Unwrap returns the sink's error.
+func (e *EvidenceError) Unwrap() error { return e.Err }

@@ -1,0 +1,21 @@
+package edge
+
+import "github.com/checkfu/checkfu"
+
+// Refusal codes of the outbound edge.
+const (
+	// CodeCredentialUnusable: the credential cannot be attached (it was
+	// destroyed, or it is not a valid header value). Nothing was sent
+	// with it.
+	CodeCredentialUnusable checkfu.Code = "credential_unusable"
+	// CodeCredentialEchoed: the provider's response contains the
+	// credential; the response is withheld from the caller.
+	CodeCredentialEchoed checkfu.Code = "credential_echoed"
+	// CodeResponseTooLarge: the response body is larger than
+	// MaxResponseBytes; it is withheld.
+	CodeResponseTooLarge checkfu.Code = "response_too_large"
+	// CodeResponseEncoded: the response body is in a content coding the
+	// edge cannot inspect for the credential (anything but identity, and
+	// the gzip the transport asked for and decoded); it is withheld.
+	CodeResponseEncoded checkfu.Code = "response_encoded"
+)

@@ -1,0 +1,626 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/internal/reveal"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// refuseEcho withholds a provider response whose headers or body carry the
+// credential. The response goes to the caller, and through it possibly to
+// the agent, so this is the last line between a provider that echoes what
+// it was sent (an echo endpoint, an error quoting the Authorization
+// header, a "next" link with the token in its query) and a disclosed
+// secret.
+//
+// It looks for the credential in these forms (echoForms): raw; hex, lower
+// and upper case; base64, standard and URL alphabet, at each of the three
+// alignments a token can have inside a longer base64 text (such as
+// base64("user:" + token) or base64("Bearer " + token)), padded or not.
+// For a credential that is valid UTF-8, also its UTF-16 encoding in
+// either byte order (a provider answering in charset=utf-16). And its
+// bytes as a decimal list separated by " ", "," or ", " (Go's %v of a
+// []byte, Node's JSON.stringify(Buffer), Python's list).
+// And it looks in these views of the body and of every header name and
+// value: as sent; with JSON string escapes decoded (a JSON encoder may
+// write "/" as "\/" or any character as "\u00XX"); and with that
+// percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
+// both caught; and with HTML character references decoded in the
+// JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
+// And with CR and LF removed from the JSON-decoded text, for base64
+// wrapped in lines. And, for escapes nested inside escapes (JSON inside
+// JSON, "%252F", a percent-encoded JSON or HTML escape), with the JSON,
+// percent and HTML escapes decoded together, again and again, until
+// nothing changes or maxViewRounds rounds have run (echoInRepeated).
+// Header names, whose case the client canonicalises, are searched with
+// ASCII case folded.
+func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body []byte) error {
+	echoed := false
+	err := reveal.With(secret, func(tok []byte) error {
+		forms, buf := echoForms(tok)
+		defer clear(buf) // forms[0] is tok itself, which reveal clears
+		if echoIn(body, forms) {
+			echoed = true
+			return nil
+		}
+		// The client canonicalised every header name's case before we
+		// see it, so names are searched with ASCII case folded. Folding
+		// the forms is done only for a name long enough to hold one.
+		var folded [][]byte
+		short := shortest(forms)
+		for k, vs := range h {
+			if len(k) >= short {
+				if folded == nil {
+					var fbuf []byte
+					folded, fbuf = foldForms(forms)
+					defer clear(fbuf)
+				}
+				name := appendASCIILower(make([]byte, 0, len(k)), []byte(k))
+				if echoIn(name, folded) { // a header name reaches the caller too
+					echoed = true
+					return nil
+				}
+			}
+			for _, v := range vs {
+				if echoIn([]byte(v), forms) {
+					echoed = true
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || echoed {
+		return checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's response for %s echoes the credential; it is withheld", b)
+	}
+	return nil
+}
+
+// foldForms returns forms with ASCII letters lowered, all in one buffer
+// the caller must clear when done.
+func foldForms(forms [][]byte) (folded [][]byte, buf []byte) {
+	n := 0
+	for _, f := range forms {
+		n += len(f)
+	}
+	buf = make([]byte, 0, n)
+	for _, f := range forms {
+		start := len(buf)
+		buf = appendASCIILower(buf, f)
+		folded = append(folded, buf[start:len(buf):len(buf)])
+	}
+	return folded, buf
+}
+
+// appendASCIILower appends s to dst with A-Z lowered; every other byte,
+// UTF-8 or not, is kept as is.
+func appendASCIILower(dst, s []byte) []byte {
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// withholdErrorEcho returns err, or, when err's text carries the
+// credential in any form refuseEcho looks for (or the credential cannot be
+// read to look, for an error carrying network text), err with that text
+// withheld. A transport error can quote
+// what the provider sent back (a malformed status or header line, an
+// HTTP/2 GOAWAY's debug data), and the error reaches the caller like a
+// response does. An [*egress.UpstreamError] stays one, with its code and
+// target; anything else becomes a Refusal with [CodeCredentialEchoed].
+func withholdErrorEcho(secret *custody.Secret, b custody.Binding, err error) error {
+	if err == nil {
+		return nil
+	}
+	echoed := false
+	rerr := reveal.With(secret, func(tok []byte) error {
+		forms, buf := echoForms(tok)
+		defer clear(buf)
+		echoed = echoIn([]byte(err.Error()), forms)
+		return nil
+	})
+	ue := (*egress.UpstreamError)(nil)
+	upstream := errors.As(err, &ue)
+	switch {
+	case upstream && (echoed || rerr != nil):
+		// The text came from the network; unread, it is not passed on.
+		return &egress.UpstreamError{Code: ue.Code, Target: ue.Target, Err: errors.New("the provider's failed answer quoted the credential, or could not be checked; its text is withheld")}
+	case echoed:
+		return checkfu.Refuse(CodeCredentialEchoed, "edge: an error from the exchange for %s quotes the credential; its text is withheld", b)
+	}
+	// Not echoed; or a refusal this package or egress built, which
+	// holds no response text but a withheld Location's.
+	return err
+}
+
+// echoForms returns tok followed by its encodings that refuseEcho looks
+// for, and the one buffer that holds all the encodings, which the caller
+// must clear when done.
+func echoForms(tok []byte) (forms [][]byte, buf []byte) {
+	encs := [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding}
+	// scratch holds two zero bytes, then tok: scratch[2-align:] is tok at
+	// each alignment after a 3-byte boundary.
+	scratch := make([]byte, 2+len(tok)+max(hex.EncodedLen(len(tok)), base64.RawStdEncoding.EncodedLen(2+len(tok))))
+	defer clear(scratch)
+	in, out := scratch[:2+len(tok)], scratch[2+len(tok):]
+	copy(in[2:], tok)
+	// UTF-16 takes at most two bytes per byte of UTF-8 (four for a
+	// four-byte sequence), in each of two byte orders.
+	// The decimal lists take at most 3 digits and the separator per byte.
+	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok))+2*2*len(tok)+(3+1+3+1+3+2)*len(tok))
+	add := func(f []byte) {
+		start := len(buf)
+		buf = append(buf, f...)
+		forms = append(forms, buf[start:len(buf):len(buf)])
+	}
+	forms = append(forms, tok)
+	n := hex.Encode(out, tok)
+	add(out[:n])
+	for i, c := range out[:n] {
+		if 'a' <= c && c <= 'f' {
+			out[i] = c - 'a' + 'A'
+		}
+	}
+	add(out[:n])
+	for _, enc := range encs {
+		for align := range 3 {
+			src := in[2-align:]
+			n := enc.EncodedLen(len(src))
+			enc.Encode(out[:n], src)
+			if first, last := base64Core(align, len(tok)); last > first {
+				add(out[first:last])
+			}
+		}
+	}
+	if utf8.Valid(tok) {
+		for _, bigEndian := range [...]bool{false, true} {
+			start := len(buf)
+			buf = appendUTF16(buf, tok, bigEndian)
+			forms = append(forms, buf[start:len(buf):len(buf)])
+		}
+	}
+	for _, sep := range decimalSeps {
+		start := len(buf)
+		buf = appendDecimalList(buf, tok, sep)
+		forms = append(forms, buf[start:len(buf):len(buf)])
+	}
+	return forms, buf
+}
+
+// decimalSeps separate the bytes of the decimal byte-list forms: Go's %v
+// of a []byte ("[103 104 112]"), Node's JSON.stringify(Buffer)
+// ({"type":"Buffer","data":[103,104,112]}), and the ", " of Python's and
+// most pretty printers' lists.
+var decimalSeps = [...]string{" ", ",", ", "}
+
+// appendDecimalList appends the bytes of s to dst as decimal numbers
+// separated by sep, without the brackets (the token may sit inside a
+// longer list, such as the bytes of "Bearer " + token).
+func appendDecimalList(dst, s []byte, sep string) []byte {
+	for i, c := range s {
+		if i > 0 {
+			dst = append(dst, sep...)
+		}
+		switch {
+		case c >= 100:
+			dst = append(dst, '0'+c/100, '0'+c/10%10, '0'+c%10)
+		case c >= 10:
+			dst = append(dst, '0'+c/10, '0'+c%10)
+		default:
+			dst = append(dst, '0'+c)
+		}
+	}
+	return dst
+}
+
+// appendUTF16 appends the UTF-16 encoding of the valid UTF-8 text s to
+// dst, in either byte order, without making a string or a rune slice of s
+// (neither could be zeroed).
+func appendUTF16(dst, s []byte, bigEndian bool) []byte {
+	put := func(u uint16) {
+		if bigEndian {
+			dst = append(dst, byte(u>>8), byte(u))
+		} else {
+			dst = append(dst, byte(u), byte(u>>8))
+		}
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		s = s[n:]
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			put(uint16(r1))
+			put(uint16(r2))
+		} else {
+			put(uint16(r))
+		}
+	}
+	return dst
+}
+
+// base64Core returns the characters [first, last) of the base64 encoding
+// of n bytes that start align bytes (0, 1 or 2) after a 3-byte boundary of
+// a longer text and depend on those n bytes alone: the characters before
+// first or from last on straddle the bytes before or after them.
+func base64Core(align, n int) (first, last int) {
+	return (8*align + 5) / 6, 8 * (align + n) / 6
+}
+
+// echoIn reports whether any form occurs in s as sent, in s with JSON
+// string escapes decoded, or in that decoded text percent-decoded.
+func echoIn(s []byte, forms [][]byte) bool {
+	// No view is longer than s (every decoding shrinks the text), so a
+	// text shorter than every form cannot hold one in any view.
+	if len(s) < shortest(forms) {
+		return false
+	}
+	if containsAny(s, forms) {
+		return true
+	}
+	unescaped := s
+	if bytes.IndexByte(s, '\\') >= 0 {
+		unescaped = jsonUnescape(s)
+		defer clear(unescaped)
+		if containsAny(unescaped, forms) {
+			return true
+		}
+	}
+	if bytes.IndexByte(unescaped, '%') >= 0 {
+		decoded := percentDecode(unescaped)
+		defer clear(decoded)
+		if containsAny(decoded, forms) {
+			return true
+		}
+	}
+	if bytes.ContainsAny(unescaped, "\r\n") {
+		// Line-wrapped base64 (MIME, PEM, a file's contents): decoders
+		// skip the breaks.
+		joined := removeLineBreaks(unescaped)
+		defer clear(joined)
+		if containsAny(joined, forms) {
+			return true
+		}
+	}
+	if bytes.IndexByte(unescaped, '&') >= 0 {
+		// HTML: an error page quoting the credential writes "+" as
+		// "&#43;" (Go's html/template), "&" as "&amp;".
+		h := htmlUnescape(unescaped)
+		defer clear(h)
+		if containsAny(h, forms) {
+			return true
+		}
+		if bytes.IndexByte(h, '%') >= 0 {
+			decoded := percentDecode(h)
+			defer clear(decoded)
+			if containsAny(decoded, forms) {
+				return true
+			}
+		}
+	}
+	return echoInRepeated(s, unescaped, forms)
+}
+
+// maxViewRounds bounds echoInRepeated: escapes nested deeper than this
+// (JSON inside JSON inside ..., percent-encoded again and again) are not
+// decoded further. Every round shrinks the text, so the bound is on work,
+// not on termination.
+const maxViewRounds = 4
+
+// echoInRepeated reports whether any form occurs in s after its JSON,
+// percent and HTML escapes are decoded (all three in one pass, each where
+// it occurs), again and again, until nothing changes or maxViewRounds
+// rounds have run; and in each round's text with CR and LF removed.
+// unescaped is echoIn's JSON view of s: a first round equal to it was
+// searched already and is not searched again.
+func echoInRepeated(s, unescaped []byte, forms [][]byte) bool {
+	cur, owned, first := s, false, 0
+	if bytes.IndexByte(s, '%') < 0 && bytes.IndexByte(s, '&') < 0 {
+		// With JSON escapes alone, the first round is the JSON view
+		// (FuzzDecodeEscapes checks it), which echoIn searched already,
+		// with its line-break view.
+		if len(unescaped) == len(s) && (len(s) == 0 || &unescaped[0] == &s[0]) {
+			return false // no escape at all
+		}
+		cur, first = unescaped, 1
+	}
+	defer func() {
+		if owned {
+			clear(cur)
+		}
+	}()
+	for round := first; round < maxViewRounds; round++ {
+		next, changed := decodeEscapes(cur)
+		if !changed {
+			return false
+		}
+		if owned {
+			clear(cur)
+		}
+		cur, owned = next, true
+		if round == 0 && bytes.Equal(cur, unescaped) {
+			continue // echoIn searched this text and its line-break view
+		}
+		if containsAny(cur, forms) {
+			return true
+		}
+		if bytes.ContainsAny(cur, "\r\n") {
+			joined := removeLineBreaks(cur)
+			found := containsAny(joined, forms)
+			clear(joined)
+			if found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortest returns the length of the shortest form.
+func shortest(forms [][]byte) int {
+	n := len(forms[0])
+	for _, f := range forms[1:] {
+		n = min(n, len(f))
+	}
+	return n
+}
+
+// decodeEscapes returns s with every JSON string escape, %XX and HTML
+// character reference decoded, in one pass that copies the text between
+// escapes in bulk, and whether anything was decoded. Escapes that a
+// decoding produces are left for the next pass. When nothing is decoded
+// it returns s itself.
+func decodeEscapes(s []byte) ([]byte, bool) {
+	i := indexEscape(s)
+	if i < 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s))
+	changed := false
+	rest := s
+	for i >= 0 {
+		out = append(out, rest[:i]...)
+		rest = rest[i:]
+		n := 0
+		switch rest[0] {
+		case '\\':
+			out, n = jsonEscape(out, rest)
+		case '%':
+			if len(rest) >= 3 {
+				hi, ok1 := unhex(rest[1])
+				lo, ok2 := unhex(rest[2])
+				if ok1 && ok2 {
+					out, n = append(out, hi<<4|lo), 3
+				}
+			}
+		case '&':
+			var r rune
+			if r, n = htmlRef(rest); n > 0 {
+				out = utf8.AppendRune(out, r)
+			}
+		}
+		if n == 0 {
+			out, n = append(out, rest[0]), 1
+		} else {
+			changed = true
+		}
+		rest = rest[n:]
+		i = indexEscape(rest)
+	}
+	out = append(out, rest...)
+	if !changed {
+		clear(out)
+		return s, false
+	}
+	return out, true
+}
+
+// indexEscape returns the index of the first '\\', '%' or '&' in s, or -1.
+func indexEscape(s []byte) int {
+	i := -1
+	for _, c := range [...]byte{'\\', '%', '&'} {
+		lim := s
+		if i >= 0 {
+			lim = s[:i]
+		}
+		if j := bytes.IndexByte(lim, c); j >= 0 {
+			i = j
+		}
+	}
+	return i
+}
+
+// removeLineBreaks returns a copy of s without its CR and LF bytes,
+// copying the text between them in bulk.
+func removeLineBreaks(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for {
+		i := bytes.IndexByte(s, '\n')
+		if j := bytes.IndexByte(s, '\r'); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			return append(out, s...)
+		}
+		out = append(out, s[:i]...)
+		s = s[i+1:]
+	}
+}
+
+// htmlUnescape returns a copy of s with the HTML character references
+// that encoders write decoded: decimal "&#NN;", hexadecimal "&#xHH;" (either
+// case) and &amp; &lt; &gt; &quot; &apos;. Anything else, a reference
+// without its ";" included, is copied as is; the result is never longer
+// than s.
+func htmlUnescape(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '&' {
+			if r, n := htmlRef(s[i:]); n > 0 {
+				out = utf8.AppendRune(out, r)
+				i += n - 1
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
+}
+
+// htmlRef decodes the character reference at the start of s, which begins
+// with '&', and returns its rune and length, or n == 0 when there is none.
+func htmlRef(s []byte) (r rune, n int) {
+	for _, e := range [...]struct {
+		name string
+		r    rune
+	}{{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}} {
+		if bytes.HasPrefix(s, []byte(e.name)) {
+			return e.r, len(e.name)
+		}
+	}
+	if len(s) < 4 || s[1] != '#' {
+		return 0, 0
+	}
+	i, base := 2, rune(10)
+	if s[2] == 'x' || s[2] == 'X' {
+		i, base = 3, 16
+	}
+	start := i
+	for ; i < len(s) && i-start < 7; i++ {
+		d, ok := unhex(s[i])
+		if !ok || rune(d) >= base {
+			break
+		}
+		r = r*base + rune(d)
+	}
+	if i == start || i == len(s) || s[i] != ';' || r == 0 || r > utf8.MaxRune || utf16.IsSurrogate(r) {
+		return 0, 0
+	}
+	return r, i + 1
+}
+
+func containsAny(s []byte, forms [][]byte) bool {
+	for _, f := range forms {
+		if bytes.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonUnescape returns a copy of s with every JSON string escape decoded,
+// wherever it stands (s need not be valid JSON): \" \\ \/ \b \f \n \r \t
+// and \uXXXX, with surrogate pairs joined. Anything else is copied as is.
+func jsonUnescape(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return append(out, s...)
+		}
+		out = append(out, s[:i]...)
+		s = s[i:]
+		next, n := jsonEscape(out, s)
+		if n == 0 {
+			next, n = append(out, '\\'), 1
+		}
+		out, s = next, s[n:]
+	}
+}
+
+// jsonEscape decodes the JSON string escape at the start of s, which
+// begins with '\\', appending it to dst; n is the number of bytes of s it
+// consumed, 0 when s does not start with an escape.
+func jsonEscape(dst, s []byte) (_ []byte, n int) {
+	if len(s) < 2 {
+		return dst, 0
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		return append(dst, e), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return dst, 0
+		}
+		n = 6
+		if utf16.IsSurrogate(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if r2, ok := hex4(s[8:]); ok {
+				if joined := utf16.DecodeRune(r, r2); joined != utf8.RuneError {
+					r, n = joined, 12
+				}
+			}
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return dst, 0
+}
+
+// hex4 decodes the four hex digits at the start of s.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		v, ok := unhex(c)
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, true
+}
+
+// percentDecode returns a copy of s with every %XX (either hex case)
+// decoded. A '%' not followed by two hex digits is copied as is; '+' is
+// left alone (a credential is as likely to hold a '+' as a space).
+func percentDecode(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if ok1 && ok2 {
+				out = append(out, hi<<4|lo)
+				i += 2
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

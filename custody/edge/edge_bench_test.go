@@ -1,0 +1,146 @@
+package edge_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// BenchmarkEdge compares a full read-only Edge.Call (schema validation,
+// canonical arguments, rule decision, lease spend, sealed-record open,
+// attach, echo scan) with the bare egress client making the same request
+// to the same loopback TLS upstream with a constant Authorization header,
+// in the same run.
+func BenchmarkEdge(b *testing.B) {
+	rig := newEdgeRig(b)
+	lease, err := rig.leases.Issue(authz.LeaseRequest{Provider: govProvider, Capabilities: []string{"issues.list"}, Scope: govScope, Budget: 1 << 40, TTL: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv := rig.list()
+	inv.Lease = lease.ID
+
+	b.Run("baseline=egress.Client.Do", func(b *testing.B) {
+		client, err := egress.NewClient(egress.ClientConfig{Rules: rig.conn.Rules, Dialer: rig.dialer, RootCAs: rig.roots})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer client.CloseIdleConnections()
+		b.ReportAllocs()
+		for b.Loop() {
+			req, _ := http.NewRequestWithContext(context.Background(), "GET", rig.base+"/v1/repos/acme/app/issues?state=open", nil)
+			resp, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer "+edgeCanary); return nil })
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+	})
+	b.Run("Edge.Call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := rig.edge.Call(context.Background(), inv); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Registry.Resolve", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := rig.registry.Resolve(inv.Call, govCred); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkEdgeRatio measures Edge.Call against the bare egress client
+// for a 1 KiB answer, in alternating rounds of the same run so that load
+// changes on a shared machine hit both alike, and reports the throughput
+// ratio (bare ns per call / Edge.Call ns per call) as "ratio".
+func BenchmarkEdgeRatio(b *testing.B) {
+	rig := newEdgeRig(b)
+	rig.listBody = edge.BenchPage
+	lease, err := rig.leases.Issue(authz.LeaseRequest{Provider: govProvider, Capabilities: []string{"issues.list"}, Scope: govScope, Budget: 1 << 40, TTL: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv := rig.list()
+	inv.Lease = lease.ID
+	client, err := egress.NewClient(egress.ClientConfig{Rules: rig.conn.Rules, Dialer: rig.dialer, RootCAs: rig.roots})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	bare := func() {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", rig.base+"/v1/repos/acme/app/issues?state=open", nil)
+		resp, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer "+edgeCanary); return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if len(body) != len(edge.BenchPage) {
+			b.Fatalf("bare client read %d bytes", len(body))
+		}
+	}
+	call := func() {
+		resp, err := rig.edge.Call(context.Background(), inv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(resp.Body) != len(edge.BenchPage) {
+			b.Fatalf("Edge.Call read %d bytes", len(resp.Body))
+		}
+	}
+	bare()
+	call()
+	// Alternating rounds; the ratio reported is the median of the rounds'
+	// ratios of wall time, and "cpu-ratio" is the same over the process's
+	// CPU time (client and loopback server alike, which both sides share),
+	// which the other processes of a shared machine disturb less.
+	const rounds = 21
+	per := max(b.N/rounds, 1)
+	var wall, cpu []float64
+	var bareT, edgeT time.Duration
+	b.ResetTimer()
+	for range rounds {
+		c0, t0 := cpuTime(), time.Now()
+		for range per {
+			bare()
+		}
+		c1, t1 := cpuTime(), time.Now()
+		for range per {
+			call()
+		}
+		c2, t2 := cpuTime(), time.Now()
+		bareT += t1.Sub(t0)
+		edgeT += t2.Sub(t1)
+		wall = append(wall, float64(t1.Sub(t0))/float64(t2.Sub(t1)))
+		cpu = append(cpu, float64(c1-c0)/float64(c2-c1))
+	}
+	slices.Sort(wall)
+	slices.Sort(cpu)
+	b.ReportMetric(float64(bareT.Nanoseconds())/float64(rounds*per), "bare-ns/call")
+	b.ReportMetric(float64(edgeT.Nanoseconds())/float64(rounds*per), "edge-ns/call")
+	b.ReportMetric(wall[rounds/2], "ratio")
+	b.ReportMetric(cpu[rounds/2], "cpu-ratio")
+}
+
+// cpuTime returns the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

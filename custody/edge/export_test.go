@@ -1,0 +1,4 @@
+package edge
+
+// BenchPage is benchPage, for the external benchmarks.
+var BenchPage = benchPage

@@ -1,0 +1,27 @@
+package sqlitestore
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// mutants break the checks the SQLite store relies on, here and in the
+// packages below it; each names the tests that must fail.
+var mutants = []mutation.Mutant{
+	{Name: "ParseHandle and Validate in BindingFromColumns", File: "../address/address.go",
+		Edits: []mutation.Edit{
+			{Old: "\th, err := ParseHandle(handle)\n\tif err != nil {\n\t\treturn Binding{}, err\n\t}\n", New: "\th, _ := ParseHandle(handle)\n"},
+			{Old: "\tb := Binding{Namespace: namespace, Integration: integration, Handle: h}\n\tif err := b.Validate(); err != nil {\n\t\treturn Binding{}, err\n\t}\n", New: "\tb := Binding{Namespace: namespace, Integration: integration, Handle: h}\n"}},
+		Kills: "TestCorruptRowIsStoreError"},
+	{Name: "rowBinding error ignored", File: "../internal/sqlrecords/sqlrecords.go",
+		Edits: []mutation.Edit{
+			{Old: "\tgot, err := s.rowBinding(ns, integ, handle)\n\tif err != nil {", New: "\tgot, err := s.rowBinding(ns, integ, handle)\n\tif false && err != nil {"},
+			{Old: "\t\tb, err := s.rowBinding(ns, integ, handle)\n\t\tif err != nil {", New: "\t\tb, err := s.rowBinding(ns, integ, handle)\n\t\tif false && err != nil {"}},
+		Kills: "TestCorruptRowIsStoreError"},
+	{Name: "DSN built as file: + path", File: "sqlitestore.go",
+		Edits: []mutation.Edit{{Old: `return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()`, New: `return "file:" + path + "?" + q.Encode() + (&url.URL{}).Path`}},
+		Kills: "TestOpenOddPaths"},
+}

@@ -1,0 +1,173 @@
+package eventlog_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// usable returns the mutant that deletes the usable check at the top of
+// the method whose signature line is sig.
+func usable(file, sig, ret string) mutation.Mutant {
+	return mutation.Mutant{Name: "usable check in " + sig, File: file,
+		Edits: []mutation.Edit{{Old: sig + " {\n\tif err := l.usable(); err != nil {\n\t\treturn " + ret + "\n\t}\n", New: sig + " {\n"}},
+		Kills: "TestLogWithoutStoreRefuses"}
+}
+
+var mutants = []mutation.Mutant{
+	// The chain: every comparison of the verifier, each killed by the
+	// conformance suite's tamper cases on the memory store.
+	{Name: "record hash check", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if chainHash(r.Envelope) != r.Hash {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "prev-hash link", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if env.prev != v.prev {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "gap check", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "case r.Seq > v.next:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "envelope seq", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if env.seq != r.Seq {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "envelope session", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if env.session != v.session {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "content the envelope does not commit to", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if env.mode != ContentSealed {\n\t\t\treturn bad(r.Seq, \"has stored content", New: "if false {\n\t\t\treturn bad(r.Seq, \"has stored content"}},
+		Kills: "TestMemoryStore"},
+	{Name: "sealed digest", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if sealedDigest(r.DataKey, r.Sealed) != env.sealed {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "VerifyHead length", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if head.Seq < want.Seq {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "VerifyHead hash", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "if len(recs) != 1 || recs[0].Hash != want.Hash {", New: "if len(recs) != 1 {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "read batch bound", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "const readBatch = 128", New: "const readBatch = 4096"}},
+		Kills: "TestReadBatchesBoundContentInMemory"},
+
+	// Shreds (finding 20).
+	{Name: "content missing without a shred", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "\tcase env.mode == ContentSealed:\n", New: "\tcase false:\n"}},
+		Kills: "TestMemoryStore"},
+	{Name: "mark names another shred event", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "case env.event.Kind == KindShred && named && target != env.shredOf:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "shred undone", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "case env.event.Kind == KindShred && !named && env.shredOf >= v.first:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "mark names an event that is not a shred", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "case env.event.Kind != KindShred && named:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "shred event missing at the end", File: "verify.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif err := v.finish(); err != nil {\n\t\t\t\treturn Head{}, err\n\t\t\t}\n", New: ""}},
+		Kills: "TestMemoryStore"},
+	{Name: "Content checks the shred event", File: "read.go",
+		Edits: []mutation.Edit{{Old: "\t\tif err := l.checkShredded(ctx, session, r); err != nil {\n\t\t\treturn nil, err\n\t\t}\n", New: ""}},
+		Kills: "TestMemoryStore"},
+	{Name: "Append of a shred event", File: "log.go",
+		Edits: []mutation.Edit{{Old: "if ev.Kind == KindShred {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "shred envelope bounds", File: "envelope.go",
+		Edits: []mutation.Edit{{Old: "if env.shredOf == 0 || env.shredOf >= env.seq || env.mode != ContentNone {", New: "if false {"}},
+		Kills: "TestShredEnvelopeStrict"},
+	{Name: "memory Shred over a stale head", File: "memory.go",
+		Edits: []mutation.Edit{{Old: "\tif last := s.last(); last != expected {\n\t\treturn SeqConflict(session, expected, last)\n\t}\n\ti := slices.IndexFunc", New: "\ti := slices.IndexFunc"}},
+		Kills: "TestMemoryStore"},
+
+	// Envelope strictness and event validation.
+	// The trailing-bytes check and the re-encode comparison each catch
+	// what the other does (no canonicality rule of the envelope is left
+	// to the re-encode alone): deleting both is the mutant.
+	{Name: "envelope trailing bytes and re-encode", File: "envelope.go",
+		Edits: []mutation.Edit{{Old: "if !s.Empty() {", New: "if false {"}, {Old: "if !bytes.Equal(env.encode(), b) {", New: "if false {"}},
+		Kills: "TestEnvelopeStrict"},
+	{Name: "identifier check", File: "event.go",
+		Edits: []mutation.Edit{{Old: "if err := checkIdent(f.name, *f.v); err != nil {", New: "if err := checkIdent(f.name, \"\"); err != nil {"}},
+		Kills: "TestValidate"},
+	{Name: "session id quoted whole", File: "event.go",
+		Edits: []mutation.Edit{{Old: "checkfu.Quote(id), MaxIdentifier)", New: "fmt.Sprintf(\"%q\", id), MaxIdentifier)"}},
+		Kills: "TestCheckSessionQuotesABoundedPrefix"},
+
+	// Appends: concurrency and zero data retention.
+	{Name: "memory Append expected seq", File: "memory.go",
+		Edits: []mutation.Edit{{Old: "\tif last := s.last(); last != expected {\n\t\treturn SeqConflict(session, expected, last)\n\t}\n\tfor _, r := range recs {", New: "\tfor _, r := range recs {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "group commit", File: "log.go",
+		Edits: []mutation.Edit{{Old: "const maxBatch = 4096", New: "const maxBatch = 1"}},
+		Kills: "TestGroupCommit"},
+	{Name: "zero-data-retention branch", File: "log.go",
+		Edits: []mutation.Edit{{Old: "\tif l.zdr {\n\t\tp.mode = ContentDigestOnly\n\t\treturn p, nil\n\t}\n", New: ""}},
+		Kills: "TestMemoryStore"},
+	{Name: "skipTo limit conversion", File: "read.go",
+		Edits: []mutation.Edit{{Old: "int(min(readBatch, from-v.next))", New: "min(readBatch, int(from-v.next))"}},
+		Kills: "TestFollowFromFarBeyondTheEnd"},
+	usable("log.go", "func (l *Log) AppendBatch(ctx context.Context, session string, expected uint64, evs ...Event) ([]Head, error)", "nil, err"),
+	usable("log.go", "func (l *Log) Head(ctx context.Context, session string) (Head, error)", "Head{}, err"),
+	usable("log.go", "func (l *Log) Shred(ctx context.Context, session string, seq uint64) error", "err"),
+	usable("read.go", "func (l *Log) startAt(ctx context.Context, session string, from uint64, follow bool) (*verifier, error)", "nil, err"),
+	usable("read.go", "func (l *Log) Content(ctx context.Context, session string, seq uint64) ([]byte, error)", "nil, err"),
+	usable("checkpoint.go", "func (l *Log) Checkpoint(ctx context.Context, session string) ([]byte, error)", "nil, err"),
+
+	// Content never printed (finding 19) and keys never printed.
+	{Name: "views keep content", File: "print.go",
+		Edits: []mutation.Edit{{Old: "\tv.Content = nil\n\treturn v\n", New: "\treturn v\n"}},
+		Kills: "TestEventFmtOmitsContent"},
+	{Name: "gob keeps content", File: "print.go",
+		Edits: []mutation.Edit{{Old: "if err := gob.NewEncoder(&buf).Encode(viewOf(&e)); err != nil {", New: "if err := gob.NewEncoder(&buf).Encode(eventView(e)); err != nil {"}},
+		Kills: "TestEventGobOmitsContent"},
+	{Name: "LogValue of the whole event", File: "print.go",
+		Edits: []mutation.Edit{{Old: "func (e Event) LogValue() slog.Value { return slog.GroupValue(e.logAttrs()...) }", New: "func (e Event) LogValue() slog.Value { return slog.AnyValue(eventView(e)) }"}},
+		Kills: "TestEventSlogOmitsContent"},
+	{Name: "Keys.String prints key bytes", File: "keys.go",
+		Edits: []mutation.Edit{{Old: `func (k *Keys) String() string { return "eventlog.Keys(redacted)" }`, New: `func (k *Keys) String() string { return fmt.Sprintf("%x", k.wrap) }`}},
+		Kills: "TestKeysNeverPrint"},
+
+	// Checkpoints and the witness (finding 21).
+	{Name: "origin under the signing key's name", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: `if session, ok := strings.CutPrefix(cp.Origin, sig.Name+"/"); ok {`, New: `if _, session, ok := strings.Cut(cp.Origin, "/"); ok && sig.Name != "" {`}},
+		Kills: "TestOpenCheckpointRefuses"},
+	{Name: "no extension lines", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if len(lines) != 3 {", New: "if len(lines) < 3 {"}},
+		Kills: "TestOpenCheckpointRefuses"},
+	{Name: "canonical size", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: " || strconv.FormatUint(size, 10) != sizeText {", New: " {"}},
+		Kills: "TestOpenCheckpointRefuses"},
+	{Name: "checkpoint of another session", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if cp.Session != session {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "verifier key admission", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if !admissible(pub) {", New: "if len(pub) == 0 {"}},
+		Kills: "TestCheckpointVerifierAdmission"},
+	{Name: "prime-order subgroup", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "return q.Add(q, p).Equal(edwards25519.NewIdentityPoint()) == 1", New: "return q != nil"}},
+		Kills: "TestCheckpointVerifierAdmission"},
+	{Name: "small-order key", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "\tif smallOrder(p) {\n\t\treturn false\n\t}\n", New: ""}},
+		Kills: "TestCheckpointVerifierAdmission"},
+	{Name: "small-order R", File: "checkpoint.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || smallOrder(r) {", New: "if err != nil || r == nil {"}},
+		Kills: "TestCheckpointVerifierAdmission"},
+	{Name: "witness: old size", File: "witness.go",
+		Edits: []mutation.Edit{{Old: "if old != seen.Size {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "witness: smaller checkpoint", File: "witness.go",
+		Edits: []mutation.Edit{{Old: "case cp.Head.Seq < seen.Size:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "witness: fork at the same size", File: "witness.go",
+		Edits: []mutation.Edit{{Old: "case cp.Head.Seq == seen.Size && cp.Head.Hash != seen.Hash:", New: "case false:"}},
+		Kills: "TestMemoryStore"},
+	{Name: "witness: proof links to the witnessed head", File: "witness.go",
+		Edits: []mutation.Edit{{Old: "if env.prev != prev {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "witness: proof ends at the new head", File: "witness.go",
+		Edits: []mutation.Edit{{Old: "if prev != cp.Head.Hash {", New: "if false {"}},
+		Kills: "TestMemoryStore"},
+	{Name: "witness store compare-and-swap", File: "memory.go",
+		Edits: []mutation.Edit{{Old: "if cur := m.witnessed[origin]; cur.Size != prev.Size || cur.Hash != prev.Hash {", New: "if false {"}},
+		Kills: "TestMemoryWitnessStore"},
+}
