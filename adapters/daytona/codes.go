@@ -26,6 +26,4 @@ const (
 	// (the daemon would add one), or end of input (a session's input
 	// pipe never closes).
 	CodeStdinInexpressible checkfu.Code = "stdin_inexpressible"
-	// CodeSandboxGone: an operation on a sandbox after Destroy.
-	CodeSandboxGone checkfu.Code = "sandbox_gone"
 )

@@ -12,13 +12,14 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/daytona"
 	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-daytona-key-0b41e2"
 
-func newClient(t *testing.T) (*daytona.Client, *fakeDaytona, *testEdge) {
+func newClient(t testing.TB) (*daytona.Client, *fakeDaytona, *testEdge) {
 	t.Helper()
 	f := newFakeDaytona(t, canary)
 	edge := &testEdge{keys: map[string]string{"lease:daytona": canary}}
@@ -201,7 +202,7 @@ func TestDestroy(t *testing.T) {
 	if r := collect(t, p, ""); r.status != 137 {
 		t.Errorf("process after Destroy: %d, %v", r.status, r.err)
 	}
-	if _, err := s.OpenProcess(context.Background(), daytona.Command{Argv: []string{"true"}}); !errors.Is(err, daytona.CodeSandboxGone) {
+	if _, err := s.OpenProcess(context.Background(), daytona.Command{Argv: []string{"true"}}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
 		t.Errorf("OpenProcess after Destroy = %v", err)
 	}
 	f.mu.Lock()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 )
 
 // The daemon's stream prefixes in the command log.
@@ -76,7 +77,7 @@ func commandLine(cmd Command) (string, error) {
 // suppressed, and opens the command's log WebSocket (follow=true), whose
 // prefixes keep stdout and stderr apart. While the process has not been
 // reaped a second OpenProcess is refused with acp/wire's
-// process_already_open; after Destroy with [CodeSandboxGone].
+// process_already_open; after Destroy with [adapters.CodeInstanceDestroyed].
 func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
 	line, err := commandLine(cmd)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	switch {
 	case s.destroyed:
 		s.mu.Unlock()
-		return nil, checkfu.Refuse(CodeSandboxGone, "daytona: sandbox %s was destroyed", checkfu.Quote(s.id))
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "daytona: sandbox %s was destroyed", checkfu.Quote(s.id))
 	case s.live != nil:
 		s.mu.Unlock()
 		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "daytona: sandbox %s's process has not been reaped", checkfu.Quote(s.id))

@@ -2,9 +2,10 @@ package e2b
 
 import "github.com/checkfu/checkfu"
 
-// The refusal codes of the E2B adapter. A second live process on one
-// sandbox is refused with acp/wire's process_already_open (the same
-// condition as on the wire); a Config the caller built wrong with
+// The refusal codes of the E2B adapter. Three shared codes name
+// conditions other packages name too: a second live process on one
+// sandbox is acp/wire's process_already_open, an operation after Destroy
+// is adapters' instance_destroyed, and a Config the caller built wrong is
 // checkfu.CodeConfigInvalid.
 const (
 	// CodeControlPlaneRefused: E2B's control plane answered a request
@@ -22,6 +23,4 @@ const (
 	// than it asks (a port other than 80 or 443, which E2B matches by
 	// address only).
 	CodePolicyInexpressible checkfu.Code = "policy_inexpressible"
-	// CodeSandboxDestroyed: an operation on a sandbox after Destroy.
-	CodeSandboxDestroyed checkfu.Code = "sandbox_destroyed"
 )

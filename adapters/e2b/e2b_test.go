@@ -14,13 +14,14 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/e2b"
 	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-e2b-key-7f3a9c"
 
-func newClient(t *testing.T) (*e2b.Client, *fakeE2B, *testEdge) {
+func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *testEdge) {
 	t.Helper()
 	f := newFakeE2B(t, canary)
 	edge := &testEdge{keys: map[string]string{"lease:e2b": canary}}
@@ -184,7 +185,7 @@ func TestDestroy(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Destroy left the process running")
 	}
-	if _, err := s.OpenProcess(context.Background(), e2b.Command{Argv: []string{"true"}}); !errors.Is(err, e2b.CodeSandboxDestroyed) {
+	if _, err := s.OpenProcess(context.Background(), e2b.Command{Argv: []string{"true"}}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
 		t.Errorf("OpenProcess after Destroy = %v, want sandbox_destroyed", err)
 	}
 	f.mu.Lock()

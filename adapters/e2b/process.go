@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -33,7 +34,7 @@ type Command struct {
 // OpenProcess starts cmd with envd's process.Process/Start (stdin
 // enabled) and returns once envd has reported its pid. While the process
 // has not been reaped a second OpenProcess is refused with acp/wire's
-// process_already_open; after Destroy with [CodeSandboxDestroyed].
+// process_already_open; after Destroy with [adapters.CodeInstanceDestroyed].
 func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
 	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: a Command needs an argv")
@@ -50,7 +51,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	switch {
 	case s.destroyed:
 		s.mu.Unlock()
-		return nil, checkfu.Refuse(CodeSandboxDestroyed, "e2b: sandbox %s was destroyed", checkfu.Quote(s.id))
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "e2b: sandbox %s was destroyed", checkfu.Quote(s.id))
 	case s.live != nil:
 		s.mu.Unlock()
 		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "e2b: sandbox %s's process has not been reaped", checkfu.Quote(s.id))

@@ -19,6 +19,4 @@ const (
 	// CodeStdinUnsupported: a write to the stdin of a process whose
 	// command API takes none. Vercel's ordinary commands read no input.
 	CodeStdinUnsupported checkfu.Code = "stdin_unsupported"
-	// CodeSessionStopped: an operation on a sandbox after Destroy.
-	CodeSessionStopped checkfu.Code = "session_stopped"
 )

@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -35,7 +36,7 @@ type Command struct {
 // lines, then the command again with its exit code. It returns once the
 // command's ID has arrived. While the process has not been reaped a
 // second OpenProcess is refused with acp/wire's process_already_open;
-// after Destroy with [CodeSessionStopped].
+// after Destroy with [adapters.CodeInstanceDestroyed].
 func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
 	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a Command needs an argv")
@@ -52,7 +53,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	switch {
 	case s.destroyed:
 		s.mu.Unlock()
-		return nil, checkfu.Refuse(CodeSessionStopped, "vercel: sandbox %s was destroyed", checkfu.Quote(s.id))
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "vercel: sandbox %s was destroyed", checkfu.Quote(s.id))
 	case s.live != nil:
 		s.mu.Unlock()
 		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "vercel: sandbox %s's process has not been reaped", checkfu.Quote(s.id))

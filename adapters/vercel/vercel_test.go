@@ -12,13 +12,14 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/vercel"
 	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-vercel-token-5d1c"
 
-func newClient(t *testing.T) (*vercel.Client, *fakeVercel, *testEdge) {
+func newClient(t testing.TB) (*vercel.Client, *fakeVercel, *testEdge) {
 	t.Helper()
 	f := newFakeVercel(t, canary, "team_1")
 	edge := &testEdge{keys: map[string]string{"lease:vercel": canary}}
@@ -157,7 +158,7 @@ func TestEnvDirAndDestroy(t *testing.T) {
 	if err := s.Destroy(context.Background()); err != nil {
 		t.Errorf("second Destroy = %v", err)
 	}
-	if _, err := s.OpenProcess(context.Background(), vercel.Command{Argv: []string{"true"}}); !errors.Is(err, vercel.CodeSessionStopped) {
+	if _, err := s.OpenProcess(context.Background(), vercel.Command{Argv: []string{"true"}}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
 		t.Errorf("OpenProcess after Destroy = %v", err)
 	}
 	f.mu.Lock()
