@@ -20,9 +20,6 @@ type Network struct {
 	DomainAllowList string
 }
 
-// MaxAllowListCIDRs is how many CIDRs Daytona's networkAllowList holds.
-const MaxAllowListCIDRs = 10
-
 // MapPolicy maps the workload's compiled network policy onto Daytona's
 // network settings, exactly or not at all. It is pure.
 //
