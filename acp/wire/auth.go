@@ -195,7 +195,9 @@ func (r *Runner) authRunner(ctx context.Context, c net.Conn) (net.Conn, error) {
 		return c, checkPeerUID(c)
 	}
 	if r.Keys == nil {
-		return nil, checkAuthConfig(nil, false, c.LocalAddr().Network(), "Runner")
+		// Not checkAuthConfig: a wrapped Unix-socket connection says
+		// "unix" but offers no SO_PEERCRED, so it needs Keys too.
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Keys is nil; set it to authenticate the provider over %s (only a *net.UnixConn is authenticated by its uid; InsecureNoAuth speaks to anyone)", c.LocalAddr().Network())
 	}
 	tc := tls.Client(c, r.Keys.tlsConfig(false))
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
