@@ -123,8 +123,8 @@ func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
 }
 
 // tlsConfig returns the TLS configuration of one side: TLS 1.3 only, this
-// side's certificate, the peer's certificate required, and the peer
-// accepted only by its pinned key (verifyPeer). InsecureSkipVerify only
+// side's certificate, the peer's certificate required, the peer accepted
+// only by its pinned key (verifyPeer), and no session resumption. InsecureSkipVerify only
 // turns off the CA chain check, which verifyPeer replaces; the handshake
 // still proves the peer holds the key its certificate carries.
 func (k *Keys) tlsConfig(server bool) *tls.Config {
@@ -134,6 +134,10 @@ func (k *Keys) tlsConfig(server bool) *tls.Config {
 		Certificates:     []tls.Certificate{k.cert},
 		NextProtos:       []string{alpnProtocol},
 		VerifyConnection: k.verifyPeer,
+		// No session tickets, so no resumption: every connection proves
+		// its key with a full handshake. (Go would re-run verifyPeer on a
+		// resumed session, but a ticket is a credential not worth issuing.)
+		SessionTicketsDisabled: true,
 	}
 	if server {
 		cfg.ClientAuth = tls.RequireAnyClientCert

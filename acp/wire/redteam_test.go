@@ -2,12 +2,16 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire/internal/frame"
 )
 
 // wrappedConn hides a connection's concrete type, as a caller's Dial that
@@ -37,5 +41,46 @@ func TestRunnerWithoutKeysRefusesAWrappedUnixConn(t *testing.T) {
 	}
 	if _, err := r.Run(testCtx(t)); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Fatalf("Run over a wrapped Unix conn without Keys = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+}
+
+// ticketCache records the session tickets a TLS client is given.
+type ticketCache struct {
+	mu  sync.Mutex
+	put int
+}
+
+func (c *ticketCache) Get(string) (*tls.ClientSessionState, bool) { return nil, false }
+func (c *ticketCache) Put(_ string, cs *tls.ClientSessionState) {
+	if cs != nil {
+		c.mu.Lock()
+		c.put++
+		c.mu.Unlock()
+	}
+}
+
+// The provider issues no session ticket, so no later connection can
+// resume a TLS session (PSK) instead of proving its key again.
+func TestProviderIssuesNoSessionTicket(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("cat")})
+	cache := &ticketCache{}
+	cfg := runnerKeys.tlsConfig(false)
+	cfg.ClientSessionCache = cache
+	c, err := tls.Dial("tcp", addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	open, _ := frame.Append(nil, &frame.Frame{Type: frame.TypeOpen, Version: frame.ProtocolVersion, ID: frame.ProcessID{9}})
+	c.Write(open)
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	var f frame.Frame
+	if err := frame.NewDecoder(c).Decode(&f); err != nil || f.Type != frame.TypeAttached {
+		t.Fatalf("open got %v, %v; want attached", f.Type, err)
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if cache.put != 0 {
+		t.Fatalf("the provider issued %d session tickets", cache.put)
 	}
 }
