@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -158,5 +159,92 @@ func TestRunnerRefusesProviderWithoutALPN(t *testing.T) {
 	r := &Runner{Keys: runnerKeys, Dial: dialer(ln.Addr().String()), Stdin: strings.NewReader("secret\n"), ReconnectWithin: time.Millisecond}
 	if _, err := r.Run(testCtx(t)); !errors.Is(err, CodePeerRefused) {
 		t.Fatalf("Run() against a provider without ALPN = %v, want %s", err, CodePeerRefused)
+	}
+}
+
+// A network stranger who needs no key holds MaxPendingHandshakes silent
+// TCP connections. The pinned Runner still opens at once: past the cap
+// the oldest pending connection is dropped, instead of Serve waiting up
+// to the 30 s handshake deadline (over and over, as the stranger
+// reconnects) before it accepts the Runner.
+func TestSilentStrangersDoNotLockOutTheRunner(t *testing.T) {
+	addr := startServer(t, &Server{Command: command("cat")})
+	for range MaxPendingHandshakes {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	ctx, cancel := context.WithTimeout(testCtx(t), 10*time.Second)
+	defer cancel()
+	var out strings.Builder
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: strings.NewReader("runner\n"), Stdout: &out}
+	if status, err := r.Run(ctx); err != nil || status != 0 || out.String() != "runner\n" {
+		t.Fatalf("the Runner behind %d silent strangers: Run() = %d, %v, %q", MaxPendingHandshakes, status, err, out.String())
+	}
+}
+
+// lineWaiter is a Stdout that signals each time a write arrives.
+type lineWaiter struct {
+	mu  sync.Mutex
+	buf strings.Builder
+	got chan struct{}
+}
+
+func (w *lineWaiter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.buf.Write(p)
+	w.mu.Unlock()
+	w.got <- struct{}{}
+	return len(p), nil
+}
+
+// Dropping the oldest pending handshake never drops a connection that
+// finished its handshake: a Runner attached before a flood of silent
+// connections keeps its connection.
+func TestServeDropsOnlyPendingHandshakes(t *testing.T) {
+	ln := newFakeListener()
+	srv := &Server{Command: command("cat"), InsecureNoAuth: true}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	inR, inW := io.Pipe()
+	out := &lineWaiter{got: make(chan struct{}, 16)}
+	var drops atomic.Int32
+	r := &Runner{InsecureNoAuth: true, Stdin: inR, Stdout: out,
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			a, b := net.Pipe()
+			select {
+			case ln.conns <- b:
+				return a, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+		Logf: func(string, ...any) { drops.Add(1) },
+	}
+	ran := make(chan error, 1)
+	go func() { _, err := r.Run(testCtx(t)); ran <- err }()
+	inW.Write([]byte("a\n"))
+	<-out.got // attached and served
+	var silent []net.Conn
+	for range MaxPendingHandshakes + 1 {
+		a, b := net.Pipe()
+		ln.conns <- b
+		silent = append(silent, a)
+	}
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	inW.Write([]byte("b\n"))
+	<-out.got
+	inW.Close()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if n := drops.Load(); n != 0 || out.buf.String() != "a\nb\n" {
+		t.Fatalf("the attached Runner saw %d drops and stdout %q, want none and \"a\\nb\\n\"", n, out.buf.String())
 	}
 }
