@@ -44,7 +44,9 @@ type Keys struct {
 // public key appears in one of peersPEM (each may hold several PUBLIC
 // KEY blocks; text around them is ignored). Every key must pass the
 // admission rules conformance applies to attester keys; anything else is
-// refused with [conformance.CodeKeyInvalid], and no peer at all with
+// refused with conformance's code ([conformance.CodeKeyInvalid],
+// [conformance.CodeKeySmallOrder] or [conformance.CodeKeyMixedOrder]),
+// and no peer at all with
 // [checkfu.CodeConfigInvalid]. Errors never quote a key.
 func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 	signer, err := conformance.ParsePrivateKeyPEM(privateKeyPEM)

@@ -1,10 +1,17 @@
 package wire
 
 import (
+	"bytes"
 	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	"strings"
 	"sync"
@@ -14,6 +21,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire/internal/frame"
+	"github.com/checkfu/checkfu/conformance"
 )
 
 // wrappedConn hides a connection's concrete type, as a caller's Dial that
@@ -246,5 +254,62 @@ func TestServeDropsOnlyPendingHandshakes(t *testing.T) {
 	}
 	if n := drops.Load(); n != 0 || out.buf.String() != "a\nb\n" {
 		t.Fatalf("the attached Runner saw %d drops and stdout %q, want none and \"a\\nb\\n\"", n, out.buf.String())
+	}
+}
+
+// identityKey is the encoding of the identity point: an Ed25519 public
+// key of small order, for which crypto/ed25519 accepts forgedSig on every
+// message.
+var (
+	identityKey = ed25519.PublicKey(append([]byte{1}, make([]byte, 31)...))
+	forgedSig   = append([]byte{1}, make([]byte, 63)...)
+)
+
+// forgedSigner "signs" for identityKey without any private key.
+type forgedSigner struct{}
+
+func (forgedSigner) Public() crypto.PublicKey { return identityKey }
+func (forgedSigner) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
+	return bytes.Clone(forgedSig), nil
+}
+
+// A peer can complete its side of a TLS 1.3 handshake with the identity
+// point as its key and no private key at all (Go's verifier accepts the
+// forged CertificateVerify). The wire's strict key admission refuses such
+// a key: as a pin in NewKeys, and as a peer in the handshake.
+func TestSmallOrderKeyRefused(t *testing.T) {
+	if !ed25519.Verify(identityKey, []byte("anything"), forgedSig) {
+		t.Skip("crypto/ed25519 no longer accepts the forgery; nothing to defend")
+	}
+	der, err := x509.MarshalPKIXPublicKey(identityKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	if _, err := NewKeys(providerKeyPEM, pin); !errors.Is(err, conformance.CodeKeySmallOrder) {
+		t.Fatalf("NewKeys pinning the identity point = %v, want %s", err, conformance.CodeKeySmallOrder)
+	}
+
+	var started atomic.Int32
+	addr := startServer(t, &Server{Command: countingCommand(&started, "cat")})
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotAfter: time.Now().Add(time.Hour)}
+	certDER, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, identityKey, forgedSigner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := runnerKeys.tlsConfig(false)
+	cfg.VerifyConnection = nil
+	cfg.Certificates = []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: forgedSigner{}}}
+	c, err := tls.Dial("tcp", addr, cfg)
+	if err == nil {
+		typ, err := openOver(c)
+		c.Close()
+		if err == nil {
+			t.Fatalf("a forged identity-key client got a %v frame back", typ)
+		}
+		t.Logf("forged client: handshake done on its side; then %v", err)
+	}
+	if n := started.Load(); n != 0 {
+		t.Fatalf("%d processes started", n)
 	}
 }
