@@ -116,4 +116,7 @@ var rootMutants = []mutation.Mutant{
 	{Name: "Unix peer uid check", File: "peercred_linux.go",
 		Edits: []mutation.Edit{{Old: "if !peerUIDMatches(cred.Uid) {", New: "if false {"}},
 		Kills: "TestUnixPeerOfAnotherUIDRefused"},
+	{Name: "Runner checks the Unix provider's uid", File: "auth.go",
+		Edits: []mutation.Edit{{Old: "\t\treturn c, checkPeerUID(c)\n\t}\n\tif r.Keys == nil {", New: "\t\treturn c, nil\n\t}\n\tif r.Keys == nil {"}},
+		Kills: "TestRunnerRefusesUnixProviderOfAnotherUID"},
 }
