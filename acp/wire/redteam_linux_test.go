@@ -87,3 +87,61 @@ func TestRunnerRefusesUnixProviderOfAnotherUID(t *testing.T) {
 		t.Fatalf("the hostile provider received %d bytes", n)
 	}
 }
+
+// Whoever can write the socket's directory may swap the socket for a
+// symlink between bind and the mode fix-up. Listen must not follow it:
+// the symlink's target (here another socket) keeps its mode, and Listen
+// fails.
+func TestListenDoesNotChmodThroughASwappedSymlink(t *testing.T) {
+	old := syscall.Umask(0o277) // bind then makes the socket 0400, so Listen must fix the mode
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	victim := dir + "/victim.sock" // another socket of the user's, deliberately 0644
+	vl, err := net.Listen("unix", victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vl.Close()
+	if err := os.Chmod(victim, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := dir + "/wire.sock"
+	afterBind = func() {
+		if err := errors.Join(os.Rename(path, dir+"/moved.sock"), os.Symlink(victim, path)); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { afterBind = nil }()
+	ln, err := Listen("unix", path)
+	if err == nil {
+		ln.Close()
+		t.Error("Listen succeeded on a path swapped for a symlink")
+	}
+	fi, err := os.Stat(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Fatalf("Listen changed the symlink target's mode to %v", fi.Mode().Perm())
+	}
+}
+
+// A umask that takes the owner's bits away (0277) would leave the socket
+// 0400, which its owner cannot connect to; Listen restores 0600.
+func TestUnixSocketMode0600UnderANarrowingUmask(t *testing.T) {
+	old := syscall.Umask(0o277)
+	defer syscall.Umask(old)
+	path := t.TempDir() + "/wire.sock"
+	ln, err := Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v under umask 0277, want a socket with 0600", fi.Mode())
+	}
+}
