@@ -287,6 +287,16 @@ func (ru *run) serve(ctx context.Context, raw net.Conn) (progressed bool, err er
 func (ru *run) handshake(ctx context.Context, raw net.Conn) (net.Conn, uint64, error) {
 	conn, err := ru.r.authRunner(ctx, raw)
 	if err != nil {
+		ru.mu.Lock()
+		opened := ru.st.opened
+		ru.mu.Unlock()
+		if opened && errors.Is(err, CodePeerRefused) {
+			// This Run already reached the real provider, and nothing
+			// on this connection proved to come from it (a key it does
+			// not hold, a plaintext alert, a socket of another user):
+			// whoever answered cannot end the Run; it is a drop.
+			return nil, 0, fmt.Errorf("wire: an unauthenticated peer answered the redial: %s", err.Error())
+		}
 		return nil, 0, err
 	}
 	ru.mu.Lock()

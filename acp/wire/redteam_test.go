@@ -313,3 +313,59 @@ func TestSmallOrderKeyRefused(t *testing.T) {
 		t.Fatalf("%d processes started", n)
 	}
 }
+
+// A man in the middle who answers one redial with a key the Runner does
+// not pin (or a forged plaintext TLS alert) must not end a Run that
+// already reached the real provider: that failure is unauthenticated, so
+// it counts as a drop and the Runner redials within ReconnectWithin,
+// sending nothing to the impostor. (Before the first attach it stays
+// final: that is a misconfiguration to report at once.)
+func TestImpostorOnARedialIsADrop(t *testing.T) {
+	real := startServer(t, &Server{Command: command("cat")})
+	var started atomic.Int32
+	impostor := startServer(t, &Server{Command: countingCommand(&started, "cat"), Keys: mustKeys(strangerKeyPEM, runnerPubPEM)})
+	var mu sync.Mutex
+	var dials int
+	var first net.Conn
+	inR, inW := io.Pipe()
+	out := &lineWaiter{got: make(chan struct{}, 16)}
+	r := &Runner{Keys: runnerKeys, Stdin: inR, Stdout: out,
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			mu.Lock()
+			dials++
+			n := dials
+			mu.Unlock()
+			addr := real
+			if n == 2 {
+				addr = impostor
+			}
+			c, err := dialer(addr)(ctx)
+			if n == 1 {
+				mu.Lock()
+				first = c
+				mu.Unlock()
+			}
+			return c, err
+		},
+	}
+	ran := make(chan error, 1)
+	go func() { _, err := r.Run(testCtx(t)); ran <- err }()
+	inW.Write([]byte("a\n"))
+	<-out.got
+	mu.Lock()
+	first.Close() // the drop; the next dial reaches the impostor
+	mu.Unlock()
+	inW.Write([]byte("b\n"))
+	select {
+	case <-out.got:
+	case err := <-ran:
+		t.Fatalf("Run() = %v after an impostor answered a redial, want it to redial", err)
+	}
+	inW.Close()
+	if err := <-ran; err != nil || out.buf.String() != "a\nb\n" {
+		t.Fatalf("Run() = %v, stdout %q", err, out.buf.String())
+	}
+	if n := started.Load(); n != 0 {
+		t.Fatalf("the impostor started %d processes", n)
+	}
+}
