@@ -53,7 +53,7 @@ type Runner struct {
 	Keys *Keys
 	// InsecureNoAuth speaks the wire on whatever Dial returns, without
 	// authenticating the provider or encrypting: anyone on the path can
-	// read stdout and write stdin.
+	// read stdout and write stdin. Setting it with Keys is refused.
 	InsecureNoAuth bool
 	// StdinBuffer bounds the stdin the Runner holds that the provider has
 	// not yet accepted (kept for resending after a drop), whatever credit
@@ -134,6 +134,9 @@ func (r *Runner) newRun() (*run, error) {
 	stdinCap := r.StdinBuffer
 	if stdinCap == 0 {
 		stdinCap = DefaultStdinBuffer
+	}
+	if r.Keys != nil && r.InsecureNoAuth {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Keys and Runner.InsecureNoAuth are both set; InsecureNoAuth would ignore the Keys")
 	}
 	if stdinCap < MinWindow || stdinCap > MaxWindow {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)

@@ -369,3 +369,22 @@ func TestImpostorOnARedialIsADrop(t *testing.T) {
 		t.Fatalf("the impostor started %d processes", n)
 	}
 }
+
+// Keys and InsecureNoAuth together are a contradiction; rather than let
+// the insecure choice silently win over the Keys a caller set, both
+// sides refuse it.
+func TestKeysWithInsecureNoAuthRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	if err := (&Server{Command: command("cat"), Keys: providerKeys, InsecureNoAuth: true}).Serve(ln); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("Serve with Keys and InsecureNoAuth = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+	addr := startServer(t, &Server{Command: command("cat"), InsecureNoAuth: true})
+	r := &Runner{Keys: runnerKeys, InsecureNoAuth: true, Dial: dialer(addr), Stdin: strings.NewReader("x\n")}
+	if _, err := r.Run(testCtx(t)); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("Run with Keys and InsecureNoAuth = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+}

@@ -77,7 +77,7 @@ type Server struct {
 	// InsecureNoAuth serves whoever connects, over any connection,
 	// without authentication or encryption: the first peer to open owns
 	// the process's stdin and stdout. Use it only where nothing but the
-	// Runner can reach the listener.
+	// Runner can reach the listener. Setting it with Keys is refused.
 	InsecureNoAuth bool
 
 	lazyReplay bool // tests: replay the whole journal on resume
@@ -124,6 +124,9 @@ func (s *Server) config() (providerConfig, error) {
 	}
 	if s.Command == nil {
 		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Command is nil; set it to the command to run")
+	}
+	if s.Keys != nil && s.InsecureNoAuth {
+		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Keys and Server.InsecureNoAuth are both set; InsecureNoAuth would ignore the Keys")
 	}
 	return cfg, nil
 }
