@@ -1,13 +1,16 @@
 package wire
 
 import (
+	"bytes"
 	"context"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -30,8 +33,10 @@ const alpnProtocol = "checkfu-wire/1"
 // CA: a peer is accepted when the key its certificate carries (and whose
 // possession the TLS handshake proves) is one of the pinned keys, matched
 // by key id, as conformance names receipt attesters. Certificate names,
-// dates and extensions are ignored. Keys hold no secret in any printable
-// field.
+// dates and extensions are ignored. The private key lives only inside a
+// closure, so no fmt verb, slog handler or other printer that walks
+// fields by reflection can reach it, even with Keys held by value in
+// another struct.
 type Keys struct {
 	id    conformance.KeyID
 	cert  tls.Certificate
@@ -58,7 +63,7 @@ func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 	if err != nil {
 		return nil, checkfu.Refuse(conformance.CodeKeyInvalid, "wire: private key is not PKCS#8 DER")
 	}
-	priv := key.(ed25519.PrivateKey) // conformance checked it is Ed25519
+	priv := newKeySigner(key.(ed25519.PrivateKey)) // conformance checked it is Ed25519
 	cert, err := selfSigned(priv)
 	if err != nil {
 		return nil, err
@@ -103,9 +108,39 @@ func GenerateKey(rand io.Reader) (privateKeyPEM, publicKeyPEM []byte, err error)
 // its PKIX DER, as [conformance.KeyID] defines it.
 func (k *Keys) KeyID() conformance.KeyID { return k.id }
 
+// String returns "wire.Keys(key id ID, N pinned peers)": no key material.
+func (k Keys) String() string {
+	return fmt.Sprintf("wire.Keys(key id %s, %d pinned peers)", k.id, len(k.peers))
+}
+
+// keySigner is the crypto.Signer of this side's Ed25519 key. The private
+// key is captured by sign and held nowhere else: printers show a func as
+// an address.
+type keySigner struct {
+	pub  ed25519.PublicKey
+	sign func(message []byte) []byte
+}
+
+func newKeySigner(priv ed25519.PrivateKey) keySigner {
+	priv = bytes.Clone(priv)
+	return keySigner{pub: priv.Public().(ed25519.PublicKey), sign: func(m []byte) []byte { return ed25519.Sign(priv, m) }}
+}
+
+// Public returns the Ed25519 public key.
+func (s keySigner) Public() crypto.PublicKey { return s.pub }
+
+// Sign signs message with pure Ed25519 (opts must say no hash), as
+// crypto/tls and crypto/x509 ask of an Ed25519 signer.
+func (s keySigner) Sign(_ io.Reader, message []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if opts.HashFunc() != crypto.Hash(0) {
+		return nil, errors.New("wire: Ed25519 signs the message itself, not a digest")
+	}
+	return s.sign(message), nil
+}
+
 // selfSigned returns a TLS certificate for priv, signed by itself. Only
 // its key matters to the peer.
-func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
+func selfSigned(priv keySigner) (tls.Certificate, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
 		return tls.Certificate{}, err
@@ -117,7 +152,7 @@ func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.Public(), priv)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.pub, priv)
 	if err != nil {
 		return tls.Certificate{}, err
 	}

@@ -97,6 +97,12 @@ var mutants = []mutation.Mutant{
 	{Name: "Runner refuses Keys with InsecureNoAuth", File: "client.go",
 		Edits: []mutation.Edit{{Old: "if r.Keys != nil && r.InsecureNoAuth {", New: "if false {"}},
 		Kills: "TestKeysWithInsecureNoAuthRefused"},
+	{Name: "private key only in a closure", File: "auth.go",
+		Edits: []mutation.Edit{
+			{Old: "\tsign func(message []byte) []byte\n}", New: "\tsign func(message []byte) []byte\n\tpriv ed25519.PrivateKey\n}"},
+			{Old: "return keySigner{pub:", New: "return keySigner{priv: priv, pub:"},
+		},
+		Kills: "TestKeysNeverPrintThePrivateKey"},
 	{Name: "no session tickets", File: "auth.go",
 		Edits: []mutation.Edit{{Old: "SessionTicketsDisabled: true,", New: "SessionTicketsDisabled: false,"}},
 		Kills: "TestProviderIssuesNoSessionTicket"},

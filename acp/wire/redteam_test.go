@@ -8,9 +8,12 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"strings"
@@ -386,5 +389,32 @@ func TestKeysWithInsecureNoAuthRefused(t *testing.T) {
 	r := &Runner{Keys: runnerKeys, InsecureNoAuth: true, Dial: dialer(addr), Stdin: strings.NewReader("x\n")}
 	if _, err := r.Run(testCtx(t)); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Fatalf("Run with Keys and InsecureNoAuth = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+}
+
+// Keys never print their private key: not through any fmt verb, not
+// through slog, and not when they sit by value in an unexported field of
+// another struct, where fmt reaches fields by reflection and calls no
+// method.
+func TestKeysNeverPrintThePrivateKey(t *testing.T) {
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32)) // runnerKeys' key
+	seed := priv.Seed()
+	forbidden := []string{fmt.Sprint(seed), fmt.Sprintf("%x", seed), fmt.Sprintf("%X", seed), fmt.Sprintf("%q", seed),
+		fmt.Sprint([]byte(priv)), fmt.Sprintf("%x", []byte(priv)), base64.StdEncoding.EncodeToString(seed), fmt.Sprintf("%#v", seed)}
+	type holder struct{ k Keys }
+	var outs []string
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%X", "%q", "%d"} {
+		outs = append(outs, fmt.Sprintf(verb, runnerKeys), fmt.Sprintf(verb, *runnerKeys), fmt.Sprintf(verb, holder{*runnerKeys}), fmt.Sprintf(verb, &holder{*runnerKeys}))
+	}
+	var logged bytes.Buffer
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("keys", "k", runnerKeys, "v", *runnerKeys, "h", holder{*runnerKeys})
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("keys", "k", runnerKeys, "v", *runnerKeys, "h", holder{*runnerKeys})
+	outs = append(outs, logged.String())
+	for _, out := range outs {
+		for _, f := range forbidden {
+			if strings.Contains(out, f) {
+				t.Fatalf("the private key appears in printed Keys: %.200s", out)
+			}
+		}
 	}
 }
