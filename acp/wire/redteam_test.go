@@ -418,3 +418,34 @@ func TestKeysNeverPrintThePrivateKey(t *testing.T) {
 		}
 	}
 }
+
+// Roles and instances are separated by what each side pins: the
+// provider's own key cannot act as a Runner towards it, the Runner's own
+// key cannot act as a provider towards it, and the Runner key of another
+// instance opens nothing here.
+func TestKeysOfAnotherRoleOrInstanceRefused(t *testing.T) {
+	var started atomic.Int32
+	addr := startServer(t, &Server{Command: countingCommand(&started, "cat")})
+	otherRunnerKeyPEM, _ := testKey(4) // pinned by another instance's provider, not this one
+	for name, keys := range map[string]*Keys{
+		"the provider's own key as a Runner": mustKeys(providerKeyPEM, providerPubPEM),
+		"another instance's Runner key":      mustKeys(otherRunnerKeyPEM, providerPubPEM),
+	} {
+		r := &Runner{Keys: keys, Dial: dialer(addr), Stdin: strings.NewReader("x\n"), ReconnectWithin: time.Millisecond}
+		if _, err := r.Run(testCtx(t)); !errors.Is(err, CodePeerRefused) {
+			t.Errorf("%s: Run() = %v, want %s", name, err, CodePeerRefused)
+		}
+	}
+	if n := started.Load(); n != 0 {
+		t.Fatalf("%d processes started", n)
+	}
+	// A provider holding the Runner's own key (it pins whoever connects).
+	mirror := startServer(t, &Server{Command: countingCommand(&started, "cat"), Keys: mustKeys(runnerKeyPEM, runnerPubPEM)})
+	r := &Runner{Keys: runnerKeys, Dial: dialer(mirror), Stdin: strings.NewReader("secret\n"), ReconnectWithin: time.Millisecond}
+	if _, err := r.Run(testCtx(t)); !errors.Is(err, CodePeerRefused) {
+		t.Fatalf("the Runner's own key as a provider: Run() = %v, want %s", err, CodePeerRefused)
+	}
+	if n := started.Load(); n != 0 {
+		t.Fatalf("%d processes started", n)
+	}
+}
