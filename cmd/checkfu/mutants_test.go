@@ -19,4 +19,7 @@ var mutants = []mutation.Mutant{
 	{Name: "process: key file mode check", File: "process.go",
 		Edits: []mutation.Edit{{Old: "if perm := fi.Mode().Perm(); perm&forbidden != 0 {", New: "if perm := fi.Mode().Perm(); perm&forbidden != 0 && false {"}},
 		Kills: "TestProcessKeyFilePermissions"},
+	{Name: "process: key file owner check", File: "process.go",
+		Edits: []mutation.Edit{{Old: "ok && st.Uid != 0 && int(st.Uid) != keyFileUser() {", New: "ok && false {"}},
+		Kills: "TestProcessKeyFileOwnedByAnotherUser"},
 }

@@ -55,3 +55,34 @@ func TestProcessKeyFilePermissions(t *testing.T) {
 		os.Chmod(tc.file, 0o600)
 	}
 }
+
+// A key file owned by another user (not root) is refused whatever its
+// mode: its owner can rewrite it, pinning their own key.
+func TestProcessKeyFileOwnedByAnotherUser(t *testing.T) {
+	args := wireKeyArgs(t, "runner", "provider")
+	if os.Getuid() != 0 {
+		// Our files are then another user's: act as uid+1.
+		defer func(f func() int) { keyFileUser = f }(keyFileUser)
+		keyFileUser = func() int { return os.Getuid() + 1 }
+	}
+	for _, file := range []string{args[1], args[3]} {
+		if os.Getuid() == 0 {
+			if err := os.Chown(file, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		a := addAuthFlags(fs, "provider")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := a.keys("tcp")
+		if !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s owned by uid 65534: %v, want %s", file, err, checkfu.CodeConfigInvalid)
+		}
+		if os.Getuid() == 0 {
+			os.Chown(file, 0, 0)
+		}
+	}
+}
