@@ -449,3 +449,22 @@ func TestKeysOfAnotherRoleOrInstanceRefused(t *testing.T) {
 		t.Fatalf("%d processes started", n)
 	}
 }
+
+// Keys made without NewKeys (the zero value) fail closed on either side:
+// no certificate to present and nothing pinned.
+func TestZeroKeysFailClosed(t *testing.T) {
+	var started atomic.Int32
+	addr := startServer(t, &Server{Command: countingCommand(&started, "cat"), Keys: &Keys{}})
+	r := &Runner{Keys: runnerKeys, Dial: dialer(addr), Stdin: strings.NewReader("x\n"), ReconnectWithin: time.Millisecond}
+	if _, err := r.Run(testCtx(t)); err == nil {
+		t.Fatal("a Runner reached a provider with zero Keys")
+	}
+	good := startServer(t, &Server{Command: countingCommand(&started, "cat")})
+	r = &Runner{Keys: &Keys{}, Dial: dialer(good), Stdin: strings.NewReader("x\n"), ReconnectWithin: time.Millisecond}
+	if _, err := r.Run(testCtx(t)); err == nil {
+		t.Fatal("a Runner with zero Keys reached the provider")
+	}
+	if n := started.Load(); n != 0 {
+		t.Fatalf("%d processes started", n)
+	}
+}
