@@ -60,7 +60,10 @@ func listenUnix(path string) (net.Listener, error) {
 		afterBind()
 	}
 	if err := chmodSocket(path); err != nil {
-		return fail("chmod", err) // path may no longer be ours: leave it
+		if !errors.Is(err, errSocketReplaced) {
+			os.Remove(path)
+		} // else path is no longer ours: leave it
+		return fail("chmod", err)
 	}
 	if err := unix.Listen(fd, unix.SOMAXCONN); err != nil {
 		os.Remove(path)
@@ -91,13 +94,17 @@ func chmodSocket(path string) error {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
-		return errors.New("the socket path was replaced after bind")
+		return errSocketReplaced
 	}
 	if st.Mode&0o7777 == 0o600 {
 		return nil
 	}
 	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(fd), 0o600)
 }
+
+// errSocketReplaced reports that what is at the socket's path after bind
+// is not a socket: someone swapped it.
+var errSocketReplaced = errors.New("the socket path was replaced after bind")
 
 // afterBind, when set (tests), runs between bind and the mode fix-up.
 var afterBind func()

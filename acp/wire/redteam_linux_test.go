@@ -124,6 +124,9 @@ func TestListenDoesNotChmodThroughASwappedSymlink(t *testing.T) {
 	if fi.Mode().Perm() != 0o644 {
 		t.Fatalf("Listen changed the symlink target's mode to %v", fi.Mode().Perm())
 	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("Listen removed or replaced what is no longer its socket: %v, %v", fi, err)
+	}
 }
 
 // A umask that takes the owner's bits away (0277) would leave the socket
