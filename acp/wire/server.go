@@ -182,7 +182,16 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		// Add to wg under s.mu, where Close cannot have begun its Wait:
+		// a connection accepted as Close ran is closed instead.
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			return nil
+		}
 		s.wg.Add(1)
+		s.mu.Unlock()
 		handshakeDone := pending.add(c)
 		go func() {
 			defer s.wg.Done()
