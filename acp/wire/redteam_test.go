@@ -468,3 +468,29 @@ func TestZeroKeysFailClosed(t *testing.T) {
 		t.Fatalf("%d processes started", n)
 	}
 }
+
+// A connection whose handshake finished just as Close ran must not start
+// a process: Close has already killed what it knew of, so that process
+// would run unkilled, and Close would wait for it.
+func TestNoProcessStartsAfterClose(t *testing.T) {
+	var started atomic.Int32
+	srv := &Server{Command: countingCommand(&started, "sleep", "60"), InsecureNoAuth: true}
+	cfg, err := srv.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	hello := frame.Frame{Type: frame.TypeOpen, Version: frame.ProtocolVersion, ID: frame.ProcessID{3}}
+	if _, _, err := srv.attach(b, &hello, cfg); err == nil {
+		t.Error("attach after Close succeeded")
+	}
+	if n := started.Load(); n != 0 {
+		srv.mu.Lock()
+		srv.proc.terminate()
+		srv.mu.Unlock()
+		t.Fatalf("%d processes started after Close", n)
+	}
+}

@@ -501,6 +501,11 @@ func (s *Server) applyKill(p *serverProc) {
 func (s *Server) attach(c net.Conn, hello *frame.Frame, cfg providerConfig) (*serverProc, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		// Close has already killed the process it knew of; one started
+		// now would run unkilled, and Close would wait for it.
+		return nil, 0, net.ErrClosed
+	}
 	cursor := hello.Offset
 	var p *serverProc
 	switch hello.Type {
