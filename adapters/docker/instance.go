@@ -325,7 +325,9 @@ func (p *Process) start(ctx context.Context, spec ProcessSpec) error {
 	if p.stream, err = c.Attach(ctx, id); err != nil {
 		return err
 	}
-	if p.waiter, err = c.WaitNextExit(ctx, id); err != nil {
+	// ctx bounds the open, not the process: the wait outlives it (cleanup
+	// closes it).
+	if p.waiter, err = c.WaitNextExit(context.WithoutCancel(ctx), id); err != nil {
 		return err
 	}
 	if err := c.StartContainer(ctx, id); err != nil {

@@ -200,3 +200,22 @@ func TestNetworkNone(t *testing.T) {
 		t.Errorf("host listener reached: %q", s)
 	}
 }
+
+// TestOpenContextBoundsOnlyTheOpen: the context given to Open bounds the
+// open, not the process's life. Found by adaptertest, whose OpenProcess
+// context ends as soon as the open returns: the exit wait was bound to
+// it, so every process reported status -1 and lost its output.
+func TestOpenContextBoundsOnlyTheOpen(t *testing.T) {
+	e := testEngine(t)
+	inst := testInstance(t, e, InstanceConfig{Image: images(t, e).tools})
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := inst.Open(ctx, ProcessSpec{Argv: []string{"sh", "-c", "cat; exit 3"}})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	if r := finish(t, p, big); r.code != 3 || r.stdout != big {
+		t.Fatalf("after the open's context ended: code %d, %d of %d bytes", r.code, len(r.stdout), len(big))
+	}
+}

@@ -73,4 +73,7 @@ var mutants = []mutation.Mutant{
 	{Name: "workload not on the internal network", File: "instance.go",
 		Edits: []mutation.Edit{{Old: `		hc.NetworkMode = i.cfg.Allowlist.innerName`, New: ``}},
 		Kills: "TestAllowlistTopology"},
+	{Name: "the exit wait bound to the open's context", File: "instance.go",
+		Edits: []mutation.Edit{{Old: `c.WaitNextExit(context.WithoutCancel(ctx), id)`, New: `c.WaitNextExit(ctx, id)`}},
+		Kills: "TestOpenContextBoundsOnlyTheOpen"},
 }
