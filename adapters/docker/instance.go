@@ -90,6 +90,10 @@ type Evidence struct {
 	TmpfsTmp        string   // the tmpfs options of /tmp
 	LogDriver       string   // "none": the engine keeps no copy of the output
 	DNS             []string // upstream DNS servers of the embedded DNS (BlackholeDNS for allowlist)
+	PidMode         string   // "": a PID namespace of its own
+	IpcMode         string   // "private": an IPC namespace of its own
+	Privileged      bool
+	ExtraMounts     []string // every mount besides the tmpfs /tmp, sorted; none is asked
 }
 
 // An Instance is one sandbox on a Docker engine: a fixed image, isolation
@@ -233,6 +237,7 @@ func (i *Instance) hostConfig() engine.HostConfig {
 	hc := engine.HostConfig{
 		NetworkMode:    "none",
 		Runtime:        i.cfg.Runtime,
+		IpcMode:        "private",
 		Memory:         i.cfg.MemoryBytes,
 		MemorySwap:     i.cfg.MemoryBytes,
 		NanoCpus:       i.cfg.NanoCPUs,
@@ -368,10 +373,26 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 		TmpfsTmp:        hc.Tmpfs["/tmp"],
 		LogDriver:       hc.LogConfig.Type,
 		DNS:             slices.Clone(hc.Dns),
+		PidMode:         hc.PidMode,
+		IpcMode:         hc.IpcMode,
+		Privileged:      hc.Privileged,
 	}
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
 	}
+	ev.ExtraMounts = append(ev.ExtraMounts, hc.Binds...)
+	for _, m := range hc.Mounts {
+		ev.ExtraMounts = append(ev.ExtraMounts, m.Target)
+	}
+	for _, m := range info.Mounts {
+		ev.ExtraMounts = append(ev.ExtraMounts, m.Type+":"+m.Destination)
+	}
+	for p := range hc.Tmpfs {
+		if p != "/tmp" {
+			ev.ExtraMounts = append(ev.ExtraMounts, "tmpfs:"+p)
+		}
+	}
+	sort.Strings(ev.ExtraMounts)
 	for n := range info.NetworkSettings.Networks {
 		ev.Networks = append(ev.Networks, n)
 	}
@@ -404,6 +425,8 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	check(ev.TmpfsTmp == tmpfsTmp, "tmpfs /tmp")
 	check(ev.LogDriver == want.LogConfig.Type, "log driver")
 	check(slices.Equal(ev.DNS, want.Dns), "upstream DNS")
+	check(ev.PidMode == "" && ev.IpcMode == want.IpcMode && !ev.Privileged, "namespaces")
+	check(len(ev.ExtraMounts) == 0, "set of mounts")
 	if len(bad) > 0 {
 		return checkfu.Refuse(CodeIsolationMismatch, "docker: the engine reports container %s with a different %s", ev.Container, strings.Join(bad, ", "))
 	}
@@ -432,6 +455,7 @@ func (p *Process) Evidence() Evidence {
 	ev.CapAdd = slices.Clone(ev.CapAdd)
 	ev.Networks = slices.Clone(ev.Networks)
 	ev.DNS = slices.Clone(ev.DNS)
+	ev.ExtraMounts = slices.Clone(ev.ExtraMounts)
 	return ev
 }
 

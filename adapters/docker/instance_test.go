@@ -129,6 +129,7 @@ ls /sys/class/net
 		Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"}, EngineVersion: e.EngineVersion(), APIVersion: e.APIVersion(),
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none",
+		IpcMode: "private",
 	}
 	if fmt.Sprint(ev) != fmt.Sprint(want) || !strings.HasPrefix(ev.ImageID, "sha256:") || ev.Container == "" {
 		t.Errorf("evidence\n got %+v\nwant %+v", ev, want)
@@ -153,7 +154,7 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 	hc := inst.hostConfig()
 	good := Evidence{NetworkMode: "none", Networks: []string{"none"}, Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes,
 		PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, ReadonlyRootfs: true, CapDrop: []string{"ALL"},
-		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none"}
+		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none", IpcMode: "private"}
 	if err := checkIsolation(hc, DefaultUser, good); err != nil {
 		t.Fatalf("matching evidence refused: %v", err)
 	}
@@ -174,6 +175,10 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 		"tmpfs":    func(e *Evidence) { e.TmpfsTmp = "" },
 		"dns":      func(e *Evidence) { e.DNS = []string{"127.0.0.1"} },
 		"log":      func(e *Evidence) { e.LogDriver = "json-file" },
+		"pid host": func(e *Evidence) { e.PidMode = "host" },
+		"ipc host": func(e *Evidence) { e.IpcMode = "host" },
+		"priv":     func(e *Evidence) { e.Privileged = true },
+		"mount":    func(e *Evidence) { e.ExtraMounts = []string{"/etc:/host-etc"} },
 	} {
 		ev := good
 		mut(&ev)

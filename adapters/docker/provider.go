@@ -134,15 +134,14 @@ func describe(rt, image string) adapters.Description {
 
 // enforcement is the statement of the provider for runtime rt: runner
 // enforced on every axis the adapter sets and reads back, unenforced on
-// the rest. Mounts: the adapter reads back only /tmp, not the absence of
-// every other mount. Syscalls: under runc the filter is the engine's
-// default seccomp profile, which the adapter neither sets nor reads
-// back; under runsc every system call is served by gVisor's user-space
-// kernel, and the runtime is read back.
+// the rest. Syscalls are unenforced under runc: the filter there is the
+// engine's default seccomp profile, which the adapter neither sets nor
+// reads back. Under runsc every system call is served by gVisor's
+// user-space kernel, and the runtime is read back.
 func enforcement(rt string) admission.Enforcement {
 	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisFilesystem, admission.AxisNetworkPolicy,
-		admission.AxisPrivileges, admission.AxisResources, admission.AxisLifetime} {
+	for _, a := range []admission.Axis{admission.AxisImage, admission.AxisFilesystem, admission.AxisMounts, admission.AxisNetworkPolicy,
+		admission.AxisProcessIsolation, admission.AxisPrivileges, admission.AxisResources, admission.AxisLifetime} {
 		e[a] = admission.RunnerEnforced
 	}
 	if rt == RuntimeRunsc {
@@ -268,7 +267,11 @@ func enforcementOf(ev Evidence, image string) admission.Enforcement {
 	}
 	set(admission.AxisImage, ev.ImageID == image)
 	set(admission.AxisFilesystem, ev.ReadonlyRootfs && ev.TmpfsTmp == tmpfsTmp)
+	// The mount plan is empty (no mount kind is offered): nothing but the
+	// tmpfs /tmp is mounted.
+	set(admission.AxisMounts, len(ev.ExtraMounts) == 0 && ev.TmpfsTmp == tmpfsTmp)
 	set(admission.AxisNetworkPolicy, ev.NetworkMode == "none" && slices.Equal(ev.Networks, []string{"none"}))
+	set(admission.AxisProcessIsolation, ev.PidMode == "" && ev.IpcMode == "private" && !ev.Privileged)
 	set(admission.AxisPrivileges, slices.Equal(ev.CapDrop, []string{"ALL"}) && len(ev.CapAdd) == 0 && ev.NoNewPrivileges && ev.User != "" && !isRoot(ev.User))
 	set(admission.AxisResources, ev.MemoryBytes > 0 && ev.MemorySwapBytes == ev.MemoryBytes && ev.PidsLimit > 0 && ev.NanoCPUs > 0)
 	// Kill is SIGKILL to the container: every process of its PID

@@ -128,11 +128,14 @@ func TestProviderDescription(t *testing.T) {
 		if d.Identity.Provider != wantName || !slices.Equal(c.Tiers, []string{wantTier}) || slices.Contains(c.RuntimeAssurances, AssuranceGVisor) != gvisor {
 			t.Errorf("%s: identity %s tiers %q assurances %q", rt, d.Identity, c.Tiers, c.RuntimeAssurances)
 		}
-		if c.Enforcement[admission.AxisMounts] != admission.Unenforced || c.Enforcement[admission.AxisProcessIsolation] != admission.Unenforced {
-			t.Errorf("%s: claims mounts or process isolation, which nothing reads back: %v", rt, c.Enforcement)
-		}
-		if (c.Enforcement[admission.AxisSyscalls] == admission.RunnerEnforced) != gvisor {
-			t.Errorf("%s: syscalls %v", rt, c.Enforcement[admission.AxisSyscalls])
+		for _, a := range admission.Axes() {
+			want := admission.RunnerEnforced
+			if a == admission.AxisSyscalls && !gvisor {
+				want = admission.Unenforced // runc: the engine's seccomp default, neither set nor read back
+			}
+			if c.Enforcement[a] != want {
+				t.Errorf("%s: axis %s is %v, want %v", rt, a, c.Enforcement[a], want)
+			}
 		}
 	}
 }
@@ -171,7 +174,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 	img := "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	good := Evidence{Container: "c", ImageID: img, Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"},
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
-		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp}
+		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, IpcMode: "private"}
 	want := enforcement(RuntimeRunc)
 	if got := enforcementOf(good, img); got != want {
 		t.Fatalf("enforcement of a good read-back = %v, want %v", got, want)
@@ -194,6 +197,10 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 		"pids":      {func(e *Evidence) { e.PidsLimit = 0 }, admission.AxisResources},
 		"cpu":       {func(e *Evidence) { e.NanoCPUs = 0 }, admission.AxisResources},
 		"container": {func(e *Evidence) { e.Container = "" }, admission.AxisLifetime},
+		"a bind":    {func(e *Evidence) { e.ExtraMounts = []string{"/etc:/host-etc"} }, admission.AxisMounts},
+		"pid host":  {func(e *Evidence) { e.PidMode = "host" }, admission.AxisProcessIsolation},
+		"ipc host":  {func(e *Evidence) { e.IpcMode = "host" }, admission.AxisProcessIsolation},
+		"priv":      {func(e *Evidence) { e.Privileged = true }, admission.AxisProcessIsolation},
 	} {
 		ev := good
 		ev.Networks = slices.Clone(good.Networks)
@@ -225,7 +232,7 @@ func TestEvidenceMapping(t *testing.T) {
 	inst := &providerInstance{p: p, spec: spec}
 	good := Evidence{Label: checkfu.LabelIsolated, Container: "c", ImageID: img, Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"},
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
-		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp}
+		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, IpcMode: "private"}
 	held := adapters.HeldFor(p.Describe(), spec)
 	if m := adapters.MatchEvidence(held, inst.evidence(good)); !m.OK() || m.Assurance != adapters.AssuranceIsolationChecked {
 		t.Fatalf("a conforming read-back: %v (assurance %s)", m.Err(), m.Assurance)
