@@ -254,3 +254,35 @@ func TestEvidenceMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestLanes: what the declarations mean to admission. The runc tier
+// realizes eight axes of nine (syscalls unenforced), so the adversarial
+// lane refuses it; the gVisor tier realizes all nine, so a none profile
+// admits it on the adversarial lane. Both are admitted on the trusted
+// lane.
+func TestLanes(t *testing.T) {
+	p, err := admission.ParseProfile([]byte(`{"name": "offline",
+		"image": {"ref": "docker.io/library/debian:12", "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+		"resources": {"cpu_millis": 1000, "memory_mib": 256}, "network_policy": {"type": "none"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := admission.Publish(nil, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range []string{RuntimeRunc, RuntimeRunsc} {
+		d := describe(rt, "sha256:"+strings.Repeat("ab", 32))
+		c := admission.Candidate{Target: d.Identity, Advertised: d.Capability.EgressCertification}
+		err := admission.CheckLane(admission.LaneAdversarial, v, c, d.Capability)
+		if rt == RuntimeRunc && !errors.Is(err, admission.CodeLaneRequirementUnmet) {
+			t.Errorf("runc, adversarial lane: CheckLane = %v, want %s", err, admission.CodeLaneRequirementUnmet)
+		}
+		if rt == RuntimeRunsc && err != nil {
+			t.Errorf("runsc, adversarial lane: CheckLane = %v", err)
+		}
+		if err := admission.CheckLane(admission.LaneTrusted, v, c, d.Capability); err != nil {
+			t.Errorf("%s, trusted lane: CheckLane = %v", rt, err)
+		}
+	}
+}
