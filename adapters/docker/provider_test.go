@@ -286,3 +286,40 @@ func TestLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestNewProviderRefusesConfig: an empty image or an unknown runtime is
+// refused before the engine is asked anything.
+func TestNewProviderRefusesConfig(t *testing.T) {
+	e := &Engine{} // no client: nothing may reach the engine
+	for name, cfg := range map[string]ProviderConfig{
+		"no image":        {},
+		"unknown runtime": {Image: "checkfu-busybox:x", Runtime: "kata"},
+	} {
+		if _, err := e.NewProvider(context.Background(), cfg); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s: NewProvider = %v, want %s", name, err, checkfu.CodeConfigInvalid)
+		}
+	}
+}
+
+// TestGVisorProviderNeedsRunsc: the gVisor tier is offered only when the
+// engine registers runsc, and then it declares its tier and assurance.
+func TestGVisorProviderNeedsRunsc(t *testing.T) {
+	e := testEngine(t)
+	rts, err := e.Runtimes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.NewProvider(context.Background(), ProviderConfig{Image: suiteImage(t, e), Runtime: RuntimeRunsc})
+	if !slices.Contains(rts, RuntimeRunsc) {
+		if !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Fatalf("runsc not registered (runtimes %q): NewProvider = %v, want %s", rts, err, checkfu.CodeConfigInvalid)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Describe().Capability; !slices.Equal(c.Tiers, []string{TierGVisor}) || !slices.Equal(c.RuntimeAssurances, []string{AssuranceGVisor}) {
+		t.Errorf("gVisor provider: tiers %q assurances %q", c.Tiers, c.RuntimeAssurances)
+	}
+}
