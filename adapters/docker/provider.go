@@ -68,8 +68,9 @@ type Provider struct {
 var _ adapters.Provider = (*Provider)(nil)
 
 // NewProvider returns a provider for cfg. It refuses, with
-// checkfu.CodeConfigInvalid, an unknown runtime or RuntimeRunsc on an
-// engine that has no runsc registered, and a missing image with
+// checkfu.CodeConfigInvalid, an unknown runtime, RuntimeRunsc on an
+// engine that has no runsc registered, and an image the engine reports
+// for another platform than [Platform]; a missing image with
 // CodeImageMissing.
 func (e *Engine) NewProvider(ctx context.Context, cfg ProviderConfig) (*Provider, error) {
 	if cfg.Image == "" {
@@ -98,6 +99,9 @@ func (e *Engine) NewProvider(ctx context.Context, cfg ProviderConfig) (*Provider
 	}
 	if !adapters.IsDigest(img.ID) {
 		return nil, checkfu.Refuse(CodeEngineRequestFailed, "docker: the engine names image %s by %s, not a sha256 digest", checkfu.Quote(cfg.Image), checkfu.Quote(img.ID))
+	}
+	if p := img.Os + "/" + img.Architecture; p != Platform {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: image %s is for %s, not %s", checkfu.Quote(cfg.Image), checkfu.Quote(p), Platform)
 	}
 	return &Provider{e: e, runtime: rt, image: img.ID, desc: describe(rt, img.ID)}, nil
 }

@@ -381,8 +381,10 @@ func lastColon(ref string) int {
 
 // ImageJSON is the part of GET /images/{name}/json the adapter reads.
 type ImageJSON struct {
-	ID     string `json:"Id"`
-	Config struct {
+	ID           string `json:"Id"`
+	Os           string
+	Architecture string
+	Config       struct {
 		Labels map[string]string
 	}
 }
