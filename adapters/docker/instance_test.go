@@ -79,6 +79,9 @@ func TestOneLiveProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Under the no-reservation mutant the second Open replaces p as the
+	// live process, and Destroy would not reach it.
+	t.Cleanup(func() { p.Kill() })
 	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
 		t.Fatalf("second Open while one lives = %v, want %s", err, wire.CodeProcessAlreadyOpen)
 	}
