@@ -31,11 +31,19 @@ func lineEnd(g adapters.Gaps) (want, script string) {
 	return "", ""
 }
 
-// skipPart logs that part of a subtest does not run, and which declared
-// gaps are why.
-func skipPart(t tester, part string, g adapters.Gaps) {
+// skipPart logs that part of a subtest does not run, and the declared
+// gap that is why.
+func skipPart(t tester, part, gap string) {
 	t.Helper()
-	t.Logf("not tried: %s (declared gaps: %s)", part, gapNames(g))
+	t.Logf("not tried: %s (declared gap %s)", part, gap)
+}
+
+// stdinGap names the declared stdin gap: NoStdin or StdinNoEOF.
+func stdinGap(g adapters.Gaps) string {
+	if g.NoStdin {
+		return "NoStdin"
+	}
+	return "StdinNoEOF"
 }
 
 // gapNames lists the gaps g declares.
@@ -187,6 +195,7 @@ func testDeclaredGaps(t tester, s *suite, p adapters.Provider) {
 		t.Log("no gap declared")
 		return
 	}
+	t.Logf("declared gaps: %s", gapNames(g))
 	if g.NoStdin && g.StdinNoEOF {
 		t.Fatal("declared both NoStdin and StdinNoEOF: no stdin has no end to lack")
 	}
