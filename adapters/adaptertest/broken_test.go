@@ -277,7 +277,21 @@ var brokenProviders = []struct {
 	{"Kill only closes stdin", hooks{
 		proc: func(_ *hInst, p *hProc) { p.kill = func() error { return p.Stdin().Close() } },
 	}, []string{"Kill", "OneLiveProcess"}},
-	// Declared gaps excuse exactly what they declare.
+	{"declares list_dir it does not implement", hooks{
+		describe: func(d *adapters.Description) { d.Capability.ListDir, d.Members.ListDir = true, true },
+	}, []string{"CapabilityHonesty"}},
+}
+
+// gapProviders are broken providers with declared gaps: a gap excuses
+// exactly what it declares, so an undeclared fault is still caught, and
+// a gap declared but not real is caught by DeclaredGaps.
+// TestSuiteHonoursOnlyDeclaredGaps fails if the suite stops rejecting
+// one.
+var gapProviders = []struct {
+	name string
+	h    hooks
+	want []string
+}{
 	{"declares no gap but lacks stdin EOF", hooks{
 		proc: func(_ *hInst, p *hProc) { p.stdin = noEOF{p.Process.Stdin()} },
 	}, []string{"OneLiveProcess", "Stdio", "Sequence"}},
@@ -305,15 +319,15 @@ var brokenProviders = []struct {
 	{"declares StdinNoEOF it has", hooks{
 		describe: func(d *adapters.Description) { d.Gaps.StdinNoEOF = true },
 	}, []string{"DeclaredGaps"}},
-	{"declares LineFramed and TextOnly it has not", hooks{
-		describe: func(d *adapters.Description) { d.Gaps.LineFramed, d.Gaps.TextOnly = true, true },
+	{"declares LineFramed it has not", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.LineFramed = true },
+	}, []string{"DeclaredGaps"}},
+	{"declares TextOnly it has not", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.TextOnly = true },
 	}, []string{"DeclaredGaps"}},
 	{"declares KillLeaderOnly yet kills the group", hooks{
 		describe: func(d *adapters.Description) { d.Gaps.KillLeaderOnly = true },
 	}, []string{"DeclaredGaps"}},
-	{"declares list_dir it does not implement", hooks{
-		describe: func(d *adapters.Description) { d.Capability.ListDir, d.Members.ListDir = true, true },
-	}, []string{"CapabilityHonesty"}},
 }
 
 func brokenHarness(t testing.TB, h hooks) Harness {
@@ -336,8 +350,17 @@ func brokenHarness(t testing.TB, h hooks) Harness {
 
 // TestSuiteRejectsBrokenProviders runs the suite, recorded, against each
 // broken provider and asserts that the named subtests reject it.
-func TestSuiteRejectsBrokenProviders(t *testing.T) {
-	for _, b := range brokenProviders {
+func TestSuiteRejectsBrokenProviders(t *testing.T) { rejects(t, brokenProviders) }
+
+// TestSuiteHonoursOnlyDeclaredGaps does the same for gapProviders.
+func TestSuiteHonoursOnlyDeclaredGaps(t *testing.T) { rejects(t, gapProviders) }
+
+func rejects(t *testing.T, providers []struct {
+	name string
+	h    hooks
+	want []string
+}) {
+	for _, b := range providers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder(t)

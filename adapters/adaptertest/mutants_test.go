@@ -15,9 +15,31 @@ var mutants = []mutation.Mutant{
 	// deletes both: the point is that the subtest can fail at all.
 	{Name: "Stdio does not look at stderr", File: "suite.go",
 		Edits: []mutation.Edit{
-			{Old: `if string(r.stdout) != "out" || string(r.stderr) != "err" {`, New: `if false {`},
-			{Old: `!bytes.Equal(r.stderr, errBig) || string(r.stdout) != "ok" {`, New: `false {`},
+			{Old: `if string(r.stdout) != "out"+e || string(r.stderr) != "err"+e {`, New: `if false {`},
+			{Old: `!bytes.Equal(r.stderr, errBig) || string(r.stdout) != "ok"+e {`, New: `false {`},
+			{Old: `!bytes.Equal(r.stderr, want) || string(r.stdout) != "ok"+e {`, New: `false {`},
 		}, Kills: "TestSuiteRejectsBrokenProviders"},
+	// Declared gaps: each adaptation applies only when its gap is
+	// declared, and each DeclaredGaps check can fail.
+	{Name: "Stdio skips stdin EOF whatever is declared", File: "suite.go",
+		Edits: []mutation.Edit{
+			{Old: "if g.NoStdin || g.StdinNoEOF {\n\t\tskipPart(t, \"multi-megabyte", New: "if true {\n\t\tskipPart(t, \"multi-megabyte"},
+			{Old: "if g.StdinNoEOF {\n\t\tskipPart(t, \"cat of empty", New: "if true {\n\t\tskipPart(t, \"cat of empty"},
+		}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "hold never needs stdin EOF", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: "case g.StdinNoEOF:\n\t\tscript, in, want =", New: "case true:\n\t\tscript, in, want ="}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "generated output is not compared", File: "suite.go",
+		Edits: []mutation.Edit{{Old: "generator(40000, \"\"), nil); !bytes.Equal(r.stdout, want) {", New: "generator(40000, \"\"), nil); false && !bytes.Equal(r.stdout, want) {"}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "DeclaredGaps trusts NoStdin", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: `s.collect(t, proc, nil); string(r.stdout) != "done"+e {`, New: `s.collect(t, proc, nil); false {`}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "DeclaredGaps trusts StdinNoEOF", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: `!strings.HasPrefix(got, "x\n") || strings.Contains(got, "done") {`, New: `false {`}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "DeclaredGaps trusts LineFramed", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: `if got := out.String(); got != "" {`, New: `if got := out.String(); false {`}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "DeclaredGaps trusts TextOnly", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: `string(r.stdout) == want.String()+e {`, New: `false {`}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
+	{Name: "DeclaredGaps trusts KillLeaderOnly", File: "gaps.go",
+		Edits: []mutation.Edit{{Old: `if r := s.run(t, inst, alive, nil); string(r.stdout) != "alive"+e {`, New: `if r := s.run(t, inst, alive, nil); false {`}}, Kills: "TestSuiteHonoursOnlyDeclaredGaps"},
 	{Name: "ExitCodes accepts any status", File: "suite.go",
 		Edits: []mutation.Edit{{Old: "if r := s.run(t, inst, \"exit \"+strconv.Itoa(code), nil); r.status != code || r.err != nil {", New: "if r := s.run(t, inst, \"exit \"+strconv.Itoa(code), nil); false && r.status != code {"}}, Kills: "TestSuiteRejectsBrokenProviders"},
 	{Name: "OneLiveProcess accepts a second process", File: "suite.go",
