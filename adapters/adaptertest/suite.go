@@ -48,9 +48,22 @@ type Harness struct {
 
 // TestProvider runs the contract tests against the provider h makes, as
 // named subtests: Describe, Lifecycle, OneLiveProcess, Stdio, ExitCodes,
-// Kill, Sequence, Evidence, CapabilityHonesty and Wire. Each subtest
-// gets a fresh provider; Sequence drives ONE instance through a long
-// sequence of operations.
+// Kill, Sequence, Evidence, CapabilityHonesty, Wire and DeclaredGaps.
+// Each subtest gets a fresh provider; Sequence drives ONE instance
+// through a long sequence of operations.
+//
+// Declared gaps (adapters.Gaps) are honoured, and only those: a part of
+// a subtest that needs a property the provider declares missing is
+// adapted or skipped, logged with the gap's name, and everything else
+// runs as for the full contract. Without stdin (NoStdin, StdinNoEOF)
+// the one-live-process holder is a short sleep or a one-line read, and
+// megabytes of output are generated in the instance instead of echoed;
+// with StdinNoEOF, stdin lines are echoed up to a terminating line;
+// with LineFramed every output check ends its lines with a newline;
+// with TextOnly the data is text; with KillLeaderOnly the process Kill
+// must end is an exec'd sleep, and a child holding stdout is not tried.
+// DeclaredGaps checks the declaration is consistent and each gap real
+// where that is cheap to see (see testDeclaredGaps).
 //
 // What it proves, for the provider under test: its Description passes
 // adapters.Check and is stable; instances keep their ID, refuse an
@@ -89,7 +102,12 @@ type Harness struct {
 // it made, one that keeps the reservation after a kill, one that drops
 // stdout past 1 MiB, one whose Kill only closes stdin, one that declares
 // list_dir without implementing it, and a remote provider whose journal
-// is too small to survive a drop (output_truncated). Package process's
+// is too small to survive a drop (output_truncated); and, with declared
+// gaps (gapProviders), one declaring no gap whose stdin never ends, one
+// declaring LineFramed that merges stderr into stdout, one declaring
+// NoStdin that drops stdout past 1 MiB, one declaring KillLeaderOnly
+// whose Kill only closes stdin, and one each declaring NoStdin,
+// StdinNoEOF, LineFramed, TextOnly or KillLeaderOnly it does not have. Package process's
 // mutants add a Kill that reaches only the group leader, a provider
 // without a reservation, and signals reported as exit code 0.
 func TestProvider(t *testing.T, h Harness) {
