@@ -1,6 +1,7 @@
 package daytona_test
 
 import (
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -33,4 +34,19 @@ func TestAdaptertest(t *testing.T) {
 		Probe:   []string{exe, adaptertest.ProbeArg},
 		Timeout: 10 * time.Second,
 	})
+}
+
+// TestNoACPAgent: the declared gaps keep an ACP agent off this
+// provider, typed.
+func TestNoACPAgent(t *testing.T) {
+	d := (&daytona.Provider{}).Describe()
+	if d.Gaps != daytona.Gaps || d.Gaps == (adapters.Gaps{}) {
+		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, daytona.Gaps)
+	}
+	if err := adapters.Check(d); err != nil {
+		t.Errorf("Check = %v", err)
+	}
+	if err := adapters.CheckACP(d); !errors.Is(err, adapters.CodeStdioInsufficient) {
+		t.Errorf("CheckACP = %v, want %s", err, adapters.CodeStdioInsufficient)
+	}
 }
