@@ -35,4 +35,8 @@ const (
 	// CodeEvidenceMismatch: a process's evidence fails one or more
 	// clauses of [MatchEvidence]; the message names each.
 	CodeEvidenceMismatch checkfu.Code = "evidence_mismatch"
+	// CodeStdioInsufficient: a provider's declared gaps ([Gaps]) leave
+	// its processes without what a workload needs: [CheckACP] for an
+	// ACP agent, which needs stdin and its end.
+	CodeStdioInsufficient checkfu.Code = "stdio_insufficient"
 )

@@ -51,6 +51,22 @@ func ExampleCheck() {
 	// true
 }
 
+// A provider declares what its vendor's API lacks; CheckACP refuses
+// one that cannot carry an ACP agent, while Check still admits it.
+func ExampleCheckACP() {
+	d := adapters.Description{
+		Identity:                checkfu.ProviderRevision{Provider: "partner:cmd", Revision: "1"},
+		MaterializationRevision: "cmd-1",
+		Placement:               admission.PlacementRemote,
+		Gaps:                    adapters.Gaps{NoStdin: true, KillLeaderOnly: true},
+	}
+	fmt.Println(adapters.Check(d))
+	fmt.Println(adapters.CheckACP(d))
+	// Output:
+	// <nil>
+	// refused: stdio_insufficient: adapters: partner:cmd@1 cannot carry an ACP agent: its processes take no stdin
+}
+
 // An optional member is called through the package, which consults the
 // declaration first.
 func ExampleListDir() {

@@ -44,6 +44,46 @@ type Description struct {
 	// Members declares the optional members. Snapshots and ListDir must
 	// equal the capability's axes of the same names.
 	Members Members
+	// Gaps declares where the provider's processes fall short of the
+	// [Process] contract because the vendor's API cannot express it. The
+	// zero Gaps is the full contract. A gap is declared, never faked:
+	// package adaptertest tests everything not declared missing, and
+	// checks that what is declared is so where it can see it.
+	Gaps Gaps
+}
+
+// Gaps are the stdio and kill properties of the [Process] contract a
+// provider's processes lack. Each field true is one property missing;
+// the zero value declares none. NoStdin and StdinNoEOF contradict each
+// other ([Check] refuses both). A provider with NoStdin or StdinNoEOF
+// cannot carry an ACP agent ([CheckACP]).
+type Gaps struct {
+	// NoStdin: processes take no input. A Stdin write is refused and the
+	// process reads end of input at once. Consequence: nothing can be
+	// fed to a process; no ACP agent (it reads its requests from stdin).
+	NoStdin bool
+	// StdinNoEOF: stdin carries input but cannot end: Close does not
+	// reach the process as end of input (it may be refused), so a
+	// process reading to end of input never finishes and must be
+	// killed. Consequence: no ACP agent (it is shut down by closing its
+	// stdin); a process needing EOF cannot be driven.
+	StdinNoEOF bool
+	// LineFramed: stdin and output are carried a line at a time: input
+	// reaches the process when its newline is written (a partial last
+	// line may be refused), and output is delivered a whole line at a
+	// time, so a partial line arrives only with its newline or at the
+	// end of the stream, where it may gain a newline. Consequence: a
+	// prompt without a newline is not seen while the process waits.
+	LineFramed bool
+	// TextOnly: stdin and output carry text, not bytes: bytes that are
+	// not UTF-8, and NUL, may be refused, altered or lost. Consequence:
+	// binary data cannot cross the pipes exactly.
+	TextOnly bool
+	// KillLeaderOnly: Kill signals the process, not the children it
+	// started: they live until the instance is destroyed, and one that
+	// holds stdout open keeps the stream (and Wait) from ending.
+	// Consequence: to stop a process tree, destroy the instance.
+	KillLeaderOnly bool
 }
 
 // Members declares the optional members of the contract. A member not
@@ -149,7 +189,9 @@ type Process interface {
 // cannot admit: an empty provider, revision or materialization revision;
 // a capability outside its vocabulary; runner_enforced claimed by a
 // provider that is not in-process; Members that disagree with the
-// capability's snapshots or list_dir axis.
+// capability's snapshots or list_dir axis; gaps that contradict each
+// other (NoStdin with StdinNoEOF). A description with consistent gaps is
+// accepted: a gap is an honest declaration, not a defect.
 func Check(d Description) error {
 	if d.Identity.Provider == "" || d.Identity.Revision == "" || d.MaterializationRevision == "" {
 		return checkfu.Refuse(CodeProviderInvalid, "adapters: a provider needs a provider name, a revision and a materialization revision")
@@ -163,6 +205,24 @@ func Check(d Description) error {
 	if d.Members.Snapshots != d.Capability.Snapshots || d.Members.ListDir != d.Capability.ListDir {
 		return checkfu.Refuse(CodeProviderInvalid, "adapters: %s: members (snapshots %t, list_dir %t) disagree with its capability (snapshots %t, list_dir %t)",
 			d.Identity, d.Members.Snapshots, d.Members.ListDir, d.Capability.Snapshots, d.Capability.ListDir)
+	}
+	if d.Gaps.NoStdin && d.Gaps.StdinNoEOF {
+		return checkfu.Refuse(CodeProviderInvalid, "adapters: %s: gaps NoStdin and StdinNoEOF contradict each other (no stdin has no end to lack)", d.Identity)
+	}
+	return nil
+}
+
+// CheckACP refuses, with [CodeStdioInsufficient], a provider that cannot
+// carry an ACP agent: one whose processes have no stdin (the agent reads
+// its requests there) or whose stdin cannot end (the agent is shut down
+// by closing it). It is pure: it reads only d.Gaps. LineFramed and
+// TextOnly do not refuse: ACP is newline-delimited UTF-8 JSON.
+func CheckACP(d Description) error {
+	switch {
+	case d.Gaps.NoStdin:
+		return checkfu.Refuse(CodeStdioInsufficient, "adapters: %s cannot carry an ACP agent: its processes take no stdin", d.Identity)
+	case d.Gaps.StdinNoEOF:
+		return checkfu.Refuse(CodeStdioInsufficient, "adapters: %s cannot carry an ACP agent: its processes' stdin cannot be closed", d.Identity)
 	}
 	return nil
 }

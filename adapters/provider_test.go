@@ -35,6 +35,16 @@ func TestCheck(t *testing.T) {
 	if err := adapters.Check(goodDescription()); err != nil {
 		t.Fatalf("Check(good) = %v", err)
 	}
+	for _, g := range []adapters.Gaps{
+		{NoStdin: true, TextOnly: true, KillLeaderOnly: true},
+		{StdinNoEOF: true, LineFramed: true, TextOnly: true},
+	} {
+		d := goodDescription()
+		d.Gaps = g
+		if err := adapters.Check(d); err != nil {
+			t.Errorf("Check with consistent gaps %+v = %v", g, err)
+		}
+	}
 	for name, f := range map[string]func(*adapters.Description){
 		"no provider":             func(d *adapters.Description) { d.Identity.Provider = "" },
 		"no revision":             func(d *adapters.Description) { d.Identity.Revision = "" },
@@ -46,6 +56,7 @@ func TestCheck(t *testing.T) {
 		"unknown placement":          func(d *adapters.Description) { d.Placement = "elsewhere" },
 		"list_dir member disagrees":  func(d *adapters.Description) { d.Members.ListDir = false },
 		"snapshots member disagrees": func(d *adapters.Description) { d.Members.Snapshots = true },
+		"contradictory gaps":         func(d *adapters.Description) { d.Gaps = adapters.Gaps{NoStdin: true, StdinNoEOF: true} },
 	} {
 		d := goodDescription()
 		f(&d)
@@ -222,5 +233,31 @@ func TestOpenWireKill(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("Wait did not return after Kill")
+	}
+}
+
+// TestCheckACP: a provider without stdin, or whose stdin cannot end, is
+// refused an ACP agent, typed; every other gap is accepted.
+func TestCheckACP(t *testing.T) {
+	for _, c := range []struct {
+		gaps   adapters.Gaps
+		refuse bool
+	}{
+		{adapters.Gaps{}, false},
+		{adapters.Gaps{LineFramed: true, TextOnly: true, KillLeaderOnly: true}, false},
+		{adapters.Gaps{NoStdin: true}, true},
+		{adapters.Gaps{StdinNoEOF: true}, true},
+		{adapters.Gaps{StdinNoEOF: true, LineFramed: true}, true},
+	} {
+		d := goodDescription()
+		d.Gaps = c.gaps
+		err := adapters.CheckACP(d)
+		var r *checkfu.Refusal
+		if c.refuse && (!errors.Is(err, adapters.CodeStdioInsufficient) || !errors.As(err, &r)) {
+			t.Errorf("CheckACP(%+v) = %v, want %s", c.gaps, err, adapters.CodeStdioInsufficient)
+		}
+		if !c.refuse && err != nil {
+			t.Errorf("CheckACP(%+v) = %v, want nil", c.gaps, err)
+		}
 	}
 }

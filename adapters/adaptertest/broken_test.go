@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"slices"
@@ -102,13 +103,20 @@ func (i *hInst) Destroy(ctx context.Context) error {
 
 type hProc struct {
 	adapters.Process
+	stdin  io.WriteCloser // nil: the inner process's
 	stdout io.Reader
 	ev     adapters.Evidence
 	wait   func() (int, error)
 	kill   func() error
 }
 
-func (p *hProc) Stdout() io.Reader           { return p.stdout }
+func (p *hProc) Stdout() io.Reader { return p.stdout }
+func (p *hProc) Stdin() io.WriteCloser {
+	if p.stdin != nil {
+		return p.stdin
+	}
+	return p.Process.Stdin()
+}
 func (p *hProc) Evidence() adapters.Evidence { return p.ev }
 func (p *hProc) Wait() (int, error) {
 	if p.wait != nil {
@@ -141,6 +149,25 @@ func (t *tailDropper) Read(b []byte) (int, error) {
 	n, err := t.r.Read(b)
 	t.n -= n
 	return n, err
+}
+
+// A noEOF stdin passes writes on and never closes: end of input never
+// reaches the process.
+type noEOF struct{ io.WriteCloser }
+
+func (noEOF) Close() error { return nil }
+
+// A noStdin refuses writes: a provider whose processes take no input,
+// honestly (the inner stdin is closed at once, so the process reads end
+// of input).
+type noStdin struct{}
+
+func (noStdin) Write([]byte) (int, error) { return 0, errors.New("no stdin") }
+func (noStdin) Close() error              { return nil }
+
+func withoutStdin(_ *hInst, p *hProc) {
+	p.Process.Stdin().Close()
+	p.stdin = noStdin{}
 }
 
 // brokenProviders are plausible bugs of an adapter author, each with the
@@ -255,6 +282,54 @@ var brokenProviders = []struct {
 	}, []string{"CapabilityHonesty"}},
 }
 
+// gapProviders are broken providers with declared gaps: a gap excuses
+// exactly what it declares, so an undeclared fault is still caught, and
+// a gap declared but not real is caught by DeclaredGaps.
+// TestSuiteHonoursOnlyDeclaredGaps fails if the suite stops rejecting
+// one.
+var gapProviders = []struct {
+	name string
+	h    hooks
+	want []string
+}{
+	{"declares no gap but lacks stdin EOF", hooks{
+		proc: func(_ *hInst, p *hProc) { p.stdin = noEOF{p.Process.Stdin()} },
+	}, []string{"OneLiveProcess", "Stdio", "Sequence"}},
+	{"declares LineFramed yet merges stderr into stdout", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.LineFramed = true },
+		argv: func(a []string) []string {
+			a[len(a)-1] = "exec 2>&1; " + a[len(a)-1]
+			return a
+		},
+	}, []string{"Stdio", "Sequence"}},
+	{"declares NoStdin yet drops stdout past 1 MiB", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.NoStdin = true },
+		proc: func(i *hInst, p *hProc) {
+			withoutStdin(i, p)
+			p.stdout = &tailDropper{r: p.Process.Stdout(), n: 1 << 20}
+		},
+	}, []string{"Stdio"}},
+	{"declares KillLeaderOnly yet Kill only closes stdin", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.KillLeaderOnly = true },
+		proc:     func(_ *hInst, p *hProc) { p.kill = func() error { return p.Stdin().Close() } },
+	}, []string{"Kill", "OneLiveProcess"}},
+	{"declares NoStdin it has", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.NoStdin = true },
+	}, []string{"DeclaredGaps"}},
+	{"declares StdinNoEOF it has", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.StdinNoEOF = true },
+	}, []string{"DeclaredGaps"}},
+	{"declares LineFramed it has not", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.LineFramed = true },
+	}, []string{"DeclaredGaps"}},
+	{"declares TextOnly it has not", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.TextOnly = true },
+	}, []string{"DeclaredGaps"}},
+	{"declares KillLeaderOnly yet kills the group", hooks{
+		describe: func(d *adapters.Description) { d.Gaps.KillLeaderOnly = true },
+	}, []string{"DeclaredGaps"}},
+}
+
 func brokenHarness(t testing.TB, h hooks) Harness {
 	exe, err := os.Executable()
 	if err != nil {
@@ -275,8 +350,17 @@ func brokenHarness(t testing.TB, h hooks) Harness {
 
 // TestSuiteRejectsBrokenProviders runs the suite, recorded, against each
 // broken provider and asserts that the named subtests reject it.
-func TestSuiteRejectsBrokenProviders(t *testing.T) {
-	for _, b := range brokenProviders {
+func TestSuiteRejectsBrokenProviders(t *testing.T) { rejects(t, brokenProviders) }
+
+// TestSuiteHonoursOnlyDeclaredGaps does the same for gapProviders.
+func TestSuiteHonoursOnlyDeclaredGaps(t *testing.T) { rejects(t, gapProviders) }
+
+func rejects(t *testing.T, providers []struct {
+	name string
+	h    hooks
+	want []string
+}) {
+	for _, b := range providers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder(t)
@@ -332,11 +416,25 @@ func TestSuiteRejectsBrokenRemote(t *testing.T) {
 }
 
 // TestRecordedControl shows that the wrapper and the recorder alone fail
-// nothing: the unbroken provider passes the recorded suite.
+// nothing: the unbroken provider passes the recorded suite, and so does
+// one that honestly lacks stdin and declares it.
 func TestRecordedControl(t *testing.T) {
-	rec := newRecorder(t)
-	rec.run("run", func(tt tester) { runSuite(tt, brokenHarness(t, hooks{})) })
-	if rec.Failed() {
-		t.Errorf("the recorded suite failed the unbroken provider: %v\n%s", rec.log.failedSubtests(), strings.Join(rec.log.lines, "\n"))
+	for _, c := range []struct {
+		name string
+		h    hooks
+	}{
+		{"unbroken", hooks{}},
+		{"declares the NoStdin it lacks", hooks{
+			describe: func(d *adapters.Description) { d.Gaps.NoStdin = true },
+			proc:     withoutStdin,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := newRecorder(t)
+			rec.run("run", func(tt tester) { runSuite(tt, brokenHarness(t, c.h)) })
+			if rec.Failed() {
+				t.Errorf("the recorded suite failed it: %v\n%s", rec.log.failedSubtests(), strings.Join(rec.log.lines, "\n"))
+			}
+		})
 	}
 }

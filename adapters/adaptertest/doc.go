@@ -23,6 +23,11 @@
 //   - Nothing hangs. Every blocking step is bounded by Harness.Timeout
 //     and fails the subtest when it outlives it; every instance is
 //     destroyed when its subtest ends.
+//   - Gaps excuse exactly what they declare. A provider's declared
+//     adapters.Gaps adapt or skip only the parts that need the missing
+//     property, each logged with the gap's name; DeclaredGaps checks the
+//     gaps are real where cheap; broken providers with gaps prove an
+//     undeclared fault is still caught.
 //   - Claims are tried, not read. A provider declaring network mode none
 //     gets a probe that dials a live listener on the host's loopback and
 //     lists the instance's interfaces; the probe's self-test first shows

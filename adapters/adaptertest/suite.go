@@ -48,9 +48,22 @@ type Harness struct {
 
 // TestProvider runs the contract tests against the provider h makes, as
 // named subtests: Describe, Lifecycle, OneLiveProcess, Stdio, ExitCodes,
-// Kill, Sequence, Evidence, CapabilityHonesty and Wire. Each subtest
-// gets a fresh provider; Sequence drives ONE instance through a long
-// sequence of operations.
+// Kill, Sequence, Evidence, CapabilityHonesty, Wire and DeclaredGaps.
+// Each subtest gets a fresh provider; Sequence drives ONE instance
+// through a long sequence of operations.
+//
+// Declared gaps (adapters.Gaps) are honoured, and only those: a part of
+// a subtest that needs a property the provider declares missing is
+// adapted or skipped, logged with the gap's name, and everything else
+// runs as for the full contract. Without stdin (NoStdin, StdinNoEOF)
+// the one-live-process holder is a short sleep or a one-line read, and
+// megabytes of output are generated in the instance instead of echoed;
+// with StdinNoEOF, stdin lines are echoed up to a terminating line;
+// with LineFramed every output check ends its lines with a newline;
+// with TextOnly the data is text; with KillLeaderOnly the process Kill
+// must end is an exec'd sleep, and a child holding stdout is not tried.
+// DeclaredGaps checks the declaration is consistent and each gap real
+// where that is cheap to see (see testDeclaredGaps).
 //
 // What it proves, for the provider under test: its Description passes
 // adapters.Check and is stable; instances keep their ID, refuse an
@@ -89,7 +102,12 @@ type Harness struct {
 // it made, one that keeps the reservation after a kill, one that drops
 // stdout past 1 MiB, one whose Kill only closes stdin, one that declares
 // list_dir without implementing it, and a remote provider whose journal
-// is too small to survive a drop (output_truncated). Package process's
+// is too small to survive a drop (output_truncated); and, with declared
+// gaps (gapProviders), one declaring no gap whose stdin never ends, one
+// declaring LineFramed that merges stderr into stdout, one declaring
+// NoStdin that drops stdout past 1 MiB, one declaring KillLeaderOnly
+// whose Kill only closes stdin, and one each declaring NoStdin,
+// StdinNoEOF, LineFramed, TextOnly or KillLeaderOnly it does not have. Package process's
 // mutants add a Kill that reaches only the group leader, a provider
 // without a reservation, and signals reported as exit code 0.
 func TestProvider(t *testing.T, h Harness) {
@@ -118,6 +136,7 @@ func runSuite(t tester, h Harness) {
 		{"Evidence", testEvidence},
 		{"CapabilityHonesty", testHonesty},
 		{"Wire", testWire},
+		{"DeclaredGaps", testDeclaredGaps},
 	} {
 		t.run(sub.name, func(t tester) {
 			p := h.New(t)
@@ -296,8 +315,9 @@ func testLifecycle(t tester, s *suite, p adapters.Provider) {
 }
 
 func testOneLiveProcess(t tester, s *suite, p adapters.Provider) {
+	g := p.Describe().Gaps
 	inst, _ := s.create(t, p, "")
-	first := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("cat")})
+	first, in, want := s.hold(t, inst, g, "ping")
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	if second, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
@@ -306,13 +326,13 @@ func testOneLiveProcess(t tester, s *suite, p adapters.Provider) {
 		}
 		t.Fatalf("a second OpenProcess while one lives = %v, want %s", err, wire.CodeProcessAlreadyOpen)
 	}
-	if r := s.collect(t, first, []byte("ping\n")); string(r.stdout) != "ping\n" || r.status != 0 {
-		t.Errorf("the first process after a refused second: stdout %q status %d, want \"ping\\n\" 0", r.stdout, r.status)
+	if r := s.collect(t, first, in); string(r.stdout) != want || r.status != 0 {
+		t.Errorf("the first process after a refused second: stdout %q status %d, want %q 0", r.stdout, r.status, want)
 	}
 	if r := s.run(t, inst, "exit 3", nil); r.status != 3 {
 		t.Errorf("a process after the first was reaped: status %d, want 3", r.status)
 	}
-	k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
+	k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(sleeper(g))})
 	k.Kill()
 	s.within(t, "Wait after Kill", func() { k.Wait() })
 	if r := s.run(t, inst, "exit 4", nil); r.status != 4 {
@@ -335,25 +355,62 @@ func data(seed uint64, n int) []byte {
 }
 
 func testStdio(t tester, s *suite, p adapters.Provider) {
+	g := p.Describe().Gaps
+	e, es := lineEnd(g)
 	inst, _ := s.create(t, p, "")
-	r := s.run(t, inst, "printf out; printf err >&2", nil)
-	if string(r.stdout) != "out" || string(r.stderr) != "err" {
-		t.Errorf("stdout %q stderr %q, want \"out\" and \"err\" apart", r.stdout, r.stderr)
+	r := s.run(t, inst, "printf 'out"+es+"'; printf 'err"+es+"' >&2", nil)
+	if string(r.stdout) != "out"+e || string(r.stderr) != "err"+e {
+		t.Errorf("stdout %q stderr %q, want %q and %q apart", r.stdout, r.stderr, "out"+e, "err"+e)
 	}
-	big := data(1, 3<<20+17)
-	r = s.run(t, inst, "cat", big)
-	if !bytes.Equal(r.stdout, big) {
-		t.Errorf("cat of %d binary bytes returned %d bytes (equal: false)", len(big), len(r.stdout))
+	if g.NoStdin || g.StdinNoEOF {
+		skipPart(t, "multi-megabyte stdin echoed by cat", stdinGap(g))
+		// The output half still runs: megabytes generated in the instance.
+		want := generated(40000)
+		if r = s.run(t, inst, generator(40000, ""), nil); !bytes.Equal(r.stdout, want) {
+			t.Errorf("%d generated bytes on stdout returned %d bytes (equal: false)", len(want), len(r.stdout))
+		}
+	} else {
+		big := payload(1, 3<<20+17, g)
+		r = s.run(t, inst, "cat", big)
+		if !bytes.Equal(r.stdout, big) {
+			t.Errorf("cat of %d bytes returned %d bytes (equal: false)", len(big), len(r.stdout))
+		}
 	}
-	if r = s.run(t, inst, "cat", nil); len(r.stdout) != 0 || r.status != 0 {
-		t.Errorf("cat of empty stdin: %q status %d", r.stdout, r.status)
+	if g.StdinNoEOF {
+		skipPart(t, "cat of empty stdin, and stdin close as EOF", "StdinNoEOF")
+		// Lines still cross stdin in order, ended by a line, not by EOF.
+		in := textData(4, 64<<10)
+		if r = s.run(t, inst, `while read -r l && [ "$l" != END ]; do printf '%s\n' "$l"; done; printf 'done\n'`, append(slices.Clone(in), "END\n"...)); string(r.stdout) != string(in)+"done\n" {
+			t.Errorf("%d bytes of stdin lines echoed as %d bytes (equal: false)", len(in), len(r.stdout))
+		}
+	} else {
+		if r = s.run(t, inst, "cat", nil); len(r.stdout) != 0 || r.status != 0 {
+			t.Errorf("cat of empty stdin: %q status %d", r.stdout, r.status)
+		}
+		in := []byte("x\x00y")
+		switch {
+		case g.NoStdin:
+			in = nil // the process reads end of input at once
+		case g.TextOnly:
+			in = []byte("x y")
+		}
+		if g.LineFramed && in != nil {
+			in = append(in, '\n')
+		}
+		if r = s.run(t, inst, "cat; printf 'done"+es+"'", in); string(r.stdout) != string(in)+"done"+e {
+			t.Errorf("stdin close did not reach the process as EOF: %q", r.stdout)
+		}
 	}
-	if r = s.run(t, inst, "cat; printf done", []byte("x\x00y")); string(r.stdout) != "x\x00ydone" {
-		t.Errorf("stdin close did not reach the process as EOF: %q", r.stdout)
-	}
-	errBig := data(2, 32<<10)
-	if r = s.run(t, inst, "cat >&2; printf ok", errBig); !bytes.Equal(r.stderr, errBig) || string(r.stdout) != "ok" {
-		t.Errorf("32 KiB to stderr: got %d bytes, stdout %q", len(r.stderr), r.stdout)
+	if g.NoStdin || g.StdinNoEOF {
+		want := generated(500)
+		if r = s.run(t, inst, generator(500, " >&2")+"; printf 'ok"+es+"'", nil); !bytes.Equal(r.stderr, want) || string(r.stdout) != "ok"+e {
+			t.Errorf("%d generated bytes to stderr: got %d bytes, stdout %q", len(want), len(r.stderr), r.stdout)
+		}
+	} else {
+		errBig := payload(2, 32<<10, g)
+		if r = s.run(t, inst, "cat >&2; printf 'ok"+es+"'", errBig); !bytes.Equal(r.stderr, errBig) || string(r.stdout) != "ok"+e {
+			t.Errorf("32 KiB to stderr: got %d bytes, stdout %q", len(r.stderr), r.stdout)
+		}
 	}
 }
 
@@ -367,12 +424,19 @@ func testExitCodes(t tester, s *suite, p adapters.Provider) {
 }
 
 func testKill(t tester, s *suite, p adapters.Provider) {
+	g := p.Describe().Gaps
+	e, es := lineEnd(g)
 	inst, _ := s.create(t, p, "")
-	proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60 & printf ready; wait; printf after")})
-	buf := make([]byte, 5)
+	script := "sleep 60 & printf 'ready" + es + "'; wait; printf after"
+	if g.KillLeaderOnly {
+		skipPart(t, "a child holding stdout open ended by Kill", "KillLeaderOnly")
+		script = "printf 'ready" + es + "'; exec sleep 60; printf after"
+	}
+	proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(script)})
+	buf := make([]byte, len("ready"+e))
 	s.within(t, "reading ready", func() { io.ReadFull(proc.Stdout(), buf) })
-	if string(buf) != "ready" {
-		t.Fatalf("read %q, want ready", buf)
+	if string(buf) != "ready"+e {
+		t.Fatalf("read %q, want %q", buf, "ready"+e)
 	}
 	if err := proc.Kill(); err != nil {
 		t.Errorf("Kill: %v", err)
@@ -395,11 +459,12 @@ func testKill(t tester, s *suite, p adapters.Provider) {
 }
 
 func testSequence(t tester, s *suite, p adapters.Provider) {
+	g := p.Describe().Gaps
+	e, es := lineEnd(g)
 	inst, spec := s.create(t, p, "")
 	held := adapters.HeldFor(p.Describe(), spec)
 	rnd := rand.New(rand.NewPCG(18, 18))
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
+	loggedStdin := false
 	for i := range 24 {
 		op := rnd.IntN(6)
 		tag := fmt.Sprintf("op %d (%d)", i, op)
@@ -410,37 +475,54 @@ func testSequence(t tester, s *suite, p adapters.Provider) {
 				t.Errorf("%s: exit %d reported %d", tag, code, r.status)
 			}
 		case 1: // stdin echoed
-			in := data(rnd.Uint64(), rnd.IntN(200<<10))
-			if r := s.run(t, inst, "cat", in); !bytes.Equal(r.stdout, in) {
-				t.Errorf("%s: cat of %d bytes returned %d", tag, len(in), len(r.stdout))
+			seed, n := rnd.Uint64(), rnd.IntN(200<<10)
+			switch {
+			case g.NoStdin:
+				if !loggedStdin {
+					skipPart(t, "stdin echoes", "NoStdin")
+					loggedStdin = true
+				}
+			case g.StdinNoEOF: // one line, ended by its newline
+				in := textData(seed, min(n, 8<<10)+64)
+				if r := s.run(t, inst, `read -r l; printf '%s\n' "$l"`, in[:64]); !bytes.Equal(r.stdout, in[:64]) {
+					t.Errorf("%s: a stdin line echoed as %q", tag, r.stdout)
+				}
+			default:
+				in := payload(seed, n, g)
+				if r := s.run(t, inst, "cat", in); !bytes.Equal(r.stdout, in) {
+					t.Errorf("%s: cat of %d bytes returned %d", tag, len(in), len(r.stdout))
+				}
 			}
 		case 2: // fresh tokens on both channels: catches output carried between processes
 			a, b := strconv.FormatUint(rnd.Uint64(), 36), strconv.FormatUint(rnd.Uint64(), 36)
-			if r := s.run(t, inst, "printf "+a+"; printf "+b+" >&2", nil); string(r.stdout) != a || string(r.stderr) != b {
+			if r := s.run(t, inst, "printf '"+a+es+"'; printf '"+b+es+"' >&2", nil); string(r.stdout) != a+e || string(r.stderr) != b+e {
 				t.Errorf("%s: stdout %q stderr %q, want %q and %q", tag, r.stdout, r.stderr, a, b)
 			}
 		case 3: // the reservation, then the holder still works
-			first := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("cat")})
-			if second, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
+			first, in, want := s.hold(t, inst, g, tag)
+			ctx, cancel := context.WithTimeout(context.Background(), s.timeout) // per op: the sequence as a whole may outlive one timeout
+			second, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")})
+			cancel()
+			if !errors.Is(err, wire.CodeProcessAlreadyOpen) {
 				if second != nil {
 					second.Kill()
 				}
 				t.Errorf("%s: second open = %v, want %s", tag, err, wire.CodeProcessAlreadyOpen)
 			}
-			if r := s.collect(t, first, []byte(tag)); string(r.stdout) != tag {
+			if r := s.collect(t, first, in); string(r.stdout) != want {
 				t.Errorf("%s: the holder echoed %q", tag, r.stdout)
 			}
 		case 4: // a kill, after which the next op must open
-			k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
+			k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(sleeper(g))})
 			k.Kill()
 			s.within(t, tag+" Wait after Kill", func() { k.Wait() })
 		case 5: // Env reaches the process
 			v := strconv.FormatUint(rnd.Uint64(), 36)
-			proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(`printf %s "$CHECKFU_ADAPTERTEST"`), Env: []string{"CHECKFU_ADAPTERTEST=" + v}})
+			proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(`printf '%s` + es + `' "$CHECKFU_ADAPTERTEST"`), Env: []string{"CHECKFU_ADAPTERTEST=" + v}})
 			if !adapters.MatchEvidence(held, proc.Evidence()).OK() {
 				t.Errorf("%s: evidence: %v", tag, adapters.MatchEvidence(held, proc.Evidence()).Err())
 			}
-			if r := s.collect(t, proc, nil); string(r.stdout) != v {
+			if r := s.collect(t, proc, nil); string(r.stdout) != v+e {
 				t.Errorf("%s: Env: got %q, want %q", tag, r.stdout, v)
 			}
 		}

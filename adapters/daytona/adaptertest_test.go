@@ -1,8 +1,10 @@
 package daytona_test
 
 import (
+	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/adaptertest"
@@ -10,17 +12,12 @@ import (
 )
 
 // TestAdaptertest runs the contract's suite against the daytona adapter
-// over its spec-validating fake (mock evidence). The adapter fails the
-// subtests that need what the vendor's API lacks, declared rather than
-// faked, so the suite runs only with CHECKFU_ADAPTERTEST_GAPS=1 (to see
-// exactly which subtests fail and why); otherwise the test says so and
-// skips. Measured at commit time: Describe, Lifecycle, ExitCodes,
-// Evidence and CapabilityHonesty (network none, probed) pass; Wire
-// skips (in-process).
+// over its spec-validating fake (mock evidence). The adapter declares
+// what a session lacks ([daytona.Gaps]: stdin without EOF, line-framed
+// text streams); the suite adapts or skips exactly those parts, tries
+// everything else, and its DeclaredGaps subtest checks the declaration.
+// Wire skips (in-process).
 func TestAdaptertest(t *testing.T) {
-	if os.Getenv("CHECKFU_ADAPTERTEST_GAPS") != "1" {
-		t.Skip("Daytona's sessions cannot carry what the suite's Stdio, OneLiveProcess, Kill and Sequence subtests write and read: stdin cannot end (Close is refused) and output is line-framed (an unterminated \"ready\" is never delivered), both declared in StdioCaveats; run with CHECKFU_ADAPTERTEST_GAPS=1 to see them fail")
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +30,23 @@ func TestAdaptertest(t *testing.T) {
 		Spec: func(_ testing.TB, id, mode string) adapters.InstanceSpec {
 			return adapters.InstanceSpec{ID: id, RootImage: "daytona-small", Platform: "linux/amd64", ProfileDigest: "sha256:profile", NetworkMode: mode}
 		},
-		Shell: []string{"/bin/sh", "-c"},
-		Probe: []string{exe, adaptertest.ProbeArg},
+		Shell:   []string{"/bin/sh", "-c"},
+		Probe:   []string{exe, adaptertest.ProbeArg},
+		Timeout: 10 * time.Second,
 	})
+}
+
+// TestNoACPAgent: the declared gaps keep an ACP agent off this
+// provider, typed.
+func TestNoACPAgent(t *testing.T) {
+	d := (&daytona.Provider{}).Describe()
+	if d.Gaps != daytona.Gaps || d.Gaps == (adapters.Gaps{}) {
+		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, daytona.Gaps)
+	}
+	if err := adapters.Check(d); err != nil {
+		t.Errorf("Check = %v", err)
+	}
+	if err := adapters.CheckACP(d); !errors.Is(err, adapters.CodeStdioInsufficient) {
+		t.Errorf("CheckACP = %v, want %s", err, adapters.CodeStdioInsufficient)
+	}
 }

@@ -2,6 +2,7 @@ package daytona
 
 import (
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -51,3 +52,15 @@ func Capability() admission.RunnerProviderCapability {
 		EgressCertification: checkfu.AdvisoryFilter,
 	}
 }
+
+// Gaps are what a Daytona session lacks of the contract's stdio, the
+// machine-readable form of [StdioCaveats]: stdin cannot end (StdinNoEOF:
+// Close is refused with [CodeStdinInexpressible]), input and output are
+// carried a line at a time (LineFramed: a partial output line arrives
+// only with its newline or at the end, gaining one; a partial last
+// input line is refused), and the streams carry text (TextOnly: stdin
+// must be UTF-8, NUL bytes in output are lost and the prefix bytes split
+// a line). Kill deletes the session, which ends the whole process
+// group, so Kill has no gap. With StdinNoEOF, [adapters.CheckACP]
+// refuses to run an ACP agent here.
+var Gaps = adapters.Gaps{StdinNoEOF: true, LineFramed: true, TextOnly: true}

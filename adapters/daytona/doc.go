@@ -30,7 +30,10 @@
 //     prefix bytes inside a line split it); stdin takes UTF-8 lines,
 //     and Close is refused with [CodeStdinInexpressible], because a
 //     session's input never ends. A partial last line is refused
-//     rather than sent with the newline the daemon would add.
+//     rather than sent with the newline the daemon would add. The
+//     machine-readable form is [Gaps] (StdinNoEOF, LineFramed,
+//     TextOnly) in Describe, which adaptertest honours and checks, and
+//     for which adapters.CheckACP refuses to run an ACP agent here.
 //   - Kill deletes the session, which terminates its whole process
 //     group; the status is then 137, the signal the adapter asked for,
 //     since Daytona records none for a command its session ended.

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fakeDaytona is an in-process Daytona: the sandbox API on one loopback
@@ -352,6 +353,17 @@ func (c *fakeCmd) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer conn.Close()
 	brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + base64.StdEncoding.EncodeToString(h[:]) + "\r\n\r\n")
+	// Read (and drop) what the client sends, the pong and its close
+	// frame: a socket closed with unread input is reset, and a reset
+	// can destroy frames the client has not read yet. After the close
+	// frame, the client's own close ends the read (RFC 6455's closing
+	// handshake), bounded so that a client that never closes cannot hold
+	// the fake.
+	clientDone := make(chan struct{})
+	go func() {
+		defer close(clientDone)
+		io.Copy(io.Discard, brw.Reader)
+	}()
 	frame := func(op byte, p []byte) {
 		b := []byte{0x80 | op}
 		switch {
@@ -388,6 +400,10 @@ func (c *fakeCmd) stream(w http.ResponseWriter, r *http.Request) {
 			c.mu.Unlock()
 			if done {
 				frame(0x8, []byte{0x03, 0xe8})
+				select {
+				case <-clientDone:
+				case <-time.After(5 * time.Second):
+				}
 				return
 			}
 		}

@@ -21,9 +21,9 @@ var _ adapters.Provider = (*Provider)(nil)
 
 // Describe returns the provider's declarations: [Identity],
 // [MaterializationRevision], [Placement] and [Capability]; no optional
-// member.
+// member; and the gaps of a session's streams ([Gaps]).
 func (p *Provider) Describe() adapters.Description {
-	return adapters.Description{Identity: Identity, MaterializationRevision: MaterializationRevision, Placement: Placement, Capability: Capability()}
+	return adapters.Description{Identity: Identity, MaterializationRevision: MaterializationRevision, Placement: Placement, Capability: Capability(), Gaps: Gaps}
 }
 
 // Create makes one sandbox for spec. A network mode, platform, image or

@@ -2,6 +2,7 @@ package e2b
 
 import (
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -55,3 +56,11 @@ func Capability() admission.RunnerProviderCapability {
 		EgressCertification: checkfu.AdvisoryFilter,
 	}
 }
+
+// Gaps are what envd's process API lacks of the contract: only
+// KillLeaderOnly. SendSignal reaches the process, not its process
+// group, so a child it started lives until Destroy kills the sandbox;
+// the process's stream still ends with it. stdin (SendInput and
+// CloseStdin), separate stdout and stderr, and bytes (base64 in the
+// JSON) are the full contract.
+var Gaps = adapters.Gaps{KillLeaderOnly: true}

@@ -34,7 +34,8 @@
 //     exit status is the code, or 128+signal.
 //   - Kill is SendSignal SIGKILL, which envd delivers to the process
 //     only: children the process started live until Destroy kills the
-//     sandbox. This is E2B's semantics, stated rather than papered over.
+//     sandbox. This is E2B's semantics, stated rather than papered over,
+//     and declared as [Gaps] (KillLeaderOnly) in Describe.
 //   - Untrusted JSON (every answer from E2B) is decoded with
 //     internal/strictjson; Connect envelopes are bounded to 4 MiB and
 //     compression is refused.

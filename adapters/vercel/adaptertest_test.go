@@ -1,8 +1,10 @@
 package vercel_test
 
 import (
+	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/adaptertest"
@@ -10,17 +12,12 @@ import (
 )
 
 // TestAdaptertest runs the contract's suite against the vercel adapter
-// over its spec-validating fake (mock evidence). The adapter fails the
-// subtests that need what the vendor's API lacks, declared rather than
-// faked, so the suite runs only with CHECKFU_ADAPTERTEST_GAPS=1 (to see
-// exactly which subtests fail and why); otherwise the test says so and
-// skips. Measured at commit time: Describe, Lifecycle, ExitCodes,
-// Evidence and CapabilityHonesty (network none, probed) pass; Wire
-// skips (in-process).
+// over its spec-validating fake (mock evidence). The adapter declares
+// what Vercel's commands lack ([vercel.Gaps]: no stdin, text output, a
+// Kill reaching only the command); the suite adapts or skips exactly
+// those parts, tries everything else, and its DeclaredGaps subtest
+// checks the declaration. Wire skips (in-process).
 func TestAdaptertest(t *testing.T) {
-	if os.Getenv("CHECKFU_ADAPTERTEST_GAPS") != "1" {
-		t.Skip("Vercel's ordinary commands take no stdin (declared in StdioCaveats), so the suite's Stdio, OneLiveProcess and Sequence subtests cannot pass, and its Kill signals the command, not its children (the fake does as the API documents), so a child keeps stdout open; run with CHECKFU_ADAPTERTEST_GAPS=1 to see them fail")
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +30,23 @@ func TestAdaptertest(t *testing.T) {
 		Spec: func(_ testing.TB, id, mode string) adapters.InstanceSpec {
 			return adapters.InstanceSpec{ID: id, Platform: "linux/amd64", ProfileDigest: "sha256:profile", NetworkMode: mode}
 		},
-		Shell: []string{"/bin/sh", "-c"},
-		Probe: []string{exe, adaptertest.ProbeArg},
+		Shell:   []string{"/bin/sh", "-c"},
+		Probe:   []string{exe, adaptertest.ProbeArg},
+		Timeout: 10 * time.Second,
 	})
+}
+
+// TestNoACPAgent: the declared gaps keep an ACP agent off this
+// provider, typed.
+func TestNoACPAgent(t *testing.T) {
+	d := (&vercel.Provider{}).Describe()
+	if d.Gaps != vercel.Gaps || d.Gaps == (adapters.Gaps{}) {
+		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, vercel.Gaps)
+	}
+	if err := adapters.Check(d); err != nil {
+		t.Errorf("Check = %v", err)
+	}
+	if err := adapters.CheckACP(d); !errors.Is(err, adapters.CodeStdioInsufficient) {
+		t.Errorf("CheckACP = %v, want %s", err, adapters.CodeStdioInsufficient)
+	}
 }

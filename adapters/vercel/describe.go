@@ -2,6 +2,7 @@ package vercel
 
 import (
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -50,3 +51,15 @@ func Capability() admission.RunnerProviderCapability {
 		EgressCertification: checkfu.AdvisoryFilter,
 	}
 }
+
+// Gaps are what Vercel's ordinary commands lack of the contract's
+// stdio and kill, the machine-readable form of [StdioCaveats]: no stdin
+// (NoStdin: a write is refused with [CodeStdinUnsupported], the
+// process reads end of input at once; the interactive path is a PTY,
+// which would merge stdout and stderr, so it is not used), output
+// carried as JSON strings (TextOnly: bytes that are not UTF-8 are not
+// carried exactly), and a Kill that signals the command only
+// (KillLeaderOnly: a child lives until the sandbox is stopped, and one
+// holding stdout open keeps the stream, and Wait, from ending). With
+// NoStdin, [adapters.CheckACP] refuses to run an ACP agent here.
+var Gaps = adapters.Gaps{NoStdin: true, TextOnly: true, KillLeaderOnly: true}

@@ -23,7 +23,11 @@
 //     with [CodeStdinUnsupported] and the process reads end of input at
 //     once (the interactive path is a PTY, which would merge the
 //     streams); output travels as JSON strings, so bytes that are not
-//     UTF-8 are not carried exactly.
+//     UTF-8 are not carried exactly; and Kill signals the command, not
+//     its children. The machine-readable form is [Gaps] (NoStdin,
+//     TextOnly, KillLeaderOnly) in Describe, which adaptertest honours
+//     and checks, and for which adapters.CheckACP refuses to run an ACP
+//     agent here.
 //   - Every NDJSON line is decoded with internal/strictjson and bounded
 //     to 1 MiB.
 //
