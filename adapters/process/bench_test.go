@@ -15,7 +15,7 @@ var firstByteArgv = []string{"/bin/sh", "-c", "printf x"}
 
 // BenchmarkCreateToFirstByte measures an instance's Create to the first
 // byte of its first process's stdout, against a bare os/exec of the same
-// command in the same run (docs/benchmarks/adapters-process.md). Wait
+// command in the same run (docs/benchmarks/adapters.md). Wait
 // and Destroy are outside the timer.
 func BenchmarkCreateToFirstByte(b *testing.B) {
 	ctx := context.Background()
