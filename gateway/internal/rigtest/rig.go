@@ -26,8 +26,8 @@ import (
 	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/egress/dnstest"
+	"github.com/checkfu/checkfu/gateway"
 )
 
 // Canary is the provider credential; no byte of it may reach sandbox code.
