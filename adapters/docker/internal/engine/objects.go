@@ -83,8 +83,17 @@ type ContainerJSON struct {
 		Pid       int
 	}
 	Config struct {
-		User   string
-		Labels map[string]string
+		User       string
+		Labels     map[string]string
+		Env        []string
+		Cmd        []string
+		Entrypoint []string
+	}
+	Mounts []struct {
+		Type        string
+		Source      string
+		Destination string
+		RW          bool
 	}
 	HostConfig struct {
 		NetworkMode    string
