@@ -438,3 +438,26 @@ func NewCanary() string {
 	rand.Read(b[:])
 	return "cfcanary-" + hex.EncodeToString(b[:])
 }
+
+// VerifyEvidence checks an evidence file's digests: each case's digest,
+// and the topology's, is the SHA-256 of the compact JSON of its evidence
+// (the evidence file may be indented). A statement's digests can then be
+// matched against the file.
+func VerifyEvidence(rep *Report) error {
+	sum := func(raw json.RawMessage) (conformance.Digest, error) {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return conformance.Digest{}, err
+		}
+		return conformance.DigestOf(b.Bytes()), nil
+	}
+	if d, err := sum(rep.Topology); err != nil || d != rep.TopoSum {
+		return checkfu.Refuse(conformance.CodeRecordInvalid, "matrix: the topology evidence does not match its digest")
+	}
+	for _, c := range rep.Cases {
+		if d, err := sum(c.Evidence); err != nil || d != c.Digest {
+			return checkfu.Refuse(conformance.CodeRecordInvalid, "matrix: the evidence of case %s does not match its digest", checkfu.Quote(c.Name))
+		}
+	}
+	return nil
+}
