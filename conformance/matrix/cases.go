@@ -65,6 +65,13 @@ func (r *run) specs() []*spec {
 		id := "edm-" + strings.ReplaceAll(c.name, "_", "-")
 		add(edm, c.name, judgeRefused, via(id, mark(c.host, id)))
 	}
+	tunnel := func(id, authority string) Check {
+		return Check{ID: id, Kind: "connect", Proxy: r.guard.String(), URL: authority}
+	}
+	add(edm, "connect_admitted_host_port", judgeAdmitted, tunnel("edm-connect-admitted", admitted+":8080"))
+	add(edm, "connect_another_host", judgeRefused, tunnel("edm-connect-another-host", denied+":8080"))
+	add(edm, "connect_subdomain", judgeRefused, tunnel("edm-connect-subdomain", "x."+admitted+":8080"))
+	add(edm, "connect_another_port", judgeRefused, tunnel("edm-connect-another-port", admitted+":8081"))
 	hh := via("edm-host-header", mark(admitted+":8080", "edm-host-header"))
 	hh.Host = denied + ":8080"
 	add(edm, "host_header_names_another_host", judgeHostHeader, hh)
@@ -97,6 +104,7 @@ func (r *run) specs() []*spec {
 	// with private addresses where live listeners accept.
 	ct := conformance.ConnectTimePublicAddress
 	add(ct, "private_answer_live_listener", judgeRefused, via("ct-private", mark(privName+":8080", "ct-private")))
+	add(ct, "connect_private_answer_live_listener", judgeRefused, tunnel("ct-connect-private", privName+":8080"))
 	add(ct, "loopback_answer_guard_listener", judgeRefused, via("ct-loopback", mark(loopName+":8080", "ct-loopback")))
 	add(ct, "mixed_public_private_answer", judgeNoPrivateHit, via("ct-mixed", mark(multiName+":8080", "ct-mixed")))
 	flip := via("ct-flip", mark(flipName+":8080", "ct-flip"))

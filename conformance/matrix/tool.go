@@ -206,7 +206,9 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type Check struct {
 	// ID names the check in the observations.
 	ID string `json:"id"`
-	// Kind is "http" (a request through Proxy), "tcp" (connect to Addr),
+	// Kind is "http" (a request through Proxy), "connect" (a CONNECT
+	// tunnel through Proxy to the authority URL, then GET /c/ID through
+	// it), "tcp" (connect to Addr),
 	// "udp" (send to Addr, wait for an answer) or "dns" (ask Addr for
 	// Name's A record).
 	Kind string `json:"kind"`
@@ -286,6 +288,9 @@ func runCheck(c Check) Seen {
 				target, host = st.Location, ""
 			}
 		}
+	case "connect":
+		s.Steps = connectVia(c.Proxy, c.URL, "/c/"+c.ID)
+		s.Reached = len(s.Steps) > 0 && s.Steps[0].Status != 0
 	case "tcp":
 		c, err := net.DialTimeout("tcp", c.Addr, probeDeadline)
 		if err == nil {
@@ -355,6 +360,49 @@ func httpVia(proxy, target, host string, header map[string]string) Step {
 	st.Upstream = resp.Header.Get(egress.UpstreamFailureHeader)
 	st.Location = resp.Header.Get("Location")
 	return st
+}
+
+// connectVia opens a CONNECT tunnel to authority through the proxy and,
+// when it opens, sends GET path through it: one step for the CONNECT and
+// one for the tunnelled request.
+func connectVia(proxy, authority, path string) []Step {
+	st := Step{Target: "CONNECT " + authority}
+	conn, err := net.DialTimeout("tcp", proxy, probeDeadline)
+	if err != nil {
+		st.Err = errWord(err)
+		return []Step{st}
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(2 * probeDeadline))
+	if _, err := fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", authority, authority); err != nil {
+		st.Err = errWord(err)
+		return []Step{st}
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		st.Err = errWord(err)
+		return []Step{st}
+	}
+	st.Status = resp.StatusCode
+	st.Refusal = resp.Header.Get(egress.RefusalHeader)
+	st.Upstream = resp.Header.Get(egress.UpstreamFailureHeader)
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return []Step{st}
+	}
+	in := Step{Target: "GET " + path}
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, authority); err != nil {
+		in.Err = errWord(err)
+		return []Step{st, in}
+	}
+	if r2, err := http.ReadResponse(br, nil); err != nil {
+		in.Err = errWord(err)
+	} else {
+		r2.Body.Close()
+		in.Status = r2.StatusCode
+	}
+	return []Step{st, in}
 }
 
 func exchangeUDP(addr string, msg []byte) (bool, string) {
