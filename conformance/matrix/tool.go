@@ -251,8 +251,15 @@ type Seen struct {
 	Steps   []Step `json:"steps,omitempty"`
 }
 
-// probeDeadline bounds each network operation of the probe.
+// probeDeadline bounds each direct network operation of the probe: what
+// a blocked check costs.
 const probeDeadline = 2 * time.Second
+
+// httpDeadline bounds one exchange through the guard, which always
+// answers (a refusal, an upstream failure or the destination's answer);
+// it is generous so that a loaded machine does not turn an answer into a
+// timeout.
+const httpDeadline = 15 * time.Second
 
 // probe runs the checks read from stdin, all at once, and writes the
 // observations in the same order.
@@ -331,7 +338,7 @@ func httpVia(proxy, target, host string, header map[string]string) Step {
 		return st
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(2 * probeDeadline))
+	conn.SetDeadline(time.Now().Add(httpDeadline))
 	var b strings.Builder
 	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", target, host)
 	keys := make([]string, 0, len(header))
@@ -373,7 +380,7 @@ func connectVia(proxy, authority, path string) []Step {
 		return []Step{st}
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(2 * probeDeadline))
+	conn.SetDeadline(time.Now().Add(httpDeadline))
 	if _, err := fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", authority, authority); err != nil {
 		st.Err = errWord(err)
 		return []Step{st}
