@@ -375,8 +375,8 @@ func judgeView(get func(*run) (docker.ContainerView, error)) func(*run, *spec) (
 		if err != nil || v.ID == "" {
 			return Unestablished, fmt.Sprintf("the container could not be inspected: %v", err), nil
 		}
-		ev := map[string]any{"container": v}
 		canary := r.cfg.PlaneCredential
+		ev := map[string]any{"container": redact(v, canary)}
 		where := ""
 		for _, e := range v.Env {
 			if strings.Contains(e, canary) {
@@ -397,19 +397,25 @@ func judgeView(get func(*run) (docker.ContainerView, error)) func(*run, *spec) (
 			}
 		}
 		if where != "" {
-			// The evidence must not carry the credential itself.
-			ev["container"] = redact(v, canary)
 			return Fail, "the canary plane credential is in the " + where, ev
 		}
 		return Pass, fmt.Sprintf("the canary is absent from %d environment entries, %d arguments and %d mounts", len(v.Env), len(v.Entrypoint)+len(v.Cmd), len(v.Mounts)), ev
 	}
 }
 
+// redact returns v as evidence: every environment value replaced by its
+// digest (a value the Runner compiled may be a secret; its name and digest
+// are what the evidence needs), and the canary replaced everywhere else.
 func redact(v docker.ContainerView, canary string) docker.ContainerView {
 	rep := strings.NewReplacer(canary, "<canary>")
+	env := make([]string, len(v.Env))
 	for i, e := range v.Env {
-		v.Env[i] = rep.Replace(e)
+		name, val, _ := strings.Cut(e, "=")
+		env[i] = name + "=" + conformance.DigestOf([]byte(val)).String()
 	}
+	v.Env = env
+	v.Cmd = append([]string(nil), v.Cmd...)
+	v.Entrypoint = append([]string(nil), v.Entrypoint...)
 	for i, a := range v.Cmd {
 		v.Cmd[i] = rep.Replace(a)
 	}
