@@ -59,7 +59,7 @@ func moduleCodes(t *testing.T) []codeDecl {
 			out = append(out, codeDecl{
 				pkg: path, name: name, value: constant.StringVal(c.Val()),
 				typ: types.TypeString(c.Type(), func(p *types.Package) string { return p.Name() }),
-				doc: docs[name],
+				doc: meaning(name, docs[name]),
 			})
 		}
 	}
@@ -115,6 +115,16 @@ func constDocs(t *testing.T, importPath string) map[string]string {
 		}
 	}
 	return docs
+}
+
+// meaning drops the constant's own name from the front of its doc.
+func meaning(name, doc string) string {
+	for _, p := range []string{name + " is the code of the Refusal returned ", name + " is the code of a Refusal returned ", name + ": ", name + " means ", name + " "} {
+		if rest, ok := strings.CutPrefix(doc, p); ok && rest != "" {
+			return strings.ToUpper(rest[:1]) + rest[1:]
+		}
+	}
+	return doc
 }
 
 func firstSentence(s string) string {

@@ -21,7 +21,8 @@ type importRule struct {
 	why    string
 }
 
-// importRules carry the security law of DEVELOPERS.md into the build.
+// importRules carry the security law of the design card (README.md, "The
+// packages"; docs/ARCHITECTURE.md) into the build.
 var importRules = []importRule{
 	{".", []string{"*"}, "checkfu.go is the shared vocabulary and imports nothing of the module"},
 	{"acp", []string{"custody"}, "the process path never holds a plane credential"},

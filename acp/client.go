@@ -34,14 +34,32 @@ type Config struct {
 	// Cancel for the request's session and by the end of the client; the
 	// answer is then "cancelled" whatever OnPermission returns, and
 	// OnPermission should return promptly (its goroutine lives until it
-	// does). At most 64 requests are with OnPermission at once; while
-	// that many are, the client denies further requests itself, as a nil
-	// OnPermission does, so that an agent flooding requests cannot hold a
-	// goroutine and a prompt for each. Nil denies
-	// every request: it selects the first reject_once or reject_always
-	// option, or answers "cancelled" when there is none.
+	// does). The client denies a request itself, as a nil OnPermission
+	// does, without asking OnPermission, when it names a session that
+	// NewSession did not create on this client (so any request before
+	// initialize is answered), or when 64 requests, or requests holding
+	// MaxPendingPermissionBytes between them, are already with
+	// OnPermission: an agent flooding requests cannot hold a goroutine, a
+	// prompt and its bytes for each. A request offering more than 64
+	// options is answered "cancelled" without its options being decoded
+	// (each would hold 48 bytes for 3 on the line). Nil denies every
+	// request: it selects the first reject_once or reject_always option,
+	// or answers "cancelled" when there is none.
 	OnPermission func(ctx context.Context, req RequestPermissionRequest) PermissionOutcome
+	// MaxPendingPermissionBytes bounds the bytes held by the permission
+	// requests with OnPermission at once, each counted as the bytes of its
+	// strings and of ToolCall.Raw plus 48 per option (what decoding it
+	// holds); zero means DefaultMaxPendingPermissionBytes. A request that
+	// would take the sum over the bound is denied without asking
+	// OnPermission, so one request larger than the bound is always denied.
+	MaxPendingPermissionBytes int
 }
+
+// DefaultMaxPendingPermissionBytes is the bound on the bytes held by
+// pending permission requests when Config leaves it zero: 16 MiB, one
+// default line. Without it, 64 requests each near the line bound held
+// about 2 GiB while a user was asked.
+const DefaultMaxPendingPermissionBytes = 16 << 20
 
 // initState is the progress of initialize.
 type initState int32
@@ -60,7 +78,7 @@ const (
 //
 // The Client never pipelines: session/new and session/prompt wait until
 // initialize has been answered successfully, and are refused with
-// [CodeNotInitialized] when it was not called or failed. Responses may
+// [CodeClientNotInitialized] when it was not called or failed. Responses may
 // arrive in any order; the agent's own request ids may equal the client's
 // (a message with a method is never matched against a pending call).
 //
@@ -82,12 +100,20 @@ type Client struct {
 	initErr   error
 	initReady chan struct{} // closed when init leaves initInFlight
 
-	mu      sync.Mutex // guards pending, perms, nperms, err
-	pending map[ID]chan Message
-	perms   map[string]map[*permCall]struct{} // by session id
-	nperms  int                               // permission requests being answered
-	err     error                             // set once: why the client ended
-	done    chan struct{}                     // closed when err is set
+	mu        sync.Mutex // guards pending, sessions, perms, nperms, permBytes, err
+	pending   map[ID]pendingCall
+	sessions  map[string]struct{}               // ids of the sessions session/new created
+	perms     map[string]map[*permCall]struct{} // by session id
+	nperms    int                               // permission requests being answered
+	permBytes int                               // their heldBytes, summed
+	err       error                             // set once: why the client ended
+	done      chan struct{}                     // closed when err is set
+}
+
+// pendingCall is one call waiting for its response.
+type pendingCall struct {
+	method string
+	ch     chan Message // buffered: the response is sent without blocking
 }
 
 // permCall is one session/request_permission being answered.
@@ -101,7 +127,8 @@ func NewClient(r io.Reader, w io.Writer, cfg Config) *Client {
 		r:         NewReader(r, cfg.MaxLineBytes),
 		w:         NewWriter(w, cfg.MaxLineBytes),
 		initReady: make(chan struct{}),
-		pending:   map[ID]chan Message{},
+		pending:   map[ID]pendingCall{},
+		sessions:  map[string]struct{}{},
 		perms:     map[string]map[*permCall]struct{}{},
 		done:      make(chan struct{}),
 	}
@@ -162,7 +189,7 @@ func (c *Client) Close() error {
 
 // Initialize sends initialize with protocol version 1 and waits for the
 // answer. It may be called once; an agent answering another protocol
-// version is refused with [CodeUnsupportedProtocolVersion].
+// version is refused with [CodeProtocolVersionUnsupported].
 func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -181,7 +208,7 @@ func (c *Client) Initialize(ctx context.Context) (*InitializeResponse, error) {
 		ClientInfo:      c.cfg.ClientInfo,
 	}, &resp)
 	if err == nil && resp.ProtocolVersion != ProtocolVersion {
-		err = checkfu.Refuse(CodeUnsupportedProtocolVersion,
+		err = checkfu.Refuse(CodeProtocolVersionUnsupported,
 			"acp: agent answered protocol version %d, this client speaks %d; use an agent that supports ACP v1", resp.ProtocolVersion, ProtocolVersion)
 	}
 	c.initMu.Lock()
@@ -205,7 +232,7 @@ func (c *Client) initialized(ctx context.Context) error {
 	st := c.init
 	c.initMu.Unlock()
 	if st == initNone {
-		return checkfu.Refuse(CodeNotInitialized, "acp: call Initialize before any session method")
+		return checkfu.Refuse(CodeClientNotInitialized, "acp: call Initialize before any session method")
 	}
 	select {
 	case <-c.initReady:
@@ -215,7 +242,7 @@ func (c *Client) initialized(ctx context.Context) error {
 	c.initMu.Lock()
 	defer c.initMu.Unlock()
 	if c.init != initDone {
-		return &checkfu.Refusal{Code: CodeNotInitialized, Message: "acp: initialize failed", Err: c.initErr}
+		return &checkfu.Refusal{Code: CodeClientNotInitialized, Message: "acp: initialize failed", Err: c.initErr}
 	}
 	return nil
 }
@@ -223,7 +250,7 @@ func (c *Client) initialized(ctx context.Context) error {
 // NewSession checks req against the configured [SessionLimits], then sends
 // session/new and waits for the session id. A request over a limit is
 // refused before anything is written to the agent; an answer without a
-// session id is refused with [CodeInvalidMessage].
+// session id is refused with [CodeMessageInvalid].
 func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSessionResponse, error) {
 	if c.w == nil {
 		return nil, errZeroClient
@@ -238,17 +265,15 @@ func (c *Client) NewSession(ctx context.Context, req NewSessionRequest) (*NewSes
 	if err := c.call(ctx, MethodSessionNew, req, &resp); err != nil {
 		return nil, err
 	}
-	// Mutant: deleting this check returns an empty session id as a
-	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if resp.SessionID == "" {
-		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/new was answered without a sessionId")
+		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/new was answered without a sessionId")
 	}
 	return &resp, nil
 }
 
 // Prompt sends session/prompt and waits for the end of the turn. Updates of
 // the turn reach Config.OnUpdate before Prompt returns. A stop reason ACP
-// v1 does not define is refused with [CodeInvalidMessage]. To end a turn
+// v1 does not define is refused with [CodeMessageInvalid]. To end a turn
 // early, call Cancel: the agent then answers with [StopCancelled].
 // Cancelling ctx only stops waiting, except while the request is still
 // being written (an agent that stopped reading its input): a line cut
@@ -264,37 +289,38 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 	if err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: prompt}, &resp); err != nil {
 		return nil, err
 	}
-	// Mutant: deleting this check returns an undefined stop reason as a
-	// success; TestAnswersWithoutTheirFieldsAreRefused fails.
 	if !resp.StopReason.Valid() {
-		return nil, checkfu.Refuse(CodeInvalidMessage, "acp: session/prompt ended with stop reason %.32q, which ACP v1 does not define", string(resp.StopReason))
+		return nil, checkfu.Refuse(CodeMessageInvalid, "acp: session/prompt ended with stop reason %s, which ACP v1 does not define", checkfu.Quote(string(resp.StopReason)))
 	}
 	return &resp, nil
 }
 
-// Cancel sends session/cancel for sessionID and answers every permission
+// Cancel sends session/cancel for sessionID, then answers every permission
 // request of that session still pending with "cancelled", as ACP requires.
+// The notification is written first, so the agent reads it before any of
+// those answers: a turn that the answer ends cannot be followed by a
+// session/cancel that arrives late and cancels the next turn.
 func (c *Client) Cancel(sessionID string) error {
 	if c.w == nil {
 		return errZeroClient
+	}
+	params, err := json.Marshal(CancelNotification{SessionID: sessionID})
+	if err == nil {
+		err = c.w.WriteMessage(Message{Method: MethodSessionCancel, Params: params})
 	}
 	c.mu.Lock()
 	for p := range c.perms[sessionID] {
 		p.cancel()
 	}
 	c.mu.Unlock()
-	params, err := json.Marshal(CancelNotification{SessionID: sessionID})
-	if err != nil {
-		return err
-	}
-	return c.w.WriteMessage(Message{Method: MethodSessionCancel, Params: params})
+	return err
 }
 
 // call sends one request and decodes its result into out.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
-		return checkfu.Refuse(CodeInvalidMessage, "acp: cannot encode %s params: %v", method, err)
+		return checkfu.Refuse(CodeMessageInvalid, "acp: cannot encode %s params: %v", method, err)
 	}
 	id := IntID(c.nextID.Add(1) - 1)
 	ch := make(chan Message, 1)
@@ -304,7 +330,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		c.mu.Unlock()
 		return closedErr(err)
 	}
-	c.pending[id] = ch
+	c.pending[id] = pendingCall{method: method, ch: ch}
 	c.mu.Unlock()
 	forget := func() {
 		c.mu.Lock()
@@ -319,8 +345,6 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	// call when the agent stops reading its input. A line cut short can
 	// be neither finished nor taken back, so a ctx that ends before the
 	// line is written ends the client.
-	// Mutant: writing on this goroutine (no select on ctx) makes
-	// TestCallReturnsWhenItsContextEndsDuringAStuckWrite fail.
 	written := make(chan error, 1)
 	go func() { written <- c.w.WriteMessage(Message{ID: id, Method: method, Params: p}) }()
 	var werr error
@@ -344,8 +368,8 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		if m.Error != nil {
 			return m.Error
 		}
-		if err := json.Unmarshal(m.Result, out); err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: %s result does not decode: %v", method, err)
+		if err := decodeMembers(m.Result, out); err != nil {
+			return checkfu.Refuse(CodeMessageInvalid, "acp: %s result does not decode: %v", method, err)
 		}
 		return nil
 	case <-c.done:

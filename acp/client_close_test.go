@@ -37,9 +37,6 @@ func (s *stuckInput) Close() error {
 
 // An agent that stops reading its input must not be able to make Close
 // hang: Close is how a Runner shuts such an agent down.
-//
-// Mutant: making closeWith wait for the line in progress (w.mu.Lock
-// instead of TryLock) makes TestCloseUnblocksAWriteTheAgentNeverReads fail.
 func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
 	out, outW := io.Pipe()
 	t.Cleanup(func() { outW.Close() })
@@ -58,7 +55,7 @@ func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
 	go func() { closed <- c.Close() }()
 	select {
 	case <-closed:
-	case <-time.After(watchdog):
+	case <-time.After(hangWatchdog):
 		t.Fatal("Close hung behind a write the agent never reads")
 	}
 	select {
@@ -66,7 +63,7 @@ func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
 		if err == nil {
 			t.Fatal("Initialize succeeded over a closed input")
 		}
-	case <-time.After(watchdog):
+	case <-time.After(hangWatchdog):
 		t.Fatal("Initialize hung after Close")
 	}
 	if err := c.Cancel("s"); err == nil {
@@ -77,9 +74,6 @@ func TestCloseUnblocksAWriteTheAgentNeverReads(t *testing.T) {
 // A call whose request line the agent never reads returns when its ctx
 // ends; the half-written line leaves the input unusable, so the client
 // ends too.
-//
-// Mutant: deleting the context.AfterFunc around the write in call makes
-// TestCallReturnsWhenItsContextEndsDuringAStuckWrite fail.
 func TestCallReturnsWhenItsContextEndsDuringAStuckWrite(t *testing.T) {
 	out, outW := io.Pipe()
 	t.Cleanup(func() { outW.Close() })
@@ -101,7 +95,7 @@ func TestCallReturnsWhenItsContextEndsDuringAStuckWrite(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Initialize = %v, want context.Canceled", err)
 		}
-	case <-time.After(watchdog):
+	case <-time.After(hangWatchdog):
 		t.Fatal("Initialize ignored its context behind a write the agent never reads")
 	}
 	select {

@@ -16,7 +16,9 @@ import (
 // calls in flight, the agent answering them in a random order, some answers
 // batched into one line, and agent requests interleaved whose ids collide
 // with the pending calls' ids, every call gets its own answer and every
-// agent request is answered exactly once, with its own id.
+// agent request is answered exactly once, with its own id: selected when
+// it names a session whose session/new answer was sent before it, denied
+// (cancelled, as it offers no reject option) when it names a stranger.
 func TestPropertyClientMatchesByID(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		inR, inW := io.Pipe()
@@ -69,13 +71,21 @@ func TestPropertyClientMatchesByID(t *testing.T) {
 			reqs[i] = next()
 		}
 		order := rapid.Permutation(reqs).Draw(rt, "order")
-		var sentIDs []string
+		const (
+			selected  = `{"outcome":{"outcome":"selected","optionId":"ok"}}`
+			cancelled = `{"outcome":{"outcome":"cancelled"}}`
+		)
+		var sentIDs, created []string
 		for i := 0; i < len(order); {
 			// An agent request whose id collides with a client id.
 			if rapid.Bool().Draw(rt, "interleave") {
 				id := reqs[rapid.IntRange(0, n-1).Draw(rt, "collide")].ID
-				sentIDs = append(sentIDs, id.String())
-				p := json.RawMessage(`{"sessionId":"x","toolCall":{"toolCallId":"c"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}`)
+				sid, want := "x", cancelled
+				if len(created) > 0 && rapid.Bool().Draw(rt, "known") {
+					sid, want = created[rapid.IntRange(0, len(created)-1).Draw(rt, "session")], selected
+				}
+				sentIDs = append(sentIDs, id.String()+" "+want)
+				p := json.RawMessage(fmt.Sprintf(`{"sessionId":%q,"toolCall":{"toolCallId":"c"},"options":[{"optionId":"ok","name":"OK","kind":"allow_once"}]}`, sid))
 				if err := agent.WriteMessage(acp.Message{ID: id, Method: acp.MethodRequestPermission, Params: p}); err != nil {
 					rt.Fatal(err)
 				}
@@ -88,6 +98,7 @@ func TestPropertyClientMatchesByID(t *testing.T) {
 					rt.Fatal(err)
 				}
 				batch = append(batch, acp.Message{ID: r.ID, Result: json.RawMessage(fmt.Sprintf(`{"sessionId":"for %s"}`, p.Cwd))})
+				created = append(created, "for "+p.Cwd)
 			}
 			i += k
 			var err error
@@ -109,10 +120,10 @@ func TestPropertyClientMatchesByID(t *testing.T) {
 		var answered []string
 		for range sentIDs {
 			a := next()
-			if !a.IsResponse() || string(a.Result) != `{"outcome":{"outcome":"selected","optionId":"ok"}}` {
+			if !a.IsResponse() {
 				rt.Fatalf("agent request answered with %+v", a)
 			}
-			answered = append(answered, a.ID.String())
+			answered = append(answered, a.ID.String()+" "+string(a.Result))
 		}
 		sort.Strings(sentIDs)
 		sort.Strings(answered)

@@ -25,6 +25,13 @@ type rawAgent struct {
 // newRawClient connects a Client to a rawAgent over in-memory pipes.
 func newRawClient(t *testing.T, cfg acp.Config) (*acp.Client, *rawAgent, *countingWriter) {
 	t.Helper()
+	return newRawClientVia(t, cfg, nil)
+}
+
+// newRawClientVia is newRawClient with the client's writes passing through
+// via(w) before they reach the countingWriter w, when via is not nil.
+func newRawClientVia(t *testing.T, cfg acp.Config, via func(io.Writer) io.Writer) (*acp.Client, *rawAgent, *countingWriter) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	a := &rawAgent{t: t, lines: make(chan acp.Message, 64), out: acp.NewWriter(outW, 0)}
@@ -47,10 +54,14 @@ func newRawClient(t *testing.T, cfg acp.Config) (*acp.Client, *rawAgent, *counti
 		}
 	}()
 	cw := newCountingWriter(inW)
+	var toAgent io.Writer = cw
+	if via != nil {
+		toAgent = via(cw)
+	}
 	c := acp.NewClient(outR, struct {
 		io.Writer
 		io.Closer
-	}{cw, inW}, cfg)
+	}{toAgent, inW}, cfg)
 	t.Cleanup(func() {
 		c.Close()
 		outW.Close()
@@ -68,7 +79,7 @@ func (a *rawAgent) next() acp.Message {
 			a.t.Fatal("client input ended")
 		}
 		return m
-	case <-time.After(watchdog):
+	case <-time.After(hangWatchdog):
 		a.t.Fatal("watchdog: the client wrote nothing")
 		panic("unreachable")
 	}
@@ -119,18 +130,41 @@ func (a *rawAgent) initialize(c *acp.Client) {
 	}
 }
 
-// Mutant: deleting the initialized check in NewSession (or its wait on
-// initReady) makes TestNoSessionBeforeInitialize fail.
+// openSession runs NewSession against the raw agent, which answers with
+// session id sid.
+func (a *rawAgent) openSession(c *acp.Client, sid string) {
+	a.t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"})
+		if err == nil && s.SessionID != sid {
+			err = fmt.Errorf("NewSession = %q, want %q", s.SessionID, sid)
+		}
+		done <- err
+	}()
+	m := a.next()
+	if m.Method != acp.MethodSessionNew {
+		a.t.Fatalf("message is %q, want session/new", m.Method)
+	}
+	a.reply(m.ID, fmt.Sprintf(`{"sessionId":%q}`, sid))
+	if err := <-done; err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// TestNoSessionBeforeInitialize: session/new and session/prompt are
+// refused before Initialize, and wait, writing nothing, while it is
+// unanswered.
 func TestNoSessionBeforeInitialize(t *testing.T) {
 	c, a, cw := newRawClient(t, acp.Config{})
 	// A cancelled context: the refusal must come before any wait or write.
 	done, cancelDone := context.WithCancel(context.Background())
 	cancelDone()
-	if _, err := c.NewSession(done, acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("NewSession before Initialize = %v, want not_initialized", err)
+	if _, err := c.NewSession(done, acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("NewSession before Initialize = %v, want client_not_initialized", err)
 	}
-	if _, err := c.Prompt(done, "s", acp.TextBlock("hi")); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("Prompt before Initialize = %v, want not_initialized", err)
+	if _, err := c.Prompt(done, "s", acp.TextBlock("hi")); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("Prompt before Initialize = %v, want client_not_initialized", err)
 	}
 	if cw.buf.Len() != 0 {
 		t.Fatalf("client wrote %q before Initialize", cw.buf.String())
@@ -188,23 +222,20 @@ func TestUnsupportedProtocolVersion(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := c.Initialize(context.Background()); done <- err }()
 	a.reply(a.next().ID, `{"protocolVersion":2}`)
-	if err := <-done; !errors.Is(err, acp.CodeUnsupportedProtocolVersion) {
-		t.Fatalf("Initialize = %v, want unsupported_protocol_version", err)
+	if err := <-done; !errors.Is(err, acp.CodeProtocolVersionUnsupported) {
+		t.Fatalf("Initialize = %v, want protocol_version_unsupported", err)
 	}
-	if _, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeNotInitialized) {
-		t.Errorf("NewSession after a failed initialize = %v, want not_initialized", err)
+	if _, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"}); !errors.Is(err, acp.CodeClientNotInitialized) {
+		t.Errorf("NewSession after a failed initialize = %v, want client_not_initialized", err)
 	}
 }
 
 // TestOutOfOrderResponses: answers arrive in the reverse order of the
 // requests, and each call still gets its own.
-//
-// Mutant: matching a response to the oldest pending call instead of by id
-// makes this test fail.
 func TestOutOfOrderResponses(t *testing.T) {
 	c, a, _ := newRawClient(t, acp.Config{})
 	a.initialize(c)
-	const n = 5
+	const n = 8
 	errs := openSessions(c, n)
 	var reqs []acp.Message
 	for i := 0; i < n; i++ {
@@ -227,18 +258,16 @@ func TestOutOfOrderResponses(t *testing.T) {
 // TestOverlappingIDs: the agent's own requests use the same ids as the
 // client's pending calls; the client answers them and still matches its
 // responses.
-//
-// Mutant: treating any message with a matching id as a response (checking
-// the id before the method in dispatch) makes this test fail.
 func TestOverlappingIDs(t *testing.T) {
 	var tr acptest.Transcript
 	c, a, _ := newRawClient(t, acp.Config{OnPermission: tr.OnPermission})
 	a.initialize(c)
+	a.openSession(c, "real")
 	got := make(chan error, 1)
 	go func() {
 		s, err := c.NewSession(context.Background(), acp.NewSessionRequest{Cwd: "/w"})
-		if err == nil && s.SessionID != "real" {
-			err = fmt.Errorf("session id %q, want real", s.SessionID)
+		if err == nil && s.SessionID != "second" {
+			err = fmt.Errorf("session id %q, want second", s.SessionID)
 		}
 		got <- err
 	}()
@@ -260,7 +289,7 @@ func TestOverlappingIDs(t *testing.T) {
 		t.Fatalf("session/new returned before its response: %v", err)
 	default:
 	}
-	a.reply(req.ID, `{"sessionId":"real"}`)
+	a.reply(req.ID, `{"sessionId":"second"}`)
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
@@ -276,11 +305,9 @@ func TestBadInputEndsTheClient(t *testing.T) {
 		want error
 	}{
 		{"over-long", `{"jsonrpc":"2.0","method":"session/update","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`, acp.CodeLineTooLong},
-		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeInvalidMessage},
-		{"not json-rpc", `hello from a debug print`, acp.CodeInvalidMessage},
-		// Mutant: deleting the null-id case in dispatch makes this row hang
-		// until the test's timeout.
-		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeInvalidMessage},
+		{"malformed", `{"jsonrpc":"2.0","id":1,"result":`, acp.CodeMessageInvalid},
+		{"not json-rpc", `hello from a debug print`, acp.CodeMessageInvalid},
+		{"null-id error answer", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, acp.CodeMessageInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,7 +320,12 @@ func TestBadInputEndsTheClient(t *testing.T) {
 			}()
 			a.next()
 			a.send(tt.line)
-			err := <-got
+			var err error
+			select {
+			case err = <-got:
+			case <-time.After(hangWatchdog):
+				t.Fatal("the pending call still waits after the bad line")
+			}
 			if !errors.Is(err, acp.CodeClientClosed) || !errors.Is(err, tt.want) {
 				t.Errorf("pending call = %v, want client_closed wrapping %v", err, tt.want)
 			}
@@ -311,9 +343,6 @@ func TestBadInputEndsTheClient(t *testing.T) {
 // TestCancelAnswersPendingPermission: session/cancel during a permission
 // request answers it "cancelled", as ACP requires, even though the user
 // (the handler) never answers.
-//
-// Mutant: deleting the loop cancelling c.perms in Cancel makes this test
-// hang until the watchdog, then fail.
 func TestCancelAnswersPendingPermission(t *testing.T) {
 	asked := make(chan string, 1)
 	c, a, _ := newRawClient(t, acp.Config{
@@ -324,6 +353,7 @@ func TestCancelAnswersPendingPermission(t *testing.T) {
 		},
 	})
 	a.initialize(c)
+	a.openSession(c, "s1")
 	a.send(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`)
 	if id := <-asked; id != "s1" {
 		t.Fatalf("permission for %q, want s1", id)
@@ -345,6 +375,53 @@ func TestCancelAnswersPendingPermission(t *testing.T) {
 		default:
 			t.Fatalf("unexpected message %+v", m)
 		}
+	}
+}
+
+// slowCancel delays each write holding a session/cancel before passing it
+// on, so that anything the client does before that write returns happens
+// while the line is still unwritten.
+type slowCancel struct{ w io.Writer }
+
+func (s slowCancel) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), acp.MethodSessionCancel) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s.w.Write(p)
+}
+
+// TestCancelIsWrittenBeforeThePermissionAnswers: Cancel writes
+// session/cancel before it releases the session's permission requests, so
+// the agent reads the notification before their "cancelled" answers. The
+// other order lets the answer end the turn, the next prompt start, and the
+// late session/cancel cancel that next turn instead.
+func TestCancelIsWrittenBeforeThePermissionAnswers(t *testing.T) {
+	var cw *countingWriter
+	asked := make(chan struct{})
+	released := make(chan bool, 1)
+	c, a, cw := newRawClientVia(t, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			close(asked)
+			<-ctx.Done()
+			cw.mu.Lock()
+			released <- strings.Contains(cw.buf.String(), acp.MethodSessionCancel)
+			cw.mu.Unlock()
+			return acp.Select("allow")
+		},
+	}, func(w io.Writer) io.Writer { return slowCancel{w} })
+	a.initialize(c)
+	a.openSession(c, "s1")
+	a.send(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`)
+	<-asked
+	go func() { _ = c.Cancel("s1") }()
+	if !<-released {
+		t.Fatal("the permission request was released before session/cancel was written")
+	}
+	if m := a.next(); m.Method != acp.MethodSessionCancel {
+		t.Fatalf("first message after Cancel is %+v, want session/cancel", m)
+	}
+	if m := a.next(); !m.IsResponse() || string(m.Result) != `{"outcome":{"outcome":"cancelled"}}` {
+		t.Fatalf("second message after Cancel is %+v, want the cancelled answer", m)
 	}
 }
 
@@ -377,8 +454,6 @@ func TestCancelledTurnWithFakeAgent(t *testing.T) {
 
 // TestPermissionDeniedByDefault: with no OnPermission, the client selects
 // the reject option.
-//
-// Mutant: making decide select the first option makes this test fail.
 func TestPermissionDeniedByDefault(t *testing.T) {
 	var tr acptest.Transcript
 	ctx, c, sid := startSession(t, &acptest.Agent{}, acp.Config{OnUpdate: tr.OnUpdate})

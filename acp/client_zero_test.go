@@ -11,12 +11,6 @@ import (
 // TestZeroClientRefuses: a Client not built by NewClient is connected to
 // no agent. Every call refuses with client_closed at once (none waits on
 // an agent that cannot answer) and Done is already closed.
-//
-// Mutant: deleting the zero check from Initialize makes it panic (close
-// of a nil channel, after which NewSession and Prompt would wait forever
-// on an initialize that never ends); from Cancel, it panics; from
-// NewSession or Prompt, they answer not_initialized, as if an agent were
-// there to initialize.
 func TestZeroClientRefuses(t *testing.T) {
 	var c acp.Client
 	ctx := context.Background()

@@ -17,10 +17,11 @@
 //     next line; the [Client] instead ends, because the discarded line may
 //     have been a response and a hole in the transcript must not pass
 //     silently.
-//   - Input that ends inside a line is [CodeTruncatedLine]; the partial
+//   - Input that ends inside a line is [CodeLineTruncated]; the partial
 //     line is never delivered.
 //   - A line is one JSON-RPC 2.0 object or a non-empty JSON array of them
-//     (a batch); anything else is [CodeInvalidMessage]. Parsing is strict:
+//     (a batch), in valid UTF-8; anything else is [CodeMessageInvalid], so
+//     no invalid byte ever reaches Params or Result. Parsing is strict:
 //     "jsonrpc" must be "2.0", ids are strings, integers or null, a
 //     response carries exactly one of result and error.
 //   - session/new is checked against [SessionLimits] (resume_blob,
@@ -37,7 +38,13 @@
 //     under a burst (a replay after a reconnect); a slow handler slows the
 //     agent instead.
 //   - Permission requests are denied unless a handler says otherwise, and
-//     are answered "cancelled" after session/cancel, as ACP requires.
+//     are answered "cancelled" after session/cancel, as ACP requires. A
+//     request for a session that session/new did not create on this client
+//     (any request before initialize is answered among them) is denied
+//     without asking the handler. At
+//     most 64 of them, holding at most Config.MaxPendingPermissionBytes
+//     (default [DefaultMaxPendingPermissionBytes]), are with the handler
+//     at once; the client denies the rest itself.
 //   - Errors never quote the content of a session field; this package never
 //     imports custody: the process path holds no plane credential.
 package acp

@@ -32,10 +32,10 @@ func ExampleClient_Initialize() {
 
 	// Session methods wait for initialize; before it they are refused.
 	_, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/work"})
-	fmt.Println(errors.Is(err, acp.CodeNotInitialized))
+	fmt.Println(errors.Is(err, acp.CodeClientNotInitialized))
 
 	res, err := c.Initialize(ctx)
-	if errors.Is(err, acp.CodeUnsupportedProtocolVersion) {
+	if errors.Is(err, acp.CodeProtocolVersionUnsupported) {
 		fmt.Println("the agent speaks another ACP version")
 		return
 	} else if err != nil {

@@ -24,7 +24,7 @@ func ExampleNewWriter() {
 	// A line holding a newline byte would split one message in two:
 	// it is refused and nothing is written.
 	err = w.WriteLine([]byte("{}\n{}"))
-	fmt.Println(errors.Is(err, acp.CodeInvalidLine))
+	fmt.Println(errors.Is(err, acp.CodeLineInvalid))
 	fmt.Print(out.String())
 	// Output:
 	// true

@@ -40,7 +40,7 @@ func ExampleClient_Prompt() {
 }
 
 // ReadLine never delivers a partial line: input that ends inside one is
-// CodeTruncatedLine.
+// CodeLineTruncated.
 func ExampleReader_ReadLine() {
 	r := acp.NewReader(strings.NewReader("{\"a\":1}\r\n\n{\"b\":"), 0)
 	for {
@@ -49,7 +49,7 @@ func ExampleReader_ReadLine() {
 			break
 		}
 		if err != nil {
-			fmt.Println(errors.Is(err, acp.CodeTruncatedLine))
+			fmt.Println(errors.Is(err, acp.CodeLineTruncated))
 			break
 		}
 		fmt.Printf("%s\n", line)

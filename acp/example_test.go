@@ -69,11 +69,11 @@ func ExampleSessionLimits_Check() {
 		MCPServers: []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{}`)},
 	}
 	err := limits.Check(&req)
-	fmt.Println(errors.Is(err, acp.CodeTooManyMCPServers))
+	fmt.Println(errors.Is(err, acp.CodeMCPServersTooMany))
 	fmt.Println(err)
 	// Output:
 	// true
-	// refused: too_many_mcp_servers: acp: session/new lists 2 mcpServers, more than the maximum of 1; nothing was sent
+	// refused: mcp_servers_too_many: acp: session/new lists 2 mcpServers, more than the maximum of 1; nothing was sent
 }
 
 func ExampleNewClient() {

@@ -45,7 +45,7 @@ func FuzzReadAndParse(f *testing.F) {
 				if errors.Is(err, CodeLineTooLong) {
 					continue
 				}
-				return // io.EOF, truncated_line: the end
+				return // io.EOF, line_truncated: the end
 			}
 			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 || len(line) == 0 {
 				t.Fatalf("ReadLine returned %q for bound %d", line, max)
@@ -72,7 +72,7 @@ func FuzzReadAndParse(f *testing.F) {
 		}
 		if _, err := r.ReadLine(); err == nil {
 			t.Fatalf("reader did not end")
-		} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, CodeLineTooLong) && !errors.Is(err, CodeTruncatedLine) {
+		} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, CodeLineTooLong) && !errors.Is(err, CodeLineTruncated) {
 			t.Fatalf("unexpected error %v", err)
 		}
 	})
@@ -103,8 +103,6 @@ func checkUpdateFastPath(t *testing.T, line []byte) {
 	}
 }
 
-// Mutant: deleting the jsonrpc or the method comparison in parseUpdate
-// makes TestUpdateFastPath fail.
 func TestUpdateFastPath(t *testing.T) {
 	tests := []struct {
 		line string
@@ -132,7 +130,7 @@ func TestUpdateFastPath(t *testing.T) {
 
 // referenceLines is the slow, obviously correct splitter the Reader must
 // agree with: split on newlines, drop a trailing "\r", skip empty lines,
-// "!line_too_long" for a line over max, "!truncated_line" for bytes after
+// "!line_too_long" for a line over max, "!line_truncated" for bytes after
 // the last newline (or "!line_too_long" when they are over max).
 func referenceLines(data []byte, max int) []string {
 	var out []string
@@ -152,7 +150,7 @@ func referenceLines(data []byte, max int) []string {
 	case len(last) > max:
 		out = append(out, "!line_too_long")
 	case last != "":
-		out = append(out, "!truncated_line")
+		out = append(out, "!line_truncated")
 	}
 	return out
 }
@@ -185,7 +183,7 @@ func FuzzReaderAgainstReference(f *testing.F) {
 			}
 			if code, ok := codeOf(err); ok {
 				got = append(got, "!"+code)
-				if code == string(CodeTruncatedLine) {
+				if code == string(CodeLineTruncated) {
 					break
 				}
 				continue
@@ -206,7 +204,7 @@ func FuzzReaderAgainstReference(f *testing.F) {
 }
 
 func codeOf(err error) (string, bool) {
-	for _, c := range []error{CodeLineTooLong, CodeTruncatedLine} {
+	for _, c := range []error{CodeLineTooLong, CodeLineTruncated} {
 		if errors.Is(err, c) {
 			return c.Error(), true
 		}

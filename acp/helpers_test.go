@@ -26,6 +26,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // an assertion about speed.
 const watchdog = 2 * time.Minute
 
+// hangWatchdog bounds a wait for something the client does at once (a
+// line it writes, a call that must return, a Close): far above any run of
+// a correct client on a loaded machine, short enough that a mutant making
+// it hang fails the test within the mutation harness's time.
+const hangWatchdog = 30 * time.Second
+
 // openSessions starts n concurrent session/new calls on c, call i with
 // cwd "/w/i", and returns a channel that receives one result per call:
 // nil when the call got its own session id "for /w/i" (what these tests'

@@ -3,8 +3,8 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 )
@@ -43,11 +43,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case len(b) == 0:
-		return checkfu.Refuse(CodeInvalidMessage, "acp: empty id")
+		return checkfu.Refuse(CodeMessageInvalid, "acp: empty id")
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %s is not a string", checkfu.Quote(string(b)))
 		}
 		*id = StringID(s)
 	case string(b) == "null":
@@ -55,7 +55,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	default:
 		n, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
-			return checkfu.Refuse(CodeInvalidMessage, "acp: id %.64q is not a string, an integer or null", b)
+			return checkfu.Refuse(CodeMessageInvalid, "acp: id %s is not a string, an integer or null", checkfu.Quote(string(b)))
 		}
 		*id = IntID(n)
 	}
@@ -121,35 +121,68 @@ func (m Message) MarshalJSON() ([]byte, error) {
 
 // ParseLine decodes one line into its messages, appending them to dst: one
 // message for a JSON object, one per element for a JSON array (a batch).
-// Anything else, an empty batch, or a member that breaks JSON-RPC 2.0 is a
-// *checkfu.Refusal with code [CodeInvalidMessage]. Unknown members are
-// refused (the JSON-RPC 2.0 object has a closed set of members).
+// Anything else, an empty batch or one of more than [MaxBatchMessages]
+// messages, a line that is not valid UTF-8 or breaks
+// another strict JSON rule (a repeated member name at any depth, an
+// unpaired surrogate escape, nesting deeper than 64), or a member that
+// breaks JSON-RPC 2.0 is a *checkfu.Refusal with code
+// [CodeMessageInvalid]. Unknown or miscased members of a message or its
+// error object are refused (the JSON-RPC 2.0 object has a closed set of
+// members).
 func ParseLine(dst []Message, line []byte) ([]Message, error) {
-	line = bytes.TrimSpace(line)
+	line = trimSpace(line)
 	if len(line) == 0 {
-		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty line")
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty line")
+	}
+	// ACP is UTF-8. encoding/json would keep invalid bytes verbatim in
+	// Params and Result, and a reader of the same line that replaces them
+	// would see another message.
+	if i := invalidUTF8(line); i >= 0 {
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line is not valid UTF-8 at byte %d", i)
 	}
 	switch line[0] {
 	case '{':
-		m, err := parseMessage(line)
+		var w wireMessage
+		if err := decodeOne(line, &w); err != nil {
+			return dst, strictRefusal(line, err)
+		}
+		if err := checkStrict(line); err != nil {
+			return dst, strictRefusal(line, err)
+		}
+		m, err := fromWire(&w)
 		if err != nil {
 			return dst, err
 		}
 		return append(dst, m), nil
 	case '[':
+		// Counted before anything is decoded: each message costs about
+		// 150 bytes decoded, some 5 times its size on the line.
+		if !json.Valid(line) {
+			return dst, strictRefusal(line, errScan)
+		}
+		if n := batchLen(line); n > MaxBatchMessages {
+			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: batch of %d messages, more than the maximum of %d", n, MaxBatchMessages)
+		}
+		if err := checkStrict(line); err != nil {
+			return dst, strictRefusal(line, err)
+		}
 		var elems []json.RawMessage
 		if err := json.Unmarshal(line, &elems); err != nil {
-			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: batch is not a JSON array: %v", err)
+			return dst, strictRefusal(line, err)
 		}
 		if len(elems) == 0 {
-			return dst, checkfu.Refuse(CodeInvalidMessage, "acp: empty batch")
+			return dst, checkfu.Refuse(CodeMessageInvalid, "acp: empty batch")
 		}
 		n := len(dst)
 		for i, e := range elems {
 			if len(e) == 0 || e[0] != '{' {
-				return dst[:n], checkfu.Refuse(CodeInvalidMessage, "acp: batch element %d is not an object", i)
+				return dst[:n], checkfu.Refuse(CodeMessageInvalid, "acp: batch element %d is not an object", i)
 			}
-			m, err := parseMessage(e)
+			var w wireMessage
+			if err := decodeOne(e, &w); err != nil {
+				return dst[:n], strictRefusal(line, err)
+			}
+			m, err := fromWire(&w)
 			if err != nil {
 				return dst[:n], err
 			}
@@ -157,31 +190,41 @@ func ParseLine(dst []Message, line []byte) ([]Message, error) {
 		}
 		return dst, nil
 	default:
-		return dst, checkfu.Refuse(CodeInvalidMessage, "acp: line starts with %q, want a JSON object or array", line[:1])
+		return dst, checkfu.Refuse(CodeMessageInvalid, "acp: line starts with %s, want a JSON object or array", checkfu.Quote(string(line[:1])))
 	}
 }
 
-func parseMessage(b []byte) (Message, error) {
-	var w wireMessage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		var r *checkfu.Refusal
-		if errors.As(err, &r) {
-			return Message{}, r
+// MaxBatchMessages bounds the messages of one batch line. ACP agents send
+// one message per line; a batch (a draft of the protocol) holding more is
+// refused with [CodeMessageInvalid] before any of it is decoded.
+const MaxBatchMessages = 1024
+
+// batchLen counts the elements of the valid JSON array b without
+// decoding them.
+func batchLen(b []byte) int {
+	s := scanner{b: b}
+	s.space()
+	s.i++ // [
+	for n := 0; ; n++ {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] == ']' {
+			return n
 		}
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: not a JSON-RPC message: %v", err)
+		if s.b[s.i] == ',' {
+			s.i++
+			s.space()
+		}
+		if s.value(1, anyShape) != nil {
+			return n
+		}
 	}
-	if dec.More() {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: trailing data after a JSON-RPC message")
-	}
-	// Mutant: deleting this check lets "ID" stand for "id" and a second
-	// "id" overwrite the first; TestMemberNamesAreExactAndUnique fails.
-	if err := checkMembers(b, messageMembers, checkErrorMembers); err != nil {
-		return Message{}, err
-	}
+}
+
+// fromWire checks the JSON-RPC 2.0 rules on a decoded message and returns
+// it as a Message.
+func fromWire(w *wireMessage) (Message, error) {
 	if w.JSONRPC != "2.0" {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: jsonrpc is %q, want \"2.0\"", w.JSONRPC)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: jsonrpc is %s, want \"2.0\"", checkfu.Quote(w.JSONRPC))
 	}
 	m := Message{Method: w.Method, Params: nullIsAbsent(w.Params), Result: w.Result}
 	if w.ID != nil {
@@ -191,42 +234,45 @@ func parseMessage(b []byte) (Message, error) {
 	}
 	if m.Method != "" {
 		if w.Result != nil || w.Error != nil {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q carries a result or an error", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %s carries a result or an error", checkfu.Quote(m.Method))
 		}
 		if m.ID.raw == "null" {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: request %q has a null id", m.Method)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: request %s has a null id", checkfu.Quote(m.Method))
 		}
 		return m, nil
 	}
 	if w.ID == nil {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: message has neither a method nor an id")
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: message has neither a method nor an id")
 	}
 	if len(w.Params) != 0 {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response carries params")
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response carries params")
 	}
 	if (w.Result == nil) == (w.Error == nil) {
-		return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: response %s must carry exactly one of result and error", m.ID.raw)
+		return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: response %s must carry exactly one of result and error", checkfu.Quote(m.ID.raw))
 	}
 	if w.Error != nil {
 		if w.Error.Code == nil || w.Error.Message == nil {
-			return Message{}, checkfu.Refuse(CodeInvalidMessage, "acp: error object of response %s lacks code or message", m.ID.raw)
+			return Message{}, checkfu.Refuse(CodeMessageInvalid, "acp: error object of response %s lacks code or message", checkfu.Quote(m.ID.raw))
 		}
 		m.Error = &RPCError{Code: *w.Error.Code, Message: *w.Error.Message, Data: w.Error.Data}
 	}
 	return m, nil
 }
 
-// The member names of a JSON-RPC 2.0 message and of its error object.
-var (
-	messageMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	errorMembers   = []string{"code", "message", "data"}
-)
-
-func checkErrorMembers(name string, val []byte) error {
-	if name == "error" && len(val) > 0 && val[0] == '{' {
-		return checkMembers(val, errorMembers, nil)
+// invalidUTF8 returns the offset of the first byte of b that does not
+// begin a valid UTF-8 encoding, or -1 when b is valid UTF-8.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
 	}
-	return nil
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 func nullIsAbsent(b json.RawMessage) json.RawMessage {

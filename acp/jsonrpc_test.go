@@ -22,24 +22,24 @@ func TestParseLine(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`, "resp"},
 		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"n"}]`, "resp notif"},
 		{` {"jsonrpc":"2.0","method":"n"} `, "notif"},
-		{`[]`, "!invalid_message"},
-		{`[1]`, "!invalid_message"},
-		{`[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"1.0","method":"n"}]`, "!invalid_message"},
-		{`"x"`, "!invalid_message"},
-		{`{"jsonrpc":"1.0","id":1,"method":"x"}`, "!invalid_message"},
-		{`{"id":1,"method":"x"}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":null,"method":"x"}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","method":"x","result":1}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","result":1}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"result":1,"params":{}}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"method":"x","extra":1}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"method":"x"} {}`, "!invalid_message"},
-		{`{"jsonrpc":"2.0","id":1,"method":"x"`, "!invalid_message"},
+		{`[]`, "!message_invalid"},
+		{`[1]`, "!message_invalid"},
+		{`[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"1.0","method":"n"}]`, "!message_invalid"},
+		{`"x"`, "!message_invalid"},
+		{`{"jsonrpc":"1.0","id":1,"method":"x"}`, "!message_invalid"},
+		{`{"id":1,"method":"x"}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":null,"method":"x"}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","method":"x","result":1}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","result":1}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"result":1,"params":{}}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","extra":1}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x"} {}`, "!message_invalid"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x"`, "!message_invalid"},
 	}
 	for _, tt := range tests {
 		msgs, err := acp.ParseLine(nil, []byte(tt.line))
@@ -107,9 +107,6 @@ func TestRPCErrorIsNotARefusal(t *testing.T) {
 // The agent writes an error's message; the Runner prints Error() to its
 // logs and terminal. A hostile agent must not be able to forge log lines
 // or terminal escapes there, nor fill a log with a 16 MiB message.
-//
-// Mutant: returning e.Message verbatim in RPCError.Error makes
-// TestRPCErrorQuotesTheAgentsMessage fail.
 func TestRPCErrorQuotesTheAgentsMessage(t *testing.T) {
 	msg := "boom\ncheckfu: all checks passed\x1b[2J" + strings.Repeat("x", 1<<20)
 	got := (&acp.RPCError{Code: -32000, Message: msg}).Error()
@@ -119,7 +116,30 @@ func TestRPCErrorQuotesTheAgentsMessage(t *testing.T) {
 	if len(got) > 1024 {
 		t.Errorf("Error() is %d bytes: the agent's message is not bounded", len(got))
 	}
-	if !strings.HasPrefix(got, `acp: agent error -32000: "boom\ncheckfu`) {
-		t.Errorf("Error() = %.80q, want the message quoted", got)
+	const want = `acp: agent error -32000: "boom\ncheckfu: all checks passed\x1b[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (1048611 bytes)`
+	if got != want {
+		t.Errorf("Error() = %s, want %s", got, want)
 	}
+}
+
+// Text the agent wrote reaches a parse error only through checkfu.Quote:
+// escaped, and cut at 64 bytes with its length.
+func TestParseErrorsQuoteTheAgentsText(t *testing.T) {
+	long := strings.Repeat("m", 100) + "\n\x1b"
+	tests := []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1.5,"result":{}}`, `refused: message_invalid: acp: id "1.5" is not a string, an integer or null`},
+		{`{"jsonrpc":"` + strings.Repeat("9", 70) + `","id":1,"result":{}}`, `refused: message_invalid: acp: jsonrpc is "` + strings.Repeat("9", 64) + `"... (70 bytes), want "2.0"`},
+		{`{"jsonrpc":"2.0","id":null,"method":` + strconvQuote(long) + `}`, `refused: message_invalid: acp: request "` + strings.Repeat("m", 64) + `"... (102 bytes) has a null id`},
+	}
+	for _, tt := range tests {
+		_, err := acp.ParseLine(nil, []byte(tt.line))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseLine(%s) = %v, want %s", tt.line, err, tt.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -51,7 +51,7 @@ func orDefault(v, def int) int {
 
 // Check returns nil when every bounded field of req is within l, and
 // otherwise a *checkfu.Refusal with the code of the first field over its
-// limit: [CodeResumeBlobTooLarge], [CodeTooManyMCPServers],
+// limit: [CodeResumeBlobTooLarge], [CodeMCPServersTooMany],
 // [CodeBuiltinToolsTooLarge], [CodeContinuityTooLarge] or
 // [CodeRuntimeConfigTooLarge]. Check does no I/O and never quotes the
 // content of a field (a resume blob or a config may be sensitive).
@@ -62,13 +62,13 @@ func (l SessionLimits) Check(req *NewSessionRequest) error {
 			len(req.ResumeBlob), base64.StdEncoding.EncodedLen(len(req.ResumeBlob)), max)
 	}
 	if max := orDefault(l.MaxMCPServers, DefaultMaxMCPServers); len(req.MCPServers) > max {
-		return checkfu.Refuse(CodeTooManyMCPServers,
+		return checkfu.Refuse(CodeMCPServersTooMany,
 			"acp: session/new lists %d mcpServers, more than the maximum of %d; nothing was sent", len(req.MCPServers), max)
 	}
 	maxServer := orDefault(l.MaxMCPServerBytes, DefaultMaxMCPServerBytes)
 	for i, s := range req.MCPServers {
 		if len(s) > maxServer {
-			return checkfu.Refuse(CodeTooManyMCPServers,
+			return checkfu.Refuse(CodeMCPServersTooMany,
 				"acp: session/new mcpServers[%d] is %d bytes, more than the maximum of %d; nothing was sent", i, len(s), maxServer)
 		}
 	}

@@ -50,10 +50,10 @@ func overLimits() []overLimit {
 	}
 	return []overLimit{
 		{"resume_blob", with(func(r *acp.NewSessionRequest) { r.ResumeBlob = append(r.ResumeBlob, 1) }), acp.CodeResumeBlobTooLarge},
-		{"mcpServers count", with(func(r *acp.NewSessionRequest) { r.MCPServers = append(r.MCPServers, json.RawMessage(`{}`)) }), acp.CodeTooManyMCPServers},
+		{"mcpServers count", with(func(r *acp.NewSessionRequest) { r.MCPServers = append(r.MCPServers, json.RawMessage(`{}`)) }), acp.CodeMCPServersTooMany},
 		{"mcpServers size", with(func(r *acp.NewSessionRequest) {
 			r.MCPServers[1] = json.RawMessage(`{"name":"b","command":"/bin/xyz"}`) // 33 bytes
-		}), acp.CodeTooManyMCPServers},
+		}), acp.CodeMCPServersTooMany},
 		{"builtinTools count", with(func(r *acp.NewSessionRequest) { r.BuiltinTools = append(r.BuiltinTools, "x") }), acp.CodeBuiltinToolsTooLarge},
 		{"builtinTools name", with(func(r *acp.NewSessionRequest) { r.BuiltinTools[1] = "write" }), acp.CodeBuiltinToolsTooLarge},
 		{"continuity", with(func(r *acp.NewSessionRequest) { r.Continuity = json.RawMessage(`{"k":"012345678"}`) }), acp.CodeContinuityTooLarge},
@@ -61,9 +61,8 @@ func overLimits() []overLimit {
 	}
 }
 
-// Mutants (each run by hand): deleting any one of the seven checks in
-// SessionLimits.Check makes the matching row of TestSessionLimitsCheck
-// fail, and of TestNewSessionRefusedBeforeWrite too.
+// TestSessionLimitsCheck: a request at every limit passes, and one over
+// any single limit is refused with that limit's code.
 func TestSessionLimitsCheck(t *testing.T) {
 	r := atLimit()
 	if err := small.Check(&r); err != nil {
@@ -89,7 +88,7 @@ func TestSessionLimitsDefaults(t *testing.T) {
 		t.Errorf("zero limits accept a resume_blob of %d bytes: %v", len(big.ResumeBlob), err)
 	}
 	many := acp.NewSessionRequest{MCPServers: make([]json.RawMessage, acp.DefaultMaxMCPServers+1)}
-	if err := zero.Check(&many); !errors.Is(err, acp.CodeTooManyMCPServers) {
+	if err := zero.Check(&many); !errors.Is(err, acp.CodeMCPServersTooMany) {
 		t.Errorf("zero limits accept %d mcpServers: %v", len(many.MCPServers), err)
 	}
 	tools := acp.NewSessionRequest{BuiltinTools: make([]string, acp.DefaultMaxBuiltinTools+1)}

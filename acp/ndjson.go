@@ -36,7 +36,7 @@ const readBufferSize = 64 << 10
 // silently.)
 //
 // Empty lines (and lines holding only "\r") are skipped; a trailing "\r"
-// is removed. Input that ends inside a line yields [CodeTruncatedLine],
+// is removed. Input that ends inside a line yields [CodeLineTruncated],
 // never the partial line.
 type Reader struct {
 	br  *bufio.Reader
@@ -115,7 +115,7 @@ func (r *Reader) readRaw() ([]byte, error) {
 			}
 			if n > 0 && err == io.EOF {
 				r.err = io.ErrUnexpectedEOF
-				return nil, checkfu.Refuse(CodeTruncatedLine, "acp: input ended inside a line after %d bytes", n)
+				return nil, checkfu.Refuse(CodeLineTruncated, "acp: input ended inside a line after %d bytes", n)
 			}
 			return nil, err
 		}
@@ -185,17 +185,17 @@ const smallLine = 32 << 10
 
 // WriteLine writes line followed by a newline. A line longer than the bound
 // is refused with [CodeLineTooLong], and an empty line or one holding a
-// newline byte with [CodeInvalidLine]; in both cases nothing is written.
+// newline byte with [CodeLineInvalid]; in both cases nothing is written.
 // After an error of the underlying writer every later call returns it.
 func (w *Writer) WriteLine(line []byte) error {
 	if len(line) > w.max {
 		return checkfu.Refuse(CodeLineTooLong, "acp: output line of %d bytes exceeds the bound of %d bytes; nothing was written", len(line), w.max)
 	}
 	if len(line) == 0 {
-		return checkfu.Refuse(CodeInvalidLine, "acp: refusing to write an empty line")
+		return checkfu.Refuse(CodeLineInvalid, "acp: refusing to write an empty line")
 	}
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		return checkfu.Refuse(CodeInvalidLine, "acp: output line holds a newline at byte %d; nothing was written", i)
+		return checkfu.Refuse(CodeLineInvalid, "acp: output line holds a newline at byte %d; nothing was written", i)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -223,7 +223,7 @@ func (w *Writer) WriteLine(line []byte) error {
 func (w *Writer) WriteMessage(m Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
-		return checkfu.Refuse(CodeInvalidMessage, "acp: cannot encode %s message: %v", m.Method, err)
+		return checkfu.Refuse(CodeMessageInvalid, "acp: cannot encode %s message: %v", m.Method, err)
 	}
 	return w.WriteLine(b)
 }
@@ -241,8 +241,6 @@ var errWriterClosed = errors.New("acp: write after close")
 // and connections do.
 func (w *Writer) closeWith(cl io.Closer) error {
 	w.closed.Store(true)
-	// Mutant: w.mu.Lock() here (wait for the line in progress) makes
-	// TestCloseUnblocksAWriteTheAgentNeverReads hang and fail.
 	if !w.mu.TryLock() {
 		return cl.Close()
 	}

@@ -57,7 +57,7 @@ type AgentCapabilities struct {
 func (c *AgentCapabilities) UnmarshalJSON(b []byte) error {
 	type plain AgentCapabilities
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodeMembers(b, &p); err != nil {
 		return err
 	}
 	*c = AgentCapabilities(p)
@@ -132,7 +132,7 @@ func (r NewSessionRequest) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the ACP shape described on the type.
 func (r *NewSessionRequest) UnmarshalJSON(b []byte) error {
 	var w wireNewSession
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := decodeMembers(b, &w); err != nil {
 		return err
 	}
 	*r = NewSessionRequest{Cwd: w.Cwd, MCPServers: w.MCPServers}
@@ -219,7 +219,7 @@ func (n *SessionNotification) Kind() string {
 		SessionUpdate string `json:"sessionUpdate"`
 	}
 	if bytes.Contains(n.Update, []byte(`"sessionUpdate"`)) {
-		_ = json.Unmarshal(n.Update, &k)
+		_ = decodeMembers(n.Update, &k)
 	}
 	return k.SessionUpdate
 }
@@ -245,7 +245,7 @@ type ToolCallUpdate struct {
 func (t *ToolCallUpdate) UnmarshalJSON(b []byte) error {
 	type plain ToolCallUpdate
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodeMembers(b, &p); err != nil {
 		return err
 	}
 	*t = ToolCallUpdate(p)
@@ -259,6 +259,22 @@ type RequestPermissionRequest struct {
 	SessionID string             `json:"sessionId"`
 	ToolCall  ToolCallUpdate     `json:"toolCall"`
 	Options   []PermissionOption `json:"options"`
+}
+
+// permissionOptionOverhead is what one PermissionOption holds beyond its
+// strings' bytes: three string headers.
+const permissionOptionOverhead = 3 * 16
+
+// heldBytes returns the number of bytes r holds in memory, counted as the
+// bytes of its strings and of ToolCall.Raw, plus 48 for each option (its
+// three string headers, so that a long list of empty options counts). It
+// is what Config.MaxPendingPermissionBytes bounds.
+func (r *RequestPermissionRequest) heldBytes() int {
+	n := len(r.SessionID) + len(r.ToolCall.ToolCallID) + len(r.ToolCall.Title) + len(r.ToolCall.Kind) + len(r.ToolCall.Raw)
+	for _, o := range r.Options {
+		n += permissionOptionOverhead + len(o.OptionID) + len(o.Name) + len(o.Kind)
+	}
+	return n
 }
 
 // A PermissionOutcome is the client's answer: Outcome is "selected" with

@@ -45,6 +45,11 @@ const (
 	// another provider revision, placement or declared capability, or
 	// was signed by a key enrolled for another provider.
 	CodeStatementMismatch checkfu.Code = "statement_mismatch"
+	// CodeCapabilityUnmet: the effective capability of a provider revision
+	// (declared intersected with the ceiling) cannot run the profile: its
+	// network policy is not one of network_modes, or a declared ecosystem
+	// is not one of package_managers.
+	CodeCapabilityUnmet checkfu.Code = "capability_unmet"
 	// CodeLaneInvalid: a trust lane is not "trusted" or "adversarial".
 	CodeLaneInvalid checkfu.Code = "lane_invalid"
 	// CodeLaneRequirementUnmet: the adversarial lane needs every
@@ -69,6 +74,9 @@ const (
 	// CodeDeploymentMismatch: a validly signed admission record names
 	// another deployment.
 	CodeDeploymentMismatch checkfu.Code = "deployment_mismatch"
+	// CodeSessionMismatch: a validly signed admission record is of
+	// another session than the one loading it (a replayed record).
+	CodeSessionMismatch checkfu.Code = "session_mismatch"
 	// CodeHarnessUnknown: the harness catalog has no entry of that name.
 	CodeHarnessUnknown checkfu.Code = "harness_unknown"
 	// CodeHarnessBlocked: the harness catalog entry's availability is

@@ -3,6 +3,7 @@ package admission
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -39,10 +40,17 @@ func strictTree(data []byte) (any, error) { return strictjson.Parse(data, strict
 // optional fields are omitempty or omitzero) as canonical JSON: members
 // sorted by name, no insignificant white space, no HTML escaping, and an
 // omitted optional field absent. Digests are computed over these bytes.
+//
+// A string that is not valid UTF-8 is refused: encoding/json would write
+// each invalid byte as U+FFFD, so values differing only in invalid bytes
+// would share one encoding (and one digest or signature).
 func canonicalJSON(v any) ([]byte, error) {
 	raw, err := marshalNoEscape(v)
 	if err != nil {
 		return nil, err
+	}
+	if replacedInvalidUTF8(raw) {
+		return nil, errInvalidUTF8
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -61,4 +69,24 @@ func marshalNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+var errInvalidUTF8 = errors.New("admission: a string is not valid UTF-8")
+
+// replacedInvalidUTF8 reports whether encoding/json output b holds the
+// escape \ufffd, which the encoder writes only for an invalid byte (a
+// valid U+FFFD is written as itself). Backslashes occur in JSON only
+// inside strings, each starting an escape, so skipping the escaped
+// character keeps the scan aligned.
+func replacedInvalidUTF8(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if bytes.HasPrefix(b[i+1:], []byte("ufffd")) {
+			return true
+		}
+		i++
+	}
+	return false
 }

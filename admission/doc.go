@@ -6,7 +6,8 @@
 //
 // Entry points: [ParseProfile] and [Publish] (with [ParsePublished],
 // [DiffVersions] and [ParseCatalog]); [CheckEgress] and [Select];
-// [Intersect], [CheckPlacement] and [Enroll] for the enrollment ceiling;
+// [Intersect], [CheckPlacement], [Enroll] and [CheckCapability] for the
+// enrollment ceiling;
 // [ParseLane], [CheckLane], [CheckAcquire] and [Place] for trust lanes;
 // [Admit], [SignRecord], [LoadRecord] and [PublicView] for the frozen
 // record; [DefaultHarnessCatalog] and [HarnessCatalog.Launch].

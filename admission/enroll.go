@@ -48,7 +48,7 @@ func CapabilityDigest(c RunnerProviderCapability) (string, error) {
 }
 
 func (s MaterializationStatement) check() error {
-	if s.Provider == "" || s.ProviderRevision == "" || s.MaterializationRevision == "" || len(s.Provider)+len(s.ProviderRevision)+len(s.MaterializationRevision) > 765 {
+	if s.Provider == "" || s.ProviderRevision == "" || s.MaterializationRevision == "" || max(len(s.Provider), len(s.ProviderRevision), len(s.MaterializationRevision)) > 255 {
 		return checkfu.Refuse(CodeStatementInvalid, "admission: statement needs provider, provider_revision and materialization_revision of at most 255 bytes each")
 	}
 	if s.Placement != PlacementInProcess && s.Placement != PlacementRemote {
@@ -167,6 +167,12 @@ func cloneCapability(c RunnerProviderCapability) RunnerProviderCapability {
 	return out
 }
 
+// enrolled reports whether e was made by Enroll: the zero Enrollment
+// names no provider and verified no statement.
+func (e *Enrollment) enrolled() bool {
+	return e != nil && e.signer != "" && e.target.Provider != "" && e.target.Revision != ""
+}
+
 // Target returns the exact provider revision enrolled.
 func (e *Enrollment) Target() checkfu.ProviderRevision { return e.target }
 
@@ -186,6 +192,27 @@ func (e *Enrollment) Statement() MaterializationStatement { return e.statement }
 func (e *Enrollment) Candidate(receipt *conformance.Receipt) Candidate {
 	return Candidate{Target: e.target, Advertised: e.effective.EgressCertification,
 		NetworkPolicyAuthority: e.effective.Enforcement[AxisNetworkPolicy], Receipt: receipt}
+}
+
+// CheckCapability refuses, with [CodeCapabilityUnmet], running v on a
+// provider revision whose effective capability eff cannot: v's network
+// policy member must be one of eff's network_modes, and every ecosystem v
+// declares one of eff's package_managers. Only the intersection with the
+// ceiling counts, so a ceiling that narrows either axis binds admission
+// and placement.
+func CheckCapability(v *Published, eff RunnerProviderCapability) error {
+	if !v.published() {
+		return notPublished()
+	}
+	if mode := string(v.PolicyType()); !slices.Contains(eff.NetworkModes, mode) {
+		return checkfu.Refuse(CodeCapabilityUnmet, "admission: %s needs network mode %s, which the effective capability lacks", checkfu.Quote(v.Name()), mode)
+	}
+	for _, eco := range v.profile.Ecosystems {
+		if !slices.Contains(eff.PackageManagers, eco) {
+			return checkfu.Refuse(CodeCapabilityUnmet, "admission: %s declares ecosystem %s, which the effective capability cannot materialize", checkfu.Quote(v.Name()), eco)
+		}
+	}
+	return nil
 }
 
 // A Skip is a visible, recorded decision not to do something, for the

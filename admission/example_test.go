@@ -117,7 +117,7 @@ func exampleEnrollment() (*admission.Enrollment, error) {
 	for i := range e {
 		e[i] = admission.ProviderAttested
 	}
-	declared := admission.RunnerProviderCapability{Enforcement: e, EgressCertification: checkfu.AdvisoryFilter}
+	declared := admission.RunnerProviderCapability{NetworkModes: []string{"none"}, Enforcement: e, EgressCertification: checkfu.AdvisoryFilter}
 	digest, _ := admission.CapabilityDigest(declared)
 	statement, _ := admission.SignMaterialization(key, admission.MaterializationStatement{
 		Provider: target.Provider, ProviderRevision: target.Revision, MaterializationRevision: "m1",
@@ -153,7 +153,7 @@ func ExampleAdmit() {
 	set, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "deploy-eu", "public_key_pem": string(key.PublicKeyPEM())}}})
 	keys, _ := conformance.ParseAttesterSet(set)
 	env, _ := admission.SignRecord(key, rec)
-	loaded, err := admission.LoadRecord(env, "deploy-eu", keys)
+	loaded, err := admission.LoadRecord(env, "deploy-eu", "s-1", keys)
 	fmt.Println(err == nil, admission.Place(loaded, v, e, nil) == nil)
 
 	pub, _ := json.Marshal(admission.PublicView(loaded))
@@ -192,4 +192,23 @@ func ExampleDiffVersions() {
 	d := admission.DiffVersions(v1, v2)
 	fmt.Println(d.OldVersion, d.NewVersion, d.Widened[0], d.Widens())
 	// Output: 1 2 registry.npmjs.org:443 true
+}
+
+// ExampleCheckCapability: the ceiling leaves the provider no
+// unrestricted network mode, so an unrestricted profile cannot run on it.
+func ExampleCheckCapability() {
+	ceiling := admission.RunnerProviderCapability{NetworkModes: []string{"allowlist", "none"}}
+	declared := admission.RunnerProviderCapability{NetworkModes: []string{"none", "unrestricted"}}
+	eff := admission.Intersect(declared, ceiling)
+	for _, np := range []string{`{"type": "none"}`, `{"type": "unrestricted"}`} {
+		p, _ := admission.ParseProfile([]byte(`{"name": "p",
+			"image": {"ref": "docker.io/library/debian:12", "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+			"resources": {"cpu_millis": 1000, "memory_mib": 512}, "network_policy": ` + np + `}`))
+		v, _ := admission.Publish(nil, p, nil)
+		code, _ := checkfu.CodeOf(admission.CheckCapability(v, eff))
+		fmt.Printf("%s: %q\n", v.PolicyType(), code)
+	}
+	// Output:
+	// none: ""
+	// unrestricted: "capability_unmet"
 }

@@ -73,12 +73,15 @@ func (l *Lane) UnmarshalText(b []byte) error {
 //
 // It is run at admission and again at placement ([Place]).
 func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapability) error {
+	if !v.published() {
+		return notPublished()
+	}
 	if lane == LaneTrusted {
 		return nil
 	}
 	for _, h := range v.Relays() {
 		if !h.ByHand() {
-			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", checkfu.Quote(h.String()), h.RelaysToAnyOrigin)
+			return checkfu.Refuse(CodeRelayNotNamed, "admission: adversarial lane: %s relays to any origin (%s) and is granted only by allow_package_managers; name it in allowed_hosts to accept it", checkfu.Quote(h.String()), checkfu.Quote(h.RelaysToAnyOrigin))
 		}
 	}
 	if ok, missing := eff.Enforcement.Realized(); !ok {

@@ -103,7 +103,8 @@ func TestAdmitRefuses(t *testing.T) {
 	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
 	e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)
 	base := admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: mustPublish(t, nil, profileDoc("", allowNoReq)),
-		Providers: []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"}
+		Provenance: admission.Provenance{Actor: "alice", Role: "admin"},
+		Providers:  []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp"}
 	tests := []struct {
 		name string
 		edit func(*admission.AdmitRequest)

@@ -39,10 +39,16 @@ var mutants = []mutation.Mutant{
 		Kills: "TestPublishExpandsDeclaredEcosystemsOnly"},
 	{Name: "relay reason copied", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin`, New: `_ = ph.RelaysToAnyOrigin`}},
-		Kills: "TestPublishMarksRelays|TestCheckLane"},
+		Kills: "TestPublishMarksRelays|TestCheckLane|TestHandNamedRelayIsWarned"},
 	{Name: "catalog version recorded", File: "publish.go",
-		Edits: []mutation.Edit{{Old: `np.PresetCatalogVersion = catalog.Version()`, New: `_ = catalog.Version()`}},
+		Edits: []mutation.Edit{{Old: `if used {
+			np.PresetCatalogVersion = catalog.Version()`, New: `if used {
+			_ = catalog.Version()`}},
 		Kills: "TestPublishExpandsDeclaredEcosystemsOnly|TestNewCatalogIsANewVersion"},
+	{Name: "catalog version recorded for a relay mark", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
+		np.PresetCatalogVersion = catalog.Version()`, New: `		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin`}},
+		Kills: "TestHandNamedRelayIsWarned"},
 	{Name: "version_conflict", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `if prev != nil && prev.j.Name != profile.Name {`, New: `if false {`}},
 		Kills: "TestPublishVersionConflict"},
@@ -51,20 +57,6 @@ var mutants = []mutation.Mutant{
 		Kills: "TestNewCatalogIsANewVersion|TestPropPublicationIdempotent"},
 	{Name: "published digests recomputed", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `if want.ProfileDigest != j.ProfileDigest || want.NetworkPolicyHash != j.NetworkPolicyHash || want.DerivedImageDigest != j.DerivedImageDigest {`, New: `if false {`}},
-		Kills: "TestParsePublishedRoundTripAndTamper|TestParsePublishedResealed"},
-	{Name: "published grants match the profile", File: "publish.go",
-		Edits: []mutation.Edit{{Old: `if slices.Contains(h.GrantedBy, GrantAllowedHosts) != slices.Contains(a.AllowedHosts, hp) {`, New: `if false {`}},
-		Kills: "TestParsePublishedRoundTripAndTamper|TestParsePublishedResealed"},
-	{Name: "published preset ecosystems declared", File: "publish.go",
-		Edits: []mutation.Edit{{Old: `if !slices.Contains(p.Ecosystems, e) {
-				return bad`, New: `if false {
-				return bad`}},
-		Kills: "TestParsePublishedRoundTripAndTamper|TestParsePublishedResealed"},
-	{Name: "published relay only with preset", File: "publish.go",
-		Edits: []mutation.Edit{{Old: `if byPreset != (len(h.Ecosystems) > 0) || (!byPreset && h.RelaysToAnyOrigin != "") {`, New: `if false {`}},
-		Kills: "TestParsePublishedRoundTripAndTamper|TestParsePublishedResealed"},
-	{Name: "published catalog version iff preset", File: "publish.go",
-		Edits: []mutation.Edit{{Old: `if preset != (np.PresetCatalogVersion != "") {`, New: `if false {`}},
 		Kills: "TestParsePublishedRoundTripAndTamper|TestParsePublishedResealed"},
 	{Name: "diff: unrestricted widens nothing", File: "diff.go",
 		Edits: []mutation.Edit{{Old: `	if d.OldType == egress.PolicyUnrestricted {
@@ -166,12 +158,10 @@ var mutants = []mutation.Mutant{
 	}`, New: `h, _ := harnesses.Launch(req.Harness)`}},
 		Kills: "TestAdmitRefuses"},
 	{Name: "admit checks the lane", File: "record.go",
-		Edits: []mutation.Edit{{Old: `err = CheckLane(req.Lane, req.Profile, c, o.Enrollment.effective)`, New: `err = nil`}},
+		Edits: []mutation.Edit{{Old: `err = CheckLane(lane, req.Profile, c, o.Enrollment.effective)`, New: `err = nil`}},
 		Kills: "TestAdmitRefuses"},
 	{Name: "admit checks egress", File: "record.go",
-		Edits: []mutation.Edit{{Old: `err := CheckEgress(req.Profile, c)
-		if err == nil {`, New: `var err error
-		if err == nil {`}},
+		Edits: []mutation.Edit{{Old: `err = CheckEgress(req.Profile, c)`, New: `err = nil`}},
 		Kills: "TestAdmitRefuses"},
 	{Name: "record signature verified", File: "record.go",
 		Edits: []mutation.Edit{{Old: `signer, payload, err := keys.VerifyPayload(envelope, RecordPayloadType)`, New: `signer, payload, err := unverifiedPayload(envelope)`}},
@@ -186,15 +176,86 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `if signer.Name != deployment || f.Deployment != deployment {`, New: `if signer.Name != deployment {`}},
 		Kills: "TestRecordSignLoad"},
 	{Name: "placement: exact pair", File: "record.go",
-		Edits: []mutation.Edit{{Old: `if e == nil || e.target != r.Target() {`, New: `if e == nil {`}},
+		Edits: []mutation.Edit{{Old: `if !e.enrolled() || e.target != r.Target() {`, New: `if !e.enrolled() {`}},
 		Kills: "TestPlacementRechecksLane"},
 	{Name: "placement: exact profile version", File: "record.go",
-		Edits: []mutation.Edit{{Old: `if v == nil || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {`, New: `if v == nil {`}},
+		Edits: []mutation.Edit{{Old: `if !v.published() || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {`, New: `if !v.published() {`}},
 		Kills: "TestPlacementRechecksLane"},
 	{Name: "placement re-checks the lane", File: "record.go",
-		Edits: []mutation.Edit{{Old: `return CheckLane(r.f.Lane, v, c, e.effective)`, New: `return nil`}},
+		Edits: []mutation.Edit{{Old: `return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)`, New: `return nil`}},
 		Kills: "TestPlacementRechecksLane"},
 	{Name: "public view omits provenance", File: "record.go",
 		Edits: []mutation.Edit{{Old: `Lane: f.Lane, Provider: f.Provider, ProviderRevision: f.ProviderRevision, Harness: f.Harness, AdmittedAt: f.AdmittedAt}`, New: `Lane: f.Lane, Provider: f.Provider + f.Provenance.Actor, ProviderRevision: f.ProviderRevision + f.Provenance.Role, Harness: f.Harness, AdmittedAt: f.AdmittedAt}`}},
 		Kills: "TestPublicViewOmitsProvenance"},
+	{Name: "ParsePublished re-derives the expansion", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if err := checkExpansion(p, j.NetworkPolicy, catalogs); err != nil {`, New: `if err := error(nil); err != nil {`}},
+		Kills: "TestParsePublishedRefusesForgedPresetHost|TestParsePublishedRefusesDroppedRelay"},
+	{Name: "re-derived expansion must equal the recorded one", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if same, _ := equalJSON(got, np); same {`, New: `if same, _ := equalJSON(got, np); same || true {`}},
+		Kills: "TestParsePublishedRefusesForgedPresetHost|TestParsePublishedRefusesDroppedRelay"},
+	{Name: "missing provenance is adversarial", File: "record.go",
+		Edits: []mutation.Edit{{Old: `if lane == LaneTrusted && !p.declared() {`, New: `if false {`}},
+		Kills: "TestTrustedLaneNeedsProvenance|TestPlaceTrustedNeedsProvenance"},
+	{Name: "admission applies the provenance rule", File: "record.go",
+		Edits: []mutation.Edit{{Old: `lane := laneOf(req.Lane, req.Provenance)`, New: `lane := req.Lane`}},
+		Kills: "TestTrustedLaneNeedsProvenance"},
+	{Name: "placement applies the provenance rule", File: "record.go",
+		Edits: []mutation.Edit{{Old: `return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)`, New: `return CheckLane(r.f.Lane, v, c, e.effective)`}},
+		Kills: "TestPlaceTrustedNeedsProvenance"},
+	{Name: "canonical encoding refuses invalid UTF-8", File: "decode.go",
+		Edits: []mutation.Edit{{Old: `if replacedInvalidUTF8(raw) {`, New: `if false {`}},
+		Kills: "TestDigestRefusesInvalidUTF8|TestSignRecordRefusesInvalidUTF8"},
+	{Name: "invalid UTF-8 scan skips escaped characters", File: "decode.go",
+		Edits: []mutation.Edit{{Old: `			return true
+		}
+		i++`, New: `			return true
+		}`}},
+		Kills: "TestDigestRefusesInvalidUTF8"},
+	{Name: "relay reason quoted", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `checkfu.Quote(h.String()), checkfu.Quote(h.RelaysToAnyOrigin))`, New: `checkfu.Quote(h.String()), h.RelaysToAnyOrigin)`}},
+		Kills: "TestRelayReasonQuotedBounded"},
+	{Name: "record bound to its session", File: "record.go",
+		Edits: []mutation.Edit{{Old: `if session == "" || f.Session != session {`, New: `if false {`}},
+		Kills: "TestLoadRecordRefusesAnotherSession"},
+	{Name: "zero Published refused by CheckEgress", File: "select.go",
+		Edits: []mutation.Edit{{Old: `	if !v.published() {
+		return notPublished()
+	}
+	switch v.PolicyType() {
+	case egress.PolicyNone, egress.PolicyUnrestricted:
+		return nil
+	case egress.PolicyAllowlist:
+	default:
+		return checkfu.Refuse(CodeProfileInvalid, "admission: published version has network policy %s", checkfu.Quote(string(v.PolicyType())))
+	}`, New: `	if v.PolicyType() != egress.PolicyAllowlist {
+		return nil
+	}`}},
+		Kills: "TestZeroValuesFailClosed"},
+	{Name: "zero Published refused by CheckLane", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `	if !v.published() {
+		return notPublished()
+	}
+	if lane == LaneTrusted {`, New: `	if lane == LaneTrusted {`}},
+		Kills: "TestZeroValuesFailClosed"},
+	{Name: "canonical policy must read back", File: "profile.go",
+		Edits: []mutation.Edit{{Old: `if _, err := egress.ParseNetworkPolicy(np); err != nil {`, New: `if _, err := egress.ParseNetworkPolicy(np); err != nil && false {`}},
+		Kills: "TestLargeProfileReadsBack"},
+	{Name: "admission checks the effective capability", File: "record.go",
+		Edits: []mutation.Edit{{Old: `err := CheckCapability(req.Profile, o.Enrollment.effective)`, New: `err := error(nil)`}},
+		Kills: "TestCeilingBindsAdmission"},
+	{Name: "placement checks the effective capability", File: "record.go",
+		Edits: []mutation.Edit{{Old: `if err := CheckCapability(v, e.effective); err != nil {`, New: `if err := CheckCapability(v, e.effective); false && err != nil {`}},
+		Kills: "TestCeilingBindsAdmission"},
+	{Name: "network mode within the effective capability", File: "enroll.go",
+		Edits: []mutation.Edit{{Old: `!slices.Contains(eff.NetworkModes, mode) {`, New: `false && !slices.Contains(eff.NetworkModes, mode) {`}},
+		Kills: "TestCeilingBindsAdmission"},
+	{Name: "ecosystems within the effective capability", File: "enroll.go",
+		Edits: []mutation.Edit{{Old: `if !slices.Contains(eff.PackageManagers, eco) {`, New: `if false {`}},
+		Kills: "TestCeilingBindsAdmission"},
+	{Name: "relays warned however granted", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `if g == nil || ph.RelaysToAnyOrigin == "" || g.RelaysToAnyOrigin != "" {`, New: `if true {`}},
+		Kills: "TestHandNamedRelayIsWarned"},
+	{Name: "statement fields bounded each", File: "enroll.go",
+		Edits: []mutation.Edit{{Old: `max(len(s.Provider), len(s.ProviderRevision), len(s.MaterializationRevision)) > 255 {`, New: `len(s.Provider)+len(s.ProviderRevision)+len(s.MaterializationRevision) > 765 {`}},
+		Kills: "TestStatementFieldBounds"},
 }

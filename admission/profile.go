@@ -145,6 +145,18 @@ func (p *SandboxProfile) check() error {
 	if !slices.IsSorted(p.Ecosystems) {
 		return checkfu.Refuse(CodeProfileInvalid, "admission: profile ecosystems are not sorted")
 	}
+	// The canonical policy (hosts as host:port) is what a published
+	// version embeds and ParsePublished re-parses; it must be within
+	// egress's bounds too, or the version could never be read back.
+	np, err := canonicalJSON(p.NetworkPolicy)
+	if err != nil {
+		return checkfu.Refuse(CodeProfileInvalid, "admission: profile network policy does not encode")
+	}
+	if _, err := egress.ParseNetworkPolicy(np); err != nil {
+		var r *checkfu.Refusal
+		errors.As(err, &r)
+		return &checkfu.Refusal{Code: CodeProfileInvalid, Message: "admission: profile network_policy in canonical form", Err: r}
+	}
 	return nil
 }
 

@@ -34,7 +34,8 @@ type HostGrant struct {
 	// the host, when allow_package_managers granted it.
 	Ecosystems []string `json:"ecosystems,omitempty"`
 	// RelaysToAnyOrigin is the catalog's reason when the host can reach
-	// any origin on the workload's behalf (a warning), or empty.
+	// any origin on the workload's behalf (a warning), or empty. It is
+	// set however the host was granted, by hand too.
 	RelaysToAnyOrigin string `json:"relays_to_any_origin,omitempty"`
 }
 
@@ -155,13 +156,20 @@ func expand(p *SandboxProfile, catalog *egress.PresetCatalog) (publishedPolicy, 
 			if !slices.Contains(g.Ecosystems, ph.Ecosystem) {
 				g.Ecosystems = append(g.Ecosystems, ph.Ecosystem)
 			}
-			if g.RelaysToAnyOrigin == "" {
-				g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
-			}
 		}
 		if used {
 			np.PresetCatalogVersion = catalog.Version()
 		}
+	}
+	// A host the catalog marks as a relay is warned of however it was
+	// granted: naming it by hand accepts it, knowingly, and still shows it.
+	for _, ph := range catalog.Hosts() {
+		g := byHost[egress.HostPort{Host: ph.Host, Port: ph.Port}]
+		if g == nil || ph.RelaysToAnyOrigin == "" || g.RelaysToAnyOrigin != "" {
+			continue
+		}
+		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
+		np.PresetCatalogVersion = catalog.Version()
 	}
 	if len(byHost) == 0 {
 		return np, &checkfu.Refusal{Code: CodeAllowlistReachesNothing,
@@ -240,6 +248,17 @@ func clone(p *SandboxProfile) *SandboxProfile {
 	return &q
 }
 
+// published reports whether v was made by Publish or ParsePublished:
+// the zero Published is no version at all, and has no network policy.
+func (v *Published) published() bool {
+	return v != nil && v.profile != nil && v.j.Version >= 1
+}
+
+// notPublished is the refusal of a Published that no publication made.
+func notPublished() error {
+	return checkfu.Refuse(CodeProfileInvalid, "admission: not a published version (make one with Publish or ParsePublished)")
+}
+
 // Name returns the profile name.
 func (v *Published) Name() string { return v.j.Name }
 
@@ -286,7 +305,7 @@ func (v *Published) Requirement() checkfu.Requirement {
 }
 
 // CatalogVersion returns the preset catalog version that produced the
-// preset hosts, or "" when no preset host was granted.
+// preset hosts or marked a host as a relay, or "" when it did neither.
 func (v *Published) CatalogVersion() string { return v.j.NetworkPolicy.PresetCatalogVersion }
 
 // NetworkPolicyHash returns the hash of the policy as enforced: member,
@@ -324,12 +343,18 @@ func (v *Published) CompiledPolicy() (*egress.CompiledPolicy, error) {
 func (v *Published) MarshalJSON() ([]byte, error) { return marshalNoEscape(v.j) }
 
 // ParsePublished reads a published version document strictly and
-// re-derives what it can: the embedded profile must parse and be
-// canonical, its digest and both hashes must recompute, every
-// hand-written host must be listed with grant allowed_hosts and no other
-// host may claim it, and preset grants need allow_package_managers and a
-// declared ecosystem. Any mismatch is [CodePublishedInvalid].
-func ParsePublished(doc []byte) (*Published, error) {
+// re-derives all of it: the embedded profile must parse and be
+// canonical, its digest and both hashes must recompute, and the recorded
+// network policy (every host, port, grant, ecosystem and relay warning,
+// the requirement and the catalog version) must be exactly what
+// [Publish] makes of the embedded profile and the preset catalog the
+// version names. That catalog must be one of catalogs (when none is
+// given, egress.DefaultPresetCatalog); a version with no preset host
+// needs no catalog. The digests are not a signature, so this is what
+// stops a stored version from being edited to add a host "granted" by
+// the catalog, or to drop a relay warning. Any mismatch is
+// [CodePublishedInvalid].
+func ParsePublished(doc []byte, catalogs ...*egress.PresetCatalog) (*Published, error) {
 	var j publishedJSON
 	if err := strictUnmarshal(doc, &j, CodePublishedInvalid, "published version"); err != nil {
 		return nil, err
@@ -349,9 +374,6 @@ func ParsePublished(doc []byte) (*Published, error) {
 	if j.Version < 1 || j.Name != p.Name {
 		return nil, bad("version %d of %s does not match its profile", j.Version, checkfu.Quote(j.Name))
 	}
-	if err := checkGrants(p, j.NetworkPolicy); err != nil {
-		return nil, err
-	}
 	want := j
 	if err := want.seal(p); err != nil {
 		return nil, err
@@ -359,70 +381,48 @@ func ParsePublished(doc []byte) (*Published, error) {
 	if want.ProfileDigest != j.ProfileDigest || want.NetworkPolicyHash != j.NetworkPolicyHash || want.DerivedImageDigest != j.DerivedImageDigest {
 		return nil, bad("a digest does not recompute from what the version records")
 	}
+	if err := checkExpansion(p, j.NetworkPolicy, catalogs); err != nil {
+		return nil, err
+	}
 	return &Published{j: j, profile: p}, nil
 }
 
-func checkGrants(p *SandboxProfile, np publishedPolicy) error {
-	bad := func(format string, args ...any) error {
-		return checkfu.Refuse(CodePublishedInvalid, "admission: published version: "+format, args...)
+// noPresets is the catalog a version without preset hosts is re-expanded
+// against: it grants nothing, so only hand-written hosts remain.
+var noPresets = func() *egress.PresetCatalog {
+	c, err := egress.NewPresetCatalog("0001-01-01.1", nil)
+	if err != nil {
+		panic("admission: empty preset catalog: " + err.Error())
 	}
-	if np.Type != p.NetworkPolicy.Type() {
-		return bad("policy type %s is not the profile's", checkfu.Quote(string(np.Type)))
+	return c
+}()
+
+// checkExpansion refuses a recorded policy that is not what expand makes
+// of p and the catalog the policy names (one of catalogs, or the default
+// catalog when catalogs is empty).
+func checkExpansion(p *SandboxProfile, np publishedPolicy, catalogs []*egress.PresetCatalog) error {
+	if len(catalogs) == 0 {
+		catalogs = []*egress.PresetCatalog{egress.DefaultPresetCatalog()}
 	}
-	a, _ := p.NetworkPolicy.Allowlist()
-	if np.RequiredEgressCertification != a.RequiredEgressCertification {
-		return bad("requirement is not the profile's")
+	if np.PresetCatalogVersion == "" {
+		catalogs = []*egress.PresetCatalog{noPresets}
 	}
-	if np.Type != egress.PolicyAllowlist {
-		if len(np.AllowedHosts) != 0 || np.PresetCatalogVersion != "" {
-			return bad("a %s policy lists hosts", np.Type)
+	named := false
+	for _, c := range catalogs {
+		if c == nil || (c != noPresets && c.Version() != np.PresetCatalogVersion) {
+			continue
 		}
-		return nil
-	}
-	if len(np.AllowedHosts) == 0 {
-		return bad("an allowlist with no host")
-	}
-	preset := false
-	for i, h := range np.AllowedHosts {
-		if i > 0 && compareGrant(np.AllowedHosts[i-1], h) >= 0 {
-			return bad("hosts are not sorted and distinct")
+		named = true
+		got, err := expand(p, c)
+		if err != nil {
+			continue
 		}
-		hp := egress.HostPort{Host: h.Host, Port: h.Port}
-		if c, err := egress.ParseHostPort(hp.String()); err != nil || c != hp {
-			return bad("host %s is not an exact canonical host", checkfu.Quote(h.String()))
-		}
-		if !slices.IsSorted(h.GrantedBy) || !slices.IsSorted(h.Ecosystems) || len(h.GrantedBy) == 0 || len(slices.Compact(slices.Clone(h.GrantedBy))) != len(h.GrantedBy) {
-			return bad("host %s has malformed grants", checkfu.Quote(h.String()))
-		}
-		if slices.Contains(h.GrantedBy, GrantAllowedHosts) != slices.Contains(a.AllowedHosts, hp) {
-			return bad("host %s: allowed_hosts grant disagrees with the profile", checkfu.Quote(h.String()))
-		}
-		byPreset := slices.Contains(h.GrantedBy, GrantAllowPackageManagers)
-		for _, g := range h.GrantedBy {
-			if g != GrantAllowedHosts && g != GrantAllowPackageManagers {
-				return bad("host %s has grant %s", checkfu.Quote(h.String()), checkfu.Quote(string(g)))
-			}
-		}
-		if byPreset != (len(h.Ecosystems) > 0) || (!byPreset && h.RelaysToAnyOrigin != "") {
-			return bad("host %s: preset fields without the preset grant", checkfu.Quote(h.String()))
-		}
-		for _, e := range h.Ecosystems {
-			if !slices.Contains(p.Ecosystems, e) {
-				return bad("host %s is granted for undeclared ecosystem %s", checkfu.Quote(h.String()), checkfu.Quote(e))
-			}
-		}
-		preset = preset || byPreset
-	}
-	if preset && !a.AllowPackageManagers {
-		return bad("preset hosts without allow_package_managers")
-	}
-	if preset != (np.PresetCatalogVersion != "") {
-		return bad("catalog version recorded without preset hosts, or preset hosts without it")
-	}
-	for _, hp := range a.AllowedHosts {
-		if _, ok := slices.BinarySearchFunc(np.AllowedHosts, HostGrant{Host: hp.Host, Port: hp.Port}, compareGrant); !ok {
-			return bad("hand-written host %s is missing", checkfu.Quote(hp.String()))
+		if same, _ := equalJSON(got, np); same {
+			return nil
 		}
 	}
-	return nil
+	if !named {
+		return checkfu.Refuse(CodePublishedInvalid, "admission: published version: it was published with preset catalog %s, which was not supplied", checkfu.Quote(np.PresetCatalogVersion))
+	}
+	return checkfu.Refuse(CodePublishedInvalid, "admission: published version: the recorded hosts are not what the profile and preset catalog %s expand to", checkfu.Quote(np.PresetCatalogVersion))
 }

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -22,6 +23,21 @@ type Provenance struct {
 	Role string `json:"role"`
 }
 
+// declared reports whether p names who declared the lane: an actor and a
+// role, each with some text that is not white space.
+func (p Provenance) declared() bool {
+	return strings.TrimSpace(p.Actor) != "" && strings.TrimSpace(p.Role) != ""
+}
+
+// laneOf returns the lane a session runs in: lane, except that a trusted
+// lane nobody declared (missing provenance) is adversarial (D243).
+func laneOf(lane Lane, p Provenance) Lane {
+	if lane == LaneTrusted && !p.declared() {
+		return LaneAdversarial
+	}
+	return lane
+}
+
 // A ProviderOffer is one enrolled provider revision admission may choose,
 // with the verified receipt held for it (nil for none).
 type ProviderOffer struct {
@@ -40,6 +56,8 @@ type AdmitRequest struct {
 	// Profile is the published version the session runs.
 	Profile *Published
 	// Lane is the server-owned trust fact; the zero Lane is adversarial.
+	// LaneTrusted without a declared Provenance (actor and role) is
+	// missing provenance, so the session is admitted as adversarial.
 	Lane Lane
 	// Provenance is who declared the lane (private).
 	Provenance Provenance
@@ -111,21 +129,25 @@ func Admit(req AdmitRequest) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Profile == nil || req.Deployment == "" || req.Session == "" {
+	if !req.Profile.published() || req.Deployment == "" || req.Session == "" {
 		return nil, checkfu.Refuse(CodeProfileInvalid, "admission: admit needs a published profile, a deployment and a session")
 	}
 	if req.Lane > LaneTrusted {
 		return nil, checkfu.Refuse(CodeLaneInvalid, "admission: lane(%d) is not a lane", uint8(req.Lane))
 	}
+	lane := laneOf(req.Lane, req.Provenance)
 	var first *checkfu.Refusal
 	for _, o := range req.Providers {
-		if o.Enrollment == nil {
+		if !o.Enrollment.enrolled() {
 			continue
 		}
 		c := o.Enrollment.Candidate(o.Receipt)
-		err := CheckEgress(req.Profile, c)
+		err := CheckCapability(req.Profile, o.Enrollment.effective)
 		if err == nil {
-			err = CheckLane(req.Lane, req.Profile, c, o.Enrollment.effective)
+			err = CheckEgress(req.Profile, c)
+		}
+		if err == nil {
+			err = CheckLane(lane, req.Profile, c, o.Enrollment.effective)
 		}
 		if err != nil {
 			if first == nil {
@@ -138,12 +160,12 @@ func Admit(req AdmitRequest) (*Record, error) {
 			Deployment: req.Deployment, Session: req.Session,
 			ProfileName: req.Profile.Name(), ProfileVersion: req.Profile.Version(), ProfileDigest: req.Profile.ProfileDigest(),
 			NetworkPolicyHash: req.Profile.NetworkPolicyHash(), DerivedImageDigest: req.Profile.DerivedImageDigest(),
-			Lane: req.Lane, Provider: e.target.Provider, ProviderRevision: e.target.Revision, Placement: e.placement,
+			Lane: lane, Provider: e.target.Provider, ProviderRevision: e.target.Revision, Placement: e.placement,
 			Effective: e.Effective(), Harness: h, AdmittedAt: req.Now.UTC().Truncate(time.Second).Format(time.RFC3339),
 			Provenance: req.Provenance,
 		}}, nil
 	}
-	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + checkfu.Quote(req.Session) + " in the " + req.Lane.String() + " lane", Err: first}
+	return nil, &checkfu.Refusal{Code: CodeProviderUnavailable, Message: "admission: no enrolled provider can run session " + checkfu.Quote(req.Session) + " in the " + lane.String() + " lane", Err: first}
 }
 
 // SignRecord freezes r: it returns the DSSE envelope of r's canonical
@@ -156,13 +178,15 @@ func SignRecord(deploymentKey *conformance.Signer, r *Record) ([]byte, error) {
 	return deploymentKey.SignPayload(RecordPayloadType, b)
 }
 
-// LoadRecord verifies a frozen admission record for deployment against
-// keys, the deployment keys the Runner trusts, each named by its
-// deployment. It refuses a record that does not verify (altered,
-// unsigned, signed by a key not in keys) or is not canonical with
-// [CodeRecordUnauthentic], wrapping conformance's refusal; and one signed
-// by, or naming, another deployment with [CodeDeploymentMismatch].
-func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSet) (*Record, error) {
+// LoadRecord verifies the frozen admission record of session for
+// deployment against keys, the deployment keys the Runner trusts, each
+// named by its deployment. It refuses a record that does not verify
+// (altered, unsigned, signed by a key not in keys) or is not canonical
+// with [CodeRecordUnauthentic], wrapping conformance's refusal; one
+// signed by, or naming, another deployment with [CodeDeploymentMismatch];
+// and a validly signed record of another session (a replayed record)
+// with [CodeSessionMismatch].
+func LoadRecord(envelope []byte, deployment, session string, keys *conformance.AttesterSet) (*Record, error) {
 	signer, payload, err := keys.VerifyPayload(envelope, RecordPayloadType)
 	if err != nil {
 		var r *checkfu.Refusal
@@ -180,6 +204,9 @@ func LoadRecord(envelope []byte, deployment string, keys *conformance.AttesterSe
 	}
 	if signer.Name != deployment || f.Deployment != deployment {
 		return nil, checkfu.Refuse(CodeDeploymentMismatch, "admission: record of deployment %s signed by the key of %s, loaded by %s", checkfu.Quote(f.Deployment), checkfu.Quote(signer.Name), checkfu.Quote(deployment))
+	}
+	if session == "" || f.Session != session {
+		return nil, checkfu.Refuse(CodeSessionMismatch, "admission: record of session %s loaded for session %s", checkfu.Quote(f.Session), checkfu.Quote(session))
 	}
 	return &Record{f: f}, nil
 }
@@ -217,15 +244,18 @@ func PublicView(r *Record) PublicAdmission {
 // provider that cannot meet the adversarial lane never receives an
 // adversarial session.
 func Place(r *Record, v *Published, e *Enrollment, receipt *conformance.Receipt) error {
-	if e == nil || e.target != r.Target() {
+	if !e.enrolled() || e.target != r.Target() {
 		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for %s, not this provider", checkfu.Quote(r.f.Session), checkfu.Quote(r.Target().String()))
 	}
-	if v == nil || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
+	if !v.published() || v.ProfileDigest() != r.f.ProfileDigest || v.NetworkPolicyHash() != r.f.NetworkPolicyHash || v.Version() != r.f.ProfileVersion {
 		return checkfu.Refuse(CodePlacementMismatch, "admission: session %s was admitted for another profile version", checkfu.Quote(r.f.Session))
+	}
+	if err := CheckCapability(v, e.effective); err != nil {
+		return err
 	}
 	c := e.Candidate(receipt)
 	if err := CheckEgress(v, c); err != nil {
 		return err
 	}
-	return CheckLane(r.f.Lane, v, c, e.effective)
+	return CheckLane(laneOf(r.f.Lane, r.f.Provenance), v, c, e.effective)
 }

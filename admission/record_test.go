@@ -33,7 +33,7 @@ func TestRecordSignLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := admissiontest.KeySet(t, "deploy-eu", "deploy-us")
-	back, err := admission.LoadRecord(env, "deploy-eu", keys)
+	back, err := admission.LoadRecord(env, "deploy-eu", "sess-1", keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,21 +47,21 @@ func TestRecordSignLoad(t *testing.T) {
 	payload, _ := base64.StdEncoding.DecodeString(m["payload"].(string))
 	m["payload"] = base64.StdEncoding.EncodeToString([]byte(strings.Replace(string(payload), `"adversarial"`, `"trusted"`, 1)))
 	altered, _ := json.Marshal(m)
-	_, err = admission.LoadRecord(altered, "deploy-eu", keys)
+	_, err = admission.LoadRecord(altered, "deploy-eu", "sess-1", keys)
 	wantCode(t, "altered", err, admission.CodeRecordUnauthentic)
 
 	// Signed by another deployment's key, or by a key not trusted at all.
 	us, _ := admission.SignRecord(admissiontest.Signer(t, "deploy-us"), rec)
-	_, err = admission.LoadRecord(us, "deploy-eu", keys)
+	_, err = admission.LoadRecord(us, "deploy-eu", "sess-1", keys)
 	wantCode(t, "signed by deploy-us", err, admission.CodeDeploymentMismatch)
-	_, err = admission.LoadRecord(us, "deploy-eu", admissiontest.KeySet(t, "deploy-eu"))
+	_, err = admission.LoadRecord(us, "deploy-eu", "sess-1", admissiontest.KeySet(t, "deploy-eu"))
 	wantCode(t, "signed by an unknown key", err, admission.CodeRecordUnauthentic)
 	// A deploy-eu record loaded by deploy-us.
-	_, err = admission.LoadRecord(env, "deploy-us", keys)
+	_, err = admission.LoadRecord(env, "deploy-us", "sess-1", keys)
 	wantCode(t, "loaded by another deployment", err, admission.CodeDeploymentMismatch)
 	// deploy-us's key signing a record that names deploy-eu, loaded by
 	// deploy-us.
-	_, err = admission.LoadRecord(us, "deploy-us", keys)
+	_, err = admission.LoadRecord(us, "deploy-us", "sess-1", keys)
 	wantCode(t, "record names another deployment", err, admission.CodeDeploymentMismatch)
 	// Validly signed but not canonical.
 	var indented []byte
@@ -71,9 +71,9 @@ func TestRecordSignLoad(t *testing.T) {
 		indented, _ = json.MarshalIndent(v, "", " ")
 	}
 	nc, _ := admissiontest.Signer(t, "deploy-eu").SignPayload(admission.RecordPayloadType, indented)
-	_, err = admission.LoadRecord(nc, "deploy-eu", keys)
+	_, err = admission.LoadRecord(nc, "deploy-eu", "sess-1", keys)
 	wantCode(t, "not canonical", err, admission.CodeRecordUnauthentic)
-	_, err = admission.LoadRecord([]byte("{}"), "deploy-eu", keys)
+	_, err = admission.LoadRecord([]byte("{}"), "deploy-eu", "sess-1", keys)
 	wantCode(t, "unsigned", err, admission.CodeRecordUnauthentic)
 }
 

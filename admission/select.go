@@ -38,8 +38,15 @@ func (c Candidate) Grade() checkfu.Grade {
 // restriction and ignore the grade. A shortfall is refused with
 // [CodeEgressCertificationUnsatisfied], naming required and actual.
 func CheckEgress(v *Published, c Candidate) error {
-	if v.PolicyType() != egress.PolicyAllowlist {
+	if !v.published() {
+		return notPublished()
+	}
+	switch v.PolicyType() {
+	case egress.PolicyNone, egress.PolicyUnrestricted:
 		return nil
+	case egress.PolicyAllowlist:
+	default:
+		return checkfu.Refuse(CodeProfileInvalid, "admission: published version has network policy %s", checkfu.Quote(string(v.PolicyType())))
 	}
 	req, got := v.Requirement(), c.Grade()
 	if !req.SatisfiedBy(got) {
@@ -75,6 +82,9 @@ type Selection struct {
 // is [CodeEgressCertificationUnsatisfied] that code matches too.
 func Select(v *Published, candidates []Candidate) (*Selection, error) {
 	s := &Selection{}
+	if !v.published() {
+		return s, notPublished()
+	}
 	for _, c := range candidates {
 		err := CheckEgress(v, c)
 		s.Candidates = append(s.Candidates, CandidateResult{Target: c.Target, Grade: c.Grade(), Err: err})

@@ -7,7 +7,8 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Native is native custody (D215): credentials sealed with a Keyset into
+// Native is native custody (checkfu's own store, addressed by the custody
+// binding rather than by workspace): credentials sealed with a Keyset into
 // a Store, addressed by their Binding. It is the only path from a stored
 // record to a Secret: the address it opens at is always the one the Store
 // rebuilt from its key columns.

@@ -69,6 +69,17 @@ var nonPublic6 = [...]netip.Prefix{
 // would reach. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is unmapped
 // first and judged as the IPv4 address it is.
 //
+// It refuses more than the registries do, on purpose, and only where no
+// workload or provider has a reason to go: the whole of 192.0.0.0/24,
+// including 192.0.0.9/32 (Port Control Protocol anycast, RFC 7723) and
+// 192.0.0.10/32 (TURN anycast, RFC 8155), which the registry marks
+// globally reachable; the AS112 blocks 192.31.196.0/24 and
+// 192.175.48.0/24, the AMT block 192.52.193.0/24 and the deprecated 6to4
+// relay anycast 192.88.99.0/24; and, in IPv6, all of 2001::/23, including
+// its globally reachable entries (AMT 2001:3::/32, AS112-v6 2001:4:112::/48,
+// ORCHIDv2 2001:20::/28, drone identifiers 2001:30::/28, ...), and
+// 2620:4f:8000::/48 (AS112). Refusing too much is the safe error.
+//
 // IsPublic is pure and allocation-free.
 func IsPublic(addr netip.Addr) bool {
 	if !addr.IsValid() || addr.Zone() != "" {

@@ -11,10 +11,6 @@ import (
 // isPublicTests holds, for every row of the classification tables, the
 // address just outside each end (when one exists) and the address at each
 // end just inside, plus the embedding and zone cases.
-//
-// Mutant: deleting any row of nonPublic4/nonPublic6, or the 2000::/3
-// positive check, or the zone or Unmap handling in IsPublic makes
-// TestIsPublic fail on that row's "inside" lines.
 var isPublicTests = []struct {
 	addr string
 	want bool
@@ -32,7 +28,7 @@ var isPublicTests = []struct {
 	// 172.16.0.0/12
 	{"172.15.255.255", true}, {"172.16.0.0", false}, {"172.31.255.255", false}, {"172.32.0.0", true},
 	// 192.0.0.0/24
-	{"191.255.255.255", true}, {"192.0.0.0", false}, {"192.0.0.192", false}, {"192.0.0.255", false}, {"192.0.1.0", true},
+	{"191.255.255.255", true}, {"192.0.0.0", false}, {"192.0.0.9", false}, {"192.0.0.10", false}, {"192.0.0.192", false}, {"192.0.0.255", false}, {"192.0.1.0", true},
 	// 192.0.2.0/24
 	{"192.0.1.255", true}, {"192.0.2.0", false}, {"192.0.2.255", false}, {"192.0.3.0", true},
 	// 192.31.196.0/24

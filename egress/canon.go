@@ -14,21 +14,6 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Codes of the refusals returned by the canonicalisers.
-const (
-	// CodeInvalidHost is the code of a Refusal returned when a host name
-	// is not a canonicalisable DNS name: it is empty, too long, has an
-	// empty label or a character IDNA does not allow, or it is (or IDNA
-	// maps it to) an IP literal.
-	CodeInvalidHost checkfu.Code = "invalid_host"
-	// CodeInvalidRequest is the code of a Refusal returned when an
-	// outbound request is not in, or cannot be brought into, the one
-	// canonical form this package matches, dials and sends: a relative
-	// URL, userinfo, a bad port, an ambiguous path encoding, a Host that
-	// disagrees with the URL, and so on.
-	CodeInvalidRequest checkfu.Code = "invalid_request"
-)
-
 // hostProfile maps and validates host names for lookup: UTS #46
 // non-transitional mapping (case and width folding, so "ＥＸＡＭＰＬＥ.com"
 // becomes "example.com"), STD3 ASCII rules (letters, digits and hyphen
@@ -51,7 +36,7 @@ const maxHostInput = 1024
 // lower-case IDNA A-label form (UTS #46 non-transitional lookup mapping,
 // STD3 rules, Bidi rule) with at most one trailing dot stripped.
 //
-// It refuses, with code [CodeInvalidHost]: IP literals in any spelling
+// It refuses, with code [CodeHostInvalid]: IP literals in any spelling
 // (including names whose last label is numeric, such as "127.1" or
 // "0x7f.1", which resolvers treat as IPv4), names that IDNA maps to an IP
 // literal (such as "①②⑦.0.0.1"), empty names and empty labels, labels over
@@ -63,7 +48,7 @@ const maxHostInput = 1024
 func CanonicalHost(s string) (string, error) {
 	h, why := canonicalHost(s)
 	if why != "" {
-		return "", checkfu.Refuse(CodeInvalidHost, "egress: host %q %s", clip(s), why)
+		return "", checkfu.Refuse(CodeHostInvalid, "egress: host %s %s", checkfu.Quote(s), why)
 	}
 	return h, nil
 }
@@ -238,7 +223,7 @@ func defaultPort(scheme string) uint16 {
 // with an absolute URL (as built by http.NewRequest, or as received in
 // absolute form by a proxy). It does no I/O.
 //
-// It refuses, with code [CodeInvalidRequest]: a nil request or URL, a
+// It refuses, with code [CodeRequestInvalid]: a nil request or URL, a
 // scheme other than http or https, an opaque URL, userinfo, a fragment,
 // an empty host, a host that is neither a canonicalisable DNS name nor an
 // IP literal (an IPv6 literal must be bracketed and carry no zone), a
@@ -270,7 +255,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 	u := r.URL
 	scheme := u.Scheme
 	if scheme != "https" && scheme != "http" {
-		return Request{}, refuseRequest("egress: scheme %q is not http or https (the URL must be absolute)", clip(scheme))
+		return Request{}, refuseRequest("egress: scheme %s is not http or https (the URL must be absolute)", checkfu.Quote(scheme))
 	}
 	if u.Opaque != "" {
 		return Request{}, refuseRequest("egress: opaque URL (scheme:data without //host) is not allowed")
@@ -288,7 +273,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 	if r.Host != "" && r.Host != u.Host {
 		h2, p2, err := canonicalAuthority(r.Host, scheme)
 		if err != nil || h2 != host || p2 != port {
-			return Request{}, refuseRequest("egress: Host %q does not name the URL's host %q", clip(r.Host), clip(u.Host))
+			return Request{}, refuseRequest("egress: Host %s does not name the URL's host %s", checkfu.Quote(r.Host), checkfu.Quote(u.Host))
 		}
 	}
 	method := r.Method
@@ -296,7 +281,7 @@ func CanonicalRequest(r *http.Request) (Request, error) {
 		method = http.MethodGet
 	}
 	if !isUpperToken(method) {
-		return Request{}, refuseRequest("egress: method %q is not an upper-case token", clip(method))
+		return Request{}, refuseRequest("egress: method %s is not an upper-case token", checkfu.Quote(method))
 	}
 	path := u.EscapedPath()
 	if path == "" {
@@ -332,11 +317,11 @@ func canonicalHeader(h http.Header) (http.Header, error) {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		if !httpguts.ValidHeaderFieldName(k) || !isCanonicalHeaderKey(k) {
-			return nil, refuseRequest("egress: header name %q is not a canonical token (want %q)", clip(k), clip(http.CanonicalHeaderKey(k)))
+			return nil, refuseRequest("egress: header name %s is not a canonical token (want %s)", checkfu.Quote(k), checkfu.Quote(http.CanonicalHeaderKey(k)))
 		}
 		for _, v := range vs {
 			if !httpguts.ValidHeaderFieldValue(v) {
-				return nil, refuseRequest("egress: header %q has a value with control characters", k)
+				return nil, refuseRequest("egress: header %s has a value with control characters", checkfu.Quote(k))
 			}
 		}
 		out[k] = append([]string(nil), vs...)
@@ -350,18 +335,18 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 	if strings.HasPrefix(hostport, "[") {
 		end := strings.IndexByte(hostport, ']')
 		if end < 0 {
-			return "", 0, refuseRequest("egress: host %q has an unclosed '['", clip(hostport))
+			return "", 0, refuseRequest("egress: host %s has an unclosed '['", checkfu.Quote(hostport))
 		}
 		host, portText = hostport[1:end], hostport[end+1:]
 		if portText != "" {
 			if portText[0] != ':' {
-				return "", 0, refuseRequest("egress: host %q has junk after ']'", clip(hostport))
+				return "", 0, refuseRequest("egress: host %s has junk after ']'", checkfu.Quote(hostport))
 			}
 			portText, hasPort = portText[1:], true
 		}
 		a, err := netip.ParseAddr(host)
 		if err != nil || !a.Is6() || a.Zone() != "" {
-			return "", 0, refuseRequest("egress: %q is not a bracketed IPv6 address without a zone", clip(hostport))
+			return "", 0, refuseRequest("egress: %s is not a bracketed IPv6 address without a zone", checkfu.Quote(hostport))
 		}
 		host = a.String()
 	} else {
@@ -372,14 +357,14 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 			return "", 0, refuseRequest("egress: URL has an empty host")
 		}
 		if strings.ContainsAny(host, ":[]") {
-			return "", 0, refuseRequest("egress: host %q is ambiguous (an IPv6 literal must be bracketed)", clip(hostport))
+			return "", 0, refuseRequest("egress: host %s is ambiguous (an IPv6 literal must be bracketed)", checkfu.Quote(hostport))
 		}
 		if a, err := netip.ParseAddr(host); err == nil {
 			host = a.String()
 		} else {
 			h, why := canonicalHost(host)
 			if why != "" {
-				return "", 0, checkfu.Refuse(CodeInvalidRequest, "egress: host %q %s", clip(host), why)
+				return "", 0, checkfu.Refuse(CodeRequestInvalid, "egress: host %s %s", checkfu.Quote(host), why)
 			}
 			host = h
 		}
@@ -388,7 +373,7 @@ func canonicalAuthority(hostport, scheme string) (string, uint16, error) {
 	if hasPort {
 		p, ok := parsePort(portText)
 		if !ok {
-			return "", 0, refuseRequest("egress: port %q is not an integer from 1 to 65535 without leading zeros", clip(portText))
+			return "", 0, refuseRequest("egress: port %s is not an integer from 1 to 65535 without leading zeros", checkfu.Quote(portText))
 		}
 		port = p
 	}
@@ -666,15 +651,5 @@ func isCanonicalHeaderKey(k string) bool {
 const maxMethodLen = 32
 
 func refuseRequest(format string, args ...any) error {
-	return checkfu.Refuse(CodeInvalidRequest, format, args...)
-}
-
-// clip shortens s for an error message so that a hostile input cannot
-// make errors unbounded.
-func clip(s string) string {
-	const max = 256
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
+	return checkfu.Refuse(CodeRequestInvalid, format, args...)
 }

@@ -16,16 +16,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// CodeRedirectRefused is the code of the Refusal [Client.Do] returns when
-// the destination answers with a redirect (301, 302, 303, 307, 308). Its
-// Err is a [*RedirectError] carrying the rechecked target's decision.
-const CodeRedirectRefused checkfu.Code = "redirect_refused"
-
-// CodePlaintextCredential is the code of the Refusal [Client.Do] returns
-// when it is given an attach hook for a request whose scheme is not
-// https: a credential is never sent in clear, whatever the rules allow.
-const CodePlaintextCredential checkfu.Code = "plaintext_credential"
-
 // defaultClientTimeout bounds one exchange when ClientConfig.Timeout is
 // zero.
 const defaultClientTimeout = 60 * time.Second
@@ -57,9 +47,11 @@ type ClientConfig struct {
 //     matched is the host dialled is the Host sent;
 //   - never uses a proxy (environment proxies included), and dials only
 //     public addresses, through a [Dialer];
-//   - never follows a redirect: a 301, 302, 303, 307 or 308 comes back as
-//     a refusal with code [CodeRedirectRefused] whose [*RedirectError]
-//     says what the rules would decide for the target.
+//   - never follows a redirect: a 301, 302, 303, 307 or 308, and any other
+//     3xx that carries a Location, comes back as a refusal with code
+//     [CodeRedirectRefused] whose [*RedirectError] says what the rules
+//     would decide for the target. A 3xx without a Location other than
+//     those five (a 304, say) is returned as a response.
 //
 // The fields that carry these properties are unexported and set only by
 // [NewClient]; the zero Client refuses every request. A Client is safe for
@@ -74,10 +66,10 @@ type Client struct {
 }
 
 // NewClient returns a Client for cfg. It refuses a missing or empty rule
-// set with [CodeInvalidRules].
+// set with [CodeRulesInvalid].
 func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.Rules == nil || cfg.Rules.Len() == 0 {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: a client needs a Connection's rules")
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: a client needs a Connection's rules")
 	}
 	d := cfg.Dialer
 	if d == nil {
@@ -130,7 +122,7 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 		}
 	}()
 	if c == nil || c.hc == nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: the zero Client refuses every request; build one with NewClient")
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: the zero Client refuses every request; build one with NewClient")
 	}
 	creq, err := CanonicalRequest(req)
 	if err != nil {
@@ -167,13 +159,23 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 	if err != nil {
 		return nil, c.classify(creq.Authority(), err)
 	}
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	if isRedirect(resp) {
 		io.CopyN(io.Discard, resp.Body, 4<<10) //nolint:errcheck // drained only to reuse the connection
 		resp.Body.Close()
 		return nil, c.redirectRefusal(&creq, resp, secretsOf(out.Header, creq.Header))
 	}
 	return resp, nil
+}
+
+// isRedirect reports whether resp is refused as a redirect: a 301, 302,
+// 303, 307 or 308 with or without a Location, and any other 3xx that
+// carries one.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return resp.StatusCode/100 == 3 && resp.Header.Get("Location") != ""
 }
 
 // CloseIdleConnections closes the Client's idle connections.
@@ -240,7 +242,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 	re := &RedirectError{Status: resp.StatusCode}
 	loc := resp.Header.Get("Location")
 	unescaped, _ := url.PathUnescape(loc)
-	withheld := checkfu.Refuse(CodeInvalidRequest, "egress: location withheld: it echoes an attached header")
+	withheld := checkfu.Refuse(CodeRequestInvalid, "egress: location withheld: it echoes an attached header")
 	if echoes(loc, secrets) || echoes(unescaped, secrets) {
 		loc = ""
 		re.Refusal = withheld
@@ -248,7 +250,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 	if loc != "" {
 		target, err := creq.URL().Parse(loc)
 		if err != nil {
-			re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: location does not parse")
+			re.Refusal = checkfu.Refuse(CodeRequestInvalid, "egress: location does not parse")
 		} else {
 			method := creq.Method
 			if resp.StatusCode == http.StatusSeeOther || (resp.StatusCode <= http.StatusFound && method == http.MethodPost) {
@@ -271,7 +273,7 @@ func (c *Client) redirectRefusal(creq *Request, resp *http.Response, secrets []s
 			}
 		}
 	} else if re.Refusal == nil {
-		re.Refusal = checkfu.Refuse(CodeInvalidRequest, "egress: redirect without a location")
+		re.Refusal = checkfu.Refuse(CodeRequestInvalid, "egress: redirect without a location")
 	}
 	return &checkfu.Refusal{
 		Code:    CodeRedirectRefused,

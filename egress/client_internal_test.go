@@ -16,9 +16,6 @@ import (
 // redirect policy that never follows, and the guarded dialer. (The
 // behavioural tests cover the same ground; this one does not depend on
 // net/http's once-per-process caching of the proxy environment.)
-//
-// Mutant: setting Proxy to http.ProxyFromEnvironment makes this test
-// fail; so does a CheckRedirect that returns nil.
 func TestNewClientProperties(t *testing.T) {
 	rules, err := NewRules([]Rule{{Host: "api.example.com", Port: 443, Methods: []string{"GET"}}})
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 const secret = "s3cr3t-t0ken-value"
@@ -136,10 +136,6 @@ func TestClientAllowsAndAttaches(t *testing.T) {
 
 // TestClientRefusesBeforeDNS checks that a refused request causes no DNS
 // query, no connection and no attach.
-//
-// Mutant: deleting the Decide call in Client.Do makes this test fail.
-// Mutant: deleting the fixed-denylist check in Rules.Decide makes the
-// header_denied row fail (run with an overlay; see docs/egress-net.md).
 func TestClientRefusesBeforeDNS(t *testing.T) {
 	rig := newClientRig(t)
 	tests := []struct {
@@ -154,7 +150,7 @@ func TestClientRefusesBeforeDNS(t *testing.T) {
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"Cookie", "a=b"}, egress.CodeHeaderDenied},
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"Proxy-Authorization", "Basic eA=="}, egress.CodeHeaderDenied},
 		{"GET", rig.url("api.example.com", "/v1/x"), []string{"X-Forwarded-Host", "evil.example.com"}, egress.CodeHeaderDenied},
-		{"GET", "https://user:pw@api.example.com/v1/x", nil, egress.CodeInvalidRequest},
+		{"GET", "https://user:pw@api.example.com/v1/x", nil, egress.CodeRequestInvalid},
 	}
 	for _, tt := range tests {
 		_, attached, err := rig.do(t, tt.method, tt.url, tt.hdr...)
@@ -178,9 +174,6 @@ func TestClientRefusesBeforeDNS(t *testing.T) {
 
 // TestClientDialsOnlyPublic points an allowed name at a LIVE private
 // listener.
-//
-// Mutant: replacing the Dialer in NewClient with a plain net.Dialer makes
-// this test fail (the private listener accepts).
 func TestClientDialsOnlyPublic(t *testing.T) {
 	rig := newClientRig(t)
 	_, _, err := rig.do(t, "GET", "https://rebind.example.com:"+strconv.Itoa(int(rig.private.addrPort().Port()))+"/")
@@ -205,10 +198,6 @@ func TestClientUpstreamFailures(t *testing.T) {
 // relative, scheme-relative, userinfo and missing Locations: none is
 // followed, each comes back as redirect_refused carrying the target's
 // decision, and no credential leaks into the error.
-//
-// Mutant: deleting the status switch in Client.Do makes this test fail
-// (the redirect comes back as a response); making CheckRedirect follow
-// makes it fail too (the target is requested).
 func TestClientRefusesRedirects(t *testing.T) {
 	rig := newClientRig(t)
 	port := strconv.Itoa(int(rig.port))
@@ -223,10 +212,10 @@ func TestClientRefusesRedirects(t *testing.T) {
 		{"relative", "/v1/next", true, "", "https://api.example.com:" + port},
 		{"relative denied path", "../v2/x", false, egress.CodeNoRuleMatched, "https://api.example.com:" + port},
 		{"scheme-relative", "//evil.example.com/x", false, egress.CodeNoRuleMatched, "https://evil.example.com:443"},
-		{"userinfo", "https://user:pa55word@api.example.com:" + port + "/v1/x", false, egress.CodeInvalidRequest, ""},
+		{"userinfo", "https://user:pa55word@api.example.com:" + port + "/v1/x", false, egress.CodeRequestInvalid, ""},
 		{"private literal", "http://169.254.169.254/latest/meta-data", false, egress.CodeNoRuleMatched, "http://169.254.169.254:80"},
-		{"echoes credential", "https://evil.example.com/?t=" + secret, false, egress.CodeInvalidRequest, ""},
-		{"missing", "", false, egress.CodeInvalidRequest, ""},
+		{"echoes credential", "https://evil.example.com/?t=" + secret, false, egress.CodeRequestInvalid, ""},
+		{"missing", "", false, egress.CodeRequestInvalid, ""},
 	}
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		for _, l := range locations {
@@ -257,10 +246,22 @@ func TestClientRefusesRedirects(t *testing.T) {
 			}
 		}
 	}
-	// Other 3xx are not redirects and come back as responses.
-	resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status=304&to="))
-	if err != nil || resp.StatusCode != 304 {
-		t.Errorf("304: %v, %v", resp, err)
+	// Any other 3xx that carries a Location is refused as a redirect:
+	// a client that follows it would go there.
+	for _, status := range []int{300, 304, 305, 306, 399} {
+		resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status="+strconv.Itoa(status)+"&to="+url.QueryEscape("https://evil.example.com/steal")))
+		var re *egress.RedirectError
+		if resp != nil || !errors.As(err, &re) || re.Status != status || re.Target != "https://evil.example.com:443" {
+			t.Errorf("%d with a Location: %v, %v, want a redirect refusal", status, resp, err)
+		}
+	}
+	// A 3xx other than 301, 302, 303, 307 and 308 without a Location is
+	// not a redirect and comes back as a response.
+	for _, status := range []int{300, 304} {
+		resp, _, err := rig.do(t, "GET", rig.url("api.example.com", "/v1/r?status="+strconv.Itoa(status)+"&to="))
+		if err != nil || resp.StatusCode != status {
+			t.Errorf("%d without a Location: %v, %v", status, resp, err)
+		}
 	}
 }
 
@@ -317,12 +318,11 @@ func TestClientConfigCannotDisableSafety(t *testing.T) {
 	if _, err := zero.Do(req, nil); err == nil {
 		t.Errorf("the zero Client sent a request")
 	}
-	if _, err := egress.NewClient(egress.ClientConfig{}); !errors.Is(err, egress.CodeInvalidRules) {
+	if _, err := egress.NewClient(egress.ClientConfig{}); !errors.Is(err, egress.CodeRulesInvalid) {
 		t.Errorf("NewClient without rules = %v", err)
 	}
 }
 
-// Mutant: deleting the scheme check in Client.Do makes this test fail.
 func TestClientNeverAttachesToPlaintext(t *testing.T) {
 	rig := newClientRig(t)
 	plain := "http://api.example.com:" + strconv.Itoa(int(rig.port)) + "/v1/items"
@@ -335,7 +335,6 @@ func TestClientNeverAttachesToPlaintext(t *testing.T) {
 	}
 }
 
-// Mutant: ignoring attach's error in Client.Do makes this test fail.
 func TestClientAttachErrorSendsNothing(t *testing.T) {
 	rig := newClientRig(t)
 	req, err := http.NewRequest("GET", rig.url("api.example.com", "/v1/items"), nil)
@@ -369,8 +368,6 @@ func (b *closeRecorder) Close() error { b.closed.Store(true); return nil }
 // TestClientClosesBodyWhenRefused checks that Do closes the request body
 // also when it refuses the request before sending it (a workload's
 // streamed body must not be left open), as http.Client.Do does.
-//
-// Mutant: deleting the deferred close in Client.Do makes this test fail.
 func TestClientClosesBodyWhenRefused(t *testing.T) {
 	rig := newClientRig(t)
 	for _, tt := range []struct {

@@ -10,27 +10,6 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// Codes of the refusals returned by [Rules.Decide]. A request is checked in
-// this order, and the refusal names the first check it fails: the request
-// must be canonical ([CodeInvalidRequest]); no header may be on the fixed
-// denylist ([CodeHeaderDenied]); some rule must allow the destination
-// ([CodeNoRuleMatched]), then the method ([CodeMethodDenied]), then every
-// header ([CodeHeaderNotAllowed]). There are no separate port or path
-// codes: a rule allows a destination (host, port and path prefix)
-// together, and a destination no rule allows is "no_rule_matched".
-const (
-	// CodeNoRuleMatched: no rule allows the request's host, port and path.
-	CodeNoRuleMatched checkfu.Code = "no_rule_matched"
-	// CodeMethodDenied: some rule allows the destination, none the method.
-	CodeMethodDenied checkfu.Code = "method_denied"
-	// CodeHeaderNotAllowed: some rule allows destination and method, but
-	// every such rule leaves out a header the request carries.
-	CodeHeaderNotAllowed checkfu.Code = "header_not_allowed"
-	// CodeHeaderDenied: the request carries a header on the fixed
-	// denylist (see [HeaderDenied]). No rule can allow it.
-	CodeHeaderDenied checkfu.Code = "header_denied"
-)
-
 // A Decision is the outcome of [Rules.Decide] for one request. The zero
 // Decision denies.
 type Decision struct {
@@ -108,9 +87,9 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	}
 	switch stage {
 	case 2:
-		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %q", req.Method, req.Authority(), rs.unlisted(hosts, req))
+		return Decision{}, checkfu.Refuse(CodeHeaderNotAllowed, "egress: no rule for %s %s allows header %s", req.Method, req.Authority(), checkfu.Quote(rs.unlisted(hosts, req)))
 	case 1:
-		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %q", req.Authority(), req.Method)
+		return Decision{}, checkfu.Refuse(CodeMethodDenied, "egress: no rule for %s allows method %s", req.Authority(), checkfu.Quote(req.Method))
 	}
 	if !isDNSName(req.Host) {
 		return Decision{}, checkfu.Refuse(CodeNoRuleMatched, "egress: no rule matches %s %s (rules never match an IP literal)", req.Method, req.Authority())
@@ -143,18 +122,18 @@ func (rs *Rules) listing(h map[string][]string) (uint32, error) {
 
 // headerRefusal returns the refusal for headers that include a denylisted
 // or non-canonical name: header_denied naming the first denylisted name in
-// sorted order, else invalid_request naming the first non-canonical one.
+// sorted order, else request_invalid naming the first non-canonical one.
 // Sorting keeps the message the same from run to run.
 func headerRefusal(h map[string][]string) error {
 	names := sortedKeys(h)
 	for _, k := range names {
 		if HeaderDenied(k) {
-			return checkfu.Refuse(CodeHeaderDenied, "egress: header %q is on the fixed denylist", clip(k))
+			return checkfu.Refuse(CodeHeaderDenied, "egress: header %s is on the fixed denylist", checkfu.Quote(k))
 		}
 	}
 	for _, k := range names {
 		if !isCanonicalHeaderKey(k) {
-			return refuseRequest("egress: header name %q is not canonical", clip(k))
+			return refuseRequest("egress: header name %s is not canonical", checkfu.Quote(k))
 		}
 	}
 	return refuseRequest("egress: the request's headers changed while it was being decided")
@@ -195,13 +174,13 @@ var noRules Rules
 // produced in the ways matching depends on. It allocates only to refuse.
 func checkRequestShape(req *Request) error {
 	if req.Scheme != "https" && req.Scheme != "http" {
-		return refuseRequest("egress: scheme %q is not http or https", clip(req.Scheme))
+		return refuseRequest("egress: scheme %s is not http or https", checkfu.Quote(req.Scheme))
 	}
 	if req.Port == 0 {
 		return refuseRequest("egress: port 0")
 	}
 	if !isUpperToken(req.Method) {
-		return refuseRequest("egress: method %q is not an upper-case token", clip(req.Method))
+		return refuseRequest("egress: method %s is not an upper-case token", checkfu.Quote(req.Method))
 	}
 	if why := checkPath(req.Path); why != "" {
 		return refuseRequest("egress: path %s", why)
@@ -210,7 +189,7 @@ func checkRequestShape(req *Request) error {
 		return refuseRequest("egress: query %s", why)
 	}
 	if !isDNSName(req.Host) && !isIPText(req.Host) {
-		return refuseRequest("egress: host %q is neither a canonical DNS name nor an IP literal", clip(req.Host))
+		return refuseRequest("egress: host %s is neither a canonical DNS name nor an IP literal", checkfu.Quote(req.Host))
 	}
 	return nil
 }

@@ -7,20 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"golang.org/x/net/dns/dnsmessage"
 )
-
-// CodeDestinationNotPublic is the code of the Refusal returned when a
-// destination is, or resolves to, an address that is not public (see
-// [IsPublic]), is a public address of the host the Dialer runs on, or is
-// the guard's own listener.
-const CodeDestinationNotPublic checkfu.Code = "destination_not_public"
 
 // testTopologies are the only blocks TreatAsPublicForTesting may name:
 // loopback and the benchmarking blocks, where tests build their isolated
@@ -55,8 +51,9 @@ type DialerConfig struct {
 	// Exclude lists addresses that are never dialled even when public:
 	// a guard passes its own listener so that it cannot loop into
 	// itself. An unspecified address (0.0.0.0 or ::) excludes that port
-	// on every loopback address and every address of every local
-	// interface.
+	// on every loopback address; every address of every local interface,
+	// as the interfaces are at the time of each dial, is refused anyway
+	// (see [Dialer]).
 	Exclude []netip.AddrPort
 
 	// Timeout bounds each TCP connect. Zero means 10 seconds.
@@ -66,9 +63,10 @@ type DialerConfig struct {
 	Logger *slog.Logger
 }
 
-// A Dialer connects only to public addresses, and never to a public
-// address of the host it runs on (read from its interfaces, again at
-// most every two seconds). Every address it connects
+// A Dialer connects only to public addresses, and never to an address of
+// the host it runs on: its interfaces are read at every dial, and an
+// address of a TreatAsPublicForTesting block on them is refused too
+// (loopback treated as public excepted). Every address it connects
 // to is checked against [IsPublic] (and the configured test blocks and
 // exclusions) twice: once for every answer of the one DNS resolution it
 // makes, and again at connect time, on the socket address itself, in the
@@ -92,11 +90,12 @@ type Dialer struct {
 	treatAsPublic []netip.Prefix
 	exclude       []netip.AddrPort
 	timeout       time.Duration
+	server        string     // "ip:port" of the configured DNS server; empty: resolv.conf's
 	self          *hostAddrs // nil means thisHost; tests give the host addresses
 }
 
 // NewDialer returns a Dialer configured by cfg. It refuses, with code
-// [CodeInvalidDialerConfig], a TreatAsPublicForTesting block outside the
+// [checkfu.CodeConfigInvalid], a TreatAsPublicForTesting block outside the
 // test topologies, an unmasked or zoned block, and a malformed Resolver.
 func NewDialer(cfg DialerConfig) (*Dialer, error) {
 	d := &Dialer{timeout: cfg.Timeout}
@@ -106,34 +105,101 @@ func NewDialer(cfg DialerConfig) (*Dialer, error) {
 	}
 	for _, p := range cfg.TreatAsPublicForTesting {
 		if !p.IsValid() || p != p.Masked() || !insideTestTopology(p) {
-			return nil, checkfu.Refuse(CodeInvalidDialerConfig,
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid,
 				"egress: treat-as-public block %q is not a masked block inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48", p.String())
 		}
 		log.Warn("egress: TESTING ONLY: treating a non-public block as public", "block", p.String())
 		d.treatAsPublic = append(d.treatAsPublic, p)
 	}
 	for _, ap := range cfg.Exclude {
-		d.exclude = append(d.exclude, excludedAddrs(ap)...)
+		d.exclude = append(d.exclude, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
 	}
 	if cfg.Resolver != "" {
 		server, err := netip.ParseAddrPort(cfg.Resolver)
 		if err != nil {
-			return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: resolver %q is not an IP:port", cfg.Resolver)
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: resolver %q is not an IP:port", cfg.Resolver)
 		}
-		d.resolver = &net.Resolver{
-			PreferGo: true,
-			Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var nd net.Dialer
-				return nd.DialContext(ctx, network, server.String())
-			},
-		}
+		d.server = server.String()
 	}
+	d.resolver = &net.Resolver{PreferGo: true, Dial: d.dialDNS}
 	return d, nil
 }
 
-// CodeInvalidDialerConfig is the code of the Refusal NewDialer returns for
-// a configuration it will not build.
-const CodeInvalidDialerConfig checkfu.Code = "invalid_dialer_config"
+// dialDNS connects the Go resolver to the configured DNS server (or, with
+// none configured, to the server resolv.conf names, which Go passes as
+// address), and wraps the connection so that it carries only questions
+// about the rooted name lookup put in ctx.
+func (d *Dialer) dialDNS(ctx context.Context, network, address string) (net.Conn, error) {
+	asked, _ := ctx.Value(askedKey{}).(string)
+	if asked == "" {
+		return nil, errors.New("egress: DNS query outside a Dialer lookup")
+	}
+	if d.server != "" {
+		address = d.server
+	}
+	var nd net.Dialer
+	c, err := nd.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	if pc, ok := c.(net.PacketConn); ok {
+		return &askedPacketConn{askedConn{Conn: c, asked: asked}, pc}, nil
+	}
+	return &askedConn{Conn: c, asked: asked, stream: true}, nil
+}
+
+// askedKey is the context key under which lookup passes the rooted name
+// it resolves to dialDNS.
+type askedKey struct{}
+
+// errOtherName is the error of a DNS query for a name other than the one
+// the Dialer asked about: a resolver that expands a search list or a
+// domain is stopped before the query leaves the host.
+var errOtherName = errors.New("egress: the resolver asked about another name than the one looked up")
+
+// An askedConn is a connection to a DNS server that refuses to send a
+// query whose question is not the name asked. Go's resolver accepts only
+// a response whose question is its query's, and follows only the CNAME
+// chain of that name, so every answer it returns is for the name asked.
+type askedConn struct {
+	net.Conn
+	asked  string // rooted, as the resolver sends it
+	stream bool   // TCP: each message has a two-byte length prefix
+}
+
+func (c *askedConn) Write(b []byte) (int, error) {
+	msg := b
+	if c.stream {
+		if len(msg) < 2 {
+			return 0, errOtherName
+		}
+		msg = msg[2:]
+	}
+	var p dnsmessage.Parser
+	if _, err := p.Start(msg); err != nil {
+		return 0, errOtherName
+	}
+	qs, err := p.AllQuestions()
+	if err != nil || len(qs) != 1 || !strings.EqualFold(qs[0].Name.String(), c.asked) {
+		return 0, errOtherName
+	}
+	return c.Conn.Write(b)
+}
+
+// askedPacketConn is an askedConn over UDP: Go's resolver frames its
+// messages as datagrams only when its connection is a net.PacketConn.
+type askedPacketConn struct {
+	askedConn
+	net.PacketConn
+}
+
+func (c *askedPacketConn) Read(b []byte) (int, error)         { return c.askedConn.Read(b) }
+func (c *askedPacketConn) Write(b []byte) (int, error)        { return c.askedConn.Write(b) }
+func (c *askedPacketConn) Close() error                       { return c.askedConn.Close() }
+func (c *askedPacketConn) LocalAddr() net.Addr                { return c.askedConn.LocalAddr() }
+func (c *askedPacketConn) SetDeadline(t time.Time) error      { return c.askedConn.SetDeadline(t) }
+func (c *askedPacketConn) SetReadDeadline(t time.Time) error  { return c.askedConn.SetReadDeadline(t) }
+func (c *askedPacketConn) SetWriteDeadline(t time.Time) error { return c.askedConn.SetWriteDeadline(t) }
 
 func insideTestTopology(p netip.Prefix) bool {
 	for _, t := range testTopologies {
@@ -144,28 +210,10 @@ func insideTestTopology(p netip.Prefix) bool {
 	return false
 }
 
-// excludedAddrs expands an excluded listener address: an unspecified
-// address stands for every local interface address on that port.
-func excludedAddrs(ap netip.AddrPort) []netip.AddrPort {
-	if !ap.Addr().IsUnspecified() {
-		return []netip.AddrPort{netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())}
-	}
-	out := []netip.AddrPort{
-		netip.AddrPortFrom(netip.IPv4Unspecified(), ap.Port()),
-		netip.AddrPortFrom(netip.IPv6Unspecified(), ap.Port()),
-	}
-	addrs, _ := net.InterfaceAddrs() // best effort: loopback and the rest are non-public anyway
-	for _, a := range addrs {
-		if pfx, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, netip.AddrPortFrom(pfx.Addr().Unmap(), ap.Port()))
-		}
-	}
-	return out
-}
-
 // permit returns nil when ap may be dialled, and a destination_not_public
-// Refusal naming host otherwise.
-func (d *Dialer) permit(host string, ap netip.AddrPort) error {
+// Refusal naming host otherwise. own lists this host's interface
+// addresses, read for this dial.
+func (d *Dialer) permit(host string, ap netip.AddrPort, own []netip.Addr) error {
 	a := ap.Addr()
 	if a.Zone() != "" {
 		return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which has a zone", host, a)
@@ -173,29 +221,37 @@ func (d *Dialer) permit(host string, ap netip.AddrPort) error {
 	a = a.Unmap()
 	for _, x := range d.exclude {
 		// A listener on an unspecified address also accepts on every
-		// loopback address, not only on the interface addresses.
+		// loopback address; its interface addresses are refused below,
+		// as addresses of this host.
 		if x.Port() == ap.Port() && (x.Addr() == a || x.Addr().IsUnspecified() && a.IsLoopback()) {
 			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q reaches %s, the guard's own listener", host, netip.AddrPortFrom(a, ap.Port()))
 		}
 	}
-	if IsPublic(a) {
-		// A host's own public address is reached over its loopback
-		// path: it hits services bound to every interface and passes
-		// none of the network's filters.
-		if d.host().has(a) {
-			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, an address of this host", host, a)
+	treated := false
+	if !IsPublic(a) {
+		for _, p := range d.treatAsPublic {
+			if p.Contains(a) {
+				treated = true
+				break
+			}
 		}
-		return nil
-	}
-	for _, p := range d.treatAsPublic {
-		if p.Contains(a) {
-			return nil
+		if !treated {
+			return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which is not a public address", host, a)
 		}
 	}
-	return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, which is not a public address", host, a)
+	// A host's own address is reached over its loopback path: it hits
+	// services bound to every interface and passes none of the network's
+	// filters. That holds for an address of a block treated as public
+	// too (the guard's own test-network address); only loopback treated
+	// as public is exempt, since a loopback test topology has its
+	// destinations on this host by construction.
+	if slices.Contains(own, a) && !(treated && a.IsLoopback()) {
+		return checkfu.Refuse(CodeDestinationNotPublic, "egress: %q resolves to %s, an address of this host", host, a)
+	}
+	return nil
 }
 
-// host returns the Dialer's view of this host's public addresses.
+// host returns the Dialer's view of this host's addresses.
 func (d *Dialer) host() *hostAddrs {
 	if d.self != nil {
 		return d.self
@@ -203,64 +259,32 @@ func (d *Dialer) host() *hostAddrs {
 	return thisHost
 }
 
-// hostAddrsTTL is how long a list of this host's addresses is used before
-// the interfaces are read again, so that an address assigned while a
-// Dialer runs is refused within that time.
-const hostAddrsTTL = 2 * time.Second
-
-// thisHost lists the public addresses of this host's interfaces.
+// thisHost lists the addresses of this host's interfaces.
 var thisHost = &hostAddrs{load: interfaceAddrs}
 
-// hostAddrs is a cached list of the public addresses of a host's
-// interfaces. Non-public addresses are left out: they are refused anyway,
-// and loopback or a test block may be treated as public by a test.
+// hostAddrs reads the addresses of a host's interfaces, every class, each
+// time it is asked: an address assigned while a Dialer runs is refused
+// from its first dial on.
 type hostAddrs struct {
 	load func() ([]netip.Addr, error)
-	mu   sync.Mutex // serialises refreshes
-	cur  atomic.Pointer[hostSnapshot]
+	last atomic.Pointer[[]netip.Addr] // the last list read
 }
 
-type hostSnapshot struct {
-	at    time.Time
-	addrs []netip.Addr
-}
-
-// has reports whether a (unmapped) is one of the host's public addresses.
-func (h *hostAddrs) has(a netip.Addr) bool {
-	for _, x := range h.snapshot() {
-		if x == a {
-			return true
+// current returns the host's addresses (unmapped) as they are now; when
+// the interfaces cannot be read, the last list read.
+func (h *hostAddrs) current() []netip.Addr {
+	all, err := h.load()
+	if err != nil {
+		if last := h.last.Load(); last != nil {
+			return *last
 		}
+		return nil
 	}
-	return false
-}
-
-// snapshot returns the current list, reading the interfaces again when it
-// is older than hostAddrsTTL. A failed read keeps the last list.
-func (h *hostAddrs) snapshot() []netip.Addr {
-	if s := h.cur.Load(); s != nil && time.Since(s.at) < hostAddrsTTL {
-		return s.addrs
+	for i, a := range all {
+		all[i] = a.Unmap()
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.cur.Load()
-	if s != nil && time.Since(s.at) < hostAddrsTTL {
-		return s.addrs
-	}
-	next := &hostSnapshot{at: time.Now()}
-	if s != nil {
-		next.addrs = s.addrs
-	}
-	if all, err := h.load(); err == nil {
-		next.addrs = nil
-		for _, a := range all {
-			if a = a.Unmap(); IsPublic(a) {
-				next.addrs = append(next.addrs, a)
-			}
-		}
-	}
-	h.cur.Store(next)
-	return next.addrs
+	h.last.Store(&all)
+	return all
 }
 
 // interfaceAddrs returns the addresses of every local interface.
@@ -278,14 +302,16 @@ func interfaceAddrs() ([]netip.Addr, error) {
 	return out, nil
 }
 
-// control is the connect-time check: it runs on the socket address
+// control returns the connect-time check: it runs on the socket address
 // itself, after resolution and immediately before connect(2).
-func (d *Dialer) control(_ context.Context, _, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return checkfu.Refuse(CodeDestinationNotPublic, "egress: cannot classify socket address %q", address)
+func (d *Dialer) control(own []netip.Addr) func(context.Context, string, string, syscall.RawConn) error {
+	return func(_ context.Context, _, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return checkfu.Refuse(CodeDestinationNotPublic, "egress: cannot classify socket address %q", address)
+		}
+		return d.permit(ap.Addr().String(), ap, own)
 	}
-	return d.permit(ap.Addr().String(), ap)
 }
 
 // DialContext connects to address ("host:port") over network ("tcp",
@@ -295,28 +321,28 @@ func (d *Dialer) control(_ context.Context, _, address string, _ syscall.RawConn
 // name the caller matched.
 //
 // The error is a [*checkfu.Refusal] (destination_not_public,
-// invalid_host, invalid_request) when policy forbids the connection, and a
+// host_invalid, request_invalid) when policy forbids the connection, and a
 // [*UpstreamError] when the connection was permitted but failed.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: network %q is not tcp", network)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: network %s is not tcp", checkfu.Quote(network))
 	}
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: address %q is not host:port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %s is not host:port", checkfu.Quote(address))
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 || strconv.FormatUint(port, 10) != portText {
-		return nil, checkfu.Refuse(CodeInvalidRequest, "egress: address %q has an invalid port", address)
+		return nil, checkfu.Refuse(CodeRequestInvalid, "egress: address %s has an invalid port", checkfu.Quote(address))
 	}
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
 		if h, err := CanonicalHost(host); err != nil || h != host {
-			return nil, checkfu.Refuse(CodeInvalidHost, "egress: dial host %q is not a canonical DNS name", host)
+			return nil, checkfu.Refuse(CodeHostInvalid, "egress: dial host %s is not a canonical DNS name", checkfu.Quote(host))
 		}
 		addrs, err = d.lookup(ctx, host)
 		if err != nil {
@@ -326,32 +352,53 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 			return nil, &UpstreamError{Code: CodeDNSFailed, Target: address, Err: errors.New("no addresses")}
 		}
 	}
-	// One non-public answer refuses the whole name.
+	// One non-public answer refuses the whole name. This host's
+	// addresses are read once for the dial, after resolution.
+	own := d.host().current()
 	for _, a := range addrs {
-		if err := d.permit(host, netip.AddrPortFrom(a, uint16(port))); err != nil {
+		if err := d.permit(host, netip.AddrPortFrom(a, uint16(port)), own); err != nil {
 			return nil, err
 		}
 	}
-	return d.dialAddrs(ctx, network, address, addrs, uint16(port))
+	return d.dialAddrs(ctx, network, address, addrs, uint16(port), own)
 }
 
-// lookup resolves host with the configured resolver, every address family.
+// lookup resolves host, every address family, as the rooted name host+".":
+// no search list, domain or ndots of resolv.conf applies, so the name
+// resolved is the name matched. The queries it sends are checked to ask
+// about that name only (see askedConn). A zero Dialer builds its resolver
+// here.
 func (d *Dialer) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	r := d.resolver
 	if r == nil {
-		r = net.DefaultResolver
+		r = &net.Resolver{PreferGo: true, Dial: d.dialDNS}
 	}
-	return r.LookupNetIP(ctx, "ip", host)
+	rooted := host + "."
+	addrs, err := r.LookupNetIP(context.WithValue(ctx, askedKey{}, rooted), "ip", rooted)
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		// Name the name matched, without the root dot, and the server
+		// actually dialled: Go names resolv.conf's even when Dial went
+		// to the configured one. With no resolver configured, Go's name
+		// is the server dialDNS dialled.
+		de2 := *de
+		de2.Name = host
+		if d.server != "" {
+			de2.Server = d.server
+		}
+		err = &de2
+	}
+	return addrs, err
 }
 
 // dialAddrs connects to the first of addrs that accepts, each address
 // checked again at connect time by control.
-func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []netip.Addr, port uint16) (net.Conn, error) {
+func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []netip.Addr, port uint16, own []netip.Addr) (net.Conn, error) {
 	timeout := d.timeout
 	if timeout == 0 {
 		timeout = defaultConnectTimeout
 	}
-	nd := net.Dialer{Timeout: timeout, ControlContext: d.control}
+	nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}
 	var last error
 	for _, a := range addrs {
 		if (network == "tcp4" && !a.Unmap().Is4()) || (network == "tcp6" && a.Unmap().Is4()) {

@@ -2,10 +2,14 @@ package egress_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -27,9 +31,6 @@ func hostPort(host string, port uint16) string {
 // TestDialerRebinding points an admitted name at a LIVE listener on a
 // private address and checks the dialer refuses without ever connecting,
 // while the same dialer reaches the legitimate upstream.
-//
-// Mutant: making permit return nil for non-public addresses makes this
-// test fail (the private listener accepts).
 func TestDialerRebinding(t *testing.T) {
 	dns := startDNS(t)
 	private := listenLive(t, "127.0.0.2:0")
@@ -54,9 +55,6 @@ func TestDialerRebinding(t *testing.T) {
 // TestDialerMixedAnswersPoisonName checks the documented semantics: one
 // non-public answer refuses the whole name, even when a public answer
 // comes first and would connect.
-//
-// Mutant: deleting the per-answer loop in DialContext makes this test
-// fail (the public answer is dialled and connects).
 func TestDialerMixedAnswersPoisonName(t *testing.T) {
 	dns := startDNS(t)
 	legit := listenLive(t, "127.0.0.1:0")
@@ -90,8 +88,6 @@ func TestDialerLiterals(t *testing.T) {
 
 // TestDialerExcludesOwnListener checks that the guard's own listener is
 // never dialled, even when its block is treated as public.
-//
-// Mutant: deleting the exclude loop in permit makes this test fail.
 func TestDialerExcludesOwnListener(t *testing.T) {
 	dns := startDNS(t)
 	self := listenLive(t, "127.0.0.1:0")
@@ -112,9 +108,6 @@ func TestDialerExcludesOwnListener(t *testing.T) {
 // address when loopback is treated as public. The live listener on
 // 127.0.0.3 stands in for the part of a 0.0.0.0 listener that 127.0.0.3
 // reaches, so the test binds no wildcard address.
-//
-// Mutant: matching an unspecified exclusion only by address equality
-// makes this test fail.
 func TestDialerExcludesWildcardListenerOnLoopback(t *testing.T) {
 	self := listenLive(t, "127.0.0.3:0")
 	port := self.addrPort().Port()
@@ -172,12 +165,29 @@ func TestDialerRefusesNonCanonical(t *testing.T) {
 func TestNewDialerRefusesWideTestBlocks(t *testing.T) {
 	for _, p := range []string{"0.0.0.0/0", "10.0.0.0/8", "169.254.169.254/32", "127.0.0.0/7", "::/0", "fe80::/10", "8.8.8.8/32"} {
 		_, err := egress.NewDialer(egress.DialerConfig{TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix(p)}})
-		wantRefusal(t, err, egress.CodeInvalidDialerConfig)
+		wantRefusal(t, err, checkfu.CodeConfigInvalid)
 	}
 	if _, err := egress.NewDialer(egress.DialerConfig{TreatAsPublicForTesting: []netip.Prefix{netip.PrefixFrom(netip.MustParseAddr("127.0.0.1"), 8)}}); err == nil {
 		t.Errorf("NewDialer accepted the unmasked block 127.0.0.1/8")
 	}
 	if _, err := egress.NewDialer(egress.DialerConfig{Resolver: "dns.example.test:53"}); err == nil {
 		t.Errorf("NewDialer accepted a resolver name")
+	}
+}
+
+// TestDialerDNSErrorNamesTheResolverDialled is issue 11's repro: with a
+// resolver configured, an NXDOMAIN named the resolv.conf server, which
+// was never asked.
+func TestDialerDNSErrorNamesTheResolverDialled(t *testing.T) {
+	dns := startDNS(t)
+	d := newTestDialer(t, dns.Addr())
+	_, err := d.DialContext(context.Background(), "tcp", "nxdomain.example.test:443")
+	wantUpstream(t, err, egress.CodeDNSFailed)
+	var de *net.DNSError
+	if !errors.As(err, &de) || de.Server != dns.Addr() || de.Name != "nxdomain.example.test" {
+		t.Fatalf("DNS error = %#v, want server %s and name nxdomain.example.test", de, dns.Addr())
+	}
+	if !strings.Contains(err.Error(), "on "+dns.Addr()) {
+		t.Fatalf("error text %q does not name the resolver dialled, %s", err, dns.Addr())
 	}
 }

@@ -12,7 +12,7 @@
 //
 //   - Rules are refused when parsed, never later: zero rules, more than
 //     [MaxRules], unknown or repeated JSON keys, trailing data and every
-//     rule that does not canonicalise are [CodeInvalidRules].
+//     rule that does not canonicalise are [CodeRulesInvalid].
 //   - Canonicalisation happens once, at parse time, and is idempotent:
 //     hosts are lower-case IDNA A-labels with no trailing dot and never IP
 //     literals; a wildcard is a leading "*." label that matches exactly one
@@ -49,21 +49,29 @@
 //
 //   - [IsPublic] is true only for globally routable unicast addresses, by
 //     a dated table of the IANA IPv4 and IPv6 special-purpose registries
-//     under a positive check (IPv6 must lie in 2000::/3). Mapped addresses
+//     under a positive check (IPv6 must lie in 2000::/3). It refuses a few
+//     blocks the registries mark globally reachable, on purpose (192.0.0.9
+//     and 192.0.0.10 among them; see IsPublic). Mapped addresses
 //     are unmapped first; addresses that embed IPv4 (NAT64, 6to4, Teredo,
 //     IPv4-compatible) and zoned addresses are never public.
-//   - A [Dialer] resolves a name once and refuses the whole name when any
+//   - A [Dialer] resolves the rooted name (no resolv.conf search list,
+//     domain or ndots applies) and sends no DNS question about any other
+//     name, so the name resolved is the name matched. It resolves once and refuses the whole name when any
 //     answer is not public: one private answer poisons the name, so a
 //     rebinding resolver cannot be outwaited by retrying. It then dials the
 //     checked literals, and checks each socket address again at connect
 //     time, so nothing slips between check and connect. It never dials the
-//     guard's own listener, nor a public address of the host it runs on
-//     (traffic to it stays on the host and passes no network filter). The only exception to "public only" is
+//     guard's own listener, nor an address of the host it runs on, read
+//     from its interfaces at every dial (traffic to it stays on the host
+//     and passes no network filter); this covers the test blocks treated
+//     as public too, loopback excepted. The only exception to "public only" is
 //     DialerConfig.TreatAsPublicForTesting, limited to loopback and
 //     198.18.0.0/15 test blocks and logged.
 //   - A [Client] is the credentialed edge: it has no proxy, never follows a
-//     redirect (a 3xx is refused with [CodeRedirectRefused], carrying the
-//     rechecked target's decision), dials only through a Dialer, and
+//     redirect (a 301, 302, 303, 307 or 308, and any other 3xx carrying a
+//     Location, is refused with [CodeRedirectRefused], carrying the
+//     rechecked target's decision; another 3xx without a Location is
+//     returned as a response), dials only through a Dialer, and
 //     decides every request with its Rules before any DNS lookup. No field
 //     of [ClientConfig] can turn any of this off. The credential is added
 //     by the caller's attach hook after the decision, only to an allowed
@@ -72,7 +80,13 @@
 //     decoded strictly; presets compile into exact hosts at publication,
 //     with the [PresetCatalog] version recorded. A [Guard] enforces a
 //     compiled policy for a workload: every mode but none refuses every
-//     non-public destination, and none refuses everything.
+//     non-public destination, and none refuses everything. Its CONNECT
+//     tunnels are bounded: both ends close at most
+//     [DefaultTunnelCloseGrace] after either direction ends, and after
+//     [DefaultTunnelIdleTimeout] without a byte moved; at most
+//     [DefaultMaxTunnels] are open per guard and
+//     [DefaultMaxTunnelsPerSource] per workload source address (each
+//     configurable in [GuardConfig]).
 //   - A refusal is always a *checkfu.Refusal (403 with Checkfu-Refusal
 //     from the guard); an upstream failure is always an [*UpstreamError]
 //     with an [UpstreamCode] (502 from the guard). Neither is ever reported

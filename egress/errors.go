@@ -16,19 +16,6 @@ type UpstreamCode string
 // errors.Is.
 func (c UpstreamCode) Error() string { return string(c) }
 
-// Upstream failure codes. They are stable: callers branch on them.
-const (
-	// CodeDNSFailed means the destination's name did not resolve: no
-	// answer, NXDOMAIN, a timeout or an unreachable resolver.
-	CodeDNSFailed UpstreamCode = "dns_failed"
-	// CodeUpstreamConnectFailed means every permitted address of the
-	// destination refused or timed out the TCP connection.
-	CodeUpstreamConnectFailed UpstreamCode = "upstream_connect_failed"
-	// CodeUpstreamFailed means the connection was made but the exchange
-	// failed: TLS handshake, a reset, a malformed or missing response.
-	CodeUpstreamFailed UpstreamCode = "upstream_failed"
-)
-
 // An UpstreamError reports an upstream failure: the request was permitted
 // and attempted, and the network or the destination failed it. It is never
 // a [*checkfu.Refusal], and no Refusal is ever an UpstreamError.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 func newLoopbackListener() net.Listener {
@@ -73,7 +73,7 @@ func ExampleNewClient() {
 
 	// Without rules there is no client.
 	_, err = egress.NewClient(egress.ClientConfig{})
-	fmt.Println(errors.Is(err, egress.CodeInvalidRules))
+	fmt.Println(errors.Is(err, egress.CodeRulesInvalid))
 	// Output:
 	// 200 GET api.example.com:PORT authorized=true
 	// true

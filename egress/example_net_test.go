@@ -40,7 +40,7 @@ func ExampleParseNetworkPolicy() {
 	fmt.Println(code)
 	// Output:
 	// allowlist [api.example.com:443 example.org:8443] security_boundary
-	// refused: invalid_policy: egress: field "required_egress_certification" is not part of a "unrestricted" policy
+	// refused: policy_invalid: egress: field "required_egress_certification" is not part of a "unrestricted" policy
 	// allowlist_empty
 }
 
@@ -67,7 +67,7 @@ func ExampleNewDialer() {
 	code, _ := checkfu.CodeOf(err)
 	fmt.Println(code)
 	// Output:
-	// invalid_dialer_config
+	// config_invalid
 }
 
 func ExampleClient_Do() {

@@ -25,9 +25,9 @@ func ExampleParseHostPort() {
 	// Output:
 	// API.Example.com    api.example.com:443
 	// example.org:8443   example.org:8443
-	// 127.0.0.1          refused: invalid_policy
-	// *.example.com      refused: invalid_policy
-	// example.com:08443  refused: invalid_policy
+	// 127.0.0.1          refused: policy_invalid
+	// *.example.com      refused: policy_invalid
+	// example.com:08443  refused: policy_invalid
 }
 
 func ExampleAllowlistNetwork() {
@@ -61,7 +61,7 @@ func ExampleNoNetwork() {
 
 	// The zero NetworkPolicy is no member at all: it does not compile.
 	_, err = egress.NetworkPolicy{}.Compile(nil)
-	fmt.Println(errors.Is(err, egress.CodeInvalidPolicy))
+	fmt.Println(errors.Is(err, egress.CodePolicyInvalid))
 	// Output:
 	// none []
 	// true
@@ -77,7 +77,7 @@ func ExampleUnrestrictedNetwork() {
 	fmt.Println(c.Permits("anything.example", 8080))
 	// Unrestricted cannot claim a certification: there is no such field.
 	_, err := egress.ParseNetworkPolicy([]byte(`{"type":"unrestricted","required_egress_certification":"advisory_filter"}`))
-	fmt.Println(errors.Is(err, egress.CodeInvalidPolicy))
+	fmt.Println(errors.Is(err, egress.CodePolicyInvalid))
 	// Output:
 	// {"type":"unrestricted"}
 	// <nil>

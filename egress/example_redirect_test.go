@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // A Client never follows a redirect: the 3xx comes back as a

@@ -28,8 +28,8 @@ func ExampleParseRules() {
 	fmt.Println(err)
 	// Output:
 	// [{"host":"api.example.com","port":443,"path_prefix":"/v1","methods":["GET","POST"],"headers":["Content-Type"]},{"host":"*.cdn.example.org","port":443,"path_prefix":"/","methods":["GET"],"headers":[]}]
-	// refused: invalid_rules: egress: rule 0: host "*.co.uk": a wildcard under the public suffix "co.uk" would match other owners' names; list the hosts instead
-	// refused: invalid_rules: egress: rule 0: header "Authorization" is on the fixed denylist and cannot be allowed
+	// refused: rules_invalid: egress: rule 0: host "*.co.uk": a wildcard under the public suffix "co.uk" would match other owners' names; list the hosts instead
+	// refused: rules_invalid: egress: rule 0: header "Authorization" is on the fixed denylist and cannot be allowed
 }
 
 func ExampleRules_Decide() {
@@ -82,8 +82,8 @@ func ExampleCanonicalHost() {
 	// api.example.com
 	// xn--bcher-kva.example
 	// example.com
-	// refused: invalid_host: egress: host "①②⑦.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name
-	// refused: invalid_host: egress: host "127.1" ends in a numeric label, which resolvers read as an IPv4 address
+	// refused: host_invalid: egress: host "①②⑦.0.0.1" is (or IDNA maps it to) an IP literal, not a DNS name
+	// refused: host_invalid: egress: host "127.1" ends in a numeric label, which resolvers read as an IPv4 address
 }
 
 func ExampleCanonicalRequest() {
@@ -100,7 +100,7 @@ func ExampleCanonicalRequest() {
 	fmt.Println(err)
 	// Output:
 	// api.example.com 443 /v1/a%20b api.example.com:443 https://api.example.com/v1/a%20b?q=1
-	// refused: invalid_request: egress: path percent-encodes an unreserved character; write it literally
+	// refused: request_invalid: egress: path percent-encodes an unreserved character; write it literally
 }
 
 func ExampleHeaderDenied() {
@@ -132,5 +132,5 @@ func ExampleNewRules() {
 	// Output:
 	// {Host:*.example.org Port:443 PathPrefix:/ Methods:[GET] Headers:[]}
 	// {Host:api.example.com Port:8443 PathPrefix:/v2 Methods:[POST] Headers:[Content-Type]}
-	// refused: invalid_rules: egress: no rules (a Connection needs 1 to 32)
+	// refused: rules_invalid: egress: no rules (a Connection needs 1 to 32)
 }

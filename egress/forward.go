@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/checkfu/checkfu"
 )
 
 // This file is the guard's upstream half for absolute-form HTTP: a small
@@ -73,6 +75,9 @@ type upstreamConn struct {
 	// destination cannot make the guard buffer an endless header, and to
 	// noLimit for bodies. Used only by the handler that holds uc.
 	lim int64
+	// nread counts the bytes read from the connection, ever; forward
+	// compares it around an exchange to tell whether anything was read.
+	nread int64
 }
 
 // maxResponseHeaderBytes bounds the response headers (interim ones
@@ -98,6 +103,7 @@ func (l limitedConn) Read(p []byte) (int, error) {
 	}
 	n, err := l.uc.Conn.Read(p)
 	l.uc.lim -= int64(n)
+	l.uc.nread += int64(n)
 	return n, err
 }
 
@@ -119,7 +125,21 @@ type upstreamPool struct {
 	closed bool                       // guarded by mu
 }
 
+// get returns an idle connection to key that is still quiet, or nil. A
+// connection on which the destination sent anything while it was idle
+// (an unsolicited or extra response), or which it closed, is discarded:
+// bytes no request asked for are never read as a response.
 func (p *upstreamPool) get(key string) *upstreamConn {
+	for {
+		c := p.pop(key)
+		if c == nil || c.quiet() {
+			return c
+		}
+		c.Close()
+	}
+}
+
+func (p *upstreamPool) pop(key string) *upstreamConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	list := p.idle[key]
@@ -134,6 +154,12 @@ func (p *upstreamPool) get(key string) *upstreamConn {
 	}
 	p.n--
 	return c
+}
+
+// quiet reports whether nothing has arrived on uc, not even an end of
+// stream (see socketQuiet).
+func (uc *upstreamConn) quiet() bool {
+	return uc.br.Buffered() == 0 && socketQuiet(uc.Conn)
 }
 
 func (p *upstreamPool) put(key string, c *upstreamConn) {
@@ -201,8 +227,10 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 	if out.URL.Path == "" {
 		out.URL.Path = "/"
 	}
+	var body *workloadBody
 	if r.ContentLength != 0 {
-		out.Body = r.Body
+		body = &workloadBody{r: r.Body}
+		out.Body = body
 	}
 	removeHop(out.Header)
 	removeForwarding(out.Header)
@@ -212,7 +240,9 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 
 	// A pooled connection may have been closed by the destination while
 	// idle; an idempotent request without a body is retried once on a
-	// fresh connection.
+	// fresh connection, and only when nothing at all was read from the
+	// reused one: a destination that answered, however badly, has seen
+	// the request, and must not get it twice.
 	for attempt := 0; ; attempt++ {
 		uc, reused := g.pool.get(authority), true
 		if uc == nil {
@@ -225,14 +255,21 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		}
 		// A cancelled workload request unblocks any read or write on uc.
 		stop := context.AfterFunc(r.Context(), uc.expire)
+		before := uc.nread
 		resp, err := g.roundTrip(uc, out)
 		if err != nil {
 			stop()
 			uc.Close()
-			if reused && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {
+			if reused && uc.nread == before && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {
 				continue
 			}
 			if r.Context().Err() != nil {
+				return
+			}
+			if body != nil && body.err != nil {
+				// The workload's own body failed to read: its fault,
+				// not the destination's.
+				g.refuseStatus(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: the request body is malformed: %v", body.err), http.StatusBadRequest)
 				return
 			}
 			g.fail(w, r, &UpstreamError{Code: CodeUpstreamFailed, Target: authority, Err: err})
@@ -242,6 +279,24 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 		return
 	}
 }
+
+// A workloadBody is the workload's request body as sent upstream; it
+// records the error of reading it (a malformed chunk, say), so that a
+// failed exchange is told apart from a failed destination.
+type workloadBody struct {
+	r   io.ReadCloser
+	err error // the first read error other than io.EOF
+}
+
+func (b *workloadBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *workloadBody) Close() error { return b.r.Close() }
 
 // idempotent reports whether a request with method may be sent twice.
 func idempotent(method string) bool {
@@ -306,7 +361,9 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 		_, err = io.Copy(w, resp.Body)
 	}
 	resp.Body.Close()
-	reusable := stop() && err == nil && !resp.Close && !r.Close
+	// A connection holding bytes past the response is never pooled:
+	// they are no answer to any later request.
+	reusable := stop() && err == nil && !resp.Close && !r.Close && uc.br.Buffered() == 0
 	if reusable {
 		g.pool.put(authority, uc)
 		return

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -40,7 +42,33 @@ type GuardConfig struct {
 	// Logger receives one line per refusal and upstream failure. Nil
 	// means slog.Default().
 	Logger *slog.Logger
+
+	// TunnelCloseGrace is how long a CONNECT tunnel stays open after one
+	// direction has ended (its sender closed or half-closed): the other
+	// direction may finish within it, then both ends are closed. Zero
+	// means DefaultTunnelCloseGrace.
+	TunnelCloseGrace time.Duration
+	// TunnelIdleTimeout closes a tunnel through which no byte has moved,
+	// in either direction, for this long; a write that cannot complete
+	// for this long ends the tunnel too. Zero means
+	// DefaultTunnelIdleTimeout.
+	TunnelIdleTimeout time.Duration
+	// MaxTunnels bounds the CONNECT tunnels open at once through the
+	// guard; each holds two descriptors. Zero means DefaultMaxTunnels.
+	MaxTunnels int
+	// MaxTunnelsPerSource bounds the tunnels open at once for one
+	// workload source address. Zero means DefaultMaxTunnelsPerSource.
+	MaxTunnelsPerSource int
 }
+
+// Defaults of the tunnel bounds in [GuardConfig]. A CONNECT beyond a cap
+// is refused with [CodeTunnelLimitReached] before anything is dialled.
+const (
+	DefaultTunnelCloseGrace    = 5 * time.Second
+	DefaultTunnelIdleTimeout   = 5 * time.Minute
+	DefaultMaxTunnels          = 1024
+	DefaultMaxTunnelsPerSource = 256
+)
 
 // A Guard is the reference workload egress filter: an HTTP forward proxy
 // (absolute-form HTTP requests and CONNECT tunnels) that enforces a
@@ -55,12 +83,14 @@ type GuardConfig struct {
 // The guard never follows a redirect: a 3xx goes back to the workload,
 // whose next request is checked like any other.
 //
-// A refusal answers 403 with a [RefusalHeader] naming its code; an
+// A refusal answers 403 with a [RefusalHeader] naming its code (400 when
+// the workload's own request body is malformed, code request_invalid); an
 // upstream failure answers 502 with an [UpstreamFailureHeader]; a
 // destination's own answer never carries either header through. The guard
 // adds no forwarding headers, strips the forwarding and client-address
 // headers the workload sends (Forwarded, Via, X-Forwarded-*, ...) and the
-// hop-by-hop ones, and reads at most 1 MiB of a response header.
+// hop-by-hop ones, and reads at most 1 MiB of a response header. Its
+// CONNECT tunnels are bounded by the tunnel fields of [GuardConfig].
 type Guard struct {
 	policy *CompiledPolicy
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
@@ -73,19 +103,24 @@ type Guard struct {
 	// targetCache: pure canonicalisation only, never a DNS answer).
 	httpTargets, connectTargets *targetCache
 
-	mu      sync.Mutex
-	tunnels map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
-	closed  bool                  // guarded by mu; set by Shutdown
+	tunnelGrace, tunnelIdle  time.Duration
+	maxTunnels, maxPerSource int
+
+	mu        sync.Mutex
+	tunnels   map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
+	open      int                   // guarded by mu; tunnels holding a slot (see acquireTunnel)
+	perSource map[netip.Addr]int    // guarded by mu; open per workload source; no zero entries
+	closed    bool                  // guarded by mu; set by Shutdown
 }
 
 // NewGuard returns a Guard for cfg. It refuses a missing policy or
 // listener and an invalid dialer configuration.
 func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if cfg.Policy == nil || cfg.Policy.Type() == "" {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: guard needs a compiled network policy")
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: guard needs a compiled network policy")
 	}
 	if cfg.Listener == nil {
-		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard needs its listener")
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard needs its listener")
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -93,7 +128,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	}
 	self, err := netip.ParseAddrPort(cfg.Listener.Addr().String())
 	if err != nil {
-		return nil, checkfu.Refuse(CodeInvalidDialerConfig, "egress: guard listener %q is not a TCP address", cfg.Listener.Addr())
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard listener %q is not a TCP address", cfg.Listener.Addr())
 	}
 	d, err := NewDialer(DialerConfig{
 		Resolver:                cfg.Resolver,
@@ -104,14 +139,20 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard tunnel bounds must not be negative")
+	}
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
-		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"}}
-	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"},
+		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),
+		maxTunnels: orDefault(cfg.MaxTunnels, DefaultMaxTunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, DefaultMaxTunnelsPerSource),
+		perSource: map[netip.Addr]int{}}
+	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
 
 // errZeroGuard is the refusal of a Guard not built by NewGuard.
-var errZeroGuard = checkfu.Refuse(CodeInvalidPolicy, "egress: the zero Guard enforces no policy and serves nothing; build one with NewGuard")
+var errZeroGuard = checkfu.Refuse(CodePolicyInvalid, "egress: the zero Guard enforces no policy and serves nothing; build one with NewGuard")
 
 // Addr returns the guard's listener address, or nil for the zero Guard.
 func (g *Guard) Addr() net.Addr {
@@ -150,7 +191,7 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 // ServeHTTP handles one proxy request.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.srv == nil { // the zero Guard: refuse, never forward
-		w.Header().Set(RefusalHeader, string(CodeInvalidPolicy))
+		w.Header().Set(RefusalHeader, string(CodePolicyInvalid))
 		http.Error(w, "checkfu guard: "+errZeroGuard.Error(), http.StatusForbidden)
 		return
 	}
@@ -159,15 +200,15 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !r.URL.IsAbs() {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: guard is a forward proxy: send absolute-form requests or CONNECT"))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: guard is a forward proxy: send absolute-form requests or CONNECT"))
 		return
 	}
 	if r.URL.Scheme != "http" {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: scheme %q is not proxied in absolute form (use CONNECT for https)", clip(r.URL.Scheme)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: scheme %s is not proxied in absolute form (use CONNECT for https)", checkfu.Quote(r.URL.Scheme)))
 		return
 	}
 	if r.URL.User != nil {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: URL carries userinfo"))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: URL carries userinfo"))
 		return
 	}
 	target, err := g.httpTargets.get(r.URL.Host)
@@ -203,7 +244,7 @@ func canonicalTarget(scheme, authority string) (Request, error) {
 // the target.
 func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	if _, _, err := net.SplitHostPort(r.RequestURI); err != nil || r.URL.Host != r.RequestURI {
-		g.refuse(w, r, checkfu.Refuse(CodeInvalidRequest, "egress: CONNECT target %q is not host:port", clip(r.RequestURI)))
+		g.refuse(w, r, checkfu.Refuse(CodeRequestInvalid, "egress: CONNECT target %s is not host:port", checkfu.Quote(r.RequestURI)))
 		return
 	}
 	target, err := g.connectTargets.get(r.URL.Host)
@@ -215,6 +256,19 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
+	src := sourceOf(r)
+	if err := g.acquireTunnel(src); err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	// The slot is released when the tunnel ends, by run below, or here
+	// when it never starts.
+	started := false
+	defer func() {
+		if !started {
+			g.releaseTunnel(src)
+		}
+	}()
 	up, err := g.dial(r.Context(), "tcp", target.authority)
 	if err != nil {
 		g.fail(w, r, err)
@@ -236,24 +290,177 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 		down.Close()
 		return
 	}
+	// Bytes the client sent after the CONNECT line are in buf: they are
+	// sent first, then the connection itself is read.
+	var early []byte
+	if n := buf.Reader.Buffered(); n > 0 {
+		p, _ := buf.Reader.Peek(n)
+		early = bytes.Clone(p)
+	}
+	// The tunnel runs on goroutines of its own, so that this handler
+	// returns and net/http lets go of the connection's buffers and its
+	// goroutine's stack: a held tunnel costs two small goroutines.
+	started = true
+	go g.runTunnel(src, up, down, early)
+}
+
+// runTunnel answers the CONNECT, forwards early, pipes both directions,
+// then closes both connections and releases the tunnel slot of src.
+func (g *Guard) runTunnel(src netip.Addr, up, down net.Conn, early []byte) {
+	defer g.releaseTunnel(src)
 	defer g.untrack(up, down)
+	down.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
+	if len(early) > 0 {
+		up.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
+		if _, err := up.Write(early); err != nil {
+			return
+		}
+	}
+	g.pipe(up, down)
+}
+
+// pipe copies both directions of a tunnel, one on the calling
+// goroutine, until both have ended, or one has ended and TunnelCloseGrace
+// has passed, or nothing has moved for TunnelIdleTimeout. Its caller
+// closes both connections.
+func (g *Guard) pipe(up, down net.Conn) {
+	t := &tunnel{}
+	t.last.Store(time.Now().UnixNano())
 	done := make(chan struct{})
 	go func() {
-		// Bytes the client sent after the CONNECT line are in buf.
-		io.Copy(up, buf) //nolint:errcheck // a broken tunnel just ends
-		if tc, ok := up.(*net.TCPConn); ok {
-			tc.CloseWrite()
-		}
+		g.copyHalf(t, up, down) // workload to destination
 		close(done)
 	}()
-	io.Copy(down, up) //nolint:errcheck
-	if tc, ok := down.(*net.TCPConn); ok {
+	g.copyHalf(t, down, up) // destination to workload
+	<-done
+}
+
+// A tunnel is what the two directions of a CONNECT tunnel share.
+type tunnel struct {
+	last    atomic.Int64 // unix nanoseconds of the last byte moved, either way
+	closeAt atomic.Int64 // unix nanoseconds when both directions stop; 0 until one has ended
+}
+
+// deadline is when an operation starting now must end: after the idle
+// timeout, or at closeAt when that is sooner.
+func (g *Guard) deadline(t *tunnel) time.Time {
+	d := time.Now().Add(g.tunnelIdle)
+	if c := t.closeAt.Load(); c != 0 && c < d.UnixNano() {
+		return time.Unix(0, c)
+	}
+	return d
+}
+
+// copyHalf copies src to dst (see copyIdle), then half-closes dst and
+// gives the other direction the close grace to end (none when the tunnel
+// went idle): the first direction to end sets closeAt, and moves the other
+// direction's deadlines to it.
+func (g *Guard) copyHalf(t *tunnel, dst, src net.Conn) {
+	idle := g.copyIdle(dst, src, t)
+	if tc, ok := dst.(interface{ CloseWrite() error }); ok {
 		tc.CloseWrite()
 	}
-	<-done
+	at := time.Now().Add(g.tunnelGrace)
+	if idle {
+		at = time.Now()
+	}
+	if t.closeAt.CompareAndSwap(0, at.UnixNano()) {
+		dst.SetReadDeadline(at)  // the other direction reads dst
+		src.SetWriteDeadline(at) // and writes src
+	}
+}
+
+// copyIdle copies src to dst until src ends or fails, until neither
+// direction of the tunnel has moved a byte for the idle timeout, or until
+// closeAt has passed. It reports whether it ended because the tunnel was
+// idle.
+func (g *Guard) copyIdle(dst, src net.Conn, t *tunnel) (idle bool) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	for {
+		g.setDeadline(t, src.SetReadDeadline)
+		n, err := src.Read(buf)
+		if n > 0 {
+			t.last.Store(time.Now().UnixNano())
+			g.setDeadline(t, dst.SetWriteDeadline)
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				var ne net.Error
+				return errors.As(werr, &ne) && ne.Timeout() && t.closeAt.Load() == 0
+			}
+			t.last.Store(time.Now().UnixNano())
+		}
+		if err != nil {
+			var ne net.Error
+			if c := t.closeAt.Load(); c != 0 && time.Now().UnixNano() >= c {
+				return false // the other direction ended, and the grace has passed
+			}
+			timeout := errors.As(err, &ne) && ne.Timeout()
+			if timeout && time.Since(time.Unix(0, t.last.Load())) < g.tunnelIdle {
+				continue // the other direction is moving
+			}
+			return timeout
+		}
+	}
+}
+
+// setDeadline sets a deadline with set (a connection's SetReadDeadline or
+// SetWriteDeadline), then checks closeAt again: the other direction may
+// have set it, and moved this deadline, in between.
+func (g *Guard) setDeadline(t *tunnel, set func(time.Time) error) {
+	d := g.deadline(t)
+	set(d)
+	if c := t.closeAt.Load(); c != 0 && c < d.UnixNano() {
+		set(time.Unix(0, c))
+	}
+}
+
+// sourceOf returns the workload's source address of r, unmapped; the
+// zero Addr when the connection has none.
+func sourceOf(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// acquireTunnel takes a tunnel slot for src, or refuses when the guard or
+// src is at its cap.
+func (g *Guard) acquireTunnel(src netip.Addr) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open >= g.maxTunnels {
+		return checkfu.Refuse(CodeTunnelLimitReached, "egress: the guard holds %d tunnels, its limit", g.open)
+	}
+	if g.perSource[src] >= g.maxPerSource {
+		return checkfu.Refuse(CodeTunnelLimitReached, "egress: this workload source holds %d tunnels, its limit", g.perSource[src])
+	}
+	g.open++
+	g.perSource[src]++
+	return nil
+}
+
+// releaseTunnel gives back a slot taken by acquireTunnel.
+func (g *Guard) releaseTunnel(src netip.Addr) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open--
+	if g.perSource[src]--; g.perSource[src] <= 0 {
+		delete(g.perSource, src)
+	}
+}
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 func (g *Guard) track(cs ...net.Conn) bool {
@@ -298,11 +505,16 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // refuse answers a refusal: 403 with its code.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	g.refuseStatus(w, r, err, http.StatusForbidden)
+}
+
+// refuseStatus answers a refusal with status and its code.
+func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, status int) {
 	code, _ := checkfu.CodeOf(err)
 	if code == "" {
-		code = CodeInvalidRequest
+		code = CodeRequestInvalid
 	}
-	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", clip(r.Host), "reason", err.Error())
+	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", checkfu.Quote(r.Host), "reason", err.Error())
 	msg := err.Error()
 	if code == CodeDestinationNotPublic {
 		// The dialer's reason names the address the destination resolved
@@ -310,8 +522,8 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		// for internal DNS (names and their private addresses); the
 		// workload learns the code and the host it asked for, the log
 		// keeps the reason.
-		msg = fmt.Sprintf("refused: %s: egress: %q does not resolve to public addresses only", code, clip(r.Host))
+		msg = fmt.Sprintf("refused: %s: egress: %s does not resolve to public addresses only", code, checkfu.Quote(r.Host))
 	}
 	w.Header().Set(RefusalHeader, string(code))
-	http.Error(w, "checkfu guard: "+msg, http.StatusForbidden)
+	http.Error(w, "checkfu guard: "+msg, status)
 }

@@ -120,13 +120,8 @@ func newRecordingGuard(t testing.TB, policy string) (*Guard, *recorder) {
 
 // TestGuardRefusesMalformedTargets checks that a request whose target is
 // not a plain absolute http URL or an authority-form CONNECT is refused
-// with invalid_request and dials nothing, even where a lenient reading
+// with request_invalid and dials nothing, even where a lenient reading
 // would name an allowed destination.
-//
-// Mutant: deleting the scheme check in ServeHTTP makes this test fail
-// (https://... would be sent in clear to port 80). Mutant: deleting the
-// userinfo check, or the authority-form or explicit-port check in
-// serveConnect, makes this test fail.
 func TestGuardRefusesMalformedTargets(t *testing.T) {
 	g, rec := newRecordingGuard(t, `{"type":"allowlist","allowed_hosts":["api.example.com:80","api.example.com:443"]}`)
 	for _, raw := range []string{
@@ -145,8 +140,8 @@ func TestGuardRefusesMalformedTargets(t *testing.T) {
 		}
 		w := httptest.NewRecorder()
 		g.ServeHTTP(w, req)
-		if w.Code != http.StatusForbidden || w.Header().Get(RefusalHeader) != string(CodeInvalidRequest) {
-			t.Errorf("%q: %d %q, want 403 %s", raw, w.Code, w.Header().Get(RefusalHeader), CodeInvalidRequest)
+		if w.Code != http.StatusForbidden || w.Header().Get(RefusalHeader) != string(CodeRequestInvalid) {
+			t.Errorf("%q: %d %q, want 403 %s", raw, w.Code, w.Header().Get(RefusalHeader), CodeRequestInvalid)
 		}
 	}
 	rec.mu.Lock()

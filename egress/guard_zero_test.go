@@ -12,13 +12,10 @@ import (
 
 // TestZeroGuardRefuses: a Guard not built by NewGuard serves nothing and
 // forwards nothing; it refuses instead of panicking.
-//
-// Mutant: deleting the zero check in ServeHTTP makes the request panic
-// (or be forwarded); in Serve, the call panics.
 func TestZeroGuardRefuses(t *testing.T) {
 	var g egress.Guard
-	if err := g.Serve(); !errors.Is(err, egress.CodeInvalidPolicy) {
-		t.Errorf("zero Guard Serve = %v, want %s", err, egress.CodeInvalidPolicy)
+	if err := g.Serve(); !errors.Is(err, egress.CodePolicyInvalid) {
+		t.Errorf("zero Guard Serve = %v, want %s", err, egress.CodePolicyInvalid)
 	}
 	if a := g.Addr(); a != nil {
 		t.Errorf("zero Guard Addr = %v, want nil", a)
@@ -36,8 +33,8 @@ func TestZeroGuardRefuses(t *testing.T) {
 	} {
 		w := httptest.NewRecorder()
 		g.ServeHTTP(w, r)
-		if w.Code != http.StatusForbidden || w.Header().Get(egress.RefusalHeader) != string(egress.CodeInvalidPolicy) {
-			t.Errorf("zero Guard %s: %d %q, want 403 %s", r.Method, w.Code, w.Header().Get(egress.RefusalHeader), egress.CodeInvalidPolicy)
+		if w.Code != http.StatusForbidden || w.Header().Get(egress.RefusalHeader) != string(egress.CodePolicyInvalid) {
+			t.Errorf("zero Guard %s: %d %q, want 403 %s", r.Method, w.Code, w.Header().Get(egress.RefusalHeader), egress.CodePolicyInvalid)
 		}
 	}
 }

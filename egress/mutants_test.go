@@ -1,149 +1,286 @@
 package egress
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
 )
 
-// A mutant deletes or inverts one security check of the rule engine. Each
-// must compile and must make the named test fail; TestMutants builds every
-// mutant with `go test -overlay`, so the working tree is never touched.
-type mutant struct {
-	name  string
-	file  string
-	edits [][2]string // old, new; each old must occur exactly once
-	kills string      // the test that must go red
-}
-
-var mutants = []mutant{
-	{"header denylist in Decide", "decide.go",
-		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestDenylistWinsInDecide"},
-	{"header denylist at parse time", "rules.go",
-		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestParseRulesRefuses"},
-	{"underscore aliases", "headers.go",
-		[][2]string{{"if strings.IndexByte(name, '_') >= 0 {", "if false {"}}, "TestHeaderDenied"},
-	{"X-Forwarded-* prefix", "headers.go",
-		[][2]string{{`"X-Forwarded-",`, ``}}, "TestHeaderDenied"},
-	{"default-deny header allowlist", "decide.go",
-		[][2]string{{"if listing&(1<<i) == 0 {", "if false && listing&(1<<i) == 0 {"}}, "TestDecide"},
-	{"method check", "decide.go",
-		[][2]string{{"if !contains(r.methods, req.Method) {", "if false {"}}, "TestDecide"},
-	{"rule matched before DNS", "decide.go",
-		[][2]string{
-			{"import (\n", "import (\n\t\"context\"\n\t\"net\"\n"},
-			{"if err := checkRequestShape(req); err != nil {", "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"},
-		}, "TestEngineIsPure"},
-	{"rule matched before DNS (behavioural)", "decide.go",
-		[][2]string{
-			{"import (\n", "import (\n\t\"context\"\n\t\"net\"\n"},
-			{"if err := checkRequestShape(req); err != nil {", "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"},
-		}, "TestDecideDoesNoLookup"},
-	{"request shape re-check in Decide", "decide.go",
-		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestDecideRefusesHandBuilt"},
-	{"wildcard never matches the apex", "decide.go",
-		[][2]string{{"hosts := rs.exact[req.Host]", "hosts := rs.exact[req.Host] | rs.wild[req.Host]"}}, "TestDecide"},
-	{"wildcard matches one label", "decide.go",
-		[][2]string{{"if i := strings.IndexByte(req.Host, '.'); i >= 0 {", "for i := range len(req.Host) {\n\t\t\tif req.Host[i] != '.' {\n\t\t\t\tcontinue\n\t\t\t}"}}, "TestDecide"},
-	{"denylist map lookup", "headers.go",
-		[][2]string{{"if maybeDenied(name) {", "if false && maybeDenied(name) {"}}, "TestHeaderDenied"},
-	{"public-suffix wildcard", "rules.go",
-		[][2]string{{"if ps, _ := publicsuffix.PublicSuffix(h); ps == h {", "if ps, _ := publicsuffix.PublicSuffix(h); false && ps == h {"}}, "TestParseRulesRefuses"},
-	{"path segment boundary", "decide.go",
-		[][2]string{{"if len(p) < n || len(p) > n && p[n] != '/' {", "if len(p) < n {"}}, "TestDecide"},
-	{"IDNA-to-IP refusal", "canon.go",
-		[][2]string{{"if i == len(a) && numericLabel(label) {", "if false && numericLabel(label) {"}}, "TestCanonicalHost"},
-	{"userinfo refusal", "canon.go",
-		[][2]string{{"if u.User != nil {", "if false {"}}, "TestCanonicalRequest"},
-	{"Host agreement", "canon.go",
-		[][2]string{{"if err != nil || h2 != host || p2 != port {", "if err != nil || false && (h2 != host || p2 != port) {"}}, "TestCanonicalRequest"},
-	{"port leading zero", "canon.go",
-		[][2]string{{"if s == \"\" || len(s) > 5 || s[0] == '0' {", "if s == \"\" || len(s) > 5 {"}}, "TestCanonicalRequest"},
-	{"encoded slash", "canon.go",
-		[][2]string{{"case d == '/' || d == '\\\\':", "case false:"}}, "TestCanonicalRequest"},
-	{"encoded unreserved", "canon.go",
-		[][2]string{{"case isUnreserved(d):", "case false:"}}, "TestCanonicalRequest"},
-	{"dot segments", "canon.go",
-		[][2]string{{`case seg == "." || seg == "..":`, `case false:`}}, "TestCanonicalRequest"},
-	{"empty segments", "canon.go",
-		[][2]string{{"case i == start && i < len(p):", "case false:"}}, "TestCanonicalRequest"},
-	{"trailers refused", "canon.go",
-		[][2]string{{"if len(r.Trailer) > 0 {", "if false {"}}, "TestCanonicalRequest"},
-	// The same mutants, killed by the reusable property suite.
-	{"header denylist in Decide (property suite)", "decide.go",
-		[][2]string{{"if canonicalHeaderDenied(k) {", "if false && canonicalHeaderDenied(k) {"}}, "TestRulesDecider"},
-	{"default-deny header allowlist (property suite)", "decide.go",
-		[][2]string{{"if listing&(1<<i) == 0 {", "if false && listing&(1<<i) == 0 {"}}, "TestRulesDecider"},
-	{"wildcard never matches the apex (property suite)", "decide.go",
-		[][2]string{{"hosts := rs.exact[req.Host]", "hosts := rs.exact[req.Host] | rs.wild[req.Host]"}}, "TestRulesDecider"},
-	{"path segment boundary (property suite)", "decide.go",
-		[][2]string{{"if len(p) < n || len(p) > n && p[n] != '/' {", "if len(p) < n {"}}, "TestRulesDecider"},
-	{"request shape re-check (property suite)", "decide.go",
-		[][2]string{{"if err := checkRequestShape(req); err != nil {", "if err := checkRequestShape(req); false && err != nil {"}}, "TestRulesDecider"},
-	{"CONNECT and TRACE refused in rules", "rules.go",
-		[][2]string{{`case http.MethodConnect, http.MethodTrace, "TRACK":`, `case "":`}}, "TestParseRulesRefuses"},
-	{"duplicate JSON keys", "rules.go",
-		[][2]string{{"if seen[key] {", "if false {"}}, "TestParseRulesRefuses"},
-	{"trailing JSON data", "rules.go",
-		[][2]string{{"if _, err := dec.Token(); err != io.EOF {", "if _, err := dec.Token(); false && err != io.EOF {"}}, "TestParseRulesRefuses"},
-}
-
-// TestMutants proves that every security check of the rule engine is
-// tested: it builds each mutant above and requires its test to fail. It
-// runs only when CHECKFU_MUTANTS=1 (it compiles the package once per
-// mutant).
+// TestMutants proves that every security check of the package is tested:
+// internal/mutation builds each mutant below (and one per row of the
+// address tables and of the guard's forwarding-header list) with `go test
+// -overlay`, so the working tree is never touched, and requires one of
+// the named tests to fail. It runs only when CHECKFU_MUTANTS=1:
+//
+//	CHECKFU_MUTANTS=1 go test -run '^TestMutants$' ./egress/
 func TestMutants(t *testing.T) {
-	if os.Getenv("CHECKFU_MUTANTS") != "1" {
-		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	for _, m := range mutants {
-		t.Run(m.name, func(t *testing.T) { runMutant(t, goBin, m.file, m.edits, m.kills) })
-	}
+	mutation.Run(t, append(append(mutants[:len(mutants):len(mutants)], tableMutants(t)...), forwardingMutants(t)...))
 }
 
-// runMutant applies edits to file (each old text must occur exactly once),
-// builds the package with the mutated file through `go test -overlay`, and
-// requires the tests matching kills to fail. A mutant that does not
-// compile fails runMutant: it proves nothing. Rapid fail files are not
-// written, so the working tree stays untouched.
-func runMutant(t *testing.T, goBin, file string, edits [][2]string, kills string) {
-	t.Helper()
-	src, err := os.ReadFile(file)
+// mutants each delete or invert one check; Kills names the tests that
+// must go red.
+var mutants = []mutation.Mutant{
+	// The rule engine.
+	{Name: "header denylist in Decide", File: "decide.go", Kills: "TestDenylistWinsInDecide",
+		Edits: []mutation.Edit{{Old: "if canonicalHeaderDenied(k) {", New: "if false && canonicalHeaderDenied(k) {"}}},
+	{Name: "header denylist at parse time", File: "rules.go", Kills: "TestParseRulesRefuses",
+		Edits: []mutation.Edit{{Old: "if canonicalHeaderDenied(k) {", New: "if false && canonicalHeaderDenied(k) {"}}},
+	{Name: "underscore aliases", File: "headers.go", Kills: "TestHeaderDenied",
+		Edits: []mutation.Edit{{Old: "if strings.IndexByte(name, '_') >= 0 {", New: "if false {"}}},
+	{Name: "X-Forwarded-* prefix", File: "headers.go", Kills: "TestHeaderDenied",
+		Edits: []mutation.Edit{{Old: `"X-Forwarded-",`, New: ``}}},
+	{Name: "default-deny header allowlist", File: "decide.go", Kills: "TestDecide",
+		Edits: []mutation.Edit{{Old: "if listing&(1<<i) == 0 {", New: "if false && listing&(1<<i) == 0 {"}}},
+	{Name: "method check", File: "decide.go", Kills: "TestDecide",
+		Edits: []mutation.Edit{{Old: "if !contains(r.methods, req.Method) {", New: "if false {"}}},
+	{Name: "rule matched before DNS", File: "decide.go", Kills: "TestEngineIsPure",
+		Edits: []mutation.Edit{{Old: "import (\n", New: "import (\n\t\"context\"\n\t\"net\"\n"}, {Old: "if err := checkRequestShape(req); err != nil {", New: "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"}}},
+	{Name: "rule matched before DNS (behavioural)", File: "decide.go", Kills: "TestDecideDoesNoLookup",
+		Edits: []mutation.Edit{{Old: "import (\n", New: "import (\n\t\"context\"\n\t\"net\"\n"}, {Old: "if err := checkRequestShape(req); err != nil {", New: "net.DefaultResolver.LookupHost(context.Background(), req.Host)\n\tif err := checkRequestShape(req); err != nil {"}}},
+	{Name: "request shape re-check in Decide", File: "decide.go", Kills: "TestDecideRefusesHandBuilt",
+		Edits: []mutation.Edit{{Old: "if err := checkRequestShape(req); err != nil {", New: "if err := checkRequestShape(req); false && err != nil {"}}},
+	{Name: "wildcard never matches the apex", File: "decide.go", Kills: "TestDecide",
+		Edits: []mutation.Edit{{Old: "hosts := rs.exact[req.Host]", New: "hosts := rs.exact[req.Host] | rs.wild[req.Host]"}}},
+	{Name: "wildcard matches one label", File: "decide.go", Kills: "TestDecide",
+		Edits: []mutation.Edit{{Old: "if i := strings.IndexByte(req.Host, '.'); i >= 0 {", New: "for i := range len(req.Host) {\n\t\t\tif req.Host[i] != '.' {\n\t\t\t\tcontinue\n\t\t\t}"}}},
+	{Name: "denylist map lookup", File: "headers.go", Kills: "TestHeaderDenied",
+		Edits: []mutation.Edit{{Old: "if maybeDenied(name) {", New: "if false && maybeDenied(name) {"}}},
+	{Name: "public-suffix wildcard", File: "rules.go", Kills: "TestParseRulesRefuses",
+		Edits: []mutation.Edit{{Old: "if ps, _ := publicsuffix.PublicSuffix(h); ps == h {", New: "if ps, _ := publicsuffix.PublicSuffix(h); false && ps == h {"}}},
+	{Name: "path segment boundary", File: "decide.go", Kills: "TestDecide",
+		Edits: []mutation.Edit{{Old: "if len(p) < n || len(p) > n && p[n] != '/' {", New: "if len(p) < n {"}}},
+	{Name: "IDNA-to-IP refusal", File: "canon.go", Kills: "TestCanonicalHost",
+		Edits: []mutation.Edit{{Old: "if i == len(a) && numericLabel(label) {", New: "if false && numericLabel(label) {"}}},
+	{Name: "userinfo refusal", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "if u.User != nil {", New: "if false {"}}},
+	{Name: "Host agreement", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "if err != nil || h2 != host || p2 != port {", New: "if err != nil || false && (h2 != host || p2 != port) {"}}},
+	{Name: "port leading zero", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "if s == \"\" || len(s) > 5 || s[0] == '0' {", New: "if s == \"\" || len(s) > 5 {"}}},
+	{Name: "encoded slash", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "case d == '/' || d == '\\\\':", New: "case false:"}}},
+	{Name: "encoded unreserved", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "case isUnreserved(d):", New: "case false:"}}},
+	{Name: "dot segments", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: `case seg == "." || seg == "..":`, New: `case false:`}}},
+	{Name: "empty segments", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "case i == start && i < len(p):", New: "case false:"}}},
+	{Name: "trailers refused", File: "canon.go", Kills: "TestCanonicalRequest",
+		Edits: []mutation.Edit{{Old: "if len(r.Trailer) > 0 {", New: "if false {"}}},
+	{Name: "header denylist in Decide (property suite)", File: "decide.go", Kills: "TestRulesDecider",
+		Edits: []mutation.Edit{{Old: "if canonicalHeaderDenied(k) {", New: "if false && canonicalHeaderDenied(k) {"}}},
+	{Name: "default-deny header allowlist (property suite)", File: "decide.go", Kills: "TestRulesDecider",
+		Edits: []mutation.Edit{{Old: "if listing&(1<<i) == 0 {", New: "if false && listing&(1<<i) == 0 {"}}},
+	{Name: "wildcard never matches the apex (property suite)", File: "decide.go", Kills: "TestRulesDecider",
+		Edits: []mutation.Edit{{Old: "hosts := rs.exact[req.Host]", New: "hosts := rs.exact[req.Host] | rs.wild[req.Host]"}}},
+	{Name: "path segment boundary (property suite)", File: "decide.go", Kills: "TestRulesDecider",
+		Edits: []mutation.Edit{{Old: "if len(p) < n || len(p) > n && p[n] != '/' {", New: "if len(p) < n {"}}},
+	{Name: "request shape re-check (property suite)", File: "decide.go", Kills: "TestRulesDecider",
+		Edits: []mutation.Edit{{Old: "if err := checkRequestShape(req); err != nil {", New: "if err := checkRequestShape(req); false && err != nil {"}}},
+	{Name: "CONNECT and TRACE refused in rules", File: "rules.go", Kills: "TestParseRulesRefuses",
+		Edits: []mutation.Edit{{Old: `case http.MethodConnect, http.MethodTrace, "TRACK":`, New: `case "":`}}},
+	{Name: "rules decoded strictly", File: "rules.go", Kills: "TestParseRulesRefuses",
+		Edits: []mutation.Edit{{Old: "v, err := strictjson.Parse(doc, rulesJSON)", New: "var v any\n\terr := json.Unmarshal(doc, &v)"}, {Old: "if err := strictjson.Unmarshal(doc, &rules, rulesJSON); err != nil {", New: "if err := json.Unmarshal(doc, &rules); err != nil {"}}},
+	{Name: "purity proof covers every non-I/O file (policy.go)", File: "policy.go", Kills: "TestEngineIsPure",
+		Edits: []mutation.Edit{{Old: "import (\n", New: "import (\n\t_ \"net\"\n"}}},
+	{Name: "purity proof covers every non-I/O file (addr.go)", File: "addr.go", Kills: "TestEngineIsPure",
+		Edits: []mutation.Edit{{Old: "import \"net/netip\"", New: "import (\n\t\"net/netip\"\n\t_ \"os\"\n)"}}},
+
+	// The network half: addresses, dialer, client, policy, guard.
+	{Name: "zone refusal", File: "addr.go", Kills: "TestIsPublic",
+		Edits: []mutation.Edit{{Old: `if !addr.IsValid() || addr.Zone() != "" {`, New: `if !addr.IsValid() {`}}},
+	{Name: "unmap before classifying", File: "addr.go", Kills: "TestIsPublic",
+		Edits: []mutation.Edit{{Old: "addr = addr.Unmap()\n", New: "\n"}}},
+	{Name: "2000::/3 positive check", File: "addr.go", Kills: "TestIsPublic",
+		Edits: []mutation.Edit{{Old: "if !globalUnicast6.Contains(addr) {", New: "if false {"}}},
+	{Name: "connect-time check", File: "dial.go", Kills: "TestConnectTimeCheck",
+		Edits: []mutation.Edit{{Old: "return d.permit(ap.Addr().String(), ap, own)", New: "_ = ap\n\t\treturn nil"}}},
+	{Name: "connect-time hook installed", File: "dial.go", Kills: "TestConnectTimeCheck",
+		Edits: []mutation.Edit{{Old: "nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}", New: "nd := net.Dialer{Timeout: timeout}"}}},
+	{Name: "one non-public answer refuses the name", File: "dial.go", Kills: "TestDialerMixedAnswersPoisonName",
+		Edits: []mutation.Edit{{Old: "if err := d.permit(host, netip.AddrPortFrom(a, uint16(port)), own); err != nil {", New: "if err := d.permit(host, netip.AddrPortFrom(a, uint16(port)), own); false && err != nil {"}}},
+	{Name: "classification in the dialer", File: "dial.go", Kills: "TestDialerRebinding|TestGuardRebinding|TestClientDialsOnlyPublic|TestConnectTimeCheck",
+		Edits: []mutation.Edit{{Old: "if !treated {", New: "if false {"}}},
+	{Name: "own listener never dialled", File: "dial.go", Kills: "TestDialerExcludesOwnListener",
+		Edits: []mutation.Edit{{Old: "if x.Port() == ap.Port() && (x.Addr() == a || x.Addr().IsUnspecified() && a.IsLoopback()) {", New: "if false && x.Port() == ap.Port() {"}}},
+	{Name: "wildcard listener excluded on every loopback address", File: "dial.go", Kills: "TestDialerExcludesWildcardListenerOnLoopback",
+		Edits: []mutation.Edit{{Old: " || x.Addr().IsUnspecified() && a.IsLoopback()) {", New: ") {"}}},
+	{Name: "this host's addresses refused, test blocks included", File: "dial.go", Kills: "TestDialerRefusesOwnAddressesAtDialTime",
+		Edits: []mutation.Edit{{Old: "if slices.Contains(own, a) && !(treated && a.IsLoopback()) {", New: "if !treated && slices.Contains(own, a) {"}}},
+	{Name: "this host's addresses read at every dial", File: "dial.go", Kills: "TestDialerRefusesOwnAddressesAtDialTime|TestHostAddrsIsCurrent",
+		Edits: []mutation.Edit{{Old: "\tall, err := h.load()", New: "\tif last := h.last.Load(); last != nil {\n\t\treturn *last\n\t}\n\tall, err := h.load()"}}},
+	{Name: "loopback treated as public stays dialable", File: "dial.go", Kills: "TestDialerRefusesOwnAddressesAtDialTime",
+		Edits: []mutation.Edit{{Old: "if slices.Contains(own, a) && !(treated && a.IsLoopback()) {", New: "if slices.Contains(own, a) {"}}},
+	{Name: "treat-as-public limited to test blocks", File: "dial.go", Kills: "TestNewDialerRefusesWideTestBlocks",
+		Edits: []mutation.Edit{{Old: "if !p.IsValid() || p != p.Masked() || !insideTestTopology(p) {", New: "if !p.IsValid() || p != p.Masked() {"}}},
+	{Name: "client decides every request", File: "client.go", Kills: "TestClientRefusesBeforeDNS",
+		Edits: []mutation.Edit{{Old: "if _, err := c.rules.Decide(&creq); err != nil {", New: "if _, err := c.rules.Decide(&creq); false && err != nil {"}}},
+	{Name: "client refuses redirects", File: "client.go", Kills: "TestClientRefusesRedirects",
+		Edits: []mutation.Edit{{Old: "case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:", New: "case 0:"}}},
+	{Name: "client refuses any 3xx with a Location", File: "client.go", Kills: "TestClientRefusesRedirects",
+		Edits: []mutation.Edit{{Old: `return resp.StatusCode/100 == 3 && resp.Header.Get("Location") != ""`, New: `return false`}}},
+	{Name: "client never follows", File: "client.go", Kills: "TestClientRefusesRedirects|TestNewClientProperties",
+		Edits: []mutation.Edit{{Old: "CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },", New: "CheckRedirect: func(*http.Request, []*http.Request) error { return nil },"}}},
+	{Name: "client has no proxy", File: "client.go", Kills: "TestNewClientProperties",
+		Edits: []mutation.Edit{{Old: "Proxy:                 nil, // never a proxy, whatever the environment says", New: "Proxy: http.ProxyFromEnvironment,"}}},
+	{Name: "client dials public only", File: "client.go", Kills: "TestClientDialsOnlyPublic",
+		Edits: []mutation.Edit{{Old: "DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return c.dial(ctx, n, a) },", New: "DialContext: (&net.Dialer{}).DialContext,"}}},
+	{Name: "redirect location echoing a credential is withheld", File: "client.go", Kills: "TestClientRefusesRedirects",
+		Edits: []mutation.Edit{{Old: "if echoes(loc, secrets) || echoes(unescaped, secrets) {", New: "if false && (echoes(loc, secrets) || echoes(unescaped, secrets)) {"}}},
+	{Name: "header denylist through the client", File: "decide.go", Kills: "TestClientRefusesBeforeDNS",
+		Edits: []mutation.Edit{{Old: "if canonicalHeaderDenied(k) {", New: "if false && canonicalHeaderDenied(k) {"}}},
+	{Name: "policy fields per member", File: "policy.go", Kills: "TestParseNetworkPolicyRefuses",
+		Edits: []mutation.Edit{{Old: "if !slices.Contains(allowed, k) {", New: "if false && !slices.Contains(allowed, k) {"}}},
+	{Name: "policy decoded strictly", File: "policy.go", Kills: "TestParseNetworkPolicyRefuses",
+		Edits: []mutation.Edit{{Old: "if err := strictjson.Unmarshal(doc, &fields, policyJSONOpts); err != nil {", New: "if err := json.Unmarshal(doc, &fields); err != nil {"}}},
+	{Name: "allowlist must reach something", File: "policy.go", Kills: "TestParseNetworkPolicyRefuses",
+		Edits: []mutation.Edit{{Old: "if len(hosts) == 0 && !a.AllowPackageManagers {", New: "if false {"}}},
+	{Name: "allowlist matches exact host and port", File: "policy.go", Kills: "TestCompileExpandsPresets|TestGuardModes",
+		Edits: []mutation.Edit{{Old: "}); ok {\n\t\t\treturn nil", New: "}); ok || true {\n\t\t\treturn nil"}}},
+	{Name: "canonical-target memo keyed by the raw authority", File: "target_cache.go", Kills: "TestTargetCacheMatchesCanonicalTarget|TestGuardModes",
+		Edits: []mutation.Edit{{Old: "c.m.Load(authority)", New: "c.m.Load(c.scheme)"}, {Old: "c.m.LoadOrStore(authority, t)", New: "c.m.LoadOrStore(c.scheme, t)"}}},
+	{Name: "guard proxies only http in absolute form", File: "guard.go", Kills: "TestGuardRefusesMalformedTargets",
+		Edits: []mutation.Edit{{Old: `if r.URL.Scheme != "http" {`, New: `if false {`}}},
+	{Name: "guard refuses userinfo", File: "guard.go", Kills: "TestGuardRefusesMalformedTargets",
+		Edits: []mutation.Edit{{Old: "if r.URL.User != nil {", New: "if false {"}}},
+	{Name: "CONNECT target in authority form", File: "guard.go", Kills: "TestGuardRefusesMalformedTargets|FuzzGuardConnectInvariant",
+		Edits: []mutation.Edit{{Old: " || r.URL.Host != r.RequestURI {", New: " {"}}},
+	{Name: "CONNECT names its port", File: "guard.go", Kills: "TestGuardRefusesMalformedTargets|FuzzGuardConnectInvariant",
+		Edits: []mutation.Edit{{Old: `; err != nil || r.URL.Host`, New: `; false && err != nil || r.URL.Host`}}},
+	{Name: "CONNECT dials the canonical target", File: "guard.go", Kills: "FuzzGuardConnectInvariant",
+		Edits: []mutation.Edit{{Old: `up, err := g.dial(r.Context(), "tcp", target.authority)`, New: `up, err := g.dial(r.Context(), "tcp", r.Host)`}}},
+	{Name: "guard never dials its own listener", File: "guard.go", Kills: "TestGuardModes",
+		Edits: []mutation.Edit{{Old: "Exclude:                 []netip.AddrPort{self},", New: "Exclude:                 []netip.AddrPort{self}[:0],"}}},
+	{Name: "guard checks policy (forward)", File: "guard.go", Kills: "TestGuardModes",
+		Edits: []mutation.Edit{{Old: "if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\t// One", New: "// One"}}},
+	{Name: "guard checks policy before DNS (CONNECT)", File: "guard.go", Kills: "TestGuardModes",
+		Edits: []mutation.Edit{
+			{Old: "if err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n\tsrc := sourceOf(r)", New: "src := sourceOf(r)"},
+			{Old: "\tup, err := g.dial(r.Context(), \"tcp\", target.authority)\n\tif err != nil {\n\t\tg.fail(w, r, err)\n\t\treturn\n\t}\n", New: "\tup, err := g.dial(r.Context(), \"tcp\", target.authority)\n\tif err != nil {\n\t\tg.fail(w, r, err)\n\t\treturn\n\t}\n\tif err := g.policy.Permits(target.host, target.port); err != nil {\n\t\tup.Close()\n\t\tg.refuse(w, r, err)\n\t\treturn\n\t}\n"},
+		}},
+
+	// Issue 11 findings and issue 10's rules, each with the test that
+	// reproduces it.
+	{Name: "rooted-name lookup", File: "dial.go", Kills: "TestDialerIgnoresSearchList",
+		Edits: []mutation.Edit{{Old: `rooted := host + "."`, New: `rooted := host`}}},
+	{Name: "DNS query asks only the name looked up", File: "dial.go", Kills: "TestDialerAsksOnlyTheNameLookedUp",
+		Edits: []mutation.Edit{{Old: "if err != nil || len(qs) != 1 || !strings.EqualFold(qs[0].Name.String(), c.asked) {", New: "if false && (err != nil || len(qs) != 1 || !strings.EqualFold(qs[0].Name.String(), c.asked)) {"}}},
+	{Name: "DNS error names the resolver dialled", File: "dial.go", Kills: "TestDialerDNSErrorNamesTheResolverDialled",
+		Edits: []mutation.Edit{{Old: "if d.server != \"\" {\n\t\t\tde2.Server = d.server", New: "if false {\n\t\t\tde2.Server = d.server"}}},
+	{Name: "tunnel closed after the grace", File: "guard.go", Kills: "TestGuardReleasesTunnelsWhenWorkloadCloses|TestGuardReleasesTunnelsWhenDestinationCloses",
+		Edits: []mutation.Edit{{Old: "at := time.Now().Add(g.tunnelGrace)", New: "at := time.Now().Add(time.Hour)"}}},
+	{Name: "tunnel idle timeout", File: "guard.go", Kills: "TestGuardClosesIdleTunnels",
+		Edits: []mutation.Edit{{Old: "d := time.Now().Add(g.tunnelIdle)", New: "d := time.Now().Add(time.Hour)"}}},
+	{Name: "an idle tunnel closes at once, without the grace", File: "guard.go", Kills: "TestGuardClosesIdleTunnels",
+		Edits: []mutation.Edit{{Old: "if idle {\n\t\tat = time.Now()\n\t}", New: "_ = idle"}}},
+	{Name: "tunnel idle means both directions", File: "guard.go", Kills: "TestGuardClosesIdleTunnels",
+		Edits: []mutation.Edit{{Old: "if timeout && time.Since(time.Unix(0, t.last.Load())) < g.tunnelIdle {", New: "if timeout && false {"}}},
+	{Name: "tunnel cap per guard", File: "guard.go", Kills: "TestGuardCapsTunnels",
+		Edits: []mutation.Edit{{Old: "if g.open >= g.maxTunnels {", New: "if false {"}}},
+	{Name: "tunnel cap per source", File: "guard.go", Kills: "TestGuardCapsTunnels",
+		Edits: []mutation.Edit{{Old: "if g.perSource[src] >= g.maxPerSource {", New: "if false {"}}},
+	{Name: "negative tunnel bounds refused", File: "guard.go", Kills: "TestNewGuardRefusesNegativeTunnelBounds",
+		Edits: []mutation.Edit{{Old: "if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {", New: "if false {"}}},
+	{Name: "no pooling with buffered bytes", File: "forward.go", Kills: "TestGuardNeverServesAStaleResponse",
+		Edits: []mutation.Edit{{Old: " && uc.br.Buffered() == 0", New: ""}}},
+	{Name: "unsolicited data checked before reuse", File: "forward.go", Kills: "TestGuardNeverServesAStaleResponse",
+		Edits: []mutation.Edit{{Old: "if c == nil || c.quiet() {", New: "if true {"}}},
+	{Name: "retry only when nothing was read", File: "forward.go", Kills: "TestGuardNeverReplaysAnAnsweredRequest",
+		Edits: []mutation.Edit{{Old: "if reused && uc.nread == before && attempt", New: "if reused && before >= 0 && attempt"}}},
+	{Name: "retry only idempotent requests", File: "forward.go", Kills: "TestGuardRetriesOnlyIdempotentRequests",
+		Edits: []mutation.Edit{{Old: " && idempotent(out.Method) && r.Context", New: " && r.Context"}}},
+	{Name: "stale pooled connection retried", File: "forward.go", Kills: "TestGuardRetriesOnlyIdempotentRequests",
+		Edits: []mutation.Edit{{Old: "if reused && uc.nread == before && attempt == 0 && out.Body == nil && idempotent(out.Method) && r.Context().Err() == nil {", New: "if false && reused && before > 0 {"}}},
+	{Name: "OPTIONS * not answered by net/http", File: "guard.go", Kills: "TestGuardRefusesOptionsStar",
+		Edits: []mutation.Edit{{Old: "DisableGeneralOptionsHandler: true, ", New: ""}}},
+	{Name: "malformed workload body is a refusal", File: "forward.go", Kills: "TestGuardRefusesMalformedBody",
+		Edits: []mutation.Edit{{Old: "if body != nil && body.err != nil {", New: "if false {"}}},
+	{Name: "hostile text quoted through checkfu.Quote", File: "canon.go", Kills: "TestHostileTextIsQuotedBounded",
+		Edits: []mutation.Edit{{Old: `"egress: host %s %s", checkfu.Quote(s), why)`, New: `"egress: host %q %s", s, why)`}}},
+
+	// The checks the tests' comments used to claim in prose.
+	{Name: "refusal omits the path", File: "canon.go", Kills: "TestCanonicalRequestRefusalsOmitPathAndQuery",
+		Edits: []mutation.Edit{{Old: `refuseRequest("egress: path %s", why)`, New: `refuseRequest("egress: path %s %s", why, path)`}}},
+	{Name: "refusal omits the query", File: "canon.go", Kills: "TestCanonicalRequestRefusalsOmitPathAndQuery",
+		Edits: []mutation.Edit{{Old: `refuseRequest("egress: query %s", why)`, New: `refuseRequest("egress: query %s %s", why, u.RawQuery)`}}},
+	{Name: "refusal omits an opaque URL", File: "canon.go", Kills: "TestCanonicalRequestRefusalsOmitPathAndQuery",
+		Edits: []mutation.Edit{{Old: `refuseRequest("egress: opaque URL (scheme:data without //host) is not allowed")`, New: `refuseRequest("egress: opaque URL %s", u.Opaque)`}}},
+	{Name: "overlong escapes", File: "canon.go", Kills: "TestCanonicalRequestRefusesOverlongEscapes",
+		Edits: []mutation.Edit{{Old: "case d == 0xC0 || d == 0xC1 || overlongLead(d, p[i+3:]):", New: "case false:"}}},
+	{Name: "double encoding", File: "canon.go", Kills: "TestCanonicalRequestRefusesDoubleEncoding",
+		Edits: []mutation.Edit{{Old: "case d == '%' && doubleEncoded(p[i+3:]):", New: "case false:"}}},
+	{Name: "_method query parameter", File: "canon.go", Kills: "TestQueryMethodOverrideRefused",
+		Edits: []mutation.Edit{{Old: "if overridesMethod(name) {", New: "if false && overridesMethod(name) {"}}},
+	{Name: "redirect host echoing a credential after folding", File: "client.go", Kills: "TestClientRedirectWithholdsFoldedEcho",
+		Edits: []mutation.Edit{{Old: "} else if echoes(next.Host, secrets) {", New: "} else if false {"}}},
+	{Name: "credential only over https", File: "client.go", Kills: "TestClientNeverAttachesToPlaintext",
+		Edits: []mutation.Edit{{Old: `if attach != nil && creq.Scheme != "https" {`, New: "if false {"}}},
+	{Name: "attach error sends nothing", File: "client.go", Kills: "TestClientAttachErrorSendsNothing",
+		Edits: []mutation.Edit{{Old: "if err := attach(out.Header); err != nil {\n\t\t\treturn nil, err\n\t\t}", New: "attach(out.Header) //nolint:errcheck"}}},
+	{Name: "body closed when refused", File: "client.go", Kills: "TestClientClosesBodyWhenRefused",
+		Edits: []mutation.Edit{{Old: "if !sent && req != nil && req.Body != nil {", New: "if false && !sent && req != nil && req.Body != nil {"}}},
+	{Name: "guard never relays a destination's refusal header", File: "forward.go", Kills: "TestGuardDoesNotRelayItsOwnHeaders",
+		Edits: []mutation.Edit{{Old: "\tdelete(dst, RefusalHeader)\n", New: ""}}},
+	{Name: "guard never relays a destination's failure header", File: "forward.go", Kills: "TestGuardDoesNotRelayItsOwnHeaders",
+		Edits: []mutation.Edit{{Old: "\tdelete(dst, UpstreamFailureHeader)\n", New: ""}}},
+	{Name: "upstream header bounded", File: "forward.go", Kills: "TestGuardBoundsUpstreamHeader",
+		Edits: []mutation.Edit{{Old: "uc.lim = maxResponseHeaderBytes", New: "uc.lim = noLimit"}}},
+	{Name: "X-Forwarded-* dropped", File: "forward.go", Kills: "TestGuardDropsEveryForwardingClaim",
+		Edits: []mutation.Edit{{Old: `if strings.HasPrefix(k, "X-Forwarded-") {`, New: "if false {"}}},
+	{Name: "idle pool bounded in total", File: "forward.go", Kills: "TestUpstreamPoolBoundsIdleConnections",
+		Edits: []mutation.Edit{{Old: "p.closed || p.n >= maxIdleTotal || ", New: "p.closed || "}}},
+	{Name: "dialer's reason kept from the workload", File: "guard.go", Kills: "TestGuardRebinding",
+		Edits: []mutation.Edit{{Old: "if code == CodeDestinationNotPublic {", New: "if false {"}}},
+	{Name: "zero Guard refuses in ServeHTTP", File: "guard.go", Kills: "TestZeroGuardRefuses",
+		Edits: []mutation.Edit{{Old: "if g.srv == nil { // the zero Guard: refuse, never forward", New: "if false {"}}},
+	{Name: "zero Guard refuses to serve", File: "guard.go", Kills: "TestZeroGuardRefuses",
+		Edits: []mutation.Edit{{Old: "if g == nil || g.srv == nil {\n\t\treturn errZeroGuard", New: "if false {\n\t\treturn errZeroGuard"}}},
+	{Name: "allowlist hosts canonical", File: "policy.go", Kills: "TestAllowlistNetworkRefuses",
+		Edits: []mutation.Edit{{Old: "if c != h {", New: "if false {"}}},
+	{Name: "allowlist hosts unique", File: "policy.go", Kills: "TestAllowlistNetworkRefuses",
+		Edits: []mutation.Edit{{Old: "if slices.Contains(hosts, c) {", New: "if false {"}}},
+}
+
+// tableMutants deletes each row of the classification tables in turn.
+func tableMutants(t *testing.T) []mutation.Mutant {
+	src, err := os.ReadFile("addr.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(src)
-	for _, e := range edits {
-		if n := strings.Count(text, e[0]); n != 1 {
-			t.Fatalf("%s: %q occurs %d times, want 1 (update the mutant)", file, e[0], n)
+	var out []mutation.Mutant
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "\tnetip.MustParsePrefix(") {
+			out = append(out, mutation.Mutant{Name: "table row " + strings.TrimSpace(line), File: "addr.go",
+				Edits: []mutation.Edit{{Old: line + "\n", New: ""}}, Kills: "TestIsPublic"})
 		}
-		text = strings.Replace(text, e[0], e[1], 1)
 	}
-	dir := t.TempDir()
-	mutated := filepath.Join(dir, filepath.Base(file))
-	if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
+	if len(out) < 20 {
+		t.Fatalf("found %d table rows in addr.go; the mutant generator is out of date", len(out))
+	}
+	return out
+}
+
+// forwardingMutants deletes each name of forwardingHeaders in turn: the
+// guard must strip every one of them.
+func forwardingMutants(t *testing.T) []mutation.Mutant {
+	src, err := os.ReadFile("forward.go")
+	if err != nil {
 		t.Fatal(err)
 	}
-	abs, _ := filepath.Abs(file)
-	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
-	overlayFile := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
-		t.Fatal(err)
+	m := regexp.MustCompile(`(?s)var forwardingHeaders = \[\.\.\.\]string\{(.*?)\}`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("forwardingHeaders not found in forward.go; the mutant generator is out of date")
 	}
-	cmd := exec.Command(goBin, "test", "-count=1", "-overlay", overlayFile, "-run", "^("+kills+")$", ".", "-args", "-rapid.nofailfile", "-rapid.checks=1000")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("mutant survived: %s still passes\n%s", kills, out)
+	var out []mutation.Mutant
+	for _, name := range regexp.MustCompile(`"[^"]+",`).FindAllString(string(m[1]), -1) {
+		out = append(out, mutation.Mutant{Name: "forwarding header " + name, File: "forward.go",
+			Edits: []mutation.Edit{{Old: name, New: `"X-Checkfu-Mutant",`}}, Kills: "TestGuardDropsEveryForwardingClaim"})
 	}
-	if !regexp.MustCompile(`--- FAIL: (` + kills + `) `).Match(out) {
-		t.Fatalf("mutant did not fail a named test (build error?):\n%s", out)
+	if len(out) < 10 {
+		t.Fatalf("found %d forwarding headers in forward.go; the mutant generator is out of date", len(out))
 	}
+	return out
 }

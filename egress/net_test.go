@@ -9,7 +9,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // startDNS starts a loopback DNS server owned by the test.

@@ -3,29 +3,14 @@ package egress
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
-)
-
-// Codes of the refusals of the network policy.
-const (
-	// CodeInvalidPolicy: a network policy document or value is not one
-	// of the three members of the union, or a member is malformed.
-	CodeInvalidPolicy checkfu.Code = "invalid_policy"
-	// CodeAllowlistEmpty: an allowlist would reach no host at all (no
-	// allowed_hosts and no allow_package_managers; allow_mcp_servers
-	// grants no workload host).
-	CodeAllowlistEmpty checkfu.Code = "allowlist_empty"
-	// CodeEgressDisabled: the policy is "none" (or the zero policy); the
-	// workload may reach nothing.
-	CodeEgressDisabled checkfu.Code = "egress_disabled"
-	// CodeHostNotAllowed: the destination is not in the allowlist.
-	CodeHostNotAllowed checkfu.Code = "host_not_allowed"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // A PolicyType names a member of the network policy union.
@@ -62,22 +47,22 @@ func (h HostPort) String() string { return h.Host + ":" + strconv.Itoa(int(h.Por
 // ParseHostPort parses an allowed_hosts entry: "host" (port 443) or
 // "host:port". The host is canonicalised with [CanonicalHost]; IP
 // literals, wildcards, brackets, userinfo, paths and ports that are not
-// 1-65535 without leading zeros are refused with [CodeInvalidPolicy].
+// 1-65535 without leading zeros are refused with [CodePolicyInvalid].
 func ParseHostPort(s string) (HostPort, error) {
 	host, port := s, uint16(443)
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		p, ok := parsePort(s[i+1:])
 		if !ok {
-			return HostPort{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed host %q has an invalid port (want 1-65535, no leading zeros)", clip(s))
+			return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s has an invalid port (want 1-65535, no leading zeros)", checkfu.Quote(s))
 		}
 		host, port = s[:i], p
 	}
 	if strings.ContainsAny(host, "*[]:/@") {
-		return HostPort{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed host %q must be an exact DNS name, optionally with :port", clip(s))
+		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s must be an exact DNS name, optionally with :port", checkfu.Quote(s))
 	}
 	h, err := CanonicalHost(host)
 	if err != nil {
-		return HostPort{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed host %q is not a DNS name (IP literals are never allowed)", clip(s))
+		return HostPort{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s is not a DNS name (IP literals are never allowed)", checkfu.Quote(s))
 	}
 	return HostPort{Host: h, Port: port}, nil
 }
@@ -131,7 +116,7 @@ func UnrestrictedNetwork() NetworkPolicy { return NetworkPolicy{typ: PolicyUnres
 // something to reach ([CodeAllowlistEmpty] otherwise).
 func AllowlistNetwork(a Allowlist) (NetworkPolicy, error) {
 	if len(a.AllowedHosts) > maxAllowedHosts {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts has %d entries (at most %d)", len(a.AllowedHosts), maxAllowedHosts)
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed_hosts has %d entries (at most %d)", len(a.AllowedHosts), maxAllowedHosts)
 	}
 	hosts := make([]HostPort, 0, len(a.AllowedHosts))
 	for _, h := range a.AllowedHosts {
@@ -140,10 +125,10 @@ func AllowlistNetwork(a Allowlist) (NetworkPolicy, error) {
 			return NetworkPolicy{}, err
 		}
 		if c != h {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed host %q is not canonical (want %q)", clip(h.String()), c.String())
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed host %s is not canonical (want %q)", checkfu.Quote(h.String()), c.String())
 		}
 		if slices.Contains(hosts, c) {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts lists %q twice", c.String())
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed_hosts lists %q twice", c.String())
 		}
 		hosts = append(hosts, c)
 	}
@@ -183,21 +168,19 @@ var memberFields = map[PolicyType][]string{
 // "unrestricted" is refused). allowed_hosts entries are "host" (port 443)
 // or "host:port" (see [ParseHostPort]); required_egress_certification is
 // "advisory_filter" or "security_boundary" (see
-// [checkfu.ParseRequirement]). Every refusal has code [CodeInvalidPolicy],
+// [checkfu.ParseRequirement]). Every refusal has code [CodePolicyInvalid],
 // except an allowlist that reaches nothing, [CodeAllowlistEmpty].
 func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
-	if len(doc) > maxPolicyDoc {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: policy document is %d bytes (at most %d)", len(doc), maxPolicyDoc)
-	}
-	if !utf8.Valid(doc) {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: policy document is not valid UTF-8")
-	}
-	if err := checkStrictJSON(doc); err != nil {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: policy document: %v", err)
-	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil || fields == nil {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: policy document is not a JSON object")
+	if err := strictjson.Unmarshal(doc, &fields, policyJSONOpts); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) && se.Kind == strictjson.KindType {
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is not a JSON object")
+		}
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document: %v", err)
+	}
+	if fields == nil {
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy document is not a JSON object")
 	}
 	var typ string
 	if err := strictField(fields, "type", &typ); err != nil {
@@ -205,14 +188,14 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 	}
 	allowed, ok := memberFields[PolicyType(typ)]
 	if !ok {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: policy type %q is not none, unrestricted or allowlist", clip(typ))
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: policy type %s is not none, unrestricted or allowlist", checkfu.Quote(typ))
 	}
 	for k, v := range fields {
 		if !slices.Contains(allowed, k) {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: field %q is not part of a %q policy", clip(k), typ)
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: field %s is not part of a %q policy", checkfu.Quote(k), typ)
 		}
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: field %q is null (omit it instead)", k)
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: field %q is null (omit it instead)", k)
 		}
 	}
 	switch PolicyType(typ) {
@@ -241,12 +224,12 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 		}
 		r, err := checkfu.ParseRequirement(req)
 		if err != nil {
-			return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: required_egress_certification: %v", err)
+			return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: required_egress_certification: %v", err)
 		}
 		a.RequiredEgressCertification = r
 	}
 	if len(hosts) > maxAllowedHosts {
-		return NetworkPolicy{}, checkfu.Refuse(CodeInvalidPolicy, "egress: allowed_hosts has %d entries (at most %d)", len(hosts), maxAllowedHosts)
+		return NetworkPolicy{}, checkfu.Refuse(CodePolicyInvalid, "egress: allowed_hosts has %d entries (at most %d)", len(hosts), maxAllowedHosts)
 	}
 	for _, s := range hosts {
 		h, err := ParseHostPort(s)
@@ -258,13 +241,16 @@ func ParseNetworkPolicy(doc []byte) (NetworkPolicy, error) {
 	return AllowlistNetwork(a) // refuses duplicates
 }
 
+// policyJSONOpts bounds a policy document: 64 KiB, nested at most 16 deep.
+var policyJSONOpts = strictjson.Options{MaxDepth: maxJSONDepth, MaxBytes: maxPolicyDoc}
+
 func strictField(fields map[string]json.RawMessage, key string, v any) error {
 	raw, ok := fields[key]
 	if !ok {
-		return checkfu.Refuse(CodeInvalidPolicy, "egress: policy has no %q field", key)
+		return checkfu.Refuse(CodePolicyInvalid, "egress: policy has no %q field", key)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return checkfu.Refuse(CodeInvalidPolicy, "egress: field %q has the wrong type", key)
+		return checkfu.Refuse(CodePolicyInvalid, "egress: field %q has the wrong type", key)
 	}
 	return nil
 }
@@ -291,7 +277,7 @@ type policyJSON struct {
 // "host:port". The zero policy is refused.
 func (p NetworkPolicy) MarshalJSON() ([]byte, error) {
 	if p.typ == "" {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: the zero network policy has no document")
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: the zero network policy has no document")
 	}
 	return json.Marshal(policyJSON{
 		Type:                        p.typ,
@@ -327,7 +313,7 @@ type CompiledPolicy struct {
 // Compile expands p against catalog: allow_package_managers becomes the
 // catalog's hosts (and records catalog's version), allow_mcp_servers
 // becomes nothing. A nil catalog means [DefaultPresetCatalog]. The zero
-// policy is refused with [CodeInvalidPolicy].
+// policy is refused with [CodePolicyInvalid].
 func (p NetworkPolicy) Compile(catalog *PresetCatalog) (*CompiledPolicy, error) {
 	if catalog == nil {
 		catalog = DefaultPresetCatalog()
@@ -337,7 +323,7 @@ func (p NetworkPolicy) Compile(catalog *PresetCatalog) (*CompiledPolicy, error) 
 		return &CompiledPolicy{typ: p.typ}, nil
 	case PolicyAllowlist:
 	default:
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: cannot compile the zero network policy")
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: cannot compile the zero network policy")
 	}
 	c := &CompiledPolicy{typ: PolicyAllowlist, requirement: p.allow.RequiredEgressCertification}
 	c.hosts = slices.Clone(p.allow.AllowedHosts)
@@ -380,7 +366,7 @@ func (c *CompiledPolicy) RequiredEgressCertification() checkfu.Requirement { ret
 // so that nothing the policy grants is invisible.
 func (c *CompiledPolicy) MarshalJSON() ([]byte, error) {
 	if c.typ == "" {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: the zero compiled policy has no document")
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: the zero compiled policy has no document")
 	}
 	return json.Marshal(policyJSON{Type: c.typ, AllowedHosts: c.hosts, RequiredEgressCertification: c.requirement, PresetCatalogVersion: c.catalog})
 }

@@ -118,17 +118,17 @@ const maxPresetHosts = 256
 
 // NewPresetCatalog returns a catalog of the given version holding hosts
 // (copied), for an operator who reviews and ships a catalog of their own.
-// It refuses, with [CodeInvalidPolicy]: a version not "YYYY-MM-DD.N"; an
+// It refuses, with [CodePolicyInvalid]: a version not "YYYY-MM-DD.N"; an
 // ecosystem not one of [PresetEcosystems]; a host that is not canonical;
 // port 0; an entry without a purpose; the same (host, port) twice; a
 // redirect target that is not itself in the catalog; more than 256
 // entries. The entries are sorted by ecosystem, host and port.
 func NewPresetCatalog(version string, hosts []PresetHost) (*PresetCatalog, error) {
 	if !catalogVersion.MatchString(version) {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog version %q is not YYYY-MM-DD.N", clip(version))
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset catalog version %s is not YYYY-MM-DD.N", checkfu.Quote(version))
 	}
 	if len(hosts) > maxPresetHosts {
-		return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog has %d entries (at most %d)", len(hosts), maxPresetHosts)
+		return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset catalog has %d entries (at most %d)", len(hosts), maxPresetHosts)
 	}
 	c := &PresetCatalog{version: version}
 	names := map[string]bool{}
@@ -138,25 +138,25 @@ func NewPresetCatalog(version string, hosts []PresetHost) (*PresetCatalog, error
 	seen := map[HostPort]bool{}
 	for _, h := range hosts {
 		if !slices.Contains(PresetEcosystems[:], h.Ecosystem) {
-			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s: ecosystem %q is not one of %s", clip(h.String()), clip(h.Ecosystem), strings.Join(PresetEcosystems[:], ", "))
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s: ecosystem %s is not one of %s", checkfu.Quote(h.String()), checkfu.Quote(h.Ecosystem), strings.Join(PresetEcosystems[:], ", "))
 		}
 		if canon, err := CanonicalHost(h.Host); err != nil || canon != h.Host {
-			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset host %q is not a canonical DNS name", clip(h.Host))
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset host %s is not a canonical DNS name", checkfu.Quote(h.Host))
 		}
 		if h.Port == 0 {
-			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s has no port", clip(h.String()))
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s has no port", checkfu.Quote(h.String()))
 		}
 		if h.Purpose == "" {
-			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s has no purpose", clip(h.String()))
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s has no purpose", checkfu.Quote(h.String()))
 		}
 		hp := HostPort{Host: h.Host, Port: h.Port}
 		if seen[hp] {
-			return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset catalog lists %s twice", clip(h.String()))
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset catalog lists %s twice", checkfu.Quote(h.String()))
 		}
 		seen[hp] = true
 		for _, r := range h.RedirectsTo {
 			if !names[r] {
-				return nil, checkfu.Refuse(CodeInvalidPolicy, "egress: preset %s redirects to %q, which is not in the catalog", clip(h.String()), clip(r))
+				return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s redirects to %s, which is not in the catalog", checkfu.Quote(h.String()), checkfu.Quote(r))
 			}
 		}
 		h.RedirectsTo = slices.Clone(h.RedirectsTo)

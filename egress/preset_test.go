@@ -95,11 +95,11 @@ func TestNewPresetCatalog(t *testing.T) {
 		if v == "" {
 			v = "2026-12-01.1"
 		}
-		if _, err := egress.NewPresetCatalog(v, []egress.PresetHost{h}); !errors.Is(err, egress.CodeInvalidPolicy) {
-			t.Errorf("%s: NewPresetCatalog = %v, want %s", name, err, egress.CodeInvalidPolicy)
+		if _, err := egress.NewPresetCatalog(v, []egress.PresetHost{h}); !errors.Is(err, egress.CodePolicyInvalid) {
+			t.Errorf("%s: NewPresetCatalog = %v, want %s", name, err, egress.CodePolicyInvalid)
 		}
 	}
-	if _, err := egress.NewPresetCatalog("2026-12-01.1", []egress.PresetHost{good, good}); !errors.Is(err, egress.CodeInvalidPolicy) {
+	if _, err := egress.NewPresetCatalog("2026-12-01.1", []egress.PresetHost{good, good}); !errors.Is(err, egress.CodePolicyInvalid) {
 		t.Errorf("duplicate: NewPresetCatalog = %v", err)
 	}
 }

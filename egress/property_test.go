@@ -12,8 +12,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Mutants of Decide's checks (denylist, default-deny headers, wildcard
-// apex, path boundary) also make TestRulesDecider fail.
 func TestRulesDecider(t *testing.T) {
 	egresstest.TestDecider(t, func(rs *egress.Rules) egresstest.Decider { return rs })
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -16,19 +17,17 @@ import (
 // interface and passes none of the network's filters (a cloud security
 // group never sees it), so a workload must not be able to name it, by
 // literal or by a DNS answer, whatever the policy.
-//
-// Mutant: deleting the host-address check in permit makes this test fail.
 func TestDialerRefusesThisHostsPublicAddress(t *testing.T) {
 	own := netip.MustParseAddr("1.2.3.4")
 	own6 := netip.MustParseAddr("2a00:1450::4")
 	d := &Dialer{self: &hostAddrs{load: func() ([]netip.Addr, error) { return []netip.Addr{own, own6}, nil }}}
 	for _, a := range []netip.Addr{own, own6, netip.MustParseAddr("::ffff:1.2.3.4")} {
-		err := d.permit("self.example.test", netip.AddrPortFrom(a, 22))
+		err := d.permit("self.example.test", netip.AddrPortFrom(a, 22), d.host().current())
 		if !errors.Is(err, CodeDestinationNotPublic) {
 			t.Errorf("permit(%v) = %v, want %s", a, err, CodeDestinationNotPublic)
 		}
 	}
-	if err := d.permit("other.example.test", netip.AddrPortFrom(netip.MustParseAddr("1.2.3.5"), 22)); err != nil {
+	if err := d.permit("other.example.test", netip.AddrPortFrom(netip.MustParseAddr("1.2.3.5"), 22), d.host().current()); err != nil {
 		t.Errorf("permit(another public address) = %v", err)
 	}
 	// The literal is refused before anything is dialled. The context is
@@ -42,29 +41,74 @@ func TestDialerRefusesThisHostsPublicAddress(t *testing.T) {
 	}
 }
 
-// TestHostAddrsKeepsOnlyPublic checks the real interfaces: only public
-// addresses are kept (loopback and test blocks stay dialable under
-// TreatAsPublicForTesting), and a failed refresh keeps the last list.
-func TestHostAddrsKeepsOnlyPublic(t *testing.T) {
-	calls := 0
+// TestHostAddrsIsCurrent: the host's addresses are read at every dial,
+// every class kept, and a failed read keeps the last list.
+func TestHostAddrsIsCurrent(t *testing.T) {
+	list := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::ffff:198.18.0.1")}
+	fail := false
 	h := &hostAddrs{load: func() ([]netip.Addr, error) {
-		calls++
-		if calls > 1 {
+		if fail {
 			return nil, errors.New("netlink failed")
 		}
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("198.18.0.1"), netip.MustParseAddr("1.2.3.4")}, nil
+		return append([]netip.Addr(nil), list...), nil
 	}}
-	if !h.has(netip.MustParseAddr("1.2.3.4")) || h.has(netip.MustParseAddr("127.0.0.1")) || h.has(netip.MustParseAddr("198.18.0.1")) {
-		t.Fatalf("host addresses = %v, want only the public 1.2.3.4", h.snapshot())
+	want := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("198.18.0.1")}
+	if got := h.current(); !slices.Equal(got, want) {
+		t.Fatalf("current = %v, want %v", got, want)
 	}
-	aged := *h.cur.Load()
-	aged.at = aged.at.Add(-2 * hostAddrsTTL)
-	h.cur.Store(&aged)
-	if !h.has(netip.MustParseAddr("1.2.3.4")) || calls != 2 {
-		t.Errorf("after a failed refresh (%d loads) the public address is forgotten", calls)
+	list = append(list, netip.MustParseAddr("1.2.3.4"))
+	want = append(want, netip.MustParseAddr("1.2.3.4"))
+	if got := h.current(); !slices.Equal(got, want) {
+		t.Fatalf("after an address was added: current = %v, want %v", got, want)
+	}
+	fail = true
+	if got := h.current(); !slices.Equal(got, want) {
+		t.Fatalf("after a failed read: current = %v, want the last list %v", got, want)
 	}
 	if _, err := interfaceAddrs(); err != nil {
 		t.Errorf("interfaceAddrs: %v", err)
+	}
+}
+
+// TestDialerRefusesOwnAddressesAtDialTime is issue 11's repro. With a
+// block treated as public, the guard's own address in that block (a test
+// network's) was dialable, and an address assigned after the Dialer was
+// built escaped an unspecified listener's exclusion. Both are refused at
+// the first dial after the address appears; a loopback address treated
+// as public stays dialable (a loopback topology's destinations live on
+// this host), except on the listener's port.
+func TestDialerRefusesOwnAddressesAtDialTime(t *testing.T) {
+	var own []netip.Addr
+	d, err := NewDialer(DialerConfig{
+		TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("127.0.0.0/8")},
+		Exclude:                 []netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:3128")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.self = &hostAddrs{load: func() ([]netip.Addr, error) { return append([]netip.Addr(nil), own...), nil }}
+	guardAddr := netip.MustParseAddr("198.18.5.2")
+	check := func(ap string, want bool) {
+		t.Helper()
+		err := d.permit("x.example.test", netip.MustParseAddrPort(ap), d.host().current())
+		if (err == nil) != want || err != nil && !errors.Is(err, CodeDestinationNotPublic) {
+			t.Errorf("permit(%s) with host addresses %v = %v, want allowed %v", ap, own, err, want)
+		}
+	}
+	check("198.18.5.2:80", true) // not (yet) this host's
+	check("198.18.5.2:3128", true)
+	own = append(own, guardAddr, netip.MustParseAddr("127.0.0.1"))
+	check("198.18.5.2:80", false)   // the guard's own test-network address
+	check("198.18.5.2:3128", false) // and its listener there
+	check("198.18.5.3:80", true)    // another host of the test network
+	check("127.0.0.1:80", true)     // loopback treated as public
+	check("127.0.0.1:3128", false)  // but never the listener
+	check("127.0.0.9:3128", false)
+	// Through DialContext, refused before anything is dialled.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.DialContext(ctx, "tcp", "198.18.5.2:80"); !errors.Is(err, CodeDestinationNotPublic) {
+		t.Errorf("DialContext(own address) = %v, want %s", err, CodeDestinationNotPublic)
 	}
 }
 
@@ -73,9 +117,6 @@ func TestHostAddrsKeepsOnlyPublic(t *testing.T) {
 // many as it likes) so that each leaves idle connections in the guard's
 // pool. The pool must hold a bounded number in all, not 64 per
 // destination without end: every idle connection holds a descriptor.
-//
-// Mutant: deleting the total bound in upstreamPool.put makes this test
-// fail.
 func TestUpstreamPoolBoundsIdleConnections(t *testing.T) {
 	var p upstreamPool
 	t.Cleanup(p.closeAll)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,14 +13,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/strictjson"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"golang.org/x/net/publicsuffix"
 )
-
-// CodeInvalidRules is the code of a Refusal returned when a set of egress
-// rules does not parse or does not canonicalise. Rules are refused when
-// they are parsed, never later.
-const CodeInvalidRules checkfu.Code = "invalid_rules"
 
 // MaxRules is the most rules one Connection may carry.
 const MaxRules = 32
@@ -93,32 +88,32 @@ type rule struct {
 }
 
 // NewRules canonicalises rules and returns them as a Rules. It refuses,
-// with code [CodeInvalidRules], zero rules, more than [MaxRules], and any
+// with code [CodeRulesInvalid], zero rules, more than [MaxRules], and any
 // rule that does not canonicalise; the refusal names the rule by index and
-// carries the [CodeInvalidHost] code in its chain where a host was refused.
+// carries the [CodeHostInvalid] code in its chain where a host was refused.
 func NewRules(rules []Rule) (*Rules, error) {
 	if len(rules) == 0 {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: no rules (a Connection needs 1 to %d)", MaxRules)
 	}
 	if len(rules) > MaxRules {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: %d rules (a Connection may carry at most %d)", len(rules), MaxRules)
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: %d rules (a Connection may carry at most %d)", len(rules), MaxRules)
 	}
 	out := make([]rule, 0, len(rules))
 	for i, r := range rules {
 		c, err := canonicalRule(r)
 		if err != nil {
 			var ref *checkfu.Refusal
-			if errors.As(err, &ref) && ref.Code == CodeInvalidHost {
+			if errors.As(err, &ref) && ref.Code == CodeHostInvalid {
 				// Keep the host refusal's code in the chain (errors.Is finds
 				// it) without repeating "refused:" in the text.
 				msg := fmt.Sprintf("egress: rule %d: %s", i, strings.TrimPrefix(ref.Message, "egress: "))
-				return nil, &checkfu.Refusal{Code: CodeInvalidRules, Message: msg, Err: CodeInvalidHost}
+				return nil, &checkfu.Refusal{Code: CodeRulesInvalid, Message: msg, Err: CodeHostInvalid}
 			}
-			return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d: %v", i, err)
+			return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rule %d: %v", i, err)
 		}
 		for j := range out {
 			if out[j].equal(c) {
-				return nil, checkfu.Refuse(CodeInvalidRules, "egress: rule %d duplicates rule %d; remove one", i, j)
+				return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rule %d duplicates rule %d; remove one", i, j)
 			}
 		}
 		out = append(out, c)
@@ -153,7 +148,7 @@ func canonicalRule(r Rule) (rule, error) {
 		host = host[2:]
 	}
 	if strings.Contains(host, "*") {
-		return c, fmt.Errorf("host %q: a wildcard is allowed only as a whole leading \"*.\" label", clip(r.Host))
+		return c, fmt.Errorf("host %s: a wildcard is allowed only as a whole leading \"*.\" label", checkfu.Quote(r.Host))
 	}
 	h, err := CanonicalHost(host)
 	if err != nil {
@@ -162,7 +157,7 @@ func canonicalRule(r Rule) (rule, error) {
 	c.src.Host, c.host = h, h
 	if c.wildcard {
 		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
-			return c, fmt.Errorf("host %q: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", clip(r.Host), h)
+			return c, fmt.Errorf("host %s: a wildcard under the public suffix %q would match other owners' names; list the hosts instead", checkfu.Quote(r.Host), h)
 		}
 		c.src.Host = "*." + h
 	}
@@ -175,10 +170,10 @@ func canonicalRule(r Rule) (rule, error) {
 		prefix = "/"
 	}
 	if why := checkPath(prefix); why != "" {
-		return c, fmt.Errorf("path_prefix %q %s", clip(prefix), why)
+		return c, fmt.Errorf("path_prefix %s %s", checkfu.Quote(prefix), why)
 	}
 	if len(prefix) > 1 && strings.HasSuffix(prefix, "/") {
-		return c, fmt.Errorf("path_prefix %q ends in \"/\"; write %q (prefixes match on segment boundaries)", clip(prefix), strings.TrimRight(prefix, "/"))
+		return c, fmt.Errorf("path_prefix %s ends in \"/\"; write %s (prefixes match on segment boundaries)", checkfu.Quote(prefix), checkfu.Quote(strings.TrimRight(prefix, "/")))
 	}
 	c.src.PathPrefix, c.prefix = prefix, prefix
 	if len(r.Methods) == 0 {
@@ -187,7 +182,7 @@ func canonicalRule(r Rule) (rule, error) {
 	for _, m := range r.Methods {
 		u := asciiUpper(m)
 		if !isUpperToken(u) {
-			return c, fmt.Errorf("method %q is not a token", clip(m))
+			return c, fmt.Errorf("method %s is not a token", checkfu.Quote(m))
 		}
 		switch u {
 		case http.MethodConnect, http.MethodTrace, "TRACK":
@@ -197,22 +192,22 @@ func canonicalRule(r Rule) (rule, error) {
 	}
 	slices.Sort(c.methods)
 	if i := firstDup(c.methods); i >= 0 {
-		return c, fmt.Errorf("method %q is listed twice", c.methods[i])
+		return c, fmt.Errorf("method %s is listed twice", checkfu.Quote(c.methods[i]))
 	}
 	c.headers = make([]string, 0, len(r.Headers))
 	for _, name := range r.Headers {
 		if name == "" || strings.IndexFunc(name, func(r rune) bool { return r >= utf8.RuneSelf || !isTokenChar(byte(r)) }) >= 0 {
-			return c, fmt.Errorf("header %q is not a token", clip(name))
+			return c, fmt.Errorf("header %s is not a token", checkfu.Quote(name))
 		}
 		k := http.CanonicalHeaderKey(name)
 		if canonicalHeaderDenied(k) {
-			return c, fmt.Errorf("header %q is on the fixed denylist and cannot be allowed", clip(name))
+			return c, fmt.Errorf("header %s is on the fixed denylist and cannot be allowed", checkfu.Quote(name))
 		}
 		c.headers = append(c.headers, k)
 	}
 	slices.Sort(c.headers)
 	if i := firstDup(c.headers); i >= 0 {
-		return c, fmt.Errorf("header %q is listed twice", c.headers[i])
+		return c, fmt.Errorf("header %s is listed twice", checkfu.Quote(c.headers[i]))
 	}
 	c.src.Methods, c.src.Headers = c.methods, c.headers
 	return c, nil
@@ -322,34 +317,28 @@ var rulesSchema = sync.OnceValue(func() *jsonschema.Schema {
 // data), repeat no object key, use only the fields of Rule with their
 // exact lower-case names, and validate against [RulesSchema]. The rules
 // are then canonicalised by [NewRules]. Every refusal has code
-// [CodeInvalidRules].
+// [CodeRulesInvalid].
 func ParseRules(doc []byte) (*Rules, error) {
-	if len(doc) > maxRulesDoc {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is %d bytes (at most %d)", len(doc), maxRulesDoc)
-	}
-	if !utf8.Valid(doc) {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document is not valid UTF-8")
-	}
-	if err := checkStrictJSON(doc); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+	v, err := strictjson.Parse(doc, rulesJSON)
+	if err != nil {
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	if err := rulesSchema().Validate(v); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document does not match the schema: %s", schemaMessage(err))
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document does not match the schema: %s", schemaMessage(err))
 	}
 	var rules []Rule
-	dec = json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rules); err != nil {
-		return nil, checkfu.Refuse(CodeInvalidRules, "egress: rules document: %v", err)
+	if err := strictjson.Unmarshal(doc, &rules, rulesJSON); err != nil {
+		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: rules document: %v", err)
 	}
 	return NewRules(rules)
 }
+
+// rulesJSON bounds a rules document: 256 KiB, nested at most 16 deep
+// (a rules document needs 3).
+var rulesJSON = strictjson.Options{MaxDepth: maxJSONDepth, MaxBytes: maxRulesDoc}
+
+// maxJSONDepth bounds the nesting of the rules and policy documents.
+const maxJSONDepth = 16
 
 // schemaMessage flattens a schema validation error to its leaf causes.
 func schemaMessage(err error) string {
@@ -373,62 +362,4 @@ func schemaMessage(err error) string {
 	}
 	walk(ve)
 	return strings.Join(msgs, "; ")
-}
-
-// checkStrictJSON reports a syntax error, a repeated object key at any
-// depth, or data after the first JSON value.
-func checkStrictJSON(doc []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if err := strictValue(dec, 0); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
-
-const maxJSONDepth = 16
-
-func strictValue(dec *json.Decoder, depth int) error {
-	if depth > maxJSONDepth {
-		return errors.New("nested too deeply")
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return errors.New("empty document")
-		}
-		return err
-	}
-	switch tok {
-	case json.Delim('['):
-		for dec.More() {
-			if err := strictValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token()
-		return err
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := k.(string)
-			if seen[key] {
-				return fmt.Errorf("object key %q is repeated", clip(key))
-			}
-			seen[key] = true
-			if err := strictValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token()
-		return err
-	}
-	return nil
 }

@@ -9,10 +9,6 @@ import (
 // canonical targets answers exactly what canonicalTarget computes, for
 // the first and every later lookup, that it keeps no refusal, and that it
 // stops growing at its bound.
-//
-// Mutant: keying the memo by the scheme instead of the raw authority
-// (every lookup then answers the first target kept) makes this test and
-// TestGuardModes fail (TestNetMutants runs it).
 func TestTargetCacheMatchesCanonicalTarget(t *testing.T) {
 	inputs := []string{
 		"example.com", "EXAMPLE.com:80", "example.com:8080", "ex\u0430mple.com", "ＥＸＡＭＰＬＥ.com:443",

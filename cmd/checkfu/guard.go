@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -75,6 +76,25 @@ func resolverAddress(ctx context.Context, hostport string, lookup func(ctx conte
 	return net.JoinHostPort(addrs[0].Unmap().String(), port), nil
 }
 
+// guardHints are the hints for the refusals the guard command can meet,
+// chosen by the refusal's code, wherever it arises.
+var guardHints = map[checkfu.Code]string{
+	egress.CodePolicyInvalid:  "fix the policy file: exactly one of {\"type\":\"none\"}, {\"type\":\"unrestricted\"} or {\"type\":\"allowlist\",\"allowed_hosts\":[\"host[:port]\",...]}",
+	egress.CodeAllowlistEmpty: "an allowlist must name somewhere to reach: list allowed_hosts, or set allow_package_managers",
+	checkfu.CodeConfigInvalid: "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48, and -resolver an ip:port",
+}
+
+// guardHint adds the hint for err's refusal code, if it has one; any
+// other error is returned as it is.
+func guardHint(err error) error {
+	if code, ok := checkfu.CodeOf(err); ok {
+		if h, ok := guardHints[code]; ok {
+			return withHint(err, h)
+		}
+	}
+	return err
+}
+
 // guardShutdownGrace bounds how long a stopping guard waits for requests
 // in flight.
 const guardShutdownGrace = 10 * time.Second
@@ -102,11 +122,11 @@ func runGuard(e *env, args []string) error {
 	}
 	policy, err := egress.ParseNetworkPolicy(doc)
 	if err != nil {
-		return withHint(err, "fix the policy file: exactly one of {\"type\":\"none\"}, {\"type\":\"unrestricted\"} or {\"type\":\"allowlist\",\"allowed_hosts\":[\"host[:port]\",...]}")
+		return guardHint(err)
 	}
 	compiled, err := policy.Compile(nil)
 	if err != nil {
-		return withHint(err, "an allowlist must name somewhere to reach")
+		return guardHint(err)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	resolverAddr, err := resolverAddress(context.Background(), *resolver, net.DefaultResolver.LookupNetIP)
@@ -129,7 +149,7 @@ func runGuard(e *env, args []string) error {
 	})
 	if err != nil {
 		ln.Close()
-		return withHint(err, "-treat-as-public accepts only blocks inside 127.0.0.0/8, ::1/128, 198.18.0.0/15 or 2001:2::/48")
+		return guardHint(err)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)

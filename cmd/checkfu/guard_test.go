@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,8 +21,8 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/internal/clitest"
-	"github.com/checkfu/checkfu/internal/dnstest"
 )
 
 func writePolicy(t *testing.T, doc string) string {
@@ -47,9 +48,9 @@ func TestGuardCommandLine(t *testing.T) {
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "extra"}, exitUsage, "takes no arguments"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "nope"}, exitUsage, "not a CIDR"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", filepath.Join(t.TempDir(), "missing.json")}, exitFailed, "hint:"},
-		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", bad}, exitFailed, "code: invalid_policy"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", bad}, exitFailed, "code: policy_invalid"},
 		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", empty}, exitFailed, "code: allowlist_empty"},
-		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "10.0.0.0/8"}, exitFailed, "code: invalid_dialer_config"},
+		{[]string{"guard", "-listen", "127.0.0.1:0", "-policy", good, "-treat-as-public", "10.0.0.0/8"}, exitFailed, "code: config_invalid"},
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCLI(t, "", tt.args...)
@@ -63,9 +64,6 @@ func TestGuardCommandLine(t *testing.T) {
 // topology the test owns: its own DNS server, a legitimate upstream on
 // 127.0.0.1 (marked public with -treat-as-public) and a LIVE listener on
 // the private 127.0.0.2 that an allowlisted name resolves to.
-//
-// Mutant: deleting the address check in the egress Dialer makes this test
-// fail (the private listener accepts, the status is not 403).
 func TestGuardProcess(t *testing.T) {
 	dns, err := dnstest.Start()
 	if err != nil {
@@ -177,10 +175,6 @@ func TestGuardProcess(t *testing.T) {
 // TestResolverAddress checks -resolver's host:port handling: an address is
 // used as given, a name is looked up once and its first address used, and
 // anything else is refused before the guard starts.
-//
-// Mutant: returning hostport unchanged for a name makes the dns.test
-// case fail; dropping the empty-port check lets "dns.test:" through. (The
-// empty-host check is a second line: no resolver answers for "".)
 func TestResolverAddress(t *testing.T) {
 	lookup := func(_ context.Context, network, host string) ([]netip.Addr, error) {
 		switch host {
@@ -218,4 +212,55 @@ func TestResolverAddress(t *testing.T) {
 	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
 		t.Errorf("resolverAddress(localhost:53) = %q, want a loopback address", got)
 	}
+}
+
+// TestGuardHintByCode: the hint follows the refusal's code, not the call
+// that returned it: a policy refusal gets the policy hint wherever it
+// comes from, and never the -treat-as-public one; an error without a code
+// gets none.
+func TestGuardHintByCode(t *testing.T) {
+	hintOf := func(err error) string {
+		var h hinted
+		if errors.As(err, &h) {
+			return h.hint
+		}
+		return ""
+	}
+	_, perr := egress.ParseNetworkPolicy([]byte(`{"type":"open"}`))
+	if h := hintOf(guardHint(perr)); !strings.Contains(h, "fix the policy file") || strings.Contains(h, "-treat-as-public") {
+		t.Errorf("policy refusal hint %q", h)
+	}
+	_, eerr := egress.ParseNetworkPolicy([]byte(`{"type":"allowlist","allow_mcp_servers":true}`))
+	if h := hintOf(guardHint(eerr)); !strings.Contains(h, "somewhere to reach") {
+		t.Errorf("empty allowlist hint %q", h)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, gerr := egress.NewGuard(egress.GuardConfig{Listener: ln})
+	if h := hintOf(guardHint(gerr)); strings.Contains(h, "-treat-as-public") || !strings.Contains(h, "fix the policy file") {
+		t.Errorf("NewGuard without a policy: hint %q, want the policy hint, not -treat-as-public", h)
+	}
+	_, cerr := egress.NewGuard(egress.GuardConfig{Listener: ln, Policy: mustCompile(t, `{"type":"none"}`), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	if h := hintOf(guardHint(cerr)); !strings.Contains(h, "-treat-as-public") {
+		t.Errorf("NewGuard with a wide test block: hint %q", h)
+	}
+	if h := hintOf(guardHint(errors.New("plain"))); h != "" {
+		t.Errorf("a plain error got hint %q", h)
+	}
+}
+
+func mustCompile(t *testing.T, doc string) *egress.CompiledPolicy {
+	t.Helper()
+	p, err := egress.ParseNetworkPolicy([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -52,17 +53,19 @@ func profilePublish(e *env, args []string) error {
 	}
 	var catalog *egress.PresetCatalog
 	if *catPath != "" {
-		b, err := receiptReadLimited(*catPath, profileMaxFile)
-		if err != nil {
-			return err
-		}
-		if catalog, err = admission.ParseCatalog(b); err != nil {
+		if catalog, err = readCatalog(*catPath); err != nil {
 			return err
 		}
 	}
 	var prev *admission.Published
 	if *prevPath != "" {
-		if prev, err = readPublished(*prevPath); err != nil {
+		// prev may have been published with the built-in catalog or
+		// with this one (adopting it is a new version).
+		known := []*egress.PresetCatalog{egress.DefaultPresetCatalog()}
+		if catalog != nil {
+			known = append(known, catalog)
+		}
+		if prev, err = readPublished(*prevPath, known); err != nil {
 			return err
 		}
 	}
@@ -82,7 +85,7 @@ func profilePublish(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "unchanged: identical to version %d\n", prev.Version())
 	}
 	for _, h := range v.Relays() {
-		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, h.RelaysToAnyOrigin)
+		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, checkfu.Quote(h.RelaysToAnyOrigin))
 	}
 	return nil
 }
@@ -117,12 +120,46 @@ func printPublished(e *env, v *admission.Published) {
 	fmt.Fprintf(e.stdout, "derived image digest: %s\n", v.DerivedImageDigest())
 }
 
-func readPublished(path string) (*admission.Published, error) {
+func readCatalog(path string) (*egress.PresetCatalog, error) {
 	b, err := receiptReadLimited(path, profileMaxFile)
 	if err != nil {
 		return nil, err
 	}
-	v, err := admission.ParsePublished(b)
+	return admission.ParseCatalog(b)
+}
+
+// catalogFlag collects repeated -catalog paths: the preset catalogs a
+// published version may name, besides the built-in one.
+func catalogFlag(fs *flag.FlagSet) *[]string {
+	var paths []string
+	fs.Func("catalog", "`path` of a reviewed preset catalog a published version may name (repeatable; the built-in catalog is always known)", func(p string) error {
+		paths = append(paths, p)
+		return nil
+	})
+	return &paths
+}
+
+// knownCatalogs returns the built-in catalog and those at paths.
+func knownCatalogs(paths []string) ([]*egress.PresetCatalog, error) {
+	out := []*egress.PresetCatalog{egress.DefaultPresetCatalog()}
+	for _, p := range paths {
+		c, err := readCatalog(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// readPublished reads a published version, re-deriving its expansion
+// against the catalog it names, which must be one of catalogs.
+func readPublished(path string, catalogs []*egress.PresetCatalog) (*admission.Published, error) {
+	b, err := receiptReadLimited(path, profileMaxFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := admission.ParsePublished(b, catalogs...)
 	if err != nil {
 		return nil, withHint(err, "a published version is written by \"checkfu profile publish\" and never edited")
 	}
@@ -131,18 +168,23 @@ func readPublished(path string) (*admission.Published, error) {
 
 // profileDiff prints what changed between two published versions.
 func profileDiff(e *env, args []string) error {
-	fs := newFlagSet(e, "profile diff", "OLD.json NEW.json")
+	fs := newFlagSet(e, "profile diff", "[-catalog CATALOG.json]... OLD.json NEW.json")
+	catPaths := catalogFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return usagef("checkfu profile diff needs two published versions, OLD and NEW")
 	}
-	old, err := readPublished(fs.Arg(0))
+	catalogs, err := knownCatalogs(*catPaths)
 	if err != nil {
 		return err
 	}
-	new, err := readPublished(fs.Arg(1))
+	old, err := readPublished(fs.Arg(0), catalogs)
+	if err != nil {
+		return err
+	}
+	new, err := readPublished(fs.Arg(1), catalogs)
 	if err != nil {
 		return err
 	}
@@ -174,7 +216,8 @@ func profileDiff(e *env, args []string) error {
 // profileSelect prints the exact provider revision a published version
 // selects, or the typed refusal with each candidate's reason.
 func profileSelect(e *env, args []string) error {
-	fs := newFlagSet(e, "profile select", "-profile PUBLISHED.json -providers PROVIDERS.json [-attesters SET.json -receipts DIR]")
+	fs := newFlagSet(e, "profile select", "-profile PUBLISHED.json -providers PROVIDERS.json [-catalog CATALOG.json]... [-attesters SET.json -receipts DIR]")
+	catPaths := catalogFlag(fs)
 	profPath := fs.String("profile", "", "`path` of the published version")
 	provPath := fs.String("providers", "", "`path` of the providers document")
 	setPath := fs.String("attesters", "", "`path` of the reviewed attester set (default: the built-in set, which is empty)")
@@ -185,7 +228,11 @@ func profileSelect(e *env, args []string) error {
 	if fs.NArg() != 0 || *profPath == "" || *provPath == "" {
 		return usagef("checkfu profile select needs -profile and -providers and takes no arguments")
 	}
-	v, err := readPublished(*profPath)
+	catalogs, err := knownCatalogs(*catPaths)
+	if err != nil {
+		return err
+	}
+	v, err := readPublished(*profPath, catalogs)
 	if err != nil {
 		return err
 	}

@@ -92,3 +92,35 @@ func TestProfilePublishCatalog(t *testing.T) {
 		t.Errorf("bad catalog: exit %d, %s", code, stderr)
 	}
 }
+
+// TestProfileReadChecksCatalog: a published version is re-derived
+// against the catalog it names, so a version made with a custom catalog
+// reads only when that catalog is supplied, and a stored version edited
+// to add a host "granted" by the catalog is refused.
+func TestProfileReadChecksCatalog(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "p.json", `{"name": "n", `+cliImage+`, "ecosystems": ["npm"], "network_policy": {"type": "allowlist", "allow_package_managers": true}}`)
+	cat := writeFile(t, dir, "cat.json", `{"version": "2026-12-02.1", "hosts": [{"ecosystem": "npm", "host": "registry.yarnpkg.com", "port": 443, "purpose": "yarn registry mirror"}]}`)
+	out := filepath.Join(dir, "out.json")
+	if _, stderr, code := runCLI(t, "", "profile", "publish", "-in", in, "-catalog", cat, "-out", out); code != exitOK {
+		t.Fatalf("publish: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "profile", "diff", out, out); code != exitFailed || !strings.Contains(stderr, "code: published_invalid") {
+		t.Errorf("diff without the catalog: exit %d, %s", code, stderr)
+	}
+	if stdout, stderr, code := runCLI(t, "", "profile", "diff", "-catalog", cat, out, out); code != exitOK || !strings.Contains(stdout, "widens: no") {
+		t.Errorf("diff with the catalog: exit %d\n%s%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(b), `"host":"registry.yarnpkg.com"`, `"host":"registry.yarnpkg.com.evil.example"`, 1)
+	if forged == string(b) {
+		t.Fatalf("fixture changed shape: %s", b)
+	}
+	fp := writeFile(t, dir, "forged.json", forged)
+	if _, stderr, code := runCLI(t, "", "profile", "diff", "-catalog", cat, out, fp); code != exitFailed || !strings.Contains(stderr, "code: published_invalid") {
+		t.Errorf("diff of a forged version: exit %d, %s", code, stderr)
+	}
+}

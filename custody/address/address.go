@@ -91,7 +91,7 @@ func (h *Handle) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// A Binding is the custody address of one sealed credential (D215): the
+// A Binding is the custody address of one sealed credential: the
 // namespace that owns it (an account or tenant, never a workspace), the
 // integration it authenticates to (such as "github"), and its handle. The
 // sealed record is cryptographically bound to this exact triple: moved to

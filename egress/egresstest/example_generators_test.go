@@ -23,8 +23,8 @@ func Example_property() {
 			in := egresstest.HostInput().Draw(t, "input")
 			h, err := egress.CanonicalHost(in)
 			if err != nil {
-				if !errors.Is(err, egress.CodeInvalidHost) {
-					t.Fatalf("CanonicalHost(%q) = %v, want an invalid_host refusal", in, err)
+				if !errors.Is(err, egress.CodeHostInvalid) {
+					t.Fatalf("CanonicalHost(%q) = %v, want an host_invalid refusal", in, err)
 				}
 				return
 			}
@@ -72,7 +72,7 @@ func ExampleSpelling() {
 func ExampleHostInput() {
 	refused := 0
 	for i := range 100 {
-		if _, err := egress.CanonicalHost(egresstest.HostInput().Example(i)); errors.Is(err, egress.CodeInvalidHost) {
+		if _, err := egress.CanonicalHost(egresstest.HostInput().Example(i)); errors.Is(err, egress.CodeHostInvalid) {
 			refused++
 		}
 	}

@@ -28,7 +28,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 func main() {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,6 +28,20 @@ func TestRun(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCopyableOutOfTheModule: the README's example imports no internal
+// package, so it builds when copied into another module.
+func TestCopyableOutOfTheModule(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); strings.Contains("/"+p+"/", "/internal/") {
+			t.Errorf("main.go imports %s, which a copy outside the module cannot", p)
 		}
 	}
 }

@@ -27,4 +27,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {", New: "if false {"}}, Kills: "TestOptions"},
 	{Name: "control characters", File: "strictjson.go",
 		Edits: []mutation.Edit{{Old: "case c < 0x20:", New: "case false:"}}, Kills: "TestUnmarshalRefuses"},
+	{Name: "case variant of a declared member", File: "strictjson.go",
+		Edits: []mutation.Edit{{Old: "if strings.EqualFold(name, k) {", New: "if false && strings.EqualFold(name, k) {"}}, Kills: "TestAllowUnknownMembers"},
+	{Name: "unknown members refused by default", File: "strictjson.go",
+		Edits: []mutation.Edit{{Old: "\t\t\t\tif !s.allowUnknown {", New: "\t\t\t\tif false {"}}, Kills: "TestUnmarshalRefuses"},
 }

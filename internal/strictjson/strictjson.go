@@ -54,6 +54,12 @@ type Options struct {
 	MaxDepth int
 	// MaxBytes bounds the length of the input. Zero means no bound.
 	MaxBytes int
+	// AllowUnknownMembers makes [Unmarshal] accept members the target
+	// type does not declare (for protocols that let peers add members),
+	// while still refusing a member that differs from a declared one only
+	// in case: encoding/json would decode "SessionID" into a field named
+	// "sessionId", so an exact reader and this one would disagree.
+	AllowUnknownMembers bool
 }
 
 // A Kind says which rule an input broke.
@@ -159,7 +165,9 @@ func Unmarshal(data []byte, v any, opts Options) error {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	if !opts.AllowUnknownMembers {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return describe(err)
 	}
@@ -206,7 +214,7 @@ func check(data []byte, opts Options, t reflect.Type) error {
 		}
 		return &Error{Kind: KindUTF8, Offset: off, Detail: "invalid UTF-8"}
 	}
-	s := scanner{data: data, maxDepth: opts.MaxDepth}
+	s := scanner{data: data, maxDepth: opts.MaxDepth, allowUnknown: opts.AllowUnknownMembers}
 	if s.maxDepth <= 0 {
 		s.maxDepth = DefaultMaxDepth
 	}
@@ -225,7 +233,10 @@ type scanner struct {
 	data     []byte
 	pos      int
 	maxDepth int
-	path     []string // path segments of the value being scanned
+	// allowUnknown: members a struct does not declare are skipped, but
+	// one that case-folds to a declared member is refused.
+	allowUnknown bool
+	path         []string // path segments of the value being scanned
 }
 
 func (s *scanner) fail(k Kind, format string, args ...any) *Error {
@@ -457,8 +468,16 @@ func (s *scanner) object(t reflect.Type, depth int) error {
 		if fields != nil {
 			var ok bool
 			if ft, ok = fields[k]; !ok {
-				s.pos = keyAt
-				return s.fail(KindUnknownMember, "unknown member %s (names are case-sensitive)", checkfu.Quote(k))
+				if !s.allowUnknown {
+					s.pos = keyAt
+					return s.fail(KindUnknownMember, "unknown member %s (names are case-sensitive)", checkfu.Quote(k))
+				}
+				for name := range fields {
+					if strings.EqualFold(name, k) {
+						s.pos = keyAt
+						return s.fail(KindUnknownMember, "member %s differs from %s only in case", checkfu.Quote(k), checkfu.Quote(name))
+					}
+				}
 			}
 		}
 		s.space()

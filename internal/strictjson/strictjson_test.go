@@ -237,3 +237,23 @@ func TestUnmarshalKeepsTypeErrors(t *testing.T) {
 		t.Errorf("Unmarshal = %v, want errSelf in the chain with KindType", err)
 	}
 }
+
+// TestAllowUnknownMembers: unknown members pass, a case variant of a
+// declared one does not (encoding/json would decode it into the field).
+func TestAllowUnknownMembers(t *testing.T) {
+	opts := Options{AllowUnknownMembers: true}
+	var v outer
+	if err := Unmarshal([]byte(`{"name":"a","extra":{"x":[1]},"rules":[{"host":"h","more":1}]}`), &v, opts); err != nil || v.Name != "a" || v.Rules[0].Host != "h" {
+		t.Errorf("Unmarshal with unknown members = %v, %+v", err, v)
+	}
+	err := Unmarshal([]byte(`{"name":"a","Name":"b"}`), &v, opts)
+	if !isKind(err, KindUnknownMember) || err.Error() != `json: member "Name" differs from "name" only in case at top level (offset 12)` {
+		t.Errorf("case variant: %v", err)
+	}
+	if err := Unmarshal([]byte(`{"rules":[{"HOST":"b"}]}`), &v, opts); !isKind(err, KindUnknownMember) {
+		t.Errorf("nested case variant: %v", err)
+	}
+	if err := Unmarshal([]byte(`{"extra":1,"extra":2}`), &v, opts); !isKind(err, KindDuplicate) {
+		t.Errorf("duplicate unknown member: %v", err)
+	}
+}
