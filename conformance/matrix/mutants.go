@@ -39,13 +39,13 @@ type Mutant struct {
 // provider can pass a weaker matrix.
 var mutants = []Mutant{
 	{Name: "connect-time classification deleted", Fact: conformance.ConnectTimePublicAddress, File: "egress/dial.go",
-		Edits: []Edit{{Old: "if IsPublic(a) {", New: "if true {"}}},
+		Edits: []Edit{{Old: "if !IsPublic(a) {", New: "if false {"}}},
 	{Name: "classification at resolve time only", Fact: conformance.ConnectTimePublicAddress, File: "egress/dial.go",
 		// The answer is classified, then the name is resolved again by
 		// the dialer: the rebinding window.
 		Edits: []Edit{
-			{Old: "nd := net.Dialer{Timeout: timeout, ControlContext: d.control}", New: "nd := net.Dialer{Timeout: timeout, Resolver: d.resolver}"},
-			{Old: "c, err := nd.DialContext(ctx, network, netip.AddrPortFrom(a, port).String())", New: "c, err := nd.DialContext(ctx, network, target)"},
+			{Old: "nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}", New: "nd := net.Dialer{Timeout: timeout, Resolver: d.resolver}\n\t_ = own"},
+			{Old: "c, err := nd.DialContext(ctx, network, netip.AddrPortFrom(a, port).String())", New: "c, err := nd.DialContext(context.WithValue(ctx, askedKey{}, target[:strings.LastIndex(target, \":\")]+\".\"), network, target)"},
 		}},
 	{Name: "redirects followed", Fact: conformance.RedirectRecheck, File: "egress/forward.go",
 		Edits: []Edit{{Old: "\t\tg.copyResponse(w, r, uc, resp, authority, stop)\n", New: `		if loc, lerr := resp.Location(); lerr == nil && resp.StatusCode/100 == 3 {
