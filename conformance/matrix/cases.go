@@ -106,6 +106,9 @@ func (r *run) specs() []*spec {
 	add(ct, "private_answer_live_listener", judgeRefused, via("ct-private", mark(privName+":8080", "ct-private")))
 	add(ct, "connect_private_answer_live_listener", judgeRefused, tunnel("ct-connect-private", privName+":8080"))
 	add(ct, "loopback_answer_guard_listener", judgeRefused, via("ct-loopback", mark(loopName+":8080", "ct-loopback")))
+	// A guard that dialled itself would answer its own refusal as a
+	// destination's 403, which carries no Checkfu-Refusal through.
+	add(ct, "guard_own_listener_answer", judgeRefused, via("ct-self", mark(selfName+":3128", "ct-self")))
 	add(ct, "mixed_public_private_answer", judgeNoPrivateHit, via("ct-mixed", mark(multiName+":8080", "ct-mixed")))
 	flip := via("ct-flip", mark(flipName+":8080", "ct-flip"))
 	flip.Repeat = 6

@@ -152,11 +152,12 @@ const (
 	multiName = "multi.target.test"
 	loopName  = "loop.target.test"
 	deadName  = "dead.target.test"
+	selfName  = "self.target.test" // answered with the guard's own inner address
 )
 
 // policyFor is the guard's allowlist: only names the owned DNS answers.
 func policyFor() []byte {
-	hosts := []string{admitted + ":8080", privName + ":8080", flipName + ":8080", multiName + ":8080", loopName + ":8080", deadName + ":8082"}
+	hosts := []string{admitted + ":8080", privName + ":8080", flipName + ":8080", multiName + ":8080", loopName + ":8080", deadName + ":8082", selfName + ":3128"}
 	b, _ := json.Marshal(map[string]any{"type": "allowlist", "allowed_hosts": hosts})
 	return b
 }
@@ -297,6 +298,7 @@ func (r *run) services(ctx context.Context, tools string) error {
 		admitted + "=" + pub, denied + "=" + pub, denyIDNA + "=" + pub,
 		"web.target.test=" + pub, "x." + admitted + "=" + pub, "xapi.target.test=" + pub, "target.test=" + pub,
 		privName + "=" + priv, multiName + "=" + pub + "," + priv, loopName + "=127.0.0.1", deadName + "=" + pub,
+		selfName + "=" + r.guard.Addr().String(),
 	}
 	dnsCmd := []string{"/usr/local/bin/checkfu", "matrix", "tool", "dnsd", "-listen", ":53", "-flip", flipName + "=" + pub + "," + priv}
 	for _, a := range records {
