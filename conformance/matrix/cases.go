@@ -446,6 +446,10 @@ func judgeRoutes(r *run, s *spec) (Verdict, string, map[string]any) {
 	ev := map[string]any{
 		"workload_networks": r.wlView.Networks, "guard_networks": r.guardView.Networks,
 		"host_listener_from_workload": r.host.from(r.workload.String() + ":"),
+		// The host side's own requests (the liveness controls) reach the
+		// listeners from the host's bridge address, not through the guard:
+		// the route a plane on this host would take. Not plane traffic.
+		"host_side_route": r.hitsFor("liveness"),
 	}
 	return Unestablished, "half observed: the workload sits only on the internal network and reaches no host address (default_deny); that plane traffic never rides the guard needs plane traffic, and this tree has no gateway (gateway/) to make any", ev
 }
