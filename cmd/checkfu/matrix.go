@@ -45,6 +45,7 @@ func runMatrix(e *env, args []string) error {
 	evidence := fs.String("evidence", "", "`path` of the evidence file to write (default: the statement's path + .evidence.json)")
 	binary := fs.String("binary", "", "`path` of a static linux checkfu binary for the guard and the helpers (default: this one)")
 	slot := fs.Int("slot", 0, "topology `slot` (default: a free one)")
+	label := fs.String("label", docker.DefaultLabel, "`KEY=VALUE` label on every container, network and image the run creates")
 	mutants := fs.Bool("mutants", false, "build each broken guard and provider and show the matrix goes red for each")
 	src := fs.String("src", ".", "checkfu module `directory`, for -mutants")
 	if err := parseFlags(fs, args); err != nil {
@@ -81,7 +82,7 @@ func runMatrix(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := docker.Connect(ctx, docker.Options{})
+	eng, err := docker.Connect(ctx, docker.Options{Label: *label})
 	if err != nil {
 		return withHint(err, "start a Docker engine (.ci/setup.d/20-docker.sh) or set DOCKER_HOST")
 	}
@@ -125,7 +126,7 @@ func runMatrix(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "statement: %s\n", *out)
 	}
 	if *mutants {
-		if err := runMutants(ctx, e, *src, target, rep); err != nil {
+		if err := runMutants(ctx, e, *src, *label, target, rep); err != nil {
 			return err
 		}
 	}
@@ -186,7 +187,7 @@ func writeStatement(rep *matrix.Report, out, evidence string) error {
 
 // runMutants runs every mutant, two at a time, and fails naming each
 // survivor.
-func runMutants(ctx context.Context, e *env, src string, target checkfu.ProviderRevision, ref *matrix.Report) error {
+func runMutants(ctx context.Context, e *env, src, label string, target checkfu.ProviderRevision, ref *matrix.Report) error {
 	fmt.Fprintf(e.stdout, "\nmutants (each builds a broken checkfu from %s with go build -overlay):\n", src)
 	ms := matrix.Mutants()
 	results := make([]matrix.MutantResult, len(ms))
@@ -200,7 +201,7 @@ func runMutants(ctx context.Context, e *env, src string, target checkfu.Provider
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], errs[i] = matrix.RunMutant(ctx, matrix.MutantConfig{ModuleDir: src, Target: target, Reference: ref}, m)
+			results[i], errs[i] = matrix.RunMutant(ctx, matrix.MutantConfig{ModuleDir: src, Target: target, Reference: ref, Label: label}, m)
 			mu.Lock()
 			if errs[i] != nil {
 				fmt.Fprintf(e.stdout, "ERROR    %-45s %v\n", m.Name, errs[i])

@@ -108,6 +108,9 @@ type MutantConfig struct {
 	// Reference is the unbroken run; a mutant is killed only by a case
 	// that passed there.
 	Reference *Report
+	// Label is the KEY=VALUE label the mutant's run puts on what it
+	// creates; empty means docker.DefaultLabel.
+	Label string
 }
 
 // A MutantResult is what one mutant's matrix observed.
@@ -142,6 +145,9 @@ func RunMutant(ctx context.Context, cfg MutantConfig, m Mutant) (MutantResult, e
 	evPath := filepath.Join(dir, "evidence.json")
 	cmd := exec.CommandContext(ctx, bin, "matrix", "-provider", cfg.Target.Provider, "-revision", cfg.Target.Revision,
 		"-binary", bin, "-out", filepath.Join(dir, "statement.json"), "-evidence", evPath)
+	if cfg.Label != "" {
+		cmd.Args = append(cmd.Args, "-label", cfg.Label)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

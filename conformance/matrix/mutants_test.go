@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/internal/mutation"
 )
 
@@ -37,7 +38,7 @@ func TestMutants(t *testing.T) {
 				defer func() { <-sem }()
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 				defer cancel()
-				results[i], errs[i] = RunMutant(ctx, MutantConfig{ModuleDir: "../..", Target: docker1, Reference: ref}, m)
+				results[i], errs[i] = RunMutant(ctx, MutantConfig{ModuleDir: "../..", Target: docker1, Reference: ref, Label: docker.TestLabel}, m)
 			}()
 		}
 		wg.Wait()
