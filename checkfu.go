@@ -1,7 +1,8 @@
 // Package checkfu holds the vocabulary every checkfu package shares: the
 // typed refusal, the egress certification grade and the requirement a
 // policy may place on it, the exact provider revision a grade attaches to,
-// and the label that says how strong a piece of evidence is.
+// the label that says how strong a piece of evidence is, and the
+// [RequestContext] every hop of a call carries.
 //
 // Invariants:
 //

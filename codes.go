@@ -17,6 +17,10 @@ const (
 	// CodeGradeInvalid means a grade or a requirement does not parse.
 	CodeGradeInvalid Code = "grade_invalid"
 
+	// CodeRequestContextInvalid means a request context lacks a required
+	// field or holds a field that is not an identifier.
+	CodeRequestContextInvalid Code = "request_context_invalid"
+
 	// CodeLabelInvalid means an evidence label does not parse (want
 	// mock, isolated or production).
 	CodeLabelInvalid Code = "label_invalid"

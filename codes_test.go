@@ -89,27 +89,32 @@ func constDocs(t *testing.T, importPath string) map[string]string {
 		dir = strings.TrimPrefix(importPath, module+"/")
 	}
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string]string{}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				text := vs.Doc.Text()
+				if text == "" && len(g.Specs) == 1 {
+					text = g.Doc.Text()
 				}
-				for _, s := range g.Specs {
-					vs := s.(*ast.ValueSpec)
-					text := vs.Doc.Text()
-					if text == "" && len(g.Specs) == 1 {
-						text = g.Doc.Text()
-					}
-					for _, n := range vs.Names {
-						docs[n.Name] = firstSentence(text)
-					}
+				for _, n := range vs.Names {
+					docs[n.Name] = firstSentence(text)
 				}
 			}
 		}

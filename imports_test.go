@@ -1,11 +1,15 @@
 package checkfu_test
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,6 +35,21 @@ var importRules = []importRule{
 	{"admission", []string{"custody", "adapters", "acp", "cmd", "examples"}, "admission is pure policy: no credential, provider or process code"},
 	{"*lib*", []string{"cmd", "examples"}, "no library package imports cmd/ or examples/"},
 	{"custody/authz", []string{"custody/internal/reveal"}, "the authorization plane can never read a Secret"},
+	{"gateway", []string{"adapters", "acp", "admission", "cmd", "examples"}, "the gateway is plane authority: no provider, process or admission code"},
+}
+
+// A notDirectRule forbids packages under from to import any package under
+// one of banned directly; reaching it through another package is allowed.
+type notDirectRule struct {
+	from   string
+	banned []string
+	why    string
+}
+
+// notDirectRules keep the gateway away from the Secret: it reaches a
+// credential only through custody/edge, which attaches it.
+var notDirectRules = []notDirectRule{
+	{"gateway", []string{"custody"}, "the gateway holds no credential; only custody/edge, below it, attaches one"},
 }
 
 // An exceptRule is an importRule that does not apply to the packages
@@ -110,6 +129,20 @@ func violations(graph map[string][]string) []string {
 			for _, dep := range deps {
 				if under(dep, r.pkg) {
 					out = append(out, from+" imports "+dep+" directly: "+r.why)
+				}
+			}
+		}
+	}
+	for _, r := range notDirectRules {
+		for from, deps := range graph {
+			if !under(from, r.from) || under(from, r.from+"/internal") {
+				continue
+			}
+			for _, dep := range deps {
+				for _, b := range r.banned {
+					if dep == b || (under(dep, b) && !under(dep, b+"/authz") && !under(dep, b+"/edge") && !under(dep, b+"/address")) {
+						out = append(out, from+" imports "+dep+" directly: "+r.why)
+					}
 				}
 			}
 		}
@@ -204,6 +237,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{"eventlog": {"custody/authz"}, "custody/authz": nil},
 		{"eventlog/pglog": {"internal/x"}, "internal/x": {"custody"}, "custody": nil},
 		{"eventlog/evidencelogx": {"custody/authz"}, "custody/authz": nil},
+		{"gateway": {"custody"}, "custody": nil},
+		{"gateway/broker": {"custody/internal/reveal"}, "custody/internal/reveal": nil},
+		{"gateway/broker": {"adapters/docker"}, "adapters/docker": nil},
+		{"gateway": {"internal/x"}, "internal/x": {"acp"}, "acp": nil},
 	}
 	for i, g := range bad {
 		if len(violations(g)) == 0 {
@@ -217,8 +254,52 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"custody/edge":         {"custody", "custody/authz", "custody/internal/reveal", "egress"},
 		"custody/custodytest":  {"custody", "custody/authz", "custody/internal/reveal"},
 		"eventlog/evidencelog": {"eventlog", "custody/authz"}, "custody/mount": {"custody", "custody/authz"},
+		"gateway": {"custody/authz", "custody/edge", "custody/address", "egress", "."}, "gateway/broker": {"gateway", "custody/authz", "egress", "."},
+		"gateway/internal/rigtest": {"custody", "custody/edge", "gateway"},
 	}
 	if v := violations(good); len(v) != 0 {
 		t.Errorf("allowed graph reported %v", v)
+	}
+}
+
+// adapters: evidence matching is pure. The files of package adapters
+// that declare MatchEvidence, or anything it calls in the same file,
+// import no package that reaches files, processes, the network, the
+// clock or randomness.
+func TestEvidenceMatchingIsPure(t *testing.T) {
+	impure := map[string]bool{"os": true, "os/exec": true, "io/fs": true, "io/ioutil": true, "net": true, "net/http": true,
+		"syscall": true, "log": true, "log/slog": true, "time": true, "math/rand": true, "math/rand/v2": true, "crypto/rand": true,
+		"github.com/checkfu/checkfu/acp/wire": true}
+	files, err := filepath.Glob(filepath.Join("adapters", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := false
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "MatchEvidence" {
+				holds = true
+			}
+		}
+		if !holds {
+			continue
+		}
+		found++
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); impure[p] {
+				t.Errorf("%s holds MatchEvidence and imports %q; evidence matching must be pure", f, p)
+			}
+		}
+	}
+	if found != 1 {
+		t.Fatalf("found MatchEvidence in %d files of adapters; did the layout change?", found)
 	}
 }

@@ -3,14 +3,18 @@ package acp_test
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/acp/acptest"
+	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/internal/cutproxy"
 	"github.com/google/go-cmp/cmp"
@@ -18,9 +22,9 @@ import (
 
 // startServe runs the real `checkfu process serve -listen 127.0.0.1:0 --
 // argv...` and returns the address it printed.
-func startServe(t *testing.T, argv []string) string {
+func startServe(t *testing.T, k cliKeys, argv []string) string {
 	t.Helper()
-	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", "127.0.0.1:0", "--"}, argv...)...)
+	cmd := exec.Command(clitest.Binary(t), append([]string{"process", "serve", "-listen", "127.0.0.1:0", "-key", k.serverKey, "-peer", k.runnerPub, "--"}, argv...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &lockedWriter{w: &stderr}
 	out, err := cmd.StdoutPipe()
@@ -47,9 +51,38 @@ func startServe(t *testing.T, argv []string) string {
 
 // startAttach runs the real `checkfu process attach -connect addr` and
 // returns its stdout and stdin: the agent's output and input.
-func startAttach(t *testing.T, addr string) (io.Reader, io.WriteCloser, func() error) {
+func startAttach(t *testing.T, k cliKeys, addr string) (io.Reader, io.WriteCloser, func() error) {
 	t.Helper()
-	return startProcess(t, []string{clitest.Binary(t), "process", "attach", "-connect", addr})
+	return startProcess(t, []string{clitest.Binary(t), "process", "attach", "-connect", addr, "-key", k.runnerKey, "-peer", k.serverPub})
+}
+
+// cliKeys are the PEM files of a serve/attach pair that pin each other:
+// the wire refuses an unauthenticated peer over TCP.
+type cliKeys struct{ serverKey, serverPub, runnerKey, runnerPub string }
+
+func newCLIKeys(t *testing.T) cliKeys {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var k cliKeys
+	for _, side := range []struct {
+		key, pub *string
+		name     string
+	}{{&k.serverKey, &k.serverPub, "server"}, {&k.runnerKey, &k.runnerPub, "runner"}} {
+		priv, pub, err := wire.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*side.key = write(side.name+".pem", priv)
+		*side.pub = write(side.name+".pub.pem", pub)
+	}
+	return k
 }
 
 // references holds, per agent command, the transcript of one turn run
@@ -86,8 +119,9 @@ func referenceTurn(t *testing.T, argv []string) []string {
 func TestRealAgentThroughServeAttach(t *testing.T) {
 	argv := agentCommand(t)
 	want := referenceTurn(t, argv)
-	addr := startServe(t, argv)
-	out, in, wait := startAttach(t, addr)
+	keys := newCLIKeys(t)
+	addr := startServe(t, keys, argv)
+	out, in, wait := startAttach(t, keys, addr)
 	got := runTurn(t, out, in)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("transcript through serve/attach (-direct +wire):\n%s", diff)
@@ -120,13 +154,14 @@ func TestSDKAgentThroughCuts(t *testing.T) {
 // cutting as TestRealAgentThroughCuts describes; at least minCuts must land.
 func throughCuts(t *testing.T, argv []string, minCuts int64) {
 	want := referenceTurn(t, argv)
-	addr := startServe(t, argv)
+	keys := newCLIKeys(t)
+	addr := startServe(t, keys, argv)
 	proxy, err := cutproxy.New(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { proxy.Close() })
-	out, in, wait := startAttach(t, proxy.Addr())
+	out, in, wait := startAttach(t, keys, proxy.Addr())
 
 	var tr acptest.Transcript
 	var updates int

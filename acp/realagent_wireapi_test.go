@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"net"
 	"os/exec"
@@ -23,7 +24,8 @@ func TestRealAgentThroughWireAPI(t *testing.T) {
 	argv := agentCommand(t)
 	want := referenceTurn(t, argv)
 
-	srv := &wire.Server{Command: func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }}
+	serverKeys, runnerKeys := pinnedPair(t)
+	srv := &wire.Server{Keys: serverKeys, Command: func() *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +48,7 @@ func TestRealAgentThroughWireAPI(t *testing.T) {
 	ran := make(chan result, 1)
 	go func() {
 		r := &wire.Runner{
+			Keys: runnerKeys,
 			Dial: func(ctx context.Context) (net.Conn, error) {
 				var d net.Dialer
 				return d.DialContext(ctx, "tcp", proxy.Addr())
@@ -82,4 +85,25 @@ func TestRealAgentThroughWireAPI(t *testing.T) {
 	if res := <-ran; res.err != nil || res.status != 0 {
 		t.Errorf("Runner.Run = %d, %v; want 0, nil", res.status, res.err)
 	}
+}
+
+// pinnedPair returns the Keys of a provider and a Runner that pin each
+// other: the wire refuses an unauthenticated peer over TCP.
+func pinnedPair(t *testing.T) (server, runner *wire.Keys) {
+	t.Helper()
+	sPriv, sPub, err := wire.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rPriv, rPub, err := wire.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if server, err = wire.NewKeys(sPriv, rPub); err != nil {
+		t.Fatal(err)
+	}
+	if runner, err = wire.NewKeys(rPriv, sPub); err != nil {
+		t.Fatal(err)
+	}
+	return server, runner
 }

@@ -70,39 +70,88 @@ func SignCheckpoint(signer note.Signer, session string, head Head) ([]byte, erro
 // OpenCheckpoint checks the signature of a checkpoint against verifiers
 // and parses its body strictly. At least one signature must verify, by a
 // key whose name, followed by "/", begins the origin: a key signs
-// checkpoints only of its own logs. It returns the note (with the
-// signatures that verified) and the parsed checkpoint; every failure is a
-// refusal with [CodeCheckpointInvalid].
+// checkpoints only of its own logs. Every key that signed it and whose
+// name begins the origin must split the origin into the same session. A
+// verifier counts only when [NewCheckpointVerifier] built it: one from
+// note.NewVerifier may hold a small-order key, for which one signature
+// verifies every message. It returns the note (with the signatures that
+// verified) and the parsed checkpoint; every failure is a refusal with
+// [CodeCheckpointInvalid].
 func OpenCheckpoint(msg []byte, verifiers note.Verifiers) (*note.Note, Checkpoint, error) {
-	bad := func(format string, args ...any) (*note.Note, Checkpoint, error) {
-		return nil, Checkpoint{}, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: checkpoint: "+format, args...)
+	n, cp, _, err := openCheckpoint(msg, verifiers)
+	return n, cp, err
+}
+
+// openCheckpoint is [OpenCheckpoint] that also returns the signatures by
+// the keys that sign the origin's log.
+func openCheckpoint(msg []byte, verifiers note.Verifiers) (*note.Note, Checkpoint, []note.Signature, error) {
+	bad := func(format string, args ...any) (*note.Note, Checkpoint, []note.Signature, error) {
+		return nil, Checkpoint{}, nil, checkfu.Refuse(CodeCheckpointInvalid, "eventlog: checkpoint: "+format, args...)
 	}
 	if len(msg) > maxCheckpoint {
 		return bad("%d bytes, more than the %d allowed", len(msg), maxCheckpoint)
 	}
-	n, err := note.Open(msg, verifiers)
+	if verifiers == nil {
+		return bad("no signature by a known key")
+	}
+	n, err := note.Open(msg, admittedVerifiers{verifiers})
 	if err != nil {
 		var unverified *note.UnverifiedNoteError
-		if errors.As(err, &unverified) {
+		var unadmitted *unadmittedError
+		switch {
+		case errors.As(err, &unverified):
 			return bad("no signature by a known key")
+		case errors.As(err, &unadmitted):
+			return bad("the verifier of key %s was not built by NewCheckpointVerifier", checkfu.Quote(unadmitted.name))
 		}
-		return bad("%v", err)
+		// note's errors name keys from the note: quote them.
+		return bad("the note does not open: %s", checkfu.Quote(err.Error()))
 	}
 	cp, err := parseCheckpoint(n.Text)
 	if err != nil {
-		return nil, Checkpoint{}, err
+		return nil, Checkpoint{}, nil, err
 	}
+	var signers []note.Signature
 	for _, sig := range n.Sigs {
-		if session, ok := strings.CutPrefix(cp.Origin, sig.Name+"/"); ok {
-			if err := CheckSession(session); err != nil {
-				return bad("origin names no session")
-			}
-			cp.Session = session
-			return n, cp, nil
+		session, ok := strings.CutPrefix(cp.Origin, sig.Name+"/")
+		if !ok {
+			continue
 		}
+		if err := CheckSession(session); err != nil {
+			return bad("origin names no session")
+		}
+		if len(signers) > 0 && session != cp.Session {
+			return bad("origin %s names session %s for one signing key and %s for another", checkfu.Quote(cp.Origin), checkfu.Quote(cp.Session), checkfu.Quote(session))
+		}
+		cp.Session = session
+		signers = append(signers, sig)
 	}
-	return bad("origin %s is not a log of the key that signed it", checkfu.Quote(cp.Origin))
+	if len(signers) == 0 {
+		return bad("origin %s is not a log of the key that signed it", checkfu.Quote(cp.Origin))
+	}
+	return n, cp, signers, nil
 }
+
+// admittedVerifiers passes on only the verifiers [NewCheckpointVerifier]
+// built.
+type admittedVerifiers struct{ note.Verifiers }
+
+func (a admittedVerifiers) Verifier(name string, hash uint32) (note.Verifier, error) {
+	v, err := a.Verifiers.Verifier(name, hash)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(strictVerifier); !ok {
+		return nil, &unadmittedError{name}
+	}
+	return v, nil
+}
+
+// unadmittedError is the error admittedVerifiers gives note.Open for a
+// verifier NewCheckpointVerifier did not build.
+type unadmittedError struct{ name string }
+
+func (e *unadmittedError) Error() string { return "verifier not admitted" }
 
 // maxCheckpoint bounds a checkpoint note: three short lines and a few
 // signatures.
@@ -167,7 +216,7 @@ func (l *Log) Checkpoint(ctx context.Context, session string) ([]byte, error) {
 	if l.signer == nil {
 		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: the log has no checkpoint signer (configure Options.Signer)")
 	}
-	head, err := Verify(ctx, l.store, session)
+	head, err := l.Verify(ctx, session)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,8 @@
 //     note), also catches truncation and wholesale rewrites, which a chain
 //     cannot catch on its own. A [Witness] refuses a checkpoint that does
 //     not extend the last one it accepted, with the envelopes between them
-//     as proof.
+//     as proof, or that no key of the one it accepted signed. Only
+//     verifiers built by [NewCheckpointVerifier] open a checkpoint.
 //   - Envelope fields are identifiers and codes only. Execution content
 //     (tool arguments, outputs, error strings) lives in Event.Content,
 //     which never enters the envelope: it is sealed with
@@ -40,7 +41,12 @@
 //     ciphertext and records the deletion as a chained event of its own
 //     ([KindShred]); the chain still verifies. Sealed content missing
 //     without such an event was deleted behind the log's back, and
-//     [Verify] names its seq.
+//     [Verify] names its seq. The chain is not keyed, so whoever can
+//     write the store could append a shred event of their own; each
+//     shred event therefore carries a tag (HMAC-SHA256 under the
+//     workspace's digest key) over the record it shredded, which
+//     [Log.Verify], [Log.Read], [Log.Content] and [Log.Checkpoint] of a
+//     log with Keys check. The keyless [Verify] cannot.
 //   - In a zero-data-retention log (Options.ZeroDataRetention) content
 //     never reaches the store: the durable record holds the envelope and
 //     the keyed digest only, never a bare hash of content.
@@ -48,7 +54,10 @@
 //     (every verb, fmt.Errorf), slog (text and JSON handlers) and gob
 //     output of an Event or Entry never contains content; fmt prints
 //     Content as nil. The one path left open is an Event in an unexported
-//     field of another struct, which fmt prints by reflection. Every event carries an evidence label
+//     field of another struct, which fmt prints by reflection. encoding/xml
+//     writes no content either, and fmt and slog print a [Record]'s
+//     wrapped data key and sealed content as their lengths. Every event
+//     carries an evidence label
 //     (checkfu.Label); the zero label is mock.
 //   - The zero values fail closed: the zero Kind is invalid and refused,
 //     the zero Decision is "none" (never allow), the zero Options refuse

@@ -103,9 +103,11 @@ type envelope struct {
 	mode    ContentMode
 	mac     Hash // keyed digest of the content; zero when mode is ContentNone
 	sealed  Hash // SHA-256 of the stored content row; zero unless ContentSealed
-	// shredOf is the seq whose content a KindShred event shredded; zero
-	// for every other kind.
-	shredOf uint64
+	// shredOf is the seq whose content a KindShred event shredded, and
+	// shredTag the tag of [Keys.shredTag] over it; zero for every other
+	// kind.
+	shredOf  uint64
+	shredTag Hash
 }
 
 // encode returns the canonical binary form of env: a fixed-order record of
@@ -114,7 +116,7 @@ type envelope struct {
 func (env *envelope) encode() []byte {
 	e := &env.event
 	fields := e.identFields()
-	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64 + 8
+	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64 + 8 + 32
 	for _, f := range fields {
 		size += 2 + len(*f.v)
 	}
@@ -138,6 +140,7 @@ func (env *envelope) encode() []byte {
 	}
 	if e.Kind == KindShred {
 		b = binary.BigEndian.AppendUint64(b, env.shredOf)
+		b = append(b, env.shredTag[:]...)
 	}
 	return b
 }
@@ -222,9 +225,11 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	copy(env.mac[:], mac)
 	copy(env.sealed[:], sealed)
 	if e.Kind == KindShred {
-		if !s.ReadUint64(&env.shredOf) {
+		var tag []byte
+		if !s.ReadUint64(&env.shredOf) || !s.ReadBytes(&tag, 32) {
 			return nil, bad("truncated shred target")
 		}
+		copy(env.shredTag[:], tag)
 		if env.shredOf == 0 || env.shredOf >= env.seq || env.mode != ContentNone {
 			return nil, bad("shred event names no earlier seq, or has content")
 		}

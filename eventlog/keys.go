@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 
 	"golang.org/x/crypto/chacha20poly1305"
@@ -71,6 +72,20 @@ func (k *Keys) digest(session string, content []byte) Hash {
 
 func contentAD(domain, session string, mac Hash) []byte {
 	return append(appendString([]byte(domain), session), mac[:]...)
+}
+
+// shredTag returns the tag a shred event carries: HMAC-SHA256 under the
+// digest key over the session, the shredded seq and that event's chain
+// hash. Only a holder of the keys can make it, so a shred event appended
+// by someone who can only write the store does not verify.
+func (k *Keys) shredTag(session string, seq uint64, target Hash) Hash {
+	m := hmac.New(sha256.New, k.mac[:])
+	m.Write(appendString([]byte("checkfu/eventlog/shred/v1\x00"), session))
+	m.Write(binary.BigEndian.AppendUint64(nil, seq))
+	m.Write(target[:])
+	var out Hash
+	m.Sum(out[:0])
+	return out
 }
 
 // seal encrypts content under a fresh data key and wraps that key. It

@@ -369,6 +369,9 @@ func (l *Log) shredOnce(ctx context.Context, session string, seq uint64) (done b
 	if env.mode != ContentSealed || recs[0].Sealed == nil {
 		return true, nil
 	}
+	if l.keys == nil {
+		return true, checkfu.Refuse(CodeContentKeyMissing, "eventlog: Shred needs the log's keys to authenticate the shred event (configure Options.Keys)")
+	}
 	head, err := l.store.Head(ctx, session)
 	if err != nil {
 		return true, err
@@ -377,7 +380,8 @@ func (l *Log) shredOnce(ctx context.Context, session string, seq uint64) (done b
 	if err := ev.Validate(); err != nil {
 		return true, err
 	}
-	shred := envelope{session: session, seq: head.Seq + 1, prev: head.Hash, event: ev, shredOf: seq}
+	shred := envelope{session: session, seq: head.Seq + 1, prev: head.Hash, event: ev, shredOf: seq,
+		shredTag: l.keys.shredTag(session, seq, recs[0].Hash)}
 	enc := shred.encode()
 	err = l.store.Shred(ctx, session, seq, head.Seq, Record{Seq: shred.seq, Envelope: enc, Hash: chainHash(enc)})
 	return err == nil, err

@@ -3,6 +3,7 @@ package eventlog
 import (
 	"bytes"
 	"encoding/gob"
+	"encoding/xml"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -149,4 +150,61 @@ func (e *Entry) GobDecode(b []byte) error {
 	*e = Entry{Session: v.Session, Seq: v.Seq, Hash: v.Hash, Prev: v.Prev, Event: v.Event,
 		ContentMode: v.ContentMode, ContentDigest: v.ContentDigest, Shredded: v.Shredded, ShredOf: v.ShredOf}
 	return nil
+}
+
+// MarshalXML implements xml.Marshaler: the envelope fields, as
+// encoding/xml would write the struct, with Content empty.
+func (e Event) MarshalXML(enc *xml.Encoder, start xml.StartElement) error {
+	return enc.EncodeElement(viewOf(&e), start)
+}
+
+// MarshalXML implements xml.Marshaler: every field of the entry, its
+// Event through [Event.MarshalXML].
+func (e Entry) MarshalXML(enc *xml.Encoder, start xml.StartElement) error {
+	return enc.EncodeElement(e.view(), start)
+}
+
+// A Record's DataKey and Sealed are the only copy of an event's wrapped
+// data key and ciphertext: a copy in a log file would outlive
+// [Log.Shred]. fmt and slog print their lengths only.
+
+// sealedBytes prints as "nil" or "(N bytes)".
+type sealedBytes struct{ b []byte }
+
+func (s sealedBytes) Format(f fmt.State, _ rune) {
+	if s.b == nil {
+		_, _ = f.Write([]byte("nil"))
+		return
+	}
+	fmt.Fprintf(f, "(%d bytes)", len(s.b))
+}
+
+// recordView is Record with DataKey and Sealed as their lengths.
+type recordView struct {
+	Seq        uint64
+	Envelope   []byte
+	Hash       Hash
+	DataKey    sealedBytes
+	Sealed     sealedBytes
+	ShreddedBy uint64
+}
+
+// Format implements fmt.Formatter: every verb prints the record as fmt
+// would print the struct, with DataKey and Sealed as their lengths.
+func (r Record) Format(f fmt.State, verb rune) {
+	v := recordView{r.Seq, r.Envelope, r.Hash, sealedBytes{r.DataKey}, sealedBytes{r.Sealed}, r.ShreddedBy}
+	if verb == 'v' && f.Flag('#') {
+		s := fmt.Sprintf("%#v", v)
+		_, _ = f.Write([]byte("eventlog.Record" + strings.TrimPrefix(s, "eventlog.recordView")))
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
+}
+
+// LogValue implements slog.LogValuer: seq, hash, shredded_by and the
+// lengths of the envelope, data key and sealed content.
+func (r Record) LogValue() slog.Value {
+	return slog.GroupValue(slog.Uint64("seq", r.Seq), slog.String("hash", r.Hash.String()),
+		slog.Int("envelope_bytes", len(r.Envelope)), slog.Int("data_key_bytes", len(r.DataKey)),
+		slog.Int("sealed_bytes", len(r.Sealed)), slog.Uint64("shredded_by", r.ShreddedBy))
 }

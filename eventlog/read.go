@@ -107,7 +107,7 @@ func (l *Log) startAt(ctx context.Context, session string, from uint64, follow b
 	if err := CheckSession(session); err != nil {
 		return nil, err
 	}
-	v := &verifier{session: session, next: 1}
+	v := &verifier{session: session, next: 1, keys: l.keys}
 	if from <= 1 {
 		return v, nil
 	}
@@ -132,7 +132,7 @@ func (l *Log) startAt(ctx context.Context, session string, from uint64, follow b
 // it checks the records that exist from seq 1 and, when following, waits
 // for the rest. Without follow it returns nil at the end of the log.
 func (l *Log) skipTo(ctx context.Context, session string, from uint64, follow bool) (*verifier, error) {
-	v := &verifier{session: session, next: 1}
+	v := &verifier{session: session, next: 1, keys: l.keys}
 	for v.next < from {
 		recs, err := l.store.Read(ctx, session, v.next, int(min(readBatch, from-v.next)))
 		if err != nil {
@@ -211,7 +211,8 @@ func (l *Log) checkShredded(ctx context.Context, session string, r *Record) erro
 	if len(recs) == 0 || recs[0].Seq != r.ShreddedBy {
 		return &ChainError{Session: session, Seq: r.Seq, Problem: fmt.Sprintf("content was deleted; the shred event it names, seq %d, is not in the log", r.ShreddedBy)}
 	}
-	v := verifier{session: session, next: r.ShreddedBy, first: r.Seq, shreds: map[uint64]uint64{r.ShreddedBy: r.Seq}}
+	v := verifier{session: session, next: r.ShreddedBy, first: r.Seq, shreds: map[uint64]uint64{r.ShreddedBy: r.Seq},
+		keys: l.keys, targets: map[uint64]Hash{r.ShreddedBy: r.Hash}}
 	_, err = v.checkAlone(&recs[0])
 	return err
 }

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"crypto/hmac"
 	"fmt"
 
 	"github.com/checkfu/checkfu"
@@ -21,6 +22,11 @@ type verifier struct {
 	// shreds maps the seq of a shred event not reached yet to the seq of
 	// the record whose content it deleted (that record's ShreddedBy).
 	shreds map[uint64]uint64
+	// keys, when set, check each shred event's tag against the chain
+	// hash of the record it shredded, kept in targets by the shred
+	// event's seq.
+	keys    *Keys
+	targets map[uint64]Hash
 }
 
 // check verifies r as the next record and returns its decoded envelope.
@@ -91,12 +97,23 @@ func (v *verifier) checkContent(r *Record, env *envelope, bad func(uint64, strin
 			return bad(r.Seq, "is marked shredded by seq %d, which seq %d names too", r.ShreddedBy, other)
 		}
 		v.shreds[r.ShreddedBy] = r.Seq
+		if v.keys != nil {
+			if v.targets == nil {
+				v.targets = map[uint64]Hash{}
+			}
+			v.targets[r.ShreddedBy] = r.Hash
+		}
 	case r.ShreddedBy != 0:
 		return bad(r.Seq, "is marked shredded by seq %d but had no sealed content", r.ShreddedBy)
 	}
 	target, named := v.shreds[r.Seq]
+	targetHash := v.targets[r.Seq]
 	delete(v.shreds, r.Seq)
+	delete(v.targets, r.Seq)
 	switch {
+	case env.event.Kind == KindShred && named && target == env.shredOf && v.keys != nil &&
+		!hmac.Equal(env.shredTag[:], hashBytes(v.keys.shredTag(v.session, target, targetHash))):
+		return bad(target, "content was deleted; seq %d, which it names as its shred event, is not authenticated by the log's keys (someone who can write the store appended it)", r.Seq)
 	case env.event.Kind == KindShred && named && target != env.shredOf:
 		return bad(target, "content was deleted; seq %d, which it names as its shred event, shredded seq %d", r.Seq, env.shredOf)
 	case env.event.Kind == KindShred && !named && env.shredOf >= v.first:
@@ -122,6 +139,21 @@ func (v *verifier) finish() error {
 	return &ChainError{Session: v.session, Seq: first, Problem: fmt.Sprintf("content was deleted; the shred event it names, seq %d, is not in the log (the log ends at seq %d)", by, v.next-1)}
 }
 
+// hashBytes returns h as a slice, for hmac.Equal.
+func hashBytes(h Hash) []byte { return h[:] }
+
+// Verify is the package [Verify] with the log's keys: when the log has
+// [Keys], each shred event must also carry the tag only a holder of the
+// keys can make, over the record it shredded. A shred event appended by
+// someone who can write the store but holds no keys is a [*ChainError]
+// at the seq whose content it claims to have shredded.
+func (l *Log) Verify(ctx context.Context, session string) (Head, error) {
+	if err := l.usable(); err != nil {
+		return Head{}, err
+	}
+	return verify(ctx, l.store, session, l.keys)
+}
+
 // Verify reads every record of session from seq 1 and checks the chain:
 // each envelope matches its hash, decodes, names its own session and seq,
 // and links to the hash of the event before it; stored content matches
@@ -133,14 +165,23 @@ func (v *verifier) finish() error {
 // events, or rewriting the log from some seq on with freshly computed
 // hashes, is caught only against a head recorded elsewhere: pass it to
 // [VerifyHead].
+//
+// Verify holds no keys, so it cannot tell a shred event [Log.Shred]
+// appended from one that someone who can write the store appended
+// with the content row's deletion; [Log.Verify] can.
 func Verify(ctx context.Context, store Store, session string) (Head, error) {
+	return verify(ctx, store, session, nil)
+}
+
+// verify is [Verify], checking shred events' tags when keys is not nil.
+func verify(ctx context.Context, store Store, session string, keys *Keys) (Head, error) {
 	if store == nil {
 		return Head{}, errStoreMissing
 	}
 	if err := CheckSession(session); err != nil {
 		return Head{}, err
 	}
-	v := verifier{session: session, next: 1}
+	v := verifier{session: session, next: 1, keys: keys}
 	for {
 		recs, err := store.Read(ctx, session, v.next, readBatch)
 		if err != nil {

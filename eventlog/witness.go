@@ -110,7 +110,7 @@ func NewWitness(store WitnessStore, logs note.Verifiers, signer note.Signer) (*S
 // a proof from seq 1 when one is given, as tlog-witness accepts a first
 // checkpoint without a consistency proof.
 func (w *StoreWitness) AddCheckpoint(ctx context.Context, old uint64, proof [][]byte, checkpoint []byte) ([]byte, error) {
-	n, cp, err := OpenCheckpoint(checkpoint, w.logs)
+	n, cp, signers, err := openCheckpoint(checkpoint, w.logs)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +120,9 @@ func (w *StoreWitness) AddCheckpoint(ctx context.Context, old uint64, proof [][]
 	}
 	if old != seen.Size {
 		return nil, &CheckpointConflict{Origin: cp.Origin, Size: seen.Size}
+	}
+	if err := w.sameKey(cp, signers, seen); err != nil {
+		return nil, err
 	}
 	if err := extends(cp, seen, proof); err != nil {
 		return nil, err
@@ -145,6 +148,30 @@ func (w *StoreWitness) AddCheckpoint(ctx context.Context, old uint64, proof [][]
 		return nil, err
 	}
 	return out, nil
+}
+
+// sameKey checks that a checkpoint cp, signed by signers, is signed by a
+// key that signed the checkpoint the witness holds for its origin: two
+// log keys of one name, or key "a" with session "b/c" and key "a/b" with
+// session "c", share an origin, and only the log that was witnessed
+// first may move it. The held checkpoint must still open and match the
+// size and hash it is held under.
+func (w *StoreWitness) sameKey(cp Checkpoint, signers []note.Signature, seen WitnessState) error {
+	if seen.Size == 0 {
+		return nil
+	}
+	_, held, heldBy, err := openCheckpoint(seen.Checkpoint, w.logs)
+	if err != nil || held.Origin != cp.Origin || held.Head != (Head{Seq: seen.Size, Hash: seen.Hash}) {
+		return checkfu.Refuse(CodeCheckpointInvalid, "eventlog: witness: the checkpoint held for %s does not open under the log keys, or is not the state it is held as (the witness's state was changed, or the log's key removed)", checkfu.Quote(cp.Origin))
+	}
+	for _, a := range signers {
+		for _, b := range heldBy {
+			if a.Name == b.Name && a.Hash == b.Hash {
+				return nil
+			}
+		}
+	}
+	return checkfu.Refuse(CodeCheckpointInvalid, "eventlog: witness: %s: the checkpoint is signed by none of the keys that signed the one witnessed (another log's key shares the origin)", checkfu.Quote(cp.Origin))
 }
 
 // extends checks that cp extends seen, with proof the envelopes of the

@@ -37,6 +37,4 @@ const (
 	// CodeFirewallFailed means a host firewall rule the allowlist
 	// topology needs could not be installed.
 	CodeFirewallFailed checkfu.Code = "firewall_failed"
-	// CodeInstanceDestroyed means the instance has been destroyed.
-	CodeInstanceDestroyed checkfu.Code = "instance_destroyed"
 )

@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/checkfu/checkfu/adapters"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -61,7 +63,16 @@ type InstanceConfig struct {
 	User string
 	// Env is added to every process's environment.
 	Env []string
+	// BrokerDir, when set, is an absolute host directory that only the
+	// plane serves (the gateway broker's Unix socket is in it), bind-mounted
+	// read-only at [BrokerMount] in every process. It is allowed only with
+	// the network policy "none": the workload then reaches the broker's
+	// socket and nothing else. Empty means no broker: capability-free code.
+	BrokerDir string
 }
+
+// BrokerMount is where InstanceConfig.BrokerDir appears in a process.
+const BrokerMount = "/run/checkfu"
 
 // Evidence is what the engine reports about one process's container, read
 // back from the engine after create and before start. Label is always
@@ -89,6 +100,7 @@ type Evidence struct {
 	TmpfsTmp        string   // the tmpfs options of /tmp
 	LogDriver       string   // "none": the engine keeps no copy of the output
 	DNS             []string // upstream DNS servers of the embedded DNS (BlackholeDNS for allowlist)
+	Binds           []string // bind mounts: the broker directory, read-only, or none
 }
 
 // An Instance is one sandbox on a Docker engine: a fixed image, isolation
@@ -137,6 +149,9 @@ func (e *Engine) CreateInstance(ctx context.Context, cfg InstanceConfig) (*Insta
 	if isRoot(cfg.User) {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: user %s is root; processes run as a non-root UID", checkfu.Quote(cfg.User))
 	}
+	if cfg.BrokerDir != "" && (cfg.Allowlist != nil || !filepath.IsAbs(cfg.BrokerDir) || filepath.Clean(cfg.BrokerDir) != cfg.BrokerDir || strings.ContainsAny(cfg.BrokerDir, ":,")) {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: a broker directory is a clean absolute path without ':' or ',', and only with the network policy none")
+	}
 	if _, err := e.c.InspectImage(ctx, cfg.Image); err != nil {
 		return nil, err
 	}
@@ -181,7 +196,7 @@ func (i *Instance) Open(ctx context.Context, spec ProcessSpec) (*Process, error)
 	switch {
 	case i.destroyed:
 		i.mu.Unlock()
-		return nil, checkfu.Refuse(CodeInstanceDestroyed, "docker: instance %s is destroyed", i.id)
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "docker: instance %s is destroyed", i.id)
 	case i.live != nil:
 		i.mu.Unlock()
 		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "docker: instance %s already has a live process", i.id)
@@ -245,6 +260,9 @@ func (i *Instance) hostConfig() engine.HostConfig {
 		// through the attach only (and a json-file log would cost the
 		// stream most of its throughput).
 		LogConfig: &engine.LogConfig{Type: "none"},
+	}
+	if i.cfg.BrokerDir != "" {
+		hc.Binds = []string{i.cfg.BrokerDir + ":" + BrokerMount + ":ro"}
 	}
 	if i.cfg.Allowlist != nil {
 		hc.NetworkMode = i.cfg.Allowlist.innerName
@@ -365,6 +383,7 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 		TmpfsTmp:        hc.Tmpfs["/tmp"],
 		LogDriver:       hc.LogConfig.Type,
 		DNS:             slices.Clone(hc.Dns),
+		Binds:           slices.Clone(hc.Binds),
 	}
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
@@ -401,6 +420,7 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	check(ev.TmpfsTmp == tmpfsTmp, "tmpfs /tmp")
 	check(ev.LogDriver == want.LogConfig.Type, "log driver")
 	check(slices.Equal(ev.DNS, want.Dns), "upstream DNS")
+	check(slices.Equal(ev.Binds, want.Binds), "bind mounts")
 	if len(bad) > 0 {
 		return checkfu.Refuse(CodeIsolationMismatch, "docker: the engine reports container %s with a different %s", ev.Container, strings.Join(bad, ", "))
 	}

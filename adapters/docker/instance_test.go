@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/checkfu/checkfu/adapters"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,8 +98,8 @@ func TestOneLiveProcess(t *testing.T) {
 	if err := inst.Destroy(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, CodeInstanceDestroyed) {
-		t.Fatalf("Open after Destroy = %v, want %s", err, CodeInstanceDestroyed)
+	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
+		t.Fatalf("Open after Destroy = %v, want %s", err, adapters.CodeInstanceDestroyed)
 	}
 }
 
@@ -173,12 +174,37 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 		"tmpfs":    func(e *Evidence) { e.TmpfsTmp = "" },
 		"dns":      func(e *Evidence) { e.DNS = []string{"127.0.0.1"} },
 		"log":      func(e *Evidence) { e.LogDriver = "json-file" },
+		"binds":    func(e *Evidence) { e.Binds = []string{"/:/host"} },
 	} {
 		ev := good
 		mut(&ev)
 		if err := checkIsolation(hc, DefaultUser, ev); !errors.Is(err, CodeIsolationMismatch) {
 			t.Errorf("%s changed: %v, want %s", name, err, CodeIsolationMismatch)
 		}
+	}
+}
+
+// TestBrokerDirRefusals: a broker directory is a clean absolute path, and
+// only with the network policy none; the mount asked for is read-only at
+// BrokerMount and is what checkIsolation compares.
+func TestBrokerDirRefusals(t *testing.T) {
+	var e Engine // the refusals come before any engine call
+	for name, cfg := range map[string]InstanceConfig{
+		"relative":  {Image: "x", BrokerDir: "run/broker"},
+		"unclean":   {Image: "x", BrokerDir: "/run/../etc"},
+		"colon":     {Image: "x", BrokerDir: "/run/a:b"},
+		"allowlist": {Image: "x", BrokerDir: "/run/broker", Allowlist: &Allowlist{}},
+	} {
+		if _, err := e.CreateInstance(context.Background(), cfg); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("%s: CreateInstance = %v, want %s", name, err, checkfu.CodeConfigInvalid)
+		}
+	}
+	inst := &Instance{cfg: InstanceConfig{BrokerDir: "/run/broker"}}
+	if got := inst.hostConfig().Binds; len(got) != 1 || got[0] != "/run/broker:"+BrokerMount+":ro" {
+		t.Errorf("binds %v", got)
+	}
+	if got := (&Instance{}).hostConfig().Binds; got != nil {
+		t.Errorf("binds without a broker %v", got)
 	}
 }
 

@@ -337,8 +337,9 @@ func logRead(e *env, args []string) error {
 
 func logVerify(e *env, args []string) error {
 	var lf logFlags
-	var headFlag, checkpointFile, verifierFile string
-	fs := lf.register(e, "verify", "-store DSN -session ID [-head SEQ:HASH] [-checkpoint FILE -verifier-key FILE]")
+	var headFlag, checkpointFile, verifierFile, keyFile string
+	fs := lf.register(e, "verify", "-store DSN -session ID [-key-file F] [-head SEQ:HASH] [-checkpoint FILE -verifier-key FILE]")
+	fs.StringVar(&keyFile, "key-file", "", "file with the workspace master key (64 hex digits): also check that every shred event was made by a holder of the key")
 	fs.StringVar(&headFlag, "head", "", "a head recorded earlier (SEQ:HASH) the log must still hold; catches truncation")
 	fs.StringVar(&checkpointFile, "checkpoint", "", "a signed checkpoint (from \"checkfu log checkpoint\") the log must still extend; catches truncation and rollback")
 	fs.StringVar(&verifierFile, "verifier-key", "", "file with the verifier key of the checkpoint's signer (from \"checkfu log keygen\")")
@@ -349,6 +350,10 @@ func logVerify(e *env, args []string) error {
 		return err
 	}
 	want, err := parseHead(headFlag)
+	if err != nil {
+		return err
+	}
+	keys, err := readKeys(keyFile)
 	if err != nil {
 		return err
 	}
@@ -368,7 +373,17 @@ func logVerify(e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	head, err := eventlog.VerifyHead(ctx, store, lf.session, want)
+	var head eventlog.Head
+	if keys != nil {
+		l, lerr := eventlog.New(store, eventlog.Options{Keys: keys})
+		if lerr != nil {
+			return lerr
+		}
+		_, err = l.Verify(ctx, lf.session)
+	}
+	if err == nil {
+		head, err = eventlog.VerifyHead(ctx, store, lf.session, want)
+	}
 	if err == nil && checkpoint != nil {
 		head, err = eventlog.VerifyCheckpoint(ctx, store, lf.session, checkpoint, verifiers)
 	}

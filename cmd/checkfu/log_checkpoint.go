@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -18,22 +20,24 @@ import (
 // maxKeyFile bounds a key or checkpoint file read by "log".
 const maxKeyFile = 64 << 10
 
-// readSmallFile reads a file of at most maxKeyFile bytes.
+// readSmallFile reads a file of at most maxKeyFile bytes, to its end:
+// a pipe (-checkpoint <(...)) may deliver it in pieces.
 func readSmallFile(what, path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkfu log: read %s: %w", what, err)
 	}
 	defer f.Close()
-	b := make([]byte, maxKeyFile+1)
-	n, err := f.Read(b)
-	if err != nil && n == 0 {
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		clear(b)
 		return nil, fmt.Errorf("checkfu log: read %s %q: %w", what, path, err)
 	}
-	if n > maxKeyFile {
+	if len(b) > maxKeyFile {
+		clear(b)
 		return nil, checkfu.Refuse(eventlog.CodeCheckpointInvalid, "checkfu log: %s %q is larger than %d bytes", what, path, maxKeyFile)
 	}
-	return b[:n], nil
+	return b, nil
 }
 
 // readSigner loads a note signer key written by "log keygen".
@@ -71,9 +75,10 @@ func readCheckpoint(checkpointFile, verifierFile string) ([]byte, note.Verifiers
 
 func logCheckpoint(e *env, args []string) error {
 	var lf logFlags
-	var keyFile string
-	fs := lf.register(e, "checkpoint", "-store DSN -session ID -signing-key FILE > checkpoint")
+	var keyFile, masterFile string
+	fs := lf.register(e, "checkpoint", "-store DSN -session ID -signing-key FILE [-key-file F] > checkpoint")
 	fs.StringVar(&keyFile, "signing-key", "", "file with the log's note signing key (from \"checkfu log keygen\")")
+	fs.StringVar(&masterFile, "key-file", "", "file with the workspace master key (64 hex digits): sign only if every shred event was made by a holder of the key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -87,13 +92,17 @@ func logCheckpoint(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	keys, err := readKeys(masterFile)
+	if err != nil {
+		return err
+	}
 	ctx := context.Background()
 	store, err := openStore(ctx, lf.store, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	l, err := eventlog.New(store, eventlog.Options{Signer: signer})
+	l, err := eventlog.New(store, eventlog.Options{Signer: signer, Keys: keys})
 	if err != nil {
 		return err
 	}
@@ -143,19 +152,59 @@ func logKeygen(e *env, args []string) error {
 
 // writeCheckpoint signs a checkpoint of session, the input being at its
 // end, and writes it to path by rename, so that path holds either the old
-// checkpoint or the new one.
+// checkpoint or the new one, even across a crash: the new file is a
+// fresh temporary file beside path (created, never opened through a
+// link someone left there), synced before the rename, and the directory
+// is synced after it.
 func writeCheckpoint(ctx context.Context, l *eventlog.Log, session, path string) error {
 	cp, err := l.Checkpoint(ctx, session)
 	if err != nil {
 		return withHint(fmt.Errorf("checkfu log append: checkpoint: %w", err), "the events acknowledged are stored; run \"checkfu log checkpoint\" to sign one")
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, cp, 0o644); err != nil {
+	if err := replaceFile(path, cp); err != nil {
 		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+	}
+	return nil
+}
+
+// replaceFile replaces path with a file holding b, mode 0644, atomically
+// and durably.
+func replaceFile(path string, b []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("checkfu log append: write checkpoint: %w", err)
+		return err
 	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // the rename is done; only its durability is unconfirmed
+	}
+	defer d.Close()
+	_ = d.Sync()
 	return nil
 }

@@ -16,4 +16,10 @@ var mutants = []mutation.Mutant{
 	{Name: "log verify: checkpoint against the log", File: "../../eventlog/checkpoint.go",
 		Edits: []mutation.Edit{{Old: "\treturn VerifyHead(ctx, store, session, cp.Head)\n}", New: "\treturn Verify(ctx, store, session)\n}"}},
 		Kills: "TestLogCheckpointRefusesTruncatedAndRolledBack"},
+	{Name: "rt: checkpoint-out through a fresh temporary file", File: "log_checkpoint.go",
+		Edits: []mutation.Edit{{Old: `f, err := os.CreateTemp(dir, "."+base+".*.tmp")`, New: `f, err := os.OpenFile(filepath.Join(dir, base+".tmp"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)`}},
+		Kills: "TestLogAppendCheckpointOutFollowsNoLink"},
+	{Name: "rt: log verify -key-file checks shred tags", File: "log.go",
+		Edits: []mutation.Edit{{Old: "_, err = l.Verify(ctx, lf.session)", New: "_, err = eventlog.Verify(ctx, l.Store(), lf.session)"}},
+		Kills: "TestLogVerifyKeyFileRefusesForeignShred"},
 }

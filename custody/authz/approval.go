@@ -207,8 +207,9 @@ func (s *Approvals) spend(id string, attempted ApprovalBinding) (Approval, error
 }
 
 func (s *Approvals) record(ctx context.Context, kind EvidenceKind, id, approver string, b ApprovalBinding, o Outcome, code checkfu.Code, at time.Time) error {
+	rc, _ := checkfu.RequestContextFrom(ctx)
 	ev := Evidence{
-		Kind: kind, Label: s.label, Time: at, Approval: id, Approver: approver,
+		Kind: kind, Request: rc, Label: s.label, Time: at, Approval: id, Approver: approver,
 		Actor: b.Actor, Grant: b.Grant, Action: b.Action, Effect: b.Effect, Scope: b.Scope,
 		Outcome: o, Code: code,
 	}

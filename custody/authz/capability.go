@@ -282,37 +282,18 @@ func (r *Registry) Lookup(capability string) (Registration, bool) {
 // the credential reference the caller will use must all equal the
 // registration ([CodeCapabilityMismatch]).
 func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, error) {
-	var reg *registered
-	if r != nil {
-		reg = r.regs[call.Capability]
-	}
-	if reg == nil {
-		return Action{}, checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", checkfu.Quote(call.Capability))
+	reg, err := r.registered(call.Capability)
+	if err != nil {
+		return Action{}, err
 	}
 	body, err := validateArguments(reg, call.Arguments)
 	if err != nil {
 		return Action{}, err
 	}
-	mismatch := func(field, got, want string) error {
-		return checkfu.Refuse(CodeCapabilityMismatch, "authz: capability %s: %s %s does not match the registration (%s)", checkfu.Quote(call.Capability), field, checkfu.Quote(got), checkfu.Quote(want))
+	if err := reg.match(call, credential); err != nil {
+		return Action{}, err
 	}
-	switch {
-	case call.Tool != reg.Tool.Name:
-		return Action{}, mismatch("tool", call.Tool, reg.Tool.Name)
-	case call.Operation != reg.Operation:
-		return Action{}, mismatch("operation", call.Operation, reg.Operation)
-	case call.Resource != reg.Resource:
-		return Action{}, mismatch("resource", call.Resource, reg.Resource)
-	case credential != reg.Credential:
-		return Action{}, mismatch("credential reference", credential.String(), reg.Credential.String())
-	}
-	return Action{
-		Capability: reg.Capability,
-		Operation:  reg.Operation,
-		Resource:   reg.Resource,
-		Effect:     reg.Effect,
-		Body:       body,
-	}, nil
+	return reg.action(body), nil
 }
 
 // validateArguments parses args strictly, validates them against the

@@ -52,6 +52,16 @@ const (
 	// CodeCapabilityMismatch: a tool call's tool name, operation, resource
 	// or credential reference differs from the registration.
 	CodeCapabilityMismatch checkfu.Code = "capability_mismatch"
+	// CodePermissionMissing: no permission assignment grants the actor
+	// (or its role) the capability or its Connection in the request's
+	// scope. The refusal names nothing: not whether the capability, the
+	// resource or the credential exists.
+	CodePermissionMissing checkfu.Code = "permission_missing"
+	// CodeAssignmentInvalid: a permission assignment does not name exactly
+	// one actor or role, exactly one capability or Connection, a tenant, a
+	// workspace and an expiry, or its id is already held.
+	CodeAssignmentInvalid checkfu.Code = "assignment_invalid"
+
 	// CodeArgumentsInvalid: the tool arguments are not strict JSON or do
 	// not satisfy the tool descriptor's JSON Schema.
 	CodeArgumentsInvalid checkfu.Code = "arguments_invalid"

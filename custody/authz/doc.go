@@ -3,8 +3,8 @@
 // registrations ([Registry]) and the validation of tool arguments against
 // them, credential leases ([Leases]) over a versioned provider
 // [Catalog], action-bound [Approvals], and the governance [Evidence]
-// they record through an [EvidenceSink]. Permission assignments belong
-// here too.
+// they record through an [EvidenceSink], and the [PermissionAssignment]s
+// that say who may call what ([Assignments], [Permit]).
 //
 // Invariants:
 //
@@ -27,6 +27,17 @@
 //     Evidence, each with a checkfu.Label; a decision that cannot be
 //     recorded is no decision. Evidence carries identifiers, digests and
 //     codes only: never a credential, never tool arguments.
+//   - Permission is a pure decision over assignments, a
+//     checkfu.RequestContext and a target: an assignment grants one actor
+//     or role one capability or Connection within a tenant, a workspace
+//     and optionally a project, until its expiry; a request outside that
+//     scope is never permitted by it. No assignment means
+//     [CodePermissionMissing], one refusal with one message that names
+//     nothing (not whether the capability, resource or credential
+//     exists). Revoking an assignment denies the next call.
+//   - [Registry.Match] and [Registry.Arguments] are the two halves of
+//     Resolve, for a caller that orders the checks itself: the gateway
+//     checks the exact registration before it looks at arguments.
 //   - Every zero value fails closed, and every refusal is a
 //     *checkfu.Refusal with an exported Code.
 package authz

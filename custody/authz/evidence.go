@@ -22,6 +22,13 @@ const (
 	// EvidenceEdgeCall records one credentialed call through the outbound
 	// edge: the authority it ran under and its terminal result.
 	EvidenceEdgeCall EvidenceKind = "edge_call"
+	// EvidenceGatewayDecision records the gateway's authority decision on
+	// one tool call: allowed ([OutcomeApproved]) or refused
+	// ([OutcomeRefused], with the code), before any effect.
+	EvidenceGatewayDecision EvidenceKind = "gateway_decision"
+	// EvidenceGatewayResult records the terminal result of a call the
+	// gateway allowed. It is always a separate event from the decision.
+	EvidenceGatewayResult EvidenceKind = "gateway_result"
 )
 
 // An Outcome is the fact an Evidence event states.
@@ -45,7 +52,11 @@ const (
 // action is referred to by its digest). Fields that do not apply to a kind
 // are zero.
 type Evidence struct {
-	Kind     EvidenceKind
+	Kind EvidenceKind
+	// Request is the context of the request the event belongs to, taken
+	// from the plane's Go context (checkfu.RequestContextFrom); zero when
+	// the caller carried none.
+	Request  checkfu.RequestContext
 	Label    checkfu.Label
 	Time     time.Time
 	Approval string // approval id
@@ -67,6 +78,10 @@ type Evidence struct {
 	Tool       string
 	Provider   checkfu.ProviderRevision
 	Status     int
+
+	// Gateway events only: the permission assignment that allowed the
+	// call (empty when none did).
+	Assignment string
 }
 
 // An EvidenceSink durably records evidence events in order. The eventlog

@@ -8,8 +8,10 @@
 // authz.EvidenceSink ([MemoryEvidence]).
 //
 // Invariants: the suite uses only the exported API of custody, so it proves
-// what any caller relies on; every subtest gets a fresh store from the
-// factory; nothing here ever prints a secret (a leak is reported by the
+// what any caller relies on; every subtest gets a fresh store (or rig)
+// from the factory, and the Sequence subtests drive that one instance
+// through a long run of operations against a model; each suite's own
+// tests prove it rejects a list of broken implementations; nothing here ever prints a secret (a leak is reported by the
 // name of the form and where it was found, never by the bytes).
 package custodytest
 

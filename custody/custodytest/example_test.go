@@ -40,3 +40,26 @@ func ExampleCheckExposure() {
 		}
 	}
 }
+
+// A durable Store also runs the sequence with reopen points:
+//
+//	func TestConformanceReopen(t *testing.T) {
+//		custodytest.TestStoreReopen(t, func(t *testing.T) custodytest.Storage[*testing.T] {
+//			path := filepath.Join(t.TempDir(), "custody.db")
+//			return custodytest.Storage[*testing.T]{
+//				Open:  func(t *testing.T) custody.Store { return mustOpen(t, path) },
+//				Close: func(_ *testing.T, s custody.Store) error { return s.(*Store).Close() },
+//			}
+//		})
+//	}
+func ExampleTestStoreReopen() {
+	_ = func(t *testing.T) {
+		m := custody.NewMemoryStore()
+		custodytest.TestStoreReopen(t, func(t *testing.T) custodytest.Storage[*testing.T] {
+			return custodytest.Storage[*testing.T]{
+				Open:  func(*testing.T) custody.Store { return m },
+				Close: func(*testing.T, custody.Store) error { return nil },
+			}
+		})
+	}
+}

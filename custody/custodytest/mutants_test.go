@@ -8,8 +8,16 @@ import (
 
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
-// mutants delete one case of the exposure walker at a time.
+// mutants delete one case of the exposure walker at a time, and each
+// subtest of the store and runtime suites that alone rejects a broken
+// implementation (the suites' own tests must then fail).
 var mutants = []mutation.Mutant{
+	{Name: "store suite: no Sequence", File: "store.go",
+		Edits: []mutation.Edit{{Old: "\t\t{\"Sequence\", testSequence},\n", New: ""}}, Kills: "TestStoreRejectsBrokenStores"},
+	{Name: "store suite: no ConcurrentCompareAndSwap", File: "store.go",
+		Edits: []mutation.Edit{{Old: "\t\t{\"ConcurrentCompareAndSwap\", testConcurrentCAS},\n", New: ""}}, Kills: "TestStoreRejectsBrokenStores"},
+	{Name: "runtime suite: no Sequence", File: "runtime.go",
+		Edits: []mutation.Edit{{Old: "suitetest.Run(t, \"Sequence\", func(t T) { testRuntimeSequence(t, newRig(t)) })", New: ""}}, Kills: "TestRuntimeRejectsBrokenRuntimes"},
 	{Name: "walker: struct fields", File: "exposure.go",
 		Edits: []mutation.Edit{{Old: "\t\t\tw.typ(f.Type(), path+\".\"+f.Name(), false)\n", New: "\t\t\t_ = f\n"}}, Kills: "TestCheckExposureCatchesPlantedViolations"},
 	{Name: "walker: pointers", File: "exposure.go",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/internal/reveal"
+	"github.com/checkfu/checkfu/internal/suitetest"
 )
 
 // A RuntimeRig is one custody.IntegrationRuntime under test, with the
@@ -33,7 +34,8 @@ type RuntimeRig struct {
 }
 
 // TestRuntime runs the IntegrationRuntime conformance suite, with a fresh
-// rig from newRig for every subtest.
+// rig from newRig for every subtest (T is *testing.T for an
+// implementation's own tests).
 //
 // It checks that Open returns a usable credential as a fresh Secret each
 // time (destroying one does not break the next), that the credential is
@@ -41,16 +43,30 @@ type RuntimeRig struct {
 // refresh, that concurrent Opens of an expired credential share one
 // refresh, that unknown bindings are refused with custody.CodeRecordNotFound,
 // and that no text form of the returned Secret or of an error holds the
-// credential bytes.
+// credential bytes. Sequence drives ONE runtime through many Opens, clock
+// advances and Invalidates and compares each Open with a model of the
+// credential's age: it refreshes exactly once when the credential is
+// invalidated or a Lifetime old, never while it is younger than half a
+// Lifetime (a runtime may refresh early within its own skew), returns
+// the same credential when it did not refresh and another one when it did.
+// The rig's provider must therefore issue a different credential on every
+// refresh (a counter in the token is enough).
+//
+// Proved to catch (the suite's own tests run it against each): a runtime
+// that serves the credential it had while it refreshes (stale while
+// revalidate, so the Open after Invalidate returns the rejected
+// credential); one that ignores Invalidate; one that measures expiry from
+// the first refresh instead of the last; one that does not cache; one
+// that refreshes outside its lock (no single flight).
 //
 // It cannot prove that the runtime keeps its records encrypted at rest,
 // that its refresh exchange goes through an egress client, or that it
 // leaks nothing through channels the suite does not see (logs, its own
 // storage): test those against the implementation.
-func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
+func TestRuntime[T testing.TB](t T, newRig func(t T) RuntimeRig) {
 	t.Helper()
 	ctx := context.Background()
-	open := func(t *testing.T, rig RuntimeRig) []byte {
+	open := func(t testing.TB, rig RuntimeRig) []byte {
 		t.Helper()
 		s, err := rig.Runtime.Open(ctx, rig.Enrolled)
 		if err != nil {
@@ -65,11 +81,11 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		return b
 	}
 
-	t.Run("OpenReturnsCredential", func(t *testing.T) {
+	suitetest.Run(t, "OpenReturnsCredential", func(t T) {
 		open(t, newRig(t))
 	})
 
-	t.Run("FreshSecretPerOpen", func(t *testing.T) {
+	suitetest.Run(t, "FreshSecretPerOpen", func(t T) {
 		rig := newRig(t)
 		a, err := rig.Runtime.Open(ctx, rig.Enrolled)
 		if err != nil {
@@ -82,7 +98,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("CachedUntilExpiry", func(t *testing.T) {
+	suitetest.Run(t, "CachedUntilExpiry", func(t T) {
 		rig := newRig(t)
 		open(t, rig)
 		n := rig.Refreshes()
@@ -93,7 +109,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("RefreshesExpired", func(t *testing.T) {
+	suitetest.Run(t, "RefreshesExpired", func(t T) {
 		rig := newRig(t)
 		open(t, rig)
 		n := rig.Refreshes()
@@ -104,7 +120,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("InvalidateForcesRefresh", func(t *testing.T) {
+	suitetest.Run(t, "InvalidateForcesRefresh", func(t T) {
 		rig := newRig(t)
 		open(t, rig)
 		n := rig.Refreshes()
@@ -117,7 +133,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("ConcurrentOpensShareRefresh", func(t *testing.T) {
+	suitetest.Run(t, "ConcurrentOpensShareRefresh", func(t T) {
 		rig := newRig(t)
 		open(t, rig)
 		rig.Advance(rig.Lifetime)
@@ -144,7 +160,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("UnknownBindingRefused", func(t *testing.T) {
+	suitetest.Run(t, "UnknownBindingRefused", func(t T) {
 		rig := newRig(t)
 		s, err := rig.Runtime.Open(ctx, rig.Unenrolled)
 		if s != nil || !errors.Is(err, custody.CodeRecordNotFound) {
@@ -155,7 +171,7 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 		}
 	})
 
-	t.Run("CanceledRefreshFails", func(t *testing.T) {
+	suitetest.Run(t, "CanceledRefreshFails", func(t T) {
 		rig := newRig(t)
 		cred := open(t, rig)
 		rig.Advance(rig.Lifetime)
@@ -172,10 +188,12 @@ func TestRuntime(t *testing.T, newRig func(t *testing.T) RuntimeRig) {
 			}
 		}
 	})
+
+	suitetest.Run(t, "Sequence", func(t T) { testRuntimeSequence(t, newRig(t)) })
 }
 
 // revealed returns a copy of s's bytes.
-func revealed(t *testing.T, s *custody.Secret) []byte {
+func revealed(t testing.TB, s *custody.Secret) []byte {
 	t.Helper()
 	var out []byte
 	if err := reveal.With(s, func(b []byte) error { out = bytes.Clone(b); return nil }); err != nil {
@@ -185,7 +203,7 @@ func revealed(t *testing.T, s *custody.Secret) []byte {
 }
 
 // checkRedacted fails if any text form of s holds cred.
-func checkRedacted(t *testing.T, s *custody.Secret, cred []byte) {
+func checkRedacted(t testing.TB, s *custody.Secret, cred []byte) {
 	t.Helper()
 	j, _ := json.Marshal(s)
 	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x", s, s, s, s, s, s), fmt.Sprintf("%v", *s), string(j)} {

@@ -12,11 +12,14 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/internal/suitetest"
 )
 
 // TestStore runs the conformance suite against the Store implementation
 // that newStore returns. newStore is called once per subtest and must
-// return an empty store that it closes with t.Cleanup.
+// return an empty store that it closes with t.Cleanup. T is *testing.T
+// for an implementation's own tests; the type parameter lets the suite's
+// tests run it under a recorder (see "Proved to catch" below).
 //
 // The suite proves, through the exported API only: Put/Get round trips
 // with the exact binding rebuilt from the key columns; replace, delete,
@@ -26,14 +29,32 @@ import (
 // moved to another namespace, integration or handle, or to a
 // boundary-shifted address, fails to open with address_mismatch;
 // key rotation and rewrap; that sealed bytes hold none of the canary's
-// forms; and concurrent use (run it with -race). It cannot prove what the
-// store writes to its own files: implementations test that themselves
-// (the SQLite and PostgreSQL tests inspect their raw bytes and rows).
-func TestStore(t *testing.T, newStore func(t *testing.T) custody.Store) {
+// forms; concurrent use (run it with -race); that of compare-and-swaps
+// racing from one old value exactly one wins, and that compare-and-swap
+// retry loops lose no increment; and, in Sequence, that ONE store driven
+// through many puts, gets, compare-and-swaps, deletes and lists over
+// bindings that share handles across namespaces (with a case variant and
+// a boundary shift among them) answers every call as a model map does.
+//
+// Proved to catch (the suite's own tests run it against each of these
+// broken stores and fail if it ever accepts one): a Get that ignores the
+// namespace; a Delete that ignores it (only Sequence catches that one); a
+// CompareAndSwap that reads, compares and writes without
+// holding the record; keys folded to lower case (a case-insensitive
+// collation); namespace and integration concatenated into one key
+// without a separator; a CompareAndSwap that inserts when nothing is
+// stored; a Put that keeps the caller's slice.
+//
+// It cannot prove what the store writes to its own files:
+// implementations test that themselves (the SQLite and PostgreSQL tests
+// inspect their raw bytes and rows), nor that records survive closing
+// and reopening the store, which Store has no method for: run
+// [TestStoreReopen] for that.
+func TestStore[T testing.TB](t T, newStore func(t T) custody.Store) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(*testing.T, custody.Store)
+		fn   func(testing.TB, custody.Store)
 	}{
 		{"RoundTrip", testRoundTrip},
 		{"NotFound", testNotFound},
@@ -48,9 +69,11 @@ func TestStore(t *testing.T, newStore func(t *testing.T) custody.Store) {
 		{"RotateAndRewrap", testRotateRewrap},
 		{"NoPlaintextInRecords", testNoPlaintext},
 		{"Concurrent", testConcurrent},
+		{"ConcurrentCompareAndSwap", testConcurrentCAS},
+		{"Sequence", testSequence},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+		suitetest.Run(t, tc.name, func(t T) { tc.fn(t, newStore(t)) })
 	}
 }
 
@@ -59,7 +82,7 @@ func NewBinding(namespace, integration string) custody.Binding {
 	return custody.Binding{Namespace: namespace, Integration: integration, Handle: address.NewHandle()}
 }
 
-func wantCode(t *testing.T, what string, err error, code checkfu.Code) {
+func wantCode(t testing.TB, what string, err error, code checkfu.Code) {
 	t.Helper()
 	if !errors.Is(err, code) {
 		t.Fatalf("%s: error = %v, want code %s", what, err, code)
@@ -70,14 +93,14 @@ func wantCode(t *testing.T, what string, err error, code checkfu.Code) {
 	}
 }
 
-func mustPut(t *testing.T, s custody.Store, b custody.Binding, sealed []byte) {
+func mustPut(t testing.TB, s custody.Store, b custody.Binding, sealed []byte) {
 	t.Helper()
 	if err := s.Put(context.Background(), custody.Record{Binding: b, Sealed: sealed}); err != nil {
 		t.Fatalf("Put(%s): %v", b, err)
 	}
 }
 
-func mustGet(t *testing.T, s custody.Store, b custody.Binding) custody.Record {
+func mustGet(t testing.TB, s custody.Store, b custody.Binding) custody.Record {
 	t.Helper()
 	rec, err := s.Get(context.Background(), b)
 	if err != nil {
@@ -89,7 +112,7 @@ func mustGet(t *testing.T, s custody.Store, b custody.Binding) custody.Record {
 	return rec
 }
 
-func testRoundTrip(t *testing.T, s custody.Store) {
+func testRoundTrip(t testing.TB, s custody.Store) {
 	b := NewBinding("acme", "github")
 	sealed := []byte{0, 1, 2, 0xff, 'x', 0}
 	mustPut(t, s, b, sealed)
@@ -103,12 +126,12 @@ func testRoundTrip(t *testing.T, s custody.Store) {
 	}
 }
 
-func testNotFound(t *testing.T, s custody.Store) {
+func testNotFound(t testing.TB, s custody.Store) {
 	_, err := s.Get(context.Background(), NewBinding("acme", "github"))
 	wantCode(t, "Get of an absent binding", err, custody.CodeRecordNotFound)
 }
 
-func testReplace(t *testing.T, s custody.Store) {
+func testReplace(t testing.TB, s custody.Store) {
 	b := NewBinding("acme", "github")
 	mustPut(t, s, b, []byte("one"))
 	mustPut(t, s, b, []byte("two"))
@@ -121,7 +144,7 @@ func testReplace(t *testing.T, s custody.Store) {
 	}
 }
 
-func testCopiesSlices(t *testing.T, s custody.Store) {
+func testCopiesSlices(t testing.TB, s custody.Store) {
 	b := NewBinding("acme", "github")
 	in := []byte("sealed-bytes")
 	mustPut(t, s, b, in)
@@ -136,7 +159,7 @@ func testCopiesSlices(t *testing.T, s custody.Store) {
 	}
 }
 
-func testInvalidBinding(t *testing.T, s custody.Store) {
+func testInvalidBinding(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	h := address.NewHandle()
 	bad := []custody.Binding{
@@ -159,7 +182,7 @@ func testInvalidBinding(t *testing.T, s custody.Store) {
 	wantCode(t, "List(\"\")", err, address.CodeBindingInvalid)
 }
 
-func testDistinctAddresses(t *testing.T, s custody.Store) {
+func testDistinctAddresses(t testing.TB, s custody.Store) {
 	base := NewBinding("github", "deploy-token")
 	variants := []custody.Binding{
 		base,
@@ -179,7 +202,7 @@ func testDistinctAddresses(t *testing.T, s custody.Store) {
 	}
 }
 
-func testCompareAndSwap(t *testing.T, s custody.Store) {
+func testCompareAndSwap(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	b := NewBinding("acme", "github")
 	wantCode(t, "CompareAndSwap on absent record", s.CompareAndSwap(ctx, b, []byte("a"), []byte("b")), custody.CodeRecordNotFound)
@@ -197,7 +220,7 @@ func testCompareAndSwap(t *testing.T, s custody.Store) {
 	}
 }
 
-func testDelete(t *testing.T, s custody.Store) {
+func testDelete(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	b := NewBinding("acme", "github")
 	other := NewBinding("acme", "github")
@@ -213,7 +236,7 @@ func testDelete(t *testing.T, s custody.Store) {
 	mustGet(t, s, other)
 }
 
-func testList(t *testing.T, s custody.Store) {
+func testList(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	if bs, err := s.List(ctx, "acme"); err != nil || len(bs) != 0 {
 		t.Fatalf("List of empty store = %v, %v", bs, err)
@@ -241,7 +264,7 @@ func testList(t *testing.T, s custody.Store) {
 // testMoves seals a record at one address and stores the same sealed
 // bytes at another, as an attacker with write access to the store's rows
 // would; the record must not open there.
-func testMoves(t *testing.T, s custody.Store) {
+func testMoves(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	keys := custody.GenerateKeyset()
 	n := custody.NewNative(keys, s)
@@ -279,7 +302,7 @@ func testMoves(t *testing.T, s custody.Store) {
 	wantCode(t, "Open of a truncated record", err, custody.CodeRecordMalformed)
 }
 
-func testRotateRewrap(t *testing.T, s custody.Store) {
+func testRotateRewrap(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	k1 := custody.GenerateKeyset()
 	a, b := NewBinding("acme", "github"), NewBinding("acme", "slack")
@@ -330,7 +353,7 @@ func testRotateRewrap(t *testing.T, s custody.Store) {
 	sec.Destroy()
 }
 
-func testNoPlaintext(t *testing.T, s custody.Store) {
+func testNoPlaintext(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	canary := []byte("no-plaintext-canary-7c1d9e")
 	n := custody.NewNative(custody.GenerateKeyset(), s)
@@ -347,7 +370,7 @@ func testNoPlaintext(t *testing.T, s custody.Store) {
 	}
 }
 
-func testConcurrent(t *testing.T, s custody.Store) {
+func testConcurrent(t testing.TB, s custody.Store) {
 	ctx := context.Background()
 	const workers, each = 4, 10
 	var wg sync.WaitGroup

@@ -6,8 +6,15 @@
 //
 // Invariants:
 //
-//   - A credentialed tool call goes through [Edge.Call] in one fixed
-//     order: the call is resolved against its authz registration
+//   - The edge keeps what needs the credential: [Edge.Send] takes a call
+//     the gateway has already authorized (permission, registration,
+//     arguments, lease, approval, in the gateway's order), checks that its
+//     action is the registration for that credential and that the
+//     Connection's rules allow it, opens and attaches the credential once
+//     the lease is seen to hold, sends, and screens the answer. It spends
+//     no lease budget and runs no approval.
+//   - Without a gateway, a credentialed tool call goes through [Edge.Call]
+//     in one fixed order: the call is resolved against its authz registration
 //     (arguments validated, exact match, no provider contact); the
 //     outbound request is built from the registration alone and decided
 //     by the Connection's egress rules; the lease is checked and spent;

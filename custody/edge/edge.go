@@ -167,16 +167,78 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 var errZeroEdge = checkfu.Refuse(authz.CodeCapabilityUnknown, "edge: the zero Edge refuses every call; build one with NewEdge")
 
 // Call compiles inv into an outbound request and, if every check passes,
-// makes it with the credential attached at the outbound edge. When the
-// Edge has an evidence sink, the call's evidence is recorded before Call
-// returns; if recording fails, the response is withheld and the error
-// includes an [*authz.EvidenceError] (the provider may have acted).
+// makes it with the credential attached at the outbound edge. It is the
+// whole path for a caller without a gateway: it resolves the call, checks
+// the lease and the approval in the order the type documentation gives,
+// and sends through [Edge.Send]'s steps. The gateway orders those checks
+// itself and calls Send. When the Edge has an evidence sink, the call's
+// evidence is recorded before Call returns; if recording fails, the
+// response is withheld and the error includes an [*authz.EvidenceError]
+// (the provider may have acted).
 func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
 	}
-	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
+	rc, _ := checkfu.RequestContextFrom(ctx)
+	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
 	resp, err := e.call(ctx, inv, &ev)
+	return e.record(ctx, &ev, resp, err)
+}
+
+// An Outbound is one call that the caller (the gateway) has already
+// authorized: the Connection it goes through, the canonical Action
+// resolved from its registration, and the lease and scope it runs under.
+// The edge checks again only what it needs to attach the credential: that
+// the action is the registered one for this credential, that the
+// Connection's rules allow the request, and, as the credential goes on,
+// that the lease still holds.
+type Outbound struct {
+	Connection Connection
+	Action     authz.Action
+	Lease      string
+	Scope      authz.LeaseScope
+}
+
+// Send makes one authorized call: it builds the request from out.Action
+// alone, lets the Connection's egress rules decide it (a refused request
+// is never sent and never opens the credential), opens the credential,
+// attaches it in the egress client's hook once the lease is seen to hold
+// (no proxy, public addresses only, no redirects), sends, and screens the
+// answer (echoes of the credential, content codings it cannot read, more
+// than [MaxResponseBytes]). It spends no lease budget and runs no approval:
+// the caller has done both, in its own order. An action that is not the
+// registration of its capability with out.Connection's credential is
+// refused with [authz.CodeCapabilityMismatch] before anything else. Evidence
+// is recorded as for [Edge.Call].
+func (e *Edge) Send(ctx context.Context, out Outbound) (*Response, error) {
+	if e == nil || e.registry == nil {
+		return nil, errZeroEdge
+	}
+	rc, _ := checkfu.RequestContextFrom(ctx)
+	a := out.Action
+	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
+		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}
+	resp, err := e.sendOutbound(ctx, out, &ev)
+	return e.record(ctx, &ev, resp, err)
+}
+
+func (e *Edge) sendOutbound(ctx context.Context, out Outbound, ev *authz.Evidence) (*Response, error) {
+	a := out.Action
+	reg, ok := e.registry.Lookup(a.Capability)
+	if !ok || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != out.Connection.Credential {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not its registration with this credential", checkfu.Quote(a.Capability))
+	}
+	ev.Tool = reg.Tool.Name
+	req, client, err := e.prepare(ctx, out.Connection, a)
+	if err != nil {
+		return nil, err
+	}
+	return e.send(ctx, client, req, out.Connection.Credential, out.Lease, out.Scope, &ev.Status)
+}
+
+// record completes ev from the call's outcome and records it when the
+// Edge has a sink; a failed record withholds the response.
+func (e *Edge) record(ctx context.Context, ev *authz.Evidence, resp *Response, err error) (*Response, error) {
 	if e.evidence == nil {
 		return resp, err
 	}
@@ -198,10 +260,32 @@ func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
 			ev.Code = checkfu.Code(uc)
 		}
 	}
-	if rerr := e.evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {
+	if rerr := e.evidence.Record(context.WithoutCancel(ctx), *ev); rerr != nil {
 		return nil, errors.Join(err, &authz.EvidenceError{Kind: authz.EvidenceEdgeCall, Err: rerr})
 	}
 	return resp, err
+}
+
+// prepare builds the outbound request from the action alone and lets the
+// Connection's egress rules decide it. Nothing is sent and the credential
+// is not touched.
+func (e *Edge) prepare(ctx context.Context, conn Connection, action authz.Action) (*http.Request, *egress.Client, error) {
+	req, err := buildRequest(ctx, action)
+	if err != nil {
+		return nil, nil, err
+	}
+	creq, err := egress.CanonicalRequest(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.Rules.Decide(&creq); err != nil {
+		return nil, nil, err
+	}
+	client, err := e.client(conn.Rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	return req, client, nil
 }
 
 // call runs the steps of Call, filling ev as facts become known.
@@ -211,18 +295,7 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *authz.Evidence) (*R
 		return nil, err
 	}
 	ev.Capability, ev.Tool, ev.Action, ev.Effect = action.Capability, inv.Call.Tool, action.Digest(), action.Effect
-	req, err := buildRequest(ctx, action)
-	if err != nil {
-		return nil, err
-	}
-	creq, err := egress.CanonicalRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := inv.Connection.Rules.Decide(&creq); err != nil {
-		return nil, err
-	}
-	client, err := e.client(inv.Connection.Rules)
+	req, client, err := e.prepare(ctx, inv.Connection, action)
 	if err != nil {
 		return nil, err
 	}

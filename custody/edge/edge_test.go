@@ -25,7 +25,7 @@ import (
 	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 const edgeCanary = "ghp_EDGECANARY0123456789abcdefXYZ"

@@ -14,7 +14,7 @@ import (
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // OAuthRefresher trades a refresh token at the provider's token endpoint,

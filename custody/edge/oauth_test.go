@@ -16,7 +16,7 @@ import (
 	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 // TestOAuthRefresherRefusesPlaintext points the refresher at a plain-http

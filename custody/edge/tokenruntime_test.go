@@ -24,7 +24,7 @@ import (
 	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/internal/dnstest"
+	"github.com/checkfu/checkfu/egress/dnstest"
 )
 
 const initialRefresh = "rt-CANARY-initial-refresh-0000"

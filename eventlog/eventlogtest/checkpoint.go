@@ -40,7 +40,7 @@ func fixedKey(t testing.TB, name string, seed byte) (note.Signer, note.Verifiers
 
 // witnessStore returns the harness's storage as a witness store when it
 // is one, else a memory store.
-func witnessStore(t *testing.T, h Harness) eventlog.WitnessStore {
+func witnessStore(t testing.TB, h harness) eventlog.WitnessStore {
 	s := h.Open(t)
 	t.Cleanup(func() { s.Close() })
 	if ws, ok := s.(eventlog.WitnessStore); ok {
@@ -52,7 +52,7 @@ func witnessStore(t *testing.T, h Harness) eventlog.WitnessStore {
 // forkAfter returns records keep+1..keep+n of a chain that shares the
 // first keep records of recs and then goes its own way: what a writer who
 // rolled the log back to keep and appended again would store.
-func forkAfter(t *testing.T, session string, recs []eventlog.Record, keep, n int) []eventlog.Record {
+func forkAfter(t testing.TB, session string, recs []eventlog.Record, keep, n int) []eventlog.Record {
 	t.Helper()
 	ctx := context.Background()
 	m := eventlog.NewMemoryStore()
@@ -74,7 +74,7 @@ func forkAfter(t *testing.T, session string, recs []eventlog.Record, keep, n int
 // checkpointed appends n events to session in a log that signs
 // checkpoints (and submits them to w when w is not nil) and returns the
 // log and a checkpoint of its head.
-func checkpointed(t *testing.T, h Harness, session string, n int, w eventlog.Witness) (*eventlog.Log, []byte) {
+func checkpointed(t testing.TB, h harness, session string, n int, w eventlog.Witness) (*eventlog.Log, []byte) {
 	t.Helper()
 	signer, _ := CheckpointKeys(t, 1)
 	opts := keyed(t)
@@ -91,7 +91,7 @@ func checkpointed(t *testing.T, h Harness, session string, n int, w eventlog.Wit
 // testCheckpointTruncated: the newest events of a checkpointed log are
 // deleted. The chain alone still verifies; against the checkpoint the log
 // is refused.
-func testCheckpointTruncated(t *testing.T, h Harness) {
+func testCheckpointTruncated(t testing.TB, h harness) {
 	ctx := context.Background()
 	_, verifiers := CheckpointKeys(t, 1)
 	l, cp := checkpointed(t, h, "s-cp-trunc", 6, nil)
@@ -112,7 +112,7 @@ func testCheckpointTruncated(t *testing.T, h Harness) {
 // testCheckpointRolledBack: the log is rolled back to seq 4 and written
 // again past its old end, every hash and link fresh. Against the
 // checkpoint of the old log it is refused.
-func testCheckpointRolledBack(t *testing.T, h Harness) {
+func testCheckpointRolledBack(t testing.TB, h harness) {
 	ctx := context.Background()
 	_, verifiers := CheckpointKeys(t, 1)
 	l, cp := checkpointed(t, h, "s-cp-roll", 6, nil)
@@ -141,7 +141,7 @@ func testCheckpointRolledBack(t *testing.T, h Harness) {
 // testWitnessRefusesRollback: a log whose checkpoints go to a witness
 // (kept in the harness's own storage) is truncated, then rolled back: the
 // witness refuses both, and keeps what it had.
-func testWitnessRefusesRollback(t *testing.T, h Harness) {
+func testWitnessRefusesRollback(t testing.TB, h harness) {
 	ctx := context.Background()
 	signer, verifiers := CheckpointKeys(t, 1)
 	wsigner, wverifiers := fixedKey(t, "witness.test", 9)
@@ -210,7 +210,7 @@ func testWitnessRefusesRollback(t *testing.T, h Harness) {
 
 // testWitnessProof checks the witness's proof rules directly: a proof
 // of the wrong length, from another session, or out of order is refused.
-func testWitnessProof(t *testing.T, h Harness) {
+func testWitnessProof(t testing.TB, h harness) {
 	ctx := context.Background()
 	signer, verifiers := CheckpointKeys(t, 1)
 	w, err := eventlog.NewWitness(witnessStore(t, h), verifiers, nil)
@@ -266,7 +266,7 @@ func testWitnessProof(t *testing.T, h Harness) {
 // compare-and-swap of Witness, its refusal of a stale prev with nothing
 // changed, and that of many concurrent calls from one prev exactly one
 // wins.
-func TestWitnessStore(t *testing.T, open func(t *testing.T) eventlog.WitnessStore) {
+func TestWitnessStore[T testing.TB](t T, open func(t T) eventlog.WitnessStore) {
 	ctx := context.Background()
 	a, b := open(t), open(t)
 	const origin = "log.test/eventlog/s"

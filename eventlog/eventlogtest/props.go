@@ -24,7 +24,7 @@ func nextSession(prefix string) string {
 // testPropInterleavings: any interleaving of appends (single, batched,
 // stale) and reads from any seq keeps the log equal to the model: the
 // accepted events, in order.
-func testPropInterleavings(t *testing.T, h Harness) {
+func testPropInterleavings(t testing.TB, h harness) {
 	l := open(t, h, keyed(t))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -81,7 +81,7 @@ func checkRead(rt *rapid.T, l *eventlog.Log, session string, from uint64, model 
 
 // testPropTamper: flipping any single byte of any stored field of any
 // record is detected, at that record's seq.
-func testPropTamper(t *testing.T, h Harness) {
+func testPropTamper(t testing.TB, h harness) {
 	l := open(t, h, keyed(t))
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -126,7 +126,7 @@ func testPropTamper(t *testing.T, h Harness) {
 // time as a follower reads; the follower sees seqs 1..N in order, each
 // writer's events in the order it appended them, and exactly what a later
 // Read returns.
-func testPropConcurrentOrder(t *testing.T, h Harness) {
+func testPropConcurrentOrder(t testing.TB, h harness) {
 	const followGrace = 10 * time.Second
 	reader := open(t, h, keyed(t))
 	writers := []*eventlog.Log{open(t, h, keyed(t)), open(t, h, keyed(t)), reader}

@@ -13,18 +13,42 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/suitetest"
 )
 
-// A Harness gives the suite access to one backing storage.
-type Harness struct {
+// A Harness gives the suite access to one backing storage, for a
+// store's own tests (the suite's type parameter T is *testing.T).
+type Harness = HarnessOf[*testing.T]
+
+// A HarnessOf gives the suite access to one backing storage; T is the
+// test type the suite runs under ([Harness] for *testing.T).
+type HarnessOf[T testing.TB] struct {
 	// Open returns a new handle on the harness's storage; every handle
-	// sees the same logs. The suite closes the handles it opens.
-	Open func(t *testing.T) eventlog.Store
+	// sees the same logs, including everything appended through a handle
+	// that was closed (the suite's reopen). The suite closes the handles
+	// it opens.
+	Open func(t T) eventlog.Store
 	// Rewrite replaces every record of session with edit(records),
 	// bypassing the Store API, as an attacker with write access to the
 	// storage would. edit receives the records in seq order and may
 	// return them changed, reordered, fewer or more.
-	Rewrite func(t *testing.T, session string, edit func([]eventlog.Record) []eventlog.Record)
+	Rewrite func(t T, session string, edit func([]eventlog.Record) []eventlog.Record)
+}
+
+// harness is a HarnessOf with the test type erased: every t the suite
+// passes it is the T of the subtest it runs in.
+type harness struct {
+	Open    func(t testing.TB) eventlog.Store
+	Rewrite func(t testing.TB, session string, edit func([]eventlog.Record) []eventlog.Record)
+}
+
+func erase[T testing.TB](h HarnessOf[T]) harness {
+	return harness{
+		Open: func(t testing.TB) eventlog.Store { return h.Open(t.(T)) },
+		Rewrite: func(t testing.TB, session string, edit func([]eventlog.Record) []eventlog.Record) {
+			h.Rewrite(t.(T), session, edit)
+		},
+	}
 }
 
 // FixedKeys returns Keys derived from a fixed master key (32 bytes of
@@ -40,10 +64,10 @@ func FixedKeys(t testing.TB) *eventlog.Keys {
 // TestStore runs the conformance suite. newHarness is called once per
 // subtest and must return fresh storage (or storage in which the suite's
 // session ids are unused).
-func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
+func TestStore[T testing.TB](t T, newHarness func(t T) HarnessOf[T]) {
 	tests := []struct {
 		name string
-		f    func(t *testing.T, h Harness)
+		f    func(t testing.TB, h harness)
 	}{
 		{"AppendRead", testAppendRead},
 		{"SeqConflict", testSeqConflict},
@@ -74,13 +98,14 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"PropertyInterleavings", testPropInterleavings},
 		{"PropertySingleByteTamper", testPropTamper},
 		{"PropertyConcurrentOrder", testPropConcurrentOrder},
+		{"Sequence", testSequence},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.f(t, newHarness(t)) })
+		suitetest.Run(t, tt.name, func(t T) { tt.f(t, erase(newHarness(t))) })
 	}
 }
 
-func open(t *testing.T, h Harness, opts eventlog.Options) *eventlog.Log {
+func open(t testing.TB, h harness, opts eventlog.Options) *eventlog.Log {
 	t.Helper()
 	s := h.Open(t)
 	t.Cleanup(func() { s.Close() })
@@ -94,7 +119,7 @@ func open(t *testing.T, h Harness, opts eventlog.Options) *eventlog.Log {
 func keyed(t testing.TB) eventlog.Options { return eventlog.Options{Keys: FixedKeys(t)} }
 
 // appendN appends n sample events with content to session, one batch.
-func appendN(t *testing.T, l *eventlog.Log, session string, n int) eventlog.Head {
+func appendN(t testing.TB, l *eventlog.Log, session string, n int) eventlog.Head {
 	t.Helper()
 	head, err := l.Head(context.Background(), session)
 	if err != nil {
@@ -111,7 +136,7 @@ func appendN(t *testing.T, l *eventlog.Log, session string, n int) eventlog.Head
 	return h
 }
 
-func readAll(t *testing.T, l *eventlog.Log, session string, from uint64) []eventlog.Entry {
+func readAll(t testing.TB, l *eventlog.Log, session string, from uint64) []eventlog.Entry {
 	t.Helper()
 	var out []eventlog.Entry
 	for e, err := range l.Read(context.Background(), session, from) {
@@ -123,7 +148,7 @@ func readAll(t *testing.T, l *eventlog.Log, session string, from uint64) []event
 	return out
 }
 
-func testAppendRead(t *testing.T, h Harness) {
+func testAppendRead(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	for i := 1; i <= 10; i++ {
@@ -170,7 +195,7 @@ func testAppendRead(t *testing.T, h Harness) {
 	}
 }
 
-func testSeqConflict(t *testing.T, h Harness) {
+func testSeqConflict(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	if _, err := l.AppendAt(ctx, "s-occ", 0, Sample(eventlog.KindDenial, 1, ""), Sample(eventlog.KindDenial, 2, "")); err != nil {
@@ -218,7 +243,7 @@ func recordsEqual(a, b []eventlog.Record) bool {
 	})
 }
 
-func testBadAppends(t *testing.T, h Harness) {
+func testBadAppends(t testing.TB, h harness) {
 	ctx := context.Background()
 	s := h.Open(t)
 	defer s.Close()
@@ -247,7 +272,7 @@ func testBadAppends(t *testing.T, h Harness) {
 	}
 }
 
-func testConcurrent(t *testing.T, h Harness) {
+func testConcurrent(t testing.TB, h harness) {
 	const writers, perWriter, goroutines = 3, 20, 4
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -291,7 +316,7 @@ func testConcurrent(t *testing.T, h Harness) {
 	}
 }
 
-func testFollow(t *testing.T, h Harness) {
+func testFollow(t testing.TB, h harness) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reader := open(t, h, keyed(t))
@@ -330,7 +355,7 @@ func testFollow(t *testing.T, h Harness) {
 	}
 }
 
-func testShred(t *testing.T, h Harness) {
+func testShred(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	appendN(t, l, "s-shred", 4)
@@ -390,7 +415,7 @@ func testShred(t *testing.T, h Harness) {
 	}
 }
 
-func testZDR(t *testing.T, h Harness) {
+func testZDR(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, eventlog.Options{Keys: FixedKeys(t), ZeroDataRetention: true})
 	secretish := "rm -rf / --no-preserve-root; error: token expired for account 1234"

@@ -14,7 +14,7 @@ import (
 
 // tamper appends six events with content to a fresh session, applies edit
 // through the harness and returns the ChainError Verify reports.
-func tamper(t *testing.T, h Harness, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+func tamper(t testing.TB, h harness, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
 	t.Helper()
 	l := open(t, h, keyed(t))
 	appendN(t, l, "s-tamper", 6)
@@ -41,14 +41,14 @@ func tamper(t *testing.T, h Harness, edit func([]eventlog.Record) []eventlog.Rec
 
 // wantSeq checks the seq Verify named and that its diagnosis mentions
 // what happened.
-func wantSeq(t *testing.T, ce *eventlog.ChainError, seq uint64, problem string) {
+func wantSeq(t testing.TB, ce *eventlog.ChainError, seq uint64, problem string) {
 	t.Helper()
 	if ce.Seq != seq || !strings.Contains(ce.Problem, problem) {
 		t.Errorf("Verify reported %v, want seq %d with a problem mentioning %q", ce, seq, problem)
 	}
 }
 
-func testTamperChanged(t *testing.T, h Harness) {
+func testTamperChanged(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Envelope[len(r[2].Envelope)/2] ^= 0x01
 		return r
@@ -69,7 +69,7 @@ func ChainHash(envelope []byte) eventlog.Hash {
 	return sha256.Sum256(append([]byte("checkfu/eventlog/chain/v1\x00"), envelope...))
 }
 
-func testTamperRehashed(t *testing.T, h Harness) {
+func testTamperRehashed(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		// Swap two bytes of the event time: still a valid envelope.
 		env := r[2].Envelope
@@ -81,12 +81,12 @@ func testTamperRehashed(t *testing.T, h Harness) {
 	wantSeq(t, ce, 4, "does not link")
 }
 
-func testTamperRemoved(t *testing.T, h Harness) {
+func testTamperRemoved(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record { return slices.Delete(r, 2, 3) })
 	wantSeq(t, ce, 3, "missing")
 }
 
-func testTamperReordered(t *testing.T, h Harness) {
+func testTamperReordered(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Seq, r[3].Seq = r[3].Seq, r[2].Seq
 		r[2], r[3] = r[3], r[2]
@@ -95,7 +95,7 @@ func testTamperReordered(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "reordered")
 }
 
-func testTamperInserted(t *testing.T, h Harness) {
+func testTamperInserted(t testing.TB, h harness) {
 	// A well-formed event for the same session and seq 3, from a forger's
 	// own log: its hash and envelope agree, only its link is wrong.
 	forger, err := eventlog.New(eventlog.NewMemoryStore(), keyed(t))
@@ -118,7 +118,7 @@ func testTamperInserted(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "does not link")
 }
 
-func testTamperContent(t *testing.T, h Harness) {
+func testTamperContent(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].Sealed[len(r[2].Sealed)-1] ^= 0x80
 		return r
@@ -126,7 +126,7 @@ func testTamperContent(t *testing.T, h Harness) {
 	wantSeq(t, ce, 3, "content was changed")
 }
 
-func testTamperTruncated(t *testing.T, h Harness) {
+func testTamperTruncated(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	recorded := appendN(t, l, "s-trunc", 4)
@@ -141,7 +141,7 @@ func testTamperTruncated(t *testing.T, h Harness) {
 	}
 }
 
-func testTamperMoved(t *testing.T, h Harness) {
+func testTamperMoved(t testing.TB, h harness) {
 	// Another session's whole log, every hash and link intact: only the
 	// session each envelope names gives it away.
 	l := open(t, h, keyed(t))
@@ -154,7 +154,7 @@ func testTamperMoved(t *testing.T, h Harness) {
 	wantSeq(t, ce, 1, "moved between sessions")
 }
 
-func testTamperContentAttached(t *testing.T, h Harness) {
+func testTamperContentAttached(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	if _, err := l.AppendAt(ctx, "s-attach", 0, Sample(eventlog.KindDenial, 1, ""), Sample(eventlog.KindToolCall, 2, "content")); err != nil {
@@ -172,7 +172,7 @@ func testTamperContentAttached(t *testing.T, h Harness) {
 	wantSeq(t, ce, 1, "does not commit to")
 }
 
-func testTamperRewritten(t *testing.T, h Harness) {
+func testTamperRewritten(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	recorded := appendN(t, l, "s-rewrite", 4)
@@ -203,7 +203,7 @@ func testTamperRewritten(t *testing.T, h Harness) {
 // testTamperContentDeleted deletes one event's content row the way SQL
 // would, without Log.Shred: there is no shred event, so it is tampering,
 // not a shred, and Content refuses it as such.
-func testTamperContentDeleted(t *testing.T, h Harness) {
+func testTamperContentDeleted(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].DataKey, r[2].Sealed = nil, nil
 		return r
@@ -218,7 +218,7 @@ func testTamperContentDeleted(t *testing.T, h Harness) {
 
 // testTamperShredForged deletes content and marks it shredded by an
 // event that is not a shred event.
-func testTamperShredForged(t *testing.T, h Harness) {
+func testTamperShredForged(t testing.TB, h harness) {
 	ce := tamper(t, h, func(r []eventlog.Record) []eventlog.Record {
 		r[2].DataKey, r[2].Sealed, r[2].ShreddedBy = nil, nil, 5
 		return r
@@ -234,7 +234,7 @@ func testTamperShredForged(t *testing.T, h Harness) {
 // shredThenTamper appends four events with content to session, shreds
 // seq 2 (the shred event is seq 5), applies edit (which also gets the
 // records as they were before the shred) and returns Verify's ChainError.
-func shredThenTamper(t *testing.T, h Harness, session string, edit func(before, now []eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+func shredThenTamper(t testing.TB, h harness, session string, edit func(before, now []eventlog.Record) []eventlog.Record) *eventlog.ChainError {
 	t.Helper()
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
@@ -261,7 +261,7 @@ func shredThenTamper(t *testing.T, h Harness, session string, edit func(before, 
 // testTamperShredEventRemoved removes the shred event itself (the newest
 // event): the shredded record names a shred event the log no longer
 // holds, so the truncation shows even without a checkpoint.
-func testTamperShredEventRemoved(t *testing.T, h Harness) {
+func testTamperShredEventRemoved(t testing.TB, h harness) {
 	ce := shredThenTamper(t, h, "s-shred-removed", func(_, r []eventlog.Record) []eventlog.Record { return r[:4] })
 	wantSeq(t, ce, 2, "is not in the log")
 }
@@ -269,7 +269,7 @@ func testTamperShredEventRemoved(t *testing.T, h Harness) {
 // testTamperShredUndone restores shredded content from a copy taken
 // before the shred and clears its shred mark: the shred event then
 // records a shred that no longer holds.
-func testTamperShredUndone(t *testing.T, h Harness) {
+func testTamperShredUndone(t testing.TB, h harness) {
 	ce := shredThenTamper(t, h, "s-shred-undone", func(before, r []eventlog.Record) []eventlog.Record {
 		r[1].DataKey, r[1].Sealed, r[1].ShreddedBy = before[1].DataKey, before[1].Sealed, 0
 		return r
@@ -286,7 +286,7 @@ func testTamperShredUndone(t *testing.T, h Harness) {
 // testTamperShredMarksSwapped shreds seqs 2 and 3 (shred events 5 and
 // 6) and swaps their marks: each names a real shred event, but not its
 // own.
-func testTamperShredMarksSwapped(t *testing.T, h Harness) {
+func testTamperShredMarksSwapped(t testing.TB, h harness) {
 	ctx := context.Background()
 	l := open(t, h, keyed(t))
 	const session = "s-shred-swap"

@@ -61,6 +61,10 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 		Label: ev.Label, Time: ev.Time, ApprovalID: ev.Approval, Approver: ev.Approver,
 		Actor: ev.Actor, Grant: ev.Grant, Action: ev.Action, Scope: ev.Scope,
 		Result: string(ev.Outcome), Code: string(ev.Code),
+		RequestID: ev.Request.Request, RunID: ev.Request.Run, Release: ev.Request.Release,
+	}
+	if e.Actor == "" {
+		e.Actor = ev.Request.Actor
 	}
 	var err error
 	switch ev.Kind {
@@ -72,6 +76,10 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 		e.Decision, err = approvalDecision(ev.Outcome)
 	case authz.EvidenceEdgeCall:
 		err = edgeCall(&e, ev)
+	case authz.EvidenceGatewayDecision:
+		err = gatewayDecision(&e, ev)
+	case authz.EvidenceGatewayResult:
+		err = gatewayResult(&e, ev)
 	default:
 		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %s is not mapped", checkfu.Quote(string(ev.Kind)))
 	}
@@ -119,6 +127,48 @@ func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 		}
 	default:
 		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: edge call outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
+	}
+	return nil
+}
+
+// gatewayDecision maps the gateway's authority decision on a call: an
+// allowed call is a tool_call event with decision allow and result
+// "authorized"; a refused one is a denial with its code. EffectID is the
+// capability, Grant the lease once spent, and Scope the permission
+// assignment that allowed the call.
+func gatewayDecision(e *eventlog.Event, ev authz.Evidence) error {
+	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
+	e.EffectID = ev.Capability
+	e.Provider = ev.Provider
+	if e.Scope == "" {
+		e.Scope = ev.Assignment
+	}
+	switch ev.Outcome {
+	case authz.OutcomeApproved:
+		e.Kind, e.Decision, e.Result = eventlog.KindToolCall, eventlog.DecisionAllow, "authorized"
+	case authz.OutcomeRefused:
+		e.Kind, e.Decision = eventlog.KindDenial, eventlog.DecisionDeny
+	default:
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: gateway decision outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
+	}
+	return nil
+}
+
+// gatewayResult maps the terminal result of an allowed call: a tool_call
+// event with no decision, whose result is "http_NNN" when the provider
+// answered, else the outcome.
+func gatewayResult(e *eventlog.Event, ev authz.Evidence) error {
+	e.Kind = eventlog.KindToolCall
+	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
+	e.EffectID = ev.Capability
+	e.Provider = ev.Provider
+	switch ev.Outcome {
+	case authz.OutcomeSucceeded, authz.OutcomeFailed, authz.OutcomeRefused:
+		if ev.Status > 0 {
+			e.Result = "http_" + strconv.Itoa(ev.Status)
+		}
+	default:
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: gateway result outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
 	}
 	return nil
 }

@@ -293,3 +293,10 @@ func TestOpenPool(t *testing.T) {
 		t.Error("OpenPool(nil pool) succeeded")
 	}
 }
+
+// TestPostgresWitnessRaceForks: forks racing to a witness kept in this store, each through its
+// own handle: exactly one wins each round, and the witness ends at it.
+func TestPostgresWitnessRaceForks(t *testing.T) {
+	dsn := testDSN(t)
+	sqllogtest.RaceForks(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, dsn) })
+}

@@ -31,4 +31,7 @@ var mutants = []mutation.Mutant{
 	{Name: "witness compare-and-swap", File: "../internal/sqllog/sqllog.go",
 		Edits: []mutation.Edit{{Old: "\tif n != 1 {\n\t\treturn eventlog.WitnessConflict(origin)\n\t}\n", New: "\t_ = n\n"}},
 		Kills: "TestSQLiteWitnessStore"},
+	{Name: "rt: witness update ignores the state it replaces", File: "../internal/sqllog/sqllog.go",
+		Edits: []mutation.Edit{{Old: "WHERE origin = $1 AND size = $2 AND hash = $3", New: "WHERE origin = $1 AND $2 = $2 AND $3 = $3"}},
+		Kills: "TestSQLiteWitnessRaceForks"},
 }

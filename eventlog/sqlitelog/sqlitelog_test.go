@@ -279,3 +279,10 @@ func TestSQLiteWitnessStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "witness.db")
 	eventlogtest.TestWitnessStore(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, path) })
 }
+
+// TestSQLiteWitnessRaceForks: forks racing to a witness kept in this store, each through its
+// own handle: exactly one wins each round, and the witness ends at it.
+func TestSQLiteWitnessRaceForks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "witness.db")
+	sqllogtest.RaceForks(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, path) })
+}

@@ -28,6 +28,7 @@ type outer struct {
 	Labels  map[string]string `json:"labels"`
 	Skipped string            `json:"-"`
 	NoTag   string
+	//lint:ignore U1000 an unexported field must not be a member name
 	private string
 }
 

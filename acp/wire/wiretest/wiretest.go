@@ -10,6 +10,23 @@
 // the cursor, never above), a cursor above the head refused, and the end
 // of streams (out_end with the final offset, err_end, exit with status 0).
 //
+// Each Sequence subtest drives ONE provider instance through a
+// deterministic run of 200 operations (fresh, resent and overlapping stdin,
+// frames filling the granted window, drains, acks, drops with resumes
+// at cursors between the last ack and what was delivered), then ends its
+// streams; every stdout byte, replayed or new, must be the echo of the
+// stdin at its offset, no stdin frame below the granted limit may be
+// refused, and attached after each resume must agree with what was sent
+// and delivered.
+//
+// Proved to catch (the suite's own tests run it against the Server
+// behind a frame-rewriting proxy that plants each bug, and fail if it
+// ever accepts one): a provider that replays its journal from 0 after a
+// resume but numbers the frames from the cursor; one that grants credit
+// it does not have (limits raised past its buffer, so it refuses stdin
+// it granted); one that clamps a cursor above the head instead of
+// refusing it.
+//
 // What it cannot prove: behaviour under real drops and timing (the
 // package's own property and cut tests cover that), the journal's
 // eviction after a detach grace, or anything about the process's
@@ -26,19 +43,25 @@ import (
 
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/acp/wire/internal/frame"
+	"github.com/checkfu/checkfu/internal/suitetest"
 )
 
 // A MakeProvider starts a fresh provider instance that runs "cat" (stdin
 // echoed to stdout) and returns a dial function for it and a stop
 // function. Each subtest gets its own instance.
-type MakeProvider func(t *testing.T) (dial func() (net.Conn, error), stop func())
+type MakeProvider = MakeProviderOf[*testing.T]
+
+// A MakeProviderOf is a [MakeProvider] for the test type T (the suite's
+// own tests run it under a recorder).
+type MakeProviderOf[T testing.TB] func(t T) (dial func() (net.Conn, error), stop func())
 
 // TestProvider runs the conformance suite against providers made by mp,
-// one fresh provider per subtest.
-func TestProvider(t *testing.T, mp MakeProvider) {
+// one fresh provider per subtest; each Sequence subtest drives its one
+// provider through a long run of operations and resumes.
+func TestProvider[T testing.TB](t T, mp MakeProviderOf[T]) {
 	for _, tc := range []struct {
 		name string
-		fn   func(t *testing.T, dial func() (net.Conn, error))
+		fn   func(t testing.TB, dial func() (net.Conn, error))
 	}{
 		{"AttachedFirst", testAttachedFirst},
 		{"EchoExactlyOnce", testEchoExactlyOnce},
@@ -47,8 +70,11 @@ func TestProvider(t *testing.T, mp MakeProvider) {
 		{"ResumeAtCursor", testResumeAtCursor},
 		{"CursorAheadRefused", testCursorAheadRefused},
 		{"EndOfStreams", testEndOfStreams},
+		{"Sequence1", sequence(1)},
+		{"Sequence2", sequence(2)},
+		{"Sequence3", sequence(3)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		suitetest.Run(t, tc.name, func(t T) {
 			dial, stop := mp(t)
 			defer stop()
 			tc.fn(t, dial)
@@ -58,12 +84,12 @@ func TestProvider(t *testing.T, mp MakeProvider) {
 
 // conn is a test-side raw wire connection.
 type conn struct {
-	t   *testing.T
+	t   testing.TB
 	c   net.Conn
 	dec *frame.Decoder
 }
 
-func open(t *testing.T, dial func() (net.Conn, error), hello frame.Frame) *conn {
+func open(t testing.TB, dial func() (net.Conn, error), hello frame.Frame) *conn {
 	t.Helper()
 	c, err := dial()
 	if err != nil {
@@ -76,7 +102,7 @@ func open(t *testing.T, dial func() (net.Conn, error), hello frame.Frame) *conn 
 	return w
 }
 
-func newID(t *testing.T) frame.ProcessID {
+func newID(t testing.TB) frame.ProcessID {
 	var id frame.ProcessID
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
@@ -143,7 +169,7 @@ func (w *conn) stdoutUntil(from uint64, n int) []byte {
 	return got
 }
 
-func testAttachedFirst(t *testing.T, dial func() (net.Conn, error)) {
+func testAttachedFirst(t testing.TB, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	a := w.attached()
 	if a.Accepted != 0 || a.Limit == 0 || a.Head != 0 || a.Low != 0 || a.Window == 0 {
@@ -151,7 +177,7 @@ func testAttachedFirst(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
+func testEchoExactlyOnce(t testing.TB, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
 	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("hello ")})
@@ -162,7 +188,7 @@ func testEchoExactlyOnce(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testOverrunRefusedWhole(t *testing.T, dial func() (net.Conn, error)) {
+func testOverrunRefusedWhole(t testing.TB, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	a := w.attached()
 	if a.Limit >= frame.MaxPayload-64 {
@@ -188,7 +214,7 @@ func testOverrunRefusedWhole(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testSecondOpenRefused(t *testing.T, dial func() (net.Conn, error)) {
+func testSecondOpenRefused(t testing.TB, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
 	w2 := open(t, dial, openFrame(newID(t)))
@@ -197,7 +223,7 @@ func testSecondOpenRefused(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testResumeAtCursor(t *testing.T, dial func() (net.Conn, error)) {
+func testResumeAtCursor(t testing.TB, dial func() (net.Conn, error)) {
 	id := newID(t)
 	w := open(t, dial, openFrame(id))
 	w.attached()
@@ -215,7 +241,7 @@ func testResumeAtCursor(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testCursorAheadRefused(t *testing.T, dial func() (net.Conn, error)) {
+func testCursorAheadRefused(t testing.TB, dial func() (net.Conn, error)) {
 	id := newID(t)
 	w := open(t, dial, openFrame(id))
 	w.attached()
@@ -226,7 +252,7 @@ func testCursorAheadRefused(t *testing.T, dial func() (net.Conn, error)) {
 	}
 }
 
-func testEndOfStreams(t *testing.T, dial func() (net.Conn, error)) {
+func testEndOfStreams(t testing.TB, dial func() (net.Conn, error)) {
 	w := open(t, dial, openFrame(newID(t)))
 	w.attached()
 	w.send(frame.Frame{Type: frame.TypeStdin, Offset: 0, Data: []byte("bye\n")})

@@ -6,6 +6,9 @@ package sqllogtest
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/checkfu/checkfu/eventlog"
@@ -70,4 +73,87 @@ func replace(session string, recs []eventlog.Record) []Stmt {
 		}
 	}
 	return stmts
+}
+
+// RaceForks has forks of one log race to a reference witness whose state
+// is in the store open returns: each fork through its own handle and
+// witness, all from the same witnessed head, for several rounds. Exactly
+// one fork must be accepted each round, and the witness must end at it:
+// the compare-and-swap holds across handles, and no concurrent update
+// rolls the witness back.
+func RaceForks(t *testing.T, open func(t *testing.T) eventlog.WitnessStore) {
+	ctx := context.Background()
+	signer, verifiers := eventlogtest.CheckpointKeys(t, 1)
+	const forks = 6
+	for round := range 4 {
+		session := fmt.Sprintf("race-%d", round)
+		base := eventlog.NewMemoryStore()
+		bl, _ := eventlog.New(base, eventlog.Options{})
+		for range 2 {
+			if _, err := bl.Append(ctx, session, eventlog.Event{Kind: eventlog.KindSkip, Code: "base"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		baseRecs, _ := base.Read(ctx, session, 1, 2)
+		first, _ := eventlog.SignCheckpoint(signer, session, eventlog.Head{Seq: 2, Hash: baseRecs[1].Hash})
+		w0, _ := eventlog.NewWitness(open(t), verifiers, nil)
+		if _, err := w0.AddCheckpoint(ctx, 0, nil, first); err != nil {
+			t.Fatal(err)
+		}
+		type fork struct {
+			proof [][]byte
+			cp    []byte
+			head  eventlog.Head
+			w     *eventlog.StoreWitness
+		}
+		fs := make([]fork, forks)
+		for i := range fs {
+			m := eventlog.NewMemoryStore()
+			if err := m.Append(ctx, session, 0, baseRecs); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := eventlog.New(m, eventlog.Options{})
+			for range 1 + i%2 {
+				if _, err := l.Append(ctx, session, eventlog.Event{Kind: eventlog.KindSkip, Code: fmt.Sprintf("fork-%d", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			head, _ := m.Head(ctx, session)
+			proof, err := eventlog.Proof(ctx, m, session, 2, head.Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp, _ := eventlog.SignCheckpoint(signer, session, head)
+			w, _ := eventlog.NewWitness(open(t), verifiers, nil)
+			fs[i] = fork{proof, cp, head, w}
+		}
+		errs := make([]error, forks)
+		var wg sync.WaitGroup
+		for i := range fs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = fs[i].w.AddCheckpoint(ctx, 2, fs[i].proof, fs[i].cp)
+			}()
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("round %d: forks %d and %d both accepted from one witnessed head", round, winner, i)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, eventlog.CodeCheckpointConflict):
+				t.Errorf("round %d fork %d: %v, want %s", round, i, err, eventlog.CodeCheckpointConflict)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no fork accepted", round)
+		}
+		st, err := open(t).Witnessed(ctx, "log.test/eventlog/"+session)
+		if err != nil || st.Size != fs[winner].head.Seq || st.Hash != fs[winner].head.Hash {
+			t.Errorf("round %d: witness holds %d %s, %v; want the winner's head %d %s", round, st.Size, st.Hash, err, fs[winner].head.Seq, fs[winner].head.Hash)
+		}
+	}
 }

@@ -109,6 +109,7 @@ type ContainerJSON struct {
 		Tmpfs          map[string]string
 		LogConfig      LogConfig
 		Dns            []string
+		Binds          []string
 	}
 	NetworkSettings struct {
 		Networks map[string]struct {

@@ -1,0 +1,541 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+)
+
+// A Harness tells the suite how to make and drive a provider.
+type Harness struct {
+	// New returns a fresh provider. Required. The suite calls it once
+	// per subtest.
+	New func(t testing.TB) adapters.Provider
+	// Spec returns the instance spec the Runner would ask for: ID id and
+	// network mode mode (one of the capability's network modes), with the
+	// image, platform, profile digest and limits the provider can apply.
+	// Required.
+	Spec func(t testing.TB, id, mode string) adapters.InstanceSpec
+	// Shell is the argv prefix that runs a POSIX shell script inside an
+	// instance: the suite runs Shell followed by one script argument
+	// ("/bin/sh", "-c"). Required. The scripts use sh, cat, printf,
+	// sleep and exit.
+	Shell []string
+	// Probe is the argv prefix of [RunProbe] inside an instance. It is
+	// required when the capability declares the none network mode, which
+	// the suite then tries to break.
+	Probe []string
+	// Timeout bounds each blocking step; zero means 30 s. A step that
+	// outlives it fails the subtest rather than hanging the suite.
+	Timeout time.Duration
+}
+
+// TestProvider runs the contract tests against the provider h makes, as
+// named subtests: Describe, Lifecycle, OneLiveProcess, Stdio, ExitCodes,
+// Kill, Sequence, Evidence, CapabilityHonesty and Wire. Each subtest
+// gets a fresh provider; Sequence drives ONE instance through a long
+// sequence of operations.
+//
+// What it proves, for the provider under test: its Description passes
+// adapters.Check and is stable; instances keep their ID, refuse an
+// undeclared network mode, are destroyed idempotently and refuse to
+// open afterwards, and Destroy ends a live process; a second live
+// process is refused with process_already_open without disturbing the
+// first, and the reservation is released once the first is reaped or
+// killed; stdout and stderr are separate; binary and multi-megabyte data
+// cross stdin and stdout intact and in order; stdin close reaches the
+// process as EOF; exit codes 0 to 255 are reported exactly; Kill ends a
+// process and its children; Env reaches the process; every process's
+// evidence passes adapters.MatchEvidence against the Runner's state,
+// with the assurance its placement allows; declared optional members are
+// implemented; a provider declaring the none network mode gives a
+// process that cannot reach a live listener on the host's loopback and
+// has no non-loopback interface; and, for a remote provider, the wire's
+// credit window, reservation and resume (acp/wire/wiretest) and a stdout
+// stream delivered exactly once across a connection dropped mid-stream.
+//
+// What it cannot prove: any enforcement axis (filesystem, privileges,
+// syscalls, resources, lifetime) other than network none, nor the
+// allowlist mode, nor limits being applied (only reported); isolation
+// from a host the instance does not share (a network-none container
+// reaches no host loopback anyway, so there the interface check carries
+// the weight); behaviour under load or real network faults; and
+// anything about a remote provider's physical isolation: over a wire the
+// evidence check is identity_only.
+//
+// What it is proved to catch: the package's own tests run the suite,
+// recorded, against plausible broken providers and assert that the named
+// subtests reject each (brokenProviders in broken_test.go): one that
+// allows two live processes, one that merges stderr into stdout, one
+// whose exit code is always 0, one that reports the previous process's
+// exit status, one that lies about network mode none, one whose evidence
+// names another image, one whose evidence is that of the first instance
+// it made, one that keeps the reservation after a kill, one that drops
+// stdout past 1 MiB, one whose Kill only closes stdin, one that declares
+// list_dir without implementing it, and a remote provider whose journal
+// is too small to survive a drop (output_truncated). Package process's
+// mutants add a Kill that reaches only the group leader, a provider
+// without a reservation, and signals reported as exit code 0.
+func TestProvider(t *testing.T, h Harness) {
+	runSuite(realT{t}, h)
+}
+
+func runSuite(t tester, h Harness) {
+	if h.New == nil || h.Spec == nil || len(h.Shell) == 0 {
+		t.Fatal("adaptertest: a Harness needs New, Spec and Shell")
+	}
+	s := &suite{h: h, timeout: h.Timeout}
+	if s.timeout == 0 {
+		s.timeout = 30 * time.Second
+	}
+	for _, sub := range []struct {
+		name string
+		f    func(tester, *suite, adapters.Provider)
+	}{
+		{"Describe", testDescribe},
+		{"Lifecycle", testLifecycle},
+		{"OneLiveProcess", testOneLiveProcess},
+		{"Stdio", testStdio},
+		{"ExitCodes", testExitCodes},
+		{"Kill", testKill},
+		{"Sequence", testSequence},
+		{"Evidence", testEvidence},
+		{"CapabilityHonesty", testHonesty},
+		{"Wire", testWire},
+	} {
+		t.run(sub.name, func(t tester) {
+			p := h.New(t)
+			if p == nil {
+				t.Fatal("adaptertest: Harness.New returned nil")
+			}
+			sub.f(t, s, p)
+		})
+	}
+}
+
+type suite struct {
+	h       Harness
+	timeout time.Duration
+}
+
+var instanceSeq atomic.Uint64
+
+// create makes an instance in the provider's first network mode (or
+// mode), destroyed when the subtest ends.
+func (s *suite) create(t tester, p adapters.Provider, mode string) (adapters.Instance, adapters.InstanceSpec) {
+	t.Helper()
+	if mode == "" {
+		modes := p.Describe().Capability.NetworkModes
+		if len(modes) == 0 {
+			t.Fatal("adaptertest: the capability declares no network mode")
+		}
+		mode = modes[0]
+	}
+	id := "adaptertest-" + strconv.FormatUint(instanceSeq.Add(1), 10)
+	spec := s.h.Spec(t, id, mode)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	inst, err := p.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create(%s, mode %s): %v", id, mode, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		defer cancel()
+		inst.Destroy(ctx)
+	})
+	return inst, spec
+}
+
+func (s *suite) sh(script string) []string {
+	return append(slices.Clone(s.h.Shell), script)
+}
+
+// open starts script in inst.
+func (s *suite) open(t tester, inst adapters.Instance, spec adapters.ProcessSpec) adapters.Process {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	p, err := inst.OpenProcess(ctx, spec)
+	if err != nil {
+		t.Fatalf("OpenProcess(%q): %v", spec.Argv, err)
+	}
+	t.Cleanup(func() { p.Kill() })
+	return p
+}
+
+// A result is everything a process produced.
+type result struct {
+	stdout, stderr []byte
+	status         int
+	err            error
+}
+
+// collect writes stdin to p and closes it, reads stdout and stderr to
+// EOF, and waits; within the suite's timeout.
+func (s *suite) collect(t tester, p adapters.Process, stdin []byte) result {
+	t.Helper()
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		go func() {
+			if len(stdin) > 0 {
+				p.Stdin().Write(stdin)
+			}
+			p.Stdin().Close()
+		}()
+		errc := make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(p.Stderr())
+			errc <- b
+		}()
+		r.stdout, _ = io.ReadAll(p.Stdout())
+		r.stderr = <-errc
+		r.status, r.err = p.Wait()
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(s.timeout):
+		t.Fatalf("process did not end within %v", s.timeout)
+		return result{}
+	}
+}
+
+// run opens argv in inst and collects it.
+func (s *suite) run(t tester, inst adapters.Instance, script string, stdin []byte) result {
+	t.Helper()
+	return s.collect(t, s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(script)}), stdin)
+}
+
+// within runs f and fails the test when it outlives the timeout.
+func (s *suite) within(t tester, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.timeout):
+		t.Fatalf("%s did not return within %v", what, s.timeout)
+	}
+}
+
+func testDescribe(t tester, s *suite, p adapters.Provider) {
+	d := p.Describe()
+	if err := adapters.Check(d); err != nil {
+		t.Fatalf("adapters.Check(Describe()) = %v", err)
+	}
+	if d2 := p.Describe(); !reflect.DeepEqual(d, d2) {
+		t.Errorf("Describe is not stable: %+v then %+v", d, d2)
+	}
+	if len(d.Capability.Platforms) == 0 {
+		t.Error("the capability declares no platform")
+	}
+	if g := adapters.Grade(d, nil); g == checkfu.SecurityBoundary {
+		t.Errorf("Grade without a receipt = %v", g)
+	}
+}
+
+func testLifecycle(t tester, s *suite, p adapters.Provider) {
+	inst, spec := s.create(t, p, "")
+	if inst.ID() != spec.ID {
+		t.Errorf("ID() = %q, want %q", inst.ID(), spec.ID)
+	}
+	if r := s.run(t, inst, "exit 0", nil); r.status != 0 || r.err != nil {
+		t.Errorf("exit 0: status %d, %v", r.status, r.err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	bad := s.h.Spec(t, "adaptertest-undeclared-mode", "checkfu-undeclared-mode")
+	if i, err := p.Create(ctx, bad); !errors.Is(err, adapters.CodeSpecUnsupported) {
+		if i != nil {
+			i.Destroy(ctx)
+		}
+		t.Errorf("Create with an undeclared network mode = %v, want %s", err, adapters.CodeSpecUnsupported)
+	}
+	noID := spec
+	noID.ID = ""
+	if i, err := p.Create(ctx, noID); err == nil {
+		i.Destroy(ctx)
+		t.Error("Create with an empty ID succeeded")
+	}
+
+	live := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
+	s.within(t, "Destroy with a live process", func() {
+		if err := inst.Destroy(ctx); err != nil {
+			t.Errorf("Destroy: %v", err)
+		}
+	})
+	s.within(t, "Wait after Destroy", func() { live.Wait() })
+	if err := inst.Destroy(ctx); err != nil {
+		t.Errorf("second Destroy: %v", err)
+	}
+	if _, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")}); !errors.Is(err, adapters.CodeInstanceDestroyed) {
+		t.Errorf("OpenProcess after Destroy = %v, want %s", err, adapters.CodeInstanceDestroyed)
+	}
+}
+
+func testOneLiveProcess(t tester, s *suite, p adapters.Provider) {
+	inst, _ := s.create(t, p, "")
+	first := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("cat")})
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	if second, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
+		if second != nil {
+			second.Kill()
+		}
+		t.Fatalf("a second OpenProcess while one lives = %v, want %s", err, wire.CodeProcessAlreadyOpen)
+	}
+	if r := s.collect(t, first, []byte("ping\n")); string(r.stdout) != "ping\n" || r.status != 0 {
+		t.Errorf("the first process after a refused second: stdout %q status %d, want \"ping\\n\" 0", r.stdout, r.status)
+	}
+	if r := s.run(t, inst, "exit 3", nil); r.status != 3 {
+		t.Errorf("a process after the first was reaped: status %d, want 3", r.status)
+	}
+	k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
+	k.Kill()
+	s.within(t, "Wait after Kill", func() { k.Wait() })
+	if r := s.run(t, inst, "exit 4", nil); r.status != 4 {
+		t.Errorf("a process after a killed one was reaped: status %d, want 4", r.status)
+	}
+}
+
+// data returns n deterministic bytes covering every byte value.
+func data(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	b := make([]byte, n)
+	for i := range b {
+		if i < 256 {
+			b[i] = byte(i)
+		} else {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	return b
+}
+
+func testStdio(t tester, s *suite, p adapters.Provider) {
+	inst, _ := s.create(t, p, "")
+	r := s.run(t, inst, "printf out; printf err >&2", nil)
+	if string(r.stdout) != "out" || string(r.stderr) != "err" {
+		t.Errorf("stdout %q stderr %q, want \"out\" and \"err\" apart", r.stdout, r.stderr)
+	}
+	big := data(1, 3<<20+17)
+	r = s.run(t, inst, "cat", big)
+	if !bytes.Equal(r.stdout, big) {
+		t.Errorf("cat of %d binary bytes returned %d bytes (equal: false)", len(big), len(r.stdout))
+	}
+	if r = s.run(t, inst, "cat", nil); len(r.stdout) != 0 || r.status != 0 {
+		t.Errorf("cat of empty stdin: %q status %d", r.stdout, r.status)
+	}
+	if r = s.run(t, inst, "cat; printf done", []byte("x\x00y")); string(r.stdout) != "x\x00ydone" {
+		t.Errorf("stdin close did not reach the process as EOF: %q", r.stdout)
+	}
+	errBig := data(2, 32<<10)
+	if r = s.run(t, inst, "cat >&2; printf ok", errBig); !bytes.Equal(r.stderr, errBig) || string(r.stdout) != "ok" {
+		t.Errorf("32 KiB to stderr: got %d bytes, stdout %q", len(r.stderr), r.stdout)
+	}
+}
+
+func testExitCodes(t tester, s *suite, p adapters.Provider) {
+	inst, _ := s.create(t, p, "")
+	for _, code := range []int{0, 1, 2, 7, 42, 125, 255} {
+		if r := s.run(t, inst, "exit "+strconv.Itoa(code), nil); r.status != code || r.err != nil {
+			t.Errorf("exit %d: status %d, %v", code, r.status, r.err)
+		}
+	}
+}
+
+func testKill(t tester, s *suite, p adapters.Provider) {
+	inst, _ := s.create(t, p, "")
+	proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60 & printf ready; wait; printf after")})
+	buf := make([]byte, 5)
+	s.within(t, "reading ready", func() { io.ReadFull(proc.Stdout(), buf) })
+	if string(buf) != "ready" {
+		t.Fatalf("read %q, want ready", buf)
+	}
+	if err := proc.Kill(); err != nil {
+		t.Errorf("Kill: %v", err)
+	}
+	var rest []byte
+	var status int
+	var err error
+	s.within(t, "stdout EOF after Kill (a child kept it open)", func() { rest, _ = io.ReadAll(proc.Stdout()) })
+	s.within(t, "Wait after Kill", func() { status, err = proc.Wait() })
+	if len(rest) != 0 {
+		t.Errorf("after Kill the process still wrote %q", rest)
+	}
+	if status == 0 && err == nil {
+		t.Error("a killed process reported exit status 0 and no error")
+	}
+	proc.Kill() // after reaping: must not panic or hang
+	if r := s.run(t, inst, "exit 5", nil); r.status != 5 {
+		t.Errorf("after a kill: status %d, want 5", r.status)
+	}
+}
+
+func testSequence(t tester, s *suite, p adapters.Provider) {
+	inst, spec := s.create(t, p, "")
+	held := adapters.HeldFor(p.Describe(), spec)
+	rnd := rand.New(rand.NewPCG(18, 18))
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	for i := range 24 {
+		op := rnd.IntN(6)
+		tag := fmt.Sprintf("op %d (%d)", i, op)
+		switch op {
+		case 0: // an exit code, drawn afresh: catches a memo per command
+			code := rnd.IntN(256)
+			if r := s.run(t, inst, "exit "+strconv.Itoa(code), nil); r.status != code {
+				t.Errorf("%s: exit %d reported %d", tag, code, r.status)
+			}
+		case 1: // stdin echoed
+			in := data(rnd.Uint64(), rnd.IntN(200<<10))
+			if r := s.run(t, inst, "cat", in); !bytes.Equal(r.stdout, in) {
+				t.Errorf("%s: cat of %d bytes returned %d", tag, len(in), len(r.stdout))
+			}
+		case 2: // fresh tokens on both channels: catches output carried between processes
+			a, b := strconv.FormatUint(rnd.Uint64(), 36), strconv.FormatUint(rnd.Uint64(), 36)
+			if r := s.run(t, inst, "printf "+a+"; printf "+b+" >&2", nil); string(r.stdout) != a || string(r.stderr) != b {
+				t.Errorf("%s: stdout %q stderr %q, want %q and %q", tag, r.stdout, r.stderr, a, b)
+			}
+		case 3: // the reservation, then the holder still works
+			first := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("cat")})
+			if second, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: s.sh("exit 0")}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
+				if second != nil {
+					second.Kill()
+				}
+				t.Errorf("%s: second open = %v, want %s", tag, err, wire.CodeProcessAlreadyOpen)
+			}
+			if r := s.collect(t, first, []byte(tag)); string(r.stdout) != tag {
+				t.Errorf("%s: the holder echoed %q", tag, r.stdout)
+			}
+		case 4: // a kill, after which the next op must open
+			k := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
+			k.Kill()
+			s.within(t, tag+" Wait after Kill", func() { k.Wait() })
+		case 5: // Env reaches the process
+			v := strconv.FormatUint(rnd.Uint64(), 36)
+			proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(`printf %s "$CHECKFU_ADAPTERTEST"`), Env: []string{"CHECKFU_ADAPTERTEST=" + v}})
+			if !adapters.MatchEvidence(held, proc.Evidence()).OK() {
+				t.Errorf("%s: evidence: %v", tag, adapters.MatchEvidence(held, proc.Evidence()).Err())
+			}
+			if r := s.collect(t, proc, nil); string(r.stdout) != v {
+				t.Errorf("%s: Env: got %q, want %q", tag, r.stdout, v)
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func testEvidence(t tester, s *suite, p adapters.Provider) {
+	d := p.Describe()
+	want := adapters.AssuranceIdentityOnly
+	if d.Placement == admission.PlacementInProcess {
+		want = adapters.AssuranceIsolationChecked
+	}
+	for _, mode := range d.Capability.NetworkModes {
+		for range 2 { // two instances: each evidence must name its own
+			inst, spec := s.create(t, p, mode)
+			proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("exit 0")})
+			m := adapters.MatchEvidence(adapters.HeldFor(d, spec), proc.Evidence())
+			if err := m.Err(); err != nil {
+				t.Errorf("mode %s, instance %s: %v", mode, spec.ID, err)
+			}
+			if m.Assurance != want {
+				t.Errorf("assurance %s for placement %s, want %s", m.Assurance, d.Placement, want)
+			}
+			s.collect(t, proc, nil)
+		}
+	}
+}
+
+func testHonesty(t tester, s *suite, p adapters.Provider) {
+	d := p.Describe()
+	inst, _ := s.create(t, p, "")
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	if d.Members.ListDir {
+		if _, err := adapters.ListDir(ctx, p, inst, "."); err != nil {
+			t.Errorf("declared list_dir: %v", err)
+		}
+	}
+	if d.Members.Snapshots {
+		if _, err := adapters.Snapshot(ctx, p, inst); err != nil {
+			t.Errorf("declared snapshots: %v", err)
+		}
+	}
+	if d.Members.FileTransfer {
+		want := data(3, 1000)
+		var got bytes.Buffer
+		if err := adapters.WriteFile(ctx, p, inst, "adaptertest.bin", bytes.NewReader(want)); err != nil {
+			t.Errorf("declared file transfer: WriteFile: %v", err)
+		} else if err := adapters.ReadFile(ctx, p, inst, "adaptertest.bin", &got); err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("declared file transfer: ReadFile: %v (equal %t)", err, bytes.Equal(got.Bytes(), want))
+		}
+	}
+	if slices.Contains(d.Capability.NetworkModes, "none") {
+		testNetworkNone(t, s, p)
+	}
+}
+
+// testNetworkNone tries to break the none network mode: from inside an
+// instance, dial a live listener on the host's loopback, and list the
+// interfaces. The self-test first shows the probe runs and can use
+// sockets at all, so a failed dial means the network, not the probe.
+func testNetworkNone(t tester, s *suite, p adapters.Provider) {
+	if len(s.h.Probe) == 0 {
+		t.Fatal("the provider declares network mode none, and the Harness gives no Probe to check it")
+	}
+	inst, _ := s.create(t, p, "none")
+	probe := func(args ...string) result {
+		return s.collect(t, s.open(t, inst, adapters.ProcessSpec{Argv: append(slices.Clone(s.h.Probe), args...)}), nil)
+	}
+	if r := probe("selftest"); r.status != ProbeOK {
+		t.Fatalf("probe selftest: status %d %q %q; the probe cannot run in the instance", r.status, r.stdout, r.stderr)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	if r := probe("dial", ln.Addr().String()); r.status != ProbeFailed || accepted.Load() != 0 {
+		t.Errorf("network none: the probe reached the host's live listener %s (status %d, %d accepted): %s", ln.Addr(), r.status, accepted.Load(), strings.TrimSpace(string(r.stdout)))
+	}
+	if r := probe("interfaces"); r.status != ProbeOK || len(bytes.TrimSpace(r.stdout)) != 0 {
+		t.Errorf("network none: the instance has interfaces besides loopback (status %d): %q", r.status, r.stdout)
+	}
+}

@@ -1,0 +1,30 @@
+// Package process is the minimum sandbox provider and the reference
+// customer of adaptertest: each instance's processes are plain local
+// processes of the host. It isolates nothing.
+//
+// Entry points: [New] (or the zero [Provider]) and [Spec], the one
+// instance spec it accepts.
+//
+// Invariants:
+//
+//   - It claims nothing it does not do. Its capability enforces no axis,
+//     advertises the grade unsupported (so no allowlist profile can ever
+//     select it), and offers only the unrestricted network mode: a plain
+//     process can open sockets, so it never declares none. Admission
+//     therefore refuses it for the adversarial lane; it is for the
+//     trusted lane only.
+//   - It refuses, with adapters.CodeSpecUnsupported, an instance spec it
+//     cannot apply: a root image, another platform or network mode, any
+//     resource limit.
+//   - Its placement is in-process, so its evidence is matched with the
+//     assurance isolation_checked: the Runner authored the capability.
+//     That assurance is about the comparison, not about isolation, of
+//     which there is none; its evidence is labelled mock.
+//   - One live process per instance, kept with adapters.Slot and released
+//     only once the process is reaped; Kill reaches the whole process
+//     group.
+//   - A process never inherits the Runner's environment: it gets PATH,
+//     HOME and TMPDIR (the instance's private directory) and the spec's
+//     Env, nothing else. Destroy kills the live process and removes the
+//     directory.
+package process

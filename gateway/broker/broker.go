@@ -1,0 +1,167 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/gateway"
+)
+
+// Implementation is the name the broker gives itself in MCP's initialize.
+const Implementation = "checkfu-broker"
+
+// A Broker is the MCP server capability-enabled sandbox code talks to. It
+// serves one gateway channel: tools/list returns the canonical descriptor
+// of each tool the channel's profile allows, and tools/call forwards the
+// tool's capability and arguments, and nothing else, over the channel.
+// A Broker holds no credential and dials nothing.
+type Broker struct {
+	ch     *gateway.Channel
+	server *mcp.Server
+	tools  []*mcp.Tool
+}
+
+// New returns the broker for ch. Every tool the profile lists must be
+// exactly a registration of the channel's gateway: the same capability,
+// tool name, operation and resource; a tool advertising anything else (a
+// remote MCP server's URL, say) is refused with
+// [CodeDescriptorUnregistered] and no broker is built. A registration
+// whose schema is not an object schema is refused with
+// [CodeDescriptorInvalid].
+func New(ch *gateway.Channel) (*Broker, error) {
+	if ch == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
+	}
+	b := &Broker{ch: ch, server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})}
+	for _, pt := range ch.Tools() {
+		reg, ok := ch.Registry().Lookup(pt.Capability)
+		if !ok || reg.Tool.Name != pt.Tool || reg.Operation != pt.Operation || reg.Resource != pt.Resource {
+			return nil, checkfu.Refuse(CodeDescriptorUnregistered, "broker: tool %s (%s %s) is not fixed by a registration", checkfu.Quote(pt.Tool), checkfu.Quote(pt.Operation), checkfu.Quote(pt.Resource))
+		}
+		tool, err := descriptor(reg)
+		if err != nil {
+			return nil, err
+		}
+		b.tools = append(b.tools, tool)
+		capability := reg.Capability
+		b.server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return b.call(ctx, capability, req.Params.Arguments), nil
+		})
+	}
+	return b, nil
+}
+
+// descriptor turns a registration's canonical tool descriptor into an MCP
+// tool. Nothing about the provider (operation, resource, credential) is
+// in it.
+func descriptor(reg authz.Registration) (*mcp.Tool, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(reg.Tool.InputSchema, &schema); err != nil || schema["type"] != "object" {
+		return nil, checkfu.Refuse(CodeDescriptorInvalid, "broker: tool %s needs an input schema of type object", checkfu.Quote(reg.Tool.Name))
+	}
+	return &mcp.Tool{Name: reg.Tool.Name, Description: reg.Tool.Description, InputSchema: json.RawMessage(reg.Tool.InputSchema)}, nil
+}
+
+// call forwards one tools/call. A refusal reaches sandbox code as its code
+// alone ("refused: permission_missing"): the gateway's messages can name
+// leases, resources and registrations, which are not the agent's to see.
+func (b *Broker) call(ctx context.Context, capability string, args json.RawMessage) *mcp.CallToolResult {
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	resp, err := b.ch.Call(ctx, capability, args)
+	if err != nil {
+		return errorResult(err)
+	}
+	text := string(resp.Body)
+	if !utf8.ValidString(text) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed: the provider's answer is not text"}}}
+	}
+	return &mcp.CallToolResult{IsError: resp.Status >= 400, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	text := "failed"
+	if code, ok := checkfu.CodeOf(err); ok {
+		text = "refused: " + string(code)
+	} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+		text = "failed: " + string(uc)
+	}
+	var ee *authz.EvidenceError
+	if errors.As(err, &ee) {
+		text = "failed: evidence_unrecorded"
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// Tools returns the MCP descriptors tools/list serves.
+func (b *Broker) Tools() []*mcp.Tool { return append([]*mcp.Tool(nil), b.tools...) }
+
+// ServeConn speaks MCP (newline-delimited JSON-RPC) over conn until the
+// peer closes it or ctx ends.
+func (b *Broker) ServeConn(ctx context.Context, conn net.Conn) error {
+	ss, err := b.server.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { ss.Close() })
+	defer stop()
+	return ss.Wait()
+}
+
+// Serve accepts connections on ln, one MCP session each, until ctx ends
+// or ln fails; it closes ln and waits for its sessions before returning.
+func (b *Broker) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Go(func() { _ = b.ServeConn(ctx, conn) })
+	}
+}
+
+// HTTPHandler serves the same MCP server over MCP's streamable HTTP
+// transport, for a loopback listener (the TypeScript client and the
+// conformance suite use it). The SDK's localhost protection stays on.
+func (b *Broker) HTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.server }, nil)
+}
+
+// ListenUnix listens on a Unix socket at path, for a directory only the
+// plane serves and that is mounted into the sandbox. The socket is made
+// connectable by any user (the workload runs as a non-root user of its
+// own); who can reach it is decided by the directory, which the caller
+// creates and mounts into exactly one sandbox.
+func ListenUnix(path string) (net.Listener, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}

@@ -1,0 +1,235 @@
+package broker_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/gateway/broker"
+	"github.com/checkfu/checkfu/gateway/internal/rigtest"
+)
+
+// tap records every byte the sandbox side reads from the broker.
+type tap struct {
+	net.Conn
+	mu  sync.Mutex
+	got bytes.Buffer
+}
+
+func (t *tap) Read(p []byte) (int, error) {
+	n, err := t.Conn.Read(p)
+	t.mu.Lock()
+	t.got.Write(p[:n])
+	t.mu.Unlock()
+	return n, err
+}
+
+func (t *tap) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Clone(t.got.Bytes())
+}
+
+// serve starts b on a Unix socket in a fresh directory and connects an MCP
+// client to it as sandbox code would.
+func serve(t *testing.T, b *broker.Broker) (*mcp.ClientSession, *tap) {
+	t.Helper()
+	ln, err := broker.ListenUnix(filepath.Join(t.TempDir(), "broker.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	conn, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := &tap{Conn: conn}
+	client := mcp.NewClient(&mcp.Implementation{Name: "sandbox", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: tp, Writer: tp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, tp
+}
+
+func noLeak(t *testing.T, what string, b []byte) {
+	t.Helper()
+	if leaks := custodytest.FindLeaks([]byte(rigtest.Canary), b); len(leaks) > 0 {
+		t.Fatalf("%s leaks the credential as %v", what, leaks)
+	}
+}
+
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestBrokerListsProfileToolsOnly: tools/list is the profile's canonical
+// descriptors, names, descriptions and schemas, and nothing about the
+// provider: no resource, no host, no credential reference.
+func TestBrokerListsProfileToolsOnly(t *testing.T) {
+	r := rigtest.New(t)
+	r.Tools = r.Tools[:2] // the profile allows list_issues and create_issue
+	b, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, tp := serve(t, b)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{"create_issue", "list_issues"}) && !slices.Equal(names, []string{"list_issues", "create_issue"}) {
+		t.Fatalf("tools/list = %v", names)
+	}
+	seen := tp.bytes()
+	for _, protected := range []string{"api.example.com", "/v1/repos", rigtest.Cred.String(), rigtest.Cred.Handle.String(), r.Lease.ID, "echo", "outside"} {
+		if bytes.Contains(seen, []byte(protected)) {
+			t.Errorf("the broker showed sandbox code %q", protected)
+		}
+	}
+	noLeak(t, "tools/list", seen)
+}
+
+// TestBrokerCallAllowedAndDenied drives an allowed and a denied call
+// through the broker and runs the canary finder over every byte the
+// broker sent.
+func TestBrokerCallAllowedAndDenied(t *testing.T) {
+	r := rigtest.New(t)
+	r.Grant("issues.list")
+	r.Grant("echo")
+	b, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, tp := serve(t, b)
+	ctx := context.Background()
+	// The sandbox tries to claim another identity in _meta and in the
+	// arguments: neither reaches the context.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_issues", Arguments: map[string]any{"state": "open"},
+		Meta: mcp.Meta{"actor": "user:admin", "tenant": "org-2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || text(res) != `{"issues":[{"n":1}]}` {
+		t.Fatalf("allowed call = %v %q", res.IsError, text(res))
+	}
+	for name, args := range map[string]any{
+		"create_issue": map[string]any{"title": "x"},          // no assignment
+		"outside":      map[string]any{},                      // no assignment
+		"list_issues":  map[string]any{"actor": "user:admin"}, // outside the schema
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := "refused: " + string(authz.CodePermissionMissing)
+		if name == "list_issues" {
+			want = "refused: " + string(authz.CodeArgumentsInvalid)
+		}
+		if !res.IsError || text(res) != want {
+			t.Errorf("%s: %v %q, want %q", name, res.IsError, text(res), want)
+		}
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || text(res) != "refused: credential_echoed" {
+		t.Errorf("echo: %v %q", res.IsError, text(res))
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Error("an unknown tool was called")
+	}
+	seen := tp.bytes()
+	noLeak(t, "the broker's answers", seen)
+	for _, protected := range []string{"api.example.com", r.Lease.ID, rigtest.Cred.Handle.String(), "lease_"} {
+		if bytes.Contains(seen, []byte(protected)) {
+			t.Errorf("the broker showed sandbox code %q", protected)
+		}
+	}
+	for _, ev := range r.Evidence.Events() {
+		if ev.Request != rigtest.Member() {
+			t.Errorf("event %s carries %+v, want the channel's context", ev.Kind, ev.Request)
+		}
+	}
+	evs, _ := json.Marshal(r.Evidence.Events())
+	noLeak(t, "events", evs)
+}
+
+// TestBrokerRefusesUnregisteredDescriptor: a profile tool advertising a
+// remote URL is refused unless a registration fixes exactly that; default
+// deny holds whatever the descriptor says.
+func TestBrokerRefusesUnregisteredDescriptor(t *testing.T) {
+	r := rigtest.New(t)
+	for name, pt := range map[string]gateway.ProfileTool{
+		"remote MCP tool":                   {Capability: "remote.search", Tool: "search", Operation: "POST", Resource: "https://mcp.remote.example/search"},
+		"registered capability, remote URL": {Capability: "issues.list", Tool: "list_issues", Operation: "GET", Resource: "https://mcp.remote.example/issues"},
+		"registered capability, other tool": {Capability: "issues.list", Tool: "search", Operation: "GET", Resource: r.Base + "/v1/repos/acme/app/issues"},
+		"registered capability, other op":   {Capability: "issues.list", Tool: "list_issues", Operation: "POST", Resource: r.Base + "/v1/repos/acme/app/issues"},
+	} {
+		r.Tools = []gateway.ProfileTool{pt}
+		_, err := broker.New(r.Channel(rigtest.Member()))
+		if !errors.Is(err, broker.CodeDescriptorUnregistered) {
+			t.Errorf("%s: New = %v, want %s", name, err, broker.CodeDescriptorUnregistered)
+		}
+	}
+	r.Tools = []gateway.ProfileTool{{Capability: "issues.list", Tool: "list_issues", Operation: "GET", Resource: r.Base + "/v1/repos/acme/app/issues"}}
+	if _, err := broker.New(r.Channel(rigtest.Member())); err != nil {
+		t.Errorf("the registered descriptor: %v", err)
+	}
+}
+
+// TestBrokerForCapabilityFreeCode: a channel whose profile allows no tool
+// serves an empty tools/list; every call is refused by the SDK before the
+// gateway. (A Runner gives capability-free code no broker at all; this is
+// the floor if one is built anyway.)
+func TestBrokerForCapabilityFreeCode(t *testing.T) {
+	r := rigtest.New(t)
+	r.Tools = nil
+	b, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := serve(t, b)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 0 {
+		t.Fatalf("tools/list = %+v, %v", res, err)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_issues"}); err == nil {
+		t.Error("a call succeeded without tools")
+	}
+	if r.Hits.Load() != 0 {
+		t.Error("the provider was contacted")
+	}
+}

@@ -1,0 +1,15 @@
+package broker
+
+import "github.com/checkfu/checkfu"
+
+// Refusal codes of the broker.
+const (
+	// CodeDescriptorUnregistered: a profile tool (such as one a remote
+	// MCP server advertises) names a capability, tool, operation or
+	// resource that no exact static registration fixes. Default deny: it
+	// is not exposed, whatever URL it advertises.
+	CodeDescriptorUnregistered checkfu.Code = "descriptor_unregistered"
+	// CodeDescriptorInvalid: a registered tool's input schema is not a
+	// JSON object schema of type "object", which MCP requires.
+	CodeDescriptorInvalid checkfu.Code = "descriptor_invalid"
+)

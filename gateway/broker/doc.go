@@ -1,0 +1,35 @@
+// Package broker is the only thing capability-enabled sandbox code can
+// reach: an MCP server (the official Go SDK,
+// github.com/modelcontextprotocol/go-sdk) on a Unix socket that the plane
+// serves inside the sandbox, with no network route of its own. Each
+// broker serves one gateway.Channel, which the Runner opened with the
+// server-owned token; the broker forwards tools/call over it and the
+// gateway checks everything.
+//
+// Invariants:
+//
+//   - tools/list returns exactly the canonical descriptors (name,
+//     description, input schema) of the tools the active profile allows,
+//     and nothing about the provider: no operation, resource, host or
+//     credential reference.
+//   - A profile tool must be exactly a registration (capability, tool,
+//     operation, resource); one that is not, such as a descriptor a
+//     remote MCP server advertises with its own URL, is refused with
+//     [CodeDescriptorUnregistered] and no broker is built. Default deny
+//     holds whatever a descriptor advertises.
+//   - tools/call forwards the capability and the arguments, nothing else:
+//     _meta and every other field of the request are ignored, so sandbox
+//     code can neither set nor widen the request context.
+//   - A refusal reaches sandbox code as its code alone ("refused:
+//     permission_missing"), never the gateway's message, which can name
+//     leases, resources or registrations.
+//   - The broker holds no credential and dials nothing; a Runner gives
+//     capability-free code no broker at all.
+//
+// For Docker, the socket lives in a host directory only the plane serves,
+// bind-mounted into exactly one workload container, which runs with
+// NetworkMode none. For a remote provider (a sandbox on another host) the
+// channel would have to be carried over the provider's own process
+// transport; no such carriage exists, so capabilities are unsupported on
+// remote providers (see docs/gateway.md).
+package broker

@@ -1,0 +1,20 @@
+package broker_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// mutants delete the broker's own checks; each must be killed by the
+// named test.
+var mutants = []mutation.Mutant{
+	{Name: "descriptor must be registered", File: "broker.go",
+		Edits: []mutation.Edit{{Old: "if !ok || reg.Tool.Name != pt.Tool || reg.Operation != pt.Operation || reg.Resource != pt.Resource {", New: "if !ok {"}},
+		Kills: "TestBrokerRefusesUnregisteredDescriptor"},
+	{Name: "refusal text is the code alone", File: "broker.go",
+		Edits: []mutation.Edit{{Old: `text = "refused: " + string(code)`, New: `text = "refused: " + string(code) + ": " + err.Error()`}},
+		Kills: "TestBrokerCallAllowedAndDenied"},
+}

@@ -1,0 +1,29 @@
+// Package gateway is the capability gateway: the one door between sandbox
+// code and a credentialed provider, at plane authority. Sandbox code
+// reaches it only through the broker (package gateway/broker) over a
+// [Channel] the Runner opened; the gateway checks every call in a fixed
+// order and hands only authorized calls to custody's outbound edge.
+//
+// Invariants:
+//
+//   - The request context is established once, when the Runner opens a
+//     channel with the application server's server-owned token
+//     ([Authenticator]; [HMACTokens] is the reference). Every later hop
+//     takes it from the channel: the gateway replaces whatever context the
+//     Go context held, and nothing in a tool call can set or widen it.
+//   - The order of checks is fixed (see [Gateway]): channel, permission
+//     assignment, exact static registration, arguments, lease, approval,
+//     then the edge. Nothing before the edge contacts a provider or opens
+//     a credential.
+//   - A missing permission, and a tool the profile does not list, are the
+//     same refusal ([authz.CodePermissionMissing]) with the same text: it
+//     does not say whether the capability, resource or credential exists.
+//   - The decision and the result are separate evidence events, each
+//     carrying the request context and the authority decision, never a
+//     credential or the arguments; a decision that cannot be recorded is
+//     no decision and the call does not run.
+//   - The approval for an external effect is never named by the call: the
+//     gateway finds the one bound to this actor, lease, action, effect and
+//     session, and custody revalidates it immediately before the effect.
+//   - Every zero value refuses.
+package gateway

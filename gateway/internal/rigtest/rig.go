@@ -1,0 +1,260 @@
+// Package rigtest builds a gateway in front of a loopback TLS provider for
+// the tests of package gateway and its broker: native custody holding a
+// canary credential, four registrations, a lease for a non-administrator
+// member, and an in-memory evidence sink.
+package rigtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/egress/dnstest"
+)
+
+// Canary is the provider credential; no byte of it may reach sandbox code.
+const Canary = "ghp_GATEWAYCANARY0123456789abcdefXY"
+
+// Cred is the canary's custody binding, Provider the provider revision of
+// the rig's lease, and Key the HMAC key of its tokens.
+var (
+	Cred     = custody.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
+	Provider = checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
+	Key      = []byte("0123456789abcdef0123456789abcdef")
+)
+
+// Member is a non-administrator test account: a plain member of one
+// project, never an admin role.
+func Member() checkfu.RequestContext {
+	return checkfu.RequestContext{
+		Actor: "user:bob", Role: "member", Tenant: "org-1", Workspace: "ws-1", Project: "proj-1",
+		Session: "sess-1", Request: "req-1", Run: "run-1", Release: "checkfu@test",
+	}
+}
+
+// TB is the part of testing.TB a Rig needs, so that an Example can build
+// one too.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+// A Clock is an injectable clock that moves only when told to.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time // guarded by mu
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// countingCustodian counts Opens, so a test can prove a refused call
+// never touched the credential.
+type countingCustodian struct {
+	custody.Custodian
+	opens *atomic.Int64
+}
+
+// Open counts and opens.
+func (c *countingCustodian) Open(ctx context.Context, b custody.Binding) (*custody.Secret, error) {
+	c.opens.Add(1)
+	return c.Custodian.Open(ctx, b)
+}
+
+// A Rig is a gateway in front of a loopback TLS provider reached as
+// api.example.com, with native custody holding the canary.
+type Rig struct {
+	// T is the test the rig belongs to; Hits counts requests the
+	// provider received. The rest are the parts the gateway is built of.
+	T           TB
+	Clock       *Clock
+	Base        string
+	Registry    *authz.Registry
+	Leases      *authz.Leases
+	Approvals   *authz.Approvals
+	Assignments *authz.Assignments
+	Evidence    *custodytest.MemoryEvidence
+	// Opens counts the credential's opens by the custodian.
+	Opens *atomic.Int64
+	// Edge is the rig's outbound edge, as the gateway sees it; EdgeCall is
+	// its bare Edge.Call, for the benchmark. Neither can open the
+	// credential for a caller.
+	Edge     gateway.Edge
+	EdgeCall func(context.Context, edge.Invocation) (*edge.Response, error)
+	Conn     edge.Connection
+	Gateway  *gateway.Gateway
+	Tokens   *gateway.HMACTokens
+	Lease    authz.Lease
+	Tools    []gateway.ProfileTool
+	Hits     atomic.Int64
+}
+
+// ListSchema is the input schema of list_issues.
+const ListSchema = `{"type":"object","properties":{"state":{"enum":["open","closed"]}},"additionalProperties":false}`
+
+// CreateSchema is the input schema of create_issue.
+const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","maxLength":64}},"required":["title"],"additionalProperties":false}`
+
+// New builds a Rig; everything it starts stops with t.
+func New(t TB) *Rig {
+	t.Helper()
+	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.Hits.Add(1)
+		io.Copy(io.Discard, req.Body)
+		switch req.URL.Path {
+		case "/v1/echo":
+			fmt.Fprintf(w, `{"you_sent":%q}`, req.Header.Get("Authorization"))
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"issues":[{"n":1}]}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
+	r.Base = "https://api.example.com:" + strconv.Itoa(int(port))
+	dns, err := dnstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dns.Close() })
+	dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore())
+	if err := native.Put(context.Background(), Cred, custody.NewSecret([]byte(Canary))); err != nil {
+		t.Fatal(err)
+	}
+	r.Opens = new(atomic.Int64)
+	custodian := &countingCustodian{Custodian: native, opens: r.Opens}
+	regs := []authz.Registration{
+		{Capability: "issues.list", Operation: "GET", Resource: r.Base + "/v1/repos/acme/app/issues", Credential: Cred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "list_issues", Description: "List the issues of acme/app.", InputSchema: json.RawMessage(ListSchema)}},
+		{Capability: "issues.create", Operation: "POST", Resource: r.Base + "/v1/repos/acme/app/issues", Credential: Cred, Effect: authz.ExternalEffect,
+			Tool: authz.ToolDescriptor{Name: "create_issue", Description: "Open an issue on acme/app.", InputSchema: json.RawMessage(CreateSchema)}},
+		{Capability: "echo", Operation: "GET", Resource: r.Base + "/v1/echo", Credential: Cred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "echo", Description: "A provider that echoes the credential.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "outside.rules", Operation: "GET", Resource: r.Base + "/v2/other", Credential: Cred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "outside", Description: "A resource the rules do not allow.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+	}
+	if r.Registry, err = authz.NewRegistry(regs...); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, reg := range regs {
+		ids = append(ids, reg.Capability)
+		r.Tools = append(r.Tools, gateway.ProfileTool{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource})
+	}
+	cat, err := authz.NewCatalog(authz.ProviderEntry{Revision: Provider, Capabilities: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Leases, err = authz.NewLeases(authz.LeaseConfig{Catalog: cat, Registry: r.Registry, Now: r.Clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: Member().Actor}
+	if r.Lease, err = r.Leases.Issue(authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
+	e, err := edge.NewEdge(edge.EdgeConfig{
+		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
+		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.CloseIdleConnections)
+	r.Edge, r.EdgeCall = e, e.Call
+	if r.Tokens, err = gateway.NewHMACTokens(Key, r.Clock.Now); err != nil {
+		t.Fatal(err)
+	}
+	if r.Gateway, err = gateway.New(gateway.Config{
+		Authenticator: r.Tokens, Assignments: r.Assignments, Registry: r.Registry, Connections: []edge.Connection{r.Conn},
+		Leases: r.Leases, Approvals: r.Approvals, Edge: r.Edge, Evidence: r.Evidence, Label: checkfu.LabelMock,
+		Service: "runner", Name: "gateway-a", Now: r.Clock.Now,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Grant assigns capability to the member's actor in its project.
+func (r *Rig) Grant(capability string) authz.PermissionAssignment {
+	r.T.Helper()
+	rc := Member()
+	a, err := r.Assignments.Assign(authz.PermissionAssignment{Actor: rc.Actor, Capability: capability, Tenant: rc.Tenant, Workspace: rc.Workspace, Project: rc.Project, ExpiresAt: r.Clock.Now().Add(time.Hour)})
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	return a
+}
+
+// Channel opens a channel for rc with the rig's lease and every tool.
+func (r *Rig) Channel(rc checkfu.RequestContext) *gateway.Channel {
+	r.T.Helper()
+	tok, err := r.Tokens.Issue(rc, time.Minute)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	ch, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: tok, Lease: r.Lease.ID, Tools: r.Tools})
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	return ch
+}
+
+// Approve records an approval of the create call, as the platform would.
+func (r *Rig) Approve(args string) {
+	r.T.Helper()
+	call := authz.ToolCall{Capability: "issues.create", Arguments: json.RawMessage(args)}
+	action, err := r.Registry.Arguments(call)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	if _, err := r.Approvals.Decide(context.Background(), authz.ApprovalDecision{
+		Binding:  authz.ApprovalBinding{Actor: Member().Actor, Grant: r.Lease.ID, Action: action.Digest(), Effect: action.Effect, Scope: Member().Session},
+		Approver: "user:carol", Approve: true, TTL: time.Minute,
+	}); err != nil {
+		r.T.Fatal(err)
+	}
+}
