@@ -106,7 +106,7 @@ func runMatrix(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, line)
 	}
 	fmt.Fprintf(e.stdout, "matrix: %s on Docker %s, label isolated\n", target, eng.EngineVersion())
-	rep, err := matrix.Run(ctx, matrix.Config{Engine: eng, Binary: *binary, Target: target, PlaneCredential: canary, Slot: *slot, Progress: progress})
+	rep, err := matrix.Run(ctx, matrix.Config{Engine: eng, Binary: *binary, Target: target, PlaneCredential: canary, Slot: *slot, Label: *label, Progress: progress})
 	if err != nil {
 		return err
 	}

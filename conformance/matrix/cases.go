@@ -25,10 +25,6 @@ type spec struct {
 // redirectCodes are the 3xx answers redirect_recheck tries, each of them.
 var redirectCodes = []int{301, 302, 303, 307, 308}
 
-// authoritySeparationGap is why the matrix cannot hold
-// authority_separation on this tree: its full case needs a real Run.
-const authoritySeparationGap = "not established: the full case needs a real Run through acp/wire in which a workload process makes a credentialed tool call through the capability gateway's broker, served at plane authority through custody/edge; this tree has no gateway (gateway/), so no plane traffic exists to observe"
-
 // specs returns every case, in the order they are reported. It is built
 // once per run, after the topology is up.
 func (r *run) specs() []*spec {
@@ -137,10 +133,10 @@ func (r *run) specs() []*spec {
 	add(as, "guard_files", judgeFiles(func(r *run) scan { return r.guardFiles }))
 	add(as, "workload_compiled_environment", judgeView(func(r *run) (docker.ContainerView, error) { return r.wlView, r.wlViewErr }))
 	add(as, "workload_files", judgeFiles(func(r *run) scan { return r.wlFiles }))
+	add(as, "broker_workload_compiled_environment", judgeView(func(r *run) (docker.ContainerView, error) { return r.brokerView, r.planeErr }))
+	add(as, "credentialed_call_through_broker", judgeBrokerCall)
 	add(as, "separate_routes", judgeRoutes)
-	add(as, "credentialed_call_through_broker", func(*run, *spec) (Verdict, string, map[string]any) {
-		return Unestablished, authoritySeparationGap, nil
-	})
+	add(as, "process_opened_over_acp_wire", judgeOverWire)
 	r.cached = out
 	return out
 }
@@ -442,14 +438,63 @@ func judgeFiles(get func(*run) scan) func(*run, *spec) (Verdict, string, map[str
 	}
 }
 
+func judgeBrokerCall(r *run, s *spec) (Verdict, string, map[string]any) {
+	ev := map[string]any{"workload_saw": r.brokerSeen, "provider_received": r.planeHits}
+	if r.planeErr != nil {
+		return Unestablished, "the plane or its workload could not be observed: " + r.planeErr.Error(), ev
+	}
+	attached := 0
+	for _, h := range r.planeHits {
+		if h.CredentialAttached {
+			attached++
+		}
+	}
+	switch {
+	case strings.Contains(string(r.brokerOut), r.cfg.PlaneCredential):
+		return Fail, "the capability-enabled workload saw the plane credential", ev
+	case r.brokerSeen.Error != "" || r.brokerSeen.IsError || r.brokerSeen.Text != `{"issues":[{"n":1}]}`:
+		return Fail, "the credentialed call through the broker did not return the provider's answer: " + r.brokerSeen.Error + r.brokerSeen.Text, ev
+	case len(r.planeHits) != 1 || attached != 1:
+		return Fail, fmt.Sprintf("the provider received %d request(s), %d with the credential attached; want exactly one, attached at plane authority", len(r.planeHits), attached), ev
+	}
+	return Pass, "a tool call crossed the broker; the provider received it once with the credential attached, the workload only the answer", ev
+}
+
 func judgeRoutes(r *run, s *spec) (Verdict, string, map[string]any) {
 	ev := map[string]any{
-		"workload_networks": r.wlView.Networks, "guard_networks": r.guardView.Networks,
+		"workload_networks": r.wlView.Networks, "guard_networks": r.guardView.Networks, "broker_workload_networks": r.brokerView.Networks,
 		"host_listener_from_workload": r.host.from(r.workload.String() + ":"),
-		// The host side's own requests (the liveness controls) reach the
-		// listeners from the host's bridge address, not through the guard:
-		// the route a plane on this host would take. Not plane traffic.
-		"host_side_route": r.hitsFor("liveness"),
+		"provider_received":           r.planeHits,
+		"guard_log_names_plane":       strings.Contains(r.guardLogs, planeHost),
 	}
-	return Unestablished, "half observed: the workload sits only on the internal network and reaches no host address (default_deny); that plane traffic never rides the guard needs plane traffic, and this tree has no gateway (gateway/) to make any", ev
+	if r.planeErr != nil || len(r.planeHits) == 0 || r.guardLogs == "" {
+		return Unestablished, "no plane traffic to observe", ev
+	}
+	for _, h := range r.planeHits {
+		ap, err := netip.ParseAddrPort(h.From)
+		if err != nil || !ap.Addr().IsLoopback() {
+			return Fail, "plane traffic reached the provider from " + h.From + ", not the plane's own route", ev
+		}
+	}
+	switch {
+	case strings.Contains(r.guardLogs, planeHost):
+		return Fail, "the guard's log names the plane's provider: plane traffic rode the guard", ev
+	case len(r.host.from(r.workload.String()+":")) > 0:
+		return Fail, "the guarded workload reached the host, where the plane's edge runs", ev
+	case len(r.brokerView.Networks) != 1 || r.brokerView.NetworkMode != "none":
+		return Fail, fmt.Sprintf("the capability-enabled workload has network %s %v, not none", r.brokerView.NetworkMode, r.brokerView.Networks), ev
+	}
+	for n := range r.wlView.Networks {
+		if n != r.top.InnerNetwork() {
+			return Fail, "the guarded workload is also on " + n, ev
+		}
+	}
+	return Pass, "plane traffic left from the host's loopback and never crossed the guard; the guarded workload sits only on the internal network and reaches no host address; the capability-enabled workload has no network, only the broker's socket", ev
+}
+
+func judgeOverWire(r *run, s *spec) (Verdict, string, map[string]any) {
+	if r.planeErr != nil || !r.overWire {
+		return Unestablished, "the capability-enabled workload's process was not opened over acp/wire", map[string]any{"plane_error": fmt.Sprint(r.planeErr)}
+	}
+	return Pass, "the capability-enabled workload's process was opened over acp/wire (a Unix socket, peer-authenticated) by a wire server whose command ran it in a Docker instance with the broker's socket; the provider side's environment held no plane credential", map[string]any{"container": r.brokerView.ID}
 }

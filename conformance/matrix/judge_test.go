@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"encoding/json"
+	"errors"
 	"net/netip"
 	"strings"
 	"testing"
@@ -129,7 +130,36 @@ func TestJudges(t *testing.T) {
 		{"canary in the workload's files", "workload_files", nil, nil, Fail,
 			func(r *run) { r.wlFiles = scan{Files: 3, Found: []string{"etc/profile"}} }},
 		{"no files read", "workload_files", nil, nil, Unestablished, func(r *run) { r.wlFiles = scan{} }},
-		{"no broker", "credentialed_call_through_broker", nil, nil, Unestablished, nil},
+		{"no plane", "credentialed_call_through_broker", nil, nil, Unestablished, func(r *run) { r.planeErr = errors.New("no engine") }},
+		{"credentialed call", "credentialed_call_through_broker", nil, nil, Pass, func(r *run) {
+			r.brokerSeen = BrokerSeen{Tools: []string{planeTool}, Text: `{"issues":[{"n":1}]}`}
+			r.planeHits = []planeHit{{From: "127.0.0.1:5000", CredentialAttached: true}}
+		}},
+		{"credential reached the workload", "credentialed_call_through_broker", nil, nil, Fail, func(r *run) {
+			r.brokerSeen = BrokerSeen{Tools: []string{planeTool}, Text: `{"issues":[{"n":1}]}`}
+			r.brokerOut = []byte(`{"text":"` + r.cfg.PlaneCredential + `"}`)
+			r.planeHits = []planeHit{{From: "127.0.0.1:5000", CredentialAttached: true}}
+		}},
+		{"call without the credential", "credentialed_call_through_broker", nil, nil, Fail, func(r *run) {
+			r.brokerSeen = BrokerSeen{Tools: []string{planeTool}, Text: `{"issues":[{"n":1}]}`}
+			r.planeHits = []planeHit{{From: "127.0.0.1:5000"}}
+		}},
+		{"plane traffic through the guard", "separate_routes", nil, nil, Fail, func(r *run) {
+			r.planeHits = []planeHit{{From: "198.18.21.2:5000", CredentialAttached: true}}
+			r.guardLogs = "listening"
+			r.brokerView = docker.ContainerView{NetworkMode: "none", Networks: map[string]string{"none": ""}}
+		}},
+		{"guard names the plane", "separate_routes", nil, nil, Fail, func(r *run) {
+			r.planeHits = []planeHit{{From: "127.0.0.1:5000", CredentialAttached: true}}
+			r.guardLogs = "refused target=" + planeHost
+			r.brokerView = docker.ContainerView{NetworkMode: "none", Networks: map[string]string{"none": ""}}
+		}},
+		{"broker workload on a network", "separate_routes", nil, nil, Fail, func(r *run) {
+			r.planeHits = []planeHit{{From: "127.0.0.1:5000", CredentialAttached: true}}
+			r.guardLogs = "listening"
+			r.brokerView = docker.ContainerView{NetworkMode: "bridge", Networks: map[string]string{"bridge": "198.19.0.9"}}
+		}},
+		{"no transport hop", "process_opened_over_acp_wire", nil, nil, Unestablished, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,7 +218,7 @@ func TestCasesCoverTheFloor(t *testing.T) {
 		conformance.RedirectRecheck:          {"301_to_not_admitted_host", "302_to_private_address", "303_to_not_admitted_host", "307_to_private_address", "308_to_not_admitted_host"},
 		conformance.ConnectTimePublicAddress: {"private_answer_live_listener", "ttl0_flip_public_private", "upstream_failure_not_a_denial"},
 		conformance.DefaultDeny:              {"tcp_public_target", "udp_owned_dns", "tcp_host_addresses", "udp_host_addresses", "host_dns_tunnel"},
-		conformance.AuthoritySeparation:      {"guard_compiled_environment", "guard_files", "workload_compiled_environment", "workload_files", "separate_routes", "credentialed_call_through_broker"},
+		conformance.AuthoritySeparation:      {"guard_compiled_environment", "guard_files", "workload_compiled_environment", "workload_files", "broker_workload_compiled_environment", "separate_routes", "credentialed_call_through_broker", "process_opened_over_acp_wire"},
 	}
 	for f, want := range floor {
 		for _, n := range want {

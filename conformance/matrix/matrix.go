@@ -9,13 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/conformance"
 )
@@ -129,6 +133,9 @@ type Config struct {
 	// Slot is the topology slot (docker.MinSlot..MaxSlot); 0 picks a free
 	// one.
 	Slot int
+	// Label is the KEY=VALUE label the provider side of the acp/wire
+	// hop puts on what it creates; empty means docker.DefaultLabel.
+	Label string
 	// Progress, when set, is called once per case as its verdict is
 	// known, in the order the cases are listed.
 	Progress func(Case)
@@ -164,26 +171,35 @@ func policyFor() []byte {
 
 // A run holds one matrix run's topology and observations.
 type run struct {
-	cfg        Config
-	top        *docker.Allowlist
-	inner      netip.Prefix
-	outer      netip.Prefix
-	guard      netip.AddrPort
-	workload   netip.Addr
-	host       *hostListener
-	dns        *docker.Service
-	listeners  []*docker.Service
-	topo       map[string]any
-	guardView  docker.ContainerView
-	wlView     docker.ContainerView
-	wlViewErr  error
-	guardFiles scan
-	wlFiles    scan
-	seen       map[string]Seen
-	hits       []Hit
-	queries    []string
-	nonce      string  // random label for names that must never reach the owned DNS
-	cached     []*spec // specs' answer
+	cfg           Config
+	top           *docker.Allowlist
+	inner         netip.Prefix
+	outer         netip.Prefix
+	guard         netip.AddrPort
+	workload      netip.Addr
+	host          *hostListener
+	dns           *docker.Service
+	listeners     []*docker.Service
+	topo          map[string]any
+	guardView     docker.ContainerView
+	wlView        docker.ContainerView
+	wlViewErr     error
+	guardFiles    scan
+	wlFiles       scan
+	seen          map[string]Seen
+	hits          []Hit
+	queries       []string
+	plane         *plane
+	planeErr      error // why the plane or its workload could not be observed
+	brokerView    docker.ContainerView
+	brokerViewErr error
+	overWire      bool // the broker workload's process was opened over acp/wire
+	brokerSeen    BrokerSeen
+	brokerOut     []byte // the capability-enabled workload's stdout
+	planeHits     []planeHit
+	guardLogs     string
+	nonce         string  // random label for names that must never reach the owned DNS
+	cached        []*spec // specs' answer
 }
 
 func (r *run) at(p netip.Prefix, n byte) netip.Addr {
@@ -241,6 +257,7 @@ func Run(ctx context.Context, cfg Config) (_ *Report, err error) {
 	if err := r.observe(ctx, tools); err != nil {
 		return nil, err
 	}
+	r.observeBroker(ctx, tools)
 	topo, _ := json.Marshal(r.topo)
 	rep := &Report{
 		Target: cfg.Target, Provider: cfg.Target.Provider, Revision: cfg.Target.Revision,
@@ -421,6 +438,79 @@ func (r *run) observe(ctx context.Context, tools string) error {
 	return nil
 }
 
+// observeBroker runs the plane (custody, edge, gateway, broker) and a
+// capability-enabled workload that makes one credentialed call through
+// the broker, and records what each side saw. A failure is recorded, not
+// returned: the authority_separation cases that need it are then
+// unestablished.
+func (r *run) observeBroker(ctx context.Context, tools string) {
+	r.planeErr = func() error {
+		pl, err := startPlane(r.cfg.PlaneCredential)
+		if err != nil {
+			return err
+		}
+		r.plane = pl
+		defer pl.close()
+		// The provider side: a wire server whose command opens the
+		// process in a capability-enabled Docker instance. Its
+		// environment is compiled here, without the plane credential.
+		wdir, err := os.MkdirTemp("", "checkfu-matrix-wire-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(wdir)
+		sock := filepath.Join(wdir, "wire.sock")
+		ln, err := wire.Listen("unix", sock)
+		if err != nil {
+			return err
+		}
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, PlaneCredentialEnv+"=") {
+				env = append(env, kv)
+			}
+		}
+		srv := &wire.Server{Command: func() *exec.Cmd {
+			cmd := exec.Command(r.cfg.Binary, "matrix", "tool", "dockerproc", "-image", tools, "-broker", pl.dir, "-label", r.cfg.Label, "--",
+				"/usr/local/bin/checkfu", "matrix", "tool", "mcp", docker.BrokerMount+"/broker.sock", planeTool)
+			cmd.Env = env
+			return cmd
+		}}
+		go srv.Serve(ln)
+		defer srv.Close()
+		// The Runner side: the process, opened over acp/wire. Its stdin
+		// ends once the container has been inspected.
+		inR, inW := io.Pipe()
+		defer inW.Close()
+		var out bytes.Buffer
+		errw := &containerWatch{found: func(id string) {
+			r.brokerView, r.brokerViewErr = r.cfg.Engine.Inspect(ctx, id)
+			inW.Close()
+		}}
+		runner := &wire.Runner{
+			Dial:  func(ctx context.Context) (net.Conn, error) { var d net.Dialer; return d.DialContext(ctx, "unix", sock) },
+			Stdin: inR, Stdout: &out, Stderr: errw,
+		}
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		code, werr := runner.Run(rctx)
+		if werr != nil || code != 0 {
+			return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload over acp/wire exited %d (%v): %s", code, werr, checkfu.Quote(errw.String()))
+		}
+		if r.brokerViewErr != nil {
+			return r.brokerViewErr
+		}
+		r.overWire = true
+		r.brokerOut = out.Bytes()
+		if err := json.Unmarshal(out.Bytes(), &r.brokerSeen); err != nil {
+			return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload wrote %s", checkfu.Quote(out.String()))
+		}
+		r.planeHits = pl.recorded()
+		return nil
+	}()
+	r.guardLogs, _ = r.top.GuardLogs(ctx)
+}
+
 // hitsFor returns the hits whose path starts with /c/ID (and so carry
 // that case's marker).
 func (r *run) hitsFor(id string) []Hit {
@@ -462,4 +552,38 @@ func VerifyEvidence(rep *Report) error {
 		}
 	}
 	return nil
+}
+
+// containerWatch is the stderr of a process opened over acp/wire: it
+// calls found with the container ID once dockerproc names it, and keeps
+// the rest.
+type containerWatch struct {
+	found func(string)
+	mu    sync.Mutex
+	buf   bytes.Buffer // guarded by mu
+	done  bool         // guarded by mu
+}
+
+func (w *containerWatch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	w.buf.Write(b)
+	var id string
+	if !w.done {
+		if line, _, ok := strings.Cut(w.buf.String(), "\n"); ok {
+			if s, ok := strings.CutPrefix(line, containerLine); ok {
+				id, w.done = s, true
+			}
+		}
+	}
+	w.mu.Unlock()
+	if id != "" {
+		w.found(id)
+	}
+	return len(b), nil
+}
+
+func (w *containerWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,7 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/dns/dnsmessage"
 )
 
@@ -25,9 +28,13 @@ import (
 
 // RunTool runs one of the matrix's in-container helpers and returns its
 // exit status: "dnsd" (the owned DNS server), "listen" (live HTTP
-// listeners that record every request they receive) or "probe" (the
+// listeners that record every request they receive), "probe" (the
 // workload's probe: checks read as JSON on stdin, observations written as
-// JSON on stdout). `checkfu matrix tool NAME ARGS` calls it; nothing else
+// JSON on stdout), "mcp SOCKET TOOL" (a capability-enabled workload: it
+// lists the broker's tools and calls TOOL, writing a [BrokerSeen], then
+// waits for stdin to end) or "dockerproc" (the provider side of a Docker
+// process opened over acp/wire: it runs its argv in a fresh
+// capability-enabled instance and passes stdio through). `checkfu matrix tool NAME ARGS` calls it; nothing else
 // should.
 func RunTool(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -42,6 +49,10 @@ func RunTool(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = listen(args[1:], stdout)
 	case "probe":
 		err = probe(stdin, stdout)
+	case "mcp":
+		err = mcpCall(args[1:], stdin, stdout)
+	case "dockerproc":
+		err = dockerProc(args[1:], stdin, stdout, stderr)
 	default:
 		err = fmt.Errorf("unknown tool %q", args[0])
 	}
@@ -448,4 +459,112 @@ func errWord(err error) string {
 		}
 	}
 	return "error"
+}
+
+// A BrokerSeen is what a capability-enabled workload saw of the broker.
+type BrokerSeen struct {
+	Tools   []string `json:"tools"`
+	IsError bool     `json:"is_error"`
+	Text    string   `json:"text"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// mcpCall speaks MCP to the broker's socket, lists its tools and calls
+// one, with no arguments.
+func mcpCall(args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) != 2 {
+		return fmt.Errorf("mcp: want SOCKET TOOL")
+	}
+	var seen BrokerSeen
+	err := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := net.Dial("unix", args[0])
+		if err != nil {
+			return err
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "checkfu-matrix", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for _, t := range tools.Tools {
+			seen.Tools = append(seen.Tools, t.Name)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: args[1], Arguments: map[string]any{}})
+		if err != nil {
+			return err
+		}
+		seen.IsError = res.IsError
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				seen.Text += tc.Text
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		seen.Error = err.Error()
+	}
+	if err := json.NewEncoder(stdout).Encode(seen); err != nil {
+		return err
+	}
+	// The Runner inspects the container while it lives, then ends stdin.
+	io.Copy(io.Discard, stdin)
+	return nil
+}
+
+// containerLine starts the first stderr line of dockerproc: the
+// container's ID, for the Runner's inspection.
+const containerLine = "container "
+
+// dockerProc runs argv (after the flags) in a fresh instance of -image
+// with the broker directory -broker mounted, and passes stdin, stdout and
+// stderr through; it fails when the process exits non-zero.
+func dockerProc(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dockerproc", flag.ContinueOnError)
+	image := fs.String("image", "", "image")
+	brokerDir := fs.String("broker", "", "broker directory")
+	label := fs.String("label", "", "KEY=VALUE")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	eng, err := docker.Connect(ctx, docker.Options{Label: *label})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	inst, err := eng.CreateInstance(ctx, docker.InstanceConfig{Image: *image, BrokerDir: *brokerDir})
+	if err != nil {
+		return err
+	}
+	defer inst.Destroy(context.Background())
+	p, err := inst.Open(ctx, docker.ProcessSpec{Argv: fs.Args()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s%s\n", containerLine, p.Evidence().Container)
+	go func() {
+		io.Copy(p.Stdin(), stdin)
+		p.Stdin().Close()
+	}()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); io.Copy(stdout, p.Stdout()) }()
+	go func() { defer wg.Done(); io.Copy(stderr, p.Stderr()) }()
+	code, err := p.Wait()
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return fmt.Errorf("dockerproc: the process exited %d", code)
+	}
+	return nil
 }
