@@ -9,8 +9,9 @@
 // and a private address from one question to the next, answers another
 // with both, and logs every question; live HTTP listeners on a
 // public-looking address (two ports), on a private address and on the
-// guard's own loopback, recording every request; and a TCP and UDP
-// listener on every address of the host. Every address is in
+// guard's own loopback, recording every request; a TCP and UDP listener
+// on every address of the host; and the plane of a capability gateway
+// (see authority_separation below). Every address is in
 // 198.18.0.0/15. The guard, the DNS, the listeners and the workload's
 // probe are all the checkfu binary under test ([RunTool]).
 //
@@ -28,13 +29,18 @@
 //   - The label is always isolated: the matrix owns the topology, so its
 //     evidence can never certify on its own; only an operator's
 //     production run may say production.
-//   - authority_separation is not held on this tree. Its guard and
-//     workload cases (environment, command line, mounts and files as the
-//     engine reports them, a canary plane credential absent from all)
-//     run, but the full case needs a real Run through acp/wire with a
-//     credentialed call through the capability gateway's broker, and the
-//     tree has no gateway; those cases are reported unestablished, with
-//     the reason in the evidence.
+//   - authority_separation rests on a real Run: the plane (native
+//     custody holding the canary as a provider credential, custody/edge,
+//     the capability gateway and its broker on a Unix socket in a host
+//     directory) serves a capability-enabled workload whose process is
+//     opened over acp/wire by a wire server on a peer-authenticated Unix
+//     socket; the workload has no network, only the broker's socket, and
+//     makes one credentialed call. The provider records receiving it once
+//     with the credential attached, from the plane's own route (the
+//     host's loopback), never through the guard; the canary is absent
+//     from everything the Runner compiled for the guard and both
+//     workloads (environment, command line, mounts, files), and from what
+//     the workload saw.
 //   - A mutant is built, never configured: [Mutants] are edits to scratch
 //     copies of egress and adapters/docker files, compiled into a checkfu
 //     binary with go build -overlay; the shipped binary has no switch that
