@@ -3,12 +3,14 @@ package wire
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu/acp/wire/internal/frame"
@@ -95,40 +97,36 @@ func TestServeSurvivesTemporaryAcceptErrors(t *testing.T) {
 }
 
 // Connections that never send their first frame hold a slot each: at
-// MaxPendingHandshakes Serve stops accepting, and a slot freed by one of
-// them closing lets the next connection in.
+// MaxPendingHandshakes, the next connection accepted drops the oldest of
+// them, and only that one.
 func TestServeCapsPendingHandshakes(t *testing.T) {
 	ln := newFakeListener()
-	capped := make(chan struct{}, 1)
 	srv := &Server{Command: command("true"), InsecureNoAuth: true}
-	srv.onHandshakeCap = func() {
-		select {
-		case capped <- struct{}{}:
-		default:
-		}
-	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	var silent []net.Conn
-	for range MaxPendingHandshakes {
+	for range MaxPendingHandshakes + 1 {
 		a, b := net.Pipe()
 		ln.conns <- b
 		silent = append(silent, a)
 	}
-	a, b := net.Pipe()
-	defer a.Close()
-	select {
-	case <-capped:
-	case ln.conns <- b:
-		t.Fatalf("a connection past the cap of %d silent ones was accepted", MaxPendingHandshakes)
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	silent[0].SetReadDeadline(time.Now().Add(handshakeTimeout / 3)) // dropped, not timed out
+	if _, err := silent[0].Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("the oldest of %d silent connections: Read() = %v, want EOF (dropped)", MaxPendingHandshakes+1, err)
 	}
-	if n := ln.count(); n != MaxPendingHandshakes {
-		t.Fatalf("accepted %d silent connections, want the cap %d", n, MaxPendingHandshakes)
+	if n := ln.count(); n != MaxPendingHandshakes+1 { // counted before the drop it caused
+		t.Fatalf("Serve accepted %d connections, want %d: it must keep accepting at the cap", n, MaxPendingHandshakes+1)
 	}
-	silent[0].Close()
-	ln.conns <- b // the freed slot lets it in
 	for _, c := range silent[1:] {
-		c.Close()
+		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("a newer silent connection: Read() = %v, want it still open", err)
+		}
 	}
 }
 

@@ -1,13 +1,16 @@
 package wire
 
 import (
+	"bytes"
 	"context"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -30,8 +33,10 @@ const alpnProtocol = "checkfu-wire/1"
 // CA: a peer is accepted when the key its certificate carries (and whose
 // possession the TLS handshake proves) is one of the pinned keys, matched
 // by key id, as conformance names receipt attesters. Certificate names,
-// dates and extensions are ignored. Keys hold no secret in any printable
-// field.
+// dates and extensions are ignored. The private key lives only inside a
+// closure, so no fmt verb, slog handler or other printer that walks
+// fields by reflection can reach it, even with Keys held by value in
+// another struct.
 type Keys struct {
 	id    conformance.KeyID
 	cert  tls.Certificate
@@ -44,7 +49,9 @@ type Keys struct {
 // public key appears in one of peersPEM (each may hold several PUBLIC
 // KEY blocks; text around them is ignored). Every key must pass the
 // admission rules conformance applies to attester keys; anything else is
-// refused with [conformance.CodeKeyInvalid], and no peer at all with
+// refused with conformance's code ([conformance.CodeKeyInvalid],
+// [conformance.CodeKeySmallOrder] or [conformance.CodeKeyMixedOrder]),
+// and no peer at all with
 // [checkfu.CodeConfigInvalid]. Errors never quote a key.
 func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 	signer, err := conformance.ParsePrivateKeyPEM(privateKeyPEM)
@@ -56,7 +63,7 @@ func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 	if err != nil {
 		return nil, checkfu.Refuse(conformance.CodeKeyInvalid, "wire: private key is not PKCS#8 DER")
 	}
-	priv := key.(ed25519.PrivateKey) // conformance checked it is Ed25519
+	priv := newKeySigner(key.(ed25519.PrivateKey)) // conformance checked it is Ed25519
 	cert, err := selfSigned(priv)
 	if err != nil {
 		return nil, err
@@ -101,9 +108,39 @@ func GenerateKey(rand io.Reader) (privateKeyPEM, publicKeyPEM []byte, err error)
 // its PKIX DER, as [conformance.KeyID] defines it.
 func (k *Keys) KeyID() conformance.KeyID { return k.id }
 
+// String returns "wire.Keys(key id ID, N pinned peers)": no key material.
+func (k Keys) String() string {
+	return fmt.Sprintf("wire.Keys(key id %s, %d pinned peers)", k.id, len(k.peers))
+}
+
+// keySigner is the crypto.Signer of this side's Ed25519 key. The private
+// key is captured by sign and held nowhere else: printers show a func as
+// an address.
+type keySigner struct {
+	pub  ed25519.PublicKey
+	sign func(message []byte) []byte
+}
+
+func newKeySigner(priv ed25519.PrivateKey) keySigner {
+	priv = bytes.Clone(priv)
+	return keySigner{pub: priv.Public().(ed25519.PublicKey), sign: func(m []byte) []byte { return ed25519.Sign(priv, m) }}
+}
+
+// Public returns the Ed25519 public key.
+func (s keySigner) Public() crypto.PublicKey { return s.pub }
+
+// Sign signs message with pure Ed25519 (opts must say no hash), as
+// crypto/tls and crypto/x509 ask of an Ed25519 signer.
+func (s keySigner) Sign(_ io.Reader, message []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if opts.HashFunc() != crypto.Hash(0) {
+		return nil, errors.New("wire: Ed25519 signs the message itself, not a digest")
+	}
+	return s.sign(message), nil
+}
+
 // selfSigned returns a TLS certificate for priv, signed by itself. Only
 // its key matters to the peer.
-func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
+func selfSigned(priv keySigner) (tls.Certificate, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
 		return tls.Certificate{}, err
@@ -115,7 +152,7 @@ func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.Public(), priv)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, priv.pub, priv)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
@@ -123,8 +160,8 @@ func selfSigned(priv ed25519.PrivateKey) (tls.Certificate, error) {
 }
 
 // tlsConfig returns the TLS configuration of one side: TLS 1.3 only, this
-// side's certificate, the peer's certificate required, and the peer
-// accepted only by its pinned key (verifyPeer). InsecureSkipVerify only
+// side's certificate, the peer's certificate required, the peer accepted
+// only by its pinned key (verifyPeer), and no session resumption. InsecureSkipVerify only
 // turns off the CA chain check, which verifyPeer replaces; the handshake
 // still proves the peer holds the key its certificate carries.
 func (k *Keys) tlsConfig(server bool) *tls.Config {
@@ -134,6 +171,10 @@ func (k *Keys) tlsConfig(server bool) *tls.Config {
 		Certificates:     []tls.Certificate{k.cert},
 		NextProtos:       []string{alpnProtocol},
 		VerifyConnection: k.verifyPeer,
+		// No session tickets, so no resumption: every connection proves
+		// its key with a full handshake. (Go would re-run verifyPeer on a
+		// resumed session, but a ticket is a credential not worth issuing.)
+		SessionTicketsDisabled: true,
 	}
 	if server {
 		cfg.ClientAuth = tls.RequireAnyClientCert
@@ -195,7 +236,9 @@ func (r *Runner) authRunner(ctx context.Context, c net.Conn) (net.Conn, error) {
 		return c, checkPeerUID(c)
 	}
 	if r.Keys == nil {
-		return nil, checkAuthConfig(nil, false, c.LocalAddr().Network(), "Runner")
+		// Not checkAuthConfig: a wrapped Unix-socket connection says
+		// "unix" but offers no SO_PEERCRED, so it needs Keys too.
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Keys is nil; set it to authenticate the provider over %s (only a *net.UnixConn is authenticated by its uid; InsecureNoAuth speaks to anyone)", c.LocalAddr().Network())
 	}
 	tc := tls.Client(c, r.Keys.tlsConfig(false))
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)

@@ -53,7 +53,7 @@ type Runner struct {
 	Keys *Keys
 	// InsecureNoAuth speaks the wire on whatever Dial returns, without
 	// authenticating the provider or encrypting: anyone on the path can
-	// read stdout and write stdin.
+	// read stdout and write stdin. Setting it with Keys is refused.
 	InsecureNoAuth bool
 	// StdinBuffer bounds the stdin the Runner holds that the provider has
 	// not yet accepted (kept for resending after a drop), whatever credit
@@ -134,6 +134,9 @@ func (r *Runner) newRun() (*run, error) {
 	stdinCap := r.StdinBuffer
 	if stdinCap == 0 {
 		stdinCap = DefaultStdinBuffer
+	}
+	if r.Keys != nil && r.InsecureNoAuth {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.Keys and Runner.InsecureNoAuth are both set; InsecureNoAuth would ignore the Keys")
 	}
 	if stdinCap < MinWindow || stdinCap > MaxWindow {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Runner.StdinBuffer of %d bytes is outside [%d, %d]", stdinCap, MinWindow, MaxWindow)
@@ -287,6 +290,16 @@ func (ru *run) serve(ctx context.Context, raw net.Conn) (progressed bool, err er
 func (ru *run) handshake(ctx context.Context, raw net.Conn) (net.Conn, uint64, error) {
 	conn, err := ru.r.authRunner(ctx, raw)
 	if err != nil {
+		ru.mu.Lock()
+		opened := ru.st.opened
+		ru.mu.Unlock()
+		if opened && errors.Is(err, CodePeerRefused) {
+			// This Run already reached the real provider, and nothing
+			// on this connection proved to come from it (a key it does
+			// not hold, a plaintext alert, a socket of another user):
+			// whoever answered cannot end the Run; it is a drop.
+			return nil, 0, fmt.Errorf("wire: an unauthenticated peer answered the redial: %s", err.Error())
+		}
 		return nil, 0, err
 	}
 	ru.mu.Lock()

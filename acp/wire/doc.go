@@ -47,7 +47,8 @@
 //   - Both ends authenticate before the first frame: over TCP by TLS 1.3
 //     with pinned Ed25519 keys ([Keys]), over a Unix socket by the peer's
 //     uid (SO_PEERCRED; [Listen] creates the socket 0600). Only
-//     InsecureNoAuth, on either side, turns this off.
+//     InsecureNoAuth, on either side and without Keys, turns this off.
+//     No TLS session is resumed; [Keys] never print the private key.
 //
 // Entry points: [Server] (Serve, ServeConn, Done, Close) on the provider
 // side; [Runner] (Run) on the runner side; [NewKeys], [GenerateKey] and

@@ -6,9 +6,10 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/internal/mutation"
 )
 
 // hangLimit is how long one pass over this package's tests may run.
@@ -27,9 +28,10 @@ func TestMain(m *testing.M) {
 		os.Exit(strangerOpens(path))
 	}
 	flag.Parse()
-	// The mutation harness builds and runs the tests once per mutant,
-	// for minutes; each mutant's run has its own watchdog.
-	if set("test.fuzz") || set("test.bench") || strings.Contains(flag.Lookup("test.run").Value.String(), "TestMutants") {
+	// The mutation harness (CHECKFU_MUTANTS=1) builds and runs the tests
+	// once per mutant, for minutes; each mutant's run (CHECKFU_MUTANTS=0)
+	// has its own watchdog.
+	if set("test.fuzz") || set("test.bench") || mutation.Enabled() {
 		os.Exit(m.Run())
 	}
 	passes := 1

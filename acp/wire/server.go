@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"container/list"
 	"errors"
 	"io"
 	"net"
@@ -39,10 +40,12 @@ const (
 	// MaxWindow is the largest output window or input credit accepted.
 	MaxWindow = 1 << 30
 	// MaxPendingHandshakes caps the connections Serve holds that have
-	// not yet sent their first frame. At the cap Serve stops accepting
-	// until one of them sends it, fails, or reaches its handshake
-	// deadline, so peers that connect and stay silent cannot exhaust
-	// the provider's descriptors.
+	// not yet authenticated and sent their first frame. A connection
+	// accepted past the cap drops the oldest pending one, so peers that
+	// connect and stay silent can exhaust neither the provider's
+	// descriptors nor its Accept loop: to keep the Runner out, a
+	// stranger must open this many connections within the time the
+	// Runner's own handshake takes.
 	MaxPendingHandshakes = 64
 	// handshakeTimeout bounds how long a connection may take to send its
 	// first frame.
@@ -74,7 +77,7 @@ type Server struct {
 	// InsecureNoAuth serves whoever connects, over any connection,
 	// without authentication or encryption: the first peer to open owns
 	// the process's stdin and stdout. Use it only where nothing but the
-	// Runner can reach the listener.
+	// Runner can reach the listener. Setting it with Keys is refused.
 	InsecureNoAuth bool
 
 	lazyReplay bool // tests: replay the whole journal on resume
@@ -88,8 +91,6 @@ type Server struct {
 	lns    []net.Listener
 	done   chan struct{} // closed when a process's Runner has collected it
 	wg     sync.WaitGroup
-
-	onHandshakeCap func() // tests: Serve waits for a handshake slot
 }
 
 // serverProc is one running (or reaped, not yet collected) process.
@@ -124,6 +125,9 @@ func (s *Server) config() (providerConfig, error) {
 	if s.Command == nil {
 		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Command is nil; set it to the command to run")
 	}
+	if s.Keys != nil && s.InsecureNoAuth {
+		return cfg, checkfu.Refuse(checkfu.CodeConfigInvalid, "wire: Server.Keys and Server.InsecureNoAuth are both set; InsecureNoAuth would ignore the Keys")
+	}
 	return cfg, nil
 }
 
@@ -142,7 +146,7 @@ func (s *Server) Done() <-chan struct{} {
 // (EMFILE, ENFILE, ECONNABORTED, ...) does not end Serve: it retries with
 // a backoff from 5 ms doubling to 1 s, as net/http does. At most
 // [MaxPendingHandshakes] accepted connections may be waiting for their
-// first frame; beyond that Serve stops accepting until one slot frees.
+// first frame; one accepted beyond that drops the oldest of them.
 func (s *Server) Serve(ln net.Listener) error {
 	if _, err := s.config(); err != nil {
 		return err
@@ -159,20 +163,11 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
-	slots := make(chan struct{}, MaxPendingHandshakes)
+	pending := &handshakes{max: MaxPendingHandshakes}
 	var backoff time.Duration
 	for {
-		select {
-		case slots <- struct{}{}:
-		default:
-			if s.onHandshakeCap != nil {
-				s.onHandshakeCap()
-			}
-			slots <- struct{}{}
-		}
 		c, err := ln.Accept()
 		if err != nil {
-			<-slots
 			s.mu.Lock()
 			closed := s.closed
 			s.mu.Unlock()
@@ -187,12 +182,51 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		// Add to wg under s.mu, where Close cannot have begun its Wait:
+		// a connection accepted as Close ran is closed instead.
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			return nil
+		}
 		s.wg.Add(1)
+		s.mu.Unlock()
+		handshakeDone := pending.add(c)
 		go func() {
 			defer s.wg.Done()
-			var once sync.Once
-			s.serveConn(c, func() { once.Do(func() { <-slots }) })
+			s.serveConn(c, handshakeDone)
 		}()
+	}
+}
+
+// handshakes holds the connections one Serve accepted that have not yet
+// finished their handshake, oldest first, and drops the oldest when
+// there are more than max.
+type handshakes struct {
+	max int
+	mu  sync.Mutex // guards l
+	l   list.List  // of net.Conn
+}
+
+// add registers c, closing the oldest pending connection if that makes
+// more than h.max, and returns the function that retires c once its
+// handshake is over either way (safe to call more than once).
+func (h *handshakes) add(c net.Conn) (done func()) {
+	h.mu.Lock()
+	e := h.l.PushBack(c)
+	var oldest net.Conn
+	if h.l.Len() > h.max {
+		oldest = h.l.Remove(h.l.Front()).(net.Conn)
+	}
+	h.mu.Unlock()
+	if oldest != nil {
+		oldest.Close() // its handshake fails and its goroutine ends
+	}
+	return func() {
+		h.mu.Lock()
+		h.l.Remove(e) // a no-op once removed
+		h.mu.Unlock()
 	}
 }
 
@@ -467,6 +501,11 @@ func (s *Server) applyKill(p *serverProc) {
 func (s *Server) attach(c net.Conn, hello *frame.Frame, cfg providerConfig) (*serverProc, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		// Close has already killed the process it knew of; one started
+		// now would run unkilled, and Close would wait for it.
+		return nil, 0, net.ErrClosed
+	}
 	cursor := hello.Offset
 	var p *serverProc
 	switch hello.Type {

@@ -2,8 +2,8 @@
 // (package adapters), in the manner of golang.org/x/net/nettest.TestConn:
 // one exported function, [TestProvider], runs every contract test
 // against a provider as named subtests. Both providers of package
-// process pass it (adapters/docker does not implement the contract yet);
-// an adapter author runs it from their own test.
+// process pass it, and so do both tiers of adapters/docker on a real
+// engine; an adapter author runs it from their own test.
 //
 // It also holds rapid generators integrators can reuse: [Capability],
 // [Enforcement], [Description], and [Matching] with [Break] for the

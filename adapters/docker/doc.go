@@ -4,7 +4,9 @@
 // provider contract wraps: an [Engine], images built without a registry
 // ([Engine.BusyboxImage], [Engine.GuardImage], [BuildStatic]), an
 // [Instance] with one live [Process] at a time, and the [Allowlist]
-// topology.
+// topology. [Engine.NewProvider] wraps it in the contract: a [Provider]
+// implementing adapters.Provider, which passes adaptertest on a real
+// engine (TestAdaptertest, and TestAdaptertestGVisor under runsc).
 //
 // Invariants:
 //
@@ -29,6 +31,20 @@
 //     address (inhibit_ipv4) and whose traffic to the host is dropped in
 //     INPUT (iptables and ip6tables); its only peer is the guard. The
 //     adapter offers no "unrestricted" mode.
+//   - The Provider declares only what it applies and reads back: network
+//     mode none only (an InstanceSpec carries no policy, so the contract
+//     cannot hand an instance the profile's allowlist), one fixed image
+//     by digest, every limit required, and runner_enforced on each axis
+//     whose mechanism the read-back shows: image, filesystem, mounts,
+//     network_policy, process_isolation, privileges, resources,
+//     lifetime, and syscalls only under runsc (under runc the engine's
+//     default seccomp profile is neither set nor read back). Its
+//     evidence is derived from the read-back, never echoed from the
+//     spec. The gVisor tier is its own identity
+//     (checkfu:docker-gvisor-provider), offered only when the engine
+//     registers runsc. Its grade is unsupported: it offers no egress
+//     filter to grade, and no receipt exists for it.
+//   - The context given to Open bounds the open, not the process.
 //   - stdout and stderr are separate (the engine's multiplexed stream,
 //     demultiplexed); stdin EOF is a half-close; the exit code is the
 //     engine's (137 after [Process.Kill]).

@@ -42,8 +42,12 @@ func TestEngineExecLogsArchive(t *testing.T) {
 	if err := e.c.StartContainer(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.waitLog(ctx, id, "on-stderr", 10*time.Second); err != nil {
-		t.Fatal(err)
+	// The engine copies stdout and stderr to the log in separate
+	// goroutines, so one may land before the other: wait for both.
+	for _, want := range []string{"on-stderr", "started"} {
+		if err := e.waitLog(ctx, id, want, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rc, err := e.c.Logs(ctx, id)
 	if err != nil {

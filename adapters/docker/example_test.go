@@ -6,7 +6,9 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker"
 )
 
@@ -99,4 +101,39 @@ func ExampleEngine_NewAllowlist() {
 	}
 	defer inst.Destroy(ctx)
 	fmt.Println("proxy at", a.GuardAddr()) // 198.18.14.2:3128, in http_proxy
+}
+
+// NewProvider wraps the engine in the adapters contract: the Runner's
+// in-process Docker provider, network mode none, one fixed image. Each
+// process's evidence is the engine's read-back, and passes
+// adapters.MatchEvidence against what the Runner asked.
+func ExampleEngine_NewProvider() {
+	ctx := context.Background()
+	e, err := docker.Connect(ctx, docker.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	img, err := e.BusyboxImage(ctx, docker.ImageOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := e.NewProvider(ctx, docker.ProviderConfig{Image: img}) // Runtime: docker.RuntimeRunsc for the gVisor tier
+	if err != nil {
+		log.Fatal(err)
+	}
+	spec := p.Spec("session-1", "sha256:"+strings.Repeat("0", 64))
+	inst, err := p.Create(ctx, spec)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer inst.Destroy(ctx)
+	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"true"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	m := adapters.MatchEvidence(adapters.HeldFor(p.Describe(), spec), proc.Evidence())
+	proc.Stdin().Close()
+	io.Copy(io.Discard, proc.Stdout())
+	code, _ := proc.Wait()
+	fmt.Println(p.Describe().Identity, code, m.OK(), m.Assurance) // checkfu:docker-provider@1 0 true isolation_checked
 }

@@ -101,6 +101,10 @@ type Evidence struct {
 	LogDriver       string   // "none": the engine keeps no copy of the output
 	DNS             []string // upstream DNS servers of the embedded DNS (BlackholeDNS for allowlist)
 	Binds           []string // bind mounts: the broker directory, read-only, or none
+	PidMode         string   // "": a PID namespace of its own
+	IpcMode         string   // "private": an IPC namespace of its own
+	Privileged      bool
+	ExtraMounts     []string // every mount besides the tmpfs /tmp, sorted; only the broker's bind mount is asked
 }
 
 // An Instance is one sandbox on a Docker engine: a fixed image, isolation
@@ -247,6 +251,7 @@ func (i *Instance) hostConfig() engine.HostConfig {
 	hc := engine.HostConfig{
 		NetworkMode:    "none",
 		Runtime:        i.cfg.Runtime,
+		IpcMode:        "private",
 		Memory:         i.cfg.MemoryBytes,
 		MemorySwap:     i.cfg.MemoryBytes,
 		NanoCpus:       i.cfg.NanoCPUs,
@@ -342,7 +347,9 @@ func (p *Process) start(ctx context.Context, spec ProcessSpec) error {
 	if p.stream, err = c.Attach(ctx, id); err != nil {
 		return err
 	}
-	if p.waiter, err = c.WaitNextExit(ctx, id); err != nil {
+	// ctx bounds the open, not the process: the wait outlives it (cleanup
+	// closes it).
+	if p.waiter, err = c.WaitNextExit(context.WithoutCancel(ctx), id); err != nil {
 		return err
 	}
 	if err := c.StartContainer(ctx, id); err != nil {
@@ -384,10 +391,26 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 		LogDriver:       hc.LogConfig.Type,
 		DNS:             slices.Clone(hc.Dns),
 		Binds:           slices.Clone(hc.Binds),
+		PidMode:         hc.PidMode,
+		IpcMode:         hc.IpcMode,
+		Privileged:      hc.Privileged,
 	}
 	if hc.PidsLimit != nil {
 		ev.PidsLimit = *hc.PidsLimit
 	}
+	ev.ExtraMounts = append(ev.ExtraMounts, hc.Binds...)
+	for _, m := range hc.Mounts {
+		ev.ExtraMounts = append(ev.ExtraMounts, m.Target)
+	}
+	for _, m := range info.Mounts {
+		ev.ExtraMounts = append(ev.ExtraMounts, m.Type+":"+m.Destination)
+	}
+	for p := range hc.Tmpfs {
+		if p != "/tmp" {
+			ev.ExtraMounts = append(ev.ExtraMounts, "tmpfs:"+p)
+		}
+	}
+	sort.Strings(ev.ExtraMounts)
 	for n := range info.NetworkSettings.Networks {
 		ev.Networks = append(ev.Networks, n)
 	}
@@ -397,6 +420,20 @@ func evidenceOf(i *Instance, info *engine.ContainerJSON) Evidence {
 }
 
 // checkIsolation compares what the engine reports with what was asked.
+// askedMounts is the sorted ExtraMounts of a container made from want:
+// the broker's bind mount, as asked and as the engine reports it, or none.
+func askedMounts(want engine.HostConfig) []string {
+	var m []string
+	for _, b := range want.Binds {
+		m = append(m, b)
+		if parts := strings.Split(b, ":"); len(parts) >= 2 {
+			m = append(m, "bind:"+parts[1])
+		}
+	}
+	sort.Strings(m)
+	return m
+}
+
 func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	var bad []string
 	check := func(ok bool, what string) {
@@ -421,6 +458,8 @@ func checkIsolation(want engine.HostConfig, user string, ev Evidence) error {
 	check(ev.LogDriver == want.LogConfig.Type, "log driver")
 	check(slices.Equal(ev.DNS, want.Dns), "upstream DNS")
 	check(slices.Equal(ev.Binds, want.Binds), "bind mounts")
+	check(ev.PidMode == "" && ev.IpcMode == want.IpcMode && !ev.Privileged, "namespaces")
+	check(slices.Equal(ev.ExtraMounts, askedMounts(want)), "set of mounts")
 	if len(bad) > 0 {
 		return checkfu.Refuse(CodeIsolationMismatch, "docker: the engine reports container %s with a different %s", ev.Container, strings.Join(bad, ", "))
 	}
@@ -449,6 +488,7 @@ func (p *Process) Evidence() Evidence {
 	ev.CapAdd = slices.Clone(ev.CapAdd)
 	ev.Networks = slices.Clone(ev.Networks)
 	ev.DNS = slices.Clone(ev.DNS)
+	ev.ExtraMounts = slices.Clone(ev.ExtraMounts)
 	return ev
 }
 

@@ -79,6 +79,9 @@ func TestOneLiveProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Under the no-reservation mutant the second Open replaces p as the
+	// live process, and Destroy would not reach it.
+	t.Cleanup(func() { p.Kill() })
 	if _, err := inst.Open(ctx, ProcessSpec{Argv: []string{"true"}}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
 		t.Fatalf("second Open while one lives = %v, want %s", err, wire.CodeProcessAlreadyOpen)
 	}
@@ -129,6 +132,7 @@ ls /sys/class/net
 		Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"}, EngineVersion: e.EngineVersion(), APIVersion: e.APIVersion(),
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none",
+		IpcMode: "private",
 	}
 	if fmt.Sprint(ev) != fmt.Sprint(want) || !strings.HasPrefix(ev.ImageID, "sha256:") || ev.Container == "" {
 		t.Errorf("evidence\n got %+v\nwant %+v", ev, want)
@@ -153,7 +157,7 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 	hc := inst.hostConfig()
 	good := Evidence{NetworkMode: "none", Networks: []string{"none"}, Runtime: RuntimeRunc, MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes,
 		PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, ReadonlyRootfs: true, CapDrop: []string{"ALL"},
-		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none"}
+		NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, LogDriver: "none", IpcMode: "private"}
 	if err := checkIsolation(hc, DefaultUser, good); err != nil {
 		t.Fatalf("matching evidence refused: %v", err)
 	}
@@ -175,6 +179,10 @@ func TestCheckIsolationRefusesEachField(t *testing.T) {
 		"dns":      func(e *Evidence) { e.DNS = []string{"127.0.0.1"} },
 		"log":      func(e *Evidence) { e.LogDriver = "json-file" },
 		"binds":    func(e *Evidence) { e.Binds = []string{"/:/host"} },
+		"pid host": func(e *Evidence) { e.PidMode = "host" },
+		"ipc host": func(e *Evidence) { e.IpcMode = "host" },
+		"priv":     func(e *Evidence) { e.Privileged = true },
+		"mount":    func(e *Evidence) { e.ExtraMounts = []string{"/etc:/host-etc"} },
 	} {
 		ev := good
 		mut(&ev)
@@ -223,5 +231,24 @@ func TestNetworkNone(t *testing.T) {
 	}
 	if s := h.from(""); len(s) != 0 {
 		t.Errorf("host listener reached: %q", s)
+	}
+}
+
+// TestOpenContextBoundsOnlyTheOpen: the context given to Open bounds the
+// open, not the process's life. Found by adaptertest, whose OpenProcess
+// context ends as soon as the open returns: the exit wait was bound to
+// it, so every process reported status -1 and lost its output.
+func TestOpenContextBoundsOnlyTheOpen(t *testing.T) {
+	e := testEngine(t)
+	inst := testInstance(t, e, InstanceConfig{Image: images(t, e).tools})
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := inst.Open(ctx, ProcessSpec{Argv: []string{"sh", "-c", "cat; exit 3"}})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	if r := finish(t, p, big); r.code != 3 || r.stdout != big {
+		t.Fatalf("after the open's context ended: code %d, %d of %d bytes", r.code, len(r.stdout), len(big))
 	}
 }

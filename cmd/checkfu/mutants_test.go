@@ -22,4 +22,10 @@ var mutants = []mutation.Mutant{
 	{Name: "rt: log verify -key-file checks shred tags", File: "log.go",
 		Edits: []mutation.Edit{{Old: "_, err = l.Verify(ctx, lf.session)", New: "_, err = eventlog.Verify(ctx, l.Store(), lf.session)"}},
 		Kills: "TestLogVerifyKeyFileRefusesForeignShred"},
+	{Name: "process: key file mode check", File: "process.go",
+		Edits: []mutation.Edit{{Old: "if perm := fi.Mode().Perm(); perm&forbidden != 0 {", New: "if perm := fi.Mode().Perm(); perm&forbidden != 0 && false {"}},
+		Kills: "TestProcessKeyFilePermissions"},
+	{Name: "process: key file owner check", File: "process.go",
+		Edits: []mutation.Edit{{Old: "ok && st.Uid != 0 && int(st.Uid) != keyFileUser() {", New: "ok && false {"}},
+		Kills: "TestProcessKeyFileOwnedByAnotherUser"},
 }

@@ -35,6 +35,7 @@ type ContainerConfig struct {
 type HostConfig struct {
 	NetworkMode    string            `json:",omitempty"`
 	Runtime        string            `json:",omitempty"`
+	IpcMode        string            `json:",omitempty"`
 	Memory         int64             `json:",omitempty"`
 	MemorySwap     int64             `json:",omitempty"`
 	NanoCpus       int64             `json:",omitempty"`
@@ -89,6 +90,8 @@ type ContainerJSON struct {
 		Cmd        []string
 		Entrypoint []string
 	}
+	// Mounts are the container's volume and bind mounts (a HostConfig
+	// tmpfs is not among them).
 	Mounts []struct {
 		Type        string
 		Source      string
@@ -98,6 +101,11 @@ type ContainerJSON struct {
 	HostConfig struct {
 		NetworkMode    string
 		Runtime        string
+		PidMode        string
+		IpcMode        string
+		Privileged     bool
+		Binds          []string
+		Mounts         []struct{ Target string }
 		Memory         int64
 		MemorySwap     int64
 		NanoCpus       int64
@@ -109,7 +117,6 @@ type ContainerJSON struct {
 		Tmpfs          map[string]string
 		LogConfig      LogConfig
 		Dns            []string
-		Binds          []string
 	}
 	NetworkSettings struct {
 		Networks map[string]struct {
@@ -379,8 +386,10 @@ func lastColon(ref string) int {
 
 // ImageJSON is the part of GET /images/{name}/json the adapter reads.
 type ImageJSON struct {
-	ID     string `json:"Id"`
-	Config struct {
+	ID           string `json:"Id"`
+	Os           string
+	Architecture string
+	Config       struct {
 		Labels map[string]string
 	}
 }

@@ -1,0 +1,90 @@
+package daytona
+
+import (
+	"context"
+	"io"
+	"slices"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// A Provider is Daytona as an [adapters.Provider]: each instance is one
+// sandbox from the Client's snapshot.
+type Provider struct {
+	// Client creates the sandboxes. Required.
+	Client *Client
+}
+
+var _ adapters.Provider = (*Provider)(nil)
+
+// Describe returns the provider's declarations: [Identity],
+// [MaterializationRevision], [Placement] and [Capability]; no optional
+// member.
+func (p *Provider) Describe() adapters.Description {
+	return adapters.Description{Identity: Identity, MaterializationRevision: MaterializationRevision, Placement: Placement, Capability: Capability()}
+}
+
+// Create makes one sandbox for spec. A network mode, platform, image or
+// limit outside the capability is refused with adapters'
+// spec_unsupported; the image, when named, must be the snapshot.
+func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	if p.Client == nil || spec.ID == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: a Provider needs a Client, and a spec an ID")
+	}
+	cap := Capability()
+	if !slices.Contains(cap.NetworkModes, spec.NetworkMode) {
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: network mode %s is not one of %s", checkfu.Quote(spec.NetworkMode), cap.NetworkModes)
+	}
+	var policy *egress.CompiledPolicy
+	var err error
+	switch spec.NetworkMode {
+	case "none":
+		policy, err = egress.NoNetwork().Compile(nil)
+	case "unrestricted":
+		policy, err = egress.UnrestrictedNetwork().Compile(nil)
+	}
+	if err != nil || policy == nil {
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: network mode %s is not one this provider applies", checkfu.Quote(spec.NetworkMode))
+	}
+	if spec.Platform != "" && !slices.Contains(cap.Platforms, spec.Platform) || spec.RootImage != "" && spec.RootImage != p.Client.cfg.Snapshot || spec.Limits != (adapters.Limits{}) {
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: the spec asks for a platform, image or limit this provider cannot apply")
+	}
+	s, err := p.Client.Create(ctx, SandboxSpec{ID: spec.ID, Policy: policy, ProfileDigest: spec.ProfileDigest})
+	if err != nil {
+		return nil, err
+	}
+	return instance{s}, nil
+}
+
+type instance struct{ s *Sandbox }
+
+func (i instance) ID() string                        { return i.s.ID() }
+func (i instance) Destroy(ctx context.Context) error { return i.s.Destroy(ctx) }
+
+func (i instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	p, err := i.s.OpenProcess(ctx, Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir})
+	if err != nil {
+		return nil, err
+	}
+	return process{p}, nil
+}
+
+type process struct{ p *Process }
+
+func (p process) Stdin() io.WriteCloser { return p.p.Stdin() }
+func (p process) Stdout() io.Reader     { return p.p.Stdout() }
+func (p process) Stderr() io.Reader     { return p.p.Stderr() }
+func (p process) Wait() (int, error)    { return p.p.Wait() }
+func (p process) Kill() error           { return p.p.Kill() }
+
+// Evidence is the process's [Evidence] in the contract's vocabulary.
+func (p process) Evidence() adapters.Evidence {
+	e := p.p.Evidence()
+	return adapters.Evidence{
+		Label: e.Label, Instance: e.Instance, Provider: e.Provider, ProviderRevision: e.ProviderRevision,
+		MaterializationRevision: e.MaterializationRevision, RootImage: e.RootImage, Platform: e.Platform,
+		ProfileDigest: e.ProfileDigest, NetworkMode: e.NetworkMode, Enforcement: e.Enforcement,
+	}
+}

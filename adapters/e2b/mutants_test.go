@@ -1,0 +1,42 @@
+package e2b_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	{Name: "port refusal in MapPolicy", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `if h.Port != 80 && h.Port != 443 {`, New: `if false {`}},
+		Kills: "TestMapPolicy"},
+	{Name: "non-public ranges under unrestricted", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `n.DenyOut = slices.Clone(nonPublicV4)`, New: `n.DenyOut = slices.Clone(nonPublicV4[1:])`}},
+		Kills: "TestMapPolicy|TestDenyOutAgreesWithEgress"},
+	{Name: "flattening caveat", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `n.Caveats = append(n.Caveats, caveatFlattened, caveatPorts, caveatResolver, caveatAddress)`, New: `n.Caveats = append(n.Caveats, caveatPorts, caveatResolver, caveatAddress)`}},
+		Kills: "TestMapPolicy|TestEvidence"},
+	{Name: "vendor error body quoted", File: "client.go",
+		Edits: []mutation.Edit{{Old: `(a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))`, New: `(a %d-byte body, not quoted) %s", method, path, resp.StatusCode, want[0], len(data), data)`}},
+		Kills: "TestCredentialNeverVisible"},
+	{Name: "plain http base URL", File: "client.go",
+		Edits: []mutation.Edit{{Old: `	if u.Scheme == "https" {
+		return nil
+	}`, New: `	if u.Scheme == "https" || u.Scheme == "http" {
+		return nil
+	}`}},
+		Kills: "TestNewRefusesBadConfig"},
+	{Name: "one live process", File: "process.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != nil:
+		s.mu.Unlock()`, New: `	case false:
+		s.mu.Unlock()`}},
+		Kills: "TestKillAndOneLiveProcess"},
+	{Name: "stderr merged into stdout", File: "process.go",
+		Edits: []mutation.Edit{{Old: `_, _ = errW.Write(d.Stderr)`, New: `_, _ = outW.Write(d.Stderr)`}},
+		Kills: "TestStdioAndExitCodes"},
+	{Name: "signal exit status", File: "process.go",
+		Edits: []mutation.Edit{{Old: `return 128 + sig`, New: `return sig`}},
+		Kills: "TestKillAndOneLiveProcess"},
+}

@@ -1,0 +1,229 @@
+package vercel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// DefaultBaseURL is Vercel's API.
+const DefaultBaseURL = "https://api.vercel.com"
+
+const maxBody = 1 << 20
+
+var jsonOpts = strictjson.Options{MaxDepth: 16, MaxBytes: maxBody}
+
+// A Config configures a [Client]. Edge, Credential, TeamID and ProjectID
+// are required.
+type Config struct {
+	// Edge sends every request with the token attached. Required.
+	Edge Edge
+	// Credential is the opaque handle Edge resolves to the token.
+	// Required. It is a name, never the token.
+	Credential string
+	// TeamID is the team (the teamId query parameter). Required.
+	TeamID string
+	// ProjectID is the project sandboxes belong to. Required.
+	ProjectID string
+	// BaseURL is the API; empty means [DefaultBaseURL]. It must be https
+	// unless it is a loopback address.
+	BaseURL string
+	// Timeout is the sandbox's lifetime; zero means 5 minutes.
+	Timeout time.Duration
+	// Label is the label of the evidence; the zero Label is mock.
+	Label checkfu.Label
+}
+
+// A Client creates Vercel sandboxes. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	base string
+}
+
+// New checks cfg and returns a Client; anything missing, or a base URL
+// that is not https (or loopback http), is refused with
+// checkfu.CodeConfigInvalid.
+func New(cfg Config) (*Client, error) {
+	if cfg.Edge == nil || cfg.Credential == "" || cfg.TeamID == "" || cfg.ProjectID == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a Config needs an Edge, a Credential handle, a TeamID and a ProjectID")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" ||
+		!(u.Scheme == "https" || u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "::1" || u.Hostname() == "localhost")) {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: %s is not an https base URL", checkfu.Quote(cfg.BaseURL))
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Minute
+	}
+	if !cfg.Label.Valid() {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: Label is not mock, isolated or production")
+	}
+	return &Client{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/")}, nil
+}
+
+// A SandboxSpec is what the Runner asks of a new sandbox.
+type SandboxSpec struct {
+	// ID is the Runner's name for the instance. Required.
+	ID string
+	// Policy is the workload's compiled network policy. Required.
+	Policy *egress.CompiledPolicy
+	// ProfileDigest is recorded in the evidence.
+	ProfileDigest string
+}
+
+// Create maps spec's policy ([MapPolicy]; refused before any request if
+// Vercel cannot express it) and creates the sandbox (POST /v3/sandboxes).
+func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error) {
+	if spec.ID == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a SandboxSpec needs an ID")
+	}
+	np, err := MapPolicy(spec.Policy)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.call(ctx, http.MethodPost, "/v3/sandboxes", map[string]any{
+		"projectId":     c.cfg.ProjectID,
+		"timeout":       c.cfg.Timeout.Milliseconds(),
+		"networkPolicy": np.wire(),
+		"tags":          map[string]string{"checkfu.instance": spec.ID},
+	}, http.StatusOK, http.StatusCreated)
+	if err != nil {
+		return nil, err
+	}
+	session, _ := r["session"].(map[string]any)
+	sid, _ := session["id"].(string)
+	if sid == "" || strings.ContainsAny(sid, "/?#%@: ") || len(sid) > 128 {
+		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: the API named session %s", checkfu.Quote(sid))
+	}
+	return &Sandbox{c: c, id: spec.ID, session: sid, evidence: Evidence{
+		Label: c.cfg.Label, Instance: spec.ID, SessionID: sid,
+		Provider: Identity.Provider, ProviderRevision: Identity.Revision, MaterializationRevision: MaterializationRevision,
+		Platform: "linux/amd64", ProfileDigest: spec.ProfileDigest, NetworkMode: string(spec.Policy.Type()),
+		Enforcement: Capability().Enforcement, Grade: checkfu.AdvisoryFilter, GradeReason: AdvisoryReason,
+		Stdio: StdioCaveats,
+	}}, nil
+}
+
+// StdioCaveats is what Vercel's command API does to a process's streams,
+// stated in every [Evidence].
+var StdioCaveats = []string{
+	"stdin: ordinary commands take no input; the process reads end of input at once and a write is refused",
+	"stdout/stderr: carried as JSON strings in the NDJSON stream, so output that is not UTF-8 is not carried exactly",
+}
+
+// call sends one request and decodes a JSON object strictly. Error
+// bodies are never quoted.
+func (c *Client) call(ctx context.Context, method, path string, in any, want ...int) (map[string]any, error) {
+	resp, err := c.send(ctx, method, path, in)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s: the answer was cut", method, path)
+	}
+	if !slices.Contains(want, resp.StatusCode) {
+		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s answered %d, not %d (a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))
+	}
+	v, err := strictjson.Parse(data, jsonOpts)
+	if err != nil {
+		return nil, &checkfu.Refusal{Code: CodeSandboxSessionRefused, Message: "vercel: " + method + " " + path + ": the answer is not strict JSON", Err: err}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s: the answer is not an object", method, path)
+	}
+	return m, nil
+}
+
+func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: cannot encode the request")
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path+"?teamId="+url.QueryEscape(c.cfg.TeamID), body)
+	if err != nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: cannot build %s", method)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.cfg.Edge.Send(req, c.cfg.Credential, "Authorization", "Bearer ")
+	if err != nil {
+		return nil, &checkfu.Refusal{Code: CodeSandboxSessionRefused, Message: "vercel: " + method + " " + path + " was not answered", Err: err}
+	}
+	return resp, nil
+}
+
+// A Sandbox is one Vercel sandbox session: one instance, at most one
+// live process.
+type Sandbox struct {
+	c        *Client
+	id       string
+	session  string
+	evidence Evidence
+
+	mu        sync.Mutex // guards live and stopped
+	live      *Process
+	destroyed bool
+}
+
+// ID returns the Runner's name for the sandbox.
+func (s *Sandbox) ID() string { return s.id }
+
+// SessionID returns Vercel's session ID.
+func (s *Sandbox) SessionID() string { return s.session }
+
+// Destroy kills any live process and stops the session (POST
+// /v2/sandboxes/sessions/{id}/stop). It is idempotent.
+func (s *Sandbox) Destroy(ctx context.Context) error {
+	s.mu.Lock()
+	first := !s.destroyed
+	s.destroyed = true
+	p := s.live
+	s.mu.Unlock()
+	if !first {
+		return nil
+	}
+	if p != nil {
+		_ = p.Kill()
+	}
+	_, err := s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(s.session)+"/stop", nil, http.StatusOK)
+	return err
+}
+
+// Evidence is what the adapter reports about a process's sandbox.
+type Evidence struct {
+	Label                   checkfu.Label         `json:"label"`
+	Instance                string                `json:"instance"`
+	SessionID               string                `json:"session_id"`
+	Provider                string                `json:"provider"`
+	ProviderRevision        string                `json:"provider_revision"`
+	MaterializationRevision string                `json:"materialization_revision"`
+	Platform                string                `json:"platform"`
+	ProfileDigest           string                `json:"profile_digest"`
+	NetworkMode             string                `json:"network_mode"`
+	Enforcement             admission.Enforcement `json:"enforcement"`
+	Grade                   checkfu.Grade         `json:"grade"`
+	GradeReason             string                `json:"grade_reason"`
+	// Stdio are [StdioCaveats].
+	Stdio []string `json:"stdio"`
+}

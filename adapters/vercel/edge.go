@@ -1,0 +1,20 @@
+package vercel
+
+import "net/http"
+
+// An Edge is the outbound edge of the adapter: it sends a request the
+// adapter built with the plane credential attached. The Runner
+// implements it over custody (package adapters never imports custody):
+// it resolves handle to the credential at send time, sets it on a copy
+// of req in the header named header (value prefix + secret), sends the
+// copy, and returns the response with resp.Request set back to req, so
+// that no value the adapter can reach carries the secret.
+//
+// Vercel takes its token as "Authorization: Bearer <token>" on every
+// request, so every request of this adapter leaves through the Edge.
+//
+// The signature uses only standard types, so one Runner type satisfies
+// the Edge of every vendor adapter.
+type Edge interface {
+	Send(req *http.Request, handle, header, prefix string) (*http.Response, error)
+}

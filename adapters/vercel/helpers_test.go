@@ -1,0 +1,99 @@
+package vercel_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// testEdge is what a Runner's custody-backed edge does, for tests: it
+// resolves a handle to a key only at send time, attaches it to a copy of
+// the request, and hands back the response pointing at the original.
+type testEdge struct {
+	keys map[string]string
+	mu   sync.Mutex
+	sent int
+}
+
+func (e *testEdge) Send(req *http.Request, handle, header, prefix string) (*http.Response, error) {
+	key, ok := e.keys[handle]
+	if !ok {
+		return nil, io.ErrUnexpectedEOF
+	}
+	out := req.Clone(req.Context())
+	out.Header.Set(header, prefix+key)
+	resp, err := http.DefaultTransport.RoundTrip(out)
+	if resp != nil {
+		resp.Request = req
+	}
+	e.mu.Lock()
+	e.sent++
+	e.mu.Unlock()
+	return resp, err
+}
+
+// skip are the types holds does not walk: the Runner's edge (which may
+// hold the key) and the standard library's HTTP machinery (whose state
+// other goroutines change, and which never sees the key: only the
+// edge's copy of a request does).
+var skip = map[reflect.Type]bool{
+	reflect.TypeFor[*testEdge]():       true,
+	reflect.TypeFor[*http.Client]():    true,
+	reflect.TypeFor[*http.Transport](): true,
+}
+
+// holds reports whether the canary appears anywhere reflect can reach
+// from v: strings, byte slices, maps, slices, pointers and struct fields,
+// exported or not.
+// The Runner's edge itself (which may hold the key) is not walked.
+func holds(v any, canary string) bool {
+	seen := map[uintptr]bool{}
+	var walk func(reflect.Value, int) bool
+	walk = func(x reflect.Value, depth int) bool {
+		if depth > 40 || !x.IsValid() {
+			return false
+		}
+		switch x.Kind() {
+		case reflect.String:
+			return strings.Contains(x.String(), canary)
+		case reflect.Pointer, reflect.Interface:
+			if x.IsNil() || skip[x.Type()] {
+				return false
+			}
+			if x.Kind() == reflect.Pointer {
+				if seen[x.Pointer()] {
+					return false
+				}
+				seen[x.Pointer()] = true
+			}
+			return walk(x.Elem(), depth+1)
+		case reflect.Struct:
+			for i := range x.NumField() {
+				if walk(x.Field(i), depth+1) {
+					return true
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			if x.Kind() == reflect.Slice && x.Type().Elem().Kind() == reflect.Uint8 {
+				return bytes.Contains(x.Bytes(), []byte(canary))
+			}
+			for i := range x.Len() {
+				if walk(x.Index(i), depth+1) {
+					return true
+				}
+			}
+		case reflect.Map:
+			it := x.MapRange()
+			for it.Next() {
+				if walk(it.Key(), depth+1) || walk(it.Value(), depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(reflect.ValueOf(v), 0)
+}

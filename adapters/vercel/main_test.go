@@ -1,0 +1,14 @@
+package vercel_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/checkfu/checkfu/adapters/adaptertest"
+)
+
+func TestMain(m *testing.M) {
+	netnsMain()
+	adaptertest.ProbeMain()
+	os.Exit(m.Run())
+}

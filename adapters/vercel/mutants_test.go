@@ -1,0 +1,39 @@
+package vercel_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	{Name: "allowlist widened to the domain list", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `	hosts := workload.AllowedHosts()
+	first := ""`, New: `	hosts := workload.AllowedHosts()
+	if len(hosts) > 0 {
+		return NetworkPolicy{AllowDomains: []string{hosts[0].Host}}, nil
+	}
+	first := ""`}},
+		Kills: "TestMapPolicy"},
+	{Name: "a non-public range dropped", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `"0.0.0.0/8", "10.0.0.0/8",`, New: `"0.0.0.0/8",`}},
+		Kills: "TestNonPublicAgreesWithEgress|TestEnvDirAndDestroy"},
+	{Name: "stdin write accepted", File: "process.go",
+		Edits: []mutation.Edit{{Old: `	return 0, checkfu.Refuse(CodeStdinUnsupported, "vercel: Vercel Sandbox commands take no stdin")`, New: `	return 0, nil`}},
+		Kills: "TestNoStdin"},
+	{Name: "stderr merged", File: "process.go",
+		Edits: []mutation.Edit{{Old: `			if stream == "stderr" {
+				w = errW
+			}`, New: ``}},
+		Kills: "TestStreamsAndExitCodes"},
+	{Name: "one live process", File: "process.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != nil:
+		s.mu.Unlock()`, New: `	case false:
+		s.mu.Unlock()`}},
+		Kills: "TestKillAndOneLiveProcess"},
+	{Name: "killed status", File: "process.go",
+		Edits: []mutation.Edit{{Old: `		return 137, nil`, New: `		return 0, nil`}},
+		Kills: "TestKillAndOneLiveProcess"},
+}

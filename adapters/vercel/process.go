@@ -1,0 +1,281 @@
+package vercel
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// maxLine bounds one NDJSON line of a command stream.
+const maxLine = 1 << 20
+
+// A Command is one process to open.
+type Command struct {
+	// Argv is the command and its arguments. Required.
+	Argv []string
+	// Env is added for this command ("K=V").
+	Env []string
+	// Dir is the working directory; empty means the sandbox's.
+	Dir string
+}
+
+// OpenProcess runs cmd with POST /v2/sandboxes/sessions/{id}/cmd and
+// wait=true, whose answer is an NDJSON stream: the command, its output
+// lines, then the command again with its exit code. It returns once the
+// command's ID has arrived. While the process has not been reaped a
+// second OpenProcess is refused with acp/wire's process_already_open;
+// after Destroy with [adapters.CodeInstanceDestroyed].
+func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
+	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a Command needs an argv")
+	}
+	env := map[string]string{}
+	for _, kv := range cmd.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: env entry %s is not K=V", checkfu.Quote(k))
+		}
+		env[k] = v
+	}
+	s.mu.Lock()
+	switch {
+	case s.destroyed:
+		s.mu.Unlock()
+		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "vercel: sandbox %s was destroyed", checkfu.Quote(s.id))
+	case s.live != nil:
+		s.mu.Unlock()
+		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "vercel: sandbox %s's process has not been reaped", checkfu.Quote(s.id))
+	}
+	p := &Process{s: s, done: make(chan struct{})}
+	s.live = p
+	s.mu.Unlock()
+	body := map[string]any{"command": cmd.Argv[0], "args": append([]string{}, cmd.Argv[1:]...), "env": env, "sudo": false, "wait": true}
+	if cmd.Dir != "" {
+		body["cwd"] = cmd.Dir
+	}
+	if err := p.start(ctx, body); err != nil {
+		s.release(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Sandbox) release(p *Process) {
+	s.mu.Lock()
+	if s.live == p {
+		s.live = nil
+	}
+	s.mu.Unlock()
+}
+
+// A Process is one command. stdout and stderr are separate (each NDJSON
+// log line names its stream); there is no stdin ([StdioCaveats]). Read
+// Stdout and Stderr both until EOF and call Wait to reap it.
+type Process struct {
+	s     *Sandbox
+	cmdID string
+
+	stdoutR *io.PipeReader
+	stderrR *io.PipeReader
+
+	killMu sync.Mutex // guards killed
+	killed bool
+
+	done    chan struct{}
+	status  int
+	waitErr error
+}
+
+func (p *Process) start(ctx context.Context, body map[string]any) error {
+	c := p.s.c
+	path := "/v2/sandboxes/sessions/" + url.PathEscape(p.s.session) + "/cmd"
+	resp, err := c.send(context.WithoutCancel(ctx), http.MethodPost, path, body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		resp.Body.Close()
+		return checkfu.Refuse(CodeSandboxSessionRefused, "vercel: POST %s answered %d %s, not an NDJSON stream", path, resp.StatusCode, checkfu.Quote(resp.Header.Get("Content-Type")))
+	}
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	first, err := nextLine(br)
+	if err == nil {
+		p.cmdID, err = commandID(first)
+	}
+	if err != nil {
+		resp.Body.Close()
+		return err
+	}
+	var outW, errW *io.PipeWriter
+	p.stdoutR, outW = io.Pipe()
+	p.stderrR, errW = io.Pipe()
+	go p.read(resp.Body, br, outW, errW)
+	return nil
+}
+
+// nextLine reads and strictly parses one NDJSON line.
+func nextLine(br *bufio.Reader) (map[string]any, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return nil, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: a command stream line over %d bytes", maxLine)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && len(bytes.TrimSpace(line)) == 0 {
+			return nil, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the command stream ended before the command finished")
+		}
+		break
+	}
+	v, err := strictjson.Parse(bytes.TrimSpace(line), jsonOpts)
+	if err != nil {
+		return nil, &checkfu.Refusal{Code: CodeCommandStreamInvalid, Message: "vercel: a command stream line is not strict JSON", Err: err}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: a command stream line is not an object")
+	}
+	return m, nil
+}
+
+func commandID(m map[string]any) (string, error) {
+	cmd, _ := m["command"].(map[string]any)
+	id, _ := cmd["id"].(string)
+	if id == "" || strings.ContainsAny(id, "/?#%") {
+		return "", checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the command stream's first line names no command")
+	}
+	return id, nil
+}
+
+func (p *Process) read(body io.Closer, br *bufio.Reader, outW, errW *io.PipeWriter) {
+	status, err := -1, error(nil)
+	for {
+		m, e := nextLine(br)
+		if e != nil {
+			err = e
+			break
+		}
+		if cmd, ok := m["command"].(map[string]any); ok {
+			status, err = p.exitStatus(cmd["exitCode"])
+			break
+		}
+		stream, _ := m["stream"].(string)
+		switch stream {
+		case "stdout", "stderr":
+			data, ok := m["data"].(string)
+			if !ok {
+				err = checkfu.Refuse(CodeCommandStreamInvalid, "vercel: a log line without data")
+			}
+			w := outW
+			if stream == "stderr" {
+				w = errW
+			}
+			if len(data) > 0 {
+				_, _ = io.WriteString(w, data) // a reader that went away fails at once
+			}
+		case "error":
+			d, _ := m["data"].(map[string]any)
+			code, _ := d["code"].(string)
+			msg, _ := d["message"].(string)
+			err = checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the command stream reported %s: %s", checkfu.Quote(code), checkfu.Quote(msg))
+		default:
+			err = checkfu.Refuse(CodeCommandStreamInvalid, "vercel: a log line on stream %s", checkfu.Quote(stream))
+		}
+		if err != nil {
+			break
+		}
+	}
+	body.Close()
+	if err != nil {
+		status = -1
+	}
+	outW.CloseWithError(err)
+	errW.CloseWithError(err)
+	p.status, p.waitErr = status, err
+	p.s.release(p) // before done: once Wait returns, the sandbox is free
+	close(p.done)
+}
+
+// exitStatus reads the final exit code; a command killed by the adapter
+// whose code Vercel reports outside 0-255 is 128+SIGKILL.
+func (p *Process) exitStatus(v any) (int, error) {
+	n, ok := v.(json.Number)
+	code, err := strconv.Atoi(string(n))
+	if ok && err == nil && code >= 0 && code <= 255 {
+		return code, nil
+	}
+	p.killMu.Lock()
+	killed := p.killed
+	p.killMu.Unlock()
+	if killed {
+		return 137, nil
+	}
+	return -1, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the final command line has exit code %v", v)
+}
+
+// Stdin returns the process's standard input, which Vercel's ordinary
+// commands do not have: Write is refused with [CodeStdinUnsupported];
+// Close returns nil (the process has read end of input from the start).
+func (p *Process) Stdin() io.WriteCloser { return noStdin{} }
+
+type noStdin struct{}
+
+func (noStdin) Write([]byte) (int, error) {
+	return 0, checkfu.Refuse(CodeStdinUnsupported, "vercel: Vercel Sandbox commands take no stdin")
+}
+
+func (noStdin) Close() error { return nil }
+
+// Stdout returns the process's standard output; it ends with io.EOF.
+func (p *Process) Stdout() io.Reader { return p.stdoutR }
+
+// Stderr returns the process's standard error; it ends with io.EOF.
+func (p *Process) Stderr() io.Reader { return p.stderrR }
+
+// Wait waits for the final command line and returns the exit status.
+func (p *Process) Wait() (int, error) {
+	<-p.done
+	return p.status, p.waitErr
+}
+
+// Kill sends SIGKILL (POST .../cmd/{cmdId}/kill). It is idempotent and
+// does not wait.
+func (p *Process) Kill() error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	p.killMu.Lock()
+	p.killed = true
+	p.killMu.Unlock()
+	_, err := p.s.c.call(context.Background(), http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(p.s.session)+"/cmd/"+url.PathEscape(p.cmdID)+"/kill", map[string]any{"signal": 9}, http.StatusOK)
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	return err
+}
+
+// Evidence returns what the adapter reports about the process's sandbox.
+func (p *Process) Evidence() Evidence {
+	e := p.s.evidence
+	e.Stdio = append([]string(nil), e.Stdio...)
+	return e
+}
