@@ -12,6 +12,9 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "service address inside the outer network, off the topology's own", File: "service.go",
+		Edits: []mutation.Edit{{Old: `if !a.outer.Contains(spec.IP) || spec.IP == a.addr(a.outer, 1) || spec.IP == a.addr(a.outer, 2) {`, New: `if false {`}},
+		Kills: "TestStartServiceRefusesBadSpecs"},
 	{Name: "one live process: no reservation check", File: "instance.go",
 		Edits: []mutation.Edit{{Old: `	case i.live != nil:`, New: `	case false:`}},
 		Kills: "TestOneLiveProcess"},

@@ -84,14 +84,19 @@ type ContainerJSON struct {
 		Pid       int
 	}
 	Config struct {
-		User   string
-		Labels map[string]string
+		User       string
+		Labels     map[string]string
+		Env        []string
+		Cmd        []string
+		Entrypoint []string
 	}
 	// Mounts are the container's volume and bind mounts (a HostConfig
 	// tmpfs is not among them).
 	Mounts []struct {
 		Type        string
+		Source      string
 		Destination string
+		RW          bool
 	}
 	HostConfig struct {
 		NetworkMode    string

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/conformance/matrix"
+)
+
+func init() {
+	register(&command{
+		name:    "matrix",
+		summary: "run the five-fact conformance matrix on an owned Docker topology",
+		run:     runMatrix,
+	})
+}
+
+// runMatrix runs the matrix against one provider and writes the
+// statement that "checkfu receipt sign" signs. It exits 0 only when all
+// five facts hold.
+func runMatrix(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "tool" {
+		// The in-container helpers: the image's checkfu binary is the
+		// owned DNS, the listeners and the probe.
+		if code := matrix.RunTool(args[1:], e.stdin, e.stdout, e.stderr); code != 0 {
+			return exitError{code: code}
+		}
+		return nil
+	}
+	fs := newFlagSet(e, "matrix", "-provider NAME [-revision R] -out STATEMENT.json [-evidence FILE] | -mutants -src DIR")
+	provider := fs.String("provider", matrix.DockerProvider, "exact provider `name` the statement is about")
+	revision := fs.String("revision", "", "exact provider `revision` (default: the table's)")
+	out := fs.String("out", "", "`path` of the statement to write (must not exist)")
+	evidence := fs.String("evidence", "", "`path` of the evidence file to write (default: the statement's path + .evidence.json)")
+	binary := fs.String("binary", "", "`path` of a static linux checkfu binary for the guard and the helpers (default: this one)")
+	slot := fs.Int("slot", 0, "topology `slot` (default: a free one)")
+	label := fs.String("label", docker.DefaultLabel, "`KEY=VALUE` label on every container, network and image the run creates")
+	mutants := fs.Bool("mutants", false, "build each broken guard and provider and show the matrix goes red for each")
+	src := fs.String("src", ".", "checkfu module `directory`, for -mutants")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("checkfu matrix takes no arguments (got %q)", fs.Args())
+	}
+	if !*mutants && *out == "" {
+		return usagef("checkfu matrix needs -out (or -mutants)")
+	}
+	p, err := matrix.LookupProvider(*provider)
+	if err != nil {
+		return withHint(err, "name one of "+strings.Join(matrix.ProviderNames(), ", "))
+	}
+	if *revision == "" {
+		*revision = p.Revision
+	}
+	target := checkfu.ProviderRevision{Provider: p.Name, Revision: *revision}
+	if !p.Runnable {
+		for f, why := range p.Cannot {
+			fmt.Fprintf(e.stdout, "%-28s cannot hold: %s\n", f, why)
+		}
+		fmt.Fprintf(e.stdout, "grade: %s (ceiling)\n", p.Ceiling())
+		return checkfu.Refuse(matrix.CodeProviderIncapable, "matrix: %s cannot hold every fact by construction; it stays at %s", target, p.Ceiling())
+	}
+	if *binary == "" {
+		if *binary, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if err := staticBinary(*binary); err != nil {
+		return withHint(err, "build one with CGO_ENABLED=0 go build -trimpath ./cmd/checkfu and pass it with -binary")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := docker.Connect(ctx, docker.Options{Label: *label})
+	if err != nil {
+		return withHint(err, "start a Docker engine (.ci/setup.d/20-docker.sh) or set DOCKER_HOST")
+	}
+	defer eng.Close()
+	// The canary plane credential, held where a Runner holds plane
+	// credentials: this process's environment.
+	canary := matrix.NewCanary()
+	os.Setenv(matrix.PlaneCredentialEnv, canary)
+	defer os.Unsetenv(matrix.PlaneCredentialEnv)
+
+	tty := isTerminal(e.stdout)
+	progress := func(c matrix.Case) {
+		line := fmt.Sprintf("%-28s %-44s %-13s %s", c.Fact, c.Name, c.Verdict, c.Why)
+		if tty && c.Verdict == matrix.Pass {
+			fmt.Fprintf(e.stdout, "\r\033[K%s", clipLine(line, 120))
+			return
+		}
+		if tty {
+			fmt.Fprint(e.stdout, "\r\033[K")
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	fmt.Fprintf(e.stdout, "matrix: %s on Docker %s, label isolated\n", target, eng.EngineVersion())
+	rep, err := matrix.Run(ctx, matrix.Config{Engine: eng, Binary: *binary, Target: target, PlaneCredential: canary, Slot: *slot, Label: *label, Progress: progress})
+	if err != nil {
+		return err
+	}
+	if tty {
+		fmt.Fprint(e.stdout, "\r\033[K")
+	}
+	held := rep.Held()
+	fmt.Fprintf(e.stdout, "\n%-28s %s\n", "FACT", "HELD")
+	for _, f := range heldTable(rep) {
+		fmt.Fprintln(e.stdout, f)
+	}
+	fmt.Fprintf(e.stdout, "wall time: %s (%d cases)\n", rep.WallTime, len(rep.Cases))
+	if *out != "" {
+		if err := writeStatement(rep, *out, *evidence); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "statement: %s\n", *out)
+	}
+	if *mutants {
+		if err := runMutants(ctx, e, *src, *label, target, rep); err != nil {
+			return err
+		}
+	}
+	if !held.Complete() {
+		return exitError{code: exitFailed, msg: fmt.Sprintf("the matrix holds %s; it lacks %v", held, held.Missing())}
+	}
+	return nil
+}
+
+// heldTable returns one line per fact: held or not, with the first case
+// that kept it from holding.
+func heldTable(rep *matrix.Report) []string {
+	held := rep.Held()
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range rep.Cases {
+		if seen[string(c.Fact)] {
+			continue
+		}
+		seen[string(c.Fact)] = true
+		if held.Has(c.Fact) {
+			out = append(out, fmt.Sprintf("%-28s yes", c.Fact))
+			continue
+		}
+		for _, d := range rep.Cases {
+			if d.Fact == c.Fact && d.Verdict != matrix.Pass {
+				out = append(out, fmt.Sprintf("%-28s no: %s %s: %s", c.Fact, d.Name, d.Verdict, d.Why))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// writeStatement writes the statement and, beside it, the evidence whose
+// digests it carries.
+func writeStatement(rep *matrix.Report, out, evidence string) error {
+	rec, err := rep.Record(time.Now())
+	if err != nil {
+		return err
+	}
+	stmt, err := rec.Statement()
+	if err != nil {
+		return err
+	}
+	if evidence == "" {
+		evidence = out + ".evidence.json"
+	}
+	ev, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := attesterWriteNew(evidence, append(ev, '\n'), 0o644); err != nil {
+		return err
+	}
+	return attesterWriteNew(out, stmt, 0o644)
+}
+
+// runMutants runs every mutant, two at a time, and fails naming each
+// survivor.
+func runMutants(ctx context.Context, e *env, src, label string, target checkfu.ProviderRevision, ref *matrix.Report) error {
+	fmt.Fprintf(e.stdout, "\nmutants (each builds a broken checkfu from %s with go build -overlay):\n", src)
+	ms := matrix.Mutants()
+	results := make([]matrix.MutantResult, len(ms))
+	errs := make([]error, len(ms))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = matrix.RunMutant(ctx, matrix.MutantConfig{ModuleDir: src, Target: target, Reference: ref, Label: label}, m)
+			mu.Lock()
+			if errs[i] != nil {
+				fmt.Fprintf(e.stdout, "ERROR    %-45s %v\n", m.Name, errs[i])
+			} else {
+				fmt.Fprintln(e.stdout, results[i])
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var bad []string
+	for i, m := range ms {
+		if errs[i] != nil || !results[i].Killed {
+			bad = append(bad, m.Name)
+		}
+	}
+	if len(bad) > 0 {
+		return checkfu.Refuse(matrix.CodeMutantSurvived, "matrix: %d mutant(s) not killed: %s", len(bad), strings.Join(bad, "; "))
+	}
+	fmt.Fprintf(e.stdout, "all %d mutants killed, each by the fact that targets it\n", len(ms))
+	return nil
+}
+
+// staticBinary refuses a binary that needs a dynamic loader: the images
+// hold nothing but busybox and the binary.
+func staticBinary(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "matrix: %s is not a linux executable: %v", checkfu.Quote(path), err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return checkfu.Refuse(checkfu.CodeConfigInvalid, "matrix: %s is dynamically linked; the guard image needs a static binary", checkfu.Quote(path))
+		}
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > n {
+		r = r[:n]
+	}
+	return string(r)
+}

@@ -1,0 +1,58 @@
+// Package matrix runs the five-fact conformance matrix against a
+// provider's egress enforcement, on a topology it owns end to end, and
+// produces the statement a conformance receipt signs. Package conformance
+// stays pure (it verifies); this package does the I/O.
+//
+// The topology is an [docker.Allowlist] built by adapters/docker on a real
+// engine, plus what the matrix adds to it ([docker.Allowlist.StartService]):
+// its own DNS server, which answers TTL 0, flips one name between a public
+// and a private address from one question to the next, answers another
+// with both, and logs every question; live HTTP listeners on a
+// public-looking address (two ports), on a private address and on the
+// guard's own loopback, recording every request; a TCP and UDP listener
+// on every address of the host; and the plane of a capability gateway
+// (see authority_separation below). Every address is in
+// 198.18.0.0/15. The guard, the DNS, the listeners and the workload's
+// probe are all the checkfu binary under test ([RunTool]).
+//
+// Invariants:
+//
+//   - A fact holds only on recorded observations. Each [Case] carries
+//     what was sent, what the workload saw and what reached the live
+//     listeners (or the engine's view of a container), and its digest; a
+//     fact holds only when every one of its cases passed. An
+//     unestablished case leaves its fact unheld, never held.
+//   - Every refusal is proven to be policy, not a dead port: each refused
+//     name resolves to a listener the host proved live before the cases
+//     ran, and a closed admitted port must answer as an upstream failure,
+//     unlike a denial (upstream_failure_not_a_denial).
+//   - The label is always isolated: the matrix owns the topology, so its
+//     evidence can never certify on its own; only an operator's
+//     production run may say production.
+//   - authority_separation rests on a real Run: the plane (native
+//     custody holding the canary as a provider credential, custody/edge,
+//     the capability gateway and its broker on a Unix socket in a host
+//     directory) serves a capability-enabled workload whose process is
+//     opened over acp/wire by a wire server on a peer-authenticated Unix
+//     socket; the workload has no network, only the broker's socket, and
+//     makes one credentialed call. The provider records receiving it once
+//     with the credential attached, from the plane's own route (the
+//     host's loopback), never through the guard; the canary is absent
+//     from everything the Runner compiled for the guard and both
+//     workloads (environment, command line, mounts, files), and from what
+//     the workload saw.
+//   - A mutant is built, never configured: [Mutants] are edits to scratch
+//     copies of egress and adapters/docker files, compiled into a checkfu
+//     binary with go build -overlay; the shipped binary has no switch that
+//     turns a check off. A mutant is killed only by a case of the fact
+//     that targets it which passed on the reference run.
+//   - Everything the matrix creates (containers, networks, firewall rules,
+//     host listeners) is removed before [Run] returns.
+//
+// Entry points: [Run] runs the matrix; [Report.Held] and [Report.Record]
+// give the facts and the statement's record; [VerifyEvidence] checks an
+// evidence file's digests; [LookupProvider] says which providers the
+// matrix can run and which cannot hold a fact by construction; [Mutants]
+// and [RunMutant] are the mutation proofs. `checkfu matrix` is the
+// command line.
+package matrix

@@ -1,0 +1,138 @@
+package matrix
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+// TestMutants runs, when CHECKFU_MUTANTS=1, both kinds of mutant:
+//
+//   - "guards": every broken guard and provider of [Mutants], each built
+//     as a checkfu binary with go build -overlay and run through the
+//     whole matrix on the real engine; each must be killed by a case of
+//     the fact that targets it, which passed on the reference;
+//   - "judges": the matrix's own checks (pkgMutants), each of which a
+//     named test of this package must kill.
+func TestMutants(t *testing.T) {
+	t.Run("judges", func(t *testing.T) { mutation.Run(t, pkgMutants) })
+	t.Run("guards", func(t *testing.T) {
+		if !mutation.Enabled() {
+			t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
+		}
+		ref := reference(t)
+		ms := Mutants()
+		sem := make(chan struct{}, 2) // two topologies at once fit 2 cores
+		var wg sync.WaitGroup
+		results := make([]MutantResult, len(ms))
+		errs := make([]error, len(ms))
+		for i, m := range ms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				results[i], errs[i] = RunMutant(ctx, MutantConfig{ModuleDir: "../..", Target: docker1, Reference: ref, Label: docker.TestLabel}, m)
+			}()
+		}
+		wg.Wait()
+		for i, m := range ms {
+			switch {
+			case errs[i] != nil:
+				t.Errorf("mutant %q: %v", m.Name, errs[i])
+			case !results[i].Killed:
+				t.Errorf("%s", results[i])
+			default:
+				t.Log(results[i])
+			}
+		}
+	})
+}
+
+// pkgMutants delete the matrix's own checks; TestJudges must kill each.
+var pkgMutants = []mutation.Mutant{
+	{Name: "a refused case ignores what reached the listener", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(hits) > 0:\n\t\treturn Fail, fmt.Sprintf(\"reached the live listener %s (status %d)\", hits[0].Listener, st.Status), ev", New: "\tcase false:\n\t\treturn Fail, \"\", ev"}},
+		Kills: "TestJudges"},
+	{Name: "any 403 counts as a refusal", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `case st.Status != 403 || st.Refusal == "":`, New: `case st.Status != 403:`}},
+		Kills: "TestJudges"},
+	{Name: "an upstream failure counts as a refusal", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `case st.Status != 403 || st.Refusal == "":`, New: `case st.Status != 403 && st.Status != 502:`}},
+		Kills: "TestJudges"},
+	{Name: "the dead-port control accepts a denial", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `if st.Status == 502 && st.Upstream != "" && st.Refusal == "" {`, New: `if st.Status == 502 || st.Status == 403 {`}},
+		Kills: "TestJudges"},
+	{Name: "the redirect target is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(hits) > 0:\n\t\treturn Fail, fmt.Sprintf(\"the redirect target was reached", New: "\tcase false:\n\t\treturn Fail, fmt.Sprintf(\"the redirect target was reached"}},
+		Kills: "TestJudges"},
+	{Name: "the redirector need not be reached", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(redirector) == 0:", New: "\tcase false:"}},
+		Kills: "TestJudges"},
+	{Name: "the flip counts private hits as passes", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(priv) > 0:\n\t\treturn Fail, fmt.Sprintf(\"reached the private listener %s after a public answer\"", New: "\tcase false:\n\t\treturn Fail, fmt.Sprintf(\"reached the private listener %s after a public answer\""}},
+		Kills: "TestJudges"},
+	{Name: "an unexercised flip passes", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase refused == 0 || len(queries) < 2:", New: "\tcase false:"}},
+		Kills: "TestJudges"},
+	{Name: "a direct route is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\tif r.seen[c.ID].Reached {\n\t\t\treturn Fail, \"reached \"", New: "\t\tif false {\n\t\t\treturn Fail, \"reached \""}},
+		Kills: "TestJudges"},
+	{Name: "the host listener is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\tif len(from) > 0 {\n\t\t\treturn Fail, \"the host listener recorded \"", New: "\t\tif false {\n\t\t\treturn Fail, \"the host listener recorded \""}},
+		Kills: "TestJudges"},
+	{Name: "the owned DNS log is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `if c.Kind == "dns" && r.asked(c.Name) {`, New: `if false {`}},
+		Kills: "TestJudges"},
+	{Name: "the tunnel is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tif r.asked(c.Name) {\n\t\treturn Fail, \"a name asked of the engine's embedded DNS", New: "\tif false {\n\t\treturn Fail, \"a name asked of the engine's embedded DNS"}},
+		Kills: "TestJudges"},
+	{Name: "the canary is not looked for in the environment", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif strings.Contains(e, canary) {\n\t\t\t\twhere = \"environment\"", New: "\t\t\tif strings.Contains(e, canary) && false {\n\t\t\t\twhere = \"environment\""}},
+		Kills: "TestJudges"},
+	{Name: "the evidence is not redacted", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `ev := map[string]any{"container": redact(v, canary)}`, New: `ev := map[string]any{"container": v}`}},
+		Kills: "TestJudges"},
+	{Name: "writable mounts pass", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif m.RW {", New: "\t\t\tif false {"}},
+		Kills: "TestJudges"},
+	{Name: "the canary is not looked for in files", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\tcase len(sc.Found) > 0:", New: "\t\tcase false:"}},
+		Kills: "TestJudges"},
+	{Name: "no files read passes", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `case sc.Err != "" || sc.Files == 0:`, New: `case sc.Err != "":`}},
+		Kills: "TestJudges"},
+	{Name: "routing headers are not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif _, ok := h.Header[k]; ok {", New: "\t\t\tif _, ok := h.Header[k]; ok && false {"}},
+		Kills: "TestJudges"},
+	{Name: "the Host header is not looked at", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\t\tif h.Host != admitted+\":8080\" {\n\t\t\treturn Fail, \"the listener received Host \"", New: "\t\tif false {\n\t\t\treturn Fail, \"the listener received Host \""}},
+		Kills: "TestJudges"},
+	{Name: "the broker workload's output is not searched for the canary", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase strings.Contains(string(r.brokerOut), r.cfg.PlaneCredential):", New: "\tcase false:"}},
+		Kills: "TestJudges"},
+	{Name: "the credential need not be attached at the plane", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(r.planeHits) != 1 || attached != 1:", New: "\tcase len(r.planeHits) != 1:"}},
+		Kills: "TestJudges"},
+	{Name: "plane traffic may come through the guard", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || !ap.Addr().IsLoopback() {", New: "if err != nil || !ap.IsValid() {"}},
+		Kills: "TestJudges"},
+	{Name: "the guard's log is not read for plane traffic", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tcase strings.Contains(r.guardLogs, planeHost):", New: "\tcase false:"}},
+		Kills: "TestJudges"},
+	{Name: "the capability-enabled workload may have a network", File: "cases.go",
+		Edits: []mutation.Edit{{Old: `case len(r.brokerView.Networks) != 1 || r.brokerView.NetworkMode != "none":`, New: `case false:`}},
+		Kills: "TestJudges"},
+	{Name: "the acp/wire hop is assumed", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "if r.planeErr != nil || !r.overWire {", New: "if r.planeErr != nil {"}},
+		Kills: "TestJudges"},
+	{Name: "an unestablished case holds its fact", File: "matrix.go",
+		Edits: []mutation.Edit{{Old: "ok = ok && c.Verdict == Pass", New: "ok = ok && c.Verdict != Fail"}},
+		Kills: "TestHeld"},
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// An entry is one listed mutant.
+type entry struct {
+	Pkg   string // module-relative package directory
+	Name  string // the check it deletes
+	File  string // the file it edits, relative to the package
+	Kills string // the tests (or, for the matrix, the fact) that kill it
+}
+
+// Generate returns docs/mutation.md for the module at root.
+func Generate(root string) ([]byte, error) {
+	entries, err := scan(root)
+	if err != nil {
+		return nil, err
+	}
+	return render(entries), nil
+}
+
+// scan parses every Go file under root that may hold a mutant table.
+func scan(root string) ([]entry, error) {
+	var out []entry
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(src, []byte("Mutant{")) && !bytes.Contains(src, []byte("mutant{")) {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		es, err := parseFile(path, src, filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		out = append(out, es...)
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pkg < out[j].Pkg })
+	return out, err
+}
+
+// parseFile finds the mutant tables of one file: slice literals of
+// mutation.Mutant, of egress's mutant and netMutant (positional: name,
+// file, edits, kills), and of the matrix's Mutant (Name, Fact, File).
+func parseFile(path string, src []byte, pkg string) ([]entry, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	text := func(e ast.Expr) string {
+		if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.STRING {
+			if s, err := strconv.Unquote(bl.Value); err == nil {
+				return s
+			}
+		}
+		var b bytes.Buffer
+		printer.Fprint(&b, fset, e)
+		return "`" + b.String() + "` (generated)"
+	}
+	// Helpers that return one mutant (func NAME(params) mutation.Mutant
+	// { return mutation.Mutant{...} }), so a call can be expanded.
+	helpers := map[string]*ast.FuncDecl{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 && typeName(fd.Type.Results.List[0].Type) == "mutation.Mutant" {
+			helpers[fd.Name.Name] = fd
+		}
+	}
+	var out []entry
+	ast.Inspect(f, func(n ast.Node) bool {
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		at, ok := cl.Type.(*ast.ArrayType)
+		if !ok {
+			return true
+		}
+		kind := typeName(at.Elt)
+		switch kind {
+		case "mutation.Mutant", "mutant", "netMutant":
+		case "Mutant":
+			if pkg != "conformance/matrix" {
+				return true
+			}
+		default:
+			return true
+		}
+		for _, el := range cl.Elts {
+			e := entry{Pkg: pkg}
+			switch x := el.(type) {
+			case *ast.CompositeLit:
+				if len(x.Elts) > 0 {
+					if _, keyed := x.Elts[0].(*ast.KeyValueExpr); !keyed {
+						if len(x.Elts) == 4 {
+							e.Name, e.File, e.Kills = text(x.Elts[0]), text(x.Elts[1]), text(x.Elts[3])
+						}
+						break
+					}
+				}
+				for _, kv := range x.Elts {
+					kv, ok := kv.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					switch kv.Key.(*ast.Ident).Name {
+					case "Name":
+						e.Name = text(kv.Value)
+					case "File":
+						e.File = text(kv.Value)
+					case "Kills":
+						e.Kills = text(kv.Value)
+					case "Fact":
+						e.Kills = "TestMutants/guards, by a case of " + factName(text(kv.Value))
+					}
+				}
+			case *ast.CallExpr:
+				e.Name, e.File, e.Kills = text(x), "", "(see the helper)"
+				if id, ok := x.Fun.(*ast.Ident); ok && helpers[id.Name] != nil {
+					e = expand(helpers[id.Name], x, e)
+				}
+			default:
+				continue
+			}
+			if e.Name != "" {
+				out = append(out, e)
+			}
+		}
+		return false
+	})
+	return out, nil
+}
+
+func typeName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.SelectorExpr:
+		if x, ok := t.X.(*ast.Ident); ok {
+			return x.Name + "." + t.Sel.Name
+		}
+	}
+	return ""
+}
+
+// factName turns `conformance.ConnectTimePublicAddress` into the fact's
+// snake_case name.
+func factName(s string) string {
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "`conformance."), "` (generated)")
+	var b strings.Builder
+	for i, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func render(entries []entry) []byte {
+	var b bytes.Buffer
+	b.WriteString(`# Mutation proofs
+
+<!-- Generated by "go run ./internal/mutationdoc -w"; do not edit. -->
+
+For each security check in the module: the mutant that deletes or inverts
+it, the file it edits, and the test that kills it. The list is generated
+from the mutant tables of every package (` + "`mutants_test.go`" + `, egress's
+` + "`mutants_net_test.go`" + `, and the conformance matrix's guard mutants),
+and ` + "`go test ./internal/mutationdoc`" + ` fails when this file is out of date.
+
+The harness step of ` + "`.ci/run`" + ` applies every mutant listed here:
+
+    CHECKFU_MUTANTS=1 go test -run '^Test(Net)?Mutants$' ./...
+
+Each mutant is built from a scratch copy of its file with ` + "`go test -overlay`" + `
+(the matrix's with ` + "`go build -overlay`" + ` of the whole checkfu binary), and
+the step fails unless a named test goes red (for the matrix: unless a case
+of the named fact that passed on the reference fails). A mutant whose edit
+no longer applies fails the step too, so the list cannot rot. Besides
+the rows below, egress's TestNetMutants deletes each row of addr.go's
+address classification tables in turn (one mutant per row, generated when
+the test runs), each killed by TestIsPublic.
+
+`)
+	byPkg := map[string][]entry{}
+	var pkgs []string
+	for _, e := range entries {
+		if _, ok := byPkg[e.Pkg]; !ok {
+			pkgs = append(pkgs, e.Pkg)
+		}
+		byPkg[e.Pkg] = append(byPkg[e.Pkg], e)
+	}
+	fmt.Fprintf(&b, "%d mutants in %d packages.\n", len(entries), len(pkgs))
+	for _, p := range pkgs {
+		name := p
+		if name == "." {
+			name = "checkfu (module root)"
+		}
+		fmt.Fprintf(&b, "\n## %s (%d)\n\n| check deleted | file | killed by |\n| --- | --- | --- |\n", name, len(byPkg[p]))
+		for _, e := range byPkg[p] {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(e.Name), cell(e.File), cell(e.Kills))
+		}
+	}
+	return b.Bytes()
+}
+
+// expand evaluates a helper's returned mutant with the call's arguments:
+// string literals, parameters and their concatenations.
+func expand(fd *ast.FuncDecl, call *ast.CallExpr, e entry) entry {
+	env := map[string]string{}
+	i := 0
+	for _, fl := range fd.Type.Params.List {
+		for _, n := range fl.Names {
+			if i < len(call.Args) {
+				if v, ok := eval(call.Args[i], nil); ok {
+					env[n.Name] = v
+				}
+			}
+			i++
+		}
+	}
+	if len(fd.Body.List) != 1 {
+		return e
+	}
+	ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return e
+	}
+	cl, ok := ret.Results[0].(*ast.CompositeLit)
+	if !ok {
+		return e
+	}
+	for _, kv := range cl.Elts {
+		kv, ok := kv.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		v, ok := eval(kv.Value, env)
+		if !ok {
+			continue
+		}
+		switch kv.Key.(*ast.Ident).Name {
+		case "Name":
+			e.Name = v
+		case "File":
+			e.File = v
+		case "Kills":
+			e.Kills = v
+		}
+	}
+	return e
+}
+
+func eval(x ast.Expr, env map[string]string) (string, bool) {
+	switch x := x.(type) {
+	case *ast.BasicLit:
+		if x.Kind == token.STRING {
+			s, err := strconv.Unquote(x.Value)
+			return s, err == nil
+		}
+	case *ast.Ident:
+		v, ok := env[x.Name]
+		return v, ok
+	case *ast.BinaryExpr:
+		if x.Op == token.ADD {
+			a, ok1 := eval(x.X, env)
+			b, ok2 := eval(x.Y, env)
+			return a + b, ok1 && ok2
+		}
+	}
+	return "", false
+}
