@@ -1,6 +1,9 @@
 package wire
 
 import (
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,10 +15,11 @@ import (
 // Runner's kill must still end the instance: the provider stops reading
 // the pipes of a process it was told to kill, so the process is reaped
 // and the instance released instead of staying reserved for as long as
-// the descendant likes. (Here the descendant is cat on the process's
-// stdin, which ends once the provider closes that pipe.)
+// the descendant likes. (Here the descendant is a sleep of 30 s that
+// ignores stdin, so only the provider's closing of the pipes can end the
+// instance in time; the test kills the sleep by its PID when it ends.)
 func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
-	srv := &Server{Command: command("sh", "-c", "exec 3<&0; setsid cat <&3 3<&- & echo started; exit 0")}
+	srv := &Server{Command: command("sh", "-c", "setsid sleep 30 </dev/null & echo $!; exit 0")}
 	addr := startServer(t, srv)
 	c, err := dialRaw(addr)
 	if err != nil {
@@ -34,19 +38,26 @@ func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
 	}
 	send(&frame.Frame{Type: frame.TypeOpen, ID: frame.ProcessID{1}, Version: frame.ProtocolVersion})
 	dec := frame.NewDecoder(c)
+	var pid int
 	for {
 		var f frame.Frame
 		if err := dec.Decode(&f); err != nil {
 			t.Fatal(err)
 		}
 		if f.Type == frame.TypeStdout {
-			break // the process runs and has started its descendant
+			// The process runs and has started its descendant.
+			var err error
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(f.Data))); err != nil {
+				t.Fatalf("stdout %q is not the descendant's pid", f.Data)
+			}
+			break
 		}
 	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	send(&frame.Frame{Type: frame.TypeKill})
 	select {
 	case <-srv.Done():
-	case <-time.After(time.Minute):
-		t.Fatal("the killed process was never reaped: an escaped descendant holds its stdout")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed process was not reaped within 10 s: an escaped descendant holds its stdout")
 	}
 }
