@@ -16,15 +16,16 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/e2b"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-e2b-key-7f3a9c"
 
-func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *testEdge) {
+func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *vendortest.Edge) {
 	t.Helper()
 	f := newFakeE2B(t, canary)
-	edge := &testEdge{keys: map[string]string{"lease:e2b": canary}}
+	edge := &vendortest.Edge{Keys: map[string]string{"lease:e2b": canary}}
 	c, err := e2b.New(e2b.Config{Edge: edge, Credential: "lease:e2b", Template: "base", BaseURL: f.srv.URL, Envd: f.envdURL})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestCredentialNeverVisible(t *testing.T) {
 	}
 	r := collect(t, p, []byte("x"))
 	for name, v := range map[string]any{"client": c, "sandbox": s, "process": p, "evidence": p.Evidence(), "result": r} {
-		if holds(v, canary) {
+		if vendortest.Holds(v, canary) {
 			t.Errorf("the %s holds the API key", name)
 		}
 		if strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
@@ -237,11 +238,11 @@ func TestCredentialNeverVisible(t *testing.T) {
 	if !errors.Is(err, e2b.CodeControlPlaneRefused) {
 		t.Fatalf("Create against an echoing vendor = %v, want control_plane_refused", err)
 	}
-	if strings.Contains(err.Error(), canary) || holds(err, canary) {
+	if strings.Contains(err.Error(), canary) || vendortest.Holds(err, canary) {
 		t.Errorf("the error carries the key: %v", err)
 	}
-	if edge.sent < 2 {
-		t.Errorf("the edge sent %d requests; the key was never used", edge.sent)
+	if edge.Sent() < 2 {
+		t.Errorf("the edge sent %d requests; the key was never used", edge.Sent())
 	}
 }
 
@@ -266,7 +267,7 @@ func TestEvidence(t *testing.T) {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	edge := &testEdge{}
+	edge := &vendortest.Edge{}
 	for name, cfg := range map[string]e2b.Config{
 		"no edge":     {Credential: "h", Template: "base"},
 		"no handle":   {Edge: edge, Template: "base"},
@@ -284,7 +285,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 // TestNetworkNoneIsReal: under none, the fake's process has only a
 // loopback interface, so it reaches no host listener.
 func TestNetworkNoneIsReal(t *testing.T) {
-	if !isolationReal {
+	if !vendortest.IsolationReal {
 		t.Skip("no network namespaces on this OS")
 	}
 	c, _, _ := newClient(t)
