@@ -7,12 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendor"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -79,17 +79,13 @@ func New(cfg Config) (*Client, error) {
 }
 
 func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	switch vendor.BaseURLProblem(s) {
+	case vendor.BaseURLMalformed:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not a base URL", checkfu.Quote(s))
+	case vendor.BaseURLPlain:
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
 	}
-	if u.Scheme == "https" {
-		return nil
-	}
-	if h := u.Hostname(); u.Scheme == "http" && (h == "127.0.0.1" || h == "::1" || h == "localhost") {
-		return nil
-	}
-	return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
+	return nil
 }
 
 // A SandboxSpec is what the Runner asks of a new sandbox.
@@ -220,31 +216,20 @@ func call(ctx context.Context, edge Edge, handle, method, u string, in any, code
 		req.Header.Set("Content-Type", "application/json")
 	}
 	sdkHeaders(req)
-	path := req.URL.Path
+	c := vendor.Call{Vendor: "daytona", Code: code, Method: method, Path: req.URL.Path}
 	resp, err := edge.Send(req, handle, "Authorization", "Bearer ")
 	if err != nil {
-		return nil, &checkfu.Refusal{Code: code, Message: "daytona: " + method + " " + path + " was not answered", Err: err}
+		return nil, c.Unanswered(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := c.Read(resp, maxBody, want...)
 	if err != nil {
-		return nil, checkfu.Refuse(code, "daytona: %s %s: the answer was cut", method, path)
-	}
-	if !slices.Contains(want, resp.StatusCode) {
-		return nil, checkfu.Refuse(code, "daytona: %s %s answered %d, not %d (a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := strictjson.Parse(data, jsonOpts)
-	if err != nil {
-		return nil, &checkfu.Refusal{Code: code, Message: "daytona: " + method + " " + path + ": the answer is not strict JSON", Err: err}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, checkfu.Refuse(code, "daytona: %s %s: the answer is not an object", method, path)
-	}
-	return m, nil
+	return c.Object(data, jsonOpts)
 }
 
 func sdkHeaders(req *http.Request) {
