@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -79,10 +79,10 @@ func New(cfg Config) (*Client, error) {
 }
 
 func checkURL(s string) error {
-	switch vendor.BaseURLProblem(s) {
-	case vendor.BaseURLMalformed:
+	switch vendorkit.BaseURLProblem(s) {
+	case vendorkit.BaseURLMalformed:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not a base URL", checkfu.Quote(s))
-	case vendor.BaseURLPlain:
+	case vendorkit.BaseURLPlain:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
 	}
 	return nil
@@ -216,7 +216,7 @@ func call(ctx context.Context, edge Edge, handle, method, u string, in any, code
 		req.Header.Set("Content-Type", "application/json")
 	}
 	sdkHeaders(req)
-	c := vendor.Call{Vendor: "daytona", Code: code, Method: method, Path: req.URL.Path}
+	c := vendorkit.Call{Vendor: "daytona", Code: code, Method: method, Path: req.URL.Path}
 	resp, err := edge.Send(req, handle, "Authorization", "Bearer ")
 	if err != nil {
 		return nil, c.Unanswered(err)

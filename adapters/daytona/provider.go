@@ -6,7 +6,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 )
 
 // A Provider is Daytona as an [adapters.Provider]: each instance is one
@@ -32,7 +32,7 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if p.Client == nil || spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: a Provider needs a Client, and a spec an ID")
 	}
-	policy, err := vendor.CheckInstance(vendor.Offer{Vendor: "daytona", Capability: Capability(), Image: p.Client.cfg.Snapshot}, spec)
+	policy, err := vendorkit.CheckInstance(vendorkit.Offer{Vendor: "daytona", Capability: Capability(), Image: p.Client.cfg.Snapshot}, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -103,10 +103,10 @@ func New(cfg Config) (*Client, error) {
 // checkURL refuses a base URL that would send requests in the clear to
 // anything but loopback.
 func checkURL(s string) error {
-	switch vendor.BaseURLProblem(s) {
-	case vendor.BaseURLMalformed:
+	switch vendorkit.BaseURLProblem(s) {
+	case vendorkit.BaseURLMalformed:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not a base URL", checkfu.Quote(s))
-	case vendor.BaseURLPlain:
+	case vendorkit.BaseURLPlain:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not https", checkfu.Quote(s))
 	}
 	return nil
@@ -232,7 +232,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, wan
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	vc := vendor.Call{Vendor: "e2b", Code: CodeControlPlaneRefused, Method: method, Path: path}
+	vc := vendorkit.Call{Vendor: "e2b", Code: CodeControlPlaneRefused, Method: method, Path: path}
 	resp, err := c.cfg.Edge.Send(req, c.cfg.Credential, apiKeyHeader, "")
 	if err != nil {
 		return vc.Unanswered(err)

@@ -18,10 +18,10 @@ var mutants = []mutation.Mutant{
 	{Name: "flattening caveat", File: "policy.go",
 		Edits: []mutation.Edit{{Old: `n.Caveats = append(n.Caveats, caveatFlattened, caveatPorts, caveatResolver, caveatAddress)`, New: `n.Caveats = append(n.Caveats, caveatPorts, caveatResolver, caveatAddress)`}},
 		Kills: "TestMapPolicy|TestEvidence"},
-	{Name: "vendor error body quoted (shared Call)", File: "../internal/vendor/call.go",
+	{Name: "vendor error body quoted (shared Call)", File: "../internal/vendorkit/call.go",
 		Edits: []mutation.Edit{{Old: `(a %d-byte body, not quoted)", c.Vendor, c.Method, c.Path, resp.StatusCode, want[0], len(data))`, New: `(a %d-byte body, not quoted) %s", c.Vendor, c.Method, c.Path, resp.StatusCode, want[0], len(data), data)`}},
 		Kills: "TestCredentialNeverVisible"},
-	{Name: "plain http base URL (shared check)", File: "../internal/vendor/url.go",
+	{Name: "plain http base URL (shared check)", File: "../internal/vendorkit/url.go",
 		Edits: []mutation.Edit{{Old: `	if u.Scheme == "https" {
 		return BaseURLOK
 	}`, New: `	if u.Scheme == "https" || u.Scheme == "http" {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -39,7 +39,7 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if p.Client == nil || spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: a Provider needs a Client, and a spec an ID")
 	}
-	policy, err := vendor.CheckInstance(vendor.Offer{Vendor: "e2b", Capability: Capability(), Image: p.Client.cfg.Template, Allowlist: p.Allowlist}, spec)
+	policy, err := vendorkit.CheckInstance(vendorkit.Offer{Vendor: "e2b", Capability: Capability(), Image: p.Client.cfg.Template, Allowlist: p.Allowlist}, spec)
 	if err != nil {
 		return nil, err
 	}

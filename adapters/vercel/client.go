@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -62,7 +62,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	if vendor.BaseURLProblem(cfg.BaseURL) != vendor.BaseURLOK {
+	if vendorkit.BaseURLProblem(cfg.BaseURL) != vendorkit.BaseURLOK {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: %s is not an https base URL", checkfu.Quote(cfg.BaseURL))
 	}
 	if cfg.Timeout == 0 {
@@ -162,8 +162,8 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 }
 
 // sessionCall names one sandbox-session request in refusals.
-func sessionCall(method, path string) vendor.Call {
-	return vendor.Call{Vendor: "vercel", Code: CodeSandboxSessionRefused, Method: method, Path: path}
+func sessionCall(method, path string) vendorkit.Call {
+	return vendorkit.Call{Vendor: "vercel", Code: CodeSandboxSessionRefused, Method: method, Path: path}
 }
 
 // A Sandbox is one Vercel sandbox session: one instance, at most one

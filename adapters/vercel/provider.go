@@ -6,7 +6,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 )
 
 // A Provider is Vercel Sandbox as an [adapters.Provider]: each instance is one
@@ -32,7 +32,7 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if p.Client == nil || spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a Provider needs a Client, and a spec an ID")
 	}
-	policy, err := vendor.CheckInstance(vendor.Offer{Vendor: "vercel", Capability: Capability()}, spec)
+	policy, err := vendorkit.CheckInstance(vendorkit.Offer{Vendor: "vercel", Capability: Capability()}, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-// Package vendor is the production plumbing the remote vendor adapters
+// Package vendorkit is the production plumbing the remote vendor adapters
 // (adapters/e2b, adapters/daytona, adapters/vercel) share where their
 // logic is the same: the instance-spec checks of Provider.Create
 // ([CheckInstance]) and the base-URL check of a Client ([BaseURLProblem]).
@@ -19,4 +19,4 @@
 //     no user information, query or fragment.
 //   - Hostile text (a spec's network mode, a URL) reaches an error only
 //     through checkfu.Quote.
-package vendor
+package vendorkit

@@ -1,4 +1,4 @@
-package vendor
+package vendorkit
 
 import "net/url"
 

@@ -1,4 +1,4 @@
-package vendor_test
+package vendorkit_test
 
 import (
 	"errors"
@@ -9,18 +9,18 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/adapters/internal/vendor"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
-func offer(t *testing.T) vendor.Offer {
+func offer(t *testing.T) vendorkit.Offer {
 	allow, err := egress.NoNetwork().Compile(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return vendor.Offer{
+	return vendorkit.Offer{
 		Vendor: "acme",
 		Capability: admission.RunnerProviderCapability{
 			NetworkModes: []string{"none", "unrestricted", "allowlist"},
@@ -38,12 +38,12 @@ func TestCheckInstance(t *testing.T) {
 		{ID: "a", NetworkMode: "unrestricted", Platform: "linux/amd64"},
 		{ID: "a", NetworkMode: "allowlist", RootImage: "acme-base"},
 	} {
-		p, err := vendor.CheckInstance(o, ok)
+		p, err := vendorkit.CheckInstance(o, ok)
 		if err != nil || p == nil {
 			t.Errorf("%+v: %v, %v", ok, p, err)
 		}
 	}
-	if p, _ := vendor.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "allowlist"}); p != o.Allowlist {
+	if p, _ := vendorkit.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "allowlist"}); p != o.Allowlist {
 		t.Errorf("allowlist mode applied %v, not the offer's policy", p)
 	}
 	for _, bad := range []struct {
@@ -55,37 +55,37 @@ func TestCheckInstance(t *testing.T) {
 		{adapters.InstanceSpec{NetworkMode: "none", RootImage: "other"}, "acme: the spec asks for a platform"},
 		{adapters.InstanceSpec{NetworkMode: "none", Limits: adapters.Limits{Pids: 1}}, "acme: the spec asks for a platform"},
 	} {
-		_, err := vendor.CheckInstance(o, bad.spec)
+		_, err := vendorkit.CheckInstance(o, bad.spec)
 		if !errors.Is(err, adapters.CodeSpecUnsupported) || !strings.Contains(err.Error(), bad.text) {
 			t.Errorf("%+v: %v, want spec_unsupported %q", bad.spec, err, bad.text)
 		}
 	}
 	o.Allowlist = nil
-	if _, err := vendor.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "allowlist"}); !errors.Is(err, adapters.CodeSpecUnsupported) || !strings.Contains(err.Error(), `acme: network mode "allowlist" is not one this provider applies`) {
+	if _, err := vendorkit.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "allowlist"}); !errors.Is(err, adapters.CodeSpecUnsupported) || !strings.Contains(err.Error(), `acme: network mode "allowlist" is not one this provider applies`) {
 		t.Errorf("allowlist without a policy: %v", err)
 	}
 	o.Image = ""
-	if _, err := vendor.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "none", RootImage: "acme-base"}); !errors.Is(err, adapters.CodeSpecUnsupported) {
+	if _, err := vendorkit.CheckInstance(o, adapters.InstanceSpec{NetworkMode: "none", RootImage: "acme-base"}); !errors.Is(err, adapters.CodeSpecUnsupported) {
 		t.Errorf("an image named where none may be: %v", err)
 	}
 }
 
 func TestBaseURLProblem(t *testing.T) {
 	for s, want := range map[string]int{
-		"https://api.example":         vendor.BaseURLOK,
-		"http://127.0.0.1:8080":       vendor.BaseURLOK,
-		"http://[::1]:1":              vendor.BaseURLOK,
-		"http://localhost":            vendor.BaseURLOK,
-		"http://api.example":          vendor.BaseURLPlain,
-		"ftp://api.example":           vendor.BaseURLPlain,
-		"https://u:p@api.example":     vendor.BaseURLMalformed,
-		"https://api.example/?q=1":    vendor.BaseURLMalformed,
-		"https://api.example/#f":      vendor.BaseURLMalformed,
-		"/relative":                   vendor.BaseURLMalformed,
-		"https://%zz":                 vendor.BaseURLMalformed,
-		"http://127.0.0.1.example.co": vendor.BaseURLPlain,
+		"https://api.example":         vendorkit.BaseURLOK,
+		"http://127.0.0.1:8080":       vendorkit.BaseURLOK,
+		"http://[::1]:1":              vendorkit.BaseURLOK,
+		"http://localhost":            vendorkit.BaseURLOK,
+		"http://api.example":          vendorkit.BaseURLPlain,
+		"ftp://api.example":           vendorkit.BaseURLPlain,
+		"https://u:p@api.example":     vendorkit.BaseURLMalformed,
+		"https://api.example/?q=1":    vendorkit.BaseURLMalformed,
+		"https://api.example/#f":      vendorkit.BaseURLMalformed,
+		"/relative":                   vendorkit.BaseURLMalformed,
+		"https://%zz":                 vendorkit.BaseURLMalformed,
+		"http://127.0.0.1.example.co": vendorkit.BaseURLPlain,
 	} {
-		if got := vendor.BaseURLProblem(s); got != want {
+		if got := vendorkit.BaseURLProblem(s); got != want {
 			t.Errorf("BaseURLProblem(%q) = %d, want %d", s, got, want)
 		}
 	}
@@ -99,7 +99,7 @@ func answer(status int, body string) *http.Response {
 }
 
 func TestCallNeverQuotesTheBody(t *testing.T) {
-	c := vendor.Call{Vendor: "acme", Code: code, Method: "POST", Path: "/x"}
+	c := vendorkit.Call{Vendor: "acme", Code: code, Method: "POST", Path: "/x"}
 	const canary = "sk-canary-0123456789"
 	_, err := c.Read(answer(401, `{"echo":"`+canary+`"}`), 1<<10, 200, 201)
 	if !errors.Is(err, code) || strings.Contains(err.Error(), canary) {
@@ -118,7 +118,7 @@ func TestCallNeverQuotesTheBody(t *testing.T) {
 }
 
 func TestCallObject(t *testing.T) {
-	c := vendor.Call{Vendor: "acme", Code: code, Method: "GET", Path: "/y"}
+	c := vendorkit.Call{Vendor: "acme", Code: code, Method: "GET", Path: "/y"}
 	opts := strictjson.Options{MaxDepth: 4, MaxBytes: 1 << 10}
 	m, err := c.Object([]byte(`{"a":1}`), opts)
 	if err != nil || len(m) != 1 {
