@@ -15,7 +15,6 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/daytona"
 	"github.com/checkfu/checkfu/adapters/internal/vendortest"
-	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-daytona-key-0b41e2"
@@ -31,22 +30,9 @@ func newClient(t testing.TB) (*daytona.Client, *fakeDaytona, *vendortest.Edge) {
 	return c, f, edge
 }
 
-func compiled(t *testing.T, doc string) *egress.CompiledPolicy {
-	t.Helper()
-	p, err := egress.ParseNetworkPolicy([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func create(t *testing.T, c *daytona.Client, id string) *daytona.Sandbox {
 	t.Helper()
-	s, err := c.Create(context.Background(), daytona.SandboxSpec{ID: id, Policy: compiled(t, `{"type":"none"}`), ProfileDigest: "sha256:p"})
+	s, err := c.Create(context.Background(), daytona.SandboxSpec{ID: id, Policy: vendortest.Compiled(t, `{"type":"none"}`), ProfileDigest: "sha256:p"})
 	if err != nil {
 		t.Fatal(err)
 	}

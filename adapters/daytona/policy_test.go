@@ -58,7 +58,7 @@ func TestMapPolicy(t *testing.T) {
 // never reaches the vendor.
 func TestCreateRefusesBeforeAnyRequest(t *testing.T) {
 	c, f, edge := newClient(t)
-	_, err := c.Create(t.Context(), daytona.SandboxSpec{ID: "x", Policy: compiled(t, `{"type":"unrestricted"}`)})
+	_, err := c.Create(t.Context(), daytona.SandboxSpec{ID: "x", Policy: vendortest.Compiled(t, `{"type":"unrestricted"}`)})
 	if !errors.Is(err, daytona.CodeAllowlistInexpressible) {
 		t.Fatalf("Create = %v", err)
 	}

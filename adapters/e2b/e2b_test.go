@@ -17,7 +17,6 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/e2b"
 	"github.com/checkfu/checkfu/adapters/internal/vendortest"
-	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-e2b-key-7f3a9c"
@@ -33,22 +32,9 @@ func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *vendortest.Edge) {
 	return c, f, edge
 }
 
-func compiled(t *testing.T, doc string) *egress.CompiledPolicy {
-	t.Helper()
-	p, err := egress.ParseNetworkPolicy([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func create(t *testing.T, c *e2b.Client, id, policy string) *e2b.Sandbox {
 	t.Helper()
-	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: id, Policy: compiled(t, policy), ProfileDigest: "sha256:profile"})
+	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: id, Policy: vendortest.Compiled(t, policy), ProfileDigest: "sha256:profile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +220,7 @@ func TestCredentialNeverVisible(t *testing.T) {
 	f.mu.Lock()
 	f.echoKey = true
 	f.mu.Unlock()
-	_, err = c.Create(context.Background(), e2b.SandboxSpec{ID: "inst-echo", Policy: compiled(t, `{"type":"none"}`)})
+	_, err = c.Create(context.Background(), e2b.SandboxSpec{ID: "inst-echo", Policy: vendortest.Compiled(t, `{"type":"none"}`)})
 	if !errors.Is(err, e2b.CodeControlPlaneRefused) {
 		t.Fatalf("Create against an echoing vendor = %v, want control_plane_refused", err)
 	}

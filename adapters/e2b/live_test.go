@@ -29,7 +29,7 @@ func TestLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: "checkfu-live", Policy: compiled(t, `{"type":"none"}`)})
+	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: "checkfu-live", Policy: vendortest.Compiled(t, `{"type":"none"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

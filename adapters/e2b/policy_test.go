@@ -45,7 +45,7 @@ func TestMapPolicy(t *testing.T) {
 			code: e2b.CodePolicyInexpressible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err := e2b.MapPolicy(compiled(t, tc.policy), tc.plane)
+			n, err := e2b.MapPolicy(vendortest.Compiled(t, tc.policy), tc.plane)
 			if tc.code != "" {
 				if !errors.Is(err, tc.code) {
 					t.Fatalf("MapPolicy = %+v, %v; want %s", n, err, tc.code)
@@ -90,7 +90,7 @@ func TestMapPolicyRefusesNoPolicy(t *testing.T) {
 // exactly the IPv4 addresses egress.IsPublic calls non-public (at every
 // range boundary and on a deterministic sample).
 func TestDenyOutAgreesWithEgress(t *testing.T) {
-	n, err := e2b.MapPolicy(compiled(t, `{"type":"unrestricted"}`), nil)
+	n, err := e2b.MapPolicy(vendortest.Compiled(t, `{"type":"unrestricted"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestMapPolicy(t *testing.T) {
 		{name: "package managers too", policy: `{"type":"allowlist","allow_package_managers":true}`, code: vercel.CodeNetworkPolicyInexpressible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			np, err := vercel.MapPolicy(compiled(t, tc.policy))
+			np, err := vercel.MapPolicy(vendortest.Compiled(t, tc.policy))
 			if tc.code != "" {
 				if !errors.Is(err, tc.code) {
 					t.Fatalf("MapPolicy = %+v, %v; want %s", np, err, tc.code)
