@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -246,10 +245,8 @@ type Sandbox struct {
 	toolbox   string // {toolboxProxyUrl}/{sandboxId}
 	evidence  Evidence
 
-	mu        sync.Mutex // guards live, destroyed and seq
-	live      *Process
-	destroyed bool
-	seq       int
+	slot vendorkit.Slot[*Process] // the live process; destroyed
+	seq  int                      // the last session's number, under slot's lock
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -262,11 +259,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // the sandbox (DELETE /sandbox/{id}; one already gone counts as
 // deleted). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -260,9 +259,7 @@ type Sandbox struct {
 	token     func() string // envd's access token for this sandbox; a func so fmt never prints it
 	evidence  Evidence
 
-	mu        sync.Mutex // guards live and destroyed
-	live      *Process
-	destroyed bool
+	slot vendorkit.Slot[*Process] // the live process; destroyed
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -275,11 +272,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // /sandboxes/{sandboxID}; a sandbox already gone, 404, counts as
 // destroyed). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

@@ -28,10 +28,8 @@ var mutants = []mutation.Mutant{
 		return BaseURLOK
 	}`}},
 		Kills: "TestNewRefusesBadConfig"},
-	{Name: "one live process", File: "process.go",
-		Edits: []mutation.Edit{{Old: `	case s.live != nil:
-		s.mu.Unlock()`, New: `	case false:
-		s.mu.Unlock()`}},
+	{Name: "one live process (shared Slot)", File: "../internal/vendorkit/slot.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != zero:`, New: `	case false:`}},
 		Kills: "TestKillAndOneLiveProcess"},
 	{Name: "stderr merged into stdout", File: "process.go",
 		Edits: []mutation.Edit{{Old: `_, _ = errW.Write(d.Stderr)`, New: `_, _ = outW.Write(d.Stderr)`}},

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -174,9 +173,7 @@ type Sandbox struct {
 	session  string
 	evidence Evidence
 
-	mu        sync.Mutex // guards live and stopped
-	live      *Process
-	destroyed bool
+	slot vendorkit.Slot[*Process] // the live process; destroyed
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -188,11 +185,7 @@ func (s *Sandbox) SessionID() string { return s.session }
 // Destroy kills any live process and stops the session (POST
 // /v2/sandboxes/sessions/{id}/stop). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

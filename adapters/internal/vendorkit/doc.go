@@ -1,7 +1,9 @@
 // Package vendorkit is the production plumbing the remote vendor adapters
 // (adapters/e2b, adapters/daytona, adapters/vercel) share where their
 // logic is the same: the instance-spec checks of Provider.Create
-// ([CheckInstance]) and the base-URL check of a Client ([BaseURLProblem]).
+// ([CheckInstance]), the base-URL check of a Client ([BaseURLProblem]),
+// the reading of a vendor's answer ([Call]) and a sandbox's one-live-process
+// slot ([Slot]).
 // Each adapter keeps its vendor-specific mapping (policies, requests,
 // streams) in its own package.
 //
@@ -17,6 +19,8 @@
 //     adapter's own and no limit.
 //   - [BaseURLProblem] admits only https, or http to a loopback host, with
 //     no user information, query or fragment.
+//   - A [Slot] holds at most one live process, opens none once destroyed,
+//     and is emptied only by releasing the process it holds.
 //   - Hostile text (a spec's network mode, a URL) reaches an error only
 //     through checkfu.Quote.
 package vendorkit

@@ -42,4 +42,13 @@ var mutants = []mutation.Mutant{
 	{Name: "limits ignored", File: "spec.go",
 		Edits: []mutation.Edit{{Old: ` || spec.Limits != (adapters.Limits{}) {`, New: ` {`}},
 		Kills: "TestCheckInstance"},
+	{Name: "one live process", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != zero:`, New: `	case false:`}},
+		Kills: "TestSlot"},
+	{Name: "open after destroy", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	case s.destroyed:`, New: `	case false:`}},
+		Kills: "TestSlot"},
+	{Name: "release of another process", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	if s.live == p {`, New: `	if true {`}},
+		Kills: "TestSlot"},
 }
