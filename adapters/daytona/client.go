@@ -7,12 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -79,17 +78,13 @@ func New(cfg Config) (*Client, error) {
 }
 
 func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	switch vendorkit.BaseURLProblem(s) {
+	case vendorkit.BaseURLMalformed:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not a base URL", checkfu.Quote(s))
+	case vendorkit.BaseURLPlain:
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
 	}
-	if u.Scheme == "https" {
-		return nil
-	}
-	if h := u.Hostname(); u.Scheme == "http" && (h == "127.0.0.1" || h == "::1" || h == "localhost") {
-		return nil
-	}
-	return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
+	return nil
 }
 
 // A SandboxSpec is what the Runner asks of a new sandbox.
@@ -220,31 +215,20 @@ func call(ctx context.Context, edge Edge, handle, method, u string, in any, code
 		req.Header.Set("Content-Type", "application/json")
 	}
 	sdkHeaders(req)
-	path := req.URL.Path
+	c := vendorkit.Call{Vendor: "daytona", Code: code, Method: method, Path: req.URL.Path}
 	resp, err := edge.Send(req, handle, "Authorization", "Bearer ")
 	if err != nil {
-		return nil, &checkfu.Refusal{Code: code, Message: "daytona: " + method + " " + path + " was not answered", Err: err}
+		return nil, c.Unanswered(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := c.Read(resp, maxBody, want...)
 	if err != nil {
-		return nil, checkfu.Refuse(code, "daytona: %s %s: the answer was cut", method, path)
-	}
-	if !slices.Contains(want, resp.StatusCode) {
-		return nil, checkfu.Refuse(code, "daytona: %s %s answered %d, not %d (a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := strictjson.Parse(data, jsonOpts)
-	if err != nil {
-		return nil, &checkfu.Refusal{Code: code, Message: "daytona: " + method + " " + path + ": the answer is not strict JSON", Err: err}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, checkfu.Refuse(code, "daytona: %s %s: the answer is not an object", method, path)
-	}
-	return m, nil
+	return c.Object(data, jsonOpts)
 }
 
 func sdkHeaders(req *http.Request) {
@@ -261,10 +245,8 @@ type Sandbox struct {
 	toolbox   string // {toolboxProxyUrl}/{sandboxId}
 	evidence  Evidence
 
-	mu        sync.Mutex // guards live, destroyed and seq
-	live      *Process
-	destroyed bool
-	seq       int
+	slot vendorkit.Slot[*Process] // the live process; destroyed
+	seq  int                      // the last session's number, under slot's lock
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -277,11 +259,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // the sandbox (DELETE /sandbox/{id}; one already gone counts as
 // deleted). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

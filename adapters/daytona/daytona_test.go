@@ -14,15 +14,15 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/daytona"
-	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 const canary = "CANARY-daytona-key-0b41e2"
 
-func newClient(t testing.TB) (*daytona.Client, *fakeDaytona, *testEdge) {
+func newClient(t testing.TB) (*daytona.Client, *fakeDaytona, *vendortest.Edge) {
 	t.Helper()
 	f := newFakeDaytona(t, canary)
-	edge := &testEdge{keys: map[string]string{"lease:daytona": canary}}
+	edge := &vendortest.Edge{Keys: map[string]string{"lease:daytona": canary}}
 	c, err := daytona.New(daytona.Config{Edge: edge, Credential: "lease:daytona", BaseURL: f.apiSrv.URL, Snapshot: "daytona-small"})
 	if err != nil {
 		t.Fatal(err)
@@ -30,22 +30,9 @@ func newClient(t testing.TB) (*daytona.Client, *fakeDaytona, *testEdge) {
 	return c, f, edge
 }
 
-func compiled(t *testing.T, doc string) *egress.CompiledPolicy {
-	t.Helper()
-	p, err := egress.ParseNetworkPolicy([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func create(t *testing.T, c *daytona.Client, id string) *daytona.Sandbox {
 	t.Helper()
-	s, err := c.Create(context.Background(), daytona.SandboxSpec{ID: id, Policy: compiled(t, `{"type":"none"}`), ProfileDigest: "sha256:p"})
+	s, err := c.Create(context.Background(), daytona.SandboxSpec{ID: id, Policy: vendortest.Compiled(t, `{"type":"none"}`), ProfileDigest: "sha256:p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,12 +208,12 @@ func TestCredentialNeverVisible(t *testing.T) {
 	p := open(t, s, "/bin/sh", "-c", "read a; echo $a")
 	r := collect(t, p, "x\n")
 	for name, v := range map[string]any{"client": c, "sandbox": s, "process": p, "evidence": p.Evidence(), "result": r} {
-		if holds(v, canary) || strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
+		if vendortest.Holds(v, canary) || strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
 			t.Errorf("the %s holds the API key", name)
 		}
 	}
-	if edge.sent < 5 {
-		t.Errorf("the edge sent %d requests", edge.sent)
+	if edge.Sent() < 5 {
+		t.Errorf("the edge sent %d requests", edge.Sent())
 	}
 }
 
@@ -247,7 +234,7 @@ func TestEvidence(t *testing.T) {
 // TestNetworkNoneIsReal: networkBlockAll gives the fake's process only a
 // loopback interface.
 func TestNetworkNoneIsReal(t *testing.T) {
-	if !isolationReal {
+	if !vendortest.IsolationReal {
 		t.Skip("no network namespaces on this OS")
 	}
 	c, _, _ := newClient(t)

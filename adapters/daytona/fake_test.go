@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // fakeDaytona is an in-process Daytona: the sandbox API on one loopback
@@ -31,8 +33,8 @@ import (
 type fakeDaytona struct {
 	t       testing.TB
 	key     string
-	api     *spec
-	toolbox *spec
+	api     *vendortest.Spec
+	toolbox *vendortest.Spec
 	apiSrv  *httptest.Server
 	tbSrv   *httptest.Server
 
@@ -69,7 +71,7 @@ type fakeCmd struct {
 }
 
 func newFakeDaytona(t testing.TB, key string) *fakeDaytona {
-	f := &fakeDaytona{t: t, key: key, api: loadSpec(t, "testdata/api.yaml"), toolbox: loadSpec(t, "testdata/toolbox.yaml"), sandboxes: map[string]*fakeSandbox{}}
+	f := &fakeDaytona{t: t, key: key, api: vendortest.LoadSpec(t, "testdata/api.yaml", vendortest.Bearer), toolbox: vendortest.LoadSpec(t, "testdata/toolbox.yaml", vendortest.Bearer), sandboxes: map[string]*fakeSandbox{}}
 	f.apiSrv = httptest.NewServer(http.HandlerFunc(f.serveAPI))
 	f.tbSrv = httptest.NewServer(http.HandlerFunc(f.serveToolbox))
 	t.Cleanup(f.close)
@@ -107,7 +109,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (f *fakeDaytona) serveAPI(w http.ResponseWriter, r *http.Request) {
-	route, err := f.api.check(r, f.auth)
+	route, err := f.api.Check(r, f.auth)
 	if err != nil {
 		f.deviation(w, r.Method+" "+r.URL.Path, err)
 		return
@@ -171,7 +173,7 @@ func (f *fakeDaytona) serveToolbox(w http.ResponseWriter, r *http.Request) {
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = "/" + path
 	r2.URL.RawPath = ""
-	route, err := f.toolbox.check(r2, f.auth)
+	route, err := f.toolbox.Check(r2, f.auth)
 	if err != nil {
 		f.deviation(w, "toolbox "+r.Method+" /"+path, err)
 		return
@@ -274,7 +276,7 @@ func (c *fakeCmd) start(dir string, none bool) {
 	c.proc.Dir = dir
 	c.proc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	c.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	isolate(c.proc, none)
+	vendortest.Isolate(c.proc, none)
 	c.stdin, _ = c.proc.StdinPipe()
 	stdout, _ := c.proc.StdoutPipe()
 	stderr, _ := c.proc.StderrPipe()

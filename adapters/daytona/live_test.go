@@ -6,6 +6,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/daytona"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // TestLive runs one process on the real Daytona when DAYTONA_API_KEY is
@@ -19,7 +20,7 @@ func TestLive(t *testing.T) {
 	if key == "" {
 		t.Skip("DAYTONA_API_KEY is not set (CI has no vendor keys, so this also skips in CI): the live Daytona test did not run")
 	}
-	c, err := daytona.New(daytona.Config{Edge: &testEdge{keys: map[string]string{"env:DAYTONA_API_KEY": key}}, Credential: "env:DAYTONA_API_KEY", BaseURL: os.Getenv("DAYTONA_API_URL"), Label: checkfu.LabelProduction})
+	c, err := daytona.New(daytona.Config{Edge: &vendortest.Edge{Keys: map[string]string{"env:DAYTONA_API_KEY": key}}, Credential: "env:DAYTONA_API_KEY", BaseURL: os.Getenv("DAYTONA_API_URL"), Label: checkfu.LabelProduction})
 	if err != nil {
 		t.Fatal(err)
 	}

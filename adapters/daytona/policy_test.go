@@ -9,6 +9,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/daytona"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -57,20 +58,20 @@ func TestMapPolicy(t *testing.T) {
 // never reaches the vendor.
 func TestCreateRefusesBeforeAnyRequest(t *testing.T) {
 	c, f, edge := newClient(t)
-	_, err := c.Create(t.Context(), daytona.SandboxSpec{ID: "x", Policy: compiled(t, `{"type":"unrestricted"}`)})
+	_, err := c.Create(t.Context(), daytona.SandboxSpec{ID: "x", Policy: vendortest.Compiled(t, `{"type":"unrestricted"}`)})
 	if !errors.Is(err, daytona.CodeAllowlistInexpressible) {
 		t.Fatalf("Create = %v", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if edge.sent != 0 || len(f.created) != 0 {
-		t.Errorf("%d requests were sent for a refused policy", edge.sent)
+	if edge.Sent() != 0 || len(f.created) != 0 {
+		t.Errorf("%d requests were sent for a refused policy", edge.Sent())
 	}
 }
 
 // TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
 func TestSpecCatchesDeviation(t *testing.T) {
-	s := loadSpec(t, "testdata/toolbox.yaml")
+	s := vendortest.LoadSpec(t, "testdata/toolbox.yaml", vendortest.Bearer)
 	ok := func(_, v string) error {
 		if v != "k" {
 			return errors.New("no key")
@@ -86,7 +87,7 @@ func TestSpecCatchesDeviation(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/process/session/s1/exec", strings.NewReader(tc.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", tc.auth)
-		_, err := s.check(req, ok)
+		_, err := s.Check(req, ok)
 		if (err == nil) != (name == "control") {
 			t.Errorf("%s: check = %v", name, err)
 		}

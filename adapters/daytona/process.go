@@ -15,8 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/acp/wire"
-	"github.com/checkfu/checkfu/adapters"
 )
 
 // The daemon's stream prefixes in the command log.
@@ -83,19 +81,13 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	switch {
-	case s.destroyed:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "daytona: sandbox %s was destroyed", checkfu.Quote(s.id))
-	case s.live != nil:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "daytona: sandbox %s's process has not been reaped", checkfu.Quote(s.id))
+	p, err := s.slot.Open("daytona", s.id, func() *Process {
+		s.seq++
+		return &Process{s: s, session: "checkfu-" + strconv.Itoa(s.seq), done: make(chan struct{})}
+	})
+	if err != nil {
+		return nil, err
 	}
-	s.seq++
-	p := &Process{s: s, session: "checkfu-" + strconv.Itoa(s.seq), done: make(chan struct{})}
-	s.live = p
-	s.mu.Unlock()
 	if err := p.start(ctx, line); err != nil {
 		p.deleteSession()
 		s.release(p)
@@ -104,13 +96,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	return p, nil
 }
 
-func (s *Sandbox) release(p *Process) {
-	s.mu.Lock()
-	if s.live == p {
-		s.live = nil
-	}
-	s.mu.Unlock()
-}
+func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one command in its own toolbox session. stdout and
 // stderr are separate but line-framed by the daemon, and stdin takes

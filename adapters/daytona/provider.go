@@ -3,11 +3,10 @@ package daytona
 import (
 	"context"
 	"io"
-	"slices"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 )
 
 // A Provider is Daytona as an [adapters.Provider]: each instance is one
@@ -33,23 +32,9 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if p.Client == nil || spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: a Provider needs a Client, and a spec an ID")
 	}
-	cap := Capability()
-	if !slices.Contains(cap.NetworkModes, spec.NetworkMode) {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: network mode %s is not one of %s", checkfu.Quote(spec.NetworkMode), cap.NetworkModes)
-	}
-	var policy *egress.CompiledPolicy
-	var err error
-	switch spec.NetworkMode {
-	case "none":
-		policy, err = egress.NoNetwork().Compile(nil)
-	case "unrestricted":
-		policy, err = egress.UnrestrictedNetwork().Compile(nil)
-	}
-	if err != nil || policy == nil {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: network mode %s is not one this provider applies", checkfu.Quote(spec.NetworkMode))
-	}
-	if spec.Platform != "" && !slices.Contains(cap.Platforms, spec.Platform) || spec.RootImage != "" && spec.RootImage != p.Client.cfg.Snapshot || spec.Limits != (adapters.Limits{}) {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "daytona: the spec asks for a platform, image or limit this provider cannot apply")
+	policy, err := vendorkit.CheckInstance(vendorkit.Offer{Vendor: "daytona", Capability: Capability(), Image: p.Client.cfg.Snapshot}, spec)
+	if err != nil {
+		return nil, err
 	}
 	s, err := p.Client.Create(ctx, SandboxSpec{ID: spec.ID, Policy: policy, ProfileDigest: spec.ProfileDigest})
 	if err != nil {

@@ -7,12 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -103,17 +102,13 @@ func New(cfg Config) (*Client, error) {
 // checkURL refuses a base URL that would send requests in the clear to
 // anything but loopback.
 func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	switch vendorkit.BaseURLProblem(s) {
+	case vendorkit.BaseURLMalformed:
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not a base URL", checkfu.Quote(s))
+	case vendorkit.BaseURLPlain:
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not https", checkfu.Quote(s))
 	}
-	if u.Scheme == "https" {
-		return nil
-	}
-	if h := u.Hostname(); u.Scheme == "http" && (h == "127.0.0.1" || h == "::1" || h == "localhost") {
-		return nil
-	}
-	return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not https", checkfu.Quote(s))
+	return nil
 }
 
 // A SandboxSpec is what the Runner asks of a new sandbox.
@@ -236,17 +231,15 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, wan
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	vc := vendorkit.Call{Vendor: "e2b", Code: CodeControlPlaneRefused, Method: method, Path: path}
 	resp, err := c.cfg.Edge.Send(req, c.cfg.Credential, apiKeyHeader, "")
 	if err != nil {
-		return &checkfu.Refusal{Code: CodeControlPlaneRefused, Message: "e2b: " + method + " " + path + " was not answered", Err: err}
+		return vc.Unanswered(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := vc.Read(resp, maxBody, want...)
 	if err != nil {
-		return checkfu.Refuse(CodeControlPlaneRefused, "e2b: %s %s: the answer was cut", method, path)
-	}
-	if !slices.Contains(want, resp.StatusCode) {
-		return checkfu.Refuse(CodeControlPlaneRefused, "e2b: %s %s answered %d, not %d (a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))
+		return err
 	}
 	if out == nil {
 		return nil
@@ -266,9 +259,7 @@ type Sandbox struct {
 	token     func() string // envd's access token for this sandbox; a func so fmt never prints it
 	evidence  Evidence
 
-	mu        sync.Mutex // guards live and destroyed
-	live      *Process
-	destroyed bool
+	slot vendorkit.Slot[*Process] // the live process; destroyed
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -281,11 +272,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // /sandboxes/{sandboxID}; a sandbox already gone, 404, counts as
 // destroyed). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

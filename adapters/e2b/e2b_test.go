@@ -16,15 +16,15 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/e2b"
-	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 const canary = "CANARY-e2b-key-7f3a9c"
 
-func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *testEdge) {
+func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *vendortest.Edge) {
 	t.Helper()
 	f := newFakeE2B(t, canary)
-	edge := &testEdge{keys: map[string]string{"lease:e2b": canary}}
+	edge := &vendortest.Edge{Keys: map[string]string{"lease:e2b": canary}}
 	c, err := e2b.New(e2b.Config{Edge: edge, Credential: "lease:e2b", Template: "base", BaseURL: f.srv.URL, Envd: f.envdURL})
 	if err != nil {
 		t.Fatal(err)
@@ -32,22 +32,9 @@ func newClient(t testing.TB) (*e2b.Client, *fakeE2B, *testEdge) {
 	return c, f, edge
 }
 
-func compiled(t *testing.T, doc string) *egress.CompiledPolicy {
-	t.Helper()
-	p, err := egress.ParseNetworkPolicy([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func create(t *testing.T, c *e2b.Client, id, policy string) *e2b.Sandbox {
 	t.Helper()
-	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: id, Policy: compiled(t, policy), ProfileDigest: "sha256:profile"})
+	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: id, Policy: vendortest.Compiled(t, policy), ProfileDigest: "sha256:profile"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +208,7 @@ func TestCredentialNeverVisible(t *testing.T) {
 	}
 	r := collect(t, p, []byte("x"))
 	for name, v := range map[string]any{"client": c, "sandbox": s, "process": p, "evidence": p.Evidence(), "result": r} {
-		if holds(v, canary) {
+		if vendortest.Holds(v, canary) {
 			t.Errorf("the %s holds the API key", name)
 		}
 		if strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
@@ -233,15 +220,15 @@ func TestCredentialNeverVisible(t *testing.T) {
 	f.mu.Lock()
 	f.echoKey = true
 	f.mu.Unlock()
-	_, err = c.Create(context.Background(), e2b.SandboxSpec{ID: "inst-echo", Policy: compiled(t, `{"type":"none"}`)})
+	_, err = c.Create(context.Background(), e2b.SandboxSpec{ID: "inst-echo", Policy: vendortest.Compiled(t, `{"type":"none"}`)})
 	if !errors.Is(err, e2b.CodeControlPlaneRefused) {
 		t.Fatalf("Create against an echoing vendor = %v, want control_plane_refused", err)
 	}
-	if strings.Contains(err.Error(), canary) || holds(err, canary) {
+	if strings.Contains(err.Error(), canary) || vendortest.Holds(err, canary) {
 		t.Errorf("the error carries the key: %v", err)
 	}
-	if edge.sent < 2 {
-		t.Errorf("the edge sent %d requests; the key was never used", edge.sent)
+	if edge.Sent() < 2 {
+		t.Errorf("the edge sent %d requests; the key was never used", edge.Sent())
 	}
 }
 
@@ -266,7 +253,7 @@ func TestEvidence(t *testing.T) {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	edge := &testEdge{}
+	edge := &vendortest.Edge{}
 	for name, cfg := range map[string]e2b.Config{
 		"no edge":     {Credential: "h", Template: "base"},
 		"no handle":   {Edge: edge, Template: "base"},
@@ -284,7 +271,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 // TestNetworkNoneIsReal: under none, the fake's process has only a
 // loopback interface, so it reaches no host listener.
 func TestNetworkNoneIsReal(t *testing.T) {
-	if !isolationReal {
+	if !vendortest.IsolationReal {
 		t.Skip("no network namespaces on this OS")
 	}
 	c, _, _ := newClient(t)

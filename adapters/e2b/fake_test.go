@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // fakeE2B is an in-process E2B: the control plane on one loopback
@@ -27,8 +29,8 @@ import (
 type fakeE2B struct {
 	t       testing.TB
 	key     string // the API key the control plane expects
-	control *spec
-	envd    *spec
+	control *vendortest.Spec
+	envd    *vendortest.Spec
 	srv     *httptest.Server
 
 	mu        sync.Mutex
@@ -56,7 +58,7 @@ type fakeProc struct {
 }
 
 func newFakeE2B(t testing.TB, key string) *fakeE2B {
-	f := &fakeE2B{t: t, key: key, control: loadSpec(t, "testdata/control.yaml"), envd: loadSpec(t, "testdata/envd.yaml"), sandboxes: map[string]*fakeSandbox{}}
+	f := &fakeE2B{t: t, key: key, control: vendortest.LoadSpec(t, "testdata/control.yaml", vendortest.APIKeyHeader), envd: vendortest.LoadSpec(t, "testdata/envd.yaml", vendortest.APIKeyHeader), sandboxes: map[string]*fakeSandbox{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveControl))
 	t.Cleanup(f.close)
 	return f
@@ -87,7 +89,7 @@ func (f *fakeE2B) envdURL(id, domain string) string {
 }
 
 func (f *fakeE2B) serveControl(w http.ResponseWriter, r *http.Request) {
-	route, err := f.control.check(r, func(scheme, v string) error {
+	route, err := f.control.Check(r, func(scheme, v string) error {
 		if v != f.key {
 			return errors.New("wrong API key")
 		}
@@ -150,7 +152,7 @@ func (s *fakeSandbox) kill() {
 }
 
 func (f *fakeE2B) serveEnvd(s *fakeSandbox, w http.ResponseWriter, r *http.Request) {
-	_, err := f.envd.check(r, func(scheme, v string) error {
+	_, err := f.envd.Check(r, func(scheme, v string) error {
 		if v != s.token {
 			return errors.New("wrong envd access token")
 		}
@@ -227,7 +229,7 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 		f.deviation(w, "envd Start", err)
 		return
 	}
-	if err := f.envd.schema("StartRequest", req); err != nil {
+	if err := f.envd.Schema("StartRequest", req); err != nil {
 		f.deviation(w, "envd Start", err)
 		return
 	}
@@ -251,7 +253,7 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that killing the sandbox reaches every process
-	isolate(cmd, s.none)
+	vendortest.Isolate(cmd, s.none)
 	stdin, _ := cmd.StdinPipe()
 	if !sr.Stdin {
 		stdin.Close()
@@ -313,3 +315,5 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 	send(0, map[string]any{"event": map[string]any{"end": end}})
 	send(2, map[string]any{})
 }
+
+func init() { vendortest.AcceptConnectJSON() }

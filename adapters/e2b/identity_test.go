@@ -1,77 +1,24 @@
 package e2b_test
 
 import (
-	"crypto/rand"
-	"errors"
 	"testing"
-	"time"
 
-	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/e2b"
-	"github.com/checkfu/checkfu/admission"
-	"github.com/checkfu/checkfu/conformance"
-	"github.com/checkfu/checkfu/conformance/conformancetest"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // TestWorkerRevisionIsSeparateIdentity: a complete, production,
 // correctly signed receipt for checkfu:e2b-provider@N certifies that
 // exact pair and never checkfu:e2b-worker-provider@N, although the
-// vendor and the revision number are the same.
+// vendor and the revision number are the same; and E2B's own
+// advertisement caps it at advisory_filter, receipt or not.
 func TestWorkerRevisionIsSeparateIdentity(t *testing.T) {
-	if e2b.Identity.Revision != e2b.WorkerIdentity.Revision || e2b.Identity.Provider == e2b.WorkerIdentity.Provider {
-		t.Fatalf("the two identities should share a revision and differ in provider: %s, %s", e2b.Identity, e2b.WorkerIdentity)
-	}
-	signer, _, err := conformance.GenerateSigner(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer)) // a throwaway set, never the built-in one
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := signer.Sign(conformance.Record{
-		Target: e2b.Identity, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
-		IssuedAt: time.Unix(1_790_000_000, 0), Evidence: []conformance.Digest{conformance.DigestOf([]byte("matrix run"))},
+	vendortest.CheckIdentities(t, vendortest.Identities{
+		Name: "e2b", Identity: e2b.Identity, Worker: e2b.WorkerIdentity,
+		Capability: e2b.Capability(), Placement: e2b.Placement,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	receipt, err := set.Verify(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := receipt.Certifies(e2b.Identity); err != nil {
-		t.Fatalf("the receipt does not certify its own pair: %v", err)
-	}
-	if err := receipt.Certifies(e2b.WorkerIdentity); !errors.Is(err, conformance.CodeProviderMismatch) {
-		t.Errorf("a receipt for %s certifies %s: %v", e2b.Identity, e2b.WorkerIdentity, err)
-	}
-	if _, err := set.Certify(env, e2b.WorkerIdentity); err == nil {
-		t.Errorf("Certify accepted the receipt for the worker revision")
-	}
-	// Even a provider advertising the boundary gains nothing for the
-	// worker revision from the other identity's receipt.
-	if g := conformance.EffectiveGrade(e2b.WorkerIdentity, checkfu.SecurityBoundary, receipt); g != checkfu.AdvisoryFilter {
-		t.Errorf("EffectiveGrade(worker) = %s, want advisory_filter", g)
-	}
-	if g := conformance.EffectiveGrade(e2b.Identity, checkfu.SecurityBoundary, receipt); g != checkfu.SecurityBoundary {
-		t.Errorf("EffectiveGrade(own pair, advertising the boundary) = %s; the control is broken", g)
-	}
-	// And E2B's own advertisement caps it: advisory_filter, receipt or not.
-	if g := conformance.EffectiveGrade(e2b.Identity, e2b.Capability().EgressCertification, receipt); g != checkfu.AdvisoryFilter {
-		t.Errorf("EffectiveGrade(e2b, its capability) = %s, want advisory_filter", g)
-	}
 }
 
 func TestCapabilityIsHonest(t *testing.T) {
-	c := e2b.Capability()
-	if err := c.Check(); err != nil {
-		t.Fatal(err)
-	}
-	if c.EgressCertification != checkfu.AdvisoryFilter {
-		t.Errorf("grade %s, want advisory_filter", c.EgressCertification)
-	}
-	if err := admission.CheckPlacement(e2b.Placement, c); err != nil {
-		t.Errorf("the capability claims more than a remote provider may: %v", err)
-	}
+	vendortest.CheckCapability(t, e2b.Capability(), e2b.Placement)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/e2b"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // TestLive runs one process on the real E2B when E2B_API_KEY is set
@@ -24,11 +25,11 @@ func TestLive(t *testing.T) {
 	if tmpl == "" {
 		tmpl = "base"
 	}
-	c, err := e2b.New(e2b.Config{Edge: &testEdge{keys: map[string]string{"env:E2B_API_KEY": key}}, Credential: "env:E2B_API_KEY", Template: tmpl, Label: checkfu.LabelProduction})
+	c, err := e2b.New(e2b.Config{Edge: &vendortest.Edge{Keys: map[string]string{"env:E2B_API_KEY": key}}, Credential: "env:E2B_API_KEY", Template: tmpl, Label: checkfu.LabelProduction})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: "checkfu-live", Policy: compiled(t, `{"type":"none"}`)})
+	s, err := c.Create(context.Background(), e2b.SandboxSpec{ID: "checkfu-live", Policy: vendortest.Compiled(t, `{"type":"none"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,20 +18,18 @@ var mutants = []mutation.Mutant{
 	{Name: "flattening caveat", File: "policy.go",
 		Edits: []mutation.Edit{{Old: `n.Caveats = append(n.Caveats, caveatFlattened, caveatPorts, caveatResolver, caveatAddress)`, New: `n.Caveats = append(n.Caveats, caveatPorts, caveatResolver, caveatAddress)`}},
 		Kills: "TestMapPolicy|TestEvidence"},
-	{Name: "vendor error body quoted", File: "client.go",
-		Edits: []mutation.Edit{{Old: `(a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))`, New: `(a %d-byte body, not quoted) %s", method, path, resp.StatusCode, want[0], len(data), data)`}},
+	{Name: "vendor error body quoted (shared Call)", File: "../internal/vendorkit/call.go",
+		Edits: []mutation.Edit{{Old: `(a %d-byte body, not quoted)", c.Vendor, c.Method, c.Path, resp.StatusCode, want[0], len(data))`, New: `(a %d-byte body, not quoted) %s", c.Vendor, c.Method, c.Path, resp.StatusCode, want[0], len(data), data)`}},
 		Kills: "TestCredentialNeverVisible"},
-	{Name: "plain http base URL", File: "client.go",
+	{Name: "plain http base URL (shared check)", File: "../internal/vendorkit/url.go",
 		Edits: []mutation.Edit{{Old: `	if u.Scheme == "https" {
-		return nil
+		return BaseURLOK
 	}`, New: `	if u.Scheme == "https" || u.Scheme == "http" {
-		return nil
+		return BaseURLOK
 	}`}},
 		Kills: "TestNewRefusesBadConfig"},
-	{Name: "one live process", File: "process.go",
-		Edits: []mutation.Edit{{Old: `	case s.live != nil:
-		s.mu.Unlock()`, New: `	case false:
-		s.mu.Unlock()`}},
+	{Name: "one live process (shared Slot)", File: "../internal/vendorkit/slot.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != zero:`, New: `	case false:`}},
 		Kills: "TestKillAndOneLiveProcess"},
 	{Name: "stderr merged into stdout", File: "process.go",
 		Edits: []mutation.Edit{{Old: `_, _ = errW.Write(d.Stderr)`, New: `_, _ = outW.Write(d.Stderr)`}},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/e2b"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -44,7 +45,7 @@ func TestMapPolicy(t *testing.T) {
 			code: e2b.CodePolicyInexpressible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err := e2b.MapPolicy(compiled(t, tc.policy), tc.plane)
+			n, err := e2b.MapPolicy(vendortest.Compiled(t, tc.policy), tc.plane)
 			if tc.code != "" {
 				if !errors.Is(err, tc.code) {
 					t.Fatalf("MapPolicy = %+v, %v; want %s", n, err, tc.code)
@@ -89,7 +90,7 @@ func TestMapPolicyRefusesNoPolicy(t *testing.T) {
 // exactly the IPv4 addresses egress.IsPublic calls non-public (at every
 // range boundary and on a deterministic sample).
 func TestDenyOutAgreesWithEgress(t *testing.T) {
-	n, err := e2b.MapPolicy(compiled(t, `{"type":"unrestricted"}`), nil)
+	n, err := e2b.MapPolicy(vendortest.Compiled(t, `{"type":"unrestricted"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestDenyOutAgreesWithEgress(t *testing.T) {
 
 // TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
 func TestSpecCatchesDeviation(t *testing.T) {
-	s := loadSpec(t, "testdata/control.yaml")
+	s := vendortest.LoadSpec(t, "testdata/control.yaml", vendortest.APIKeyHeader)
 	ok := func(_, v string) error {
 		if v != "k" {
 			return errors.New("no key")
@@ -143,14 +144,14 @@ func TestSpecCatchesDeviation(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/sandboxes", strings.NewReader(tc.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-API-Key", tc.key)
-		if _, err := s.check(req, ok); err == nil {
+		if _, err := s.Check(req, ok); err == nil {
 			t.Errorf("%s: the spec accepted %s", name, tc.body)
 		}
 	}
 	req := httptest.NewRequest(http.MethodPost, "/sandboxes", strings.NewReader(`{"templateID":"base"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-API-Key", "k")
-	if _, err := s.check(req, ok); err != nil {
+	if _, err := s.Check(req, ok); err != nil {
 		t.Errorf("the control request is refused: %v", err)
 	}
 }

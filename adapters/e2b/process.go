@@ -13,8 +13,6 @@ import (
 	"syscall"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/acp/wire"
-	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -47,18 +45,10 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 		}
 		envs[k] = v
 	}
-	s.mu.Lock()
-	switch {
-	case s.destroyed:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "e2b: sandbox %s was destroyed", checkfu.Quote(s.id))
-	case s.live != nil:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "e2b: sandbox %s's process has not been reaped", checkfu.Quote(s.id))
+	p, err := s.slot.Open("e2b", s.id, func() *Process { return &Process{s: s, done: make(chan struct{})} })
+	if err != nil {
+		return nil, err
 	}
-	p := &Process{s: s, done: make(chan struct{})}
-	s.live = p
-	s.mu.Unlock()
 	if err := p.start(ctx, cmd, envs); err != nil {
 		s.release(p)
 		return nil, err
@@ -66,13 +56,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	return p, nil
 }
 
-func (s *Sandbox) release(p *Process) {
-	s.mu.Lock()
-	if s.live == p {
-		s.live = nil
-	}
-	s.mu.Unlock()
-}
+func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one live process in a sandbox, with the semantics of an
 // OS process and its three pipes: stdout and stderr are separate (envd

@@ -3,10 +3,10 @@ package e2b
 import (
 	"context"
 	"io"
-	"slices"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -39,25 +39,9 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if p.Client == nil || spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: a Provider needs a Client, and a spec an ID")
 	}
-	cap := Capability()
-	if !slices.Contains(cap.NetworkModes, spec.NetworkMode) {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "e2b: network mode %s is not one of %s", checkfu.Quote(spec.NetworkMode), cap.NetworkModes)
-	}
-	var policy *egress.CompiledPolicy
-	var err error
-	switch spec.NetworkMode {
-	case "none":
-		policy, err = egress.NoNetwork().Compile(nil)
-	case "unrestricted":
-		policy, err = egress.UnrestrictedNetwork().Compile(nil)
-	case "allowlist":
-		policy = p.Allowlist
-	}
-	if err != nil || policy == nil {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "e2b: network mode %s is not one this provider applies", checkfu.Quote(spec.NetworkMode))
-	}
-	if spec.Platform != "" && !slices.Contains(cap.Platforms, spec.Platform) || spec.RootImage != "" && spec.RootImage != p.Client.cfg.Template || spec.Limits != (adapters.Limits{}) {
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "e2b: the spec asks for a platform, image or limit this provider cannot apply")
+	policy, err := vendorkit.CheckInstance(vendorkit.Offer{Vendor: "e2b", Capability: Capability(), Image: p.Client.cfg.Template, Allowlist: p.Allowlist}, spec)
+	if err != nil {
+		return nil, err
 	}
 	s, err := p.Client.Create(ctx, SandboxSpec{ID: spec.ID, Policy: policy, Plane: p.Plane, ProfileDigest: spec.ProfileDigest})
 	if err != nil {

@@ -7,12 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -62,9 +61,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" ||
-		!(u.Scheme == "https" || u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "::1" || u.Hostname() == "localhost")) {
+	if vendorkit.BaseURLProblem(cfg.BaseURL) != vendorkit.BaseURLOK {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: %s is not an https base URL", checkfu.Quote(cfg.BaseURL))
 	}
 	if cfg.Timeout == 0 {
@@ -134,22 +131,12 @@ func (c *Client) call(ctx context.Context, method, path string, in any, want ...
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	vc := sessionCall(method, path)
+	data, err := vc.Read(resp, maxBody, want...)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s: the answer was cut", method, path)
+		return nil, err
 	}
-	if !slices.Contains(want, resp.StatusCode) {
-		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s answered %d, not %d (a %d-byte body, not quoted)", method, path, resp.StatusCode, want[0], len(data))
-	}
-	v, err := strictjson.Parse(data, jsonOpts)
-	if err != nil {
-		return nil, &checkfu.Refusal{Code: CodeSandboxSessionRefused, Message: "vercel: " + method + " " + path + ": the answer is not strict JSON", Err: err}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: %s %s: the answer is not an object", method, path)
-	}
-	return m, nil
+	return vc.Object(data, jsonOpts)
 }
 
 func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
@@ -168,9 +155,14 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.cfg.Edge.Send(req, c.cfg.Credential, "Authorization", "Bearer ")
 	if err != nil {
-		return nil, &checkfu.Refusal{Code: CodeSandboxSessionRefused, Message: "vercel: " + method + " " + path + " was not answered", Err: err}
+		return nil, sessionCall(method, path).Unanswered(err)
 	}
 	return resp, nil
+}
+
+// sessionCall names one sandbox-session request in refusals.
+func sessionCall(method, path string) vendorkit.Call {
+	return vendorkit.Call{Vendor: "vercel", Code: CodeSandboxSessionRefused, Method: method, Path: path}
 }
 
 // A Sandbox is one Vercel sandbox session: one instance, at most one
@@ -181,9 +173,7 @@ type Sandbox struct {
 	session  string
 	evidence Evidence
 
-	mu        sync.Mutex // guards live and stopped
-	live      *Process
-	destroyed bool
+	slot vendorkit.Slot[*Process] // the live process; destroyed
 }
 
 // ID returns the Runner's name for the sandbox.
@@ -195,11 +185,7 @@ func (s *Sandbox) SessionID() string { return s.session }
 // Destroy kills any live process and stops the session (POST
 // /v2/sandboxes/sessions/{id}/stop). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	s.mu.Lock()
-	first := !s.destroyed
-	s.destroyed = true
-	p := s.live
-	s.mu.Unlock()
+	first, p := s.slot.Destroy()
 	if !first {
 		return nil
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 // fakeVercel is an in-process Vercel Sandbox API on loopback. Every
@@ -24,7 +26,7 @@ type fakeVercel struct {
 	t    testing.TB
 	key  string
 	team string
-	spec *spec
+	spec *vendortest.Spec
 	srv  *httptest.Server
 
 	mu       sync.Mutex
@@ -41,7 +43,7 @@ type fakeSession struct {
 }
 
 func newFakeVercel(t testing.TB, key, team string) *fakeVercel {
-	f := &fakeVercel{t: t, key: key, team: team, spec: loadSpec(t, "testdata/sandbox.yaml"), sessions: map[string]*fakeSession{}}
+	f := &fakeVercel{t: t, key: key, team: team, spec: vendortest.LoadSpec(t, "testdata/sandbox.yaml", vendortest.Bearer), sessions: map[string]*fakeSession{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
 		f.mu.Lock()
@@ -70,7 +72,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
-	route, err := f.spec.check(r, func(_, v string) error {
+	route, err := f.spec.Check(r, func(_, v string) error {
 		if v != f.key {
 			return errors.New("wrong token")
 		}
@@ -150,7 +152,7 @@ func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
 			c.Env = append(c.Env, k+"="+v)
 		}
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		isolate(c, sess.none)
+		vendortest.Isolate(c, sess.none)
 		sess.cmds[id] = c
 		f.mu.Unlock()
 		f.run(w, id, c, body.Command, body.Args)

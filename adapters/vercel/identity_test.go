@@ -1,77 +1,24 @@
 package vercel_test
 
 import (
-	"crypto/rand"
-	"errors"
 	"testing"
-	"time"
 
-	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/adapters/vercel"
-	"github.com/checkfu/checkfu/admission"
-	"github.com/checkfu/checkfu/conformance"
-	"github.com/checkfu/checkfu/conformance/conformancetest"
 )
 
 // TestWorkerRevisionIsSeparateIdentity: a complete, production,
 // correctly signed receipt for checkfu:vercel-provider@N certifies that
 // exact pair and never checkfu:vercel-worker-provider@N, although the
-// vendor and the revision number are the same.
+// vendor and the revision number are the same; and Vercel's own
+// advertisement caps it at advisory_filter, receipt or not.
 func TestWorkerRevisionIsSeparateIdentity(t *testing.T) {
-	if vercel.Identity.Revision != vercel.WorkerIdentity.Revision || vercel.Identity.Provider == vercel.WorkerIdentity.Provider {
-		t.Fatalf("the two identities should share a revision and differ in provider: %s, %s", vercel.Identity, vercel.WorkerIdentity)
-	}
-	signer, _, err := conformance.GenerateSigner(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer)) // a throwaway set, never the built-in one
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := signer.Sign(conformance.Record{
-		Target: vercel.Identity, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
-		IssuedAt: time.Unix(1_790_000_000, 0), Evidence: []conformance.Digest{conformance.DigestOf([]byte("matrix run"))},
+	vendortest.CheckIdentities(t, vendortest.Identities{
+		Name: "vercel", Identity: vercel.Identity, Worker: vercel.WorkerIdentity,
+		Capability: vercel.Capability(), Placement: vercel.Placement,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	receipt, err := set.Verify(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := receipt.Certifies(vercel.Identity); err != nil {
-		t.Fatalf("the receipt does not certify its own pair: %v", err)
-	}
-	if err := receipt.Certifies(vercel.WorkerIdentity); !errors.Is(err, conformance.CodeProviderMismatch) {
-		t.Errorf("a receipt for %s certifies %s: %v", vercel.Identity, vercel.WorkerIdentity, err)
-	}
-	if _, err := set.Certify(env, vercel.WorkerIdentity); err == nil {
-		t.Errorf("Certify accepted the receipt for the worker revision")
-	}
-	// Even a provider advertising the boundary gains nothing for the
-	// worker revision from the other identity's receipt.
-	if g := conformance.EffectiveGrade(vercel.WorkerIdentity, checkfu.SecurityBoundary, receipt); g != checkfu.AdvisoryFilter {
-		t.Errorf("EffectiveGrade(worker) = %s, want advisory_filter", g)
-	}
-	if g := conformance.EffectiveGrade(vercel.Identity, checkfu.SecurityBoundary, receipt); g != checkfu.SecurityBoundary {
-		t.Errorf("EffectiveGrade(own pair, advertising the boundary) = %s; the control is broken", g)
-	}
-	// And Vercel's own advertisement caps it: advisory_filter, receipt or not.
-	if g := conformance.EffectiveGrade(vercel.Identity, vercel.Capability().EgressCertification, receipt); g != checkfu.AdvisoryFilter {
-		t.Errorf("EffectiveGrade(vercel, its capability) = %s, want advisory_filter", g)
-	}
 }
 
 func TestCapabilityIsHonest(t *testing.T) {
-	c := vercel.Capability()
-	if err := c.Check(); err != nil {
-		t.Fatal(err)
-	}
-	if c.EgressCertification != checkfu.AdvisoryFilter {
-		t.Errorf("grade %s, want advisory_filter", c.EgressCertification)
-	}
-	if err := admission.CheckPlacement(vercel.Placement, c); err != nil {
-		t.Errorf("the capability claims more than a remote provider may: %v", err)
-	}
+	vendortest.CheckCapability(t, vercel.Capability(), vercel.Placement)
 }

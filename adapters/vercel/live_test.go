@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/adapters/vercel"
 )
 
@@ -19,7 +20,7 @@ func TestLive(t *testing.T) {
 	if key == "" || team == "" || project == "" {
 		t.Skip("VERCEL_TOKEN, VERCEL_TEAM_ID or VERCEL_PROJECT_ID is not set (CI has no vendor keys, so this also skips in CI): the live Vercel test did not run")
 	}
-	c, err := vercel.New(vercel.Config{Edge: &testEdge{keys: map[string]string{"env:VERCEL_TOKEN": key}}, Credential: "env:VERCEL_TOKEN", TeamID: team, ProjectID: project, Label: checkfu.LabelProduction})
+	c, err := vercel.New(vercel.Config{Edge: &vendortest.Edge{Keys: map[string]string{"env:VERCEL_TOKEN": key}}, Credential: "env:VERCEL_TOKEN", TeamID: team, ProjectID: project, Label: checkfu.LabelProduction})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/adapters/adaptertest"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 )
 
 func TestMain(m *testing.M) {
-	netnsMain()
+	vendortest.NetnsMain()
 	adaptertest.ProbeMain()
 	os.Exit(m.Run())
 }

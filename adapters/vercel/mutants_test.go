@@ -28,10 +28,8 @@ var mutants = []mutation.Mutant{
 				w = errW
 			}`, New: ``}},
 		Kills: "TestStreamsAndExitCodes"},
-	{Name: "one live process", File: "process.go",
-		Edits: []mutation.Edit{{Old: `	case s.live != nil:
-		s.mu.Unlock()`, New: `	case false:
-		s.mu.Unlock()`}},
+	{Name: "one live process (shared Slot)", File: "../internal/vendorkit/slot.go",
+		Edits: []mutation.Edit{{Old: `	case s.live != zero:`, New: `	case false:`}},
 		Kills: "TestKillAndOneLiveProcess"},
 	{Name: "killed status", File: "process.go",
 		Edits: []mutation.Edit{{Old: `		return 137, nil`, New: `		return 0, nil`}},

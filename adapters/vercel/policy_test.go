@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/adapters/vercel"
 	"github.com/checkfu/checkfu/egress"
 )
@@ -28,7 +29,7 @@ func TestMapPolicy(t *testing.T) {
 		{name: "package managers too", policy: `{"type":"allowlist","allow_package_managers":true}`, code: vercel.CodeNetworkPolicyInexpressible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			np, err := vercel.MapPolicy(compiled(t, tc.policy))
+			np, err := vercel.MapPolicy(vendortest.Compiled(t, tc.policy))
 			if tc.code != "" {
 				if !errors.Is(err, tc.code) {
 					t.Fatalf("MapPolicy = %+v, %v; want %s", np, err, tc.code)
@@ -109,7 +110,7 @@ func TestNonPublicAgreesWithEgress(t *testing.T) {
 
 // TestSpecCatchesDeviation: the fakes' validator is not a rubber stamp.
 func TestSpecCatchesDeviation(t *testing.T) {
-	s := loadSpec(t, "testdata/sandbox.yaml")
+	s := vendortest.LoadSpec(t, "testdata/sandbox.yaml", vendortest.Bearer)
 	ok := func(_, v string) error {
 		if v != "k" {
 			return errors.New("no key")
@@ -126,7 +127,7 @@ func TestSpecCatchesDeviation(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, tc.url, strings.NewReader(tc.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer k")
-		_, err := s.check(req, ok)
+		_, err := s.Check(req, ok)
 		if (err == nil) != (name == "control") {
 			t.Errorf("%s: check = %v", name, err)
 		}

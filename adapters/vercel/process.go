@@ -13,8 +13,6 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/acp/wire"
-	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -49,18 +47,10 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 		}
 		env[k] = v
 	}
-	s.mu.Lock()
-	switch {
-	case s.destroyed:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(adapters.CodeInstanceDestroyed, "vercel: sandbox %s was destroyed", checkfu.Quote(s.id))
-	case s.live != nil:
-		s.mu.Unlock()
-		return nil, checkfu.Refuse(wire.CodeProcessAlreadyOpen, "vercel: sandbox %s's process has not been reaped", checkfu.Quote(s.id))
+	p, err := s.slot.Open("vercel", s.id, func() *Process { return &Process{s: s, done: make(chan struct{})} })
+	if err != nil {
+		return nil, err
 	}
-	p := &Process{s: s, done: make(chan struct{})}
-	s.live = p
-	s.mu.Unlock()
 	body := map[string]any{"command": cmd.Argv[0], "args": append([]string{}, cmd.Argv[1:]...), "env": env, "sudo": false, "wait": true}
 	if cmd.Dir != "" {
 		body["cwd"] = cmd.Dir
@@ -72,13 +62,7 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	return p, nil
 }
 
-func (s *Sandbox) release(p *Process) {
-	s.mu.Lock()
-	if s.live == p {
-		s.live = nil
-	}
-	s.mu.Unlock()
-}
+func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one command. stdout and stderr are separate (each NDJSON
 // log line names its stream); there is no stdin ([StdioCaveats]). Read

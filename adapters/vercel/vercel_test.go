@@ -13,16 +13,16 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/adapters/vercel"
-	"github.com/checkfu/checkfu/egress"
 )
 
 const canary = "CANARY-vercel-token-5d1c"
 
-func newClient(t testing.TB) (*vercel.Client, *fakeVercel, *testEdge) {
+func newClient(t testing.TB) (*vercel.Client, *fakeVercel, *vendortest.Edge) {
 	t.Helper()
 	f := newFakeVercel(t, canary, "team_1")
-	edge := &testEdge{keys: map[string]string{"lease:vercel": canary}}
+	edge := &vendortest.Edge{Keys: map[string]string{"lease:vercel": canary}}
 	c, err := vercel.New(vercel.Config{Edge: edge, Credential: "lease:vercel", TeamID: "team_1", ProjectID: "prj_1", BaseURL: f.srv.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -30,22 +30,9 @@ func newClient(t testing.TB) (*vercel.Client, *fakeVercel, *testEdge) {
 	return c, f, edge
 }
 
-func compiled(t *testing.T, doc string) *egress.CompiledPolicy {
-	t.Helper()
-	p, err := egress.ParseNetworkPolicy([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func create(t *testing.T, c *vercel.Client, id, policy string) *vercel.Sandbox {
 	t.Helper()
-	s, err := c.Create(context.Background(), vercel.SandboxSpec{ID: id, Policy: compiled(t, policy), ProfileDigest: "sha256:p"})
+	s, err := c.Create(context.Background(), vercel.SandboxSpec{ID: id, Policy: vendortest.Compiled(t, policy), ProfileDigest: "sha256:p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +162,12 @@ func TestCredentialNeverVisible(t *testing.T) {
 	p := open(t, s, "echo", "x")
 	r := collect(t, p)
 	for name, v := range map[string]any{"client": c, "sandbox": s, "process": p, "evidence": p.Evidence(), "result": r} {
-		if holds(v, canary) || strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
+		if vendortest.Holds(v, canary) || strings.Contains(fmt.Sprintf("%+v %#v", v, v), canary) {
 			t.Errorf("the %s holds the token", name)
 		}
 	}
-	if edge.sent < 2 {
-		t.Errorf("the edge sent %d requests", edge.sent)
+	if edge.Sent() < 2 {
+		t.Errorf("the edge sent %d requests", edge.Sent())
 	}
 	if ev := p.Evidence(); ev.Label != checkfu.LabelMock || ev.Grade != checkfu.AdvisoryFilter || len(ev.Stdio) != 2 {
 		t.Errorf("evidence %+v", ev)
@@ -190,7 +177,7 @@ func TestCredentialNeverVisible(t *testing.T) {
 // TestNetworkNoneIsReal: deny-all gives the fake's process only a
 // loopback interface.
 func TestNetworkNoneIsReal(t *testing.T) {
-	if !isolationReal {
+	if !vendortest.IsolationReal {
 		t.Skip("no network namespaces on this OS")
 	}
 	c, _, _ := newClient(t)

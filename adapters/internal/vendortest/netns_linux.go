@@ -1,4 +1,4 @@
-package e2b_test
+package vendortest
 
 import (
 	"os"
@@ -12,13 +12,13 @@ import (
 // network namespace: it brings loopback up and execs the command.
 const netnsEnv = "CHECKFU_FAKE_NETNS_EXEC"
 
-// isolate makes cmd start in a fresh network namespace (only loopback,
+// Isolate makes cmd start in a fresh network namespace (only loopback,
 // brought up, as a vendor's no-network sandbox has) when none is set, so
 // that "no network" is a real process's behaviour, not the fake's word.
-// The test binary re-executes itself in the namespace (netnsMain) and
+// The test binary re-executes itself in the namespace (NetnsMain) and
 // execs the command from there. The tests run as root here; without the
 // privilege the process fails to start and the test says so.
-func isolate(cmd *exec.Cmd, none bool) {
+func Isolate(cmd *exec.Cmd, none bool) {
 	if !none {
 		return
 	}
@@ -32,11 +32,11 @@ func isolate(cmd *exec.Cmd, none bool) {
 	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 }
 
-// isolationReal says whether isolate makes a real network namespace.
-const isolationReal = true
+// IsolationReal says whether Isolate makes a real network namespace.
+const IsolationReal = true
 
-// netnsMain, called first from TestMain, is the re-executed side.
-func netnsMain() {
+// NetnsMain, called first from TestMain, is the re-executed side.
+func NetnsMain() {
 	if os.Getenv(netnsEnv) != "1" {
 		return
 	}

@@ -1,4 +1,4 @@
-package vercel_test
+package vendortest
 
 import (
 	"bytes"
@@ -9,17 +9,20 @@ import (
 	"sync"
 )
 
-// testEdge is what a Runner's custody-backed edge does, for tests: it
+// Edge is what a Runner's custody-backed edge does, for tests: it
 // resolves a handle to a key only at send time, attaches it to a copy of
 // the request, and hands back the response pointing at the original.
-type testEdge struct {
-	keys map[string]string
+type Edge struct {
+	// Keys maps a credential handle to its key.
+	Keys map[string]string
 	mu   sync.Mutex
 	sent int
 }
 
-func (e *testEdge) Send(req *http.Request, handle, header, prefix string) (*http.Response, error) {
-	key, ok := e.keys[handle]
+// Send sends a copy of req with header set to prefix and the key of
+// handle; an unknown handle is io.ErrUnexpectedEOF.
+func (e *Edge) Send(req *http.Request, handle, header, prefix string) (*http.Response, error) {
+	key, ok := e.Keys[handle]
 	if !ok {
 		return nil, io.ErrUnexpectedEOF
 	}
@@ -35,21 +38,28 @@ func (e *testEdge) Send(req *http.Request, handle, header, prefix string) (*http
 	return resp, err
 }
 
-// skip are the types holds does not walk: the Runner's edge (which may
+// Sent is how many requests the edge has sent.
+func (e *Edge) Sent() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sent
+}
+
+// skip are the types Holds does not walk: the Runner's edge (which may
 // hold the key) and the standard library's HTTP machinery (whose state
 // other goroutines change, and which never sees the key: only the
 // edge's copy of a request does).
 var skip = map[reflect.Type]bool{
-	reflect.TypeFor[*testEdge]():       true,
+	reflect.TypeFor[*Edge]():           true,
 	reflect.TypeFor[*http.Client]():    true,
 	reflect.TypeFor[*http.Transport](): true,
 }
 
-// holds reports whether the canary appears anywhere reflect can reach
+// Holds reports whether the canary appears anywhere reflect can reach
 // from v: strings, byte slices, maps, slices, pointers and struct fields,
 // exported or not.
 // The Runner's edge itself (which may hold the key) is not walked.
-func holds(v any, canary string) bool {
+func Holds(v any, canary string) bool {
 	seen := map[uintptr]bool{}
 	var walk func(reflect.Value, int) bool
 	walk = func(x reflect.Value, depth int) bool {
