@@ -86,18 +86,30 @@ func (p *Proxy) Cut() int {
 }
 
 func (p *Proxy) cutLocked() int {
+	n := p.countCutLocked()
+	p.closeLiveLocked()
+	return n
+}
+
+// countCutLocked counts the live client connections as cut, before
+// anyone can observe them closing, and returns how many there are.
+func (p *Proxy) countCutLocked() int {
 	n := 0
 	for _, isClient := range p.live {
 		if isClient {
 			n++
 		}
 	}
-	p.cuts.Add(int64(n)) // counted before anyone can observe the close
+	p.cuts.Add(int64(n))
+	return n
+}
+
+// closeLiveLocked closes and forgets every live connection.
+func (p *Proxy) closeLiveLocked() {
 	for c := range p.live {
 		c.Close()
 		delete(p.live, c)
 	}
-	return n
 }
 
 // CutAfter arms a one-shot cut: once n more bytes have been forwarded (in
@@ -250,12 +262,16 @@ func (p *Proxy) pump(dst, src net.Conn) bool {
 				p.cutAt = 0
 				p.cutting = true
 				fire = true
+				// Counted now: from here the other direction sees
+				// cutting and closes the pair, which a client can
+				// observe before this chunk is written and the cut made.
+				p.countCutLocked()
 			}
 			p.mu.Unlock()
 			_, werr := dst.Write(buf[:n])
 			if fire {
 				p.mu.Lock()
-				p.cutLocked()
+				p.closeLiveLocked()
 				p.cutting = false
 				p.mu.Unlock()
 				return false
