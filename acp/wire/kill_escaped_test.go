@@ -17,9 +17,11 @@ import (
 // and the instance released instead of staying reserved for as long as
 // the descendant likes. (Here the descendant is a sleep of 30 s that
 // ignores stdin, so only the provider's closing of the pipes can end the
-// instance in time; the test kills the sleep by its PID when it ends.)
+// instance in time; the test kills the sleep by its PID when it ends.
+// The descendant prints its PID itself, once it is in its own session,
+// so the kill never arrives before it has left the process group.)
 func TestKillEndsAnInstanceWhoseDescendantHoldsStdout(t *testing.T) {
-	srv := &Server{Command: command("sh", "-c", "setsid sleep 30 </dev/null & echo $!; exit 0")}
+	srv := &Server{Command: command("sh", "-c", "setsid sh -c 'echo $$; exec sleep 30' </dev/null & exit 0")}
 	addr := startServer(t, srv)
 	c, err := dialRaw(addr)
 	if err != nil {
