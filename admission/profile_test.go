@@ -43,6 +43,25 @@ func TestParseProfileRefuses(t *testing.T) {
 	}
 }
 
+// TestNetworkPolicyRefusalNamesTheMember: a refusal inside network_policy
+// names the member that is wrong, for the policy type the document
+// declares, not a constraint of another type's branch.
+func TestNetworkPolicyRefusalNamesTheMember(t *testing.T) {
+	for _, tt := range []struct{ policy, want string }{
+		{`{"type": "allowlist", "allowed_hosts": ["a.example"], "bogus": 1}`, `"/network_policy": "additionalProperties 'bogus' not allowed"`},
+		{`{"type": "allowlist", "allowed_hosts": "a.example"}`, `"/network_policy/allowed_hosts": "expected array, but got string"`},
+		{`{"type": "none", "allowed_hosts": ["a.example"]}`, `"/network_policy": "additionalProperties 'allowed_hosts' not allowed"`},
+		{`{"type": "wide"}`, `"/network_policy/type": "value must be one of \"none\", \"unrestricted\", \"allowlist\""`},
+		{`{}`, `"/network_policy": "missing properties: 'type'"`},
+	} {
+		_, err := admission.ParseProfile([]byte(profileDoc("", tt.policy)))
+		wantCode(t, tt.policy, err, admission.CodeProfileInvalid)
+		if err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v\nwant it to contain %s", tt.policy, err, tt.want)
+		}
+	}
+}
+
 // TestDepthBound: a deep document is refused for its depth, before the
 // schema sees it.
 func TestDepthBound(t *testing.T) {
