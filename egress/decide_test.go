@@ -54,6 +54,9 @@ func TestDecide(t *testing.T) {
 		{"POST", "https://API.Example.COM./v1/x", []string{"Content-Type", "a/b"}, 0, ""},
 		{"GET", "https://a.cdn.example.org/anything", nil, 1, ""},
 		{"DELETE", "https://api.example.com:8443/admin/1", []string{"X-Trace", "1"}, 2, ""},
+		// Rules name no scheme: a port-443 rule allows plain http on 443
+		// too (the credentialed Client refuses to attach over it).
+		{"GET", "http://api.example.com:443/v1", nil, 0, ""},
 
 		{"GET", "https://api.example.com/v10", nil, -1, CodeNoRuleMatched},
 		{"GET", "https://api.example.com/", nil, -1, CodeNoRuleMatched},
