@@ -52,12 +52,15 @@ var _ Edge = (*edge.Edge)(nil)
 //     its scope ([authz.CodePermissionMissing], naming nothing);
 //  3. the exact static registration: capability, tool, operation, https
 //     resource and credential reference ([authz.Registry.Match]);
-//  4. the arguments against the tool's JSON Schema ([authz.Registry.Arguments]);
+//  4. the arguments against the tool's JSON Schema ([authz.Registry.Arguments]),
+//     and the request they make against the Connection's egress rules
+//     ([edge.Connection.CheckRules], pure: nothing is sent), so that a
+//     call the rules refuse spends no lease budget;
 //  5. the lease is spent for the context's actor; for external_effect an
 //     approval bound to exactly this actor, lease, action, effect and
 //     session must exist ([authz.CodeApprovalRequired]);
 //  6. the decision is recorded, and only then the call goes through
-//     [edge.Edge.Send] (rules, no redirects, public only, credential
+//     [edge.Edge.Send] (the rules again, no redirects, public only, credential
 //     attached at the edge), for external_effect inside
 //     [authz.Approvals.Carry], which revalidates the approval
 //     immediately before the effect;
@@ -290,6 +293,12 @@ func (g *Gateway) authorize(ch *Channel, capability string, args json.RawMessage
 		return decided{}, err
 	}
 	ev.Action, ev.Effect = action.Digest(), action.Effect
+	// ... and the request they make, against the Connection's egress
+	// rules: a pure check, so that a call the rules refuse spends no
+	// lease budget. The edge decides again when it sends.
+	if err := conn.CheckRules(action); err != nil {
+		return decided{}, err
+	}
 	// 5. The lease, and for an external effect its approval.
 	scope := authz.LeaseScope{Service: g.cfg.Service, Gateway: g.cfg.Name, Actor: rc.Actor}
 	lease, err := g.cfg.Leases.Use(ch.lease, authz.LeaseUse{Scope: scope, Capability: capability})
