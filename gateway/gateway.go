@@ -44,9 +44,12 @@ var _ Edge = (*edge.Edge)(nil)
 // from sandbox code reaches it over a [Channel] the Runner opened, and it
 // checks, in this order and with nothing skipped:
 //
-//  1. the channel is one this gateway opened and has not closed; the
-//     request context is the channel's, established by the Authenticator
-//     when the channel opened, never anything the call carries;
+//  1. the channel is one this gateway opened and has not closed (a call
+//     on any other is refused with [CodeChannelUnknown] and recorded as a
+//     denial that carries no request context and no actor: nothing about
+//     it is authenticated); the request context is the channel's,
+//     established by the Authenticator when the channel opened, never
+//     anything the call carries;
 //  2. the active profile lists the tool and a PermissionAssignment grants
 //     the context's actor or role the capability (or its Connection) in
 //     its scope ([authz.CodePermissionMissing], naming nothing);
@@ -204,7 +207,7 @@ func (g *Gateway) call(ctx context.Context, ch *Channel, capability string, args
 	// 1. The channel, and the context it carries: whatever context the
 	// caller's ctx held is replaced.
 	if g == nil || g.channels == nil || ch == nil || !g.authenticated(ch) {
-		return nil, errChannel
+		return nil, g.refuseChannel(ctx)
 	}
 	rc := ch.rc
 	ctx = checkfu.WithRequestContext(ctx, rc)
@@ -316,6 +319,20 @@ func (g *Gateway) authorize(ch *Channel, capability string, args json.RawMessage
 		d.approval, ev.Approval = id, id
 	}
 	return d, nil
+}
+
+// refuseChannel records the refusal of a call that came over no open
+// channel of g, and returns [CodeChannelUnknown] (joined with the
+// recording failure, if any: the refusal stands either way). Nothing
+// about such a call is trustworthy, the channel's context included (a
+// closed channel's, or another gateway's), so the denial carries no
+// request context, no actor and nothing from the call: only the code,
+// the time and g's label. The zero Gateway has nowhere to record it.
+func (g *Gateway) refuseChannel(ctx context.Context) error {
+	if g == nil || g.channels == nil {
+		return errChannel
+	}
+	return g.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: g.cfg.Label}, errChannel)
 }
 
 // deny records the refusal err as the decision and returns err (joined
