@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -63,6 +64,58 @@ func openChannel(t *testing.T, r *rigtest.Rig, gw *gateway.Gateway, rc checkfu.R
 		t.Fatal(err)
 	}
 	return ch
+}
+
+// TestEveryHopCarriesTheContext runs an approved external-effect call
+// and reads back every event of it: the approver's decision (under the
+// approver's own context), the gateway's decision, the approval's result
+// after its revalidation, the edge's call (through the edge's own sink)
+// and the gateway's result. Each carries every field of its context,
+// role, tenant, workspace, project and session included.
+func TestEveryHopCarriesTheContext(t *testing.T) {
+	r := rigtest.New(t)
+	r.Grant("issues.create")
+	l, gw, approvals, _ := logGateway(t, r)
+	args := `{"title":"bug"}`
+	r.ApproveWith(checkfu.WithRequestContext(context.Background(), rigtest.Approver()), approvals, args)
+	ch := openChannel(t, r, gw, rigtest.Member())
+	if resp, err := ch.Call(context.Background(), "issues.create", json.RawMessage(args)); err != nil || resp.Status != 200 {
+		t.Fatalf("approved call: %+v, %v", resp, err)
+	}
+	var got []string
+	for e, err := range l.Read(context.Background(), rigtest.Member().Session, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rigtest.Member()
+		if e.Kind == eventlog.KindApprovalDecision {
+			// The decision is the approver's request; the binding names
+			// the member as the actor it lets act.
+			want = rigtest.Approver()
+			want.Actor = rigtest.Member().Actor
+		}
+		if c := contextOf(e.Event); c != want {
+			t.Errorf("event %d (%s) carries %+v, want %+v", e.Seq, e.Kind, c, want)
+		}
+		got = append(got, fmt.Sprintf("%s/%s", e.Kind, e.Result))
+	}
+	want := "[approval_decision/approved tool_call/authorized approval_result/succeeded tool_call/http_200]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("events %v, want %s", got, want)
+	}
+	// The edge's own evidence of the call carries the channel's context
+	// too: it took it from the Go context the gateway handed it.
+	edgeEvents := r.EdgeEvidence.Events()
+	if len(edgeEvents) != 1 {
+		t.Fatalf("edge events %+v, want one", edgeEvents)
+	}
+	e, err := evidencelog.Event(edgeEvents[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := contextOf(e); c != rigtest.Member() {
+		t.Errorf("the edge's event carries %+v, want %+v", c, rigtest.Member())
+	}
 }
 
 // TestChannelProbeLeavesATrace: a call on a closed channel, and one on a
