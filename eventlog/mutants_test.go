@@ -217,4 +217,10 @@ var mutants = []mutation.Mutant{
 	{Name: "ctx: the context fields not validated", File: "event.go",
 		Edits: []mutation.Edit{{Old: "\tfor _, f := range e.identFields() {\n\t\tif err := checkIdent(f.name, *f.v); err != nil {", New: "\tfor i, f := range e.identFields() {\n\t\tif err := checkIdent(f.name, *f.v); i < v1Fields && err != nil {"}},
 		Kills: "TestValidate"},
+	{Name: "ctx: JSON drops the context fields", File: "json.go",
+		Edits: []mutation.Edit{{Old: "\t\tRole: ev.Role, Tenant: ev.Tenant, Workspace: ev.Workspace, Project: ev.Project, SessionID: ev.SessionID,\n", New: "\t\tRole: ev.Role,\n"}},
+		Kills: "TestEventJSONRoundTrip"},
+	{Name: "ctx: JSON input drops the context fields", File: "json.go",
+		Edits: []mutation.Edit{{Old: "\t\tRole: w.Role, Tenant: w.Tenant, Workspace: w.Workspace, Project: w.Project, SessionID: w.SessionID,\n", New: "\t\tTenant: w.Tenant,\n"}},
+		Kills: "TestEventJSONRoundTrip"},
 }
