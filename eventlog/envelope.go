@@ -81,8 +81,18 @@ func (m ContentMode) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (m ContentMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-// envelopeVersion is the first byte of every envelope.
-const envelopeVersion = 1
+// envelopeVersion is the first byte of every envelope the log writes.
+//
+// Version 2 added the rest of the request context (role, tenant,
+// workspace, project, session_id) after the 20 identifier fields of
+// version 1. Version 1 envelopes are still read and verified, with those
+// fields empty, so a log written before the change keeps verifying; no
+// envelope of version 1 is written any more. A record's version is one of
+// the bytes its hash covers, so changing it is a change like any other.
+const (
+	envelopeVersion   = 2
+	envelopeVersionV1 = 1
+)
 
 // chainDomain separates record hashes from every other SHA-256 use.
 const chainDomain = "checkfu/eventlog/chain/v1\x00"
@@ -108,6 +118,22 @@ type envelope struct {
 	// kind.
 	shredOf  uint64
 	shredTag Hash
+	// v1 reports that env was read from an envelope of version 1; it is
+	// encoded again as one, without the fields version 2 added (which
+	// decoding left empty). The zero envelope is of the current version.
+	v1 bool
+}
+
+// fields returns the envelope strings of env's version, in order.
+func (env *envelope) fields() []struct {
+	name string
+	v    *string
+} {
+	all := env.event.identFields()
+	if env.v1 {
+		return all[:v1Fields]
+	}
+	return all[:]
 }
 
 // encode returns the canonical binary form of env: a fixed-order record of
@@ -115,13 +141,17 @@ type envelope struct {
 // decode(encode(env)) == env for every valid env.
 func (env *envelope) encode() []byte {
 	e := &env.event
-	fields := e.identFields()
+	fields := env.fields()
 	size := 1 + 2 + len(env.session) + 8 + 32 + 8 + 3 + 1 + 64 + 8 + 32
 	for _, f := range fields {
 		size += 2 + len(*f.v)
 	}
 	b := make([]byte, 0, size)
-	b = append(b, envelopeVersion)
+	if env.v1 {
+		b = append(b, envelopeVersionV1)
+	} else {
+		b = append(b, envelopeVersion)
+	}
 	b = appendString(b, env.session)
 	b = binary.BigEndian.AppendUint64(b, env.seq)
 	b = append(b, env.prev[:]...)
@@ -188,7 +218,11 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	if !s.ReadUint8(&version) {
 		return nil, bad("empty")
 	}
-	if version != envelopeVersion {
+	switch version {
+	case envelopeVersion:
+	case envelopeVersionV1:
+		env.v1 = true
+	default:
 		return nil, bad("unknown version")
 	}
 	if !r.readString(&env.session) || !s.ReadUint64(&env.seq) || !s.ReadBytes(&prev, 32) ||
@@ -199,7 +233,7 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	e := &env.event
 	e.Time = time.Unix(0, int64(nanos)).UTC()
 	e.Kind, e.Label, e.Decision = Kind(kind), checkfu.Label(label), Decision(decision)
-	for _, f := range e.identFields() {
+	for _, f := range env.fields() {
 		if !r.readString(f.v) {
 			return nil, bad("truncated or non-UTF-8 field " + f.name)
 		}

@@ -29,6 +29,13 @@ func genEnvelope() *rapid.Generator[envelope] {
 				Result:   ident.Draw(t, "result"),
 			},
 			mode: ContentMode(rapid.IntRange(0, 2).Draw(t, "mode")),
+			v1:   rapid.Bool().Draw(t, "v1"),
+		}
+		if !env.v1 {
+			// The fields version 2 added: a version 1 envelope has none.
+			e := &env.event
+			e.Role, e.Tenant, e.Workspace = ident.Draw(t, "role"), ident.Draw(t, "tenant"), ident.Draw(t, "workspace")
+			e.Project, e.SessionID = ident.Draw(t, "project"), ident.Draw(t, "session_id")
 		}
 		if env.event.Kind == KindShred {
 			env.seq = rapid.Uint64Min(2).Draw(t, "shred_seq")
@@ -67,14 +74,18 @@ func TestEnvelopeStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string][]byte{
-		"trailing byte":   append(bytes.Clone(good), 0),
-		"unknown version": append([]byte{2}, good[1:]...),
-		"truncated":       good[:len(good)-1],
-		"empty":           nil,
-		"kind 0":          replaceAt(good, 1+2+1+8+32+8, 0),
-		"label 3":         replaceAt(good, 1+2+1+8+32+8+1, 3),
-		"content mode 3":  replaceAt(good, len(good)-1, 3),
-		"seq 0":           replaceAt(good, 1+2+1+7, 0),
+		"trailing byte": append(bytes.Clone(good), 0),
+		"version 0":     append([]byte{0}, good[1:]...),
+		"version 3":     append([]byte{3}, good[1:]...),
+		// A version 2 body under version 1: the fields version 2 added
+		// are left over.
+		"version 1 of a version 2 body": append([]byte{1}, good[1:]...),
+		"truncated":                     good[:len(good)-1],
+		"empty":                         nil,
+		"kind 0":                        replaceAt(good, 1+2+1+8+32+8, 0),
+		"label 3":                       replaceAt(good, 1+2+1+8+32+8+1, 3),
+		"content mode 3":                replaceAt(good, len(good)-1, 3),
+		"seq 0":                         replaceAt(good, 1+2+1+7, 0),
 	}
 	for name, b := range tests {
 		if _, err := decodeEnvelope(b); err == nil {
@@ -99,6 +110,8 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	} {
 		f.Add(env.encode())
 	}
+	f.Add(mustHex(f, v1Vector))
+	f.Add(mustHex(f, v2Vector))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		env, err := decodeEnvelope(data)
 		if err != nil {

@@ -174,9 +174,23 @@ type Event struct {
 	// an isolated provider or production. The zero Label is mock.
 	Label checkfu.Label
 
+	// RequestID, RunID and Actor, and Role, Tenant, Workspace, Project
+	// and SessionID, are the request context the event belongs to
+	// (checkfu.RequestContext: its Request, Run, Actor, Role, Tenant,
+	// Workspace, Project and Session). SessionID is the session of that
+	// context, which need not be the session of the log the event is
+	// stored in. An event with no Actor and no other context field is
+	// one no authenticated context stands behind (such as a call on a
+	// channel the gateway never opened): the log never invents an actor
+	// for it.
 	RequestID string
 	RunID     string
 	Actor     string
+	Role      string
+	Tenant    string
+	Workspace string
+	Project   string
+	SessionID string
 
 	// Decision and Code are the authority decision and its stable code,
 	// such as deny / "no_rule_matched".
@@ -217,8 +231,10 @@ const MaxIdentifier = 256
 const MaxContent = 1 << 20
 
 // identFields lists the envelope strings of e in their fixed order, with
-// their names for error messages.
-func (e *Event) identFields() [20]struct {
+// their names for error messages. The first [v1Fields] are the fields of
+// an envelope of version 1; version 2 appends the rest of the request
+// context.
+func (e *Event) identFields() [25]struct {
 	name string
 	v    *string
 } {
@@ -246,8 +262,17 @@ func (e *Event) identFields() [20]struct {
 		{"process_id", &e.ProcessID},
 		{"result", &e.Result},
 		{"release", &e.Release},
+		{"role", &e.Role},
+		{"tenant", &e.Tenant},
+		{"workspace", &e.Workspace},
+		{"project", &e.Project},
+		{"session_id", &e.SessionID},
 	}
 }
+
+// v1Fields is how many of [Event.identFields] an envelope of version 1
+// holds: every field up to release.
+const v1Fields = 20
 
 // Validate reports why e cannot be appended, as a refusal with code
 // [CodeEventInvalid], or nil. The kind, label and decision must be defined

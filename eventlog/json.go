@@ -34,6 +34,11 @@ type wireEvent struct {
 	RequestID  string        `json:"request_id,omitempty"`
 	RunID      string        `json:"run_id,omitempty"`
 	Actor      string        `json:"actor,omitempty"`
+	Role       string        `json:"role,omitempty"`
+	Tenant     string        `json:"tenant,omitempty"`
+	Workspace  string        `json:"workspace,omitempty"`
+	Project    string        `json:"project,omitempty"`
+	SessionID  string        `json:"session_id,omitempty"`
 	Decision   *Decision     `json:"decision,omitempty"`
 	Code       string        `json:"code,omitempty"`
 	Profile    *wireProfile  `json:"profile,omitempty"`
@@ -61,6 +66,11 @@ type inEvent struct {
 	RequestID  string        `json:"request_id"`
 	RunID      string        `json:"run_id"`
 	Actor      string        `json:"actor"`
+	Role       string        `json:"role"`
+	Tenant     string        `json:"tenant"`
+	Workspace  string        `json:"workspace"`
+	Project    string        `json:"project"`
+	SessionID  string        `json:"session_id"`
 	Decision   *string       `json:"decision"`
 	Code       string        `json:"code"`
 	Profile    *wireProfile  `json:"profile"`
@@ -115,6 +125,7 @@ func DecodeEvent(data []byte) (Event, error) {
 	}
 	ev := Event{
 		Kind: kind, RequestID: w.RequestID, RunID: w.RunID, Actor: w.Actor,
+		Role: w.Role, Tenant: w.Tenant, Workspace: w.Workspace, Project: w.Project, SessionID: w.SessionID,
 		Code: w.Code, ApprovalID: w.ApprovalID, Approver: w.Approver, Grant: w.Grant, Action: w.Action,
 		EffectClass: w.Effect, Scope: w.Scope, EffectID: w.EffectID, ProcessID: w.ProcessID,
 		Result: w.Result, Release: w.Release,
@@ -163,6 +174,7 @@ func DecodeEvent(data []byte) (Event, error) {
 func toWire(ev *Event) wireEvent {
 	w := wireEvent{
 		Kind: ev.Kind, Label: ev.Label, RequestID: ev.RequestID, RunID: ev.RunID, Actor: ev.Actor,
+		Role: ev.Role, Tenant: ev.Tenant, Workspace: ev.Workspace, Project: ev.Project, SessionID: ev.SessionID,
 		Code: ev.Code, ApprovalID: ev.ApprovalID, Approver: ev.Approver, Grant: ev.Grant, Action: ev.Action,
 		Effect: ev.EffectClass, Scope: ev.Scope, EffectID: ev.EffectID, ProcessID: ev.ProcessID,
 		Result: ev.Result, Release: ev.Release,

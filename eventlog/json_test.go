@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/eventlogtest"
@@ -58,6 +59,27 @@ func TestEventJSONRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(ev, got); diff != "" {
 		t.Errorf("round trip through %s (-want +got):\n%s", b, diff)
 	}
+}
+
+// TestEventJSONRoundTripProperty: every generated event's envelope, the
+// whole request context included, survives JSON and back; only the
+// content is left out.
+func TestEventJSONRoundTripProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ev := eventlogtest.Event().Draw(t, "event")
+		ev.Content = nil
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := eventlog.DecodeEvent(b)
+		if err != nil {
+			t.Fatalf("DecodeEvent(%s): %v", b, err)
+		}
+		if diff := cmp.Diff(ev, got); diff != "" {
+			t.Fatalf("round trip through %s (-want +got):\n%s", b, diff)
+		}
+	})
 }
 
 func TestJSONNeverHoldsContent(t *testing.T) {

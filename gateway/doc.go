@@ -12,14 +12,22 @@
 //     takes it from the channel: the gateway replaces whatever context the
 //     Go context held, and nothing in a tool call can set or widen it.
 //   - The order of checks is fixed (see [Gateway]): channel, permission
-//     assignment, exact static registration, arguments, lease, approval,
-//     then the edge. Nothing before the edge contacts a provider or opens
-//     a credential.
+//     assignment, exact static registration, arguments and the
+//     Connection's egress rules, lease, approval, then the edge. Nothing
+//     before the edge contacts a provider or opens a credential, and no
+//     call the rules refuse spends lease budget: the rules decide the
+//     request before the lease is used, and the edge decides again when
+//     it sends.
+//   - A call over no open channel of the gateway is refused with
+//     [CodeChannelUnknown] and recorded as a denial that carries no
+//     request context and no actor, since none is authenticated; a sink
+//     that cannot take it does not lift the refusal.
 //   - A missing permission, and a tool the profile does not list, are the
 //     same refusal ([authz.CodePermissionMissing]) with the same text: it
 //     does not say whether the capability, resource or credential exists.
 //   - The decision and the result are separate evidence events, each
-//     carrying the request context and the authority decision, never a
+//     carrying the whole request context (through eventlog/evidencelog,
+//     all nine fields reach the log) and the authority decision, never a
 //     credential or the arguments; a decision that cannot be recorded is
 //     no decision and the call does not run.
 //   - The approval for an external effect is never named by the call: the

@@ -19,9 +19,9 @@ import (
 
 // TestEventsInTheSessionLog records an allowed and a denied call through
 // evidencelog into a session log: three events (the allowed call's
-// decision and result, the denied call's denial), each with the request
-// and run ids, the actor and the release of the channel's context, and
-// the authority decision; none carries the credential.
+// decision and result, the denied call's denial), each with the whole of
+// the channel's context (all nine fields) and the authority decision;
+// none carries the credential.
 func TestEventsInTheSessionLog(t *testing.T) {
 	r := rigtest.New(t)
 	r.Grant("issues.list")
@@ -59,8 +59,8 @@ func TestEventsInTheSessionLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.RequestID != rc.Request || e.RunID != rc.Run || e.Actor != rc.Actor || e.Release != rc.Release {
-			t.Errorf("event %d carries request %q run %q actor %q release %q", e.Seq, e.RequestID, e.RunID, e.Actor, e.Release)
+		if c := contextOf(e.Event); c != rc {
+			t.Errorf("event %d carries the context %+v, want %+v", e.Seq, c, rc)
 		}
 		b, _ := json.Marshal(e)
 		noLeak(t, "a logged event", b)

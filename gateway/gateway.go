@@ -44,20 +44,26 @@ var _ Edge = (*edge.Edge)(nil)
 // from sandbox code reaches it over a [Channel] the Runner opened, and it
 // checks, in this order and with nothing skipped:
 //
-//  1. the channel is one this gateway opened and has not closed; the
-//     request context is the channel's, established by the Authenticator
-//     when the channel opened, never anything the call carries;
+//  1. the channel is one this gateway opened and has not closed (a call
+//     on any other is refused with [CodeChannelUnknown] and recorded as a
+//     denial that carries no request context and no actor: nothing about
+//     it is authenticated); the request context is the channel's,
+//     established by the Authenticator when the channel opened, never
+//     anything the call carries;
 //  2. the active profile lists the tool and a PermissionAssignment grants
 //     the context's actor or role the capability (or its Connection) in
 //     its scope ([authz.CodePermissionMissing], naming nothing);
 //  3. the exact static registration: capability, tool, operation, https
 //     resource and credential reference ([authz.Registry.Match]);
-//  4. the arguments against the tool's JSON Schema ([authz.Registry.Arguments]);
+//  4. the arguments against the tool's JSON Schema ([authz.Registry.Arguments]),
+//     and the request they make against the Connection's egress rules
+//     ([edge.Connection.CheckRules], pure: nothing is sent), so that a
+//     call the rules refuse spends no lease budget;
 //  5. the lease is spent for the context's actor; for external_effect an
 //     approval bound to exactly this actor, lease, action, effect and
 //     session must exist ([authz.CodeApprovalRequired]);
 //  6. the decision is recorded, and only then the call goes through
-//     [edge.Edge.Send] (rules, no redirects, public only, credential
+//     [edge.Edge.Send] (the rules again, no redirects, public only, credential
 //     attached at the edge), for external_effect inside
 //     [authz.Approvals.Carry], which revalidates the approval
 //     immediately before the effect;
@@ -201,7 +207,7 @@ func (g *Gateway) call(ctx context.Context, ch *Channel, capability string, args
 	// 1. The channel, and the context it carries: whatever context the
 	// caller's ctx held is replaced.
 	if g == nil || g.channels == nil || ch == nil || !g.authenticated(ch) {
-		return nil, errChannel
+		return nil, g.refuseChannel(ctx)
 	}
 	rc := ch.rc
 	ctx = checkfu.WithRequestContext(ctx, rc)
@@ -290,6 +296,12 @@ func (g *Gateway) authorize(ch *Channel, capability string, args json.RawMessage
 		return decided{}, err
 	}
 	ev.Action, ev.Effect = action.Digest(), action.Effect
+	// ... and the request they make, against the Connection's egress
+	// rules: a pure check, so that a call the rules refuse spends no
+	// lease budget. The edge decides again when it sends.
+	if err := conn.CheckRules(action); err != nil {
+		return decided{}, err
+	}
 	// 5. The lease, and for an external effect its approval.
 	scope := authz.LeaseScope{Service: g.cfg.Service, Gateway: g.cfg.Name, Actor: rc.Actor}
 	lease, err := g.cfg.Leases.Use(ch.lease, authz.LeaseUse{Scope: scope, Capability: capability})
@@ -307,6 +319,20 @@ func (g *Gateway) authorize(ch *Channel, capability string, args json.RawMessage
 		d.approval, ev.Approval = id, id
 	}
 	return d, nil
+}
+
+// refuseChannel records the refusal of a call that came over no open
+// channel of g, and returns [CodeChannelUnknown] (joined with the
+// recording failure, if any: the refusal stands either way). Nothing
+// about such a call is trustworthy, the channel's context included (a
+// closed channel's, or another gateway's), so the denial carries no
+// request context, no actor and nothing from the call: only the code,
+// the time and g's label. The zero Gateway has nowhere to record it.
+func (g *Gateway) refuseChannel(ctx context.Context) error {
+	if g == nil || g.channels == nil {
+		return errChannel
+	}
+	return g.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: g.cfg.Label}, errChannel)
 }
 
 // deny records the refusal err as the decision and returns err (joined

@@ -251,8 +251,12 @@ func TestGatewayDenied(t *testing.T) {
 			noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
 			decisions, results := gatewayEvents(r)
 			if tc.code == gateway.CodeChannelUnknown {
-				if len(decisions)+len(results) != 0 {
-					t.Errorf("an unauthenticated channel's call was recorded with a context: %v", decisions)
+				// A probe leaves a trace, and the trace claims nothing:
+				// no context, no actor, nothing from the call.
+				want := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: checkfu.LabelMock, Time: r.Clock.Now(),
+					Outcome: authz.OutcomeRefused, Code: gateway.CodeChannelUnknown}
+				if len(decisions) != 1 || len(results) != 0 || decisions[0] != want {
+					t.Errorf("an unauthenticated call recorded decisions %+v results %+v, want one %+v", decisions, results, want)
 				}
 				return
 			}
@@ -263,9 +267,10 @@ func TestGatewayDenied(t *testing.T) {
 			if d.Request != ch.Context() {
 				t.Errorf("decision carries %+v, want %+v", d.Request, ch.Context())
 			}
-			// The refusals of the edge come after an allow decision; the
-			// result records them.
-			if tc.code == egress.CodeNoRuleMatched || tc.sent {
+			// The refusals of the provider's answer come after an allow
+			// decision; the result records them. The rules refuse before
+			// the decision (and the lease).
+			if tc.sent {
 				if d.Outcome != authz.OutcomeApproved || len(results) != 1 || results[0].Code != tc.code || results[0].Request != ch.Context() {
 					t.Errorf("decision %+v results %+v", d, results)
 				}

@@ -142,4 +142,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "const maxNumberExponent = 1000", New: "const maxNumberExponent = 100000"}}, Kills: "TestResolveRefusesHugeNumbers"},
 	{Name: "argument depth bound", File: "arguments.go",
 		Edits: []mutation.Edit{{Old: "strictjson.Options{MaxDepth: MaxArgumentDepth, MaxBytes: MaxArgumentBytes}", New: "strictjson.Options{MaxDepth: 10000, MaxBytes: MaxArgumentBytes}"}}, Kills: "TestResolveRefuses"},
+	{Name: "approval evidence drops the request context", File: "approval.go",
+		Edits: []mutation.Edit{{Old: "\trc, _ := checkfu.RequestContextFrom(ctx)\n\tev := Evidence{", New: "\trc := checkfu.RequestContext{}\n\tev := Evidence{"}},
+		Kills: "TestApprovalEvidenceCarriesTheContext"},
 }

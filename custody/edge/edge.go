@@ -266,19 +266,41 @@ func (e *Edge) record(ctx context.Context, ev *authz.Evidence, resp *Response, e
 	return resp, err
 }
 
-// prepare builds the outbound request from the action alone and lets the
-// Connection's egress rules decide it. Nothing is sent and the credential
-// is not touched.
-func (e *Edge) prepare(ctx context.Context, conn Connection, action authz.Action) (*http.Request, *egress.Client, error) {
-	req, err := buildRequest(ctx, action)
+// CheckRules reports whether c's egress rules allow the request the edge
+// builds from a (its method, its URL with the query a bodiless
+// operation's arguments make, its headers), as the refusal [Edge.Send]
+// would return for it, or nil. It is pure: nothing is sent, no
+// credential is opened and no lease is read. The gateway calls it before
+// it spends a lease, so that a call the rules refuse costs no budget;
+// Send decides again, with the same code, when it sends.
+func (c Connection) CheckRules(a authz.Action) error {
+	_, err := c.request(context.Background(), a)
+	return err
+}
+
+// request builds the outbound request from a alone and lets c's egress
+// rules decide it (no rules refuse everything). Nothing is sent and the
+// credential is not touched.
+func (c Connection) request(ctx context.Context, a authz.Action) (*http.Request, error) {
+	req, err := buildRequest(ctx, a)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	creq, err := egress.CanonicalRequest(req)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if _, err := conn.Rules.Decide(&creq); err != nil {
+	if _, err := c.Rules.Decide(&creq); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// prepare builds the outbound request with [Connection.request] and the
+// egress client for the Connection's rules.
+func (e *Edge) prepare(ctx context.Context, conn Connection, action authz.Action) (*http.Request, *egress.Client, error) {
+	req, err := conn.request(ctx, action)
+	if err != nil {
 		return nil, nil, err
 	}
 	client, err := e.client(conn.Rules)

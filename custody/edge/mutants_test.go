@@ -99,6 +99,12 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if !ok || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != out.Connection.Credential {", New: "if !ok {"}},
 		Kills: "TestSendRefuses"},
 	{Name: "Send skips the rules", File: "edge.go",
-		Edits: []mutation.Edit{{Old: "\tif _, err := conn.Rules.Decide(&creq); err != nil {\n\t\treturn nil, nil, err", New: "\tif _, err := conn.Rules.Decide(&creq); false && err != nil {\n\t\treturn nil, nil, err"}},
+		Edits: []mutation.Edit{{Old: "\tif _, err := c.Rules.Decide(&creq); err != nil {\n\t\treturn nil, err", New: "\tif _, err := c.Rules.Decide(&creq); false && err != nil {\n\t\treturn nil, err"}},
 		Kills: "TestSendRefuses"},
+	{Name: "CheckRules allows everything", File: "edge.go",
+		Edits: []mutation.Edit{{Old: "\t_, err := c.request(context.Background(), a)\n\treturn err\n", New: "\t_, _ = c.request(context.Background(), a)\n\treturn nil\n"}},
+		Kills: "TestCheckRules"},
+	{Name: "Send drops the request context", File: "edge.go",
+		Edits: []mutation.Edit{{Old: "Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,", New: "Request: checkfu.RequestContext{Actor: rc.Actor}, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,"}},
+		Kills: "TestSendAttachesAndSpendsNothing"},
 }

@@ -82,6 +82,7 @@ func TestStore[T testing.TB](t T, newHarness func(t T) HarnessOf[T]) {
 		{"TamperContent", testTamperContent},
 		{"TamperTruncatedAgainstHead", testTamperTruncated},
 		{"TamperRewrittenAgainstHead", testTamperRewritten},
+		{"TamperContext", testTamperContext},
 		{"TamperMovedBetweenSessions", testTamperMoved},
 		{"TamperContentAttached", testTamperContentAttached},
 		{"TamperContentDeleted", testTamperContentDeleted},
@@ -442,7 +443,18 @@ func testZDR(t testing.TB, h harness) {
 	}
 	e := readAll(t, l, "s-zdr", 1)
 	if len(e) != 1 || e[0].ContentMode != eventlog.ContentDigestOnly || e[0].ContentDigest.IsZero() {
-		t.Errorf("entry = %+v, want digest_only with a digest", e)
+		t.Fatalf("entry = %+v, want digest_only with a digest", e)
+	}
+	// The envelope is kept whole: the request context (actor, role,
+	// tenant, workspace, project, session, request, run, release) and
+	// every other envelope field survive without the content.
+	if want := Sample(eventlog.KindToolCall, 1, ""); !sameEnvelope(e[0].Event, want) {
+		t.Errorf("zero-data-retention entry = %+v, want the envelope of %+v", e[0].Event, want)
+	}
+	for _, f := range []string{"agent:test", "member", "org-1", "ws-1", "proj-1", "sess-1", "req-1", "run-1", "checkfu@dev"} {
+		if !bytes.Contains(r.Envelope, []byte(f)) {
+			t.Errorf("zero-data-retention envelope lost the context field %q", f)
+		}
 	}
 	if _, err := eventlog.Verify(ctx, l.Store(), "s-zdr"); err != nil {
 		t.Errorf("Verify: %v", err)

@@ -16,20 +16,27 @@ import (
 // through the harness and returns the ChainError Verify reports.
 func tamper(t testing.TB, h harness, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
 	t.Helper()
+	return tamperSession(t, h, "s-tamper", edit)
+}
+
+// tamperSession is tamper in a session of the caller's choosing, for a
+// test that tampers more than once with one store.
+func tamperSession(t testing.TB, h harness, session string, edit func([]eventlog.Record) []eventlog.Record) *eventlog.ChainError {
+	t.Helper()
 	l := open(t, h, keyed(t))
-	appendN(t, l, "s-tamper", 6)
-	if _, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper"); err != nil {
+	appendN(t, l, session, 6)
+	if _, err := eventlog.Verify(context.Background(), l.Store(), session); err != nil {
 		t.Fatalf("Verify before tampering: %v", err)
 	}
-	h.Rewrite(t, "s-tamper", edit)
-	_, err := eventlog.Verify(context.Background(), l.Store(), "s-tamper")
+	h.Rewrite(t, session, edit)
+	_, err := eventlog.Verify(context.Background(), l.Store(), session)
 	var ce *eventlog.ChainError
 	if !errors.As(err, &ce) || !errors.Is(err, eventlog.CodeChainBroken) {
 		t.Fatalf("Verify after tampering = %v, want a ChainError", err)
 	}
 	// Reading must stop at the same place.
 	var readErr error
-	for _, err := range l.Read(context.Background(), "s-tamper", 1) {
+	for _, err := range l.Read(context.Background(), session, 1) {
 		readErr = err
 	}
 	var rce *eventlog.ChainError
@@ -79,6 +86,33 @@ func testTamperRehashed(t testing.TB, h harness) {
 		return r
 	})
 	wantSeq(t, ce, 4, "does not link")
+}
+
+// testTamperContext rewrites who an event was for: the tenant, the
+// session and the actor of seq 3's request context, each to a value of
+// the same length, the record rehashed. Each is caught at seq 4, whose
+// link no longer holds; left unhashed, at seq 3 itself.
+func testTamperContext(t testing.TB, h harness) {
+	for _, f := range []struct{ from, to string }{
+		{"org-1", "org-2"}, {"ws-1", "ws-2"}, {"proj-1", "proj-2"}, {"sess-1", "sess-2"}, {"member", "admins"}, {"agent:test", "agent:root"},
+	} {
+		edit := func(rehash bool) func(r []eventlog.Record) []eventlog.Record {
+			return func(r []eventlog.Record) []eventlog.Record {
+				env := r[2].Envelope
+				i := bytes.LastIndex(env, []byte(f.from))
+				if i < 0 {
+					t.Fatalf("seq 3's envelope does not hold %q", f.from)
+				}
+				copy(env[i:], f.to)
+				if rehash {
+					r[2].Hash = ChainHash(env)
+				}
+				return r
+			}
+		}
+		wantSeq(t, tamperSession(t, h, "s-ctx-rehashed-"+f.from, edit(true)), 4, "does not link")
+		wantSeq(t, tamperSession(t, h, "s-ctx-changed-"+f.from, edit(false)), 3, "does not match its hash")
+	}
 }
 
 func testTamperRemoved(t testing.TB, h harness) {

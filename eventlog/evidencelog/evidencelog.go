@@ -42,6 +42,14 @@ func (s *Sink) Record(ctx context.Context, ev authz.Evidence) error {
 
 // Event maps one custody evidence event to an eventlog event.
 //
+// Every kind carries the whole request context of ev.Request: Request,
+// Run, Actor, Role, Tenant, Workspace, Project, Session and Release become
+// RequestID, RunID, Actor, Role, Tenant, Workspace, Project, SessionID and
+// Release. Actor is ev.Actor when set (the actor the authority bound),
+// else the context's. Evidence without a context (a zero ev.Request and
+// no Actor) maps to an event with every context field empty: that is how
+// the log records a fact no authenticated context stands behind.
+//
 // Approval decisions and results map to approval_decision and
 // approval_result events. Approved maps to an allow decision; denied and
 // refused to deny; succeeded and failed, which are results rather than
@@ -62,6 +70,8 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 		Actor: ev.Actor, Grant: ev.Grant, Action: ev.Action, Scope: ev.Scope,
 		Result: string(ev.Outcome), Code: string(ev.Code),
 		RequestID: ev.Request.Request, RunID: ev.Request.Run, Release: ev.Request.Release,
+		Role: ev.Request.Role, Tenant: ev.Request.Tenant, Workspace: ev.Request.Workspace,
+		Project: ev.Request.Project, SessionID: ev.Request.Session,
 	}
 	if e.Actor == "" {
 		e.Actor = ev.Request.Actor
@@ -105,13 +115,11 @@ func approvalDecision(o authz.Outcome) (eventlog.Decision, error) {
 	case authz.OutcomeSucceeded, authz.OutcomeFailed:
 		return eventlog.DecisionNone, nil
 	}
-	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %s is not mapped", checkfu.
-
-		// edgeCall fills in the fields of an edge call's event; e holds the
-		// common fields.
-		Quote(string(o)))
+	return eventlog.DecisionNone, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence outcome %s is not mapped", checkfu.Quote(string(o)))
 }
 
+// edgeCall fills in the fields of an edge call's event; e holds the
+// common fields.
 func edgeCall(e *eventlog.Event, ev authz.Evidence) error {
 	e.Kind = eventlog.KindToolCall
 	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}

@@ -27,4 +27,13 @@ var mutants = []mutation.Mutant{
 	{Name: "a sent edge call recorded as no decision", File: "evidencelog.go",
 		Edits: []mutation.Edit{{Old: "\tcase authz.OutcomeSucceeded, authz.OutcomeFailed:\n\t\te.Decision = eventlog.DecisionAllow\n", New: "\tcase authz.OutcomeSucceeded, authz.OutcomeFailed:\n\t\te.Decision = eventlog.DecisionNone\n"}},
 		Kills: "TestRecordEdgeCalls"},
+	{Name: "the context's tenant, workspace and project dropped", File: "evidencelog.go",
+		Edits: []mutation.Edit{{Old: "Role: ev.Request.Role, Tenant: ev.Request.Tenant, Workspace: ev.Request.Workspace,\n\t\tProject: ev.Request.Project,", New: "Role: ev.Request.Role,"}},
+		Kills: "TestEveryKindCarriesTheContext"},
+	{Name: "the context's session dropped", File: "evidencelog.go",
+		Edits: []mutation.Edit{{Old: "SessionID: ev.Request.Session,", New: ""}},
+		Kills: "TestEveryKindCarriesTheContext"},
+	{Name: "the context's role dropped", File: "evidencelog.go",
+		Edits: []mutation.Edit{{Old: "Role: ev.Request.Role, ", New: ""}},
+		Kills: "TestEveryKindCarriesTheContext"},
 }

@@ -104,6 +104,9 @@ type Rig struct {
 	Approvals   *authz.Approvals
 	Assignments *authz.Assignments
 	Evidence    *custodytest.MemoryEvidence
+	// EdgeEvidence holds the edge_call events of the rig's Edge, apart
+	// from the gateway's and the approvals' events in Evidence.
+	EdgeEvidence *custodytest.MemoryEvidence
 	// Opens counts the credential's opens by the custodian.
 	Opens *atomic.Int64
 	// Edge is the rig's outbound edge, as the gateway sees it; EdgeCall is
@@ -128,7 +131,7 @@ const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","m
 // New builds a Rig; everything it starts stops with t.
 func New(t TB) *Rig {
 	t.Helper()
-	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
+	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.Hits.Add(1)
 		io.Copy(io.Discard, req.Body)
@@ -198,7 +201,7 @@ func New(t TB) *Rig {
 	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
 	e, err := edge.NewEdge(edge.EdgeConfig{
 		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
-		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+		Evidence: r.EdgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -243,15 +246,32 @@ func (r *Rig) Channel(rc checkfu.RequestContext) *gateway.Channel {
 	return ch
 }
 
-// Approve records an approval of the create call, as the platform would.
+// Approver is the request context of the approver the rig's approvals
+// come from: another actor of the member's tenant and workspace.
+func Approver() checkfu.RequestContext {
+	return checkfu.RequestContext{
+		Actor: "user:carol", Role: "approver", Tenant: "org-1", Workspace: "ws-1", Project: "proj-1",
+		Session: "sess-approver", Request: "req-approve", Release: "checkfu@test",
+	}
+}
+
+// Approve records an approval of the create call, as the platform would:
+// under the approver's own request context.
 func (r *Rig) Approve(args string) {
+	r.T.Helper()
+	r.ApproveWith(checkfu.WithRequestContext(context.Background(), Approver()), r.Approvals, args)
+}
+
+// ApproveWith is Approve through approvals, deciding with ctx (and the
+// request context it carries).
+func (r *Rig) ApproveWith(ctx context.Context, approvals *authz.Approvals, args string) {
 	r.T.Helper()
 	call := authz.ToolCall{Capability: "issues.create", Arguments: json.RawMessage(args)}
 	action, err := r.Registry.Arguments(call)
 	if err != nil {
 		r.T.Fatal(err)
 	}
-	if _, err := r.Approvals.Decide(context.Background(), authz.ApprovalDecision{
+	if _, err := approvals.Decide(ctx, authz.ApprovalDecision{
 		Binding:  authz.ApprovalBinding{Actor: Member().Actor, Grant: r.Lease.ID, Action: action.Digest(), Effect: action.Effect, Scope: Member().Session},
 		Approver: "user:carol", Approve: true, TTL: time.Minute,
 	}); err != nil {
