@@ -237,7 +237,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "chain verified: %d events, head %x\n", head.Seq, head.Hash[:8])
 	if path := r.LogPath(); path != "" {
-		fmt.Fprintf(w, "log: %s (SQLite; read it again with: go run ./cmd/checkfu log read)\n", path)
+		fmt.Fprintf(w, "log: %s (SQLite; verify it again with: go run ./cmd/checkfu log verify -store sqlite:%s -session %s)\n", path, path, s.ID())
 	} else {
 		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
 	}
