@@ -76,12 +76,12 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
 	if err != nil {
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "permission", Grant: p.lease.ID}, err)
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err, "")
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
 	if err != nil {
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "approver", Action: ar.Action, Grant: p.lease.ID}, err)
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approver", Action: ar.Action, Grant: p.lease.ID}, err, "")
 		return reject(req)
 	}
 	ttl := dec.TTL
@@ -91,7 +91,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	binding := authz.ApprovalBinding{Actor: s.rc.Actor, Grant: p.lease.ID, Action: ar.Action, Effect: ar.Effect, Scope: s.rc.Session}
 	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
-			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "approval", Action: ar.Action, Grant: p.lease.ID}, err)
+			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err, "")
 		}
 		return reject(req)
 	}

@@ -72,14 +72,14 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	if s.plane == nil {
 		p, err := s.buildPlane(ctx)
 		if err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "plane"}, err))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_plane"}, err, ""))
 		}
 		s.plane = p
 	}
 	if s.instance == nil {
 		inst, err := r.provider.Create(ctx, spec)
 		if err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "instance", Provider: r.desc.Identity}, err))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.desc.Identity}, err, ""))
 		}
 		s.instance = inst
 	}
@@ -87,7 +87,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+s.plane.socket())
 	proc, err := s.instance.OpenProcess(ctx, ps)
 	if err != nil {
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "process", Provider: r.desc.Identity}, err))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
 	a := &Agent{s: s, proc: proc, stderr: make(chan struct{})}
 	go func() {
@@ -101,7 +101,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	// Step 4: the evidence, against what the Runner holds.
 	m := adapters.MatchEvidence(adapters.HeldFor(r.desc, spec), proc.Evidence())
 	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.desc.Identity, ProcessID: s.rc.Session, Result: string(m.Assurance)}
-	if err := s.decide(ctx, ev, m.Err()); err != nil || !m.OK() {
+	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
 		a.kill()
 		return nil, errors.Join(m.Err(), err)
 	}
@@ -122,7 +122,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	}
 	if err != nil {
 		a.kill()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "acp"}, err))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
 	}
 	return a, nil
 }

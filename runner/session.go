@@ -64,11 +64,11 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 	if err == nil {
 		v, err = admission.Publish(prev, p, nil)
 	}
-	ev := eventlog.Event{Kind: eventlog.KindAdmission, Result: "published"}
+	ev := eventlog.Event{Kind: eventlog.KindAdmission}
 	if v != nil {
 		ev.Profile = profileRevision(v)
 	}
-	if lerr := s.decide(ctx, ev, err); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, "published"); lerr != nil {
 		return nil, lerr
 	}
 	if err != nil {
@@ -89,14 +89,14 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
 	r := s.r
 	rec, err := s.admit(v, lane, provenance)
-	ev := eventlog.Event{Kind: eventlog.KindAdmission, Result: "admitted", Provider: r.desc.Identity}
+	ev := eventlog.Event{Kind: eventlog.KindAdmission, Provider: r.desc.Identity}
 	if v != nil {
 		ev.Profile = profileRevision(v)
 	}
 	if rec != nil {
 		ev.Scope = "lane:" + rec.Facts().Lane.String()
 	}
-	if lerr := s.decide(ctx, ev, err); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, "admitted"); lerr != nil {
 		return lerr
 	}
 	if err != nil {
@@ -149,15 +149,20 @@ func (s *Session) Record() *admission.Record {
 	return s.record
 }
 
-// decide appends ev as the outcome err decided: allow for nil, deny with
-// err's code otherwise. An event that cannot be appended is an error of
-// its own: an unrecorded decision is no decision.
-func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error) error {
+// decide appends ev as the outcome err decided: allow with result ok for
+// nil; deny with err's code otherwise, ev.Result naming what was refused
+// ("refused" when empty). An event that cannot be appended is an error
+// of its own: an unrecorded decision is no decision.
+func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok string) error {
 	ev.Decision = eventlog.DecisionAllow
-	if err != nil {
+	if err == nil {
+		ev.Result = ok
+	} else {
 		ev.Decision = eventlog.DecisionDeny
-		ev.Result = "refused"
 		ev.Code = codeOf(err)
+		if ev.Result == "" {
+			ev.Result = "refused"
+		}
 	}
 	return s.append(ctx, ev)
 }

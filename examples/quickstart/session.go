@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,7 +270,8 @@ func thirdParty(ctx context.Context, s *runner.Session) string {
 		return "skipped (" + argv[0] + " is not installed)"
 	}
 	argv[0] = path
-	a, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Argv: argv}})
+	var updates atomic.Int64
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Argv: argv}, OnUpdate: func(acp.SessionNotification) { updates.Add(1) }})
 	if err != nil {
 		return "refused: " + err.Error()
 	}
@@ -278,11 +280,11 @@ func thirdParty(ctx context.Context, s *runner.Session) string {
 	if err != nil {
 		return "turn failed: " + err.Error()
 	}
-	name := "?"
+	name := filepath.Base(argv[len(argv)-1])
 	if a.Info().AgentInfo != nil {
 		name = a.Info().AgentInfo.Name
 	}
-	return fmt.Sprintf("%s: turn ended %s", name, res.StopReason)
+	return fmt.Sprintf("%s (third-party, node): turn ended %s after %d updates; permission requests naming no profile tool are denied (permission_unbound)", name, res.StopReason, updates.Load())
 }
 
 // An upstream is the local provider the Connection reaches.
