@@ -77,14 +77,24 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		s.plane = p
 	}
 	if s.instance == nil {
-		inst, err := r.provider.Create(ctx, spec)
+		var inst adapters.Instance
+		var err error
+		if bm, ok := r.provider.(BrokerMounter); ok {
+			inst, err = bm.CreateWithBroker(ctx, spec, s.plane.dir)
+		} else {
+			inst, err = r.provider.Create(ctx, spec)
+		}
 		if err != nil {
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.desc.Identity}, err, ""))
 		}
 		s.instance = inst
 	}
 	ps := cfg.Process
-	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+s.plane.socket())
+	socket := s.plane.socket()
+	if bm, ok := r.provider.(BrokerMounter); ok {
+		socket = bm.BrokerPath() + "/" + BrokerSocket
+	}
+	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
 	proc, err := s.instance.OpenProcess(ctx, ps)
 	if err != nil {
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))

@@ -51,6 +51,17 @@ type Provider interface {
 	Spec(id, profileDigest string) adapters.InstanceSpec
 }
 
+// A BrokerMounter is a Provider whose instances cannot reach the plane's
+// host filesystem (a container): it mounts the session's broker
+// directory into each instance it creates, and says where the directory
+// appears inside. *docker.Provider implements it. A Provider that is not
+// one runs its processes on the host, which reach the socket where the
+// plane made it.
+type BrokerMounter interface {
+	CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error)
+	BrokerPath() string
+}
+
 // A Connection is one provider connection the platform authorized: the
 // custody binding of its credential, the provider revision leases are
 // issued against, its egress rules (1 to 32, default deny) and the exact

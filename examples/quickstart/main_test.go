@@ -27,7 +27,7 @@ func quickstart(t *testing.T, provider string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	err := run(ctx, options{provider: provider}, &out)
+	err := run(ctx, options{provider: provider, dir: t.TempDir()}, &out)
 	t.Logf("output:\n%s", out.String())
 	if err != nil {
 		t.Fatal(err)

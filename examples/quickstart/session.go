@@ -25,6 +25,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/process"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/address"
@@ -40,6 +41,7 @@ type options struct {
 	provider string
 	store    string
 	terminal bool
+	dir      string // where the SQLite stores go; empty means a new temporary directory
 }
 
 // The session's request context, as the application server resolved it.
@@ -81,9 +83,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	defer up.close()
 	fmt.Fprintf(w, "upstream: %s (httptest TLS on 127.0.0.1; the edge treats 127.0.0.1/32 as public with the testing-only egress.DialerConfig.TreatAsPublicForTesting)\n", up.base)
 
-	dir, err := os.MkdirTemp("", "checkfu-quickstart-")
-	if err != nil {
-		return err
+	dir := o.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "checkfu-quickstart-"); err != nil {
+			return err
+		}
 	}
 	prov, closeProv, err := provider(ctx, o.provider, w)
 	if err != nil {
@@ -222,7 +226,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 
 	p.step("a third-party ACP agent")
-	p.done(thirdParty(ctx, s))
+	if o.provider == "docker" {
+		p.done("skipped (node is not in the agent's busybox image)")
+	} else {
+		p.done(thirdParty(ctx, s))
+	}
 
 	if err := s.Close(); err != nil {
 		return err
@@ -248,8 +256,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 }
 
 func assurance(d adapters.Description) string {
-	if d.Placement == admission.PlacementInProcess {
-		return string(adapters.AssuranceIsolationChecked) + " (the process provider isolates nothing: trusted lane only)"
+	switch {
+	case d.Identity.Provider == process.Name:
+		return string(adapters.AssuranceIsolationChecked) + " (of the comparison: the process provider isolates nothing, so it is for the trusted lane only)"
+	case d.Placement == admission.PlacementInProcess:
+		return string(adapters.AssuranceIsolationChecked) + " (the isolation read back from the engine before start)"
 	}
 	return string(adapters.AssuranceIdentityOnly)
 }
