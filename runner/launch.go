@@ -153,7 +153,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	var code int
 	var err error
 	go func() {
-		io.Copy(io.Discard, a.proc.Stdout())
+		// The client's read goroutine reads stdout to its end.
 		code, err = a.proc.Wait()
 		close(done)
 	}()
@@ -171,10 +171,15 @@ func (a *Agent) Close(ctx context.Context) error {
 	return errors.Join(err, a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}))
 }
 
-// kill ends a process that never became an agent.
+// kill ends a process that never became an agent. Its stdout is read to
+// the end by the client when there is one, and drained here otherwise.
 func (a *Agent) kill() {
 	a.proc.Kill()
-	go io.Copy(io.Discard, a.proc.Stdout())
+	if a.client == nil {
+		go io.Copy(io.Discard, a.proc.Stdout())
+	} else {
+		a.client.Close()
+	}
 	a.proc.Wait()
 	<-a.stderr
 }

@@ -35,6 +35,11 @@ const AgentEnv = "CHECKFU_SCRIPTED_AGENT"
 // package cannot import the runner it tests).
 const SocketEnv = "CHECKFU_BROKER_SOCKET"
 
+// ScriptEnv, when set, holds the Script Main plays instead of
+// QuickstartScript, as a JSON array of steps ({"Tool": ..., "Arguments":
+// {...}, "Ask": true}).
+const ScriptEnv = "CHECKFU_SCRIPTED_AGENT_SCRIPT"
+
 // Name is the agentInfo name of the scripted agent.
 const Name = "checkfu-scripted-agent"
 
@@ -57,11 +62,18 @@ var QuickstartScript = []Step{
 	{Tool: "create_issue", Arguments: map[string]any{"title": "Found by the quickstart"}, Ask: true},
 }
 
-// Main runs the scripted agent with QuickstartScript on the process's
-// stdin and stdout, the broker socket named by SocketEnv, and returns the
-// exit code: 0 when stdin ended cleanly.
+// Main runs the scripted agent with QuickstartScript (or ScriptEnv's) on
+// the process's stdin and stdout, the broker socket named by SocketEnv,
+// and returns the exit code: 0 when stdin ended cleanly.
 func Main() int {
 	a := &Agent{Socket: os.Getenv(SocketEnv), Script: QuickstartScript}
+	if s := os.Getenv(ScriptEnv); s != "" {
+		a.Script = nil
+		if err := json.Unmarshal([]byte(s), &a.Script); err != nil {
+			fmt.Fprintln(os.Stderr, "scripted agent:", ScriptEnv, "is not a script:", err)
+			return 2
+		}
+	}
 	if err := a.Serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "scripted agent:", err)
 		return 1
@@ -254,4 +266,14 @@ func (a *Agent) say(session, text string) {
 func (a *Agent) reply(id acp.ID, v any) {
 	b, _ := json.Marshal(v)
 	_ = a.out.WriteMessage(acp.Message{ID: id, Result: b})
+}
+
+// ScriptArg returns the ScriptEnv entry ("NAME=JSON") that makes Main
+// play script. It panics if a step's arguments do not encode as JSON.
+func ScriptArg(script []Step) string {
+	b, err := json.Marshal(script)
+	if err != nil {
+		panic(err)
+	}
+	return ScriptEnv + "=" + string(b)
 }
