@@ -48,6 +48,37 @@ var (
 		Session: "sess-1", Request: "req-1", Run: "run-1", Release: "checkfu@test"}
 )
 
+// tb is the part of testing.TB the helpers need, so that an Example can
+// build a rig too.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+	TempDir() string
+}
+
+// exampleTB is a tb for Examples: Fatal panics, and Cleanup runs at done.
+type exampleTB struct{ cleanups []func() }
+
+func (*exampleTB) Helper()            {}
+func (*exampleTB) Fatal(args ...any)  { panic(fmt.Sprint(args...)) }
+func (e *exampleTB) Cleanup(f func()) { e.cleanups = append(e.cleanups, f) }
+func (e *exampleTB) TempDir() string {
+	dir, err := os.MkdirTemp("", "checkfu-runner-example-")
+	if err != nil {
+		panic(err)
+	}
+	e.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// done runs the cleanups, last first.
+func (e *exampleTB) done() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+}
+
 // A rig is a Runner in front of a loopback TLS upstream reached as
 // api.example.com, with the canary in custody and both tools assigned to
 // the member.
@@ -64,7 +95,7 @@ func (g *rig) approveAll(_ context.Context, _ runner.ApprovalRequest) (runner.Ap
 }
 
 // newRig builds a rig; edit may change the Config first.
-func newRig(t testing.TB, edit func(*runner.Config, *rig)) *rig {
+func newRig(t tb, edit func(*runner.Config, *rig)) *rig {
 	t.Helper()
 	g := &rig{}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -131,7 +162,7 @@ func newRig(t testing.TB, edit func(*runner.Config, *rig)) *rig {
 }
 
 // session opens the member's session.
-func (g *rig) session(t testing.TB) *runner.Session {
+func (g *rig) session(t tb) *runner.Session {
 	t.Helper()
 	tok, err := g.IssueToken(member, time.Minute)
 	if err != nil {
@@ -153,7 +184,7 @@ func profileDoc(np string) []byte {
 
 // admitted returns a session admitted under an unrestricted profile in
 // the trusted lane.
-func (g *rig) admitted(t testing.TB) *runner.Session {
+func (g *rig) admitted(t tb) *runner.Session {
 	t.Helper()
 	s := g.session(t)
 	v, err := s.Publish(context.Background(), profileDoc(`{"type": "unrestricted"}`), nil)
@@ -167,7 +198,7 @@ func (g *rig) admitted(t testing.TB) *runner.Session {
 }
 
 // agentSpec is the scripted agent playing script.
-func agentSpec(t testing.TB, script []runnertest.Step) adapters.ProcessSpec {
+func agentSpec(t tb, script []runnertest.Step) adapters.ProcessSpec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -178,7 +209,7 @@ func agentSpec(t testing.TB, script []runnertest.Step) adapters.ProcessSpec {
 
 // turn launches the scripted agent with script, plays one turn, closes
 // it, and returns what the agent said.
-func turn(t testing.TB, s *runner.Session, script []runnertest.Step) []string {
+func turn(t tb, s *runner.Session, script []runnertest.Step) []string {
 	t.Helper()
 	ctx := context.Background()
 	var said []string
@@ -196,7 +227,7 @@ func turn(t testing.TB, s *runner.Session, script []runnertest.Step) []string {
 }
 
 // entries reads the session's log.
-func entries(t testing.TB, r *runner.Runner, session string) []eventlog.Entry {
+func entries(t tb, r *runner.Runner, session string) []eventlog.Entry {
 	t.Helper()
 	var out []eventlog.Entry
 	for e, err := range r.Log().Read(context.Background(), session, 1) {
