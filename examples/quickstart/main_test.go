@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
 
@@ -21,13 +22,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// quickstart runs the quickstart with provider and returns its output.
-func quickstart(t *testing.T, provider string) string {
+// quickstart runs the quickstart with provider (and the log in the
+// PostgreSQL at store, when not empty) and returns its output.
+func quickstart(t *testing.T, provider, store string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	err := run(ctx, options{provider: provider, dir: t.TempDir()}, &out)
+	err := run(ctx, options{provider: provider, store: store, dir: t.TempDir()}, &out)
 	t.Logf("output:\n%s", out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,18 @@ func checkSession(t *testing.T, out string) {
 }
 
 func TestQuickstartProcess(t *testing.T) {
-	checkSession(t, quickstart(t, "process"))
+	checkSession(t, quickstart(t, "process", ""))
+}
+
+// TestQuickstartPostgres logs to PostgreSQL: it runs when
+// CHECKFU_TEST_POSTGRES_DSN names a server, in a schema of its own, and
+// fails under CI without one (internal/pgtest).
+func TestQuickstartPostgres(t *testing.T) {
+	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"))
+	checkSession(t, out)
+	if !strings.Contains(out, "log: PostgreSQL, session qs-") {
+		t.Error("the output does not say the log is in PostgreSQL")
+	}
 }
 
 // TestQuickstartDocker runs the same session in a container. It runs
@@ -74,5 +87,5 @@ func TestQuickstartDocker(t *testing.T) {
 	if os.Getenv("CHECKFU_TEST_DOCKER") != "1" {
 		t.Skip("set CHECKFU_TEST_DOCKER=1 with an engine at DOCKER_HOST")
 	}
-	checkSession(t, quickstart(t, "docker"))
+	checkSession(t, quickstart(t, "docker", ""))
 }

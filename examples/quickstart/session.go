@@ -44,10 +44,12 @@ type options struct {
 	dir      string // where the SQLite stores go; empty means a new temporary directory
 }
 
-// The session's request context, as the application server resolved it.
+// The session's request context, as the application server resolved it;
+// run gives each run a session id of its own, so that a PostgreSQL log
+// kept between runs holds one session per run.
 var member = checkfu.RequestContext{
 	Actor: "user:alice", Role: "member", Tenant: "acme", Workspace: "ws-1", Project: "app",
-	Session: "qs-1", Request: "req-1", Run: "run-1", Release: "quickstart@v1",
+	Request: "req-1", Run: "run-1", Release: "quickstart@v1",
 }
 
 // The credential's custody binding and the upstream's provider revision.
@@ -69,6 +71,10 @@ func profile(extra, np string) []byte {
 // run runs the session and prints it to w.
 func run(ctx context.Context, o options, w io.Writer) error {
 	began := time.Now()
+	id := make([]byte, 4)
+	rand.Read(id)
+	member := member
+	member.Session = "qs-" + hex.EncodeToString(id)
 	p := &progress{w: w, terminal: o.terminal, of: 7}
 	fmt.Fprintln(w, "checkfu quickstart: one session, every decision logged")
 
