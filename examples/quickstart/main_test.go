@@ -51,6 +51,7 @@ func checkSession(t *testing.T, out string) {
 		regexp.MustCompile(`(?m)^\d+ +approval_result +- +- +user:alice +approval \S+ by user:carol +succeeded$`),
 		regexp.MustCompile(`(?m)^\d+ +tool_call +- +- +user:alice +tool create_issue +http_201$`),
 		regexp.MustCompile(`(?m)^\d+ +process_exited +- +- +user:alice +\S+ +exit_0$`),
+		regexp.MustCompile(`(?m)^\d+ +tool_call +allow +- +user:alice +tool create_issue +authorized$`),
 		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
 		regexp.MustCompile(`agent: \[scripted\] list_issues -> refused: arguments_invalid`),
 		regexp.MustCompile(`approver user:carol APPROVES create_issue`),
@@ -65,8 +66,18 @@ func checkSession(t *testing.T, out string) {
 	}
 }
 
+// TestQuickstartProcess runs the quickstart on the process provider.
+// When the acp tests' environment names a third-party agent (CI sets it,
+// .ci/setup.d/30-acp-agent.sh), its turn must have run too.
 func TestQuickstartProcess(t *testing.T) {
-	checkSession(t, quickstart(t, "process", ""))
+	out := quickstart(t, "process", "")
+	checkSession(t, out)
+	if os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT") != "" || os.Getenv("CHECKFU_TEST_ACP_AGENT") != "" {
+		third := regexp.MustCompile(`a third-party ACP agent: \S+ \(third-party, node\): turn ended end_turn`)
+		if !third.MatchString(out) {
+			t.Errorf("the output does not match %s", third)
+		}
+	}
 }
 
 // TestQuickstartPostgres logs to PostgreSQL: it runs when

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
@@ -33,6 +34,7 @@ import (
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/eventlog/pglog"
+	"github.com/checkfu/checkfu/internal/strictjson"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -202,7 +204,8 @@ func run(ctx context.Context, o options, w io.Writer) error {
 				Text string `json:"text"`
 			} `json:"content"`
 		}
-		if n.Kind() == "agent_message_chunk" && json.Unmarshal(n.Update, &u) == nil {
+		// The update is the agent's text: decoded strictly, bounded.
+		if n.Kind() == "agent_message_chunk" && strictjson.Unmarshal(n.Update, &u, strictjson.Options{MaxBytes: 64 << 10, AllowUnknownMembers: true}) == nil {
 			mu.Lock()
 			updates = append(updates, u.Content.Text)
 			mu.Unlock()
@@ -228,7 +231,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	p.done("turn ended: " + string(res.StopReason))
 	for _, u := range updates {
-		fmt.Fprintln(w, "  agent:", u)
+		fmt.Fprintln(w, "  agent:", printable(u))
 	}
 
 	p.step("a third-party ACP agent")
@@ -259,6 +262,17 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential\n", up.hits.Load())
 	fmt.Fprintf(w, "done in %s\n", time.Since(began).Round(time.Millisecond))
 	return nil
+}
+
+// printable replaces control characters in an agent's text, which could
+// otherwise drive the terminal it is printed to.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '.'
+		}
+		return r
+	}, s)
 }
 
 func assurance(d adapters.Description) string {
