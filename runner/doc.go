@@ -46,6 +46,12 @@
 //     credential after a call's decision; the package does not import
 //     custody/internal/reveal (imports_test.go), and events carry
 //     identifiers and codes only.
+//   - The broker answers a process only once its evidence has matched:
+//     the socket exists from before the process starts, but what the
+//     process sends waits unanswered in the listener's backlog until the
+//     match, and the listener closes (removing the socket) when the
+//     process ends. A mismatch kills the process and closes the
+//     session's gateway channel for good.
 //   - An approval is bound to the exact action: the agent's permission
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's

@@ -95,8 +95,13 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		socket = bm.BrokerPath() + "/" + BrokerSocket
 	}
 	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+	ln, err := s.plane.listen()
+	if err != nil {
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+	}
 	proc, err := s.instance.OpenProcess(ctx, ps)
 	if err != nil {
+		ln.Close()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
 	a := &Agent{s: s, proc: proc, stderr: make(chan struct{})}
@@ -112,9 +117,14 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	m := adapters.MatchEvidence(adapters.HeldFor(r.desc, spec), proc.Evidence())
 	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.desc.Identity, ProcessID: s.rc.Session, Result: string(m.Assurance)}
 	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
+		// The sandbox is not the one admitted: nothing of it is
+		// served, now or later.
+		ln.Close()
+		s.plane.channel.Close()
 		a.kill()
 		return nil, errors.Join(m.Err(), err)
 	}
+	s.plane.serve(ln)
 	// Step 5: ACP.
 	pl := s.plane
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
@@ -132,6 +142,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	}
 	if err != nil {
 		a.kill()
+		s.plane.stopServing()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
 	}
 	return a, nil
@@ -146,7 +157,8 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 }
 
 // Close ends the agent: it closes its input, waits up to ExitGrace for it
-// to exit (killing it after), and records its exit status.
+// to exit (killing it after), stops the broker and records the exit
+// status.
 func (a *Agent) Close(ctx context.Context) error {
 	a.client.Close()
 	done := make(chan struct{})
@@ -164,6 +176,9 @@ func (a *Agent) Close(ctx context.Context) error {
 		<-done
 	}
 	<-a.stderr
+	a.s.mu.Lock()
+	a.s.plane.stopServing()
+	a.s.mu.Unlock()
 	result := "exit_" + strconv.Itoa(code)
 	if err != nil {
 		result = "killed"

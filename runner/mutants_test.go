@@ -11,6 +11,14 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "the broker serves before the evidence is checked", File: "launch.go",
+		Edits: []mutation.Edit{
+			{Old: `	s.plane.serve(ln)
+`, New: ``},
+			{Old: `	proc, err := s.instance.OpenProcess(ctx, ps)`, New: `	s.plane.serve(ln)
+	proc, err := s.instance.OpenProcess(ctx, ps)`},
+		},
+		Kills: "TestUnmatchedProcessIsNeverServed"},
 	{Name: "a mismatching process is spoken to", File: "launch.go",
 		Edits: []mutation.Edit{{Old: `err != nil || !m.OK() {`, New: `err != nil {`}},
 		Kills: "TestEvidenceMismatchRefused"},

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 
 	"github.com/checkfu/checkfu"
@@ -33,9 +34,14 @@ type plane struct {
 	approvals *authz.Approvals
 	edge      *edge.Edge
 	channel   *gateway.Channel
+	broker    *broker.Broker
 	dir       string // the broker directory; the socket is dir/BrokerSocket
-	stop      context.CancelFunc
-	served    chan error
+
+	// stop ends the broker's Serve and served reports its return; both
+	// nil while no process's evidence has matched. Guarded by the
+	// session's mu.
+	stop   context.CancelFunc
+	served chan error
 }
 
 // buildPlane builds the session's plane and starts its broker.
@@ -84,21 +90,37 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.token, Lease: p.lease.ID, Tools: r.tools}); err != nil {
 		return nil, err
 	}
-	b, err := broker.New(p.channel)
-	if err != nil {
+	if p.broker, err = broker.New(p.channel); err != nil {
 		return nil, err
 	}
 	if p.dir, err = tempDir(); err != nil {
 		return nil, err
 	}
-	ln, err := broker.ListenUnix(filepath.Join(p.dir, BrokerSocket))
-	if err != nil {
-		return nil, err
-	}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	p.stop, p.served = stop, make(chan error, 1)
-	go func() { p.served <- b.Serve(sctx, ln) }()
 	return p, nil
+}
+
+// listen listens on the broker's socket for one process. Connections the
+// process makes wait in the listener's backlog, unanswered, until serve.
+func (p *plane) listen() (net.Listener, error) {
+	return broker.ListenUnix(p.socket())
+}
+
+// serve starts answering MCP on ln: the process's evidence matched.
+func (p *plane) serve(ln net.Listener) {
+	ctx, stop := context.WithCancel(context.Background())
+	p.stop, p.served = stop, make(chan error, 1)
+	go func() { p.served <- p.broker.Serve(ctx, ln) }()
+}
+
+// stopServing ends the broker's sessions and closes its listener, which
+// removes the socket, so that the next process reaches nothing until
+// its own evidence has matched.
+func (p *plane) stopServing() {
+	if p.stop != nil {
+		p.stop()
+		<-p.served
+		p.stop, p.served = nil, nil
+	}
 }
 
 // socket returns the path of the broker's socket on the plane's host.
@@ -107,10 +129,7 @@ func (p *plane) socket() string { return filepath.Join(p.dir, BrokerSocket) }
 // close stops the broker, closes the channel and the edge's idle
 // connections, and revokes the lease.
 func (p *plane) close() {
-	if p.stop != nil {
-		p.stop()
-		<-p.served
-	}
+	p.stopServing()
 	if p.channel != nil {
 		p.channel.Close()
 	}

@@ -216,6 +216,85 @@ func TestEvidenceMismatchRefused(t *testing.T) {
 	}
 }
 
+// signalWriter closes seen the first time a write holds want.
+type signalWriter struct {
+	mu   sync.Mutex
+	want string
+	buf  strings.Builder
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(b)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(b), nil
+}
+
+// waitingProcess is a lyingProcess whose evidence is reported only once
+// the agent has had its chance: when its call was answered, or after a
+// second of nothing.
+type waitingProcess struct {
+	lyingProcess
+	answered <-chan struct{}
+}
+
+func (p waitingProcess) Evidence() adapters.Evidence {
+	select {
+	case <-p.answered:
+	case <-time.After(time.Second):
+	}
+	return p.lyingProcess.Evidence()
+}
+
+type waitingProvider struct {
+	runner.Provider
+	answered <-chan struct{}
+}
+
+func (p waitingProvider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inst, err := p.Provider.Create(ctx, spec)
+	return waitingInstance{inst, p.answered}, err
+}
+
+type waitingInstance struct {
+	adapters.Instance
+	answered <-chan struct{}
+}
+
+func (i waitingInstance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	p, err := i.Instance.OpenProcess(ctx, spec)
+	return waitingProcess{lyingProcess{p}, i.answered}, err
+}
+
+// TestUnmatchedProcessIsNeverServed: a process that calls a tool the
+// moment it starts, before its evidence is checked, gets no answer: the
+// broker serves a process only once its evidence matched, and a mismatch
+// closes the session's channel.
+func TestUnmatchedProcessIsNeverServed(t *testing.T) {
+	stderr := &signalWriter{want: "eager: called", seen: make(chan struct{})}
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = waitingProvider{runner.Process(), stderr.seen} })
+	s := g.admitted(t)
+	spec := agentSpec(t, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}})
+	spec.Env = append(spec.Env, runnertest.EagerEnv+"=1")
+	_, err := s.Launch(context.Background(), runner.LaunchConfig{Process: spec, Stderr: stderr})
+	if !errors.Is(err, adapters.CodeEvidenceMismatch) {
+		t.Fatalf("Launch = %v, want %s", err, adapters.CodeEvidenceMismatch)
+	}
+	if g.hits.Load() != 0 {
+		t.Fatalf("an unchecked process reached the upstream %d times", g.hits.Load())
+	}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Kind == eventlog.KindToolCall {
+			t.Fatalf("an unchecked process's call was decided: %v", rows([]eventlog.Entry{e}))
+		}
+	}
+}
+
 // TestPermissionUnbound: a permission request that names a read-only
 // tool, an unknown tool, or arguments the tool refuses binds no action:
 // it is denied and logged, and the Approver is never asked.

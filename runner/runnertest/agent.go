@@ -40,6 +40,12 @@ const SocketEnv = "CHECKFU_BROKER_SOCKET"
 // {...}, "Ask": true}).
 const ScriptEnv = "CHECKFU_SCRIPTED_AGENT_SCRIPT"
 
+// EagerEnv, when "1", makes Main play its script once as soon as it
+// starts, before it reads any ACP message, writing "eager: connecting"
+// and then "eager: called TOOL" for each call answered to stderr: a
+// process that tries the broker before the Runner has checked it.
+const EagerEnv = "CHECKFU_SCRIPTED_AGENT_EAGER"
+
 // Name is the agentInfo name of the scripted agent.
 const Name = "checkfu-scripted-agent"
 
@@ -73,6 +79,9 @@ func Main() int {
 			fmt.Fprintln(os.Stderr, "scripted agent:", ScriptEnv, "is not a script:", err)
 			return 2
 		}
+	}
+	if os.Getenv(EagerEnv) == "1" {
+		a.eager()
 	}
 	if err := a.Serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "scripted agent:", err)
@@ -208,6 +217,24 @@ func (a *Agent) turn(session string) acp.StopReason {
 		a.say(session, st.Tool+" -> "+strings.Join(parts, "\n"))
 	}
 	return acp.StopEndTurn
+}
+
+// eager plays the script without ACP, reporting on stderr.
+func (a *Agent) eager() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fmt.Fprintln(os.Stderr, "eager: connecting")
+	cs, err := a.connect(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eager:", err)
+		return
+	}
+	defer cs.Close()
+	for _, st := range a.Script {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments}); err == nil {
+			fmt.Fprintln(os.Stderr, "eager: called", st.Tool)
+		}
+	}
 }
 
 func (a *Agent) connect(ctx context.Context) (*mcp.ClientSession, error) {
