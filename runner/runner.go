@@ -327,6 +327,12 @@ func (r *Runner) register() error {
 // local processes, trusted lane only.
 func Process() Provider { return processProvider{} }
 
+// ProcessWire returns package process's Remote: the same plain local
+// processes, each behind its own acp/wire server, driven across the wire
+// (the credit window, the replay journal, the identity_only assurance).
+// It is placed remote, so Config.Enrollment must enroll it.
+func ProcessWire() Provider { return remoteProvider{} }
+
 // PutCredential seals secret into native custody at b, as the platform
 // does when a Connection is authorized. The Runner keeps no copy: the
 // credential is read again only by custody's outbound edge, after a

@@ -9,6 +9,7 @@
 // verifies its hash chain and says where the log file is.
 //
 //	go run ./examples/quickstart
+//	go run ./examples/quickstart -provider process-wire     # the agent across acp/wire
 //	go run ./examples/quickstart -provider docker           # in a container, when an engine answers
 //	go run ./examples/quickstart -store postgres://...      # the log in PostgreSQL
 //

@@ -80,6 +80,17 @@ func TestQuickstartProcess(t *testing.T) {
 	}
 }
 
+// TestQuickstartProcessWire runs the agent across acp/wire (process's
+// Remote, enrolled as an operator would): the evidence assurance is
+// identity_only.
+func TestQuickstartProcessWire(t *testing.T) {
+	out := quickstart(t, "process-wire", "")
+	checkSession(t, out)
+	if !regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:process-wire-provider@1 +identity_only$`).MatchString(out) {
+		t.Error("the process did not start across the wire with assurance identity_only")
+	}
+}
+
 // TestQuickstartPostgres logs to PostgreSQL: it runs when
 // CHECKFU_TEST_POSTGRES_DSN names a server, in a schema of its own, and
 // fails under CI without one (internal/pgtest).

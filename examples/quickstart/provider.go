@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,22 +10,62 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/runner"
 )
 
 // dockerAgentPath is where the agent binary sits in the docker image.
 const dockerAgentPath = "/usr/local/bin/quickstart"
 
-// provider returns the provider named by -provider and what stops it.
-func provider(ctx context.Context, name string, w io.Writer) (runner.Provider, func(), error) {
+// provider returns the provider named by -provider, its enrollment when
+// the Runner cannot enroll it itself, and what stops it.
+func provider(ctx context.Context, name string, w io.Writer) (runner.Provider, *admission.Enrollment, func(), error) {
 	switch name {
 	case "process":
-		return runner.Process(), func() {}, nil
+		return runner.Process(), nil, func() {}, nil
+	case "process-wire":
+		p := runner.ProcessWire()
+		e, err := enroll(p.Describe())
+		return p, e, func() {}, err
 	case "docker":
-		return dockerProvider(ctx, w)
+		p, stop, err := dockerProvider(ctx, w)
+		return p, nil, stop, err
 	}
-	return nil, nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider %s is not process or docker", checkfu.Quote(name))
+	return nil, nil, nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider %s is not process, process-wire or docker", checkfu.Quote(name))
+}
+
+// enroll plays the operator enrolling a remote provider: the provider
+// signs its materialization statement with its own key, and the operator
+// trusts that key and issues the ceiling (here, exactly what it declared).
+func enroll(d adapters.Description) (*admission.Enrollment, error) {
+	key, _, err := conformance.GenerateSigner(nil)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := admission.CapabilityDigest(d.Capability)
+	if err != nil {
+		return nil, err
+	}
+	statement, err := admission.SignMaterialization(key, admission.MaterializationStatement{
+		Provider: d.Identity.Provider, ProviderRevision: d.Identity.Revision, MaterializationRevision: d.MaterializationRevision,
+		Placement: d.Placement, CapabilityDigest: digest, IssuedAt: time.Now().UTC().Format(time.RFC3339),
+	})
+	if err != nil {
+		return nil, err
+	}
+	set, err := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": d.Identity.Provider, "public_key_pem": string(key.PublicKeyPEM())}}})
+	if err != nil {
+		return nil, err
+	}
+	signers, err := conformance.ParseAttesterSet(set)
+	if err != nil {
+		return nil, err
+	}
+	return admission.Enroll(admission.EnrollmentRequest{Target: d.Identity, Placement: d.Placement,
+		Declared: d.Capability, Ceiling: d.Capability, Statement: statement, Signers: signers})
 }
 
 // dockerProvider connects to the engine DOCKER_HOST names and builds the

@@ -97,13 +97,13 @@ func run(ctx context.Context, o options, w io.Writer) error {
 			return err
 		}
 	}
-	prov, closeProv, err := provider(ctx, o.provider, w)
+	prov, enrollment, closeProv, err := provider(ctx, o.provider, w)
 	if err != nil {
 		return err
 	}
 	defer closeProv()
 	cfg := runner.Config{
-		Dir: dir, Release: member.Release, Provider: prov,
+		Dir: dir, Release: member.Release, Provider: prov, Enrollment: enrollment,
 		Connections: []runner.Connection{{
 			Credential: credential, Provider: integration,
 			Rules: []egress.Rule{
@@ -279,6 +279,8 @@ func assurance(d adapters.Description) string {
 	switch {
 	case d.Identity.Provider == process.Name:
 		return string(adapters.AssuranceIsolationChecked) + " (of the comparison: the process provider isolates nothing, so it is for the trusted lane only)"
+	case d.Identity.Provider == process.RemoteName:
+		return string(adapters.AssuranceIdentityOnly) + " (across acp/wire both sides of the enforcement clause are the provider's own statements)"
 	case d.Placement == admission.PlacementInProcess:
 		return string(adapters.AssuranceIsolationChecked) + " (the isolation read back from the engine before start)"
 	}
