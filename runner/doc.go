@@ -41,11 +41,13 @@
 //     CodeProviderUnenrolled), and is appended to the session log before
 //     it is returned. An event that cannot be appended fails the step: an
 //     unrecorded decision is no decision.
-//   - Nothing on the path sees a secret. The Runner holds a
-//     custody.Custodian only to hand it to custody/edge, which opens a
-//     credential after a call's decision; the package does not import
-//     custody/internal/reveal (imports_test.go), and events carry
-//     identifiers and codes only.
+//   - Nothing on the path sees a secret. No field of the Runner or of a
+//     session holds a custody.Custodian: only the closure that builds a
+//     session's custody/edge captures it, and the session keeps of the edge
+//     its Send alone, so nothing reachable from an exported type can open a
+//     credential (custody's TestNoExportedTypeHoldsASecret walks them). The
+//     package does not import custody/internal/reveal (imports_test.go),
+//     and events carry identifiers and codes only.
 //   - The broker answers a process only once its evidence has matched:
 //     the socket exists from before the process starts, but what the
 //     process sends waits unanswered in the listener's backlog until the

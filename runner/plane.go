@@ -7,7 +7,6 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
-	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/eventlog/evidencelog"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/broker"
@@ -32,7 +31,7 @@ type plane struct {
 	leases    *authz.Leases
 	lease     authz.Lease
 	approvals *authz.Approvals
-	edge      *edge.Edge
+	edge      outboundEdge
 	channel   *gateway.Channel
 	broker    *broker.Broker
 	dir       string // the broker directory; the socket is dir/BrokerSocket
@@ -73,10 +72,7 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if p.approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: p.sink, Label: r.cfg.Label, Now: r.now}); err != nil {
 		return nil, err
 	}
-	if p.edge, err = edge.NewEdge(edge.EdgeConfig{
-		Registry: r.registry, Leases: p.leases, Custodian: r.custodian, Approvals: p.approvals,
-		Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs,
-	}); err != nil {
+	if p.edge, err = r.newEdge(p.leases, p.approvals); err != nil {
 		return nil, err
 	}
 	gw, err := gateway.New(gateway.Config{

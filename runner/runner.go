@@ -140,8 +140,6 @@ type Runner struct {
 	trusted     *conformance.AttesterSet
 	log         *eventlog.Log
 	tokens      *gateway.HMACTokens
-	custodian   custody.Custodian
-	native      *custody.Native // nil when Credentials is an embedder's runtime
 	registry    *authz.Registry
 	catalog     *authz.Catalog
 	integration checkfu.ProviderRevision
@@ -149,6 +147,22 @@ type Runner struct {
 	tools       []gateway.ProfileTool
 	assignments *authz.Assignments
 	closers     []func() error
+
+	// The Runner holds no custodian in a field: only these closures
+	// capture it, so nothing reachable from a Runner can open a
+	// credential (custody's TestNoExportedTypeHoldsASecret walks every
+	// exported type). newEdge builds a session's outbound edge, which
+	// exposes Send alone; put seals a credential.
+	newEdge func(*authz.Leases, *authz.Approvals) (outboundEdge, error)
+	put     func(context.Context, custody.Binding, *custody.Secret) error
+}
+
+// outboundEdge is what a session's plane holds of custody's edge: the
+// gateway's Send, and closing idle connections. Nothing in it opens a
+// credential.
+type outboundEdge interface {
+	gateway.Edge
+	CloseIdleConnections()
 }
 
 // New validates cfg, opens the default stores it needs, enrolls the
@@ -221,8 +235,18 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	if err != nil {
 		return err
 	}
-	r.native = custody.NewNative(ks, creds)
-	r.custodian = r.native
+	native := custody.NewNative(ks, creds)
+	r.put = native.Put
+	r.newEdge = func(leases *authz.Leases, approvals *authz.Approvals) (outboundEdge, error) {
+		e, err := edge.NewEdge(edge.EdgeConfig{
+			Registry: r.registry, Leases: leases, Custodian: native, Approvals: approvals,
+			Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs,
+		})
+		if err != nil {
+			return nil, err // never a typed nil in the interface
+		}
+		return e, nil
+	}
 	events := r.cfg.Events
 	if events == nil {
 		s, err := sqlitelog.Open(ctx, r.LogPath())
@@ -338,7 +362,7 @@ func ProcessWire() Provider { return remoteProvider{} }
 // credential is read again only by custody's outbound edge, after a
 // call's decision.
 func (r *Runner) PutCredential(ctx context.Context, b custody.Binding, secret *custody.Secret) error {
-	return r.native.Put(ctx, b, secret)
+	return r.put(ctx, b, secret)
 }
 
 // IssueToken issues the server-owned token for rc, as the application
