@@ -73,6 +73,16 @@ func (p *progress) step(name string) {
 	}
 }
 
+// say prints a line inside the running step: on a terminal above the
+// step's line, which is then drawn again.
+func (p *progress) say(format string, args ...any) {
+	if p.terminal && p.name != "" {
+		fmt.Fprintf(p.w, "\r\033[K"+format+"\n  [%d/%d] %s ...", append(args, p.n, p.of, p.name)...)
+		return
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
 func (p *progress) done(note string) {
 	d := time.Since(p.start).Round(time.Millisecond)
 	if note != "" {
@@ -80,7 +90,8 @@ func (p *progress) done(note string) {
 	}
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K  [%d/%d] %s%s (%s)\n", p.n, p.of, p.name, note, d)
-		return
+	} else {
+		fmt.Fprintf(p.w, "step %d/%d %s%s (%s)\n", p.n, p.of, p.name, note, d)
 	}
-	fmt.Fprintf(p.w, "step %d/%d %s%s (%s)\n", p.n, p.of, p.name, note, d)
+	p.name = ""
 }

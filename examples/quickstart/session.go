@@ -122,7 +122,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 			{Actor: member.Actor, Capability: "issues.create", Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)},
 		},
 		Approver: runner.ApproverFunc(func(_ context.Context, req runner.ApprovalRequest) (runner.Approval, error) {
-			fmt.Fprintf(w, "  approver user:carol APPROVES %s for %s with %s (action %s...)\n", req.Tool, req.Context.Actor, req.Arguments, req.Action[:19])
+			p.say("  approver user:carol APPROVES %s for %s with %s (action %s...)", req.Tool, req.Context.Actor, printable(string(req.Arguments)), req.Action[:19])
 			return runner.Approval{Approve: true, Approver: "user:carol"}, nil
 		}),
 		Dialer: up.dialer, RootCAs: up.roots,
@@ -172,10 +172,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err == nil {
 		return fmt.Errorf("the allowlist profile was admitted on %s, whose grade is %s", desc.Identity, adapters.Grade(desc, nil))
 	}
-	if o.terminal {
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v\n", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
+	p.say("  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
 	mode := desc.Capability.NetworkModes[0]
 	v2, err := s.Publish(ctx, profile("", `{"type": "`+mode+`"}`), v1)
 	if err != nil {
