@@ -73,9 +73,10 @@ type Connection struct {
 	Tools      []authz.Registration
 }
 
-// Config configures New. Every field has a default except Connections,
-// which may be empty (a session with no tool), and Dir, which the default
-// stores need.
+// Config configures New. Every field has a default except Dir, which the
+// default stores need, and Connections: without one a session can be
+// published and admitted, but Launch refuses it (a session's channel
+// needs a tool).
 type Config struct {
 	// Dir holds the default SQLite stores (custody.db, events.db) when
 	// Credentials or Events is nil.

@@ -397,3 +397,22 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmitAfterLaunchRefused: a launched session keeps its admission;
+// a later Admit is refused before anything is decided or logged.
+func TestAdmitAfterLaunchRefused(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	turn(t, s, nil)
+	before := len(entries(t, g.Runner, member.Session))
+	v, err := s.Publish(context.Background(), profileDoc(`{"type": "unrestricted"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(context.Background(), v, laneTrusted, provenance); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("Admit after Launch = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+	if got := len(entries(t, g.Runner, member.Session)); got != before+1 {
+		t.Fatalf("%d events after Publish and the refused Admit, want %d (the publication only)", got, before+1)
+	}
+}

@@ -85,9 +85,16 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 // then frozen under the deployment key, loaded back as any Runner would
 // load it, and re-checked at placement (admission.Place). The decision is
 // appended to the session log; a refusal keeps admission's code, and the
-// session may Admit again with another version.
+// session may Admit again with another version until its first Launch
+// (after which Admit is refused with checkfu.CodeConfigInvalid).
 func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
 	r := s.r
+	s.mu.Lock()
+	launched := s.plane != nil
+	s.mu.Unlock()
+	if launched {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s already launched under its admission", checkfu.Quote(s.rc.Session))
+	}
 	rec, err := s.admit(v, lane, provenance)
 	ev := eventlog.Event{Kind: eventlog.KindAdmission, Provider: r.desc.Identity}
 	if v != nil {
@@ -104,9 +111,6 @@ func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admiss
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.plane != nil {
-		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s already launched under its admission", checkfu.Quote(s.rc.Session))
-	}
 	s.profile, s.record = v, rec
 	return nil
 }
