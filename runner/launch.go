@@ -10,7 +10,6 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
-	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 )
 
@@ -198,6 +197,3 @@ func (a *Agent) kill() {
 	a.proc.Wait()
 	<-a.stderr
 }
-
-// asEvidence reports whether err holds an *authz.EvidenceError.
-func asEvidence(err error, target **authz.EvidenceError) bool { return errors.As(err, target) }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strconv"
 	"sync"
@@ -193,7 +194,7 @@ func codeOf(err error) string {
 		return string(c)
 	}
 	var ee *authz.EvidenceError
-	if asEvidence(err, &ee) {
+	if errors.As(err, &ee) {
 		return "evidence_unrecorded"
 	}
 	return "failed"

@@ -73,35 +73,96 @@ func profile(extra, np string) []byte {
 // run runs the session and prints it to w.
 func run(ctx context.Context, o options, w io.Writer) error {
 	began := time.Now()
-	id := make([]byte, 4)
-	rand.Read(id)
-	member := member
-	member.Session = "qs-" + hex.EncodeToString(id)
 	p := &progress{w: w, terminal: o.terminal, of: 7}
 	fmt.Fprintln(w, "checkfu quickstart: one session, every decision logged")
 
 	// The platform's side: a local upstream and its credential.
 	secret := make([]byte, 24)
 	rand.Read(secret)
-	token := "qs_" + hex.EncodeToString(secret)
-	up, err := startUpstream(token)
+	credentialText := "qs_" + hex.EncodeToString(secret)
+	up, err := startUpstream(credentialText)
 	if err != nil {
 		return err
 	}
 	defer up.close()
 	fmt.Fprintf(w, "upstream: %s (httptest TLS on 127.0.0.1; the edge treats 127.0.0.1/32 as public with the testing-only egress.DialerConfig.TreatAsPublicForTesting)\n", up.base)
-
-	dir := o.dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "checkfu-quickstart-"); err != nil {
-			return err
-		}
-	}
-	prov, enrollment, closeProv, err := provider(ctx, o.provider, w)
+	cfg, stop, err := config(ctx, o, w, p, up)
 	if err != nil {
 		return err
 	}
-	defer closeProv()
+	defer stop()
+	r, err := runner.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.PutCredential(ctx, credential, custody.NewSecret([]byte(credentialText))); err != nil {
+		return err
+	}
+
+	// The application server's side: the session's server-owned token.
+	rc := member
+	id := make([]byte, 4)
+	rand.Read(id)
+	rc.Session = "qs-" + hex.EncodeToString(id)
+	tok, err := r.IssueToken(rc, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	s, err := r.Open(ctx, tok)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := admit(ctx, p, r.Description(), s); err != nil {
+		return err
+	}
+	if err := converse(ctx, o, p, r.Description(), s); err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	p.step("the session's event log")
+	p.done("")
+	if err := s.WriteLog(ctx, w); err != nil {
+		return err
+	}
+	head, err := s.Verify(ctx)
+	if err != nil {
+		return fmt.Errorf("chain NOT verified: %w", err)
+	}
+	fmt.Fprintf(w, "chain verified: %d events, head %x\n", head.Seq, head.Hash[:8])
+	if path := r.LogPath(); path != "" {
+		fmt.Fprintf(w, "log: %s (SQLite; verify it again with: go run ./cmd/checkfu log verify -store sqlite:%s -session %s)\n", path, path, s.ID())
+	} else {
+		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
+	}
+	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential\n", up.hits.Load())
+	fmt.Fprintf(w, "done in %s\n", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// config returns the Runner's configuration: the provider -provider
+// names, the Connection with its two egress rules and two tools, the
+// member's permission assignments, an approver that approves and says
+// so, the upstream's test-only dialer and roots, and the log store.
+func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstream) (runner.Config, func(), error) {
+	dir := o.dir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "checkfu-quickstart-"); err != nil {
+			return runner.Config{}, nil, err
+		}
+	}
+	prov, enrollment, stop, err := provider(ctx, o.provider, w)
+	if err != nil {
+		return runner.Config{}, nil, err
+	}
+	issues := up.base + "/v1/repos/acme/app/issues"
+	assign := func(capability string) authz.PermissionAssignment {
+		return authz.PermissionAssignment{Actor: member.Actor, Capability: capability, Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)}
+	}
 	cfg := runner.Config{
 		Dir: dir, Release: member.Release, Provider: prov, Enrollment: enrollment,
 		Connections: []runner.Connection{{
@@ -111,16 +172,13 @@ func run(ctx context.Context, o options, w io.Writer) error {
 				{Host: "api.example.com", Port: up.port, PathPrefix: "/v1/repos/acme/app/issues", Methods: []string{"POST"}, Headers: []string{"Content-Type"}},
 			},
 			Tools: []authz.Registration{
-				{Capability: "issues.list", Operation: "GET", Resource: up.base + "/v1/repos/acme/app/issues", Credential: credential, Effect: authz.ReadOnly,
+				{Capability: "issues.list", Operation: "GET", Resource: issues, Credential: credential, Effect: authz.ReadOnly,
 					Tool: authz.ToolDescriptor{Name: "list_issues", Description: "List the issues of acme/app.", InputSchema: json.RawMessage(listSchema)}},
-				{Capability: "issues.create", Operation: "POST", Resource: up.base + "/v1/repos/acme/app/issues", Credential: credential, Effect: authz.ExternalEffect,
+				{Capability: "issues.create", Operation: "POST", Resource: issues, Credential: credential, Effect: authz.ExternalEffect,
 					Tool: authz.ToolDescriptor{Name: "create_issue", Description: "Open an issue on acme/app.", InputSchema: json.RawMessage(createSchema)}},
 			},
 		}},
-		Assignments: []authz.PermissionAssignment{
-			{Actor: member.Actor, Capability: "issues.list", Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)},
-			{Actor: member.Actor, Capability: "issues.create", Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)},
-		},
+		Assignments: []authz.PermissionAssignment{assign("issues.list"), assign("issues.create")},
 		Approver: runner.ApproverFunc(func(_ context.Context, req runner.ApprovalRequest) (runner.Approval, error) {
 			p.say("  approver user:carol APPROVES %s for %s with %s (action %s...)", req.Tool, req.Context.Actor, printable(string(req.Arguments)), req.Action[:19])
 			return runner.Approval{Approve: true, Approver: "user:carol"}, nil
@@ -130,29 +188,21 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if o.store != "" {
 		s, err := pglog.Open(ctx, o.store)
 		if err != nil {
-			return err
+			stop()
+			return runner.Config{}, nil, err
 		}
-		defer s.Close()
 		cfg.Events = s
+		stopProvider := stop
+		stop = func() { s.Close(); stopProvider() }
 	}
-	r, err := runner.New(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if err := r.PutCredential(ctx, credential, custody.NewSecret([]byte(token))); err != nil {
-		return err
-	}
-	tok, err := r.IssueToken(member, 10*time.Minute)
-	if err != nil {
-		return err
-	}
-	s, err := r.Open(ctx, tok)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+	return cfg, stop, nil
+}
 
+// admit runs steps 1 and 2: the allowlist profile with
+// allow_package_managers is published and refused on the provider (its
+// grade is unsupported), then the provider's own network mode is
+// published and admitted in the trusted lane.
+func admit(ctx context.Context, p *progress, desc adapters.Description, s *runner.Session) error {
 	p.step("publish the profile (allowlist, allow_package_managers)")
 	v1, err := s.Publish(ctx, profile(`"ecosystems": ["go"], `, `{"type": "allowlist", "allowed_hosts": ["api.example.com"], "allow_package_managers": true}`), nil)
 	if err != nil {
@@ -164,37 +214,40 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	p.done("version " + strconv.Itoa(v1.Version()) + ", exact hosts: " + strings.Join(hosts, ", "))
 
-	desc := r.Description()
 	p.step("select a provider by grade, apply the trust lane")
-	lane, prov2 := admission.LaneTrusted, admission.Provenance{Actor: "user:alice", Role: "admin"}
-	err = s.Admit(ctx, v1, lane, prov2)
-	code, _ := checkfu.CodeOf(err)
+	lane, provenance := admission.LaneTrusted, admission.Provenance{Actor: "user:alice", Role: "admin"}
+	err = s.Admit(ctx, v1, lane, provenance)
 	if err == nil {
 		return fmt.Errorf("the allowlist profile was admitted on %s, whose grade is %s", desc.Identity, adapters.Grade(desc, nil))
 	}
+	code, _ := checkfu.CodeOf(err)
 	p.say("  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
 	mode := desc.Capability.NetworkModes[0]
 	v2, err := s.Publish(ctx, profile("", `{"type": "`+mode+`"}`), v1)
 	if err != nil {
 		return err
 	}
-	if err := s.Admit(ctx, v2, lane, prov2); err != nil {
+	if err := s.Admit(ctx, v2, lane, provenance); err != nil {
 		return err
 	}
-	f := s.Record().Facts()
-	p.done(fmt.Sprintf("version %d (network %s) admitted on %s, lane %s", v2.Version(), mode, desc.Identity, f.Lane))
+	p.done(fmt.Sprintf("version %d (network %s) admitted on %s, lane %s", v2.Version(), mode, desc.Identity, s.Record().Facts().Lane))
+	return nil
+}
 
+// converse runs steps 3 to 6 with the scripted agent, then one turn with
+// a third-party agent when one is installed.
+func converse(ctx context.Context, o options, p *progress, desc adapters.Description, s *runner.Session) error {
 	p.step("create the instance, open the agent process, check its evidence")
-	exe, err := os.Executable()
-	if err != nil {
-		return err
+	argv := []string{dockerAgentPath}
+	if o.provider != "docker" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		argv = []string{exe}
 	}
-	argv := []string{exe}
-	if o.provider == "docker" {
-		argv = []string{dockerAgentPath}
-	}
-	var updates []string
 	var mu sync.Mutex
+	var updates []string
 	onUpdate := func(n acp.SessionNotification) {
 		var u struct {
 			Content struct {
@@ -227,9 +280,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		return err
 	}
 	p.done("turn ended: " + string(res.StopReason))
+	mu.Lock()
 	for _, u := range updates {
-		fmt.Fprintln(w, "  agent:", printable(u))
+		fmt.Fprintln(p.w, "  agent:", printable(u))
 	}
+	mu.Unlock()
 
 	p.step("a third-party ACP agent")
 	if o.provider == "docker" {
@@ -237,27 +292,6 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	} else {
 		p.done(thirdParty(ctx, s))
 	}
-
-	if err := s.Close(); err != nil {
-		return err
-	}
-	p.step("the session's event log")
-	p.done("")
-	if err := s.WriteLog(ctx, w); err != nil {
-		return err
-	}
-	head, err := s.Verify(ctx)
-	if err != nil {
-		return fmt.Errorf("chain NOT verified: %w", err)
-	}
-	fmt.Fprintf(w, "chain verified: %d events, head %x\n", head.Seq, head.Hash[:8])
-	if path := r.LogPath(); path != "" {
-		fmt.Fprintf(w, "log: %s (SQLite; verify it again with: go run ./cmd/checkfu log verify -store sqlite:%s -session %s)\n", path, path, s.ID())
-	} else {
-		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
-	}
-	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential\n", up.hits.Load())
-	fmt.Fprintf(w, "done in %s\n", time.Since(began).Round(time.Millisecond))
 	return nil
 }
 
