@@ -11,6 +11,9 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "a host process's broker directory open to every user", File: "plane.go",
+		Edits: []mutation.Edit{{Old: `mode := os.FileMode(0o700)`, New: `mode := os.FileMode(0o755)`}},
+		Kills: "TestBrokerDirectoryPrivate"},
 	{Name: "the broker serves before the evidence is checked", File: "launch.go",
 		Edits: []mutation.Edit{
 			{Old: `	s.plane.serve(ln)

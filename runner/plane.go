@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 
 	"github.com/checkfu/checkfu"
@@ -89,7 +90,11 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if p.broker, err = broker.New(p.channel); err != nil {
 		return nil, err
 	}
-	if p.dir, err = tempDir(); err != nil {
+	mode := os.FileMode(0o700)
+	if _, ok := r.provider.(BrokerMounter); ok {
+		mode = 0o755
+	}
+	if p.dir, err = tempDir(mode); err != nil {
 		return nil, err
 	}
 	return p, nil

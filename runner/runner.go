@@ -399,15 +399,17 @@ func (r *Runner) Close() error {
 	return errors.Join(errs...)
 }
 
-// tempDir makes a fresh directory for a session's broker socket.
-func tempDir() (string, error) {
+// tempDir makes a fresh directory for a session's broker socket, with
+// mode: 0700 when the agent runs as the plane's own user on the host
+// (nobody else may reach the socket), 0755 when a container's non-root
+// user must traverse it (BrokerMounter); the socket is the only thing in
+// it either way.
+func tempDir(mode os.FileMode) (string, error) {
 	dir, err := os.MkdirTemp("", "checkfu-broker-")
 	if err != nil {
 		return "", err
 	}
-	// The workload may run as another user: it must reach the socket,
-	// and nothing else is in the directory.
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, mode); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}

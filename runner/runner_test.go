@@ -416,3 +416,22 @@ func TestAdmitAfterLaunchRefused(t *testing.T) {
 		t.Fatalf("%d events after Publish and the refused Admit, want %d (the publication only)", got, before+1)
 	}
 }
+
+// TestBrokerDirectoryPrivate: for a provider whose processes run on the
+// host as the plane's user, the broker's directory is 0700, so no other
+// local user can reach the session's socket.
+func TestBrokerDirectoryPrivate(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	var stderr strings.Builder
+	_, err := s.Launch(context.Background(), runner.LaunchConfig{
+		Process: adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", `stat -c %a "${` + runner.BrokerSocketEnv + `%/*}" >&2`}},
+		Stderr:  &stderr,
+	})
+	if err == nil {
+		t.Fatal("a shell answered initialize")
+	}
+	if got := strings.TrimSpace(stderr.String()); got != "700" {
+		t.Fatalf("broker directory mode %q, want 700", got)
+	}
+}
