@@ -128,7 +128,7 @@ func (p *plane) stopServing() {
 func (p *plane) socket() string { return filepath.Join(p.dir, BrokerSocket) }
 
 // close stops the broker, closes the channel and the edge's idle
-// connections, and revokes the lease.
+// connections, revokes the lease and removes the broker directory.
 func (p *plane) close() {
 	p.stopServing()
 	if p.channel != nil {
@@ -139,5 +139,8 @@ func (p *plane) close() {
 	}
 	if p.leases != nil && p.lease.ID != "" {
 		_ = p.leases.Revoke(p.lease.ID)
+	}
+	if p.dir != "" {
+		os.RemoveAll(p.dir)
 	}
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"os"
 	"strconv"
 	"sync"
 
@@ -219,7 +218,6 @@ func (s *Session) Close() error {
 	}
 	if s.plane != nil {
 		s.plane.close()
-		os.RemoveAll(s.plane.dir)
 	}
 	return err
 }
