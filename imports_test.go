@@ -36,6 +36,7 @@ var importRules = []importRule{
 	{"*lib*", []string{"cmd", "examples"}, "no library package imports cmd/ or examples/"},
 	{"custody/authz", []string{"custody/internal/reveal"}, "the authorization plane can never read a Secret"},
 	{"gateway", []string{"adapters", "acp", "admission", "cmd", "examples"}, "the gateway is plane authority: no provider, process or admission code"},
+	{"runner", []string{"cmd", "examples"}, "the Runner is library code: examples and the CLI build on it, never the reverse"},
 }
 
 // A notDirectRule forbids packages under from to import any package under
@@ -50,6 +51,7 @@ type notDirectRule struct {
 // credential only through custody/edge, which attaches it.
 var notDirectRules = []notDirectRule{
 	{"gateway", []string{"custody"}, "the gateway holds no credential; only custody/edge, below it, attaches one"},
+	{"runner", []string{"custody/internal/reveal"}, "the Runner hands custody's Custodian to custody/edge and never reads a Secret itself"},
 }
 
 // An exceptRule is an importRule that does not apply to the packages

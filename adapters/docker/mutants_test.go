@@ -12,6 +12,13 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "mounts axis enforced whatever is mounted", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `set(admission.AxisMounts, slices.Equal(ev.ExtraMounts, brokerMounts(brokerDir)) && ev.TmpfsTmp == tmpfsTmp)`, New: `set(admission.AxisMounts, ev.TmpfsTmp == tmpfsTmp)`}},
+		Kills: "TestEnforcementFollowsReadBack"},
+	{Name: "the broker mount is never asked", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `		BrokerDir: brokerDir,
+`, New: ``}},
+		Kills: "TestCreateWithBroker"},
 	{Name: "service address inside the outer network, off the topology's own", File: "service.go",
 		Edits: []mutation.Edit{{Old: `if !a.outer.Contains(spec.IP) || spec.IP == a.addr(a.outer, 1) || spec.IP == a.addr(a.outer, 2) {`, New: `if false {`}},
 		Kills: "TestStartServiceRefusesBadSpecs"},

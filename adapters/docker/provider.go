@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/docker/internal/engine"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -182,6 +183,26 @@ func (p *Provider) Spec(id, profileDigest string) adapters.InstanceSpec {
 // applies all three, and evidence reports exactly what was applied),
 // memory at least 6 MiB.
 func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	return p.create(ctx, spec, "")
+}
+
+// CreateWithBroker is Create for a capability-enabled session: brokerDir,
+// an absolute host directory only the plane serves (the gateway broker's
+// socket is in it), is bind-mounted read-only at [BrokerMount] in every
+// process of the instance (InstanceConfig.BrokerDir). The network mode is
+// still none, so the broker's socket is the workload's only way out.
+func (p *Provider) CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error) {
+	if brokerDir == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: CreateWithBroker needs a broker directory")
+	}
+	return p.create(ctx, spec, brokerDir)
+}
+
+// BrokerPath returns where CreateWithBroker's directory appears inside
+// the instance: [BrokerMount].
+func (p *Provider) BrokerPath() string { return BrokerMount }
+
+func (p *Provider) create(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error) {
 	if spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: an instance needs an ID")
 	}
@@ -198,19 +219,21 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	}
 	inst, err := p.e.CreateInstance(ctx, InstanceConfig{
 		Image: p.image, Runtime: p.runtime, MemoryBytes: l.MemoryBytes, PidsLimit: l.Pids, NanoCPUs: l.NanoCPUs,
+		BrokerDir: brokerDir,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &providerInstance{p: p, spec: spec, inst: inst}, nil
+	return &providerInstance{p: p, spec: spec, inst: inst, brokerDir: brokerDir}, nil
 }
 
 // providerInstance is an [Instance] seen through the contract: the
 // Runner's instance ID and the contract's evidence.
 type providerInstance struct {
-	p    *Provider
-	spec adapters.InstanceSpec
-	inst *Instance
+	p         *Provider
+	spec      adapters.InstanceSpec
+	inst      *Instance
+	brokerDir string // CreateWithBroker's directory, or ""
 }
 
 func (i *providerInstance) ID() string { return i.spec.ID }
@@ -247,7 +270,7 @@ func (i *providerInstance) evidence(ev Evidence) adapters.Evidence {
 		ProfileDigest:           i.spec.ProfileDigest,
 		NetworkMode:             ev.NetworkMode,
 		Limits:                  adapters.Limits{MemoryBytes: ev.MemoryBytes, Pids: ev.PidsLimit, NanoCPUs: ev.NanoCPUs},
-		Enforcement:             enforcementOf(ev, i.p.image),
+		Enforcement:             enforcementOf(ev, i.p.image, i.brokerDir),
 	}
 	// Docker lists the "none" network of a NetworkMode none container; it
 	// is the loopback interface only, which the contract does not list.
@@ -262,7 +285,7 @@ func (i *providerInstance) evidence(ev Evidence) adapters.Evidence {
 // enforcementOf derives the enforcement statement from the engine's
 // read-back: an axis is runner enforced only when what the engine
 // reports shows the mechanism the adapter set.
-func enforcementOf(ev Evidence, image string) admission.Enforcement {
+func enforcementOf(ev Evidence, image, brokerDir string) admission.Enforcement {
 	var e admission.Enforcement
 	set := func(a admission.Axis, ok bool) {
 		if ok {
@@ -272,8 +295,9 @@ func enforcementOf(ev Evidence, image string) admission.Enforcement {
 	set(admission.AxisImage, ev.ImageID == image)
 	set(admission.AxisFilesystem, ev.ReadonlyRootfs && ev.TmpfsTmp == tmpfsTmp)
 	// The mount plan is empty (no mount kind is offered): nothing but the
-	// tmpfs /tmp is mounted.
-	set(admission.AxisMounts, len(ev.ExtraMounts) == 0 && ev.TmpfsTmp == tmpfsTmp)
+	// tmpfs /tmp is mounted, and, for CreateWithBroker, the broker's
+	// directory read-only at BrokerMount, exactly as asked.
+	set(admission.AxisMounts, slices.Equal(ev.ExtraMounts, brokerMounts(brokerDir)) && ev.TmpfsTmp == tmpfsTmp)
 	set(admission.AxisNetworkPolicy, ev.NetworkMode == "none" && slices.Equal(ev.Networks, []string{"none"}))
 	set(admission.AxisProcessIsolation, ev.PidMode == "" && ev.IpcMode == "private" && !ev.Privileged)
 	set(admission.AxisPrivileges, slices.Equal(ev.CapDrop, []string{"ALL"}) && len(ev.CapAdd) == 0 && ev.NoNewPrivileges && ev.User != "" && !isRoot(ev.User))
@@ -283,6 +307,15 @@ func enforcementOf(ev Evidence, image string) admission.Enforcement {
 	set(admission.AxisLifetime, ev.Container != "")
 	set(admission.AxisSyscalls, ev.Runtime == RuntimeRunsc)
 	return e
+}
+
+// brokerMounts is the sorted ExtraMounts of a container with the broker
+// directory dir bind-mounted (none for ""), as askedMounts computes it.
+func brokerMounts(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	return askedMounts(engine.HostConfig{Binds: []string{dir + ":" + BrokerMount + ":ro"}})
 }
 
 // providerProcess is a [Process] with the contract's evidence.

@@ -176,7 +176,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, IpcMode: "private"}
 	want := enforcement(RuntimeRunc)
-	if got := enforcementOf(good, img); got != want {
+	if got := enforcementOf(good, img, ""); got != want {
 		t.Fatalf("enforcement of a good read-back = %v, want %v", got, want)
 	}
 	for name, c := range map[string]struct {
@@ -206,7 +206,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 		ev.Networks = slices.Clone(good.Networks)
 		ev.CapDrop = slices.Clone(good.CapDrop)
 		c.mut(&ev)
-		got := enforcementOf(ev, img)
+		got := enforcementOf(ev, img, "")
 		if got[c.axis] != admission.Unenforced {
 			t.Errorf("%s changed: axis %s still %v", name, c.axis, got[c.axis])
 		}
@@ -216,8 +216,30 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 	}
 	gv := good
 	gv.Runtime = RuntimeRunsc
-	if got := enforcementOf(gv, img); got != enforcement(RuntimeRunsc) {
+	if got := enforcementOf(gv, img, ""); got != enforcement(RuntimeRunsc) {
 		t.Errorf("gVisor read-back: %v, want %v", got, enforcement(RuntimeRunsc))
+	}
+	// The broker's directory, asked by CreateWithBroker, is the one
+	// extra mount the plan holds; anything else, or its absence, is not
+	// the plan.
+	const dir = "/tmp/checkfu-broker-1"
+	for _, c := range []struct {
+		name   string
+		asked  string
+		mounts []string
+		want   admission.Authority
+	}{
+		{"broker asked and mounted", dir, brokerMounts(dir), admission.RunnerEnforced},
+		{"broker mounted, not asked", "", brokerMounts(dir), admission.Unenforced},
+		{"broker asked, not mounted", dir, nil, admission.Unenforced},
+		{"broker asked, another directory mounted", dir, brokerMounts("/etc"), admission.Unenforced},
+		{"broker asked, and one more mount", dir, append(brokerMounts(dir), "bind:/extra"), admission.Unenforced},
+	} {
+		ev := good
+		ev.ExtraMounts = c.mounts
+		if got := enforcementOf(ev, img, c.asked)[admission.AxisMounts]; got != c.want {
+			t.Errorf("%s: mounts axis %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/internal/pgtest"
+	"github.com/checkfu/checkfu/runner/runnertest"
+)
+
+// TestMain makes the test binary the scripted agent when the Runner
+// re-executes it in agent mode, as the quickstart binary does.
+func TestMain(m *testing.M) {
+	if os.Getenv(runnertest.AgentEnv) == "1" {
+		os.Exit(runnertest.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// quickstart runs the quickstart with provider (and the log in the
+// PostgreSQL at store, when not empty) and returns its output.
+func quickstart(t *testing.T, provider, store string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	err := run(ctx, options{provider: provider, store: store, dir: t.TempDir()}, &out)
+	t.Logf("output:\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// checkSession checks that the printed log shows the allowed call, the
+// denied call with its code, the approval and the verified chain, and
+// that the credential never reached the output.
+func checkSession(t *testing.T, out string) {
+	t.Helper()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\d+ +admission +deny +provider_unavailable +user:alice +profile quickstart@1 on `),
+		regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +\S+ +(isolation_checked|identity_only)$`),
+		regexp.MustCompile(`(?m)^\d+ +tool_call +- +- +user:alice +tool list_issues +http_200$`),
+		regexp.MustCompile(`(?m)^\d+ +denial +deny +arguments_invalid +user:alice +tool list_issues +refused$`),
+		regexp.MustCompile(`(?m)^\d+ +approval_decision +allow +- +user:alice +approval \S+ by user:carol +approved$`),
+		regexp.MustCompile(`(?m)^\d+ +approval_result +- +- +user:alice +approval \S+ by user:carol +succeeded$`),
+		regexp.MustCompile(`(?m)^\d+ +tool_call +- +- +user:alice +tool create_issue +http_201$`),
+		regexp.MustCompile(`(?m)^\d+ +process_exited +- +- +user:alice +\S+ +exit_0$`),
+		regexp.MustCompile(`(?m)^\d+ +tool_call +allow +- +user:alice +tool create_issue +authorized$`),
+		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
+		regexp.MustCompile(`agent: \[scripted\] list_issues -> refused: arguments_invalid`),
+		regexp.MustCompile(`approver user:carol APPROVES create_issue`),
+		regexp.MustCompile(`upstream saw 2 credentialed requests`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the output does not match %s", want)
+		}
+	}
+	if strings.Contains(out, "qs_") {
+		t.Error("the output holds the credential")
+	}
+}
+
+// TestQuickstartProcess runs the quickstart on the process provider.
+// When the acp tests' environment names a third-party agent (CI sets it,
+// .ci/setup.d/30-acp-agent.sh), its turn must have run too.
+func TestQuickstartProcess(t *testing.T) {
+	out := quickstart(t, "process", "")
+	checkSession(t, out)
+	if os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT") != "" || os.Getenv("CHECKFU_TEST_ACP_AGENT") != "" {
+		third := regexp.MustCompile(`a third-party ACP agent: \S+ \(third-party, node\): turn ended end_turn`)
+		if !third.MatchString(out) {
+			t.Errorf("the output does not match %s", third)
+		}
+	}
+}
+
+// TestQuickstartProcessWire runs the agent across acp/wire (process's
+// Remote, enrolled as an operator would): the evidence assurance is
+// identity_only.
+func TestQuickstartProcessWire(t *testing.T) {
+	out := quickstart(t, "process-wire", "")
+	checkSession(t, out)
+	if !regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:process-wire-provider@1 +identity_only$`).MatchString(out) {
+		t.Error("the process did not start across the wire with assurance identity_only")
+	}
+}
+
+// TestQuickstartPostgres logs to PostgreSQL: it runs when
+// CHECKFU_TEST_POSTGRES_DSN names a server, in a schema of its own, and
+// fails under CI without one (internal/pgtest).
+func TestQuickstartPostgres(t *testing.T) {
+	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"))
+	checkSession(t, out)
+	if !strings.Contains(out, "log: PostgreSQL, session qs-") {
+		t.Error("the output does not say the log is in PostgreSQL")
+	}
+}
+
+// TestQuickstartDocker runs the same session in a container. It runs
+// when CHECKFU_TEST_DOCKER=1 (CI sets it when its engine runs) and then
+// fails, never skips, when no engine answers.
+func TestQuickstartDocker(t *testing.T) {
+	if os.Getenv("CHECKFU_TEST_DOCKER") != "1" {
+		t.Skip("set CHECKFU_TEST_DOCKER=1 with an engine at DOCKER_HOST")
+	}
+	checkSession(t, quickstart(t, "docker", ""))
+}

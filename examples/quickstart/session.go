@@ -1,0 +1,407 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/process"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/egress/dnstest"
+	"github.com/checkfu/checkfu/eventlog/pglog"
+	"github.com/checkfu/checkfu/internal/strictjson"
+	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/runner/runnertest"
+)
+
+type options struct {
+	provider string
+	store    string
+	terminal bool
+	dir      string // where the SQLite stores go; empty means a new temporary directory
+}
+
+// The session's request context, as the application server resolved it;
+// run gives each run a session id of its own, so that a PostgreSQL log
+// kept between runs holds one session per run.
+var member = checkfu.RequestContext{
+	Actor: "user:alice", Role: "member", Tenant: "acme", Workspace: "ws-1", Project: "app",
+	Request: "req-1", Run: "run-1", Release: "quickstart@v1",
+}
+
+// The credential's custody binding and the upstream's provider revision.
+var (
+	credential  = custody.Binding{Namespace: "acme", Integration: "issues", Handle: address.MustParseHandle("ch_qqqqqqqqqqqqqqqqqqqqqqqqqq")}
+	integration = checkfu.ProviderRevision{Provider: "example:issues", Revision: "1"}
+)
+
+const listSchema = `{"type":"object","properties":{"state":{"enum":["open","closed"]}},"additionalProperties":false}`
+const createSchema = `{"type":"object","properties":{"title":{"type":"string","maxLength":64}},"required":["title"],"additionalProperties":false}`
+
+// profile returns a SandboxProfile document with the members extra and
+// network policy np.
+func profile(extra, np string) []byte {
+	return []byte(`{"name": "quickstart", "image": {"ref": "docker.io/library/busybox:1.37", "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+		"resources": {"cpu_millis": 1000, "memory_mib": 256}, ` + extra + `"network_policy": ` + np + `}`)
+}
+
+// run runs the session and prints it to w.
+func run(ctx context.Context, o options, w io.Writer) error {
+	began := time.Now()
+	p := &progress{w: w, terminal: o.terminal, of: 7}
+	fmt.Fprintln(w, "checkfu quickstart: one session, every decision logged")
+
+	// The platform's side: a local upstream and its credential.
+	secret := make([]byte, 24)
+	rand.Read(secret)
+	credentialText := "qs_" + hex.EncodeToString(secret)
+	up, err := startUpstream(credentialText)
+	if err != nil {
+		return err
+	}
+	defer up.close()
+	fmt.Fprintf(w, "upstream: %s (httptest TLS on 127.0.0.1; the edge treats 127.0.0.1/32 as public with the testing-only egress.DialerConfig.TreatAsPublicForTesting)\n", up.base)
+	cfg, stop, err := config(ctx, o, w, p, up)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	r, err := runner.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.PutCredential(ctx, credential, custody.NewSecret([]byte(credentialText))); err != nil {
+		return err
+	}
+
+	// The application server's side: the session's server-owned token.
+	rc := member
+	id := make([]byte, 4)
+	rand.Read(id)
+	rc.Session = "qs-" + hex.EncodeToString(id)
+	tok, err := r.IssueToken(rc, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	s, err := r.Open(ctx, tok)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := admit(ctx, p, r.Description(), s); err != nil {
+		return err
+	}
+	if err := converse(ctx, o, p, r.Description(), s); err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	p.step("the session's event log")
+	p.done("")
+	if err := s.WriteLog(ctx, w); err != nil {
+		return err
+	}
+	head, err := s.Verify(ctx)
+	if err != nil {
+		return fmt.Errorf("chain NOT verified: %w", err)
+	}
+	fmt.Fprintf(w, "chain verified: %d events, head %x\n", head.Seq, head.Hash[:8])
+	if path := r.LogPath(); path != "" {
+		fmt.Fprintf(w, "log: %s (SQLite; verify it again with: go run ./cmd/checkfu log verify -store sqlite:%s -session %s)\n", path, path, s.ID())
+	} else {
+		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
+	}
+	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential\n", up.hits.Load())
+	fmt.Fprintf(w, "done in %s\n", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// config returns the Runner's configuration: the provider -provider
+// names, the Connection with its two egress rules and two tools, the
+// member's permission assignments, an approver that approves and says
+// so, the upstream's test-only dialer and roots, and the log store.
+func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstream) (runner.Config, func(), error) {
+	dir := o.dir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "checkfu-quickstart-"); err != nil {
+			return runner.Config{}, nil, err
+		}
+	}
+	prov, enrollment, stop, err := provider(ctx, o.provider, w)
+	if err != nil {
+		return runner.Config{}, nil, err
+	}
+	issues := up.base + "/v1/repos/acme/app/issues"
+	assign := func(capability string) authz.PermissionAssignment {
+		return authz.PermissionAssignment{Actor: member.Actor, Capability: capability, Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)}
+	}
+	cfg := runner.Config{
+		Dir: dir, Release: member.Release, Provider: prov, Enrollment: enrollment,
+		Connections: []runner.Connection{{
+			Credential: credential, Provider: integration,
+			Rules: []egress.Rule{
+				{Host: "api.example.com", Port: up.port, PathPrefix: "/v1/repos/acme/app/issues", Methods: []string{"GET"}},
+				{Host: "api.example.com", Port: up.port, PathPrefix: "/v1/repos/acme/app/issues", Methods: []string{"POST"}, Headers: []string{"Content-Type"}},
+			},
+			Tools: []authz.Registration{
+				{Capability: "issues.list", Operation: "GET", Resource: issues, Credential: credential, Effect: authz.ReadOnly,
+					Tool: authz.ToolDescriptor{Name: "list_issues", Description: "List the issues of acme/app.", InputSchema: json.RawMessage(listSchema)}},
+				{Capability: "issues.create", Operation: "POST", Resource: issues, Credential: credential, Effect: authz.ExternalEffect,
+					Tool: authz.ToolDescriptor{Name: "create_issue", Description: "Open an issue on acme/app.", InputSchema: json.RawMessage(createSchema)}},
+			},
+		}},
+		Assignments: []authz.PermissionAssignment{assign("issues.list"), assign("issues.create")},
+		Approver: runner.ApproverFunc(func(_ context.Context, req runner.ApprovalRequest) (runner.Approval, error) {
+			p.say("  approver user:carol APPROVES %s for %s with %s (action %s...)", req.Tool, req.Context.Actor, printable(string(req.Arguments)), req.Action[:19])
+			return runner.Approval{Approve: true, Approver: "user:carol"}, nil
+		}),
+		Dialer: up.dialer, RootCAs: up.roots,
+	}
+	if o.store != "" {
+		s, err := pglog.Open(ctx, o.store)
+		if err != nil {
+			stop()
+			return runner.Config{}, nil, err
+		}
+		cfg.Events = s
+		stopProvider := stop
+		stop = func() { s.Close(); stopProvider() }
+	}
+	return cfg, stop, nil
+}
+
+// admit runs steps 1 and 2: the allowlist profile with
+// allow_package_managers is published and refused on the provider (its
+// grade is unsupported), then the provider's own network mode is
+// published and admitted in the trusted lane.
+func admit(ctx context.Context, p *progress, desc adapters.Description, s *runner.Session) error {
+	p.step("publish the profile (allowlist, allow_package_managers)")
+	v1, err := s.Publish(ctx, profile(`"ecosystems": ["go"], `, `{"type": "allowlist", "allowed_hosts": ["api.example.com"], "allow_package_managers": true}`), nil)
+	if err != nil {
+		return err
+	}
+	var hosts []string
+	for _, h := range v1.Hosts() {
+		hosts = append(hosts, fmt.Sprintf("%s %v", h, h.GrantedBy))
+	}
+	p.done("version " + strconv.Itoa(v1.Version()) + ", exact hosts: " + strings.Join(hosts, ", "))
+
+	p.step("select a provider by grade, apply the trust lane")
+	lane, provenance := admission.LaneTrusted, admission.Provenance{Actor: "user:alice", Role: "admin"}
+	err = s.Admit(ctx, v1, lane, provenance)
+	if err == nil {
+		return fmt.Errorf("the allowlist profile was admitted on %s, whose grade is %s", desc.Identity, adapters.Grade(desc, nil))
+	}
+	code, _ := checkfu.CodeOf(err)
+	p.say("  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
+	mode := desc.Capability.NetworkModes[0]
+	v2, err := s.Publish(ctx, profile("", `{"type": "`+mode+`"}`), v1)
+	if err != nil {
+		return err
+	}
+	if err := s.Admit(ctx, v2, lane, provenance); err != nil {
+		return err
+	}
+	p.done(fmt.Sprintf("version %d (network %s) admitted on %s, lane %s", v2.Version(), mode, desc.Identity, s.Record().Facts().Lane))
+	return nil
+}
+
+// converse runs steps 3 to 6 with the scripted agent, then one turn with
+// a third-party agent when one is installed.
+func converse(ctx context.Context, o options, p *progress, desc adapters.Description, s *runner.Session) error {
+	p.step("create the instance, open the agent process, check its evidence")
+	argv := []string{dockerAgentPath}
+	if o.provider != "docker" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		argv = []string{exe}
+	}
+	var mu sync.Mutex
+	var updates []string
+	onUpdate := func(n acp.SessionNotification) {
+		var u struct {
+			Content struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		// The update is the agent's text: decoded strictly, bounded.
+		if n.Kind() == "agent_message_chunk" && strictjson.Unmarshal(n.Update, &u, strictjson.Options{MaxBytes: 64 << 10, AllowUnknownMembers: true}) == nil {
+			mu.Lock()
+			updates = append(updates, u.Content.Text)
+			mu.Unlock()
+		}
+	}
+	agent, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Argv: argv, Env: []string{runnertest.AgentEnv + "=1"}}, OnUpdate: onUpdate})
+	if err != nil {
+		return err
+	}
+	p.done("evidence matches, assurance " + assurance(desc))
+
+	p.step("speak ACP to the agent")
+	info := agent.Info()
+	p.done(fmt.Sprintf("initialized %s (%s)", info.AgentInfo.Name, info.AgentInfo.Title))
+
+	p.step("serve its tool calls through the gateway")
+	res, err := agent.Prompt(ctx, "List the open issues of acme/app, then file one.")
+	if err != nil {
+		return err
+	}
+	if err := agent.Close(ctx); err != nil {
+		return err
+	}
+	p.done("turn ended: " + string(res.StopReason))
+	mu.Lock()
+	for _, u := range updates {
+		fmt.Fprintln(p.w, "  agent:", printable(u))
+	}
+	mu.Unlock()
+
+	p.step("a third-party ACP agent")
+	if o.provider == "docker" {
+		p.done("skipped (node is not in the agent's busybox image)")
+	} else {
+		p.done(thirdParty(ctx, s))
+	}
+	return nil
+}
+
+// printable replaces control characters in an agent's text, which could
+// otherwise drive the terminal it is printed to.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '.'
+		}
+		return r
+	}, s)
+}
+
+func assurance(d adapters.Description) string {
+	switch {
+	case d.Identity.Provider == process.Name:
+		return string(adapters.AssuranceIsolationChecked) + " (of the comparison: the process provider isolates nothing, so it is for the trusted lane only)"
+	case d.Identity.Provider == process.RemoteName:
+		return string(adapters.AssuranceIdentityOnly) + " (across acp/wire both sides of the enforcement clause are the provider's own statements)"
+	case d.Placement == admission.PlacementInProcess:
+		return string(adapters.AssuranceIsolationChecked) + " (the isolation read back from the engine before start)"
+	}
+	return string(adapters.AssuranceIdentityOnly)
+}
+
+// thirdParty runs one turn with a third-party ACP agent when the acp
+// tests' environment names one and node is installed.
+func thirdParty(ctx context.Context, s *runner.Session) string {
+	cmd := os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT")
+	if cmd == "" {
+		cmd = os.Getenv("CHECKFU_TEST_ACP_AGENT")
+	}
+	if cmd == "" {
+		return "skipped (set CHECKFU_TEST_ACP_SDK_AGENT or CHECKFU_TEST_ACP_AGENT to a node ACP agent)"
+	}
+	argv := strings.Fields(cmd)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return "skipped (" + argv[0] + " is not installed)"
+	}
+	argv[0] = path
+	var updates atomic.Int64
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Argv: argv}, OnUpdate: func(acp.SessionNotification) { updates.Add(1) }})
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	defer a.Close(ctx)
+	res, err := a.Prompt(ctx, "Say hello.")
+	if err != nil {
+		return "turn failed: " + err.Error()
+	}
+	name := filepath.Base(argv[len(argv)-1])
+	if a.Info().AgentInfo != nil {
+		name = a.Info().AgentInfo.Name
+	}
+	return fmt.Sprintf("%s (third-party, node): turn ended %s after %d updates; permission requests naming no profile tool are denied (permission_unbound)", name, res.StopReason, updates.Load())
+}
+
+// An upstream is the local provider the Connection reaches.
+type upstream struct {
+	srv    *httptest.Server
+	dns    *dnstest.Server
+	base   string
+	port   uint16
+	dialer *egress.Dialer
+	roots  *x509.CertPool
+	hits   atomic.Int64
+}
+
+// startUpstream starts the upstream: it answers only requests carrying
+// the credential, which only custody's edge attaches.
+func startUpstream(credential string) (*upstream, error) {
+	u := &upstream{}
+	u.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		if req.Header.Get("Authorization") != "Bearer "+credential {
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+			return
+		}
+		u.hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		if req.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"created":{"n":2}}`)
+			return
+		}
+		fmt.Fprint(w, `{"issues":[{"n":1,"title":"the quickstart is too slow"}]}`)
+	}))
+	u.port = u.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
+	u.base = "https://api.example.com:" + strconv.Itoa(int(u.port))
+	var err error
+	if u.dns, err = dnstest.Start(); err != nil {
+		u.srv.Close()
+		return nil, err
+	}
+	u.dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	u.dialer, err = egress.NewDialer(egress.DialerConfig{
+		Resolver: u.dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		u.close()
+		return nil, err
+	}
+	u.roots = u.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	return u, nil
+}
+
+func (u *upstream) close() {
+	u.srv.Close()
+	u.dns.Close()
+}

@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// MaxPermissionBytes bounds the tool call object of a permission request
+// the Runner reads.
+const MaxPermissionBytes = 64 << 10
+
+// An ApprovalRequest is what the Approver is asked: one external_effect
+// action, bound to the session's actor, lease and session. Arguments are
+// the canonical arguments the approval binds (the action's body); Action
+// is their digest with the rest of the action.
+type ApprovalRequest struct {
+	Context    checkfu.RequestContext
+	Tool       string
+	Capability string
+	Effect     authz.Effect
+	Action     string
+	Arguments  json.RawMessage
+}
+
+// An Approval is the Approver's answer. Approver names who decided; it may
+// not be the actor the action runs for (authz refuses that). A zero TTL
+// means DefaultApprovalTTL.
+type Approval struct {
+	Approve  bool
+	Approver string
+	TTL      time.Duration
+}
+
+// An Approver decides external_effect actions, as a person or a policy
+// of the platform would. It may block (waiting for a person); ctx ends
+// when the agent's turn is cancelled.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// ApproverFunc adapts a function to an Approver.
+type ApproverFunc func(ctx context.Context, req ApprovalRequest) (Approval, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	return f(ctx, req)
+}
+
+// permissionCall is what the Runner reads of a permission request's tool
+// call: ACP's title names the profile's tool, and rawInput holds the
+// arguments the agent will call it with. Every other member is ignored.
+type permissionCall struct {
+	Title    string          `json:"title"`
+	RawInput json.RawMessage `json:"rawInput"`
+}
+
+// permission answers an agent's session/request_permission. It is step
+// 6's approval half: a request that names an external_effect tool of the
+// profile with arguments that tool accepts is bound to the exact action
+// (authz.Action.Digest), the session's actor, lease and session, and put
+// to the Approver; its decision is recorded by authz.Approvals.Decide in
+// the session log. The gateway later finds that approval itself when the
+// call arrives; the agent never names it. Anything else is denied with
+// CodePermissionUnbound, logged, without asking the Approver.
+func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	ar, err := s.bind(p, req)
+	if err == nil && s.r.cfg.Approver == nil {
+		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
+	}
+	if err != nil {
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err, "")
+		return reject(req)
+	}
+	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
+	if err != nil {
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approver", Action: ar.Action, Grant: p.lease.ID}, err, "")
+		return reject(req)
+	}
+	ttl := dec.TTL
+	if ttl == 0 {
+		ttl = DefaultApprovalTTL
+	}
+	binding := authz.ApprovalBinding{Actor: s.rc.Actor, Grant: p.lease.ID, Action: ar.Action, Effect: ar.Effect, Scope: s.rc.Session}
+	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
+		if err != nil {
+			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err, "")
+		}
+		return reject(req)
+	}
+	return allow(req)
+}
+
+// bind resolves a permission request to the action it asks for.
+func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequest, error) {
+	var call permissionCall
+	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
+		return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
+	}
+	for _, t := range s.r.tools {
+		if t.Tool != call.Title {
+			continue
+		}
+		reg, ok := s.r.registry.Lookup(t.Capability)
+		if !ok || reg.Effect != authz.ExternalEffect {
+			break
+		}
+		args := call.RawInput
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		action, err := s.r.registry.Arguments(authz.ToolCall{Capability: reg.Capability, Arguments: args})
+		if err != nil {
+			return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the arguments of tool %s do not satisfy its schema", checkfu.Quote(t.Tool))
+		}
+		return ApprovalRequest{Context: s.rc, Tool: t.Tool, Capability: reg.Capability, Effect: action.Effect, Action: action.Digest(), Arguments: json.RawMessage(action.Body)}, nil
+	}
+	return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request names no external_effect tool of the profile (title %s)", checkfu.Quote(call.Title))
+}
+
+// allow selects the request's first allow_once option; reject its first
+// reject option, or cancels when it offers none.
+func allow(req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	for _, o := range req.Options {
+		if o.Kind == "allow_once" {
+			return acp.Select(o.OptionID)
+		}
+	}
+	return reject(req)
+}
+
+func reject(req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	for _, o := range req.Options {
+		if o.Kind == "reject_once" || o.Kind == "reject_always" {
+			return acp.Select(o.OptionID)
+		}
+	}
+	return acp.CancelledOutcome()
+}

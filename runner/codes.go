@@ -1,0 +1,19 @@
+package runner
+
+import "github.com/checkfu/checkfu"
+
+// The codes of the refusals this package adds; every other refusal on
+// the Runner's path keeps the code of the package that refused
+// (admission, adapters, acp, gateway, custody, egress). Values are
+// object_condition and unique across the module.
+const (
+	// CodePermissionUnbound: an agent's session/request_permission does
+	// not name an external_effect tool of the session's profile with
+	// arguments that tool accepts, so there is no action to bind an
+	// approval to. It is denied without asking the Approver.
+	CodePermissionUnbound checkfu.Code = "permission_unbound"
+	// CodeProviderUnenrolled: the provider is not in-process and the
+	// Config carries no enrollment for it; the Runner signs a
+	// materialization statement only for code it runs itself.
+	CodeProviderUnenrolled checkfu.Code = "provider_unenrolled"
+)

@@ -1,0 +1,68 @@
+// Package runner is the reference Runner: a small library type that wires
+// checkfu's packages the way a host platform does, for one session at a
+// time. It is not a server; the host calls it.
+//
+// A session runs issue 17's seven steps, each through the package that
+// owns it:
+//
+//  1. Session.Publish admits and publishes a SandboxProfile (package
+//     admission: strict decoding, conveniences compiled into exact hosts).
+//  2. Session.Admit selects the Runner's provider by grade (adapters.Grade,
+//     capped by a verified receipt) and applies the trust lanes
+//     (admission.Admit), freezes the record under the deployment key,
+//     loads it back and re-checks it at placement (admission.Place).
+//  3. Session.Launch creates the instance and opens the agent process
+//     through the provider's process contract, which is acp/wire for a
+//     remote provider.
+//  4. It checks the process's evidence against the state the Runner holds
+//     (adapters.MatchEvidence) and records the match with its assurance.
+//  5. It speaks ACP to the agent (package acp).
+//  6. The agent's tool calls reach the capability gateway through the
+//     broker's Unix socket (gateway, gateway/broker), and only authorized
+//     ones reach custody's outbound edge under the Connection's egress
+//     rules, the session's lease and, for external_effect, an approval the
+//     Approver gave for the exact action (custody/edge, custody/authz).
+//  7. Every decision is appended to the session's event log with the
+//     request context (eventlog, eventlog/evidencelog).
+//
+// Entry points: New, Runner.Open, Session.Publish, Session.Admit,
+// Session.Launch, Agent.Prompt, Session.WriteLog and Session.Verify.
+// Embedders replace pieces through Config: the credential and event
+// stores (SQLite by default), the Provider (Process by default), the
+// Approver, the clock and the KeySource.
+//
+// Invariants:
+//
+//   - The request context comes from the server-owned token alone
+//     (Runner.Open); every event the Runner appends carries its request,
+//     run and actor, and the gateway channel is bound to it.
+//   - Every refusal on the path is a *checkfu.Refusal with the code of the
+//     package that refused (this package adds CodePermissionUnbound and
+//     CodeProviderUnenrolled), and is appended to the session log before
+//     it is returned. An event that cannot be appended fails the step: an
+//     unrecorded decision is no decision.
+//   - Nothing on the path sees a secret. No field of the Runner or of a
+//     session holds a custody.Custodian: only the closure that builds a
+//     session's custody/edge captures it, and the session keeps of the edge
+//     its Send alone, so nothing reachable from an exported type can open a
+//     credential (custody's TestNoExportedTypeHoldsASecret walks them). The
+//     package does not import custody/internal/reveal (imports_test.go),
+//     and events carry identifiers and codes only.
+//   - The broker answers a process only once its evidence has matched:
+//     the socket exists from before the process starts, but what the
+//     process sends waits unanswered in the listener's backlog until the
+//     match, and the listener closes (removing the socket) when the
+//     process ends. A mismatch kills the process and closes the
+//     session's gateway channel for good.
+//   - An approval is bound to the exact action: the agent's permission
+//     request is resolved to a profile tool with external_effect and
+//     arguments its schema accepts, and the approval binds the action's
+//     digest, the session's actor, lease and session. The gateway finds it
+//     itself; the agent never names one. Anything unresolvable is denied
+//     without asking the Approver.
+//   - Only an in-process provider is enrolled by the Runner itself (its
+//     statement signed by the deployment key); any other needs the
+//     operator's Config.Enrollment.
+//   - The zero Config with a Dir is usable; a nil Approver denies every
+//     external effect.
+package runner

@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"crypto/rand"
+	"encoding/json"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// A KeySource gives the Runner the plane's keys. Each is asked for once,
+// by New. None of them is a provider credential: those stay in custody
+// behind their bindings.
+type KeySource interface {
+	// Custody returns the keyset native custody seals credentials under.
+	Custody() (*custody.Keyset, error)
+	// Log returns the keys the session log seals event content under.
+	Log() (*eventlog.Keys, error)
+	// Token returns the HMAC key of the server-owned tokens the
+	// application server presents (at least gateway.MinTokenKey bytes).
+	Token() ([]byte, error)
+	// Deployment returns the deployment key: it signs each session's
+	// frozen admission record and the materialization statement of the
+	// Runner's own in-process provider.
+	Deployment() (*conformance.Signer, error)
+}
+
+// EphemeralKeys returns a KeySource whose keys are drawn from
+// crypto/rand once and live only in memory: what a quickstart or a test
+// needs, and nothing a restart can read back. A deployment supplies its
+// own KeySource.
+func EphemeralKeys() KeySource { return ephemeral{} }
+
+type ephemeral struct{}
+
+func (ephemeral) Custody() (*custody.Keyset, error) { return custody.GenerateKeyset(), nil }
+
+func (ephemeral) Log() (*eventlog.Keys, error) {
+	k := make([]byte, eventlog.KeySize)
+	rand.Read(k)
+	return eventlog.NewKeys(k)
+}
+
+func (ephemeral) Token() ([]byte, error) {
+	k := make([]byte, 32)
+	rand.Read(k)
+	return k, nil
+}
+
+func (ephemeral) Deployment() (*conformance.Signer, error) {
+	s, _, err := conformance.GenerateSigner(nil)
+	return s, err
+}
+
+// keySet returns the attester set naming signer's public key name, the
+// form LoadRecord and Enroll take trusted keys in.
+func keySet(name string, signer *conformance.Signer) (*conformance.AttesterSet, error) {
+	type entry struct {
+		Name         string `json:"name"`
+		PublicKeyPEM string `json:"public_key_pem"`
+	}
+	b, err := json.Marshal(map[string][]entry{"attesters": {{name, string(signer.PublicKeyPEM())}}})
+	if err != nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the key of %s does not encode", checkfu.Quote(name))
+	}
+	return conformance.ParseAttesterSet(b)
+}

@@ -1,0 +1,199 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// Cwd is the working directory the Runner names in session/new.
+const Cwd = "/tmp"
+
+// ExitGrace is how long Agent.Close waits for the agent to exit after its
+// input ends before killing it.
+const ExitGrace = 5 * time.Second
+
+// LaunchConfig configures Session.Launch.
+type LaunchConfig struct {
+	// Process is the agent process to open; the Runner adds
+	// BrokerSocketEnv to its environment.
+	Process adapters.ProcessSpec
+	// OnUpdate receives the agent's session/update notifications (see
+	// acp.Config.OnUpdate); nil ignores them.
+	OnUpdate func(acp.SessionNotification)
+	// Stderr receives the agent's standard error, best effort; nil
+	// discards it. It is never a semantic channel.
+	Stderr io.Writer
+}
+
+// An Agent is one agent process of a session, spoken to over ACP.
+type Agent struct {
+	s       *Session
+	proc    adapters.Process
+	client  *acp.Client
+	session string // the agent's ACP session id
+	info    *acp.InitializeResponse
+	stderr  chan struct{}
+}
+
+// Launch runs steps 3 to 6 for an admitted session: the first Launch
+// creates the instance the admission placed (the provider's spec for the
+// session's profile digest) and the session's plane (lease, approvals,
+// outbound edge, gateway channel under the session's token, and the
+// broker on a Unix socket in a directory of its own). Each Launch then
+// opens one agent process through the provider's process contract
+// (acp/wire for a remote provider), checks its evidence against the
+// state the Runner holds (adapters.MatchEvidence) and records the match
+// and its assurance, and speaks ACP to it: initialize and session/new.
+// The agent's tool calls reach the gateway through the broker; its
+// permission requests for external_effect tools go to the Approver.
+//
+// A process whose evidence does not match is killed and refused with
+// adapters.CodeEvidenceMismatch; every refusal is logged.
+func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s is closed", checkfu.Quote(s.rc.Session))
+	}
+	if s.record == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: Launch before a successful Admit")
+	}
+	r := s.r
+	spec := r.provider.Spec(s.rc.Session, s.profile.ProfileDigest())
+	if s.plane == nil {
+		p, err := s.buildPlane(ctx)
+		if err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_plane"}, err, ""))
+		}
+		s.plane = p
+	}
+	if s.instance == nil {
+		var inst adapters.Instance
+		var err error
+		if bm, ok := r.provider.(BrokerMounter); ok {
+			inst, err = bm.CreateWithBroker(ctx, spec, s.plane.dir)
+		} else {
+			inst, err = r.provider.Create(ctx, spec)
+		}
+		if err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.desc.Identity}, err, ""))
+		}
+		s.instance = inst
+	}
+	ps := cfg.Process
+	socket := s.plane.socket()
+	if bm, ok := r.provider.(BrokerMounter); ok {
+		socket = bm.BrokerPath() + "/" + BrokerSocket
+	}
+	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+	ln, err := s.plane.listen()
+	if err != nil {
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+	}
+	proc, err := s.instance.OpenProcess(ctx, ps)
+	if err != nil {
+		ln.Close()
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
+	}
+	a := &Agent{s: s, proc: proc, stderr: make(chan struct{})}
+	go func() {
+		w := cfg.Stderr
+		if w == nil {
+			w = io.Discard
+		}
+		io.Copy(w, proc.Stderr())
+		close(a.stderr)
+	}()
+	// Step 4: the evidence, against what the Runner holds.
+	m := adapters.MatchEvidence(adapters.HeldFor(r.desc, spec), proc.Evidence())
+	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.desc.Identity, ProcessID: s.rc.Session, Result: string(m.Assurance)}
+	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
+		// The sandbox is not the one admitted: nothing of it is
+		// served, now or later.
+		ln.Close()
+		s.plane.channel.Close()
+		a.kill()
+		return nil, errors.Join(m.Err(), err)
+	}
+	s.plane.serve(ln)
+	// Step 5: ACP.
+	pl := s.plane
+	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
+		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
+		OnUpdate:   cfg.OnUpdate,
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			return s.permission(ctx, pl, req)
+		},
+	})
+	if a.info, err = a.client.Initialize(ctx); err == nil {
+		var ns *acp.NewSessionResponse
+		if ns, err = a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd}); err == nil {
+			a.session = ns.SessionID
+		}
+	}
+	if err != nil {
+		a.kill()
+		s.plane.stopServing()
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
+	}
+	return a, nil
+}
+
+// Info returns the agent's initialize answer.
+func (a *Agent) Info() *acp.InitializeResponse { return a.info }
+
+// Prompt sends one prompt turn and waits for its end.
+func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
+	return a.client.Prompt(ctx, a.session, acp.TextBlock(text))
+}
+
+// Close ends the agent: it closes its input, waits up to ExitGrace for it
+// to exit (killing it after), stops the broker and records the exit
+// status.
+func (a *Agent) Close(ctx context.Context) error {
+	a.client.Close()
+	done := make(chan struct{})
+	var code int
+	var err error
+	go func() {
+		// The client's read goroutine reads stdout to its end.
+		code, err = a.proc.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(ExitGrace):
+		a.proc.Kill()
+		<-done
+	}
+	<-a.stderr
+	a.s.mu.Lock()
+	a.s.plane.stopServing()
+	a.s.mu.Unlock()
+	result := "exit_" + strconv.Itoa(code)
+	if err != nil {
+		result = "killed"
+	}
+	return errors.Join(err, a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}))
+}
+
+// kill ends a process that never became an agent. Its stdout is read to
+// the end by the client when there is one, and drained here otherwise.
+func (a *Agent) kill() {
+	a.proc.Kill()
+	if a.client == nil {
+		go io.Copy(io.Discard, a.proc.Stdout())
+	} else {
+		a.client.Close()
+	}
+	a.proc.Wait()
+	<-a.stderr
+}

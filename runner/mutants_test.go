@@ -1,0 +1,57 @@
+package runner_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+// TestMutants proves each of the Runner's own checks is tested: every
+// mutant deletes or inverts one, and a named test must go red.
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	{Name: "a host process's broker directory open to every user", File: "plane.go",
+		Edits: []mutation.Edit{{Old: `mode := os.FileMode(0o700)`, New: `mode := os.FileMode(0o755)`}},
+		Kills: "TestBrokerDirectoryPrivate"},
+	{Name: "the broker serves before the evidence is checked", File: "launch.go",
+		Edits: []mutation.Edit{
+			{Old: `	s.plane.serve(ln)
+`, New: ``},
+			{Old: `	proc, err := s.instance.OpenProcess(ctx, ps)`, New: `	s.plane.serve(ln)
+	proc, err := s.instance.OpenProcess(ctx, ps)`},
+		},
+		Kills: "TestUnmatchedProcessIsNeverServed"},
+	{Name: "a mismatching process is spoken to", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `err != nil || !m.OK() {`, New: `err != nil {`}},
+		Kills: "TestEvidenceMismatchRefused"},
+	{Name: "launch without an admission", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `	if s.record == nil {`, New: `	if false {`}},
+		Kills: "TestAdmitRefusalIsLogged"},
+	{Name: "a refusal is logged as an allow", File: "session.go",
+		Edits: []mutation.Edit{{Old: `		ev.Decision = eventlog.DecisionDeny
+`, New: ``}},
+		Kills: "TestAdmitRefusalIsLogged"},
+	{Name: "a read-only tool can be approved", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `if !ok || reg.Effect != authz.ExternalEffect {`, New: `if !ok {`}},
+		Kills: "TestPermissionUnbound"},
+	{Name: "arguments the schema refuses are approved", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `		if err != nil {
+			return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the arguments of tool %s do not satisfy its schema", checkfu.Quote(t.Tool))
+		}`, New: `		if err != nil {
+			action = authz.Action{Capability: reg.Capability, Effect: reg.Effect}
+		}`}},
+		Kills: "TestPermissionUnbound"},
+	{Name: "a declined approval is answered allow", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `err != nil || !dec.Approve {`, New: `err != nil {`}},
+		Kills: "TestApproverDeclines"},
+	{Name: "no Approver allows", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")`, New: `		return allow(req)`}},
+		Kills: "TestNoApproverDeniesEffects"},
+	{Name: "the Runner self-enrolls a remote provider", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `	if r.desc.Placement != admission.PlacementInProcess {`, New: `	if false {`}},
+		Kills: "TestRemoteProviderNeedsEnrollment"},
+	{Name: "connections under two providers", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `} else if c.Provider != r.integration {`, New: `} else if false {`}},
+		Kills: "TestNewRefusesBadConfig"},
+}

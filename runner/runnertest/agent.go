@@ -1,0 +1,306 @@
+// Package runnertest holds a scripted ACP agent for the Runner's tests,
+// its examples and examples/quickstart. It is a real process when run
+// with Main (a program re-executing itself with AgentEnv set): it speaks
+// ACP v1 over its stdin and stdout with package acp's bounded framing,
+// and calls its tools through the session's broker socket with the
+// official MCP Go SDK client, exactly as third-party sandbox code would.
+//
+// Nothing here is a real model: it plays a fixed Script, and says so in
+// its agentInfo ("checkfu-scripted-agent") and in every message it sends.
+// Evidence gathered with it is checkfu.LabelMock.
+package runnertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu/acp"
+)
+
+// AgentEnv is the environment variable that puts a program calling Main
+// into agent mode.
+const AgentEnv = "CHECKFU_SCRIPTED_AGENT"
+
+// SocketEnv names the broker socket; it is runner.BrokerSocketEnv (this
+// package cannot import the runner it tests).
+const SocketEnv = "CHECKFU_BROKER_SOCKET"
+
+// ScriptEnv, when set, holds the Script Main plays instead of
+// QuickstartScript, as a JSON array of steps ({"Tool": ..., "Arguments":
+// {...}, "Ask": true}).
+const ScriptEnv = "CHECKFU_SCRIPTED_AGENT_SCRIPT"
+
+// EagerEnv, when "1", makes Main play its script once as soon as it
+// starts, before it reads any ACP message, writing "eager: connecting"
+// and then "eager: called TOOL" for each call answered to stderr: a
+// process that tries the broker before the Runner has checked it.
+const EagerEnv = "CHECKFU_SCRIPTED_AGENT_EAGER"
+
+// Name is the agentInfo name of the scripted agent.
+const Name = "checkfu-scripted-agent"
+
+// A Step is one tool call of a Script. With Ask, the agent first asks
+// the client's permission with session/request_permission (title the
+// tool, rawInput the arguments) and calls the tool only when allowed.
+type Step struct {
+	Tool      string
+	Arguments map[string]any
+	Ask       bool
+}
+
+// QuickstartScript is the turn examples/quickstart plays: an allowed
+// read, a header smuggle attempt (an Authorization header hidden in the
+// tool's arguments, which its schema refuses before any provider
+// contact), and an external effect asked for and then made.
+var QuickstartScript = []Step{
+	{Tool: "list_issues", Arguments: map[string]any{"state": "open"}},
+	{Tool: "list_issues", Arguments: map[string]any{"state": "open", "headers": map[string]any{"Authorization": "Bearer smuggled-by-the-agent"}}},
+	{Tool: "create_issue", Arguments: map[string]any{"title": "Found by the quickstart"}, Ask: true},
+}
+
+// Main runs the scripted agent with QuickstartScript (or ScriptEnv's) on
+// the process's stdin and stdout, the broker socket named by SocketEnv,
+// and returns the exit code: 0 when stdin ended cleanly.
+func Main() int {
+	a := &Agent{Socket: os.Getenv(SocketEnv), Script: QuickstartScript}
+	if s := os.Getenv(ScriptEnv); s != "" {
+		a.Script = nil
+		if err := json.Unmarshal([]byte(s), &a.Script); err != nil {
+			fmt.Fprintln(os.Stderr, "scripted agent:", ScriptEnv, "is not a script:", err)
+			return 2
+		}
+	}
+	if os.Getenv(EagerEnv) == "1" {
+		a.eager()
+	}
+	if err := a.Serve(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "scripted agent:", err)
+		return 1
+	}
+	return 0
+}
+
+// An Agent is the scripted agent. Each prompt turn plays Script: every
+// step's outcome is reported as an agent_message_chunk ("[scripted]
+// TOOL -> TEXT"), and the turn ends with end_turn.
+type Agent struct {
+	Socket string
+	Script []Step
+
+	out      *acp.Writer
+	mu       sync.Mutex // guards the fields below
+	nextID   int64
+	sessions int
+	waiting  map[acp.ID]chan acp.Message
+	wg       sync.WaitGroup
+}
+
+// Serve speaks ACP on r and w until r ends.
+func (a *Agent) Serve(r io.Reader, w io.Writer) error {
+	a.out = acp.NewWriter(w, 0)
+	a.waiting = map[acp.ID]chan acp.Message{}
+	in := acp.NewReader(r, 0)
+	defer a.wg.Wait()
+	defer a.abandon()
+	var msgs []acp.Message
+	for {
+		line, err := in.ReadLine()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if msgs, err = acp.ParseLine(msgs[:0], line); err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			a.handle(m)
+		}
+	}
+}
+
+func (a *Agent) abandon() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, ch := range a.waiting {
+		close(ch)
+		delete(a.waiting, id)
+	}
+}
+
+func (a *Agent) handle(m acp.Message) {
+	switch {
+	case m.IsResponse():
+		a.mu.Lock()
+		ch := a.waiting[m.ID]
+		delete(a.waiting, m.ID)
+		a.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+	case m.Method == acp.MethodInitialize:
+		a.reply(m.ID, acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion,
+			AgentInfo: &acp.Implementation{Name: Name, Title: "scripted agent (no model)", Version: "1"}})
+	case m.Method == acp.MethodSessionNew:
+		a.mu.Lock()
+		a.sessions++
+		id := fmt.Sprintf("scripted-%d", a.sessions)
+		a.mu.Unlock()
+		a.reply(m.ID, acp.NewSessionResponse{SessionID: id})
+	case m.Method == acp.MethodSessionPrompt:
+		var p acp.PromptRequest
+		_ = json.Unmarshal(m.Params, &p)
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			a.reply(m.ID, acp.PromptResponse{StopReason: a.turn(p.SessionID)})
+		}()
+	case m.IsRequest():
+		_ = a.out.WriteMessage(acp.Message{ID: m.ID, Error: &acp.RPCError{Code: -32601, Message: "method not found"}})
+	}
+}
+
+// turn plays the script once.
+func (a *Agent) turn(session string) acp.StopReason {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := a.connect(ctx)
+	if err != nil {
+		a.say(session, "cannot reach the broker: "+err.Error())
+		return acp.StopEndTurn
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		a.say(session, "tools/list failed: "+err.Error())
+		return acp.StopEndTurn
+	}
+	var names []string
+	for _, t := range tools.Tools {
+		names = append(names, t.Name)
+	}
+	a.say(session, "tools/list -> "+strings.Join(names, ", "))
+	for i, st := range a.Script {
+		if st.Ask {
+			ok, err := a.ask(session, i, st)
+			if err != nil {
+				return acp.StopCancelled
+			}
+			if !ok {
+				a.say(session, st.Tool+" -> not permitted by the client")
+				continue
+			}
+			a.say(session, st.Tool+" -> permitted by the client")
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments})
+		if err != nil {
+			a.say(session, st.Tool+" -> MCP error: "+err.Error())
+			continue
+		}
+		var parts []string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				parts = append(parts, t.Text)
+			}
+		}
+		a.say(session, st.Tool+" -> "+strings.Join(parts, "\n"))
+	}
+	return acp.StopEndTurn
+}
+
+// eager plays the script without ACP, reporting on stderr.
+func (a *Agent) eager() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fmt.Fprintln(os.Stderr, "eager: connecting")
+	cs, err := a.connect(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eager:", err)
+		return
+	}
+	defer cs.Close()
+	for _, st := range a.Script {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments}); err == nil {
+			fmt.Fprintln(os.Stderr, "eager: called", st.Tool)
+		}
+	}
+}
+
+func (a *Agent) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	if a.Socket == "" {
+		return nil, errors.New(SocketEnv + " is not set")
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", a.Socket)
+	if err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: Name, Version: "1"}, nil)
+	return client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+}
+
+// ask sends session/request_permission for step i and reports whether the
+// client allowed it.
+func (a *Agent) ask(session string, i int, st Step) (bool, error) {
+	callID := fmt.Sprintf("call_%d", i)
+	raw, _ := json.Marshal(map[string]any{"toolCallId": callID, "title": st.Tool, "kind": "edit", "rawInput": st.Arguments})
+	ch := make(chan acp.Message, 1)
+	a.mu.Lock()
+	id := acp.IntID(a.nextID)
+	a.nextID++
+	a.waiting[id] = ch
+	a.mu.Unlock()
+	params, _ := json.Marshal(struct {
+		SessionID string                 `json:"sessionId"`
+		ToolCall  json.RawMessage        `json:"toolCall"`
+		Options   []acp.PermissionOption `json:"options"`
+	}{session, raw, []acp.PermissionOption{
+		{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
+		{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
+	}})
+	if err := a.out.WriteMessage(acp.Message{ID: id, Method: acp.MethodRequestPermission, Params: params}); err != nil {
+		return false, err
+	}
+	m, ok := <-ch
+	if !ok {
+		return false, io.ErrUnexpectedEOF
+	}
+	var res acp.RequestPermissionResponse
+	if err := json.Unmarshal(m.Result, &res); err != nil {
+		return false, err
+	}
+	return res.Outcome.Outcome == "selected" && res.Outcome.OptionID == "allow", nil
+}
+
+// say sends one agent_message_chunk, marked as scripted.
+func (a *Agent) say(session, text string) {
+	u, _ := json.Marshal(map[string]any{"sessionUpdate": "agent_message_chunk", "content": acp.TextBlock("[scripted] " + text)})
+	p, _ := json.Marshal(acp.SessionNotification{SessionID: session, Update: u})
+	_ = a.out.WriteMessage(acp.Message{Method: acp.MethodSessionUpdate, Params: p})
+}
+
+func (a *Agent) reply(id acp.ID, v any) {
+	b, _ := json.Marshal(v)
+	_ = a.out.WriteMessage(acp.Message{ID: id, Result: b})
+}
+
+// ScriptArg returns the ScriptEnv entry ("NAME=JSON") that makes Main
+// play script. It panics if a step's arguments do not encode as JSON.
+func ScriptArg(script []Step) string {
+	b, err := json.Marshal(script)
+	if err != nil {
+		panic(err)
+	}
+	return ScriptEnv + "=" + string(b)
+}

@@ -1,0 +1,223 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// A Session is one session of the Runner: the request context its
+// server-owned token stands for, its admission, and, once launched, its
+// sandbox instance, gateway channel and broker. Its log is the session
+// log named by the context's Session field.
+type Session struct {
+	r     *Runner
+	rc    checkfu.RequestContext
+	token string
+
+	mu       sync.Mutex // guards the fields below
+	profile  *admission.Published
+	record   *admission.Record
+	plane    *plane // built by the first Launch
+	instance adapters.Instance
+	closed   bool
+}
+
+// Open authenticates the server-owned token the application server
+// presented and returns the session it names. The token is the only
+// source of the request context: every event of the session carries it,
+// and the gateway channel the session opens is bound to it. A token the
+// Runner did not issue, or one expired, is refused with the gateway's
+// codes; nothing is logged, since no session is established.
+func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
+	rc, err := r.tokens.Authenticate(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if err := eventlog.CheckSession(rc.Session); err != nil {
+		return nil, err
+	}
+	return &Session{r: r, rc: rc, token: token}, nil
+}
+
+// Context returns the session's request context.
+func (s *Session) Context() checkfu.RequestContext { return s.rc }
+
+// ID returns the session's id, the name of its log.
+func (s *Session) ID() string { return s.rc.Session }
+
+// Publish is step 1: it decodes a SandboxProfile document strictly and
+// publishes it as the version after prev (nil for the first), with the
+// built-in preset catalog, so that every convenience becomes exact hosts
+// with their grants. The decision is appended to the session log;
+// a refusal keeps admission's code.
+func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Published) (*admission.Published, error) {
+	p, err := admission.ParseProfile(doc)
+	var v *admission.Published
+	if err == nil {
+		v, err = admission.Publish(prev, p, nil)
+	}
+	ev := eventlog.Event{Kind: eventlog.KindAdmission}
+	if v != nil {
+		ev.Profile = profileRevision(v)
+	}
+	if lerr := s.decide(ctx, ev, err, "published"); lerr != nil {
+		return nil, lerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Admit is step 2: it admits the session on the Runner's provider for the
+// published version v, in lane with provenance: the provider's grade
+// (adapters.Grade: its advertisement capped by its receipt) must meet the
+// profile's egress requirement and the lane's rule must hold against the
+// enrollment's effective capability (admission.Admit). The record is
+// then frozen under the deployment key, loaded back as any Runner would
+// load it, and re-checked at placement (admission.Place). The decision is
+// appended to the session log; a refusal keeps admission's code, and the
+// session may Admit again with another version until its first Launch
+// (after which Admit is refused with checkfu.CodeConfigInvalid).
+func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
+	r := s.r
+	s.mu.Lock()
+	launched := s.plane != nil
+	s.mu.Unlock()
+	if launched {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s already launched under its admission", checkfu.Quote(s.rc.Session))
+	}
+	rec, err := s.admit(v, lane, provenance)
+	ev := eventlog.Event{Kind: eventlog.KindAdmission, Provider: r.desc.Identity}
+	if v != nil {
+		ev.Profile = profileRevision(v)
+	}
+	if rec != nil {
+		ev.Scope = "lane:" + rec.Facts().Lane.String()
+	}
+	if lerr := s.decide(ctx, ev, err, "admitted"); lerr != nil {
+		return lerr
+	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.profile, s.record = v, rec
+	return nil
+}
+
+func (s *Session) admit(v *admission.Published, lane admission.Lane, provenance admission.Provenance) (*admission.Record, error) {
+	r := s.r
+	if v == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: Admit needs a published profile")
+	}
+	if err := admission.CheckPlacement(r.desc.Placement, r.desc.Capability); err != nil {
+		return nil, err
+	}
+	rec, err := admission.Admit(admission.AdmitRequest{
+		Deployment: r.deployment, Session: s.rc.Session, Profile: v, Lane: lane, Provenance: provenance,
+		Providers: []admission.ProviderOffer{{Enrollment: r.enrollment, Receipt: r.cfg.Receipt}},
+		Harness:   "acp", Now: r.now(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	env, err := admission.SignRecord(r.signer, rec)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := admission.LoadRecord(env, r.deployment, s.rc.Session, r.trusted)
+	if err != nil {
+		return nil, err
+	}
+	if err := admission.Place(loaded, v, r.enrollment, r.cfg.Receipt); err != nil {
+		return nil, err
+	}
+	return loaded, nil
+}
+
+// Record returns the session's frozen admission record, or nil before a
+// successful Admit.
+func (s *Session) Record() *admission.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.record
+}
+
+// decide appends ev as the outcome err decided: allow with result ok for
+// nil; deny with err's code otherwise, ev.Result naming what was refused
+// ("refused" when empty). An event that cannot be appended is an error
+// of its own: an unrecorded decision is no decision.
+func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok string) error {
+	ev.Decision = eventlog.DecisionAllow
+	if err == nil {
+		ev.Result = ok
+	} else {
+		ev.Decision = eventlog.DecisionDeny
+		ev.Code = codeOf(err)
+		if ev.Result == "" {
+			ev.Result = "refused"
+		}
+	}
+	return s.append(ctx, ev)
+}
+
+// append stamps ev with the session's request context, the Runner's
+// label and release, and appends it.
+func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
+	ev.Label = s.r.cfg.Label
+	ev.RequestID, ev.RunID, ev.Actor = s.rc.Request, s.rc.Run, s.rc.Actor
+	if ev.Release == "" {
+		ev.Release = s.r.cfg.Release
+		if ev.Release == "" {
+			ev.Release = s.rc.Release
+		}
+	}
+	_, err := s.r.log.Append(ctx, s.rc.Session, ev)
+	return err
+}
+
+// codeOf returns err's refusal or upstream code, "failed" for anything
+// else: free text never reaches an envelope.
+func codeOf(err error) string {
+	if c, ok := checkfu.CodeOf(err); ok {
+		return string(c)
+	}
+	var ee *authz.EvidenceError
+	if errors.As(err, &ee) {
+		return "evidence_unrecorded"
+	}
+	return "failed"
+}
+
+func profileRevision(v *admission.Published) eventlog.ProfileRevision {
+	return eventlog.ProfileRevision{Profile: v.Name(), Revision: strconv.Itoa(v.Version())}
+}
+
+// Close ends the session: it closes the gateway channel, stops the
+// broker, destroys the instance and revokes the lease. It is idempotent.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.instance != nil {
+		err = s.instance.Destroy(context.Background())
+	}
+	if s.plane != nil {
+		s.plane.close()
+	}
+	return err
+}
