@@ -11,6 +11,10 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "the Runner's own events drop the tenant, workspace and project", File: "session.go",
+		Edits: []mutation.Edit{{Old: `	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
+`, New: ``}},
+		Kills: "TestSessionWholePath"},
 	{Name: "a host process's broker directory open to every user", File: "plane.go",
 		Edits: []mutation.Edit{{Old: `mode := os.FileMode(0o700)`, New: `mode := os.FileMode(0o755)`}},
 		Kills: "TestBrokerDirectoryPrivate"},

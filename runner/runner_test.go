@@ -89,8 +89,10 @@ func TestSessionWholePath(t *testing.T) {
 		t.Fatalf("log:\n%v\nwant:\n%v\nagent said %q", got, want, said)
 	}
 	for _, e := range es {
-		if e.RequestID != member.Request || e.RunID != member.Run || e.Actor != member.Actor {
-			t.Errorf("seq %d carries request %q run %q actor %q", e.Seq, e.RequestID, e.RunID, e.Actor)
+		got := checkfu.RequestContext{Actor: e.Actor, Role: e.Role, Tenant: e.Tenant, Workspace: e.Workspace,
+			Project: e.Project, Session: e.SessionID, Request: e.RequestID, Run: e.RunID, Release: member.Release}
+		if got != member {
+			t.Errorf("seq %d carries context %+v, want %+v", e.Seq, got, member)
 		}
 	}
 	if g.hits.Load() != 2 || g.approvals.Load() != 1 {

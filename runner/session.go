@@ -176,6 +176,7 @@ func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok s
 func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
 	ev.Label = s.r.cfg.Label
 	ev.RequestID, ev.RunID, ev.Actor = s.rc.Request, s.rc.Run, s.rc.Actor
+	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
 	if ev.Release == "" {
 		ev.Release = s.r.cfg.Release
 		if ev.Release == "" {
