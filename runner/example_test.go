@@ -140,7 +140,7 @@ func ExampleAgent_Prompt() {
 	// end_turn
 	// [scripted] tools/list -> create_issue, list_issues
 	// [scripted] list_issues -> {"issues":[1]}
-	// [scripted] list_issues -> refused: arguments_invalid
+	// [scripted] list_issues (smuggling an Authorization header in its arguments) -> refused: arguments_invalid
 	// [scripted] create_issue -> permitted by the client
 	// [scripted] create_issue -> {"created":2}
 }

@@ -53,7 +53,7 @@ func checkSession(t *testing.T, out string) {
 		regexp.MustCompile(`(?m)^\d+ +process_exited +- +- +user:alice +\S+ +exit_0$`),
 		regexp.MustCompile(`(?m)^\d+ +tool_call +allow +- +user:alice +tool create_issue +authorized$`),
 		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
-		regexp.MustCompile(`agent: \[scripted\] list_issues -> refused: arguments_invalid`),
+		regexp.MustCompile(`agent: \[scripted\] list_issues \(smuggling an Authorization header in its arguments\) -> refused: arguments_invalid`),
 		regexp.MustCompile(`approver user:carol APPROVES create_issue`),
 		regexp.MustCompile(`upstream saw 2 credentialed requests`),
 	} {

@@ -56,6 +56,9 @@ type Step struct {
 	Tool      string
 	Arguments map[string]any
 	Ask       bool
+	// Attempt, when set, says what the step tries, for the agent's
+	// report line ("TOOL (ATTEMPT) -> ...").
+	Attempt string `json:",omitempty"`
 }
 
 // QuickstartScript is the turn examples/quickstart plays: an allowed
@@ -64,7 +67,8 @@ type Step struct {
 // contact), and an external effect asked for and then made.
 var QuickstartScript = []Step{
 	{Tool: "list_issues", Arguments: map[string]any{"state": "open"}},
-	{Tool: "list_issues", Arguments: map[string]any{"state": "open", "headers": map[string]any{"Authorization": "Bearer smuggled-by-the-agent"}}},
+	{Tool: "list_issues", Arguments: map[string]any{"state": "open", "headers": map[string]any{"Authorization": "Bearer smuggled-by-the-agent"}},
+		Attempt: "smuggling an Authorization header in its arguments"},
 	{Tool: "create_issue", Arguments: map[string]any{"title": "Found by the quickstart"}, Ask: true},
 }
 
@@ -192,20 +196,24 @@ func (a *Agent) turn(session string) acp.StopReason {
 	}
 	a.say(session, "tools/list -> "+strings.Join(names, ", "))
 	for i, st := range a.Script {
+		name := st.Tool
+		if st.Attempt != "" {
+			name += " (" + st.Attempt + ")"
+		}
 		if st.Ask {
 			ok, err := a.ask(session, i, st)
 			if err != nil {
 				return acp.StopCancelled
 			}
 			if !ok {
-				a.say(session, st.Tool+" -> not permitted by the client")
+				a.say(session, name+" -> not permitted by the client")
 				continue
 			}
-			a.say(session, st.Tool+" -> permitted by the client")
+			a.say(session, name+" -> permitted by the client")
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments})
 		if err != nil {
-			a.say(session, st.Tool+" -> MCP error: "+err.Error())
+			a.say(session, name+" -> MCP error: "+err.Error())
 			continue
 		}
 		var parts []string
@@ -214,7 +222,7 @@ func (a *Agent) turn(session string) acp.StopReason {
 				parts = append(parts, t.Text)
 			}
 		}
-		a.say(session, st.Tool+" -> "+strings.Join(parts, "\n"))
+		a.say(session, name+" -> "+strings.Join(parts, "\n"))
 	}
 	return acp.StopEndTurn
 }
