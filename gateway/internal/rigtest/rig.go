@@ -117,6 +117,8 @@ type Rig struct {
 	Lease    authz.Lease
 	Tools    []gateway.ProfileTool
 	Hits     atomic.Int64
+	// Remote is the remote MCP server of a rig built by NewRemote.
+	Remote *Remote
 }
 
 // ListSchema is the input schema of list_issues.
@@ -127,6 +129,19 @@ const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","m
 
 // New builds a Rig; everything it starts stops with t.
 func New(t TB) *Rig {
+	t.Helper()
+	return build(t, false)
+}
+
+// NewRemote builds a Rig that also registers the tools of a remote MCP
+// server (see [Remote]) on the same credential, and lists them on every
+// channel after the four plain tools.
+func NewRemote(t TB) *Rig {
+	t.Helper()
+	return build(t, true)
+}
+
+func build(t TB, remote bool) *Rig {
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -149,6 +164,14 @@ func New(t TB) *Rig {
 	}
 	t.Cleanup(func() { dns.Close() })
 	dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	var remoteRules []egress.Rule
+	if remote {
+		var rsrv *httptest.Server
+		r.Remote, rsrv, _ = startRemote(t)
+		dns.Set("mcp.example.com", netip.MustParseAddr("127.0.0.1"))
+		dns.Set("other.example.com", netip.MustParseAddr("127.0.0.1"))
+		remoteRules = r.Remote.rules(rsrv.Listener.Addr().(*net.TCPAddr).AddrPort().Port())
+	}
 	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +191,9 @@ func New(t TB) *Rig {
 			Tool: authz.ToolDescriptor{Name: "echo", Description: "A provider that echoes the credential.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "outside.rules", Operation: "GET", Resource: r.Base + "/v2/other", Credential: Cred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "outside", Description: "A resource the rules do not allow.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+	}
+	if remote {
+		regs = append(regs, r.Remote.registrations()...)
 	}
 	if r.Registry, err = authz.NewRegistry(regs...); err != nil {
 		t.Fatal(err)
@@ -191,7 +217,7 @@ func New(t TB) *Rig {
 	if r.Lease, err = r.Leases.Issue(authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}})
+	rules, err := egress.NewRules(append([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}}, remoteRules...))
 	if err != nil {
 		t.Fatal(err)
 	}
