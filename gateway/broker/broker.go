@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -39,7 +40,8 @@ type Broker struct {
 // remote MCP server's URL, say) is refused with
 // [CodeDescriptorUnregistered] and no broker is built. A registration
 // whose schema is not an object schema is refused with
-// [CodeDescriptorInvalid].
+// [CodeDescriptorInvalid], and two tools of one name with
+// [CodeDescriptorDuplicated].
 func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
@@ -55,6 +57,9 @@ func New(ch *gateway.Channel) (*Broker, error) {
 		tool, err := descriptor(reg)
 		if err != nil {
 			return nil, err
+		}
+		if slices.ContainsFunc(b.tools, func(t *mcp.Tool) bool { return t.Name == tool.Name }) {
+			return nil, checkfu.Refuse(CodeDescriptorDuplicated, "broker: tool %s is listed twice", checkfu.Quote(tool.Name))
 		}
 		b.tools = append(b.tools, tool)
 		capability, remote := reg.Capability, reg.Protocol == authz.MCP
