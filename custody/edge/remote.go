@@ -92,10 +92,10 @@ var _ http.RoundTripper = (*RemoteTransport)(nil)
 // Remote returns the transport of one authorized call of a remote MCP
 // tool (a registration whose Protocol is [authz.MCP]). As for
 // [Edge.Send], out.Action must be the registration of its capability with
-// out.Connection's credential ([authz.CodeCapabilityMismatch]); and the
-// Connection's egress rules must allow a POST of the MCP headers to the
-// registered endpoint, or it is refused with the rules' code before any
-// contact. It spends no lease budget and runs no approval. A refusal is
+// out.Connection's credential ([authz.CodeCapabilityMismatch]). The
+// Connection's egress rules decide every exchange: an endpoint they do
+// not allow, or an MCP header they do not list, is refused with their
+// code before any contact. It spends no lease budget and runs no approval. A refusal is
 // recorded as the call's edge_call Evidence when the Edge has a sink.
 func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, error) {
 	if e == nil || e.registry == nil {
@@ -119,19 +119,7 @@ func (t *RemoteTransport) open(ctx context.Context) error {
 		return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not a remote MCP registration with this credential", checkfu.Quote(a.Capability))
 	}
 	t.tool, t.ev.Tool = reg.Tool.Name, reg.Tool.Name
-	probe, err := http.NewRequestWithContext(ctx, http.MethodPost, reg.Resource, nil)
-	if err != nil {
-		return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s: the registered endpoint does not form a request", checkfu.Quote(a.Capability))
-	}
-	probe.Header.Set("Accept", "application/json, text/event-stream")
-	probe.Header.Set("Content-Type", "application/json")
-	creq, err := egress.CanonicalRequest(probe)
-	if err != nil {
-		return err
-	}
-	if _, err := t.out.Connection.Rules.Decide(&creq); err != nil {
-		return err
-	}
+	var err error
 	t.client, err = t.e.client(t.out.Connection.Rules)
 	return err
 }

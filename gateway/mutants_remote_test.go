@@ -1,0 +1,58 @@
+package gateway_test
+
+import "github.com/checkfu/checkfu/internal/mutation"
+
+// remoteMutants break, one at a time, each check of the remote MCP path:
+// the gateway's branch, the client in gateway/mcpremote, and the edge's
+// RemoteTransport in custody/edge (applied through the overlay from
+// here, where the remote rig lives).
+var remoteMutants = []mutation.Mutant{
+	{Name: "6r remote registrations go to the MCP client", File: "remote.go",
+		Edits: []mutation.Edit{{Old: "if reg.Protocol != authz.MCP {", New: "if true || reg.Protocol != authz.MCP {"}},
+		Kills: "TestRemoteAllowed"},
+	{Name: "6r Send refuses a remote registration", File: "../custody/edge/edge.go",
+		Edits: []mutation.Edit{{Old: "\tif reg.Protocol != authz.HTTPS {\n\t\treturn nil, errRemoteProtocol(a.Capability)", New: "\tif false {\n\t\treturn nil, errRemoteProtocol(a.Capability)"}},
+		Kills: "TestRemoteOnPlainPath"},
+	{Name: "6r Remote refuses a plain registration", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if !ok || reg.Protocol != authz.MCP ||", New: "if !ok ||"}},
+		Kills: "TestRemoteOnPlainPath"},
+	{Name: "6r endpoint pinned", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if req.URL == nil || req.URL.String() != a.Resource {", New: "if req.URL == nil {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r MCP methods only", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if !remoteMethod(req.Method) {", New: "if false {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r MCP headers only", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if !remoteHeader(k) {", New: "if false {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r standard headers name the message", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: `if v, ok := h["Mcp-Name"]; ok &&`, New: `if v, ok := h["Mcp-Name"]; false && ok &&`}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r only the handshake and the tools/call", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if !remoteMessages[m] {", New: "if false {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r the registered tool with the authorized arguments", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.out.Action.Body) {", New: "if json.Compact(&args, msg.Params.Arguments) != nil {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r one call's exchanges", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "if done || over {", New: "if _ = done; over {"}},
+		Kills: "TestRemoteTransportRefuses"},
+	{Name: "6r the transport's refusal is the answer", File: "../custody/edge/remote.go",
+		Edits: []mutation.Edit{{Old: "\tif t.first != nil {\n\t\terr = t.first\n\t}\n", New: ""}},
+		Kills: "TestRemoteDenied|TestRemoteTransportRefuses"},
+	{Name: "6r credential attached at the edge", File: "../custody/edge/edge.go",
+		Edits: []mutation.Edit{{Old: "\t\t\th.Set(e.header, string(v))\n", New: ""}},
+		Kills: "TestRemoteAllowed|TestRemoteTransportAttaches"},
+	{Name: "6r echo screen on the remote path", File: "../custody/edge/edge.go",
+		Edits: []mutation.Edit{{Old: "if err := refuseEcho(secret, b, hresp.Header, body); err != nil {", New: "if err := refuseEcho(secret, b, hresp.Header, body); false && err != nil {"}},
+		Kills: "TestRemoteDenied"},
+	{Name: "6r redirects refused", File: "../egress/client.go",
+		Edits: []mutation.Edit{{Old: "\tif isRedirect(resp) {\n", New: "\tif false {\n"}},
+		Kills: "TestRemoteDenied"},
+	{Name: "6r remote error text replaced", File: "mcpremote/mcpremote.go",
+		Edits: []mutation.Edit{{Old: `return checkfu.Refuse(CodeRemoteCallFailed, "%s", msg)`, New: `return err`}},
+		Kills: "TestRemoteDenied"},
+	{Name: "6r the remote's _meta is not passed on", File: "mcpremote/mcpremote.go",
+		Edits: []mutation.Edit{{Old: "body, err := json.Marshal(&mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError})", New: "_ = content\n\tbody, err := json.Marshal(res)"}},
+		Kills: "TestRemoteAllowed"},
+}
