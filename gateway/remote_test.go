@@ -72,6 +72,16 @@ func TestRemoteAllowed(t *testing.T) {
 	if r.Hits.Load() != 0 {
 		t.Errorf("the plain provider got %d requests", r.Hits.Load())
 	}
+	var edgeCalls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			edgeCalls = append(edgeCalls, ev)
+		}
+	}
+	if len(edgeCalls) != 1 || edgeCalls[0].Outcome != authz.OutcomeSucceeded || edgeCalls[0].Status != 200 ||
+		edgeCalls[0].Capability != "remote.search" || edgeCalls[0].Tool != "search" || edgeCalls[0].Request != rigtest.Member() {
+		t.Errorf("edge events %+v, want one succeeded edge_call of remote.search with status 200", edgeCalls)
+	}
 }
 
 // TestRemoteDenied: each refusal of the remote path. None leaks the
@@ -284,5 +294,17 @@ func TestRemoteOnPlainPath(t *testing.T) {
 	}
 	if r.Remote.Hits.Load() != 0 || r.Hits.Load() != 0 || r.Opens.Load() != 0 {
 		t.Errorf("a refused call reached a server or opened the credential")
+	}
+}
+
+// TestRemoteTransportZero: the zero RemoteTransport refuses, never panics.
+func TestRemoteTransportZero(t *testing.T) {
+	var tr edge.RemoteTransport
+	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, edge.CodeRemoteRequestRefused) {
+		t.Errorf("RoundTrip: %v", err)
+	}
+	if err := tr.Finish(context.Background(), nil); err == nil {
+		t.Error("Finish of the zero transport succeeded")
 	}
 }

@@ -142,4 +142,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "const maxNumberExponent = 1000", New: "const maxNumberExponent = 100000"}}, Kills: "TestResolveRefusesHugeNumbers"},
 	{Name: "argument depth bound", File: "arguments.go",
 		Edits: []mutation.Edit{{Old: "strictjson.Options{MaxDepth: MaxArgumentDepth, MaxBytes: MaxArgumentBytes}", New: "strictjson.Options{MaxDepth: 10000, MaxBytes: MaxArgumentBytes}"}}, Kills: "TestResolveRefuses"},
+	{Name: "a remote MCP registration is a POST", File: "capability.go",
+		Edits: []mutation.Edit{{Old: `case reg.Protocol == MCP && reg.Operation != "POST":`, New: `case false:`}}, Kills: "TestNewRegistryRefuses"},
+	{Name: "protocol must be known", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "case reg.Protocol != HTTPS && reg.Protocol != MCP:", New: "case false:"}}, Kills: "TestNewRegistryRefuses"},
 }

@@ -75,10 +75,13 @@ const (
 // It is made by [Edge.Remote] and is good for one call: [RemoteTransport.Finish]
 // ends it. It is safe for concurrent use.
 type RemoteTransport struct {
-	e      *Edge
+	// send and record are the Edge's, bound to this call: the transport
+	// holds no *Edge, so nothing reachable from it can open a credential
+	// for a caller (custody's exposure test checks it).
+	send   func(req *http.Request, status *int) (*Response, error)
+	record func(ctx context.Context, ev *authz.Evidence, err error) error
 	out    Outbound
 	tool   string
-	client *egress.Client
 	ev     authz.Evidence
 
 	mu        sync.Mutex
@@ -103,25 +106,33 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 	}
 	rc, _ := checkfu.RequestContextFrom(ctx)
 	a := out.Action
-	t := &RemoteTransport{e: e, out: out, ev: authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
+	t := &RemoteTransport{out: out, ev: authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
 		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}}
-	if err := t.open(ctx); err != nil {
-		_, err = e.record(ctx, &t.ev, nil, err)
-		return nil, err
+	t.record = func(ctx context.Context, ev *authz.Evidence, err error) error {
+		_, err = e.record(ctx, ev, nil, err)
+		return err
+	}
+	client, err := t.open(e)
+	if err != nil {
+		return nil, t.record(ctx, &t.ev, err)
+	}
+	cred, lease, scope := out.Connection.Credential, out.Lease, out.Scope
+	t.send = func(req *http.Request, status *int) (*Response, error) {
+		return e.send(req.Context(), client, req, cred, lease, scope, status)
 	}
 	return t, nil
 }
 
-func (t *RemoteTransport) open(ctx context.Context) error {
+// open checks the action against its registration and returns the
+// Connection's egress client.
+func (t *RemoteTransport) open(e *Edge) (*egress.Client, error) {
 	a := t.out.Action
-	reg, ok := t.e.registry.Lookup(a.Capability)
+	reg, ok := e.registry.Lookup(a.Capability)
 	if !ok || reg.Protocol != authz.MCP || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != t.out.Connection.Credential {
-		return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not a remote MCP registration with this credential", checkfu.Quote(a.Capability))
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not a remote MCP registration with this credential", checkfu.Quote(a.Capability))
 	}
 	t.tool, t.ev.Tool = reg.Tool.Name, reg.Tool.Name
-	var err error
-	t.client, err = t.e.client(t.out.Connection.Rules)
-	return err
+	return e.client(t.out.Connection.Rules)
 }
 
 // RoundTrip makes one exchange of the remote call, as the type
@@ -149,18 +160,22 @@ func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	t.exchanges++
 	over, done := t.exchanges > maxRemoteExchanges, t.finished
 	t.mu.Unlock()
-	if done || over {
+	if done || over || t.send == nil {
 		return nil, refuseRemote("edge: the remote call of %s is over (or has used its %d exchanges)", checkfu.Quote(t.tool), maxRemoteExchanges)
 	}
-	out, err := t.build(req)
+	out, method, err := t.build(req)
 	if err != nil {
 		return nil, err
 	}
 	var status int
-	r, err := t.e.send(out.Context(), t.client, out, t.out.Connection.Credential, t.out.Lease, t.out.Scope, &status)
+	r, err := t.send(out, &status)
 	if status != 0 {
+		// The evidence carries the tools/call's status, or the status
+		// of an exchange whose answer was refused.
 		t.mu.Lock()
-		t.ev.Status = status
+		if t.ev.Status == 0 || method == "tools/call" || err != nil {
+			t.ev.Status = status
+		}
 		t.mu.Unlock()
 	}
 	if err != nil {
@@ -177,18 +192,18 @@ func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
 // build checks the client's request and builds the one the edge sends:
 // the registered endpoint, the client's method, only the MCP headers, and
 // the checked body.
-func (t *RemoteTransport) build(req *http.Request) (*http.Request, error) {
+func (t *RemoteTransport) build(req *http.Request) (*http.Request, string, error) {
 	a := t.out.Action
 	if req.URL == nil || req.URL.String() != a.Resource {
-		return nil, refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
+		return nil, "", refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
 	}
 	if !remoteMethod(req.Method) {
-		return nil, refuseRemote("edge: the remote call of %s used method %s (want POST, GET or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
+		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST, GET or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
 	}
 	h := http.Header{}
 	for k, vs := range req.Header {
 		if !remoteHeader(k) {
-			return nil, refuseRemote("edge: the remote call of %s carries header %s, which is not an MCP header", checkfu.Quote(t.tool), checkfu.Quote(k))
+			return nil, "", refuseRemote("edge: the remote call of %s carries header %s, which is not an MCP header", checkfu.Quote(t.tool), checkfu.Quote(k))
 		}
 		h[k] = append([]string(nil), vs...)
 	}
@@ -196,21 +211,21 @@ func (t *RemoteTransport) build(req *http.Request) (*http.Request, error) {
 	if req.Body != nil {
 		var err error
 		if body, err = io.ReadAll(io.LimitReader(req.Body, maxRemoteRequestBytes+1)); err != nil {
-			return nil, refuseRemote("edge: the remote call of %s: its request body cannot be read", checkfu.Quote(t.tool))
+			return nil, "", refuseRemote("edge: the remote call of %s: its request body cannot be read", checkfu.Quote(t.tool))
 		}
 	}
 	if req.Method != http.MethodPost && len(body) > 0 {
-		return nil, refuseRemote("edge: the remote call of %s sent a body with %s", checkfu.Quote(t.tool), req.Method)
+		return nil, "", refuseRemote("edge: the remote call of %s sent a body with %s", checkfu.Quote(t.tool), req.Method)
 	}
 	method := ""
 	if req.Method == http.MethodPost {
 		var err error
 		if method, err = t.message(body); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if err := t.standardHeaders(h, method); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var rd io.Reader
 	if req.Method == http.MethodPost {
@@ -218,10 +233,10 @@ func (t *RemoteTransport) build(req *http.Request) (*http.Request, error) {
 	}
 	out, err := http.NewRequestWithContext(req.Context(), req.Method, a.Resource, rd)
 	if err != nil {
-		return nil, refuseRemote("edge: the remote call of %s: the registered endpoint does not form a request", checkfu.Quote(t.tool))
+		return nil, "", refuseRemote("edge: the remote call of %s: the registered endpoint does not form a request", checkfu.Quote(t.tool))
 	}
 	out.Header = h
-	return out, nil
+	return out, method, nil
 }
 
 // message checks that body is one JSON-RPC message the call may send: a
@@ -280,7 +295,7 @@ func (t *RemoteTransport) standardHeaders(h http.Header, method string) error {
 // sink; if that fails, the returned error includes an
 // [*authz.EvidenceError] and the caller must withhold the answer.
 func (t *RemoteTransport) Finish(ctx context.Context, err error) error {
-	if t == nil {
+	if t == nil || t.record == nil {
 		return errZeroEdge
 	}
 	t.mu.Lock()
@@ -290,8 +305,7 @@ func (t *RemoteTransport) Finish(ctx context.Context, err error) error {
 	}
 	ev := t.ev
 	t.mu.Unlock()
-	_, err = t.e.record(ctx, &ev, nil, err)
-	return err
+	return t.record(ctx, &ev, err)
 }
 
 func refuseRemote(format string, args ...any) error {

@@ -135,7 +135,8 @@ func New(t TB) *Rig {
 
 // NewRemote builds a Rig that also registers the tools of a remote MCP
 // server (see [Remote]) on the same credential, and lists them on every
-// channel after the four plain tools.
+// channel after the four plain tools. Its edge records its edge_call
+// events in Evidence too.
 func NewRemote(t TB) *Rig {
 	t.Helper()
 	return build(t, true)
@@ -222,7 +223,12 @@ func build(t TB, remote bool) *Rig {
 		t.Fatal(err)
 	}
 	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
+	var edgeEvidence authz.EvidenceSink
+	if remote {
+		edgeEvidence = r.Evidence // the edge's own edge_call events too
+	}
 	e, err := edge.NewEdge(edge.EdgeConfig{
+		Evidence: edgeEvidence,
 		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
