@@ -308,3 +308,38 @@ func TestRemoteTransportZero(t *testing.T) {
 		t.Error("Finish of the zero transport succeeded")
 	}
 }
+
+// TestRemoteExternalEffect: a remote tool registered as external_effect
+// runs only under its action-bound approval, like any other; without one
+// nothing reaches the remote server, and the approval is spent once.
+func TestRemoteExternalEffect(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	r.Grant("remote.effect")
+	ch := r.Channel(rigtest.Member())
+	const args = `{"query":"x"}`
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("unapproved: %v, want %s", err, authz.CodeApprovalRequired)
+	}
+	if n := r.Remote.Hits.Load(); n != 0 {
+		t.Fatalf("the unapproved call reached the remote server %d times", n)
+	}
+	r.ApproveCall("remote.effect", args)
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(`{"query":"y"}`)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("approval of other arguments: %v, want %s", err, authz.CodeApprovalRequired)
+	}
+	resp, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args))
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("approved: %v %+v", err, resp)
+	}
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("second call under a spent approval: %v", err)
+	}
+	var kinds []string
+	for _, ev := range r.Evidence.Events() {
+		kinds = append(kinds, string(ev.Kind)+":"+string(ev.Outcome))
+	}
+	want := "gateway_decision:refused approval_decision:approved gateway_decision:refused gateway_decision:approved edge_call:succeeded approval_result:succeeded gateway_result:succeeded gateway_decision:refused"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("events %s\nwant   %s", got, want)
+	}
+}

@@ -100,8 +100,9 @@ func startRemote(t TB) (*Remote, *httptest.Server, *httptest.Server) {
 	return m, remote, other
 }
 
-// remoteRegistrations registers the remote tools: remote.search (the
-// search tool), remote.leak, remote.redirect (an endpoint that
+// registrations registers the remote tools: remote.search (the search
+// tool), remote.effect (the same tool, registered as external_effect),
+// remote.leak, remote.redirect (an endpoint that
 // redirects), remote.unknown (a tool the server does not have) and
 // remote.outside (an endpoint outside the rules).
 func (m *Remote) registrations() []authz.Registration {
@@ -109,7 +110,10 @@ func (m *Remote) registrations() []authz.Registration {
 		return authz.Registration{Capability: capability, Operation: "POST", Resource: m.Base + path, Credential: Cred, Effect: authz.ReadOnly, Protocol: authz.MCP,
 			Tool: authz.ToolDescriptor{Name: tool, Description: "A remote MCP tool.", InputSchema: json.RawMessage(schema)}}
 	}
+	effect := reg("remote.effect", "search", "/mcp", SearchSchema)
+	effect.Effect = authz.ExternalEffect
 	return []authz.Registration{
+		effect,
 		reg("remote.search", "search", "/mcp", SearchSchema),
 		reg("remote.leak", "leak", "/mcp", `{"type":"object"}`),
 		reg("remote.redirect", "search", "/redirect", SearchSchema),

@@ -278,7 +278,13 @@ func (r *Rig) Channel(rc checkfu.RequestContext) *gateway.Channel {
 // Approve records an approval of the create call, as the platform would.
 func (r *Rig) Approve(args string) {
 	r.T.Helper()
-	call := authz.ToolCall{Capability: "issues.create", Arguments: json.RawMessage(args)}
+	r.ApproveCall("issues.create", args)
+}
+
+// ApproveCall records an approval of a call of capability with args.
+func (r *Rig) ApproveCall(capability, args string) {
+	r.T.Helper()
+	call := authz.ToolCall{Capability: capability, Arguments: json.RawMessage(args)}
 	action, err := r.Registry.Arguments(call)
 	if err != nil {
 		r.T.Fatal(err)
