@@ -204,6 +204,7 @@ func TestRemoteTransportRefuses(t *testing.T) {
 		{"another tool", "POST", endpoint, call("leak", `{}`), nil},
 		{"other arguments", "POST", endpoint, call("search", `{"query":"y"}`), nil},
 		{"tools/list", "POST", endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil},
+		{"a duplicated member", "POST", endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"leak","name":"search","arguments":` + args + `}}`, nil},
 		{"a batch", "POST", endpoint, `[` + call("search", args) + `]`, nil},
 		{"a body on GET", "GET", endpoint, call("search", args), nil},
 	} {

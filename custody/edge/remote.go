@@ -12,6 +12,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // RemoteHeaders are the request headers, in canonical form and sorted,
@@ -50,6 +51,9 @@ const (
 	maxRemoteExchanges = 12
 	// maxRemoteRequestBytes bounds one request body of a remote call.
 	maxRemoteRequestBytes = 1 << 20
+	// maxRemoteDepth bounds the nesting of one JSON-RPC message: the
+	// arguments' own bound (authz.MaxArgumentDepth) plus the envelope.
+	maxRemoteDepth = authz.MaxArgumentDepth + 8
 )
 
 // A RemoteTransport is the http.RoundTripper of one remote MCP tool call:
@@ -252,6 +256,11 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
+	}
+	// Strictly first (no duplicate members, valid UTF-8, bounded depth):
+	// the edge and the remote server must read the same message.
+	if err := strictjson.Valid(body, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes}); err != nil {
+		return "", refuseRemote("edge: the remote call of %s sent a message that is not strict JSON", checkfu.Quote(t.tool))
 	}
 	if err := json.Unmarshal(body, &msg); err != nil {
 		return "", refuseRemote("edge: the remote call of %s sent something other than one JSON-RPC message", checkfu.Quote(t.tool))
