@@ -120,8 +120,18 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 	if err != nil {
 		return nil, t.record(ctx, &t.ev, err)
 	}
-	cred, lease, scope := out.Connection.Credential, out.Lease, out.Scope
+	cred, rules, lease, scope := out.Connection.Credential, out.Connection.Rules, out.Lease, out.Scope
 	t.send = func(req *http.Request, status *int) (*Response, error) {
+		// The rules decide before the credential is opened, as in
+		// prepare: a refused exchange never touches it. (The egress
+		// client decides again as it sends.)
+		creq, err := egress.CanonicalRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := rules.Decide(&creq); err != nil {
+			return nil, err
+		}
 		return e.send(req.Context(), client, req, cred, lease, scope, status)
 	}
 	return t, nil
