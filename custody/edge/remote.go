@@ -68,9 +68,10 @@ const (
 //     cancellation, a response, or the tools/call of exactly the
 //     registered tool with exactly the authorized arguments, and more
 //     than a call's share of exchanges;
-//   - sends the request it built itself (never the client's) through the
-//     Connection's egress client: its rules decide it, no proxy, public
-//     addresses only, no redirects; the credential is opened and attached
+//   - lets the Connection's egress rules decide the request it built
+//     itself (never the client's) before the credential is opened, then
+//     sends it through the Connection's egress client (no proxy, public
+//     addresses only, no redirects), the credential opened and attached
 //     here, at the edge, once the lease is seen to hold;
 //   - reads at most [MaxResponseBytes] of the answer and screens it for
 //     the credential (headers and body) and for content codings, exactly
@@ -102,8 +103,9 @@ var _ http.RoundTripper = (*RemoteTransport)(nil)
 // out.Connection's credential ([authz.CodeCapabilityMismatch]). The
 // Connection's egress rules decide every exchange: an endpoint they do
 // not allow, or an MCP header they do not list, is refused with their
-// code before any contact. It spends no lease budget and runs no approval. A refusal is
-// recorded as the call's edge_call Evidence when the Edge has a sink.
+// code before any contact and before the credential is opened. It
+// spends no lease budget and runs no approval. A refusal is recorded as
+// the call's edge_call Evidence when the Edge has a sink.
 func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, error) {
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
