@@ -33,5 +33,11 @@
 //   - The approval for an external effect is never named by the call: the
 //     gateway finds the one bound to this actor, lease, action, effect and
 //     session, and custody revalidates it immediately before the effect.
+//   - A remote MCP tool (a registration of Protocol authz.MCP) passes the
+//     same steps 1 to 5 and 7; at step 6 the gateway is the remote
+//     server's client (package gateway/mcpremote) through custody's
+//     [edge.RemoteTransport], which reaches only the registered endpoint.
+//     The sandbox never dials an MCP server, and nothing a remote server
+//     advertises (descriptors, URLs, _meta) is shown to it or dialled.
 //   - Every zero value refuses.
 package gateway

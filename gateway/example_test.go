@@ -64,3 +64,23 @@ type exampleT struct{}
 func (exampleT) Helper()           {}
 func (exampleT) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
 func (exampleT) Cleanup(func())    {}
+
+// A registration of Protocol authz.MCP names a remote MCP server's tool:
+// the gateway runs the same checks, then calls that one tool as the
+// server's client, with the credential attached at custody's edge. The
+// sandbox gets the tool's result, never the credential.
+func ExampleGateway_remote() {
+	r := rigtest.NewRemote(exampleT{})
+	r.Grant("remote.search")
+	tok, _ := r.Tokens.Issue(rigtest.Member(), time.Minute)
+	ch, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: tok, Lease: r.Lease.ID, Tools: r.Tools})
+	if err != nil {
+		panic(err)
+	}
+	resp, err := ch.Call(context.Background(), "remote.search", json.RawMessage(`{"query":"bugs"}`))
+	fmt.Println(resp.Status, string(resp.Body), err)
+	fmt.Println(r.Remote.Auth()[0] == "Bearer "+rigtest.Canary, r.Remote.OtherHits.Load())
+	// Output:
+	// 200 {"content":[{"type":"text","text":"found: bugs"}]} <nil>
+	// true 0
+}

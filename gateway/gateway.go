@@ -31,11 +31,13 @@ type Config struct {
 }
 
 // Edge is what the gateway needs of custody's outbound edge: sending an
-// authorized call. [*edge.Edge] implements it. The gateway holds nothing
+// authorized call, or the pinned transport of an authorized remote MCP
+// tool call. [*edge.Edge] implements it. The gateway holds nothing
 // more of the edge, so nothing reachable from a Gateway can open a
 // credential (custody's exposure test checks it).
 type Edge interface {
 	Send(ctx context.Context, out edge.Outbound) (*edge.Response, error)
+	Remote(ctx context.Context, out edge.Outbound) (*edge.RemoteTransport, error)
 }
 
 var _ Edge = (*edge.Edge)(nil)
@@ -64,7 +66,9 @@ var _ Edge = (*edge.Edge)(nil)
 //     session must exist ([authz.CodeApprovalRequired]);
 //  6. the decision is recorded, and only then the call goes through
 //     [edge.Edge.Send] (the rules again, no redirects, public only, credential
-//     attached at the edge), for external_effect inside
+//     attached at the edge), or for a remote MCP tool as that server's
+//     client through [edge.Edge.Remote] (the same, with the endpoint,
+//     methods, headers and messages pinned), for external_effect inside
 //     [authz.Approvals.Carry], which revalidates the approval
 //     immediately before the effect;
 //  7. the result is recorded as a separate event.
@@ -225,7 +229,7 @@ func (g *Gateway) call(ctx context.Context, ch *Channel, capability string, args
 	var resp *edge.Response
 	send := func(ctx context.Context) error {
 		var err error
-		resp, err = g.cfg.Edge.Send(ctx, d.out)
+		resp, err = g.send(ctx, d.out)
 		return err
 	}
 	if d.approval != "" {

@@ -6,7 +6,7 @@ import (
 	"github.com/checkfu/checkfu/internal/mutation"
 )
 
-func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+func TestMutants(t *testing.T) { mutation.Run(t, append(mutants, remoteMutants...)) }
 
 // mutants delete, one at a time, each check on the gateway's path; each
 // must be killed by the named test.

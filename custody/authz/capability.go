@@ -72,6 +72,34 @@ func (e *Effect) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// A Protocol says how the outbound edge reaches a registration's
+// resource. The zero Protocol is HTTPS, one plain request.
+type Protocol uint8
+
+const (
+	// HTTPS: the call is one HTTPS request, the registration's
+	// operation on its resource with the canonical arguments.
+	HTTPS Protocol = iota
+	// MCP: the resource is the streamable-HTTP endpoint of a remote MCP
+	// server, and the call is its tools/call of the tool named by the
+	// registration's Tool.Name with the canonical arguments, made by the
+	// gateway as the server's client. The operation must be POST (the
+	// method of every MCP message). The server's own tool descriptors
+	// play no part: the registration's descriptor is the tool's.
+	MCP
+)
+
+// String returns "https", "mcp" or "protocol(N)".
+func (p Protocol) String() string {
+	switch p {
+	case HTTPS:
+		return "https"
+	case MCP:
+		return "mcp"
+	}
+	return fmt.Sprintf("protocol(%d)", uint8(p))
+}
+
 // A ToolDescriptor is the canonical description of a tool that the active
 // profile exposes: its name and the JSON Schema its arguments must satisfy.
 type ToolDescriptor struct {
@@ -94,6 +122,10 @@ type Registration struct {
 	Credential address.Binding
 	Effect     Effect
 	Tool       ToolDescriptor
+	// Protocol is how the edge reaches Resource; the zero value is a
+	// plain HTTPS request. It changes no check: the same exact match,
+	// schema, lease and approval apply whatever it is.
+	Protocol Protocol
 }
 
 // A ToolCall is what a harness asks for: a registered tool with its
@@ -199,6 +231,12 @@ func validateRegistration(reg Registration) (*jsonschema.Schema, error) {
 	}
 	if !reg.Effect.Valid() {
 		return nil, bad("effect must be read_only or external_effect, not %s", reg.Effect)
+	}
+	switch {
+	case reg.Protocol == MCP && reg.Operation != "POST":
+		return nil, bad("a remote MCP tool's operation is POST, not %q", reg.Operation)
+	case reg.Protocol != HTTPS && reg.Protocol != MCP:
+		return nil, bad("protocol must be https or mcp, not %s", reg.Protocol)
 	}
 	if !validIdent(reg.Tool.Name) {
 		return nil, bad("tool name %q is not 1 to 128 of [a-z0-9._-]", reg.Tool.Name)

@@ -79,6 +79,18 @@ func wantCode(t *testing.T, err error, code checkfu.Code) {
 	}
 }
 
+func TestNewRegistryRemoteMCP(t *testing.T) {
+	reg := govRegistration()
+	reg.Protocol = authz.MCP
+	r, err := authz.NewRegistry(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Lookup(reg.Capability); got.Protocol != authz.MCP || got.Protocol.String() != "mcp" {
+		t.Fatalf("Lookup: protocol %s, want mcp", got.Protocol)
+	}
+}
+
 func TestNewRegistryRefuses(t *testing.T) {
 	mod := func(f func(*authz.Registration)) []authz.Registration {
 		r := govRegistration()
@@ -104,6 +116,8 @@ func TestNewRegistryRefuses(t *testing.T) {
 		{"credential", mod(func(r *authz.Registration) { r.Credential.Handle = address.Handle{} })},
 		{"effect", mod(func(r *authz.Registration) { r.Effect = 0 })},
 		{"tool name", mod(func(r *authz.Registration) { r.Tool.Name = "" })},
+		{"mcp not post", mod(func(r *authz.Registration) { r.Protocol, r.Operation = authz.MCP, "GET" })},
+		{"protocol", mod(func(r *authz.Registration) { r.Protocol = 7 })},
 		{"no schema", mod(func(r *authz.Registration) { r.Tool.InputSchema = nil })},
 		{"bad schema", mod(func(r *authz.Registration) { r.Tool.InputSchema = json.RawMessage(`{"type": 7}`) })},
 		{"remote ref", mod(func(r *authz.Registration) {

@@ -145,4 +145,8 @@ var mutants = []mutation.Mutant{
 	{Name: "approval evidence drops the request context", File: "approval.go",
 		Edits: []mutation.Edit{{Old: "\trc, _ := checkfu.RequestContextFrom(ctx)\n\tev := Evidence{", New: "\trc := checkfu.RequestContext{}\n\tev := Evidence{"}},
 		Kills: "TestApprovalEvidenceCarriesTheContext"},
+	{Name: "a remote MCP registration is a POST", File: "capability.go",
+		Edits: []mutation.Edit{{Old: `case reg.Protocol == MCP && reg.Operation != "POST":`, New: `case false:`}}, Kills: "TestNewRegistryRefuses"},
+	{Name: "protocol must be known", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "case reg.Protocol != HTTPS && reg.Protocol != MCP:", New: "case false:"}}, Kills: "TestNewRegistryRefuses"},
 }

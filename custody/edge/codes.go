@@ -18,4 +18,9 @@ const (
 	// edge cannot inspect for the credential (anything but identity, and
 	// the gzip the transport asked for and decoded); it is withheld.
 	CodeResponseEncoded checkfu.Code = "response_encoded"
+	// CodeRemoteRequestRefused: an exchange of a remote MCP tool call is
+	// not one the registration allows (another URL, method or header, a
+	// JSON-RPC message other than the handshake and the one authorized
+	// tools/call, or more exchanges than a call needs); it was not sent.
+	CodeRemoteRequestRefused checkfu.Code = "remote_request_refused"
 )

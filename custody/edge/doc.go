@@ -13,6 +13,14 @@
 //     Connection's rules allow it, opens and attaches the credential once
 //     the lease is seen to hold, sends, and screens the answer. It spends
 //     no lease budget and runs no approval.
+//   - A remote MCP tool (a registration of Protocol authz.MCP) never goes
+//     out through Send or Call: [Edge.Remote] gives the gateway's MCP
+//     client a [RemoteTransport] bound to that one Connection, action,
+//     lease and scope. It lets through only the registered endpoint, the
+//     streamable-HTTP methods, [RemoteHeaders], and the handshake and the
+//     one authorized tools/call; it rebuilds every request itself, sends
+//     it like Send (rules, no redirects, public only, credential attached
+//     here once the lease holds) and screens every answer the same way.
 //   - Without a gateway, a credentialed tool call goes through [Edge.Call]
 //     in one fixed order: the call is resolved against its authz registration
 //     (arguments validated, exact match, no provider contact); the

@@ -228,6 +228,9 @@ func (e *Edge) sendOutbound(ctx context.Context, out Outbound, ev *authz.Evidenc
 	if !ok || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != out.Connection.Credential {
 		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not its registration with this credential", checkfu.Quote(a.Capability))
 	}
+	if reg.Protocol != authz.HTTPS {
+		return nil, errRemoteProtocol(a.Capability)
+	}
 	ev.Tool = reg.Tool.Name
 	req, client, err := e.prepare(ctx, out.Connection, a)
 	if err != nil {
@@ -317,6 +320,9 @@ func (e *Edge) call(ctx context.Context, inv Invocation, ev *authz.Evidence) (*R
 		return nil, err
 	}
 	ev.Capability, ev.Tool, ev.Action, ev.Effect = action.Capability, inv.Call.Tool, action.Digest(), action.Effect
+	if reg, _ := e.registry.Lookup(action.Capability); reg.Protocol != authz.HTTPS {
+		return nil, errRemoteProtocol(action.Capability)
+	}
 	req, client, err := e.prepare(ctx, inv.Connection, action)
 	if err != nil {
 		return nil, err

@@ -151,6 +151,12 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			Tool: authz.ToolDescriptor{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "outside.rules", Operation: "GET", Resource: rig.base + "/v2/other", Credential: govCred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "outside", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		// Remote MCP tools (remote_test.go): the default route, and one
+		// that echoes the credential.
+		{Capability: "mcp.search", Operation: "POST", Resource: rig.base + "/v1/mcp", Credential: govCred, Effect: authz.ReadOnly, Protocol: authz.MCP,
+			Tool: authz.ToolDescriptor{Name: "search", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "mcp.echo", Operation: "POST", Resource: rig.base + "/v1/echo", Credential: govCred, Effect: authz.ReadOnly, Protocol: authz.MCP,
+			Tool: authz.ToolDescriptor{Name: "search", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 	}
 	rig.registry, err = authz.NewRegistry(regs...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/gateway/mcpremote"
 )
 
 // Implementation is the name the broker gives itself in MCP's initialize.
@@ -38,7 +40,8 @@ type Broker struct {
 // remote MCP server's URL, say) is refused with
 // [CodeDescriptorUnregistered] and no broker is built. A registration
 // whose schema is not an object schema is refused with
-// [CodeDescriptorInvalid].
+// [CodeDescriptorInvalid], and two tools of one name with
+// [CodeDescriptorDuplicated].
 func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
@@ -55,10 +58,13 @@ func New(ch *gateway.Channel) (*Broker, error) {
 		if err != nil {
 			return nil, err
 		}
+		if slices.ContainsFunc(b.tools, func(t *mcp.Tool) bool { return t.Name == tool.Name }) {
+			return nil, checkfu.Refuse(CodeDescriptorDuplicated, "broker: tool %s is listed twice", checkfu.Quote(tool.Name))
+		}
 		b.tools = append(b.tools, tool)
-		capability := reg.Capability
+		capability, remote := reg.Capability, reg.Protocol == authz.MCP
 		b.server.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return b.call(ctx, capability, req.Params.Arguments), nil
+			return b.call(ctx, capability, remote, req.Params.Arguments), nil
 		})
 	}
 	return b, nil
@@ -78,13 +84,22 @@ func descriptor(reg authz.Registration) (*mcp.Tool, error) {
 // call forwards one tools/call. A refusal reaches sandbox code as its code
 // alone ("refused: permission_missing"): the gateway's messages can name
 // leases, resources and registrations, which are not the agent's to see.
-func (b *Broker) call(ctx context.Context, capability string, args json.RawMessage) *mcp.CallToolResult {
+// A remote MCP tool's answer is its result (content, structured content,
+// error flag), which the edge has screened.
+func (b *Broker) call(ctx context.Context, capability string, remote bool, args json.RawMessage) *mcp.CallToolResult {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
 	resp, err := b.ch.Call(ctx, capability, args)
 	if err != nil {
 		return errorResult(err)
+	}
+	if remote {
+		res, err := mcpremote.Result(resp)
+		if err != nil {
+			return errorResult(err)
+		}
+		return res
 	}
 	text := string(resp.Body)
 	if !utf8.ValidString(text) {

@@ -210,6 +210,24 @@ func TestBrokerRefusesUnregisteredDescriptor(t *testing.T) {
 	}
 }
 
+// TestBrokerRefusesDuplicateToolName: two registrations whose tools share
+// a name (two endpoints of one remote tool, say) cannot both be on one
+// channel: tools/call would reach whichever was added last.
+func TestBrokerRefusesDuplicateToolName(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	r.Grant("remote.search")
+	var tools []gateway.ProfileTool
+	for _, pt := range r.Tools {
+		if pt.Capability == "remote.search" || pt.Capability == "remote.outside" {
+			tools = append(tools, pt)
+		}
+	}
+	r.Tools = tools
+	if _, err := broker.New(r.Channel(rigtest.Member())); !errors.Is(err, broker.CodeDescriptorDuplicated) {
+		t.Fatalf("New with two tools named search: %v, want %s", err, broker.CodeDescriptorDuplicated)
+	}
+}
+
 // TestBrokerForCapabilityFreeCode: a channel whose profile allows no tool
 // serves an empty tools/list; every call is refused by the SDK before the
 // gateway. (A Runner gives capability-free code no broker at all; this is

@@ -12,4 +12,8 @@ const (
 	// CodeDescriptorInvalid: a registered tool's input schema is not a
 	// JSON object schema of type "object", which MCP requires.
 	CodeDescriptorInvalid checkfu.Code = "descriptor_invalid"
+	// CodeDescriptorDuplicated: two profile tools have the same tool
+	// name; tools/call could reach only one of them, whichever was added
+	// last, under the name of both.
+	CodeDescriptorDuplicated checkfu.Code = "descriptor_duplicated"
 )

@@ -20,6 +20,10 @@
 //   - tools/call forwards the capability and the arguments, nothing else:
 //     _meta and every other field of the request are ignored, so sandbox
 //     code can neither set nor widen the request context.
+//   - A remote MCP tool's answer is its result's content, structured
+//     content and error flag as the gateway's client received them,
+//     screened by custody's edge; the remote server's own descriptors and
+//     _meta are never served.
 //   - A refusal reaches sandbox code as its code alone ("refused:
 //     permission_missing"), never the gateway's message, which can name
 //     leases, resources or registrations.

@@ -105,7 +105,8 @@ type Rig struct {
 	Assignments *authz.Assignments
 	Evidence    *custodytest.MemoryEvidence
 	// EdgeEvidence holds the edge_call events of the rig's Edge, apart
-	// from the gateway's and the approvals' events in Evidence.
+	// from the gateway's and the approvals' events in Evidence; a
+	// NewRemote rig records them in Evidence instead.
 	EdgeEvidence *custodytest.MemoryEvidence
 	// Opens counts the credential's opens by the custodian.
 	Opens *atomic.Int64
@@ -120,6 +121,8 @@ type Rig struct {
 	Lease    authz.Lease
 	Tools    []gateway.ProfileTool
 	Hits     atomic.Int64
+	// Remote is the remote MCP server of a rig built by NewRemote.
+	Remote *Remote
 }
 
 // ListSchema is the input schema of list_issues.
@@ -130,6 +133,20 @@ const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","m
 
 // New builds a Rig; everything it starts stops with t.
 func New(t TB) *Rig {
+	t.Helper()
+	return build(t, false)
+}
+
+// NewRemote builds a Rig that also registers the tools of a remote MCP
+// server (see [Remote]) on the same credential, and lists them on every
+// channel after the four plain tools. Its edge records its edge_call
+// events in Evidence too.
+func NewRemote(t TB) *Rig {
+	t.Helper()
+	return build(t, true)
+}
+
+func build(t TB, remote bool) *Rig {
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -152,6 +169,14 @@ func New(t TB) *Rig {
 	}
 	t.Cleanup(func() { dns.Close() })
 	dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	var remoteRules []egress.Rule
+	if remote {
+		var rsrv *httptest.Server
+		r.Remote, rsrv, _ = startRemote(t)
+		dns.Set("mcp.example.com", netip.MustParseAddr("127.0.0.1"))
+		dns.Set("other.example.com", netip.MustParseAddr("127.0.0.1"))
+		remoteRules = r.Remote.rules(rsrv.Listener.Addr().(*net.TCPAddr).AddrPort().Port())
+	}
 	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +196,9 @@ func New(t TB) *Rig {
 			Tool: authz.ToolDescriptor{Name: "echo", Description: "A provider that echoes the credential.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "outside.rules", Operation: "GET", Resource: r.Base + "/v2/other", Credential: Cred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "outside", Description: "A resource the rules do not allow.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+	}
+	if remote {
+		regs = append(regs, r.Remote.registrations()...)
 	}
 	if r.Registry, err = authz.NewRegistry(regs...); err != nil {
 		t.Fatal(err)
@@ -194,14 +222,18 @@ func New(t TB) *Rig {
 	if r.Lease, err = r.Leases.Issue(authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}})
+	rules, err := egress.NewRules(append([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}}, remoteRules...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
+	var edgeEvidence authz.EvidenceSink = r.EdgeEvidence
+	if remote {
+		edgeEvidence = r.Evidence // the edge's own edge_call events, with the gateway's
+	}
 	e, err := edge.NewEdge(edge.EdgeConfig{
 		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
-		Evidence: r.EdgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+		Evidence: edgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -259,14 +291,26 @@ func Approver() checkfu.RequestContext {
 // under the approver's own request context.
 func (r *Rig) Approve(args string) {
 	r.T.Helper()
-	r.ApproveWith(checkfu.WithRequestContext(context.Background(), Approver()), r.Approvals, args)
+	r.ApproveCall("issues.create", args)
+}
+
+// ApproveCall records an approval of a call of capability with args,
+// under the approver's own request context.
+func (r *Rig) ApproveCall(capability, args string) {
+	r.T.Helper()
+	r.approve(checkfu.WithRequestContext(context.Background(), Approver()), r.Approvals, capability, args)
 }
 
 // ApproveWith is Approve through approvals, deciding with ctx (and the
 // request context it carries).
 func (r *Rig) ApproveWith(ctx context.Context, approvals *authz.Approvals, args string) {
 	r.T.Helper()
-	call := authz.ToolCall{Capability: "issues.create", Arguments: json.RawMessage(args)}
+	r.approve(ctx, approvals, "issues.create", args)
+}
+
+func (r *Rig) approve(ctx context.Context, approvals *authz.Approvals, capability, args string) {
+	r.T.Helper()
+	call := authz.ToolCall{Capability: capability, Arguments: json.RawMessage(args)}
 	action, err := r.Registry.Arguments(call)
 	if err != nil {
 		r.T.Fatal(err)

@@ -1,0 +1,339 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// RemoteHeaders are the request headers, in canonical form and sorted,
+// that a remote MCP session may send: what MCP's streamable HTTP
+// transport needs, and nothing else. Mcp-Method and Mcp-Name (the
+// standard headers of protocol 2026-07-28) must repeat the message's
+// method and, for the tools/call, the registered tool's name. The
+// Connection's egress rules must allow them all.
+var RemoteHeaders = []string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+
+// remoteHeader reports whether a canonical header name is in RemoteHeaders.
+func remoteHeader(name string) bool {
+	for _, h := range RemoteHeaders {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// remoteMethod reports whether m is an HTTP method of MCP's streamable
+// HTTP transport.
+func remoteMethod(m string) bool { return m == "POST" || m == "GET" || m == "DELETE" }
+
+// remoteMessages are the JSON-RPC methods the gateway's MCP client may
+// send: the handshake (server/discover, of protocol 2026-07-28, or
+// initialize and initialized), keep-alive, cancellation, and the one
+// tools/call.
+var remoteMessages = map[string]bool{"server/discover": true, "initialize": true, "notifications/initialized": true, "ping": true, "notifications/cancelled": true, "tools/call": true}
+
+const (
+	// maxRemoteExchanges bounds the HTTP exchanges of one remote call:
+	// initialize, initialized, tools/call and the closing DELETE need
+	// four; the rest is room for pings and answers to the server's
+	// requests.
+	maxRemoteExchanges = 12
+	// maxRemoteRequestBytes bounds one request body of a remote call.
+	maxRemoteRequestBytes = 1 << 20
+	// maxRemoteDepth bounds the nesting of one JSON-RPC message: the
+	// arguments' own bound (authz.MaxArgumentDepth) plus the envelope.
+	maxRemoteDepth = authz.MaxArgumentDepth + 8
+)
+
+// A RemoteTransport is the http.RoundTripper of one remote MCP tool call:
+// an MCP client (the gateway's) sends through it, and it lets through
+// only what that one authorized call needs. For every exchange, and with
+// nothing skipped, it
+//
+//   - refuses ([CodeRemoteRequestRefused], nothing sent) any URL but the
+//     registered endpoint byte for byte, any method but POST, GET and
+//     DELETE, any header outside [RemoteHeaders], a body that is not one
+//     JSON-RPC message, a message other than the handshake, ping,
+//     cancellation, a response, or the tools/call of exactly the
+//     registered tool with exactly the authorized arguments, and more
+//     than a call's share of exchanges;
+//   - lets the Connection's egress rules decide the request it built
+//     itself (never the client's) before the credential is opened, then
+//     sends it through the Connection's egress client (no proxy, public
+//     addresses only, no redirects), the credential opened and attached
+//     here, at the edge, once the lease is seen to hold;
+//   - reads at most [MaxResponseBytes] of the answer and screens it for
+//     the credential (headers and body) and for content codings, exactly
+//     as [Edge.Send] does, before the client sees a byte.
+//
+// It is made by [Edge.Remote] and is good for one call: [RemoteTransport.Finish]
+// ends it. It is safe for concurrent use.
+type RemoteTransport struct {
+	// send and record are the Edge's, bound to this call: the transport
+	// holds no *Edge, so nothing reachable from it can open a credential
+	// for a caller (custody's exposure test checks it).
+	send   func(req *http.Request, status *int) (*Response, error)
+	record func(ctx context.Context, ev *authz.Evidence, err error) error
+	out    Outbound
+	tool   string
+	ev     authz.Evidence
+
+	mu        sync.Mutex
+	exchanges int   // guarded by mu: exchanges attempted
+	first     error // guarded by mu: the first exchange that failed
+	finished  bool  // guarded by mu: Finish was called
+}
+
+var _ http.RoundTripper = (*RemoteTransport)(nil)
+
+// Remote returns the transport of one authorized call of a remote MCP
+// tool (a registration whose Protocol is [authz.MCP]). As for
+// [Edge.Send], out.Action must be the registration of its capability with
+// out.Connection's credential ([authz.CodeCapabilityMismatch]). The
+// Connection's egress rules decide every exchange: an endpoint they do
+// not allow, or an MCP header they do not list, is refused with their
+// code before any contact and before the credential is opened. It
+// spends no lease budget and runs no approval. A refusal is recorded as
+// the call's edge_call Evidence when the Edge has a sink.
+func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, error) {
+	if e == nil || e.registry == nil {
+		return nil, errZeroEdge
+	}
+	rc, _ := checkfu.RequestContextFrom(ctx)
+	a := out.Action
+	t := &RemoteTransport{out: out, ev: authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
+		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}}
+	t.record = func(ctx context.Context, ev *authz.Evidence, err error) error {
+		_, err = e.record(ctx, ev, nil, err)
+		return err
+	}
+	client, err := t.open(e)
+	if err != nil {
+		return nil, t.record(ctx, &t.ev, err)
+	}
+	cred, rules, lease, scope := out.Connection.Credential, out.Connection.Rules, out.Lease, out.Scope
+	t.send = func(req *http.Request, status *int) (*Response, error) {
+		// The rules decide before the credential is opened, as in
+		// prepare: a refused exchange never touches it. (The egress
+		// client decides again as it sends.)
+		creq, err := egress.CanonicalRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := rules.Decide(&creq); err != nil {
+			return nil, err
+		}
+		return e.send(req.Context(), client, req, cred, lease, scope, status)
+	}
+	return t, nil
+}
+
+// open checks the action against its registration and returns the
+// Connection's egress client.
+func (t *RemoteTransport) open(e *Edge) (*egress.Client, error) {
+	a := t.out.Action
+	reg, ok := e.registry.Lookup(a.Capability)
+	if !ok || reg.Protocol != authz.MCP || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != t.out.Connection.Credential {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not a remote MCP registration with this credential", checkfu.Quote(a.Capability))
+	}
+	t.tool, t.ev.Tool = reg.Tool.Name, reg.Tool.Name
+	return e.client(t.out.Connection.Rules)
+}
+
+// RoundTrip makes one exchange of the remote call, as the type
+// documentation says. The error is a [*checkfu.Refusal] for every policy
+// "no" and an [*egress.UpstreamError] for a failed exchange; neither
+// holds the credential.
+func (t *RemoteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		t.mu.Lock()
+		if t.first == nil {
+			t.first = err
+		}
+		t.mu.Unlock()
+		return nil, err
+	}
+	return resp, nil
+}
+
+func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
+	t.mu.Lock()
+	t.exchanges++
+	over, done := t.exchanges > maxRemoteExchanges, t.finished
+	t.mu.Unlock()
+	if done || over || t.send == nil {
+		return nil, refuseRemote("edge: the remote call of %s is over (or has used its %d exchanges)", checkfu.Quote(t.tool), maxRemoteExchanges)
+	}
+	out, method, err := t.build(req)
+	if err != nil {
+		return nil, err
+	}
+	var status int
+	r, err := t.send(out, &status)
+	if status != 0 {
+		// The evidence carries the tools/call's status, or the status
+		// of an exchange whose answer was refused.
+		t.mu.Lock()
+		if t.ev.Status == 0 || method == "tools/call" || err != nil {
+			t.ev.Status = status
+		}
+		t.mu.Unlock()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status)), StatusCode: r.Status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: r.Header, Body: io.NopCloser(bytes.NewReader(r.Body)), ContentLength: int64(len(r.Body)),
+		Request: req,
+	}, nil
+}
+
+// build checks the client's request and builds the one the edge sends:
+// the registered endpoint, the client's method, only the MCP headers, and
+// the checked body.
+func (t *RemoteTransport) build(req *http.Request) (*http.Request, string, error) {
+	a := t.out.Action
+	if req.URL == nil || req.URL.String() != a.Resource {
+		return nil, "", refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
+	}
+	if !remoteMethod(req.Method) {
+		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST, GET or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
+	}
+	h := http.Header{}
+	for k, vs := range req.Header {
+		if !remoteHeader(k) {
+			return nil, "", refuseRemote("edge: the remote call of %s carries header %s, which is not an MCP header", checkfu.Quote(t.tool), checkfu.Quote(k))
+		}
+		h[k] = append([]string(nil), vs...)
+	}
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(io.LimitReader(req.Body, maxRemoteRequestBytes+1)); err != nil {
+			return nil, "", refuseRemote("edge: the remote call of %s: its request body cannot be read", checkfu.Quote(t.tool))
+		}
+	}
+	if req.Method != http.MethodPost && len(body) > 0 {
+		return nil, "", refuseRemote("edge: the remote call of %s sent a body with %s", checkfu.Quote(t.tool), req.Method)
+	}
+	method := ""
+	if req.Method == http.MethodPost {
+		var err error
+		if method, err = t.message(body); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := t.standardHeaders(h, method); err != nil {
+		return nil, "", err
+	}
+	var rd io.Reader
+	if req.Method == http.MethodPost {
+		rd = bytes.NewReader(body)
+	}
+	out, err := http.NewRequestWithContext(req.Context(), req.Method, a.Resource, rd)
+	if err != nil {
+		return nil, "", refuseRemote("edge: the remote call of %s: the registered endpoint does not form a request", checkfu.Quote(t.tool))
+	}
+	out.Header = h
+	return out, method, nil
+}
+
+// message checks that body is one JSON-RPC message the call may send: a
+// response, a handshake, ping or cancellation message, or the tools/call
+// of the registered tool with the authorized arguments.
+func (t *RemoteTransport) message(body []byte) (string, error) {
+	if len(body) > maxRemoteRequestBytes {
+		return "", refuseRemote("edge: the remote call of %s sent more than %d bytes", checkfu.Quote(t.tool), maxRemoteRequestBytes)
+	}
+	var msg struct {
+		Method *string `json:"method"`
+		Params struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	// Strictly first (no duplicate members, valid UTF-8, bounded depth):
+	// the edge and the remote server must read the same message.
+	if err := strictjson.Valid(body, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes}); err != nil {
+		return "", refuseRemote("edge: the remote call of %s sent a message that is not strict JSON", checkfu.Quote(t.tool))
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return "", refuseRemote("edge: the remote call of %s sent something other than one JSON-RPC message", checkfu.Quote(t.tool))
+	}
+	if msg.Method == nil {
+		return "", nil // a response to the server's request: the client's own answer
+	}
+	m := *msg.Method
+	if !remoteMessages[m] {
+		return "", refuseRemote("edge: the remote call of %s sent %s, which is not a message of one tool call", checkfu.Quote(t.tool), checkfu.Quote(m))
+	}
+	if m != "tools/call" {
+		return m, nil
+	}
+	var args bytes.Buffer
+	if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.out.Action.Body) {
+		return "", refuseRemote("edge: the remote call of %s is not the authorized call of that tool with its arguments", checkfu.Quote(t.tool))
+	}
+	return m, nil
+}
+
+// standardHeaders checks that Mcp-Method and Mcp-Name, when sent, say
+// what the message is: its method, and for the tools/call the registered
+// tool. A request without a message (GET, DELETE, a response) carries
+// neither.
+func (t *RemoteTransport) standardHeaders(h http.Header, method string) error {
+	if v, ok := h["Mcp-Method"]; ok && (len(v) != 1 || v[0] != method || method == "") {
+		return refuseRemote("edge: the remote call of %s: its Mcp-Method header does not name its message", checkfu.Quote(t.tool))
+	}
+	if v, ok := h["Mcp-Name"]; ok && (len(v) != 1 || v[0] != t.tool || method != "tools/call") {
+		return refuseRemote("edge: the remote call of %s: its Mcp-Name header does not name the registered tool", checkfu.Quote(t.tool))
+	}
+	return nil
+}
+
+// Finish ends the transport: every later exchange is refused. err is the
+// MCP client's outcome of the call; Finish returns what the caller should
+// report: the first exchange the transport refused or that failed, when
+// there was one (the MCP client may have wrapped it out of reach), else
+// err. It records the call's one edge_call Evidence when the Edge has a
+// sink; if that fails, the returned error includes an
+// [*authz.EvidenceError] and the caller must withhold the answer.
+func (t *RemoteTransport) Finish(ctx context.Context, err error) error {
+	if t == nil || t.record == nil {
+		return errZeroEdge
+	}
+	t.mu.Lock()
+	t.finished = true
+	if t.first != nil {
+		err = t.first
+	}
+	ev := t.ev
+	t.mu.Unlock()
+	return t.record(ctx, &ev, err)
+}
+
+func refuseRemote(format string, args ...any) error {
+	return checkfu.Refuse(CodeRemoteRequestRefused, format, args...)
+}
+
+// errRemoteProtocol refuses a remote registration on the plain path.
+func errRemoteProtocol(capability string) error {
+	return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is a remote MCP tool; the gateway calls it through Edge.Remote", checkfu.Quote(capability))
+}

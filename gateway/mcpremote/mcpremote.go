@@ -1,0 +1,87 @@
+package mcpremote
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// Implementation is the name the gateway gives itself in the remote
+// server's initialize.
+const Implementation = "checkfu-gateway"
+
+// ResultContentType is the Content-Type of the [edge.Response] that
+// [Call] returns: its body is the JSON of an MCP CallToolResult
+// (content, structuredContent, isError).
+const ResultContentType = "application/vnd.checkfu.mcp-result+json"
+
+// Call runs one tools/call of tool, with args, on the remote MCP server at
+// endpoint, sending every request through rt. It returns the tool's
+// result as a response with status 200 and a [ResultContentType] body; a
+// result the tool flagged as an error is still a result (IsError set). A
+// call the transport refused, or that failed on the way, is that error;
+// one the server did not complete is refused with [CodeRemoteCallFailed].
+// The session is closed before Call returns.
+func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args json.RawMessage) (*edge.Response, error) {
+	if rt == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "mcpremote: Call needs a transport")
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	transport := &mcp.StreamableClientTransport{
+		Endpoint: endpoint,
+		HTTPClient: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // the edge refuses redirects already; this client never follows one
+		}},
+		MaxRetries:           -1,
+		DisableStandaloneSSE: true,
+	}
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, failed(err, "mcpremote: the remote MCP server did not complete the handshake")
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	// The result is in hand: a session that does not close cleanly does
+	// not undo it. (A DELETE the transport refused still fails the call:
+	// edge.RemoteTransport.Finish reports it.)
+	_ = cs.Close()
+	if err != nil {
+		return nil, failed(err, "mcpremote: the remote MCP server did not complete the call")
+	}
+	content := res.Content
+	if content == nil {
+		content = []mcp.Content{}
+	}
+	body, err := json.Marshal(&mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError})
+	if err != nil {
+		return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the remote tool's result does not encode")
+	}
+	return &edge.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {ResultContentType}}, Body: body}, nil
+}
+
+// failed keeps a refusal the transport made (when the SDK kept it
+// reachable) and replaces anything else, whose text may be the remote
+// server's, with a refusal of its own.
+func failed(err error, msg string) error {
+	if _, ok := checkfu.CodeOf(err); ok {
+		return err
+	}
+	if _, ok := egress.UpstreamCodeOf(err); ok {
+		return err
+	}
+	return checkfu.Refuse(CodeRemoteCallFailed, "%s", msg)
+}
+
+// Result decodes the body of a response [Call] returned.
+func Result(resp *edge.Response) (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if resp == nil || resp.Header.Get("Content-Type") != ResultContentType || json.Unmarshal(resp.Body, &res) != nil {
+		return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the response is not a remote tool's result")
+	}
+	return &res, nil
+}

@@ -1,0 +1,346 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/gateway/internal/rigtest"
+	"github.com/checkfu/checkfu/gateway/mcpremote"
+)
+
+// remoteCall grants capability and calls it with args over a member's
+// channel of a remote rig.
+func remoteCall(t *testing.T, r *rigtest.Rig, capability, args string) (*edge.Response, error) {
+	t.Helper()
+	r.Grant(capability)
+	return r.Channel(rigtest.Member()).Call(context.Background(), capability, json.RawMessage(args))
+}
+
+// TestRemoteAllowed calls a remote MCP tool through the gateway: the
+// registered credential arrives at the remote server, and nothing of it,
+// nor of the server's own metadata, comes back.
+func TestRemoteAllowed(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	resp, err := remoteCall(t, r, "remote.search", `{"query":"bugs"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mcpremote.Result(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 || res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != "found: bugs" {
+		t.Fatalf("content %#v", res.Content[0])
+	}
+	auth := r.Remote.Auth()
+	if len(auth) < 3 {
+		t.Fatalf("the remote server saw %d requests, want the handshake and the call", len(auth))
+	}
+	for i, a := range auth {
+		if a != "Bearer "+rigtest.Canary {
+			t.Errorf("request %d to the remote server carried Authorization %q, want the registered credential", i, a)
+		}
+	}
+	if strings.Contains(string(resp.Body), r.Remote.Other) || strings.Contains(string(resp.Body), "_meta") {
+		t.Errorf("the result passes on the remote server's metadata: %s", resp.Body)
+	}
+	noLeak(t, "the remote result", resp.Body)
+	noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
+	if n := r.Remote.OtherHits.Load(); n != 0 {
+		t.Errorf("the server the descriptor names got %d requests, want 0", n)
+	}
+	decisions, results := gatewayEvents(r)
+	if len(decisions) != 1 || len(results) != 1 || decisions[0].Outcome != authz.OutcomeApproved || results[0].Outcome != authz.OutcomeSucceeded {
+		t.Fatalf("decisions %+v results %+v", decisions, results)
+	}
+	if r.Hits.Load() != 0 {
+		t.Errorf("the plain provider got %d requests", r.Hits.Load())
+	}
+	var edgeCalls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			edgeCalls = append(edgeCalls, ev)
+		}
+	}
+	if len(edgeCalls) != 1 || edgeCalls[0].Outcome != authz.OutcomeSucceeded || edgeCalls[0].Status != 200 ||
+		edgeCalls[0].Capability != "remote.search" || edgeCalls[0].Tool != "search" || edgeCalls[0].Request != rigtest.Member() {
+		t.Errorf("edge events %+v, want one succeeded edge_call of remote.search with status 200", edgeCalls)
+	}
+}
+
+// TestRemoteDenied: each refusal of the remote path. None leaks the
+// credential, and none ever reaches the server a descriptor names.
+func TestRemoteDenied(t *testing.T) {
+	for _, tc := range []struct {
+		name, capability, args string
+		code                   checkfu.Code
+		contact                bool // the remote server was contacted
+	}{
+		{"redirect", "remote.redirect", `{"query":"x"}`, egress.CodeRedirectRefused, true},
+		{"endpoint outside the rules", "remote.outside", `{"query":"x"}`, egress.CodeNoRuleMatched, false},
+		{"credential echoed", "remote.leak", `{}`, edge.CodeCredentialEchoed, true},
+		{"remote error", "remote.unknown", `{}`, mcpremote.CodeRemoteCallFailed, true},
+		{"arguments", "remote.search", `{"query":"x","url":"https://other.example.com/mcp"}`, authz.CodeArgumentsInvalid, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rigtest.NewRemote(t)
+			resp, err := remoteCall(t, r, tc.capability, tc.args)
+			if !errors.Is(err, tc.code) || resp != nil {
+				t.Fatalf("call: %v %+v, want code %s", err, resp, tc.code)
+			}
+			noLeak(t, "the refusal", []byte(err.Error()))
+			noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
+			if n := r.Remote.OtherHits.Load(); n != 0 {
+				t.Errorf("the other server got %d requests, want 0", n)
+			}
+			if got := r.Remote.Hits.Load() > 0; got != tc.contact {
+				t.Errorf("remote server contacted: %v, want %v", got, tc.contact)
+			}
+			_, results := gatewayEvents(r)
+			if tc.contact && (len(results) != 1 || results[0].Code != tc.code) {
+				t.Errorf("results %+v, want one with code %s", results, tc.code)
+			}
+		})
+	}
+}
+
+// TestRemoteDescriptorNamesURL: the remote server's descriptors and
+// result advertise another server's URL, and a profile tool can name it
+// too. The gateway never contacts it: it never asks for the remote's
+// tools/list, and a profile tool whose resource is not the registration's
+// is refused before any contact.
+func TestRemoteDescriptorNamesURL(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	if _, err := remoteCall(t, r, "remote.search", `{"query":"`+r.Remote.Other+`/mcp"}`); err != nil {
+		t.Fatal(err)
+	}
+	// A profile that says the tool lives at the URL the descriptor names.
+	tools := append([]gateway.ProfileTool(nil), r.Tools...)
+	for i := range tools {
+		if tools[i].Capability == "remote.search" {
+			tools[i].Resource = r.Remote.Other + "/mcp"
+		}
+	}
+	hits := r.Remote.Hits.Load()
+	tok, err := r.Tokens.Issue(rigtest.Member(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := r.Gateway.Open(context.Background(), gateway.ChannelConfig{Token: tok, Lease: r.Lease.ID, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ch.Call(context.Background(), "remote.search", json.RawMessage(`{"query":"x"}`))
+	if !errors.Is(err, authz.CodeCapabilityMismatch) {
+		t.Fatalf("call of a profile tool at another URL: %v, want %s", err, authz.CodeCapabilityMismatch)
+	}
+	if n := r.Remote.Hits.Load() - hits; n != 0 {
+		t.Errorf("the refused call reached the remote server %d times", n)
+	}
+	if n := r.Remote.OtherHits.Load(); n != 0 {
+		t.Errorf("the server the descriptors name got %d requests, want 0", n)
+	}
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall && ev.Capability != "remote.search" {
+			t.Errorf("edge event for %s", ev.Capability)
+		}
+	}
+}
+
+// remoteTransport returns the edge's transport for an authorized call of
+// remote.search with args.
+func remoteTransport(t *testing.T, r *rigtest.Rig, args string) *edge.RemoteTransport {
+	t.Helper()
+	action, err := r.Registry.Arguments(authz.ToolCall{Capability: "remote.search", Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: rigtest.Member().Actor}
+	tr, err := r.Edge.Remote(context.Background(), edge.Outbound{Connection: r.Conn, Action: action, Lease: r.Lease.ID, Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestRemoteTransportRefuses: every exchange that is not the one
+// authorized call's is refused before any contact.
+func TestRemoteTransportRefuses(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	const args = `{"query":"x"}`
+	call := func(name, arguments string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + arguments + `}}`
+	}
+	endpoint := r.Remote.Base + "/mcp"
+	for _, tc := range []struct {
+		name, method, url, body string
+		header                  map[string]string
+	}{
+		{"another host", "POST", r.Remote.Other + "/mcp", call("search", args), nil},
+		{"another path", "POST", r.Remote.Base + "/redirect", call("search", args), nil},
+		{"a query", "POST", endpoint + "?x=1", call("search", args), nil},
+		{"method", "PUT", endpoint, "", nil},
+		{"Authorization from the caller", "POST", endpoint, call("search", args), map[string]string{"Authorization": "Bearer forged"}},
+		{"header", "POST", endpoint, call("search", args), map[string]string{"X-Forwarded-For": "1.2.3.4"}},
+		{"param header", "POST", endpoint, call("search", args), map[string]string{"Mcp-Param-Q": "x"}},
+		{"Mcp-Name of another tool", "POST", endpoint, call("search", args), map[string]string{"Mcp-Name": "leak", "Mcp-Method": "tools/call"}},
+		{"Mcp-Method of another method", "POST", endpoint, call("search", args), map[string]string{"Mcp-Method": "tools/list"}},
+		{"another tool", "POST", endpoint, call("leak", `{}`), nil},
+		{"other arguments", "POST", endpoint, call("search", `{"query":"y"}`), nil},
+		{"tools/list", "POST", endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil},
+		{"a duplicated member", "POST", endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"leak","name":"search","arguments":` + args + `}}`, nil},
+		{"a batch", "POST", endpoint, `[` + call("search", args) + `]`, nil},
+		{"a body on GET", "GET", endpoint, call("search", args), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := remoteTransport(t, r, args)
+			req, err := http.NewRequest(tc.method, tc.url, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			hits, opens := r.Remote.Hits.Load(), r.Opens.Load()
+			resp, err := tr.RoundTrip(req)
+			if !errors.Is(err, edge.CodeRemoteRequestRefused) || resp != nil {
+				t.Fatalf("RoundTrip: %v, want %s", err, edge.CodeRemoteRequestRefused)
+			}
+			if ferr := tr.Finish(context.Background(), nil); !errors.Is(ferr, edge.CodeRemoteRequestRefused) {
+				t.Errorf("Finish after a refused exchange: %v", ferr)
+			}
+			if r.Remote.Hits.Load() != hits || r.Remote.OtherHits.Load() != 0 || r.Opens.Load() != opens {
+				t.Errorf("a refused exchange reached a server or opened the credential")
+			}
+		})
+	}
+	t.Run("after Finish", func(t *testing.T) {
+		tr := remoteTransport(t, r, args)
+		if err := tr.Finish(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(call("search", args)))
+		req.Header.Set("Content-Type", "application/json")
+		if _, err := tr.RoundTrip(req); !errors.Is(err, edge.CodeRemoteRequestRefused) {
+			t.Fatalf("RoundTrip after Finish: %v", err)
+		}
+	})
+}
+
+// TestRemoteTransportAttaches: the one allowed exchange carries the
+// credential, attached by the edge, not by the caller.
+func TestRemoteTransportAttaches(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	tr := remoteTransport(t, r, `{"query":"x"}`)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	req, _ := http.NewRequest("POST", r.Remote.Base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"protocolVersion"`) {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, b)
+	}
+	if req.Header.Get("Authorization") != "" {
+		t.Errorf("the caller's request was given the credential")
+	}
+	if auth := r.Remote.Auth(); len(auth) != 1 || auth[0] != "Bearer "+rigtest.Canary {
+		t.Errorf("the remote server saw Authorization %q", auth)
+	}
+	noLeak(t, "the answer", b)
+	if err := tr.Finish(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRemoteOnPlainPath: a remote registration never goes out as a plain
+// request, and a plain one never gets a remote transport.
+func TestRemoteOnPlainPath(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: rigtest.Member().Actor}
+	remote, err := r.Registry.Arguments(authz.ToolCall{Capability: "remote.search", Arguments: json.RawMessage(`{"query":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Edge.Send(context.Background(), edge.Outbound{Connection: r.Conn, Action: remote, Lease: r.Lease.ID, Scope: scope}); !errors.Is(err, authz.CodeCapabilityMismatch) {
+		t.Errorf("Send of a remote registration: %v", err)
+	}
+	plain, err := r.Registry.Arguments(authz.ToolCall{Capability: "issues.list", Arguments: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Edge.Remote(context.Background(), edge.Outbound{Connection: r.Conn, Action: plain, Lease: r.Lease.ID, Scope: scope}); !errors.Is(err, authz.CodeCapabilityMismatch) {
+		t.Errorf("Remote of a plain registration: %v", err)
+	}
+	if r.Remote.Hits.Load() != 0 || r.Hits.Load() != 0 || r.Opens.Load() != 0 {
+		t.Errorf("a refused call reached a server or opened the credential")
+	}
+}
+
+// TestRemoteTransportZero: the zero RemoteTransport refuses, never panics.
+func TestRemoteTransportZero(t *testing.T) {
+	var tr edge.RemoteTransport
+	req, _ := http.NewRequest("POST", "https://mcp.example.com/mcp", nil)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, edge.CodeRemoteRequestRefused) {
+		t.Errorf("RoundTrip: %v", err)
+	}
+	if err := tr.Finish(context.Background(), nil); err == nil {
+		t.Error("Finish of the zero transport succeeded")
+	}
+}
+
+// TestRemoteExternalEffect: a remote tool registered as external_effect
+// runs only under its action-bound approval, like any other; without one
+// nothing reaches the remote server, and the approval is spent once.
+func TestRemoteExternalEffect(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	r.Grant("remote.effect")
+	ch := r.Channel(rigtest.Member())
+	const args = `{"query":"x"}`
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("unapproved: %v, want %s", err, authz.CodeApprovalRequired)
+	}
+	if n := r.Remote.Hits.Load(); n != 0 {
+		t.Fatalf("the unapproved call reached the remote server %d times", n)
+	}
+	r.ApproveCall("remote.effect", args)
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(`{"query":"y"}`)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("approval of other arguments: %v, want %s", err, authz.CodeApprovalRequired)
+	}
+	resp, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args))
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("approved: %v %+v", err, resp)
+	}
+	if _, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args)); !errors.Is(err, authz.CodeApprovalRequired) {
+		t.Fatalf("second call under a spent approval: %v", err)
+	}
+	var kinds []string
+	for _, ev := range r.Evidence.Events() {
+		kinds = append(kinds, string(ev.Kind)+":"+string(ev.Outcome))
+	}
+	want := "gateway_decision:refused approval_decision:approved gateway_decision:refused gateway_decision:approved edge_call:succeeded approval_result:succeeded gateway_result:succeeded gateway_decision:refused"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("events %s\nwant   %s", got, want)
+	}
+}
