@@ -69,7 +69,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\tif rerr := g.cfg.Evidence.Record(ctx, ev); rerr != nil {\n\t\treturn nil, &authz.EvidenceError{Kind: ev.Kind, Err: rerr}\n\t}\n", New: ""}},
 		Kills: "TestGatewayAllowedReadOnly|TestUnrecordedDecisionIsNoCall"},
 	{Name: "6 the edge sent without the context", File: "gateway.go",
-		Edits: []mutation.Edit{{Old: "resp, err = g.cfg.Edge.Send(ctx, d.out)", New: "resp, err = g.cfg.Edge.Send(context.WithoutCancel(context.Background()), d.out)"}},
+		Edits: []mutation.Edit{{Old: "resp, err = g.send(ctx, d.out)", New: "resp, err = g.send(context.WithoutCancel(context.Background()), d.out)"}},
 		Kills: "TestEveryHopCarriesTheContext"},
 	{Name: "6 the approval carried without the context", File: "gateway.go",
 		Edits: []mutation.Edit{{Old: "err = g.cfg.Approvals.Carry(ctx, d.approval, d.binding, send)", New: "err = g.cfg.Approvals.Carry(context.Background(), d.approval, d.binding, send)"}},
