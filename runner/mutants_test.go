@@ -11,6 +11,9 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "a refused Open leaves no trace", File: "session.go",
+		Edits: []mutation.Edit{{Old: "		return nil, r.refuseOpen(ctx, err)\n", New: "		return nil, err\n"}},
+		Kills: "TestOpenRefusesForeignToken"},
 	{Name: "the Runner's own events drop the tenant, workspace and project", File: "session.go",
 		Edits: []mutation.Edit{{Old: `	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
 `, New: ``}},

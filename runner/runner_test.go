@@ -125,6 +125,23 @@ func TestOpenRefusesForeignToken(t *testing.T) {
 	if _, err := g.Open(context.Background(), tok); !errors.Is(err, gateway.CodeTokenInvalid) {
 		t.Fatalf("Open(foreign token) = %v, want %s", err, gateway.CodeTokenInvalid)
 	}
+	// The refusal leaves a trace in the plane log, with no context and
+	// nothing of the token.
+	es := entries(t, g.Runner, runner.PlaneSession)
+	if len(es) != 1 {
+		t.Fatalf("plane log holds %d events, want 1", len(es))
+	}
+	e := es[0].Event
+	if e.Kind != eventlog.KindDenial || e.Decision != eventlog.DecisionDeny || e.Code != string(gateway.CodeTokenInvalid) {
+		t.Errorf("plane event %v %v %q, want a denial with %s", e.Kind, e.Decision, e.Code, gateway.CodeTokenInvalid)
+	}
+	if e.Actor != "" || e.Tenant != "" || e.Workspace != "" || e.SessionID != "" || e.RequestID != "" {
+		t.Errorf("plane event carries a context nobody authenticated: %+v", e)
+	}
+	dump, _ := json.Marshal(es)
+	if strings.Contains(string(dump), tok) || strings.Contains(string(dump), tok[len(tok)-16:]) {
+		t.Error("the plane log holds the token")
+	}
 }
 
 // TestAdmitRefusalIsLogged: an allowlist profile cannot run on the

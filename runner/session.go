@@ -30,21 +30,39 @@ type Session struct {
 	closed   bool
 }
 
+// PlaneSession is the log the Runner appends to for what happens before
+// any session exists: a refused [Runner.Open].
+const PlaneSession = "checkfu-plane"
+
 // Open authenticates the server-owned token the application server
 // presented and returns the session it names. The token is the only
 // source of the request context: every event of the session carries it,
 // and the gateway channel the session opens is bound to it. A token the
 // Runner did not issue, or one expired, is refused with the gateway's
-// codes; nothing is logged, since no session is established.
+// codes. No session is established, so the refusal is appended to the
+// [PlaneSession] log as a denial with its code and no request context
+// (nothing about the caller was authenticated), never the token; the
+// refusal stands if that append fails.
 func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 	rc, err := r.tokens.Authenticate(ctx, token)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = eventlog.CheckSession(rc.Session)
 	}
-	if err := eventlog.CheckSession(rc.Session); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, r.refuseOpen(ctx, err)
 	}
 	return &Session{r: r, rc: rc, token: token}, nil
+}
+
+// refuseOpen appends a refused Open to the plane log and returns err,
+// joined with the append's failure if it failed.
+func (r *Runner) refuseOpen(ctx context.Context, err error) error {
+	ev := eventlog.Event{Kind: eventlog.KindDenial, Label: r.cfg.Label, Decision: eventlog.DecisionDeny,
+		Code: codeOf(err), Result: "refused", Release: r.cfg.Release}
+	if _, lerr := r.log.Append(context.WithoutCancel(ctx), PlaneSession, ev); lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	return err
 }
 
 // Context returns the session's request context.
