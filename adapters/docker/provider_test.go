@@ -88,6 +88,9 @@ func harness(p *Provider) adaptertest.Harness {
 		Spec: func(_ testing.TB, id, mode string) adapters.InstanceSpec {
 			s := p.Spec(id, "sha256:"+"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
 			s.NetworkMode = mode
+			if mode == "allowlist" {
+				s.AllowedHosts = []egress.HostPort{{Host: "target.checkfu.test", Port: 8080}}
+			}
 			return s
 		},
 		Shell: []string{"/bin/sh", "-c"},
@@ -99,6 +102,19 @@ func harness(p *Provider) adaptertest.Harness {
 // real engine, network mode none probed from inside a container.
 func TestAdaptertest(t *testing.T) {
 	adaptertest.TestProvider(t, harness(testProvider(t, RuntimeRunc)))
+}
+
+// TestAdaptertestAllowlist runs the contract suite against the runc tier
+// offering allowlist: allowlist is its first mode, so every subtest's
+// instance has a topology of its own, and the evidence of both modes
+// is matched.
+func TestAdaptertestAllowlist(t *testing.T) {
+	e := testEngine(t)
+	p, err := e.NewProvider(context.Background(), ProviderConfig{Image: suiteImage(t, e), GuardImage: images(t, e).guard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptertest.TestProvider(t, harness(p))
 }
 
 // TestAdaptertestGVisor runs the same suite against the gVisor tier.
