@@ -8,6 +8,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // The Runner builds its state from the provider's Description and the
@@ -99,4 +100,16 @@ func ExampleParseEvidence() {
 	// Output:
 	// true
 	// i-1 isolated provider_attested <nil>
+}
+
+// An allowlist instance spec carries the exact hosts the Runner
+// admitted; without them it is refused before it reaches a provider.
+func ExampleCheckSpec() {
+	spec := adapters.InstanceSpec{ID: "s1", NetworkMode: "allowlist"}
+	fmt.Println(errors.Is(adapters.CheckSpec(spec), checkfu.CodeConfigInvalid))
+	spec.AllowedHosts = []egress.HostPort{{Host: "proxy.golang.org", Port: 443}}
+	fmt.Println(adapters.CheckSpec(spec))
+	// Output:
+	// true
+	// <nil>
 }

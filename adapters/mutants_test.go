@@ -18,6 +18,18 @@ func clauseMutant(clause, cond, kills string) mutation.Mutant {
 }
 
 var mutants = []mutation.Mutant{
+	{Name: "allowlist spec without hosts", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `if spec.NetworkMode == "allowlist" && len(spec.AllowedHosts) == 0 {`, New: `if false {`}},
+		Kills: "TestCheckSpec"},
+	{Name: "allowed hosts with another network mode", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `if spec.NetworkMode != "allowlist" && len(spec.AllowedHosts) > 0 {`, New: `if false {`}},
+		Kills: "TestCheckSpec"},
+	{Name: "allowed host not canonical", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `err != nil || c != h {`, New: `false && (err != nil || c != h) {`}},
+		Kills: "TestCheckSpec"},
+	{Name: "allowed hosts not sorted and distinct", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `compareHostPort(spec.AllowedHosts[i-1], h) >= 0 {`, New: `compareHostPort(spec.AllowedHosts[i-1], h) > 0 {`}},
+		Kills: "TestCheckSpec"},
 	clauseMutant("ClauseInstance", "ev.Instance != held.Instance)", "TestClauseInstance"),
 	clauseMutant("ClauseProvider", "ev.Provider != held.Target.Provider)", "TestClauseProvider"),
 	clauseMutant("ClauseProviderRevision", "ev.ProviderRevision != held.Target.Revision)", "TestClauseProviderRevision"),

@@ -3,10 +3,12 @@ package adapters
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // A Provider is what an adapter author implements: a static description
@@ -118,6 +120,13 @@ type InstanceSpec struct {
 	// "allowlist", "unrestricted"), one of the capability's network
 	// modes.
 	NetworkMode string
+	// AllowedHosts are the exact hosts of the allowlist the Runner
+	// admitted (the host and port of each of admission.Published.Hosts),
+	// canonical, sorted by host then port, and distinct. Required when
+	// NetworkMode is "allowlist" and empty otherwise ([CheckSpec]).
+	// [MatchEvidence] does not compare them: ProfileDigest binds the
+	// published version, and so its hosts.
+	AllowedHosts []egress.HostPort
 	// Limits are the resource limits to apply; a zero field means no
 	// limit asked.
 	Limits Limits
@@ -210,6 +219,41 @@ func Check(d Description) error {
 		return checkfu.Refuse(CodeProviderInvalid, "adapters: %s: gaps NoStdin and StdinNoEOF contradict each other (no stdin has no end to lack)", d.Identity)
 	}
 	return nil
+}
+
+// CheckSpec refuses, with checkfu.CodeConfigInvalid, an instance spec
+// whose network fields contradict each other: NetworkMode "allowlist"
+// without AllowedHosts, AllowedHosts with any other mode, and a host that
+// is not canonical (as egress.ParseHostPort gives it back), not sorted by
+// host then port, or repeated. A provider calls it before anything else
+// in Create, so a spec the Runner built wrong reaches no engine. It is
+// pure.
+func CheckSpec(spec InstanceSpec) error {
+	if spec.NetworkMode == "allowlist" && len(spec.AllowedHosts) == 0 {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "adapters: instance %s asks for network mode allowlist without its hosts", checkfu.Quote(spec.ID))
+	}
+	if spec.NetworkMode != "allowlist" && len(spec.AllowedHosts) > 0 {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "adapters: instance %s names %d allowed hosts for network mode %s; hosts go only with allowlist",
+			checkfu.Quote(spec.ID), len(spec.AllowedHosts), checkfu.Quote(spec.NetworkMode))
+	}
+	for i, h := range spec.AllowedHosts {
+		if c, err := egress.ParseHostPort(h.String()); err != nil || c != h {
+			return checkfu.Refuse(checkfu.CodeConfigInvalid, "adapters: instance %s: allowed host %s is not a canonical host:port", checkfu.Quote(spec.ID), checkfu.Quote(h.String()))
+		}
+		if i > 0 && compareHostPort(spec.AllowedHosts[i-1], h) >= 0 {
+			return checkfu.Refuse(checkfu.CodeConfigInvalid, "adapters: instance %s: allowed hosts are not sorted and distinct at %s", checkfu.Quote(spec.ID), checkfu.Quote(h.String()))
+		}
+	}
+	return nil
+}
+
+// compareHostPort orders hosts as admission publishes them: by host,
+// then by port.
+func compareHostPort(a, b egress.HostPort) int {
+	if a.Host != b.Host {
+		return strings.Compare(a.Host, b.Host)
+	}
+	return int(a.Port) - int(b.Port)
 }
 
 // CheckACP refuses, with [CodeStdioInsufficient], a provider that cannot

@@ -6,7 +6,8 @@
 // [Instance] with one live [Process] at a time, and the [Allowlist]
 // topology. [Engine.NewProvider] wraps it in the contract: a [Provider]
 // implementing adapters.Provider, which passes adaptertest on a real
-// engine (TestAdaptertest, and TestAdaptertestGVisor under runsc).
+// engine (TestAdaptertest, TestAdaptertestAllowlist, and
+// TestAdaptertestGVisor under runsc).
 //
 // Invariants:
 //
@@ -32,9 +33,9 @@
 //     INPUT (iptables and ip6tables); its only peer is the guard. The
 //     adapter offers no "unrestricted" mode.
 //   - The Provider declares only what it applies and reads back: network
-//     mode none only (an InstanceSpec carries no policy, so the contract
-//     cannot hand an instance the profile's allowlist), one fixed image
-//     by digest, every limit required, and runner_enforced on each axis
+//     mode none, and allowlist only when ProviderConfig.GuardImage is
+//     set; one fixed image by digest, every limit required, and
+//     runner_enforced on each axis
 //     whose mechanism the read-back shows: image, filesystem, mounts,
 //     network_policy, process_isolation, privileges, resources,
 //     lifetime, and syscalls only under runsc (under runc the engine's
@@ -42,8 +43,20 @@
 //     evidence is derived from the read-back, never echoed from the
 //     spec. The gVisor tier is its own identity
 //     (checkfu:docker-gvisor-provider), offered only when the engine
-//     registers runsc. Its grade is unsupported: it offers no egress
-//     filter to grade, and no receipt exists for it.
+//     registers runsc. Its grade is unsupported without allowlist (no
+//     egress filter to grade) and advisory_filter with it, by
+//     advertisement: no receipt exists for it, and an advertisement never
+//     reaches security_boundary.
+//   - An allowlist instance (adapters.InstanceSpec.AllowedHosts, checked
+//     by adapters.CheckSpec before any engine call) gets an [Allowlist]
+//     topology of its own, in a free slot, whose guard allows exactly the
+//     spec's hosts; its containers are read back on that internal network
+//     alone with the black-hole upstream DNS, and its evidence says
+//     allowlist. Destroy removes the topology: its containers, both
+//     networks, the INPUT rules and the policy directory, by ID.
+//   - The broker directory goes only with network mode none:
+//     CreateWithBroker refuses an allowlist spec, so the broker's socket
+//     stays the only way out of a capability-enabled instance.
 //   - The context given to Open bounds the open, not the process.
 //   - stdout and stderr are separate (the engine's multiplexed stream,
 //     demultiplexed); stdin EOF is a half-close; the exit code is the

@@ -2,13 +2,20 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/netip"
 	"runtime"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker/internal/engine"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // The identities of the Docker providers. The gVisor tier is its own
@@ -53,16 +60,31 @@ type ProviderConfig struct {
 	// RuntimeRunsc for the gVisor tier, which the engine must have
 	// registered.
 	Runtime string
+	// GuardImage, when set, is GuardImage's answer, and the provider
+	// offers the network mode allowlist too: each allowlist instance gets
+	// an allowlist topology of its own ([Engine.NewAllowlist]) in a free
+	// slot, whose guard enforces exactly the spec's AllowedHosts. Empty
+	// offers network mode none only.
+	GuardImage string
+	// Resolver is the "ip:port" of the DNS server the guard resolves
+	// with; empty means the engine's (the daemon's --dns).
+	Resolver string
+
+	// testServices, tests only, gives the guard of a topology whose outer
+	// network is outer the resolver and the test blocks it may dial.
+	testServices func(outer netip.Prefix) (resolver string, public []netip.Prefix)
 }
 
 // A Provider implements [adapters.Provider] on a Docker engine: the
 // Runner's in-process adapter, with one fixed image, network mode none
-// only, and every process's isolation read back from the engine before
-// it starts. Make one with [Engine.NewProvider].
+// (and allowlist, given a guard image), and every process's isolation
+// read back from the engine before it starts. Make one with
+// [Engine.NewProvider].
 type Provider struct {
 	e       *Engine
 	runtime string
 	image   string // the image ID, sha256:...
+	cfg     ProviderConfig
 	desc    adapters.Description
 }
 
@@ -104,33 +126,47 @@ func (e *Engine) NewProvider(ctx context.Context, cfg ProviderConfig) (*Provider
 	if p := img.Os + "/" + img.Architecture; p != Platform {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: image %s is for %s, not %s", checkfu.Quote(cfg.Image), checkfu.Quote(p), Platform)
 	}
-	return &Provider{e: e, runtime: rt, image: img.ID, desc: describe(rt, img.ID)}, nil
+	if cfg.GuardImage != "" {
+		if _, err := e.c.InspectImage(ctx, cfg.GuardImage); err != nil {
+			return nil, err
+		}
+	}
+	return &Provider{e: e, runtime: rt, image: img.ID, cfg: cfg, desc: describe(rt, img.ID, cfg.GuardImage != "")}, nil
 }
 
 // describe is the Description of the provider for runtime rt and image
-// digest image. Enforcement is what the adapter sets itself and reads
-// back from the engine before every start ([enforcementOf]).
-func describe(rt, image string) adapters.Description {
+// digest image, offering allowlist when allowlist is set. Enforcement is
+// what the adapter sets itself and reads back from the engine before
+// every start ([enforcementOf]).
+//
+// The allowlist's grade is advisory_filter, by advertisement: the guard
+// is a filter beside the workload, and only a production receipt for
+// this exact revision could raise it (conformance caps an advertisement
+// below security_boundary); none exists. Without allowlist there is no
+// egress filter to grade.
+func describe(rt, image string, allowlist bool) adapters.Description {
 	name, tier := ProviderName, TierStandard
 	var assurances []string
 	if rt == RuntimeRunsc {
 		name, tier, assurances = GVisorProviderName, TierGVisor, []string{AssuranceGVisor}
+	}
+	modes, grade := []string{"none"}, checkfu.Unsupported
+	if allowlist {
+		modes, grade = []string{"allowlist", "none"}, checkfu.AdvisoryFilter
 	}
 	return adapters.Description{
 		Identity:                checkfu.ProviderRevision{Provider: name, Revision: ProviderRevision},
 		MaterializationRevision: MaterializationRevision,
 		Placement:               admission.PlacementInProcess,
 		Capability: admission.RunnerProviderCapability{
-			Drivers:           []string{"docker"},
-			LaunchKinds:       []string{"process"},
-			Tiers:             []string{tier},
-			Platforms:         []string{Platform},
-			NetworkModes:      []string{"none"},
-			RuntimeAssurances: assurances,
-			Enforcement:       enforcement(rt),
-			// No allowlist is offered through the contract, so there is
-			// no egress filter to grade.
-			EgressCertification: checkfu.Unsupported,
+			Drivers:             []string{"docker"},
+			LaunchKinds:         []string{"process"},
+			Tiers:               []string{tier},
+			Platforms:           []string{Platform},
+			NetworkModes:        modes,
+			RuntimeAssurances:   assurances,
+			Enforcement:         enforcement(rt),
+			EgressCertification: grade,
 			ImageModes:          []string{"fixed"},
 			FixedBaseImages:     []string{image},
 		},
@@ -176,12 +212,18 @@ func (p *Provider) Spec(id, profileDigest string) adapters.InstanceSpec {
 	}
 }
 
-// Create makes an instance for spec. It refuses an empty ID with
-// checkfu.CodeConfigInvalid, and with adapters.CodeSpecUnsupported
-// another image, platform or network mode than the provider's, and
-// limits it cannot apply: every limit must be asked (the adapter always
-// applies all three, and evidence reports exactly what was applied),
-// memory at least 6 MiB.
+// Create makes an instance for spec. It refuses an empty ID, and a spec
+// adapters.CheckSpec refuses, with checkfu.CodeConfigInvalid; and with
+// adapters.CodeSpecUnsupported another image, platform or network mode
+// than the provider's, and limits it cannot apply: every limit must be
+// asked (the adapter always applies all three, and evidence reports
+// exactly what was applied), memory at least 6 MiB. All before any
+// engine call.
+//
+// For network mode allowlist it builds the instance's own allowlist
+// topology, whose guard's policy is exactly spec.AllowedHosts; the
+// instance's Destroy removes it (its containers, both networks, the
+// firewall rules).
 func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
 	return p.create(ctx, spec, "")
 }
@@ -189,8 +231,9 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 // CreateWithBroker is Create for a capability-enabled session: brokerDir,
 // an absolute host directory only the plane serves (the gateway broker's
 // socket is in it), is bind-mounted read-only at [BrokerMount] in every
-// process of the instance (InstanceConfig.BrokerDir). The network mode is
-// still none, so the broker's socket is the workload's only way out.
+// process of the instance (InstanceConfig.BrokerDir). The network mode
+// must be none, so the broker's socket is the workload's only way out:
+// an allowlist spec is refused with adapters.CodeSpecUnsupported.
 func (p *Provider) CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error) {
 	if brokerDir == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: CreateWithBroker needs a broker directory")
@@ -206,25 +249,73 @@ func (p *Provider) create(ctx context.Context, spec adapters.InstanceSpec, broke
 	if spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "docker: an instance needs an ID")
 	}
+	if err := adapters.CheckSpec(spec); err != nil {
+		return nil, err
+	}
 	l := spec.Limits
 	switch {
 	case spec.RootImage != p.image:
 		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: root image %s is not the provider's %s", checkfu.Quote(spec.RootImage), p.image)
 	case spec.Platform != Platform:
 		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: platform %s is not %s", checkfu.Quote(spec.Platform), Platform)
-	case spec.NetworkMode != "none":
-		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: network mode %s is not offered; only none is", checkfu.Quote(spec.NetworkMode))
+	case !slices.Contains(p.desc.Capability.NetworkModes, spec.NetworkMode):
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: network mode %s is not offered; only %v", checkfu.Quote(spec.NetworkMode), p.desc.Capability.NetworkModes)
+	case spec.NetworkMode != "none" && brokerDir != "":
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: the broker directory goes only with network mode none, not %s", checkfu.Quote(spec.NetworkMode))
 	case l.MemoryBytes < 6<<20 || l.Pids < 1 || l.NanoCPUs < 1_000_000:
 		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "docker: limits must all be set (memory %d bytes, at least 6 MiB; pids %d; nano CPUs %d, at least 1000000)", l.MemoryBytes, l.Pids, l.NanoCPUs)
 	}
+	var a *Allowlist
+	if spec.NetworkMode == "allowlist" {
+		var err error
+		if a, err = p.allowlist(ctx, spec.AllowedHosts); err != nil {
+			return nil, err
+		}
+	}
 	inst, err := p.e.CreateInstance(ctx, InstanceConfig{
 		Image: p.image, Runtime: p.runtime, MemoryBytes: l.MemoryBytes, PidsLimit: l.Pids, NanoCPUs: l.NanoCPUs,
-		BrokerDir: brokerDir,
+		BrokerDir: brokerDir, Allowlist: a,
 	})
+	if err != nil {
+		if a != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+			err = errors.Join(err, a.Close(cctx))
+			cancel()
+		}
+		return nil, err
+	}
+	spec.AllowedHosts = slices.Clone(spec.AllowedHosts)
+	pi := &providerInstance{p: p, spec: spec, inst: inst, brokerDir: brokerDir, allowlist: a}
+	if a != nil {
+		pi.inner = a.innerName
+	}
+	return pi, nil
+}
+
+// allowlist builds an allowlist topology whose guard allows exactly
+// hosts, in the first free slot from a random one.
+func (p *Provider) allowlist(ctx context.Context, hosts []egress.HostPort) (*Allowlist, error) {
+	policy, err := json.Marshal(struct {
+		Type         string            `json:"type"`
+		AllowedHosts []egress.HostPort `json:"allowed_hosts"`
+	}{"allowlist", hosts})
 	if err != nil {
 		return nil, err
 	}
-	return &providerInstance{p: p, spec: spec, inst: inst, brokerDir: brokerDir}, nil
+	n := MaxSlot - MinSlot + 1
+	first := rand.IntN(n)
+	for i := range n {
+		cfg := AllowlistConfig{Slot: MinSlot + (first+i)%n, Policy: policy, GuardImage: p.cfg.GuardImage, Resolver: p.cfg.Resolver}
+		if p.cfg.testServices != nil {
+			cfg.Resolver, cfg.TreatAsPublicForTesting = p.cfg.testServices(slotOuter(cfg.Slot))
+		}
+		a, err := p.e.NewAllowlist(ctx, cfg)
+		if errors.Is(err, CodeEngineNameConflict) {
+			continue
+		}
+		return a, err
+	}
+	return nil, checkfu.Refuse(CodeEngineNameConflict, "docker: every allowlist topology slot (%d to %d) is taken", MinSlot, MaxSlot)
 }
 
 // providerInstance is an [Instance] seen through the contract: the
@@ -234,6 +325,10 @@ type providerInstance struct {
 	spec      adapters.InstanceSpec
 	inst      *Instance
 	brokerDir string // CreateWithBroker's directory, or ""
+	inner     string // the allowlist topology's internal network, or "" for network mode none
+
+	mu        sync.Mutex
+	allowlist *Allowlist // guarded by mu; the instance's own topology until Destroy removes it, or nil
 }
 
 func (i *providerInstance) ID() string { return i.spec.ID }
@@ -251,8 +346,19 @@ func (i *providerInstance) OpenProcess(ctx context.Context, spec adapters.Proces
 	return &providerProcess{Process: proc, ev: i.evidence(proc.Evidence())}, nil
 }
 
-// Destroy kills and reaps the live process and refuses later opens.
-func (i *providerInstance) Destroy(ctx context.Context) error { return i.inst.Destroy(ctx) }
+// Destroy kills and reaps the live process, refuses later opens, and
+// removes the instance's allowlist topology, if any. It is idempotent.
+func (i *providerInstance) Destroy(ctx context.Context) error {
+	err := i.inst.Destroy(ctx)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if err == nil && i.allowlist != nil {
+		if err = i.allowlist.Close(ctx); err == nil {
+			i.allowlist = nil
+		}
+	}
+	return err
+}
 
 // evidence maps what the engine reported about a process's container
 // onto the contract's Evidence. Everything but the identity, the
@@ -270,7 +376,12 @@ func (i *providerInstance) evidence(ev Evidence) adapters.Evidence {
 		ProfileDigest:           i.spec.ProfileDigest,
 		NetworkMode:             ev.NetworkMode,
 		Limits:                  adapters.Limits{MemoryBytes: ev.MemoryBytes, Pids: ev.PidsLimit, NanoCPUs: ev.NanoCPUs},
-		Enforcement:             enforcementOf(ev, i.p.image, i.brokerDir),
+		Enforcement:             enforcementOf(ev, i.p.image, i.brokerDir, i.inner),
+	}
+	// An allowlist container's network mode is its topology's internal
+	// network: that is the contract's allowlist.
+	if i.inner != "" && ev.NetworkMode == i.inner {
+		out.NetworkMode = "allowlist"
 	}
 	// Docker lists the "none" network of a NetworkMode none container; it
 	// is the loopback interface only, which the contract does not list.
@@ -284,8 +395,9 @@ func (i *providerInstance) evidence(ev Evidence) adapters.Evidence {
 
 // enforcementOf derives the enforcement statement from the engine's
 // read-back: an axis is runner enforced only when what the engine
-// reports shows the mechanism the adapter set.
-func enforcementOf(ev Evidence, image, brokerDir string) admission.Enforcement {
+// reports shows the mechanism the adapter set. inner is the allowlist
+// topology's internal network, or "" for network mode none.
+func enforcementOf(ev Evidence, image, brokerDir, inner string) admission.Enforcement {
 	var e admission.Enforcement
 	set := func(a admission.Axis, ok bool) {
 		if ok {
@@ -298,7 +410,11 @@ func enforcementOf(ev Evidence, image, brokerDir string) admission.Enforcement {
 	// tmpfs /tmp is mounted, and, for CreateWithBroker, the broker's
 	// directory read-only at BrokerMount, exactly as asked.
 	set(admission.AxisMounts, slices.Equal(ev.ExtraMounts, brokerMounts(brokerDir)) && ev.TmpfsTmp == tmpfsTmp)
-	set(admission.AxisNetworkPolicy, ev.NetworkMode == "none" && slices.Equal(ev.Networks, []string{"none"}))
+	// None: the container has a loopback interface only. Allowlist: it is
+	// on the topology's internal network alone, behind the guard, and its
+	// embedded DNS forwards nowhere.
+	set(admission.AxisNetworkPolicy, inner == "" && ev.NetworkMode == "none" && slices.Equal(ev.Networks, []string{"none"}) ||
+		inner != "" && ev.NetworkMode == inner && slices.Equal(ev.Networks, []string{inner}) && slices.Equal(ev.DNS, []string{BlackholeDNS}))
 	set(admission.AxisProcessIsolation, ev.PidMode == "" && ev.IpcMode == "private" && !ev.Privileged)
 	set(admission.AxisPrivileges, slices.Equal(ev.CapDrop, []string{"ALL"}) && len(ev.CapAdd) == 0 && ev.NoNewPrivileges && ev.User != "" && !isRoot(ev.User))
 	set(admission.AxisResources, ev.MemoryBytes > 0 && ev.MemorySwapBytes == ev.MemoryBytes && ev.PidsLimit > 0 && ev.NanoCPUs > 0)

@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/adaptertest"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // probePath is where the suite's network probe (adaptertest/probe) sits
@@ -87,6 +88,9 @@ func harness(p *Provider) adaptertest.Harness {
 		Spec: func(_ testing.TB, id, mode string) adapters.InstanceSpec {
 			s := p.Spec(id, "sha256:"+"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
 			s.NetworkMode = mode
+			if mode == "allowlist" {
+				s.AllowedHosts = []egress.HostPort{{Host: "target.checkfu.test", Port: 8080}}
+			}
 			return s
 		},
 		Shell: []string{"/bin/sh", "-c"},
@@ -100,27 +104,49 @@ func TestAdaptertest(t *testing.T) {
 	adaptertest.TestProvider(t, harness(testProvider(t, RuntimeRunc)))
 }
 
+// TestAdaptertestAllowlist runs the contract suite against the runc tier
+// offering allowlist: allowlist is its first mode, so every subtest's
+// instance has a topology of its own, and the evidence of both modes
+// is matched.
+func TestAdaptertestAllowlist(t *testing.T) {
+	e := testEngine(t)
+	p, err := e.NewProvider(context.Background(), ProviderConfig{Image: suiteImage(t, e), GuardImage: images(t, e).guard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptertest.TestProvider(t, harness(p))
+}
+
 // TestAdaptertestGVisor runs the same suite against the gVisor tier.
 func TestAdaptertestGVisor(t *testing.T) {
 	adaptertest.TestProvider(t, harness(testProvider(t, RuntimeRunsc)))
 }
 
 // TestProviderDescription pins what each tier declares: network mode
-// none only, its own identity, tier and assurance, the read-back axes
-// runner enforced and the others not, the grade unsupported.
+// none only and the grade unsupported without a guard image, allowlist
+// too and the grade advisory_filter with one; its own identity, tier and
+// assurance, the read-back axes runner enforced and the others not.
 func TestProviderDescription(t *testing.T) {
-	for _, rt := range []string{RuntimeRunc, RuntimeRunsc} {
-		d := describe(rt, "sha256:"+"ab"+"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd")
+	for _, tc := range []struct {
+		rt        string
+		allowlist bool
+	}{{RuntimeRunc, false}, {RuntimeRunsc, false}, {RuntimeRunc, true}, {RuntimeRunsc, true}} {
+		rt := tc.rt
+		d := describe(rt, "sha256:"+"ab"+"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd", tc.allowlist)
 		if err := adapters.Check(d); err != nil {
 			t.Fatalf("%s: Check = %v", rt, err)
 		}
+		wantModes, wantGrade := []string{"none"}, checkfu.Unsupported
+		if tc.allowlist {
+			wantModes, wantGrade = []string{"allowlist", "none"}, checkfu.AdvisoryFilter
+		}
+		if m := d.Capability.NetworkModes; !slices.Equal(m, wantModes) || d.Placement != admission.PlacementInProcess {
+			t.Errorf("%s: network modes %q placement %s, want %q", rt, m, d.Placement, wantModes)
+		}
+		if g := adapters.Grade(d, nil); g != wantGrade || d.Capability.EgressCertification != wantGrade {
+			t.Errorf("%s: grade %v (advertised %v), want %v", rt, g, d.Capability.EgressCertification, wantGrade)
+		}
 		c := d.Capability
-		if !slices.Equal(c.NetworkModes, []string{"none"}) || d.Placement != admission.PlacementInProcess {
-			t.Errorf("%s: network modes %q placement %s", rt, c.NetworkModes, d.Placement)
-		}
-		if g := adapters.Grade(d, nil); g != checkfu.Unsupported {
-			t.Errorf("%s: grade %v, want unsupported", rt, g)
-		}
 		wantName, wantTier, gvisor := ProviderName, TierStandard, false
 		if rt == RuntimeRunsc {
 			wantName, wantTier, gvisor = GVisorProviderName, TierGVisor, true
@@ -149,12 +175,14 @@ func TestProviderRefusesUnsupportedSpecs(t *testing.T) {
 		"another image":    func(s *adapters.InstanceSpec) { s.RootImage = "sha256:" + strings.Repeat("1", 64) },
 		"a tag":            func(s *adapters.InstanceSpec) { s.RootImage = "checkfu-busybox:latest" },
 		"another platform": func(s *adapters.InstanceSpec) { s.Platform = "linux/s390x" },
-		"allowlist":        func(s *adapters.InstanceSpec) { s.NetworkMode = "allowlist" },
-		"unrestricted":     func(s *adapters.InstanceSpec) { s.NetworkMode = "unrestricted" },
-		"no memory limit":  func(s *adapters.InstanceSpec) { s.Limits.MemoryBytes = 0 },
-		"no pids limit":    func(s *adapters.InstanceSpec) { s.Limits.Pids = 0 },
-		"no cpu limit":     func(s *adapters.InstanceSpec) { s.Limits.NanoCPUs = 0 },
-		"negative memory":  func(s *adapters.InstanceSpec) { s.Limits.MemoryBytes = -1 },
+		"allowlist": func(s *adapters.InstanceSpec) {
+			s.NetworkMode, s.AllowedHosts = "allowlist", []egress.HostPort{{Host: "example.com", Port: 443}}
+		},
+		"unrestricted":    func(s *adapters.InstanceSpec) { s.NetworkMode = "unrestricted" },
+		"no memory limit": func(s *adapters.InstanceSpec) { s.Limits.MemoryBytes = 0 },
+		"no pids limit":   func(s *adapters.InstanceSpec) { s.Limits.Pids = 0 },
+		"no cpu limit":    func(s *adapters.InstanceSpec) { s.Limits.NanoCPUs = 0 },
+		"negative memory": func(s *adapters.InstanceSpec) { s.Limits.MemoryBytes = -1 },
 	} {
 		s := good
 		mut(&s)
@@ -176,7 +204,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, IpcMode: "private"}
 	want := enforcement(RuntimeRunc)
-	if got := enforcementOf(good, img, ""); got != want {
+	if got := enforcementOf(good, img, "", ""); got != want {
 		t.Fatalf("enforcement of a good read-back = %v, want %v", got, want)
 	}
 	for name, c := range map[string]struct {
@@ -206,7 +234,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 		ev.Networks = slices.Clone(good.Networks)
 		ev.CapDrop = slices.Clone(good.CapDrop)
 		c.mut(&ev)
-		got := enforcementOf(ev, img, "")
+		got := enforcementOf(ev, img, "", "")
 		if got[c.axis] != admission.Unenforced {
 			t.Errorf("%s changed: axis %s still %v", name, c.axis, got[c.axis])
 		}
@@ -214,9 +242,33 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 			t.Errorf("%s changed: enforcement unchanged", name)
 		}
 	}
+	// Allowlist: on the topology's internal network alone, the embedded
+	// DNS forwarding to the black hole.
+	const inner = "checkfu-7-inner"
+	al := good
+	al.NetworkMode, al.Networks, al.DNS = inner, []string{inner}, []string{BlackholeDNS}
+	if got := enforcementOf(al, img, "", inner); got != want {
+		t.Errorf("allowlist read-back: %v, want %v", got, want)
+	}
+	for name, mut := range map[string]func(*Evidence){
+		"network none":          func(e *Evidence) { e.NetworkMode, e.Networks = "none", []string{"none"} },
+		"another network":       func(e *Evidence) { e.NetworkMode, e.Networks = "checkfu-8-inner", []string{"checkfu-8-inner"} },
+		"the outer network too": func(e *Evidence) { e.Networks = []string{"checkfu-7-outer", inner} },
+		"the engine's DNS":      func(e *Evidence) { e.DNS = nil },
+		"another DNS":           func(e *Evidence) { e.DNS = []string{"198.18.15.53"} },
+	} {
+		ev := al
+		mut(&ev)
+		if got := enforcementOf(ev, img, "", inner)[admission.AxisNetworkPolicy]; got != admission.Unenforced {
+			t.Errorf("allowlist with %s: network policy axis %v, want unenforced", name, got)
+		}
+	}
+	if got := enforcementOf(al, img, "", "")[admission.AxisNetworkPolicy]; got != admission.Unenforced {
+		t.Errorf("none asked, allowlist read back: network policy axis %v, want unenforced", got)
+	}
 	gv := good
 	gv.Runtime = RuntimeRunsc
-	if got := enforcementOf(gv, img, ""); got != enforcement(RuntimeRunsc) {
+	if got := enforcementOf(gv, img, "", ""); got != enforcement(RuntimeRunsc) {
 		t.Errorf("gVisor read-back: %v, want %v", got, enforcement(RuntimeRunsc))
 	}
 	// The broker's directory, asked by CreateWithBroker, is the one
@@ -237,7 +289,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 	} {
 		ev := good
 		ev.ExtraMounts = c.mounts
-		if got := enforcementOf(ev, img, c.asked)[admission.AxisMounts]; got != c.want {
+		if got := enforcementOf(ev, img, c.asked, "")[admission.AxisMounts]; got != c.want {
 			t.Errorf("%s: mounts axis %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -249,7 +301,7 @@ func TestEnforcementFollowsReadBack(t *testing.T) {
 // or network fails the clauses that say so.
 func TestEvidenceMapping(t *testing.T) {
 	img := "sha256:" + strings.Repeat("ab", 32)
-	p := &Provider{runtime: RuntimeRunc, image: img, desc: describe(RuntimeRunc, img)}
+	p := &Provider{runtime: RuntimeRunc, image: img, desc: describe(RuntimeRunc, img, false)}
 	spec := p.Spec("cf-mapping", "sha256:"+strings.Repeat("cd", 32))
 	inst := &providerInstance{p: p, spec: spec}
 	good := Evidence{Label: checkfu.LabelIsolated, Container: "c", ImageID: img, Runtime: RuntimeRunc, NetworkMode: "none", Networks: []string{"none"},
@@ -277,6 +329,78 @@ func TestEvidenceMapping(t *testing.T) {
 	}
 }
 
+// TestEvidenceMappingAllowlist: an allowlist container's read-back maps
+// onto evidence with network mode allowlist that passes every clause; a
+// container on network none, or on another network, fails.
+func TestEvidenceMappingAllowlist(t *testing.T) {
+	img := "sha256:" + strings.Repeat("ab", 32)
+	p := &Provider{runtime: RuntimeRunc, image: img, desc: describe(RuntimeRunc, img, true)}
+	spec := p.Spec("cf-mapping", "sha256:"+strings.Repeat("cd", 32))
+	spec.NetworkMode, spec.AllowedHosts = "allowlist", []egress.HostPort{{Host: "example.com", Port: 443}}
+	const inner = "checkfu-7-inner"
+	inst := &providerInstance{p: p, spec: spec, inner: inner}
+	good := Evidence{Label: checkfu.LabelIsolated, Container: "c", ImageID: img, Runtime: RuntimeRunc, NetworkMode: inner, Networks: []string{inner},
+		MemoryBytes: DefaultMemoryBytes, MemorySwapBytes: DefaultMemoryBytes, PidsLimit: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs, DNS: []string{BlackholeDNS},
+		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, NoNewPrivileges: true, User: DefaultUser, TmpfsTmp: tmpfsTmp, IpcMode: "private"}
+	held := adapters.HeldFor(p.Describe(), spec)
+	ev := inst.evidence(good)
+	if m := adapters.MatchEvidence(held, ev); !m.OK() || ev.NetworkMode != "allowlist" || !slices.Equal(ev.Networks, []string{inner}) {
+		t.Fatalf("a conforming allowlist read-back: %v, network mode %q, networks %q", m.Err(), ev.NetworkMode, ev.Networks)
+	}
+	for name, c := range map[string]struct {
+		mut  func(*Evidence)
+		want []adapters.Clause
+	}{
+		"network none":    {func(e *Evidence) { e.NetworkMode, e.Networks = "none", []string{"none"} }, []adapters.Clause{adapters.ClauseNetworkMode, adapters.ClauseEnforcement}},
+		"another network": {func(e *Evidence) { e.NetworkMode, e.Networks = "bridge", []string{"bridge"} }, []adapters.Clause{adapters.ClauseNetworkMode, adapters.ClauseEnforcement}},
+	} {
+		ev := good
+		c.mut(&ev)
+		if m := adapters.MatchEvidence(held, inst.evidence(ev)); !slices.Equal(m.Failed, c.want) {
+			t.Errorf("%s: failed %v, want %v", name, m.Failed, c.want)
+		}
+	}
+}
+
+// TestAllowlistSpecRefusedBeforeTheEngine: an allowlist spec without its
+// hosts, hosts with network none, and the broker directory with
+// allowlist are refused before any engine call (the provider has no
+// engine: a call would panic), and a provider without a guard image does
+// not offer allowlist.
+func TestAllowlistSpecRefusedBeforeTheEngine(t *testing.T) {
+	img := "sha256:" + strings.Repeat("ab", 32)
+	hosts := []egress.HostPort{{Host: "example.com", Port: 443}}
+	with := &Provider{runtime: RuntimeRunc, image: img, cfg: ProviderConfig{GuardImage: "g"}, desc: describe(RuntimeRunc, img, true)}
+	without := &Provider{runtime: RuntimeRunc, image: img, desc: describe(RuntimeRunc, img, false)}
+	spec := func(mode string, hosts []egress.HostPort) adapters.InstanceSpec {
+		s := with.Spec("cf-early", "")
+		s.NetworkMode, s.AllowedHosts = mode, hosts
+		return s
+	}
+	for _, c := range []struct {
+		name   string
+		p      *Provider
+		spec   adapters.InstanceSpec
+		broker string
+		want   checkfu.Code
+	}{
+		{"allowlist without hosts", with, spec("allowlist", nil), "", checkfu.CodeConfigInvalid},
+		{"hosts with none", with, spec("none", hosts), "", checkfu.CodeConfigInvalid},
+		{"the broker with allowlist", with, spec("allowlist", hosts), "/tmp/checkfu-broker", adapters.CodeSpecUnsupported},
+		{"allowlist without a guard image", without, spec("allowlist", hosts), "", adapters.CodeSpecUnsupported},
+	} {
+		var err error
+		if c.broker != "" {
+			_, err = c.p.CreateWithBroker(context.Background(), c.spec, c.broker)
+		} else {
+			_, err = c.p.Create(context.Background(), c.spec)
+		}
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+}
+
 // TestLanes: what the declarations mean to admission. The runc tier
 // realizes eight axes of nine (syscalls unenforced), so the adversarial
 // lane refuses it; the gVisor tier realizes all nine, so a none profile
@@ -294,7 +418,7 @@ func TestLanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rt := range []string{RuntimeRunc, RuntimeRunsc} {
-		d := describe(rt, "sha256:"+strings.Repeat("ab", 32))
+		d := describe(rt, "sha256:"+strings.Repeat("ab", 32), false)
 		c := admission.Candidate{Target: d.Identity, Advertised: d.Capability.EgressCertification}
 		err := admission.CheckLane(admission.LaneAdversarial, v, c, d.Capability)
 		if rt == RuntimeRunc && !errors.Is(err, admission.CodeLaneRequirementUnmet) {

@@ -87,7 +87,7 @@ func (e *Engine) NewAllowlist(ctx context.Context, cfg AllowlistConfig) (_ *Allo
 		e:           e,
 		slot:        cfg.Slot,
 		inner:       netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(2 * cfg.Slot), 0}), 24),
-		outer:       netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(2*cfg.Slot + 1), 0}), 24),
+		outer:       slotOuter(cfg.Slot),
 		innerName:   fmt.Sprintf("checkfu-%d-inner", cfg.Slot),
 		outerName:   fmt.Sprintf("checkfu-%d-outer", cfg.Slot),
 		innerBridge: fmt.Sprintf("cf%di", cfg.Slot),
@@ -128,6 +128,11 @@ func (e *Engine) NewAllowlist(ctx context.Context, cfg AllowlistConfig) (_ *Allo
 		return nil, err
 	}
 	return a, nil
+}
+
+// slotOuter is the outer network's block of slot.
+func slotOuter(slot int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(2*slot + 1), 0}), 24)
 }
 
 // addr returns the n-th address of p.
