@@ -16,6 +16,9 @@
 //     elicitation), opens no standalone SSE stream and never retries or
 //     resumes: one call is initialize, initialized, tools/call, and the
 //     closing DELETE.
+//   - A call ends within [MaxCallDuration], whatever the caller's context
+//     allows: a server that answers every exchange but never the
+//     tools/call cannot hold it (or the sandbox's call) open.
 //   - The remote server's tools/list is never asked for, and nothing it
 //     says about its tools (descriptions, annotations, _meta, URLs)
 //     reaches the sandbox or decides anything: the registration's

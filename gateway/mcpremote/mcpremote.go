@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,17 +22,32 @@ const Implementation = "checkfu-gateway"
 // (content, structuredContent, isError).
 const ResultContentType = "application/vnd.checkfu.mcp-result+json"
 
+// MaxCallDuration bounds one [Call], handshake and closing included,
+// whatever the caller's context allows: a remote server can answer every
+// HTTP exchange promptly (so that no exchange's own timeout fires) and
+// still never send the tools/call's response, which would otherwise hold
+// the call, and the sandbox's tools/call, open for as long as the
+// caller's context lives. Each exchange is also bounded, by the edge's
+// egress client (60 seconds unless configured).
+const MaxCallDuration = 2 * time.Minute
+
+// maxCallDuration is MaxCallDuration; tests shorten it.
+var maxCallDuration = MaxCallDuration
+
 // Call runs one tools/call of tool, with args, on the remote MCP server at
 // endpoint, sending every request through rt. It returns the tool's
 // result as a response with status 200 and a [ResultContentType] body; a
 // result the tool flagged as an error is still a result (IsError set). A
 // call the transport refused, or that failed on the way, is that error;
 // one the server did not complete is refused with [CodeRemoteCallFailed].
-// The session is closed before Call returns.
+// The session is closed before Call returns, and Call returns within
+// [MaxCallDuration].
 func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args json.RawMessage) (*edge.Response, error) {
 	if rt == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "mcpremote: Call needs a transport")
 	}
+	ctx, cancel := context.WithTimeout(ctx, maxCallDuration)
+	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	transport := &mcp.StreamableClientTransport{
 		Endpoint: endpoint,
