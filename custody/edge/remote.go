@@ -269,13 +269,13 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
-	// Strictly first (no duplicate members, valid UTF-8, bounded depth):
-	// the edge and the remote server must read the same message.
-	if err := strictjson.Valid(body, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes}); err != nil {
-		return "", refuseRemote("edge: the remote call of %s sent a message that is not strict JSON", checkfu.Quote(t.tool))
-	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		return "", refuseRemote("edge: the remote call of %s sent something other than one JSON-RPC message", checkfu.Quote(t.tool))
+	// Strictly (no duplicate members, valid UTF-8, bounded depth, and no
+	// member that differs from method, params, name or arguments only in
+	// case, which encoding/json would read as that member and an exact
+	// reader would not): the edge and the remote server must read the
+	// same message. Other members are the protocol's to add.
+	if err := strictjson.Unmarshal(body, &msg, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes, AllowUnknownMembers: true}); err != nil {
+		return "", refuseRemote("edge: the remote call of %s sent something other than one strict JSON-RPC message", checkfu.Quote(t.tool))
 	}
 	if msg.Method == nil {
 		return "", nil // a response to the server's request: the client's own answer

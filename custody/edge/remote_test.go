@@ -118,6 +118,22 @@ func TestRemoteRefusesBeforeContact(t *testing.T) {
 		{"tools/list", func() *http.Request {
 			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 		}, edge.CodeRemoteRequestRefused},
+		// encoding/json matches member names case-insensitively and lets
+		// the last win; an MCP server reads them exactly (the Go SDK's
+		// decoder is case-sensitive), so each of these is a message the
+		// server would read as another one than the edge checked.
+		{"tools/list behind a case variant of method", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/list","METHOD":"ping"}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"another tool behind a case variant of name", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other","Name":"search","arguments":{}}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"other arguments behind a case variant of arguments", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"},"Arguments":{}}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"another call behind a case variant of params", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other","arguments":{}},"Params":{"name":"search","arguments":{}}}`)
+		}, edge.CodeRemoteRequestRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := rig.remote("mcp.search")
