@@ -23,7 +23,9 @@
 //     says about its tools (descriptions, annotations, _meta, URLs)
 //     reaches the sandbox or decides anything: the registration's
 //     descriptor is the tool's. The result passed on is its content,
-//     structured content and error flag, without its _meta.
+//     structured content and error flag, without any _meta (the result's, a
+//     content item's, or an embedded resource's); a content item no tool
+//     result may hold (tool_use, tool_result) fails the call.
 //   - A failed call is a [*checkfu.Refusal]: the transport's own, or
 //     [CodeRemoteCallFailed], which carries no text of the remote server.
 package mcpremote

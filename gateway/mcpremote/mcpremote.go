@@ -69,15 +69,57 @@ func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args
 	if err != nil {
 		return nil, failed(err, "mcpremote: the remote MCP server did not complete the call")
 	}
-	content := res.Content
-	if content == nil {
-		content = []mcp.Content{}
+	content, err := withoutMeta(res.Content)
+	if err != nil {
+		return nil, err
 	}
 	body, err := json.Marshal(&mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError})
 	if err != nil {
 		return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the remote tool's result does not encode")
 	}
 	return &edge.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {ResultContentType}}, Body: body}, nil
+}
+
+// withoutMeta returns a copy of a tool result's content with no _meta of
+// the remote server's, on any item or an embedded resource's contents:
+// _meta can steer the client that renders a result (an MCP App's UI
+// resource, say), and the sandbox's client is not the remote server's to
+// steer. An item no tool result may hold (tool_use and tool_result belong
+// to sampling messages) is refused with [CodeRemoteCallFailed].
+func withoutMeta(in []mcp.Content) ([]mcp.Content, error) {
+	out := make([]mcp.Content, 0, len(in))
+	for _, c := range in {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.ImageContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.AudioContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.ResourceLink:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.EmbeddedResource:
+			x := *c
+			x.Meta = nil
+			if c.Resource != nil {
+				r := *c.Resource
+				r.Meta = nil
+				x.Resource = &r
+			}
+			out = append(out, &x)
+		default:
+			return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the remote tool's result holds a content item no tool result may hold")
+		}
+	}
+	return out, nil
 }
 
 // failed keeps a refusal the transport made (when the SDK kept it
