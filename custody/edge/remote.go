@@ -66,8 +66,8 @@ const (
 //     DELETE, any header outside [RemoteHeaders], a body that is not one
 //     JSON-RPC message, a message other than the handshake, ping,
 //     cancellation, a response, or the tools/call of exactly the
-//     registered tool with exactly the authorized arguments, and more
-//     than a call's share of exchanges;
+//     registered tool with exactly the authorized arguments (once: a
+//     second is refused), and more than a call's share of exchanges;
 //   - lets the Connection's egress rules decide the request it built
 //     itself (never the client's) before the credential is opened, then
 //     sends it through the Connection's egress client (no proxy, public
@@ -93,6 +93,7 @@ type RemoteTransport struct {
 	exchanges int   // guarded by mu: exchanges attempted
 	first     error // guarded by mu: the first exchange that failed
 	finished  bool  // guarded by mu: Finish was called
+	called    bool  // guarded by mu: the tools/call was let through
 }
 
 var _ http.RoundTripper = (*RemoteTransport)(nil)
@@ -290,6 +291,15 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 	var args bytes.Buffer
 	if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.out.Action.Body) {
 		return "", refuseRemote("edge: the remote call of %s is not the authorized call of that tool with its arguments", checkfu.Quote(t.tool))
+	}
+	// Once: the lease use and the approval behind the transport stand
+	// for one effect.
+	t.mu.Lock()
+	again := t.called
+	t.called = true
+	t.mu.Unlock()
+	if again {
+		return "", refuseRemote("edge: the remote call of %s has sent its tools/call already", checkfu.Quote(t.tool))
 	}
 	return m, nil
 }

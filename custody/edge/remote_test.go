@@ -168,3 +168,25 @@ func TestRemoteRegistrationOnPlainPath(t *testing.T) {
 		t.Errorf("lease budget %d, want 100 (nothing spent)", rem)
 	}
 }
+
+// TestRemoteOneToolsCall: a transport is one authorized call, so it
+// carries its tools/call once. A second, even of exactly the authorized
+// tool and arguments, is refused before contact: one lease use and one
+// approval stand for one effect, whatever the MCP client does.
+func TestRemoteOneToolsCall(t *testing.T) {
+	rig := newEdgeRig(t)
+	tr := rig.remote("mcp.search")
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}`
+	if _, err := tr.RoundTrip(mcpPost(t, rig.base+"/v1/mcp", call)); err != nil {
+		t.Fatal(err)
+	}
+	hits := rig.hits.Load()
+	_, err := tr.RoundTrip(mcpPost(t, rig.base+"/v1/mcp", call))
+	wantCode(t, err, edge.CodeRemoteRequestRefused)
+	if rig.hits.Load() != hits {
+		t.Errorf("the second tools/call reached the provider")
+	}
+	if ferr := tr.Finish(context.Background(), nil); !errors.Is(ferr, edge.CodeRemoteRequestRefused) {
+		t.Errorf("Finish: %v, want %s", ferr, edge.CodeRemoteRequestRefused)
+	}
+}
