@@ -344,3 +344,38 @@ func TestRemoteExternalEffect(t *testing.T) {
 		t.Errorf("events %s\nwant   %s", got, want)
 	}
 }
+
+// TestRemoteNeverResumes: a hostile server ends the tools/call's SSE
+// stream without the call's response, with an event id and a retry of
+// 1 ms, asking the client to reconnect with a GET and Last-Event-ID.
+// The client never resumes: nothing but the handshake, the one
+// tools/call and the closing DELETE reaches the server, and the call
+// fails with remote_call_failed, recorded once by the edge.
+func TestRemoteNeverResumes(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	h := &hostileMCP{answer: func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: e1\nretry: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+	}}
+	r.Remote.SetHostile(h)
+	_, err := remoteCall(t, r, "remote.hostile", `{"query":"x"}`)
+	if !errors.Is(err, mcpremote.CodeRemoteCallFailed) {
+		t.Fatalf("call: %v, want %s", err, mcpremote.CodeRemoteCallFailed)
+	}
+	for _, m := range h.Seen() {
+		switch m {
+		case "server/discover", "initialize", "notifications/initialized", "tools/call", "DELETE":
+		default:
+			t.Errorf("the server received %q; all it got: %q", m, h.Seen())
+		}
+	}
+	var calls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			calls = append(calls, ev)
+		}
+	}
+	if len(calls) != 1 || calls[0].Outcome != authz.OutcomeFailed || calls[0].Code != mcpremote.CodeRemoteCallFailed || calls[0].Status != 200 {
+		t.Errorf("edge_call events %+v, want one failed with %s and status 200", calls, mcpremote.CodeRemoteCallFailed)
+	}
+}
