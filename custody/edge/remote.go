@@ -17,11 +17,12 @@ import (
 
 // RemoteHeaders are the request headers, in canonical form and sorted,
 // that a remote MCP session may send: what MCP's streamable HTTP
-// transport needs, and nothing else. Mcp-Method and Mcp-Name (the
+// transport needs for one call, and nothing else (no Last-Event-Id: the
+// gateway's client never resumes a stream). Mcp-Method and Mcp-Name (the
 // standard headers of protocol 2026-07-28) must repeat the message's
 // method and, for the tools/call, the registered tool's name. The
 // Connection's egress rules must allow them all.
-var RemoteHeaders = []string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+var RemoteHeaders = []string{"Accept", "Content-Type", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
 
 // remoteHeader reports whether a canonical header name is in RemoteHeaders.
 func remoteHeader(name string) bool {
@@ -33,9 +34,12 @@ func remoteHeader(name string) bool {
 	return false
 }
 
-// remoteMethod reports whether m is an HTTP method of MCP's streamable
-// HTTP transport.
-func remoteMethod(m string) bool { return m == "POST" || m == "GET" || m == "DELETE" }
+// remoteMethod reports whether m is an HTTP method of one call over MCP's
+// streamable HTTP transport: POST for each message, DELETE to end the
+// session. GET opens a standalone stream or resumes one, neither of which
+// the gateway's client does: a GET would be an exchange the call does
+// not need, with the credential on it.
+func remoteMethod(m string) bool { return m == "POST" || m == "DELETE" }
 
 // remoteMessages are the JSON-RPC methods the gateway's MCP client may
 // send: the handshake (server/discover, of protocol 2026-07-28, or
@@ -62,8 +66,7 @@ const (
 // nothing skipped, it
 //
 //   - refuses ([CodeRemoteRequestRefused], nothing sent) any URL but the
-//     registered endpoint byte for byte, any method but POST, GET and
-//     DELETE, any header outside [RemoteHeaders], a body that is not one
+//     registered endpoint byte for byte, any method but POST and DELETE, any header outside [RemoteHeaders], a body that is not one
 //     JSON-RPC message, a message other than the handshake, ping,
 //     cancellation, a response, or the tools/call of exactly the
 //     registered tool with exactly the authorized arguments (once: a
@@ -215,7 +218,7 @@ func (t *RemoteTransport) build(req *http.Request) (*http.Request, string, error
 		return nil, "", refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
 	}
 	if !remoteMethod(req.Method) {
-		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST, GET or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
+		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
 	}
 	h := http.Header{}
 	for k, vs := range req.Header {

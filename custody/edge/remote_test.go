@@ -111,6 +111,22 @@ func TestRemoteRefusesBeforeContact(t *testing.T) {
 		{"an MCP header the rules do not list", func() *http.Request {
 			return mcpPost(t, rig.base+"/v1/mcp", initialize, "Accept", "application/json, text/event-stream")
 		}, egress.CodeHeaderNotAllowed},
+		// The gateway's client opens no standalone stream and never
+		// resumes one, so a GET (with or without Last-Event-ID) is not an
+		// exchange of its call, whatever the rules allow (they allow GET
+		// here).
+		{"a GET", func() *http.Request {
+			req, _ := http.NewRequest("GET", rig.base+"/v1/mcp", nil)
+			return req
+		}, edge.CodeRemoteRequestRefused},
+		{"a GET resuming a stream", func() *http.Request {
+			req, _ := http.NewRequest("GET", rig.base+"/v1/mcp", nil)
+			req.Header.Set("Last-Event-ID", "e1")
+			return req
+		}, edge.CodeRemoteRequestRefused},
+		{"Last-Event-ID on a POST", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", initialize, "Last-Event-ID", "e1")
+		}, edge.CodeRemoteRequestRefused},
 		{"a method the rules do not allow", func() *http.Request {
 			req, _ := http.NewRequest("DELETE", rig.base+"/v1/mcp", nil)
 			return req
