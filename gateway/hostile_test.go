@@ -14,6 +14,9 @@ import (
 // message without one, or the HTTP method of a GET or DELETE.
 type hostileMCP struct {
 	answer func(w http.ResponseWriter, id json.RawMessage)
+	// status, when it names a method, answers that method's POST with
+	// that bare HTTP status instead.
+	status map[string]int
 
 	mu   sync.Mutex
 	seen []string // guarded by mu
@@ -48,6 +51,10 @@ func (h *hostileMCP) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.record("response")
 	} else {
 		h.record(msg.Method)
+	}
+	if code, ok := h.status[msg.Method]; ok {
+		w.WriteHeader(code)
+		return
 	}
 	switch msg.Method {
 	case "initialize":

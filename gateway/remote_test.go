@@ -379,3 +379,26 @@ func TestRemoteNeverResumes(t *testing.T) {
 		t.Errorf("edge_call events %+v, want one failed with %s and status 200", calls, mcpremote.CodeRemoteCallFailed)
 	}
 }
+
+// TestRemoteEvidenceStatus: the edge_call's status is the answer that
+// decided the call: the tools/call's when it was sent, otherwise the last
+// exchange's. Here an older server answers server/discover with 404 and
+// then refuses the credential at initialize with 401: the evidence must
+// say 401, not the 404 of a step the client was right to fall back from.
+func TestRemoteEvidenceStatus(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	h := &hostileMCP{status: map[string]int{"server/discover": http.StatusNotFound, "initialize": http.StatusUnauthorized}}
+	r.Remote.SetHostile(h)
+	if _, err := remoteCall(t, r, "remote.hostile", `{"query":"x"}`); !errors.Is(err, mcpremote.CodeRemoteCallFailed) {
+		t.Fatalf("call: %v, want %s", err, mcpremote.CodeRemoteCallFailed)
+	}
+	var calls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			calls = append(calls, ev)
+		}
+	}
+	if len(calls) != 1 || calls[0].Status != http.StatusUnauthorized || calls[0].Outcome != authz.OutcomeFailed {
+		t.Errorf("edge_call events %+v, want one failed with status 401 (the server saw %q)", calls, h.Seen())
+	}
+}

@@ -97,6 +97,7 @@ type RemoteTransport struct {
 	first     error // guarded by mu: the first exchange that failed
 	finished  bool  // guarded by mu: Finish was called
 	called    bool  // guarded by mu: the tools/call was let through
+	answered  bool  // guarded by mu: ev.Status is the tools/call's
 }
 
 var _ http.RoundTripper = (*RemoteTransport)(nil)
@@ -190,12 +191,15 @@ func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	var status int
 	r, err := t.send(out, &status)
 	if status != 0 {
-		// The evidence carries the tools/call's status, or the status
-		// of an exchange whose answer was refused.
+		// The evidence carries the status of the answer that decided
+		// the call: the tools/call's once it has one, before that the
+		// latest exchange's (the handshake step that failed), and an
+		// answer that was refused in any case.
 		t.mu.Lock()
-		if t.ev.Status == 0 || method == "tools/call" || err != nil {
+		if !t.answered || method == "tools/call" || err != nil {
 			t.ev.Status = status
 		}
+		t.answered = t.answered || method == "tools/call"
 		t.mu.Unlock()
 	}
 	if err != nil {
