@@ -271,22 +271,34 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 		return "", refuseRemote("edge: the remote call of %s sent more than %d bytes", checkfu.Quote(t.tool), maxRemoteRequestBytes)
 	}
 	var msg struct {
-		Method *string `json:"method"`
-		Params struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Method  *string         `json:"method"`
+		Params  struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
 	// Strictly (no duplicate members, valid UTF-8, bounded depth, and no
-	// member that differs from method, params, name or arguments only in
-	// case, which encoding/json would read as that member and an exact
-	// reader would not): the edge and the remote server must read the
-	// same message. Other members are the protocol's to add.
+	// member that differs from a declared one only in case, which
+	// encoding/json would read as that member and an exact reader would
+	// not): the edge and the remote server must read the same message.
+	// Other members are the protocol's to add.
 	if err := strictjson.Unmarshal(body, &msg, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes, AllowUnknownMembers: true}); err != nil {
 		return "", refuseRemote("edge: the remote call of %s sent something other than one strict JSON-RPC message", checkfu.Quote(t.tool))
 	}
+	if msg.JSONRPC != "2.0" {
+		return "", refuseRemote("edge: the remote call of %s sent a message that is not JSON-RPC 2.0", checkfu.Quote(t.tool))
+	}
 	if msg.Method == nil {
-		return "", nil // a response to the server's request: the client's own answer
+		// A response to the server's request, the client's own answer:
+		// an id, and exactly one of a result and an error.
+		if len(msg.ID) == 0 || string(msg.ID) == "null" || (msg.Result == nil) == (msg.Error == nil) {
+			return "", refuseRemote("edge: the remote call of %s sent a message that is neither a request nor a response", checkfu.Quote(t.tool))
+		}
+		return "", nil
 	}
 	m := *msg.Method
 	if !remoteMessages[m] {

@@ -134,6 +134,23 @@ func TestRemoteRefusesBeforeContact(t *testing.T) {
 		{"tools/list", func() *http.Request {
 			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 		}, edge.CodeRemoteRequestRefused},
+		// A message without a method must be a JSON-RPC response: an id,
+		// and a result or an error.
+		{"an empty object", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"null", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `null`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a response without an id", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":null,"result":{}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a response with a result and an error", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":"s1","result":{},"error":{"code":1,"message":"x"}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a message of another JSON-RPC version", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"1.0","id":2,"method":"ping"}`)
+		}, edge.CodeRemoteRequestRefused},
 		// encoding/json matches member names case-insensitively and lets
 		// the last win; an MCP server reads them exactly (the Go SDK's
 		// decoder is case-sensitive), so each of these is a message the
