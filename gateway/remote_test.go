@@ -344,3 +344,61 @@ func TestRemoteExternalEffect(t *testing.T) {
 		t.Errorf("events %s\nwant   %s", got, want)
 	}
 }
+
+// TestRemoteNeverResumes: a hostile server ends the tools/call's SSE
+// stream without the call's response, with an event id and a retry of
+// 1 ms, asking the client to reconnect with a GET and Last-Event-ID.
+// The client never resumes: nothing but the handshake, the one
+// tools/call and the closing DELETE reaches the server, and the call
+// fails with remote_call_failed, recorded once by the edge.
+func TestRemoteNeverResumes(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	h := &hostileMCP{answer: func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: e1\nretry: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+	}}
+	r.Remote.SetHostile(h)
+	_, err := remoteCall(t, r, "remote.hostile", `{"query":"x"}`)
+	if !errors.Is(err, mcpremote.CodeRemoteCallFailed) {
+		t.Fatalf("call: %v, want %s", err, mcpremote.CodeRemoteCallFailed)
+	}
+	for _, m := range h.Seen() {
+		switch m {
+		case "server/discover", "initialize", "notifications/initialized", "tools/call", "DELETE":
+		default:
+			t.Errorf("the server received %q; all it got: %q", m, h.Seen())
+		}
+	}
+	var calls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			calls = append(calls, ev)
+		}
+	}
+	if len(calls) != 1 || calls[0].Outcome != authz.OutcomeFailed || calls[0].Code != mcpremote.CodeRemoteCallFailed || calls[0].Status != 200 {
+		t.Errorf("edge_call events %+v, want one failed with %s and status 200", calls, mcpremote.CodeRemoteCallFailed)
+	}
+}
+
+// TestRemoteEvidenceStatus: the edge_call's status is the answer that
+// decided the call: the tools/call's when it was sent, otherwise the last
+// exchange's. Here an older server answers server/discover with 404 and
+// then refuses the credential at initialize with 401: the evidence must
+// say 401, not the 404 of a step the client was right to fall back from.
+func TestRemoteEvidenceStatus(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	h := &hostileMCP{status: map[string]int{"server/discover": http.StatusNotFound, "initialize": http.StatusUnauthorized}}
+	r.Remote.SetHostile(h)
+	if _, err := remoteCall(t, r, "remote.hostile", `{"query":"x"}`); !errors.Is(err, mcpremote.CodeRemoteCallFailed) {
+		t.Fatalf("call: %v, want %s", err, mcpremote.CodeRemoteCallFailed)
+	}
+	var calls []authz.Evidence
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceEdgeCall {
+			calls = append(calls, ev)
+		}
+	}
+	if len(calls) != 1 || calls[0].Status != http.StatusUnauthorized || calls[0].Outcome != authz.OutcomeFailed {
+		t.Errorf("edge_call events %+v, want one failed with status 401 (the server saw %q)", calls, h.Seen())
+	}
+}

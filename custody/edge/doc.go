@@ -17,8 +17,9 @@
 //     out through Send or Call: [Edge.Remote] gives the gateway's MCP
 //     client a [RemoteTransport] bound to that one Connection, action,
 //     lease and scope. It lets through only the registered endpoint, the
-//     streamable-HTTP methods, [RemoteHeaders], and the handshake and the
-//     one authorized tools/call; it rebuilds every request itself, sends
+//     streamable-HTTP methods one call needs (POST and DELETE, never a
+//     GET), [RemoteHeaders], and the handshake and the one authorized
+//     tools/call; it rebuilds every request itself, sends
 //     it like Send (rules, no redirects, public only, credential attached
 //     here once the lease holds) and screens every answer the same way.
 //   - Without a gateway, a credentialed tool call goes through [Edge.Call]

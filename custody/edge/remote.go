@@ -17,11 +17,12 @@ import (
 
 // RemoteHeaders are the request headers, in canonical form and sorted,
 // that a remote MCP session may send: what MCP's streamable HTTP
-// transport needs, and nothing else. Mcp-Method and Mcp-Name (the
+// transport needs for one call, and nothing else (no Last-Event-Id: the
+// gateway's client never resumes a stream). Mcp-Method and Mcp-Name (the
 // standard headers of protocol 2026-07-28) must repeat the message's
 // method and, for the tools/call, the registered tool's name. The
 // Connection's egress rules must allow them all.
-var RemoteHeaders = []string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+var RemoteHeaders = []string{"Accept", "Content-Type", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
 
 // remoteHeader reports whether a canonical header name is in RemoteHeaders.
 func remoteHeader(name string) bool {
@@ -33,9 +34,12 @@ func remoteHeader(name string) bool {
 	return false
 }
 
-// remoteMethod reports whether m is an HTTP method of MCP's streamable
-// HTTP transport.
-func remoteMethod(m string) bool { return m == "POST" || m == "GET" || m == "DELETE" }
+// remoteMethod reports whether m is an HTTP method of one call over MCP's
+// streamable HTTP transport: POST for each message, DELETE to end the
+// session. GET opens a standalone stream or resumes one, neither of which
+// the gateway's client does: a GET would be an exchange the call does
+// not need, with the credential on it.
+func remoteMethod(m string) bool { return m == "POST" || m == "DELETE" }
 
 // remoteMessages are the JSON-RPC methods the gateway's MCP client may
 // send: the handshake (server/discover, of protocol 2026-07-28, or
@@ -62,12 +66,11 @@ const (
 // nothing skipped, it
 //
 //   - refuses ([CodeRemoteRequestRefused], nothing sent) any URL but the
-//     registered endpoint byte for byte, any method but POST, GET and
-//     DELETE, any header outside [RemoteHeaders], a body that is not one
+//     registered endpoint byte for byte, any method but POST and DELETE, any header outside [RemoteHeaders], a body that is not one
 //     JSON-RPC message, a message other than the handshake, ping,
 //     cancellation, a response, or the tools/call of exactly the
-//     registered tool with exactly the authorized arguments, and more
-//     than a call's share of exchanges;
+//     registered tool with exactly the authorized arguments (once: a
+//     second is refused), and more than a call's share of exchanges;
 //   - lets the Connection's egress rules decide the request it built
 //     itself (never the client's) before the credential is opened, then
 //     sends it through the Connection's egress client (no proxy, public
@@ -93,6 +96,8 @@ type RemoteTransport struct {
 	exchanges int   // guarded by mu: exchanges attempted
 	first     error // guarded by mu: the first exchange that failed
 	finished  bool  // guarded by mu: Finish was called
+	called    bool  // guarded by mu: the tools/call was let through
+	answered  bool  // guarded by mu: ev.Status is the tools/call's
 }
 
 var _ http.RoundTripper = (*RemoteTransport)(nil)
@@ -186,12 +191,15 @@ func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	var status int
 	r, err := t.send(out, &status)
 	if status != 0 {
-		// The evidence carries the tools/call's status, or the status
-		// of an exchange whose answer was refused.
+		// The evidence carries the status of the answer that decided
+		// the call: the tools/call's once it has one, before that the
+		// latest exchange's (the handshake step that failed), and an
+		// answer that was refused in any case.
 		t.mu.Lock()
-		if t.ev.Status == 0 || method == "tools/call" || err != nil {
+		if !t.answered || method == "tools/call" || err != nil {
 			t.ev.Status = status
 		}
+		t.answered = t.answered || method == "tools/call"
 		t.mu.Unlock()
 	}
 	if err != nil {
@@ -214,7 +222,7 @@ func (t *RemoteTransport) build(req *http.Request) (*http.Request, string, error
 		return nil, "", refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
 	}
 	if !remoteMethod(req.Method) {
-		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST, GET or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
+		return nil, "", refuseRemote("edge: the remote call of %s used method %s (want POST or DELETE)", checkfu.Quote(t.tool), checkfu.Quote(req.Method))
 	}
 	h := http.Header{}
 	for k, vs := range req.Header {
@@ -263,22 +271,34 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 		return "", refuseRemote("edge: the remote call of %s sent more than %d bytes", checkfu.Quote(t.tool), maxRemoteRequestBytes)
 	}
 	var msg struct {
-		Method *string `json:"method"`
-		Params struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Method  *string         `json:"method"`
+		Params  struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
-	// Strictly first (no duplicate members, valid UTF-8, bounded depth):
-	// the edge and the remote server must read the same message.
-	if err := strictjson.Valid(body, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes}); err != nil {
-		return "", refuseRemote("edge: the remote call of %s sent a message that is not strict JSON", checkfu.Quote(t.tool))
+	// Strictly (no duplicate members, valid UTF-8, bounded depth, and no
+	// member that differs from a declared one only in case, which
+	// encoding/json would read as that member and an exact reader would
+	// not): the edge and the remote server must read the same message.
+	// Other members are the protocol's to add.
+	if err := strictjson.Unmarshal(body, &msg, strictjson.Options{MaxDepth: maxRemoteDepth, MaxBytes: maxRemoteRequestBytes, AllowUnknownMembers: true}); err != nil {
+		return "", refuseRemote("edge: the remote call of %s sent something other than one strict JSON-RPC message", checkfu.Quote(t.tool))
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		return "", refuseRemote("edge: the remote call of %s sent something other than one JSON-RPC message", checkfu.Quote(t.tool))
+	if msg.JSONRPC != "2.0" {
+		return "", refuseRemote("edge: the remote call of %s sent a message that is not JSON-RPC 2.0", checkfu.Quote(t.tool))
 	}
 	if msg.Method == nil {
-		return "", nil // a response to the server's request: the client's own answer
+		// A response to the server's request, the client's own answer:
+		// an id, and exactly one of a result and an error.
+		if len(msg.ID) == 0 || string(msg.ID) == "null" || (msg.Result == nil) == (msg.Error == nil) {
+			return "", refuseRemote("edge: the remote call of %s sent a message that is neither a request nor a response", checkfu.Quote(t.tool))
+		}
+		return "", nil
 	}
 	m := *msg.Method
 	if !remoteMessages[m] {
@@ -290,6 +310,15 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 	var args bytes.Buffer
 	if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.out.Action.Body) {
 		return "", refuseRemote("edge: the remote call of %s is not the authorized call of that tool with its arguments", checkfu.Quote(t.tool))
+	}
+	// Once: the lease use and the approval behind the transport stand
+	// for one effect.
+	t.mu.Lock()
+	again := t.called
+	t.called = true
+	t.mu.Unlock()
+	if again {
+		return "", refuseRemote("edge: the remote call of %s has sent its tools/call already", checkfu.Quote(t.tool))
 	}
 	return m, nil
 }

@@ -111,12 +111,61 @@ func TestRemoteRefusesBeforeContact(t *testing.T) {
 		{"an MCP header the rules do not list", func() *http.Request {
 			return mcpPost(t, rig.base+"/v1/mcp", initialize, "Accept", "application/json, text/event-stream")
 		}, egress.CodeHeaderNotAllowed},
+		// The gateway's client opens no standalone stream and never
+		// resumes one, so a GET (with or without Last-Event-ID) is not an
+		// exchange of its call, whatever the rules allow (they allow GET
+		// here).
+		{"a GET", func() *http.Request {
+			req, _ := http.NewRequest("GET", rig.base+"/v1/mcp", nil)
+			return req
+		}, edge.CodeRemoteRequestRefused},
+		{"a GET resuming a stream", func() *http.Request {
+			req, _ := http.NewRequest("GET", rig.base+"/v1/mcp", nil)
+			req.Header.Set("Last-Event-ID", "e1")
+			return req
+		}, edge.CodeRemoteRequestRefused},
+		{"Last-Event-ID on a POST", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", initialize, "Last-Event-ID", "e1")
+		}, edge.CodeRemoteRequestRefused},
 		{"a method the rules do not allow", func() *http.Request {
 			req, _ := http.NewRequest("DELETE", rig.base+"/v1/mcp", nil)
 			return req
 		}, egress.CodeMethodDenied},
 		{"tools/list", func() *http.Request {
 			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		}, edge.CodeRemoteRequestRefused},
+		// A message without a method must be a JSON-RPC response: an id,
+		// and a result or an error.
+		{"an empty object", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"null", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `null`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a response without an id", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":null,"result":{}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a response with a result and an error", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":"s1","result":{},"error":{"code":1,"message":"x"}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"a message of another JSON-RPC version", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"1.0","id":2,"method":"ping"}`)
+		}, edge.CodeRemoteRequestRefused},
+		// encoding/json matches member names case-insensitively and lets
+		// the last win; an MCP server reads them exactly (the Go SDK's
+		// decoder is case-sensitive), so each of these is a message the
+		// server would read as another one than the edge checked.
+		{"tools/list behind a case variant of method", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/list","METHOD":"ping"}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"another tool behind a case variant of name", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other","Name":"search","arguments":{}}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"other arguments behind a case variant of arguments", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"},"Arguments":{}}}`)
+		}, edge.CodeRemoteRequestRefused},
+		{"another call behind a case variant of params", func() *http.Request {
+			return mcpPost(t, rig.base+"/v1/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"other","arguments":{}},"Params":{"name":"search","arguments":{}}}`)
 		}, edge.CodeRemoteRequestRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,5 +199,27 @@ func TestRemoteRegistrationOnPlainPath(t *testing.T) {
 	}
 	if rem, _ := rig.leases.Remaining(rig.lease.ID); rem != 100 {
 		t.Errorf("lease budget %d, want 100 (nothing spent)", rem)
+	}
+}
+
+// TestRemoteOneToolsCall: a transport is one authorized call, so it
+// carries its tools/call once. A second, even of exactly the authorized
+// tool and arguments, is refused before contact: one lease use and one
+// approval stand for one effect, whatever the MCP client does.
+func TestRemoteOneToolsCall(t *testing.T) {
+	rig := newEdgeRig(t)
+	tr := rig.remote("mcp.search")
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}`
+	if _, err := tr.RoundTrip(mcpPost(t, rig.base+"/v1/mcp", call)); err != nil {
+		t.Fatal(err)
+	}
+	hits := rig.hits.Load()
+	_, err := tr.RoundTrip(mcpPost(t, rig.base+"/v1/mcp", call))
+	wantCode(t, err, edge.CodeRemoteRequestRefused)
+	if rig.hits.Load() != hits {
+		t.Errorf("the second tools/call reached the provider")
+	}
+	if ferr := tr.Finish(context.Background(), nil); !errors.Is(ferr, edge.CodeRemoteRequestRefused) {
+		t.Errorf("Finish: %v, want %s", ferr, edge.CodeRemoteRequestRefused)
 	}
 }

@@ -16,11 +16,16 @@
 //     elicitation), opens no standalone SSE stream and never retries or
 //     resumes: one call is initialize, initialized, tools/call, and the
 //     closing DELETE.
+//   - A call ends within [MaxCallDuration], whatever the caller's context
+//     allows: a server that answers every exchange but never the
+//     tools/call cannot hold it (or the sandbox's call) open.
 //   - The remote server's tools/list is never asked for, and nothing it
 //     says about its tools (descriptions, annotations, _meta, URLs)
 //     reaches the sandbox or decides anything: the registration's
 //     descriptor is the tool's. The result passed on is its content,
-//     structured content and error flag, without its _meta.
+//     structured content and error flag, without any _meta (the result's, a
+//     content item's, or an embedded resource's); a content item no tool
+//     result may hold (tool_use, tool_result) fails the call.
 //   - A failed call is a [*checkfu.Refusal]: the transport's own, or
 //     [CodeRemoteCallFailed], which carries no text of the remote server.
 package mcpremote

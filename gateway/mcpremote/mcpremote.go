@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,17 +22,32 @@ const Implementation = "checkfu-gateway"
 // (content, structuredContent, isError).
 const ResultContentType = "application/vnd.checkfu.mcp-result+json"
 
+// MaxCallDuration bounds one [Call], handshake and closing included,
+// whatever the caller's context allows: a remote server can answer every
+// HTTP exchange promptly (so that no exchange's own timeout fires) and
+// still never send the tools/call's response, which would otherwise hold
+// the call, and the sandbox's tools/call, open for as long as the
+// caller's context lives. Each exchange is also bounded, by the edge's
+// egress client (60 seconds unless configured).
+const MaxCallDuration = 2 * time.Minute
+
+// maxCallDuration is MaxCallDuration; tests shorten it.
+var maxCallDuration = MaxCallDuration
+
 // Call runs one tools/call of tool, with args, on the remote MCP server at
 // endpoint, sending every request through rt. It returns the tool's
 // result as a response with status 200 and a [ResultContentType] body; a
 // result the tool flagged as an error is still a result (IsError set). A
 // call the transport refused, or that failed on the way, is that error;
 // one the server did not complete is refused with [CodeRemoteCallFailed].
-// The session is closed before Call returns.
+// The session is closed before Call returns, and Call returns within
+// [MaxCallDuration].
 func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args json.RawMessage) (*edge.Response, error) {
 	if rt == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "mcpremote: Call needs a transport")
 	}
+	ctx, cancel := context.WithTimeout(ctx, maxCallDuration)
+	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	transport := &mcp.StreamableClientTransport{
 		Endpoint: endpoint,
@@ -53,15 +69,57 @@ func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args
 	if err != nil {
 		return nil, failed(err, "mcpremote: the remote MCP server did not complete the call")
 	}
-	content := res.Content
-	if content == nil {
-		content = []mcp.Content{}
+	content, err := withoutMeta(res.Content)
+	if err != nil {
+		return nil, err
 	}
 	body, err := json.Marshal(&mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError})
 	if err != nil {
 		return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the remote tool's result does not encode")
 	}
 	return &edge.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {ResultContentType}}, Body: body}, nil
+}
+
+// withoutMeta returns a copy of a tool result's content with no _meta of
+// the remote server's, on any item or an embedded resource's contents:
+// _meta can steer the client that renders a result (an MCP App's UI
+// resource, say), and the sandbox's client is not the remote server's to
+// steer. An item no tool result may hold (tool_use and tool_result belong
+// to sampling messages) is refused with [CodeRemoteCallFailed].
+func withoutMeta(in []mcp.Content) ([]mcp.Content, error) {
+	out := make([]mcp.Content, 0, len(in))
+	for _, c := range in {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.ImageContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.AudioContent:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.ResourceLink:
+			x := *c
+			x.Meta = nil
+			out = append(out, &x)
+		case *mcp.EmbeddedResource:
+			x := *c
+			x.Meta = nil
+			if c.Resource != nil {
+				r := *c.Resource
+				r.Meta = nil
+				x.Resource = &r
+			}
+			out = append(out, &x)
+		default:
+			return nil, checkfu.Refuse(CodeRemoteCallFailed, "mcpremote: the remote tool's result holds a content item no tool result may hold")
+		}
+	}
+	return out, nil
 }
 
 // failed keeps a refusal the transport made (when the SDK kept it

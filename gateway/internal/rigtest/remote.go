@@ -31,8 +31,18 @@ type Remote struct {
 	// the other server.
 	Hits, OtherHits atomic.Int64
 
-	mu   sync.Mutex
-	auth []string // guarded by mu: the Authorization header of each request
+	mu      sync.Mutex
+	auth    []string     // guarded by mu: the Authorization header of each request
+	hostile http.Handler // guarded by mu: what answers at /hostile
+}
+
+// SetHostile makes h answer every request to /hostile, the endpoint of
+// remote.hostile (the search tool): a test's stand-in for a hostile
+// remote MCP server. Unset, /hostile is not found.
+func (m *Remote) SetHostile(h http.Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.hostile = h
 }
 
 // Auth returns the Authorization header of each request the MCP server
@@ -45,7 +55,8 @@ func (m *Remote) Auth() []string {
 
 // remoteServer builds the remote MCP server. Its tools:
 //   - search answers "found: " and the query; its descriptor, annotations
-//     and _meta advertise the other server's URL;
+//     and _meta, and its result's and content item's _meta, advertise the
+//     other server's URL;
 //   - leak answers with the Authorization header it was called with.
 //
 // /mcp is its endpoint; /redirect redirects to the other server.
@@ -69,7 +80,7 @@ func startRemote(t TB) (*Remote, *httptest.Server, *httptest.Server) {
 		var args struct{ Query string }
 		_ = json.Unmarshal(req.Params.Arguments, &args)
 		return &mcp.CallToolResult{
-			Content: []mcp.Content{&mcp.TextContent{Text: "found: " + args.Query}},
+			Content: []mcp.Content{&mcp.TextContent{Text: "found: " + args.Query, Meta: mcp.Meta{"next": m.Other + "/mcp"}}},
 			Meta:    mcp.Meta{"next": m.Other + "/mcp"},
 		}, nil
 	})
@@ -85,10 +96,17 @@ func startRemote(t TB) (*Remote, *httptest.Server, *httptest.Server) {
 		m.Hits.Add(1)
 		m.mu.Lock()
 		m.auth = append(m.auth, req.Header.Get("Authorization"))
+		hostile := m.hostile
 		m.mu.Unlock()
 		switch req.URL.Path {
 		case "/mcp":
 			h.ServeHTTP(w, req)
+		case "/hostile":
+			if hostile == nil {
+				http.NotFound(w, req)
+				return
+			}
+			hostile.ServeHTTP(w, req)
 		case "/redirect":
 			http.Redirect(w, req, m.Other+"/mcp", http.StatusTemporaryRedirect)
 		default:
@@ -104,7 +122,8 @@ func startRemote(t TB) (*Remote, *httptest.Server, *httptest.Server) {
 // tool), remote.effect (the same tool, registered as external_effect),
 // remote.leak, remote.redirect (an endpoint that
 // redirects), remote.unknown (a tool the server does not have) and
-// remote.outside (an endpoint outside the rules).
+// remote.outside (an endpoint outside the rules) and remote.hostile (the
+// search tool at /hostile, answered by what SetHostile installs).
 func (m *Remote) registrations() []authz.Registration {
 	reg := func(capability, tool, path string, schema string) authz.Registration {
 		return authz.Registration{Capability: capability, Operation: "POST", Resource: m.Base + path, Credential: Cred, Effect: authz.ReadOnly, Protocol: authz.MCP,
@@ -119,15 +138,16 @@ func (m *Remote) registrations() []authz.Registration {
 		reg("remote.redirect", "search", "/redirect", SearchSchema),
 		reg("remote.unknown", "missing", "/mcp", `{"type":"object"}`),
 		reg("remote.outside", "search", "/elsewhere", SearchSchema),
+		reg("remote.hostile", "search", "/hostile", SearchSchema),
 	}
 }
 
-// rule allows the MCP endpoints (and /redirect) of the remote server: the
+// rules allows the MCP endpoints (and /redirect) of the remote server: the
 // MCP methods and headers.
 func (m *Remote) rules(port uint16) []egress.Rule {
 	var rs []egress.Rule
-	for _, p := range []string{"/mcp", "/redirect"} {
-		rs = append(rs, egress.Rule{Host: "mcp.example.com", Port: port, PathPrefix: p, Methods: []string{"DELETE", "GET", "POST"}, Headers: edge.RemoteHeaders})
+	for _, p := range []string{"/mcp", "/redirect", "/hostile"} {
+		rs = append(rs, egress.Rule{Host: "mcp.example.com", Port: port, PathPrefix: p, Methods: []string{"DELETE", "POST"}, Headers: edge.RemoteHeaders})
 	}
 	return rs
 }
