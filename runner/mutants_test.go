@@ -18,9 +18,12 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
 `, New: ``}},
 		Kills: "TestSessionWholePath"},
-	{Name: "a host process's broker directory open to every user", File: "plane.go",
-		Edits: []mutation.Edit{{Old: `mode := os.FileMode(0o700)`, New: `mode := os.FileMode(0o755)`}},
+	{Name: "a host process's broker directory open to every user", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `if err := os.Chmod(root, 0o700); err != nil {`, New: `if err := os.Chmod(root, 0o755); err != nil {`}},
 		Kills: "TestBrokerDirectoryPrivate"},
+	{Name: "a mounted broker directory reachable by every local user", File: "runner.go",
+		Edits: []mutation.Edit{{Old: "	return dir, root, nil\n", New: "	os.Chmod(root, 0o755)\n	return dir, root, nil\n"}},
+		Kills: "TestBrokerMountedDirectoryPrivate"},
 	{Name: "the broker serves before the evidence is checked", File: "launch.go",
 		Edits: []mutation.Edit{
 			{Old: `	s.plane.serve(ln)

@@ -36,6 +36,7 @@ type plane struct {
 	channel   *gateway.Channel
 	broker    *broker.Broker
 	dir       string // the broker directory; the socket is dir/BrokerSocket
+	root      string // the 0700 directory holding dir (dir itself on the host)
 
 	// stop ends the broker's Serve and served reports its return; both
 	// nil while no process's evidence has matched. Guarded by the
@@ -90,11 +91,8 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if p.broker, err = broker.New(p.channel); err != nil {
 		return nil, err
 	}
-	mode := os.FileMode(0o700)
-	if _, ok := r.provider.(BrokerMounter); ok {
-		mode = 0o755
-	}
-	if p.dir, err = tempDir(mode); err != nil {
+	_, shared := r.provider.(BrokerMounter)
+	if p.dir, p.root, err = tempDir(shared); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -140,7 +138,7 @@ func (p *plane) close() {
 	if p.leases != nil && p.lease.ID != "" {
 		_ = p.leases.Revoke(p.lease.ID)
 	}
-	if p.dir != "" {
-		os.RemoveAll(p.dir)
+	if p.root != "" {
+		os.RemoveAll(p.root)
 	}
 }

@@ -399,19 +399,35 @@ func (r *Runner) Close() error {
 	return errors.Join(errs...)
 }
 
-// tempDir makes a fresh directory for a session's broker socket, with
-// mode: 0700 when the agent runs as the plane's own user on the host
-// (nobody else may reach the socket), 0755 when a container's non-root
-// user must traverse it (BrokerMounter); the socket is the only thing in
-// it either way.
-func tempDir(mode os.FileMode) (string, error) {
-	dir, err := os.MkdirTemp("", "checkfu-broker-")
+// tempDir makes a fresh directory for a session's broker socket and
+// returns it with the private directory to remove at the end. On the
+// host the socket's directory is 0700: nobody but the plane's user may
+// reach the socket, which is 0666. When a container's non-root user must
+// traverse it (shared, a BrokerMounter), it is 0755 but inside a 0700
+// directory of its own, so that the path stays closed to every other
+// local user on the plane's host while the engine (root, or the plane's
+// own user when rootless) still mounts it. The socket is the only thing
+// in it either way.
+func tempDir(shared bool) (dir, root string, err error) {
+	root, err = os.MkdirTemp("", "checkfu-broker-")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	if err := os.Chmod(dir, mode); err != nil {
-		os.RemoveAll(dir)
-		return "", err
+	if err := os.Chmod(root, 0o700); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
 	}
-	return dir, nil
+	if !shared {
+		return root, root, nil
+	}
+	dir = filepath.Join(root, "mount")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
+	}
+	return dir, root, nil
 }
