@@ -58,6 +58,27 @@ type Agent struct {
 // A process whose evidence does not match is killed and refused with
 // adapters.CodeEvidenceMismatch; every refusal is logged.
 func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
+	a, err := s.start(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Step 5: ACP. The agent times the handshake, so it runs without the
+	// session's lock: Session.Close can always take it, destroy the
+	// instance and so end a handshake the agent never answers.
+	if err = a.handshake(ctx); err != nil {
+		a.kill()
+		s.mu.Lock()
+		s.plane.stopServing()
+		s.mu.Unlock()
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
+	}
+	return a, nil
+}
+
+// start runs steps 3 and 4 under the session's lock: the instance, the
+// plane, the process and its evidence. It returns the agent with its
+// broker serving and its ACP client not yet spoken to.
+func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -124,7 +145,6 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		return nil, errors.Join(m.Err(), err)
 	}
 	s.plane.serve(ln)
-	// Step 5: ACP.
 	pl := s.plane
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
@@ -133,18 +153,21 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 			return s.permission(ctx, pl, req)
 		},
 	})
-	if a.info, err = a.client.Initialize(ctx); err == nil {
-		var ns *acp.NewSessionResponse
-		if ns, err = a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd}); err == nil {
-			a.session = ns.SessionID
-		}
-	}
-	if err != nil {
-		a.kill()
-		s.plane.stopServing()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
-	}
 	return a, nil
+}
+
+// handshake sends initialize and session/new.
+func (a *Agent) handshake(ctx context.Context) error {
+	var err error
+	if a.info, err = a.client.Initialize(ctx); err != nil {
+		return err
+	}
+	ns, err := a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd})
+	if err != nil {
+		return err
+	}
+	a.session = ns.SessionID
+	return nil
 }
 
 // Info returns the agent's initialize answer.

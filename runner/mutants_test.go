@@ -64,4 +64,10 @@ var mutants = []mutation.Mutant{
 	{Name: "connections under two providers", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `} else if c.Provider != r.integration {`, New: `} else if false {`}},
 		Kills: "TestNewRefusesBadConfig"},
+	{Name: "the ACP handshake holds the session's lock", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `	if err = a.handshake(ctx); err != nil {`, New: `	s.mu.Lock()
+	err = a.handshake(ctx)
+	s.mu.Unlock()
+	if err != nil {`}},
+		Kills: "TestCloseEndsAStalledHandshake"},
 }

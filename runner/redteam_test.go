@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/runner"
@@ -70,5 +72,60 @@ func TestBrokerMountedDirectoryPrivate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(m.dir)); !os.IsNotExist(err) {
 		t.Fatalf("after Close, the broker's private directory is still there: %v", err)
+	}
+}
+
+// signal is an io.Writer that closes its channel on the first write.
+type signal struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (s *signal) Write(p []byte) (int, error) {
+	s.once.Do(func() { close(s.ch) })
+	return len(p), nil
+}
+
+// TestCloseEndsAStalledHandshake: an agent that never answers initialize
+// cannot hold its session open. Session.Close returns at once, kills the
+// process and the stalled Launch returns a refusal, even when the
+// caller's context has no deadline.
+func TestCloseEndsAStalledHandshake(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	up := &signal{ch: make(chan struct{})}
+	launched := make(chan error, 1)
+	go func() {
+		_, err := s.Launch(ctx, runner.LaunchConfig{
+			Process: adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "echo up >&2; exec sleep 60"}},
+			Stderr:  up,
+		})
+		launched <- err
+	}()
+	select {
+	case <-up.ch:
+	case err := <-launched:
+		t.Fatalf("Launch returned before the handshake: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the agent never started")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		cancel() // let the stalled Launch, and with it Close, return
+		t.Fatal("Session.Close blocked behind an agent that never answers initialize")
+	}
+	select {
+	case err := <-launched:
+		if err == nil {
+			t.Fatal("the stalled Launch succeeded after Close")
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("the stalled Launch did not return after Close")
 	}
 }
