@@ -70,4 +70,14 @@ var mutants = []mutation.Mutant{
 	s.mu.Unlock()
 	if err != nil {`}},
 		Kills: "TestCloseEndsAStalledHandshake"},
+	{Name: "the Runner keeps its KeySource", File: "runner.go",
+		Edits: []mutation.Edit{{Old: "	r.cfg.Keys = nil\n", New: ""}},
+		Kills: "TestRunnerPrintsNoKey"},
+	{Name: "a session holds its token by value", File: "session.go",
+		Edits: []mutation.Edit{
+			{Old: "	token *string\n", New: "	token string\n"},
+			{Old: "token: &token}", New: "token: token}"},
+			{Old: "{ return *s.token }", New: "{ return s.token }"},
+		},
+		Kills: "TestSessionPrintsNoToken"},
 }

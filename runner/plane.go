@@ -85,7 +85,7 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.token, Lease: p.lease.ID, Tools: r.tools}); err != nil {
+	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: r.tools}); err != nil {
 		return nil, err
 	}
 	if p.broker, err = broker.New(p.channel); err != nil {

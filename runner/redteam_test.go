@@ -2,8 +2,11 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,5 +130,52 @@ func TestCloseEndsAStalledHandshake(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		cancel()
 		t.Fatal("the stalled Launch did not return after Close")
+	}
+}
+
+// TestSessionPrintsNoToken: the server-owned token the session was
+// opened with is a bearer credential; printing the session (fmt's every
+// verb, slog) shows nothing of it.
+func TestSessionPrintsNoToken(t *testing.T) {
+	g := newRig(t, nil)
+	tok, err := g.IssueToken(member, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Open(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("session", "s", s)
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("session", "s", s)
+	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), logged.String()} {
+		if strings.Contains(out, tok) {
+			t.Fatalf("the token is printed: %.200s", out)
+		}
+	}
+}
+
+// keys is a KeySource an embedder might write: a value holding its keys.
+type keys struct {
+	runner.KeySource
+	token []byte
+}
+
+func (k keys) Token() ([]byte, error) { return k.token, nil }
+
+// TestRunnerPrintsNoKey: a Runner printed (fmt's every verb, slog) shows
+// nothing of the keys its KeySource held; New asks for them once and
+// keeps no KeySource.
+func TestRunnerPrintsNoKey(t *testing.T) {
+	k := keys{KeySource: runner.EphemeralKeys(), token: []byte("0123456789abcdef0123456789abcdef-token-key")}
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Keys = k })
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("runner", "r", g.Runner)
+	for _, out := range []string{fmt.Sprint(g.Runner), fmt.Sprintf("%+v", g.Runner), fmt.Sprintf("%#v", g.Runner), logged.String()} {
+		if strings.Contains(out, fmt.Sprint(k.token)) || strings.Contains(out, fmt.Sprintf("%#v", k.token)) {
+			t.Fatalf("the token key is printed: %.300s", out)
+		}
 	}
 }

@@ -193,6 +193,9 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 	if keys == nil {
 		keys = EphemeralKeys()
 	}
+	// The keys are asked for once, here; the Runner keeps no KeySource,
+	// so that printing it cannot print an embedder's keys.
+	r.cfg.Keys = nil
 	if (cfg.Credentials == nil || cfg.Events == nil) && cfg.Dir == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the default stores need Config.Dir")
 	}

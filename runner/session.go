@@ -18,9 +18,11 @@ import (
 // sandbox instance, gateway channel and broker. Its log is the session
 // log named by the context's Session field.
 type Session struct {
-	r     *Runner
-	rc    checkfu.RequestContext
-	token string
+	r  *Runner
+	rc checkfu.RequestContext
+	// token is the server-owned token, a bearer credential: held behind
+	// a pointer so that fmt and slog print an address, never the token.
+	token *string
 
 	mu       sync.Mutex // guards the fields below
 	profile  *admission.Published
@@ -51,7 +53,7 @@ func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, r.refuseOpen(ctx, err)
 	}
-	return &Session{r: r, rc: rc, token: token}, nil
+	return &Session{r: r, rc: rc, token: &token}, nil
 }
 
 // refuseOpen appends a refused Open to the plane log and returns err,
@@ -64,6 +66,9 @@ func (r *Runner) refuseOpen(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// bearer returns the server-owned token.
+func (s *Session) bearer() string { return *s.token }
 
 // Context returns the session's request context.
 func (s *Session) Context() checkfu.RequestContext { return s.rc }
