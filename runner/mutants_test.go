@@ -80,4 +80,7 @@ var mutants = []mutation.Mutant{
 			{Old: "{ return *s.token }", New: "{ return s.token }"},
 		},
 		Kills: "TestSessionPrintsNoToken"},
+	{Name: "a tool name registered twice", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `			if names[reg.Tool.Name] {`, New: `			if false {`}},
+		Kills: "TestNewRefusesToolNameTwice"},
 }

@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/runner/runnertest"
 )
 
 // mounter is the process provider dressed as a BrokerMounter, as
@@ -177,5 +183,73 @@ func TestRunnerPrintsNoKey(t *testing.T) {
 		if strings.Contains(out, fmt.Sprint(k.token)) || strings.Contains(out, fmt.Sprintf("%#v", k.token)) {
 			t.Fatalf("the token key is printed: %.300s", out)
 		}
+	}
+}
+
+// TestCloseEndsATurnThatNeverEnds: a turn the agent never ends (here it
+// waits on a permission request the Approver never answers) does not
+// outlive its session: Session.Close ends the process, the Approver's
+// context is cancelled, and Prompt returns an error, even when the
+// caller's context has no deadline.
+func TestCloseEndsATurnThatNeverEnds(t *testing.T) {
+	asked := make(chan struct{})
+	var once sync.Once
+	g := newRig(t, func(c *runner.Config, _ *rig) {
+		c.Approver = runner.ApproverFunc(func(ctx context.Context, _ runner.ApprovalRequest) (runner.Approval, error) {
+			once.Do(func() { close(asked) })
+			<-ctx.Done()
+			return runner.Approval{}, ctx.Err()
+		})
+	})
+	s := g.admitted(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, []runnertest.Step{{Tool: "create_issue", Arguments: map[string]any{"title": "t"}, Ask: true}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompted := make(chan error, 1)
+	go func() {
+		_, err := a.Prompt(ctx, "go")
+		prompted <- err
+	}()
+	select {
+	case <-asked:
+	case err := <-prompted:
+		t.Fatalf("the turn ended before the Approver was asked: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the Approver was never asked")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for _, ch := range []chan error{closed, prompted} {
+		select {
+		case err := <-ch:
+			if ch == prompted && err == nil {
+				t.Fatal("the turn succeeded after Session.Close")
+			}
+		case <-time.After(10 * time.Second):
+			cancel()
+			t.Fatal("Session.Close did not end the turn")
+		}
+	}
+}
+
+// TestNewRefusesToolNameTwice: a permission request names its tool by
+// name, and the broker serves one tool per name, so two registrations
+// under one tool name would let the approval bind one capability while
+// the call reaches another. New refuses the ambiguity.
+func TestNewRefusesToolNameTwice(t *testing.T) {
+	rule := []egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/v1", Methods: []string{"POST"}}}
+	tool := func(capability string, effect authz.Effect) authz.Registration {
+		return authz.Registration{Capability: capability, Operation: "POST", Resource: "https://api.example.com/v1/" + capability, Credential: cred, Effect: effect,
+			Tool: authz.ToolDescriptor{Name: "create_issue", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	}
+	_, err := runner.New(context.Background(), runner.Config{Dir: t.TempDir(), Connections: []runner.Connection{{
+		Credential: cred, Provider: integration, Rules: rule,
+		Tools: []authz.Registration{tool("issues.create", authz.ExternalEffect), tool("issues.delete", authz.ExternalEffect)},
+	}}})
+	if !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("New = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 }

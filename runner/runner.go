@@ -313,6 +313,7 @@ func (r *Runner) enroll() error {
 func (r *Runner) register() error {
 	var regs []authz.Registration
 	var ids []string
+	names := map[string]bool{}
 	for i, c := range r.cfg.Connections {
 		if i == 0 {
 			r.integration = c.Provider
@@ -328,6 +329,13 @@ func (r *Runner) register() error {
 			if reg.Credential != c.Credential {
 				return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool %s is registered with another credential than its connection's", checkfu.Quote(reg.Tool.Name))
 			}
+			// A permission request and the broker both name a tool by
+			// its name: one name, one capability, or an approval could
+			// bind one capability while the call reaches another.
+			if names[reg.Tool.Name] {
+				return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool name %s is registered twice", checkfu.Quote(reg.Tool.Name))
+			}
+			names[reg.Tool.Name] = true
 			regs = append(regs, reg)
 			ids = append(ids, reg.Capability)
 			r.tools = append(r.tools, gateway.ProfileTool{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource})
