@@ -56,7 +56,9 @@ type Agent struct {
 // permission requests for external_effect tools go to the Approver.
 //
 // A process whose evidence does not match is killed and refused with
-// adapters.CodeEvidenceMismatch; every refusal is logged.
+// adapters.CodeEvidenceMismatch. A session serves one agent at a time: a
+// Launch before the previous Agent's Close is refused with
+// checkfu.CodeConfigInvalid. Every refusal is logged.
 func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	a, err := s.start(ctx, cfg)
 	if err != nil {
@@ -115,6 +117,12 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		socket = bm.BrokerPath() + "/" + BrokerSocket
 	}
 	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+	if s.plane.serving() {
+		// One socket, one process: the first agent's broker still
+		// answers on it.
+		err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+	}
 	ln, err := s.plane.listen()
 	if err != nil {
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))

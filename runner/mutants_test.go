@@ -83,4 +83,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a tool name registered twice", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `			if names[reg.Tool.Name] {`, New: `			if false {`}},
 		Kills: "TestNewRefusesToolNameTwice"},
+	{Name: "a second Launch reaches the busy socket", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `	if s.plane.serving() {`, New: `	if false {`}},
+		Kills: "TestSecondLaunchWhileServingIsTyped"},
 }

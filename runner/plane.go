@@ -111,6 +111,9 @@ func (p *plane) serve(ln net.Listener) {
 	go func() { p.served <- p.broker.Serve(ctx, ln) }()
 }
 
+// serving reports whether the broker answers a process now.
+func (p *plane) serving() bool { return p.stop != nil }
+
 // stopServing ends the broker's sessions and closes its listener, which
 // removes the socket, so that the next process reaches nothing until
 // its own evidence has matched.

@@ -17,6 +17,7 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -251,5 +252,38 @@ func TestNewRefusesToolNameTwice(t *testing.T) {
 	}}})
 	if !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Fatalf("New = %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+}
+
+// TestSecondLaunchWhileServingIsTyped: a Launch while the session's
+// broker still serves its first agent is refused with a typed code, and
+// logged with it, not with a bare socket error; the first agent keeps
+// its turn.
+func TestSecondLaunchWhileServingIsTyped(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	ctx := context.Background()
+	script := []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}}
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, script)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, script)})
+	var ref *checkfu.Refusal
+	if !errors.As(err, &ref) || !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("second Launch = %v, want a refusal with %s", err, checkfu.CodeConfigInvalid)
+	}
+	es := entries(t, g.Runner, s.ID())
+	if last := es[len(es)-1]; last.Decision != eventlog.DecisionDeny || last.Code != string(checkfu.CodeConfigInvalid) {
+		t.Fatalf("last event %s %s %q, want a denial with %s", last.Kind, last.Decision, last.Code, checkfu.CodeConfigInvalid)
+	}
+	if _, err := a.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if g.hits.Load() != 1 {
+		t.Fatalf("upstream hits = %d, want 1", g.hits.Load())
 	}
 }
