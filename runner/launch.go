@@ -187,8 +187,10 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 }
 
 // Close ends the agent: it closes its input, waits up to ExitGrace for it
-// to exit (killing it after), stops the broker and records the exit
-// status.
+// to exit (killing it after) and up to ExitGrace more for its stderr to
+// end, stops the broker and records the exit status. A child the agent
+// left holding its stderr may still write to LaunchConfig.Stderr until
+// Session.Close.
 func (a *Agent) Close(ctx context.Context) error {
 	a.client.Close()
 	done := make(chan struct{})
@@ -205,7 +207,7 @@ func (a *Agent) Close(ctx context.Context) error {
 		a.proc.Kill()
 		<-done
 	}
-	<-a.stderr
+	a.drain()
 	a.s.mu.Lock()
 	a.s.plane.stopServing()
 	a.s.mu.Unlock()
@@ -226,5 +228,16 @@ func (a *Agent) kill() {
 		a.client.Close()
 	}
 	a.proc.Wait()
-	<-a.stderr
+	a.drain()
+}
+
+// drain waits up to ExitGrace, once the process has ended, for its
+// stderr to reach its end. A child the process left behind may hold the
+// pipe open for as long as it likes: the Runner stops waiting, and the
+// instance's Destroy (Session.Close) closes the pipe.
+func (a *Agent) drain() {
+	select {
+	case <-a.stderr:
+	case <-time.After(ExitGrace):
+	}
 }

@@ -86,4 +86,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a second Launch reaches the busy socket", File: "launch.go",
 		Edits: []mutation.Edit{{Old: `	if s.plane.serving() {`, New: `	if false {`}},
 		Kills: "TestSecondLaunchWhileServingIsTyped"},
+	{Name: "Agent.Close waits for stderr unbounded", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	case <-a.stderr:\n	case <-time.After(ExitGrace):\n	}", New: "	case <-a.stderr:\n	}"}},
+		Kills: "TestAgentCloseOutlivesAChildHoldingItsPipes"},
 }

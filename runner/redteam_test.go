@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -285,5 +287,38 @@ func TestSecondLaunchWhileServingIsTyped(t *testing.T) {
 	}
 	if g.hits.Load() != 1 {
 		t.Fatalf("upstream hits = %d, want 1", g.hits.Load())
+	}
+}
+
+// TestAgentCloseOutlivesAChildHoldingItsPipes: an agent that exits at the
+// end of its input but leaves a child holding its stdout and stderr
+// cannot hold Agent.Close: it returns within twice ExitGrace, not when
+// the child chooses to exit.
+func TestAgentCloseOutlivesAChildHoldingItsPipes(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	spec := agentSpec(t, nil)
+	spec.Argv = append([]string{"/bin/sh", "-c", `(exec sleep 120) & echo $! > ` + pidFile + `; exec "$0"`}, spec.Argv...)
+	a, err := s.Launch(context.Background(), runner.LaunchConfig{Process: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // the process provider isolates nothing: the child outlives its group's leader
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- a.Close(context.Background()) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2*runner.ExitGrace + 5*time.Second):
+		t.Fatal("Agent.Close waits for a child holding the agent's pipes")
 	}
 }
