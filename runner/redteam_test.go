@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/egress"
@@ -320,5 +321,54 @@ func TestAgentCloseOutlivesAChildHoldingItsPipes(t *testing.T) {
 		}
 	case <-time.After(2*runner.ExitGrace + 5*time.Second):
 		t.Fatal("Agent.Close waits for a child holding the agent's pipes")
+	}
+}
+
+// undying is the process provider with an instance whose Destroy fails
+// and kills nothing, as a hostile or broken remote provider's may.
+type undying struct{ runner.Provider }
+
+func (u undying) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inst, err := u.Provider.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return undyingInstance{inst}, nil
+}
+
+type undyingInstance struct{ adapters.Instance }
+
+func (undyingInstance) Destroy(context.Context) error { return errors.New("provider: destroy failed") }
+
+// TestClosedSessionAsksNoApproval: once Session.Close has run, an agent
+// its provider failed to end cannot get the Approver asked: its
+// permission request is denied, and the denial logged.
+func TestClosedSessionAsksNoApproval(t *testing.T) {
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process()} })
+	s := g.admitted(t)
+	ctx := context.Background()
+	var once sync.Once
+	a, err := s.Launch(ctx, runner.LaunchConfig{
+		Process: agentSpec(t, []runnertest.Step{{Tool: "create_issue", Arguments: map[string]any{"title": "late"}, Ask: true}}),
+		// The agent says "tools/list -> ..." before it asks: the session
+		// is closed in between, on the client's read goroutine.
+		OnUpdate: func(acp.SessionNotification) { once.Do(func() { s.Close() }) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	a.Close(ctx)
+	if n := g.approvals.Load(); n != 0 {
+		t.Fatalf("the Approver was asked %d times after Session.Close", n)
+	}
+	var denied bool
+	for _, e := range entries(t, g.Runner, s.ID()) {
+		denied = denied || e.Result == "refused_permission" && e.Code == string(authz.CodeApprovalDenied)
+	}
+	if !denied {
+		t.Fatal("the permission request after Close left no denial in the log")
 	}
 }

@@ -227,6 +227,13 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 	return eventlog.ProfileRevision{Profile: v.Name(), Revision: strconv.Itoa(v.Version())}
 }
 
+// isClosed reports whether Close has run.
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Close ends the session: it closes the gateway channel, stops the
 // broker, destroys the instance and revokes the lease. It is idempotent.
 func (s *Session) Close() error {
