@@ -75,11 +75,6 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
-	if err == nil && s.isClosed() {
-		// The provider may have failed to end the agent: nothing it
-		// asks after Close reaches the Approver.
-		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: session %s is closed", checkfu.Quote(s.rc.Session))
-	}
 	if err != nil {
 		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err, "")
 		return reject(req)

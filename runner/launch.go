@@ -71,6 +71,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		a.kill()
 		s.mu.Lock()
 		s.plane.stopServing()
+		delete(s.agents, a)
 		s.mu.Unlock()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
 	}
@@ -161,6 +162,10 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			return s.permission(ctx, pl, req)
 		},
 	})
+	if s.agents == nil {
+		s.agents = map[*Agent]bool{}
+	}
+	s.agents[a] = true
 	return a, nil
 }
 
@@ -210,6 +215,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	a.drain()
 	a.s.mu.Lock()
 	a.s.plane.stopServing()
+	delete(a.s.agents, a)
 	a.s.mu.Unlock()
 	result := "exit_" + strconv.Itoa(code)
 	if err != nil {

@@ -89,7 +89,9 @@ var mutants = []mutation.Mutant{
 	{Name: "Agent.Close waits for stderr unbounded", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "	case <-a.stderr:\n	case <-time.After(ExitGrace):\n	}", New: "	case <-a.stderr:\n	}"}},
 		Kills: "TestAgentCloseOutlivesAChildHoldingItsPipes"},
-	{Name: "a closed session still asks the Approver", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `	if err == nil && s.isClosed() {`, New: `	if false {`}},
-		Kills: "TestClosedSessionAsksNoApproval"},
+	{Name: "Session.Close leaves its agents to the provider", File: "session.go",
+		Edits: []mutation.Edit{{Old: `		a.client.Close()
+		a.proc.Kill()
+`, New: ``}},
+		Kills: "TestCloseEndsTheAgentsItLaunched|TestClosedSessionAsksNoApproval"},
 }

@@ -341,8 +341,8 @@ type undyingInstance struct{ adapters.Instance }
 func (undyingInstance) Destroy(context.Context) error { return errors.New("provider: destroy failed") }
 
 // TestClosedSessionAsksNoApproval: once Session.Close has run, an agent
-// its provider failed to end cannot get the Approver asked: its
-// permission request is denied, and the denial logged.
+// its provider failed to end cannot get the Approver asked: Close ended
+// its ACP client, so nothing it sends is read.
 func TestClosedSessionAsksNoApproval(t *testing.T) {
 	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process()} })
 	s := g.admitted(t)
@@ -357,18 +357,48 @@ func TestClosedSessionAsksNoApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Prompt(ctx, "go"); err != nil {
-		t.Fatal(err)
-	}
+	a.Prompt(ctx, "go") // it fails: Close ended the client
 	a.Close(ctx)
 	if n := g.approvals.Load(); n != 0 {
 		t.Fatalf("the Approver was asked %d times after Session.Close", n)
 	}
-	var denied bool
-	for _, e := range entries(t, g.Runner, s.ID()) {
-		denied = denied || e.Result == "refused_permission" && e.Code == string(authz.CodeApprovalDenied)
+}
+
+// TestCloseEndsTheAgentsItLaunched: Session.Close ends the session's
+// agents itself, not only through the instance's Destroy: when Destroy
+// fails and kills nothing, the agent's turn still ends with an error and
+// its process is killed (checked by its pid).
+func TestCloseEndsTheAgentsItLaunched(t *testing.T) {
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process()} })
+	s := g.admitted(t)
+	ctx := context.Background()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	spec := agentSpec(t, []runnertest.Step{{Tool: "create_issue", Arguments: map[string]any{"title": "late"}, Ask: true}})
+	spec.Argv = append([]string{"/bin/sh", "-c", `echo $$ > ` + pidFile + `; exec "$0"`}, spec.Argv...)
+	var once sync.Once
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: spec,
+		OnUpdate: func(acp.SessionNotification) { once.Do(func() { s.Close() }) }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !denied {
-		t.Fatal("the permission request after Close left no denial in the log")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid %q: %v", b, err)
+	}
+	t.Cleanup(func() { a.Close(ctx) })
+	if _, err := a.Prompt(ctx, "go"); err == nil {
+		t.Fatal("the agent's turn went on after Session.Close")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("agent process %d alive 10 s after Session.Close", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

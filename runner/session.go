@@ -29,6 +29,7 @@ type Session struct {
 	record   *admission.Record
 	plane    *plane // built by the first Launch
 	instance adapters.Instance
+	agents   map[*Agent]bool // launched and not yet closed
 	closed   bool
 }
 
@@ -227,15 +228,10 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 	return eventlog.ProfileRevision{Profile: v.Name(), Revision: strconv.Itoa(v.Version())}
 }
 
-// isClosed reports whether Close has run.
-func (s *Session) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
-// Close ends the session: it closes the gateway channel, stops the
-// broker, destroys the instance and revokes the lease. It is idempotent.
+// Close ends the session: it ends the ACP client of every agent not yet
+// closed and kills its process, destroys the instance, closes the
+// gateway channel, stops the broker and revokes the lease. It is
+// idempotent.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -243,6 +239,13 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	// End the agents first, and not through the instance alone: a
+	// provider whose Destroy fails must not leave an agent spoken to.
+	for a := range s.agents {
+		a.client.Close()
+		a.proc.Kill()
+	}
+	s.agents = nil
 	var err error
 	if s.instance != nil {
 		err = s.instance.Destroy(context.Background())
