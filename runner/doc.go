@@ -60,6 +60,14 @@
 //     digest, the session's actor, lease and session. The gateway finds it
 //     itself; the agent never names one. Anything unresolvable is denied
 //     without asking the Approver.
+//   - The agent cannot hold its session open: the ACP handshake and the
+//     turns run without the session's lock, and Session.Close ends every
+//     agent's ACP client and kills its process itself before destroying
+//     the instance, so a stalled handshake, a turn that never ends or a
+//     provider whose Destroy fails leaves nothing spoken to.
+//   - A host process's broker directory is 0700; a container's, which
+//     its non-root user must traverse, is 0755 inside a 0700 directory.
+//     No other local user can reach the 0666 socket.
 //   - Only an in-process provider is enrolled by the Runner itself (its
 //     statement signed by the deployment key); any other needs the
 //     operator's Config.Enrollment.

@@ -92,6 +92,7 @@ var mutants = []mutation.Mutant{
 	{Name: "Session.Close leaves its agents to the provider", File: "session.go",
 		Edits: []mutation.Edit{{Old: `		a.client.Close()
 		a.proc.Kill()
-`, New: ``}},
+`, New: `		_ = a
+`}},
 		Kills: "TestCloseEndsTheAgentsItLaunched|TestClosedSessionAsksNoApproval"},
 }
