@@ -95,4 +95,10 @@ var mutants = []mutation.Mutant{
 `, New: `		_ = a
 `}},
 		Kills: "TestCloseEndsTheAgentsItLaunched|TestClosedSessionAsksNoApproval"},
+	{Name: "the default log is created readable by others", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `		if err := createPrivate(r.LogPath()); err != nil {`, New: `		if err := error(nil); err != nil {`}},
+		Kills: "TestDefaultStoresPrivate"},
+	{Name: "the default credential store is created readable by others", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `		if err := createPrivate(path); err != nil {`, New: `		if err := error(nil); err != nil {`}},
+		Kills: "TestDefaultStoresPrivate"},
 }

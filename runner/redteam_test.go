@@ -402,3 +402,29 @@ func TestCloseEndsTheAgentsItLaunched(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestDefaultStoresPrivate: the default SQLite stores are created 0600
+// (and SQLite gives their -wal and -shm files the same mode), so a
+// Config.Dir other users may list still hands none of them the log's
+// envelopes or custody's ciphertext.
+func TestDefaultStoresPrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Dir = dir })
+	g.admitted(t) // writes to both stores
+	files, err := filepath.Glob(filepath.Join(dir, "*.db*"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("stores in %s: %v, %v", dir, files, err)
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s is %v, want no access for group or others", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
+}

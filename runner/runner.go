@@ -228,7 +228,11 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	creds := r.cfg.Credentials
 	if creds == nil {
-		s, err := sqlitestore.Open(ctx, filepath.Join(r.cfg.Dir, "custody.db"))
+		path := filepath.Join(r.cfg.Dir, "custody.db")
+		if err := createPrivate(path); err != nil {
+			return err
+		}
+		s, err := sqlitestore.Open(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -253,6 +257,9 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	}
 	events := r.cfg.Events
 	if events == nil {
+		if err := createPrivate(r.LogPath()); err != nil {
+			return err
+		}
 		s, err := sqlitelog.Open(ctx, r.LogPath())
 		if err != nil {
 			return err
@@ -408,6 +415,22 @@ func (r *Runner) Close() error {
 	}
 	r.closers = nil
 	return errors.Join(errs...)
+}
+
+// createPrivate creates the default store at path, empty and 0600, when
+// it does not exist yet: SQLite then gives its -wal and -shm files the
+// same mode, so no other user reads the log's envelopes or custody's
+// ciphertext whatever Config.Dir's mode. An existing file keeps the mode
+// its owner gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // tempDir makes a fresh directory for a session's broker socket and
