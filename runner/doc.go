@@ -58,8 +58,9 @@
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's
 //     digest, the session's actor, lease and session. The gateway finds it
-//     itself; the agent never names one. Anything unresolvable is denied
-//     without asking the Approver.
+//     itself; the agent never names one. Anything unresolvable, or that
+//     the actor holds no permission assignment for, is denied without
+//     asking the Approver.
 //   - The agent cannot hold its session open: the ACP handshake and the
 //     turns run without the session's lock, and Session.Close ends every
 //     agent's ACP client and kills its process itself before destroying

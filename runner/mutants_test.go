@@ -101,4 +101,9 @@ var mutants = []mutation.Mutant{
 	{Name: "the default credential store is created readable by others", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `		if err := createPrivate(path); err != nil {`, New: `		if err := error(nil); err != nil {`}},
 		Kills: "TestDefaultStoresPrivate"},
+	{Name: "the Approver is asked without an assignment", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `, s.r.now()); err != nil {
+			return ApprovalRequest{}, err`, New: `, s.r.now()); false {
+			return ApprovalRequest{}, err`}},
+		Kills: "TestPermissionWithoutAssignmentAsksNoOne"},
 }

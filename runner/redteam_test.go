@@ -428,3 +428,23 @@ func TestDefaultStoresPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionWithoutAssignmentAsksNoOne: an agent cannot make the
+// Approver (a person) decide an action its actor holds no permission
+// assignment for: the gateway would refuse the call anyway, so the
+// request is denied with permission_missing, logged, and nobody is asked.
+func TestPermissionWithoutAssignmentAsksNoOne(t *testing.T) {
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Assignments = c.Assignments[:1] }) // issues.list only
+	s := g.admitted(t)
+	turn(t, s, []runnertest.Step{{Tool: "create_issue", Arguments: map[string]any{"title": "t"}, Ask: true}})
+	if n := g.approvals.Load(); n != 0 {
+		t.Fatalf("the Approver was asked %d times for an action the actor may not make", n)
+	}
+	var denied bool
+	for _, e := range entries(t, g.Runner, s.ID()) {
+		denied = denied || e.Result == "refused_permission" && e.Code == string(authz.CodePermissionMissing)
+	}
+	if !denied {
+		t.Fatal("no refused_permission denial with permission_missing in the log")
+	}
+}
