@@ -40,7 +40,10 @@ type Agent struct {
 	client  *acp.Client
 	session string // the agent's ACP session id
 	info    *acp.InitializeResponse
-	stderr  chan struct{}
+	stderr  chan struct{} // closed when stderr reached its end
+	waited  chan struct{} // closed when Wait returned code and werr
+	code    int
+	werr    error
 }
 
 // Launch runs steps 3 to 6 for an admitted session: the first Launch
@@ -133,7 +136,12 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		ln.Close()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
-	a := &Agent{s: s, proc: proc, stderr: make(chan struct{})}
+	a := &Agent{s: s, proc: proc, stderr: make(chan struct{}), waited: make(chan struct{})}
+	go func() {
+		// Wait needs stdout read, by the client or by kill.
+		a.code, a.werr = proc.Wait()
+		close(a.waited)
+	}()
 	go func() {
 		w := cfg.Stderr
 		if w == nil {
@@ -192,36 +200,49 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 }
 
 // Close ends the agent: it closes its input, waits up to ExitGrace for it
-// to exit (killing it after) and up to ExitGrace more for its stderr to
-// end, stops the broker and records the exit status. A child the agent
+// to exit (killing it after, and waiting up to ExitGrace more for the
+// provider to report the exit, else refusing with CodeProcessUnreaped)
+// and up to ExitGrace more for its stderr to end, stops the broker and
+// records the exit status. A child the agent
 // left holding its stderr may still write to LaunchConfig.Stderr until
 // Session.Close.
 func (a *Agent) Close(ctx context.Context) error {
 	a.client.Close()
-	done := make(chan struct{})
-	var code int
 	var err error
-	go func() {
-		// The client's read goroutine reads stdout to its end.
-		code, err = a.proc.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-a.waited:
+		err = a.werr
 	case <-time.After(ExitGrace):
 		a.proc.Kill()
-		<-done
+		err = a.reap()
 	}
 	a.drain()
 	a.s.mu.Lock()
 	a.s.plane.stopServing()
 	delete(a.s.agents, a)
 	a.s.mu.Unlock()
-	result := "exit_" + strconv.Itoa(code)
-	if err != nil {
-		result = "killed"
+	// a.code is read only once Wait has returned it: unreaped, it may
+	// still be written.
+	result := "killed"
+	switch {
+	case errors.Is(err, CodeProcessUnreaped):
+		result = "unreaped"
+	case err == nil:
+		result = "exit_" + strconv.Itoa(a.code)
 	}
 	return errors.Join(err, a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}))
+}
+
+// reap waits up to ExitGrace for a killed process's exit, and returns
+// Wait's error, or CodeProcessUnreaped when the provider never reported
+// the exit: a provider that ignores Kill cannot hold the Runner.
+func (a *Agent) reap() error {
+	select {
+	case <-a.waited:
+		return a.werr
+	case <-time.After(ExitGrace):
+		return checkfu.Refuse(CodeProcessUnreaped, "runner: the agent process of session %s was killed and its provider reported no exit within %s", checkfu.Quote(a.s.rc.Session), ExitGrace)
+	}
 }
 
 // kill ends a process that never became an agent. Its stdout is read to
@@ -233,7 +254,7 @@ func (a *Agent) kill() {
 	} else {
 		a.client.Close()
 	}
-	a.proc.Wait()
+	a.reap()
 	a.drain()
 }
 

@@ -106,4 +106,10 @@ var mutants = []mutation.Mutant{
 			return ApprovalRequest{}, err`, New: `, s.r.now()); false {
 			return ApprovalRequest{}, err`}},
 		Kills: "TestPermissionWithoutAssignmentAsksNoOne"},
+	{Name: "a killed process is waited for unbounded", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	case <-time.After(ExitGrace):\n		return checkfu.Refuse(CodeProcessUnreaped", New: "	case <-make(chan struct{}):\n		return checkfu.Refuse(CodeProcessUnreaped"}},
+		Kills: "TestStubbornProviderCannotHoldTheSession"},
+	{Name: "Session.Close waits for Destroy unbounded", File: "session.go",
+		Edits: []mutation.Edit{{Old: `context.WithTimeout(context.Background(), ExitGrace)`, New: `context.WithCancel(context.Background())`}},
+		Kills: "TestStubbornProviderCannotHoldTheSession"},
 }

@@ -448,3 +448,96 @@ func TestPermissionWithoutAssignmentAsksNoOne(t *testing.T) {
 		t.Fatal("no refused_permission denial with permission_missing in the log")
 	}
 }
+
+// stubbornProvider is a hostile remote provider's instance, played over
+// the process provider: it reports evidence for another profile (so the
+// Runner must kill the process), ignores Kill, never reports an exit and
+// never finishes a Destroy. Release ends the real process.
+type stubbornProvider struct {
+	runner.Provider
+	release chan struct{}
+	inner   chan adapters.Instance
+}
+
+func (p stubbornProvider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inst, err := p.Provider.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	p.inner <- inst
+	return stubbornInstance{inst, p.release}, nil
+}
+
+type stubbornInstance struct {
+	adapters.Instance
+	release chan struct{}
+}
+
+func (i stubbornInstance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	p, err := i.Instance.OpenProcess(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return stubbornProcess{lyingProcess{p}, i.release}, nil
+}
+
+func (i stubbornInstance) Destroy(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-i.release:
+		return nil
+	}
+}
+
+type stubbornProcess struct {
+	lyingProcess
+	release chan struct{}
+}
+
+func (stubbornProcess) Kill() error { return nil }
+
+func (p stubbornProcess) Wait() (int, error) {
+	<-p.release
+	p.lyingProcess.Kill()
+	return p.lyingProcess.Wait()
+}
+
+// TestStubbornProviderCannotHoldTheSession: a remote provider that
+// ignores Kill, never reports the exit and never finishes Destroy cannot
+// hold Launch (which must kill a mismatching process) or Session.Close:
+// each gives up after ExitGrace.
+func TestStubbornProviderCannotHoldTheSession(t *testing.T) {
+	p := stubbornProvider{Provider: runner.Process(), release: make(chan struct{}), inner: make(chan adapters.Instance, 1)}
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = p })
+	s := g.admitted(t)
+	t.Cleanup(func() {
+		close(p.release)
+		select {
+		case inst := <-p.inner:
+			inst.Destroy(context.Background())
+		default:
+		}
+	})
+	bound := 2*runner.ExitGrace + 5*time.Second
+	launched := make(chan error, 1)
+	go func() {
+		_, err := s.Launch(context.Background(), runner.LaunchConfig{Process: agentSpec(t, nil)})
+		launched <- err
+	}()
+	select {
+	case err := <-launched:
+		if !errors.Is(err, adapters.CodeEvidenceMismatch) {
+			t.Fatalf("Launch = %v, want %s", err, adapters.CodeEvidenceMismatch)
+		}
+	case <-time.After(bound):
+		t.Fatal("Launch waits for a process its provider never reports ended")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(bound):
+		t.Fatal("Session.Close waits for a Destroy that never ends")
+	}
+}

@@ -248,7 +248,10 @@ func (s *Session) Close() error {
 	s.agents = nil
 	var err error
 	if s.instance != nil {
-		err = s.instance.Destroy(context.Background())
+		// A provider that never finishes a Destroy cannot hold Close.
+		ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)
+		err = s.instance.Destroy(ctx)
+		cancel()
 	}
 	if s.plane != nil {
 		s.plane.close()
