@@ -229,9 +229,9 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 }
 
 // Close ends the session: it ends the ACP client of every agent not yet
-// closed and kills its process, destroys the instance, closes the
-// gateway channel, stops the broker and revokes the lease. It is
-// idempotent.
+// closed and kills its process, destroys the instance (giving the
+// provider ExitGrace), closes the gateway channel, stops the broker and
+// revokes the lease. It is idempotent.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
