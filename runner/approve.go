@@ -68,7 +68,9 @@ type permissionCall struct {
 // to the Approver; its decision is recorded by authz.Approvals.Decide in
 // the session log. The gateway later finds that approval itself when the
 // call arrives; the agent never names it. Anything else is denied with
-// CodePermissionUnbound, logged, without asking the Approver.
+// CodePermissionUnbound, and an action the session's actor holds no
+// permission assignment for with authz.CodePermissionMissing, logged,
+// without asking the Approver.
 func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	ar, err := s.bind(p, req)
@@ -111,6 +113,11 @@ func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequ
 		reg, ok := s.r.registry.Lookup(t.Capability)
 		if !ok || reg.Effect != authz.ExternalEffect {
 			break
+		}
+		// Nobody is asked to approve what the gateway would refuse to
+		// the actor anyway.
+		if _, err := s.r.assignments.Permit(s.rc, authz.PermissionTarget{Capability: reg.Capability, Connection: reg.Credential.String()}, s.r.now()); err != nil {
+			return ApprovalRequest{}, err
 		}
 		args := call.RawInput
 		if len(args) == 0 {

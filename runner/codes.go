@@ -16,4 +16,8 @@ const (
 	// Config carries no enrollment for it; the Runner signs a
 	// materialization statement only for code it runs itself.
 	CodeProviderUnenrolled checkfu.Code = "provider_unenrolled"
+	// CodeProcessUnreaped: an agent process was killed and its provider
+	// reported no exit within ExitGrace (a provider that ignores Kill);
+	// the Runner stops waiting for it.
+	CodeProcessUnreaped checkfu.Code = "process_unreaped"
 )

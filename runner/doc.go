@@ -37,10 +37,10 @@
 //     (Runner.Open); every event the Runner appends carries its request,
 //     run and actor, and the gateway channel is bound to it.
 //   - Every refusal on the path is a *checkfu.Refusal with the code of the
-//     package that refused (this package adds CodePermissionUnbound and
-//     CodeProviderUnenrolled), and is appended to the session log before
-//     it is returned. An event that cannot be appended fails the step: an
-//     unrecorded decision is no decision.
+//     package that refused (this package adds CodePermissionUnbound,
+//     CodeProviderUnenrolled and CodeProcessUnreaped), and is appended
+//     to the session log before it is returned. An event that cannot be
+//     appended fails the step: an unrecorded decision is no decision.
 //   - Nothing on the path sees a secret. No field of the Runner or of a
 //     session holds a custody.Custodian: only the closure that builds a
 //     session's custody/edge captures it, and the session keeps of the edge
@@ -58,8 +58,20 @@
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's
 //     digest, the session's actor, lease and session. The gateway finds it
-//     itself; the agent never names one. Anything unresolvable is denied
-//     without asking the Approver.
+//     itself; the agent never names one. Anything unresolvable, or that
+//     the actor holds no permission assignment for, is denied without
+//     asking the Approver.
+//   - The agent cannot hold its session open: the ACP handshake and the
+//     turns run without the session's lock, and Session.Close ends every
+//     agent's ACP client and kills its process itself before destroying
+//     the instance, so a stalled handshake, a turn that never ends or a
+//     provider whose Destroy fails leaves nothing spoken to. No wait on
+//     a provider is unbounded: a killed process that is never reported
+//     ended, and a Destroy that never returns, are given up after
+//     ExitGrace.
+//   - A host process's broker directory is 0700; a container's, which
+//     its non-root user must traverse, is 0755 inside a 0700 directory.
+//     No other local user can reach the 0666 socket.
 //   - Only an in-process provider is enrolled by the Runner itself (its
 //     statement signed by the deployment key); any other needs the
 //     operator's Config.Enrollment.

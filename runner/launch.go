@@ -40,7 +40,10 @@ type Agent struct {
 	client  *acp.Client
 	session string // the agent's ACP session id
 	info    *acp.InitializeResponse
-	stderr  chan struct{}
+	stderr  chan struct{} // closed when stderr reached its end
+	waited  chan struct{} // closed when Wait returned code and werr
+	code    int
+	werr    error
 }
 
 // Launch runs steps 3 to 6 for an admitted session: the first Launch
@@ -56,8 +59,32 @@ type Agent struct {
 // permission requests for external_effect tools go to the Approver.
 //
 // A process whose evidence does not match is killed and refused with
-// adapters.CodeEvidenceMismatch; every refusal is logged.
+// adapters.CodeEvidenceMismatch. A session serves one agent at a time: a
+// Launch before the previous Agent's Close is refused with
+// checkfu.CodeConfigInvalid. Every refusal is logged.
 func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
+	a, err := s.start(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Step 5: ACP. The agent times the handshake, so it runs without the
+	// session's lock: Session.Close can always take it, destroy the
+	// instance and so end a handshake the agent never answers.
+	if err = a.handshake(ctx); err != nil {
+		a.kill()
+		s.mu.Lock()
+		s.plane.stopServing()
+		delete(s.agents, a)
+		s.mu.Unlock()
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
+	}
+	return a, nil
+}
+
+// start runs steps 3 and 4 under the session's lock: the instance, the
+// plane, the process and its evidence. It returns the agent with its
+// broker serving and its ACP client not yet spoken to.
+func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -94,6 +121,12 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		socket = bm.BrokerPath() + "/" + BrokerSocket
 	}
 	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+	if s.plane.serving() {
+		// One socket, one process: the first agent's broker still
+		// answers on it.
+		err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+	}
 	ln, err := s.plane.listen()
 	if err != nil {
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
@@ -103,7 +136,12 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		ln.Close()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
-	a := &Agent{s: s, proc: proc, stderr: make(chan struct{})}
+	a := &Agent{s: s, proc: proc, stderr: make(chan struct{}), waited: make(chan struct{})}
+	go func() {
+		// Wait needs stdout read, by the client or by kill.
+		a.code, a.werr = proc.Wait()
+		close(a.waited)
+	}()
 	go func() {
 		w := cfg.Stderr
 		if w == nil {
@@ -124,7 +162,6 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		return nil, errors.Join(m.Err(), err)
 	}
 	s.plane.serve(ln)
-	// Step 5: ACP.
 	pl := s.plane
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
@@ -133,18 +170,25 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 			return s.permission(ctx, pl, req)
 		},
 	})
-	if a.info, err = a.client.Initialize(ctx); err == nil {
-		var ns *acp.NewSessionResponse
-		if ns, err = a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd}); err == nil {
-			a.session = ns.SessionID
-		}
+	if s.agents == nil {
+		s.agents = map[*Agent]bool{}
 	}
-	if err != nil {
-		a.kill()
-		s.plane.stopServing()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
-	}
+	s.agents[a] = true
 	return a, nil
+}
+
+// handshake sends initialize and session/new.
+func (a *Agent) handshake(ctx context.Context) error {
+	var err error
+	if a.info, err = a.client.Initialize(ctx); err != nil {
+		return err
+	}
+	ns, err := a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd})
+	if err != nil {
+		return err
+	}
+	a.session = ns.SessionID
+	return nil
 }
 
 // Info returns the agent's initialize answer.
@@ -156,33 +200,49 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 }
 
 // Close ends the agent: it closes its input, waits up to ExitGrace for it
-// to exit (killing it after), stops the broker and records the exit
-// status.
+// to exit (killing it after, and waiting up to ExitGrace more for the
+// provider to report the exit, else refusing with CodeProcessUnreaped)
+// and up to ExitGrace more for its stderr to end, stops the broker and
+// records the exit status. A child the agent
+// left holding its stderr may still write to LaunchConfig.Stderr until
+// Session.Close.
 func (a *Agent) Close(ctx context.Context) error {
 	a.client.Close()
-	done := make(chan struct{})
-	var code int
 	var err error
-	go func() {
-		// The client's read goroutine reads stdout to its end.
-		code, err = a.proc.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-a.waited:
+		err = a.werr
 	case <-time.After(ExitGrace):
 		a.proc.Kill()
-		<-done
+		err = a.reap()
 	}
-	<-a.stderr
+	a.drain()
 	a.s.mu.Lock()
 	a.s.plane.stopServing()
+	delete(a.s.agents, a)
 	a.s.mu.Unlock()
-	result := "exit_" + strconv.Itoa(code)
-	if err != nil {
-		result = "killed"
+	// a.code is read only once Wait has returned it: unreaped, it may
+	// still be written.
+	result := "killed"
+	switch {
+	case errors.Is(err, CodeProcessUnreaped):
+		result = "unreaped"
+	case err == nil:
+		result = "exit_" + strconv.Itoa(a.code)
 	}
 	return errors.Join(err, a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}))
+}
+
+// reap waits up to ExitGrace for a killed process's exit, and returns
+// Wait's error, or CodeProcessUnreaped when the provider never reported
+// the exit: a provider that ignores Kill cannot hold the Runner.
+func (a *Agent) reap() error {
+	select {
+	case <-a.waited:
+		return a.werr
+	case <-time.After(ExitGrace):
+		return checkfu.Refuse(CodeProcessUnreaped, "runner: the agent process of session %s was killed and its provider reported no exit within %s", checkfu.Quote(a.s.rc.Session), ExitGrace)
+	}
 }
 
 // kill ends a process that never became an agent. Its stdout is read to
@@ -194,6 +254,17 @@ func (a *Agent) kill() {
 	} else {
 		a.client.Close()
 	}
-	a.proc.Wait()
-	<-a.stderr
+	a.reap()
+	a.drain()
+}
+
+// drain waits up to ExitGrace, once the process has ended, for its
+// stderr to reach its end. A child the process left behind may hold the
+// pipe open for as long as it likes: the Runner stops waiting, and the
+// instance's Destroy (Session.Close) closes the pipe.
+func (a *Agent) drain() {
+	select {
+	case <-a.stderr:
+	case <-time.After(ExitGrace):
+	}
 }

@@ -18,9 +18,12 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
 `, New: ``}},
 		Kills: "TestSessionWholePath"},
-	{Name: "a host process's broker directory open to every user", File: "plane.go",
-		Edits: []mutation.Edit{{Old: `mode := os.FileMode(0o700)`, New: `mode := os.FileMode(0o755)`}},
+	{Name: "a host process's broker directory open to every user", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `if err := os.Chmod(root, 0o700); err != nil {`, New: `if err := os.Chmod(root, 0o755); err != nil {`}},
 		Kills: "TestBrokerDirectoryPrivate"},
+	{Name: "a mounted broker directory reachable by every local user", File: "runner.go",
+		Edits: []mutation.Edit{{Old: "	return dir, root, nil\n", New: "	os.Chmod(root, 0o755)\n	return dir, root, nil\n"}},
+		Kills: "TestBrokerMountedDirectoryPrivate"},
 	{Name: "the broker serves before the evidence is checked", File: "launch.go",
 		Edits: []mutation.Edit{
 			{Old: `	s.plane.serve(ln)
@@ -61,4 +64,52 @@ var mutants = []mutation.Mutant{
 	{Name: "connections under two providers", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `} else if c.Provider != r.integration {`, New: `} else if false {`}},
 		Kills: "TestNewRefusesBadConfig"},
+	{Name: "the ACP handshake holds the session's lock", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `	if err = a.handshake(ctx); err != nil {`, New: `	s.mu.Lock()
+	err = a.handshake(ctx)
+	s.mu.Unlock()
+	if err != nil {`}},
+		Kills: "TestCloseEndsAStalledHandshake"},
+	{Name: "the Runner keeps its KeySource", File: "runner.go",
+		Edits: []mutation.Edit{{Old: "	r.cfg.Keys = nil\n", New: ""}},
+		Kills: "TestRunnerPrintsNoKey"},
+	{Name: "a session holds its token by value", File: "session.go",
+		Edits: []mutation.Edit{
+			{Old: "	token *string\n", New: "	token string\n"},
+			{Old: "token: &token}", New: "token: token}"},
+			{Old: "{ return *s.token }", New: "{ return s.token }"},
+		},
+		Kills: "TestSessionPrintsNoToken"},
+	{Name: "a tool name registered twice", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `			if names[reg.Tool.Name] {`, New: `			if false {`}},
+		Kills: "TestNewRefusesToolNameTwice"},
+	{Name: "a second Launch reaches the busy socket", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `	if s.plane.serving() {`, New: `	if false {`}},
+		Kills: "TestSecondLaunchWhileServingIsTyped"},
+	{Name: "Agent.Close waits for stderr unbounded", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	case <-a.stderr:\n	case <-time.After(ExitGrace):\n	}", New: "	case <-a.stderr:\n	}"}},
+		Kills: "TestAgentCloseOutlivesAChildHoldingItsPipes"},
+	{Name: "Session.Close leaves its agents to the provider", File: "session.go",
+		Edits: []mutation.Edit{{Old: `		a.client.Close()
+		a.proc.Kill()
+`, New: `		_ = a
+`}},
+		Kills: "TestCloseEndsTheAgentsItLaunched|TestClosedSessionAsksNoApproval"},
+	{Name: "the default log is created readable by others", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `		if err := createPrivate(r.LogPath()); err != nil {`, New: `		if err := error(nil); err != nil {`}},
+		Kills: "TestDefaultStoresPrivate"},
+	{Name: "the default credential store is created readable by others", File: "runner.go",
+		Edits: []mutation.Edit{{Old: `		if err := createPrivate(path); err != nil {`, New: `		if err := error(nil); err != nil {`}},
+		Kills: "TestDefaultStoresPrivate"},
+	{Name: "the Approver is asked without an assignment", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `, s.r.now()); err != nil {
+			return ApprovalRequest{}, err`, New: `, s.r.now()); false {
+			return ApprovalRequest{}, err`}},
+		Kills: "TestPermissionWithoutAssignmentAsksNoOne"},
+	{Name: "a killed process is waited for unbounded", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	case <-time.After(ExitGrace):\n		return checkfu.Refuse(CodeProcessUnreaped", New: "	case <-make(chan struct{}):\n		return checkfu.Refuse(CodeProcessUnreaped"}},
+		Kills: "TestStubbornProviderCannotHoldTheSession"},
+	{Name: "Session.Close waits for Destroy unbounded", File: "session.go",
+		Edits: []mutation.Edit{{Old: `context.WithTimeout(context.Background(), ExitGrace)`, New: `context.WithCancel(context.Background())`}},
+		Kills: "TestStubbornProviderCannotHoldTheSession"},
 }

@@ -36,6 +36,7 @@ type plane struct {
 	channel   *gateway.Channel
 	broker    *broker.Broker
 	dir       string // the broker directory; the socket is dir/BrokerSocket
+	root      string // the 0700 directory holding dir (dir itself on the host)
 
 	// stop ends the broker's Serve and served reports its return; both
 	// nil while no process's evidence has matched. Guarded by the
@@ -84,17 +85,14 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.token, Lease: p.lease.ID, Tools: r.tools}); err != nil {
+	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: r.tools}); err != nil {
 		return nil, err
 	}
 	if p.broker, err = broker.New(p.channel); err != nil {
 		return nil, err
 	}
-	mode := os.FileMode(0o700)
-	if _, ok := r.provider.(BrokerMounter); ok {
-		mode = 0o755
-	}
-	if p.dir, err = tempDir(mode); err != nil {
+	_, shared := r.provider.(BrokerMounter)
+	if p.dir, p.root, err = tempDir(shared); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -112,6 +110,9 @@ func (p *plane) serve(ln net.Listener) {
 	p.stop, p.served = stop, make(chan error, 1)
 	go func() { p.served <- p.broker.Serve(ctx, ln) }()
 }
+
+// serving reports whether the broker answers a process now.
+func (p *plane) serving() bool { return p.stop != nil }
 
 // stopServing ends the broker's sessions and closes its listener, which
 // removes the socket, so that the next process reaches nothing until
@@ -140,7 +141,7 @@ func (p *plane) close() {
 	if p.leases != nil && p.lease.ID != "" {
 		_ = p.leases.Revoke(p.lease.ID)
 	}
-	if p.dir != "" {
-		os.RemoveAll(p.dir)
+	if p.root != "" {
+		os.RemoveAll(p.root)
 	}
 }

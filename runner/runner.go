@@ -193,6 +193,9 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 	if keys == nil {
 		keys = EphemeralKeys()
 	}
+	// The keys are asked for once, here; the Runner keeps no KeySource,
+	// so that printing it cannot print an embedder's keys.
+	r.cfg.Keys = nil
 	if (cfg.Credentials == nil || cfg.Events == nil) && cfg.Dir == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the default stores need Config.Dir")
 	}
@@ -225,7 +228,11 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	creds := r.cfg.Credentials
 	if creds == nil {
-		s, err := sqlitestore.Open(ctx, filepath.Join(r.cfg.Dir, "custody.db"))
+		path := filepath.Join(r.cfg.Dir, "custody.db")
+		if err := createPrivate(path); err != nil {
+			return err
+		}
+		s, err := sqlitestore.Open(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -250,6 +257,9 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	}
 	events := r.cfg.Events
 	if events == nil {
+		if err := createPrivate(r.LogPath()); err != nil {
+			return err
+		}
 		s, err := sqlitelog.Open(ctx, r.LogPath())
 		if err != nil {
 			return err
@@ -310,6 +320,7 @@ func (r *Runner) enroll() error {
 func (r *Runner) register() error {
 	var regs []authz.Registration
 	var ids []string
+	names := map[string]bool{}
 	for i, c := range r.cfg.Connections {
 		if i == 0 {
 			r.integration = c.Provider
@@ -325,6 +336,13 @@ func (r *Runner) register() error {
 			if reg.Credential != c.Credential {
 				return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool %s is registered with another credential than its connection's", checkfu.Quote(reg.Tool.Name))
 			}
+			// A permission request and the broker both name a tool by
+			// its name: one name, one capability, or an approval could
+			// bind one capability while the call reaches another.
+			if names[reg.Tool.Name] {
+				return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool name %s is registered twice", checkfu.Quote(reg.Tool.Name))
+			}
+			names[reg.Tool.Name] = true
 			regs = append(regs, reg)
 			ids = append(ids, reg.Capability)
 			r.tools = append(r.tools, gateway.ProfileTool{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource})
@@ -399,19 +417,51 @@ func (r *Runner) Close() error {
 	return errors.Join(errs...)
 }
 
-// tempDir makes a fresh directory for a session's broker socket, with
-// mode: 0700 when the agent runs as the plane's own user on the host
-// (nobody else may reach the socket), 0755 when a container's non-root
-// user must traverse it (BrokerMounter); the socket is the only thing in
-// it either way.
-func tempDir(mode os.FileMode) (string, error) {
-	dir, err := os.MkdirTemp("", "checkfu-broker-")
+// createPrivate creates the default store at path, empty and 0600, when
+// it does not exist yet: SQLite then gives its -wal and -shm files the
+// same mode, so no other user reads the log's envelopes or custody's
+// ciphertext whatever Config.Dir's mode. An existing file keeps the mode
+// its owner gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := os.Chmod(dir, mode); err != nil {
-		os.RemoveAll(dir)
-		return "", err
+	return f.Close()
+}
+
+// tempDir makes a fresh directory for a session's broker socket and
+// returns it with the private directory to remove at the end. On the
+// host the socket's directory is 0700: nobody but the plane's user may
+// reach the socket, which is 0666. When a container's non-root user must
+// traverse it (shared, a BrokerMounter), it is 0755 but inside a 0700
+// directory of its own, so that the path stays closed to every other
+// local user on the plane's host while the engine (root, or the plane's
+// own user when rootless) still mounts it. The socket is the only thing
+// in it either way.
+func tempDir(shared bool) (dir, root string, err error) {
+	root, err = os.MkdirTemp("", "checkfu-broker-")
+	if err != nil {
+		return "", "", err
 	}
-	return dir, nil
+	if err := os.Chmod(root, 0o700); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
+	}
+	if !shared {
+		return root, root, nil
+	}
+	dir = filepath.Join(root, "mount")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(root)
+		return "", "", err
+	}
+	return dir, root, nil
 }

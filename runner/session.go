@@ -18,15 +18,18 @@ import (
 // sandbox instance, gateway channel and broker. Its log is the session
 // log named by the context's Session field.
 type Session struct {
-	r     *Runner
-	rc    checkfu.RequestContext
-	token string
+	r  *Runner
+	rc checkfu.RequestContext
+	// token is the server-owned token, a bearer credential: held behind
+	// a pointer so that fmt and slog print an address, never the token.
+	token *string
 
 	mu       sync.Mutex // guards the fields below
 	profile  *admission.Published
 	record   *admission.Record
 	plane    *plane // built by the first Launch
 	instance adapters.Instance
+	agents   map[*Agent]bool // launched and not yet closed
 	closed   bool
 }
 
@@ -51,7 +54,7 @@ func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, r.refuseOpen(ctx, err)
 	}
-	return &Session{r: r, rc: rc, token: token}, nil
+	return &Session{r: r, rc: rc, token: &token}, nil
 }
 
 // refuseOpen appends a refused Open to the plane log and returns err,
@@ -64,6 +67,9 @@ func (r *Runner) refuseOpen(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// bearer returns the server-owned token.
+func (s *Session) bearer() string { return *s.token }
 
 // Context returns the session's request context.
 func (s *Session) Context() checkfu.RequestContext { return s.rc }
@@ -222,8 +228,10 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 	return eventlog.ProfileRevision{Profile: v.Name(), Revision: strconv.Itoa(v.Version())}
 }
 
-// Close ends the session: it closes the gateway channel, stops the
-// broker, destroys the instance and revokes the lease. It is idempotent.
+// Close ends the session: it ends the ACP client of every agent not yet
+// closed and kills its process, destroys the instance (giving the
+// provider ExitGrace), closes the gateway channel, stops the broker and
+// revokes the lease. It is idempotent.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -231,9 +239,19 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	// End the agents first, and not through the instance alone: a
+	// provider whose Destroy fails must not leave an agent spoken to.
+	for a := range s.agents {
+		a.client.Close()
+		a.proc.Kill()
+	}
+	s.agents = nil
 	var err error
 	if s.instance != nil {
-		err = s.instance.Destroy(context.Background())
+		// A provider that never finishes a Destroy cannot hold Close.
+		ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)
+		err = s.instance.Destroy(ctx)
+		cancel()
 	}
 	if s.plane != nil {
 		s.plane.close()

@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
@@ -248,6 +249,7 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	}
 	var mu sync.Mutex
 	var updates []string
+	var dropped int
 	onUpdate := func(n acp.SessionNotification) {
 		var u struct {
 			Content struct {
@@ -257,7 +259,11 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 		// The update is the agent's text: decoded strictly, bounded.
 		if n.Kind() == "agent_message_chunk" && strictjson.Unmarshal(n.Update, &u, strictjson.Options{MaxBytes: 64 << 10, AllowUnknownMembers: true}) == nil {
 			mu.Lock()
-			updates = append(updates, u.Content.Text)
+			if len(updates) < maxAgentLines {
+				updates = append(updates, printable(u.Content.Text))
+			} else {
+				dropped++
+			}
 			mu.Unlock()
 		}
 	}
@@ -269,7 +275,7 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 
 	p.step("speak ACP to the agent")
 	info := agent.Info()
-	p.done(fmt.Sprintf("initialized %s (%s)", info.AgentInfo.Name, info.AgentInfo.Title))
+	p.done("initialized " + agentName(info))
 
 	p.step("serve its tool calls through the gateway")
 	res, err := agent.Prompt(ctx, "List the open issues of acme/app, then file one.")
@@ -282,7 +288,10 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	p.done("turn ended: " + string(res.StopReason))
 	mu.Lock()
 	for _, u := range updates {
-		fmt.Fprintln(p.w, "  agent:", printable(u))
+		fmt.Fprintln(p.w, "  agent:", u)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(p.w, "  agent: (%d more messages not shown)\n", dropped)
 	}
 	mu.Unlock()
 
@@ -295,15 +304,46 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	return nil
 }
 
-// printable replaces control characters in an agent's text, which could
-// otherwise drive the terminal it is printed to.
+// maxAgentText bounds the bytes of one agent text the quickstart prints;
+// maxAgentLines how many of its messages it keeps to print.
+const (
+	maxAgentText  = 512
+	maxAgentLines = 64
+)
+
+// agentName is the agent's name and title from initialize, printable.
+func agentName(info *acp.InitializeResponse) string {
+	if info == nil || info.AgentInfo == nil {
+		return "an agent that gave no agentInfo"
+	}
+	return printable(info.AgentInfo.Name) + " (" + printable(info.AgentInfo.Title) + ")"
+}
+
+// printable makes an agent's text safe to print on a terminal: every
+// rune that is not printable (C0 and C1 controls, so escape sequences,
+// carriage returns and newlines; line and paragraph separators;
+// bidirectional overrides and other format characters; invalid UTF-8)
+// becomes '.', and text beyond maxAgentText bytes is cut on a character
+// boundary with its length appended.
 func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+	n := len(s)
+	if n > maxAgentText {
+		i := maxAgentText
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	out := strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
 			return '.'
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if n > maxAgentText {
+		out += fmt.Sprintf("... (%d bytes)", n)
+	}
+	return out
 }
 
 func assurance(d adapters.Description) string {
@@ -346,7 +386,7 @@ func thirdParty(ctx context.Context, s *runner.Session) string {
 	}
 	name := filepath.Base(argv[len(argv)-1])
 	if a.Info().AgentInfo != nil {
-		name = a.Info().AgentInfo.Name
+		name = printable(a.Info().AgentInfo.Name)
 	}
 	return fmt.Sprintf("%s (third-party, node): turn ended %s after %d updates; permission requests naming no profile tool are denied (permission_unbound)", name, res.StopReason, updates.Load())
 }

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+// TestMutants proves the quickstart's bounds on agent text are tested:
+// every mutant deletes one, and a named test must go red.
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+var mutants = []mutation.Mutant{
+	{Name: "agent text keeps its control and format characters", File: "session.go",
+		Edits: []mutation.Edit{{Old: `if r == utf8.RuneError || !unicode.IsPrint(r) {`, New: `if r == utf8.RuneError || unicode.IsControl(r) {`}},
+		Kills: "TestAgentTextCannotDriveTheTerminal"},
+	{Name: "agent text of any length is printed", File: "session.go",
+		Edits: []mutation.Edit{{Old: `	if n > maxAgentText {
+		i := maxAgentText`, New: `	if false {
+		i := maxAgentText`}},
+		Kills: "TestAgentTextCannotDriveTheTerminal"},
+	{Name: "an agent without agentInfo crashes the quickstart", File: "session.go",
+		Edits: []mutation.Edit{{Old: `	if info == nil || info.AgentInfo == nil {`, New: `	if false {`}},
+		Kills: "TestAgentTextCannotDriveTheTerminal"},
+}
