@@ -67,7 +67,28 @@ func New(ch *gateway.Channel) (*Broker, error) {
 			return b.call(ctx, capability, remote, req.Params.Arguments), nil
 		})
 	}
+	b.server.AddReceivingMiddleware(b.unlisted)
 	return b, nil
+}
+
+// unlisted sends a tools/call of a tool the broker does not list to the
+// gateway as a call of no capability, instead of letting the SDK answer
+// "unknown tool" on its own: the gateway refuses it as it refuses a tool
+// the profile hides ([authz.CodePermissionMissing], the same text) and
+// records the denial, so a sandbox probing for tools leaves a trace and
+// learns nothing a listed-but-unpermitted tool would not tell it. The
+// name it asked for is not passed on.
+func (b *Broker) unlisted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil || !slices.ContainsFunc(b.tools, func(t *mcp.Tool) bool { return t.Name == call.Params.Name }) {
+			return b.call(ctx, "", false, nil), nil
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // descriptor turns a registration's canonical tool descriptor into an MCP

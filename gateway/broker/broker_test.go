@@ -168,8 +168,28 @@ func TestBrokerCallAllowedAndDenied(t *testing.T) {
 	if !res.IsError || text(res) != "refused: credential_echoed" {
 		t.Errorf("echo: %v %q", res.IsError, text(res))
 	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
-		t.Error("an unknown tool was called")
+	// A tool the broker does not list is refused by the gateway exactly as
+	// a listed tool without a permission, and the denial is recorded.
+	denials := func() (n int) {
+		for _, ev := range r.Evidence.Events() {
+			if ev.Kind == authz.EvidenceGatewayDecision && ev.Outcome == authz.OutcomeRefused && ev.Code == authz.CodePermissionMissing {
+				n++
+			}
+		}
+		return n
+	}
+	before := denials()
+	for _, name := range []string{"no_such_tool", "issues.list", ""} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"state": "open"}})
+		if err != nil {
+			t.Fatalf("tool %q: %v", name, err)
+		}
+		if want := "refused: " + string(authz.CodePermissionMissing); !res.IsError || text(res) != want {
+			t.Errorf("tool %q: %v %q, want %q", name, res.IsError, text(res), want)
+		}
+	}
+	if got := denials() - before; got != 3 {
+		t.Errorf("calls of unlisted tools left %d denials, want 3", got)
 	}
 	seen := tp.bytes()
 	noLeak(t, "the broker's answers", seen)
@@ -229,9 +249,10 @@ func TestBrokerRefusesDuplicateToolName(t *testing.T) {
 }
 
 // TestBrokerForCapabilityFreeCode: a channel whose profile allows no tool
-// serves an empty tools/list; every call is refused by the SDK before the
-// gateway. (A Runner gives capability-free code no broker at all; this is
-// the floor if one is built anyway.)
+// serves an empty tools/list; every call is refused by the gateway as a
+// tool the profile hides, before any provider contact. (A Runner gives
+// capability-free code no broker at all; this is the floor if one is
+// built anyway.)
 func TestBrokerForCapabilityFreeCode(t *testing.T) {
 	r := rigtest.New(t)
 	r.Tools = nil
@@ -244,8 +265,9 @@ func TestBrokerForCapabilityFreeCode(t *testing.T) {
 	if err != nil || len(res.Tools) != 0 {
 		t.Fatalf("tools/list = %+v, %v", res, err)
 	}
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_issues"}); err == nil {
-		t.Error("a call succeeded without tools")
+	call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_issues"})
+	if err != nil || !call.IsError || text(call) != "refused: "+string(authz.CodePermissionMissing) {
+		t.Errorf("a call without tools = %+v, %v; want refused: %s", call, err, authz.CodePermissionMissing)
 	}
 	if r.Hits.Load() != 0 {
 		t.Error("the provider was contacted")

@@ -17,4 +17,10 @@ var mutants = []mutation.Mutant{
 	{Name: "refusal text is the code alone", File: "broker.go",
 		Edits: []mutation.Edit{{Old: `text = "refused: " + string(code)`, New: `text = "refused: " + string(code) + ": " + err.Error()`}},
 		Kills: "TestBrokerCallAllowedAndDenied"},
+	{Name: "an unlisted tool is answered by the SDK, unrecorded", File: "broker.go",
+		Edits: []mutation.Edit{{Old: "	b.server.AddReceivingMiddleware(b.unlisted)\n", New: ""}},
+		Kills: "TestBrokerCallAllowedAndDenied"},
+	{Name: "an unlisted tool's name passed to the gateway", File: "broker.go",
+		Edits: []mutation.Edit{{Old: `return b.call(ctx, "", false, nil), nil`, New: `return b.call(ctx, call.Params.Name, false, call.Params.Arguments), nil`}},
+		Kills: "TestBrokerCallAllowedAndDenied"},
 }
