@@ -14,7 +14,7 @@ var remoteMutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\tif reg.Protocol != authz.HTTPS {\n\t\treturn nil, errRemoteProtocol(a.Capability)", New: "\tif false {\n\t\treturn nil, errRemoteProtocol(a.Capability)"}},
 		Kills: "TestRemoteOnPlainPath"},
 	{Name: "6r Remote refuses a plain registration", File: "../custody/edge/remote.go",
-		Edits: []mutation.Edit{{Old: "if !ok || reg.Protocol != authz.MCP ||", New: "if !ok ||"}},
+		Edits: []mutation.Edit{{Old: "\tif reg.Protocol != authz.MCP {", New: "\tif false {"}},
 		Kills: "TestRemoteOnPlainPath"},
 	{Name: "6r endpoint pinned", File: "../custody/edge/remote.go",
 		Edits: []mutation.Edit{{Old: "if req.URL == nil || req.URL.String() != a.Resource {", New: "if req.URL == nil {"}},

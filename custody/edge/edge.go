@@ -214,19 +214,38 @@ func (e *Edge) Send(ctx context.Context, out Outbound) (*Response, error) {
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
 	}
-	rc, _ := checkfu.RequestContextFrom(ctx)
-	a := out.Action
-	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
-		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}
+	ev := e.edgeCall(ctx, out)
 	resp, err := e.sendOutbound(ctx, out, &ev)
 	return e.record(ctx, &ev, resp, err)
 }
 
-func (e *Edge) sendOutbound(ctx context.Context, out Outbound, ev *authz.Evidence) (*Response, error) {
+// edgeCall returns the edge_call evidence of out, carrying the request
+// context ctx holds; [Edge.Send] and [Edge.Remote] complete it.
+func (e *Edge) edgeCall(ctx context.Context, out Outbound) authz.Evidence {
+	rc, _ := checkfu.RequestContextFrom(ctx)
+	a := out.Action
+	return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
+		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}
+}
+
+// registered returns the registration out.Action is: the registration of
+// its capability, with the same operation, resource and effect, for
+// out.Connection's credential; anything else is refused with
+// [authz.CodeCapabilityMismatch]. The caller checks the protocol.
+func (e *Edge) registered(out Outbound) (authz.Registration, error) {
 	a := out.Action
 	reg, ok := e.registry.Lookup(a.Capability)
 	if !ok || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != out.Connection.Credential {
-		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not its registration with this credential", checkfu.Quote(a.Capability))
+		return authz.Registration{}, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not its registration with this credential", checkfu.Quote(a.Capability))
+	}
+	return reg, nil
+}
+
+func (e *Edge) sendOutbound(ctx context.Context, out Outbound, ev *authz.Evidence) (*Response, error) {
+	a := out.Action
+	reg, err := e.registered(out)
+	if err != nil {
+		return nil, err
 	}
 	if reg.Protocol != authz.HTTPS {
 		return nil, errRemoteProtocol(a.Capability)
@@ -289,14 +308,21 @@ func (c Connection) request(ctx context.Context, a authz.Action) (*http.Request,
 	if err != nil {
 		return nil, err
 	}
-	creq, err := egress.CanonicalRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Rules.Decide(&creq); err != nil {
+	if err := decide(c.Rules, req); err != nil {
 		return nil, err
 	}
 	return req, nil
+}
+
+// decide lets rules decide req before anything is sent or opened (no
+// rules refuse everything); the egress client decides again as it sends.
+func decide(rules *egress.Rules, req *http.Request) error {
+	creq, err := egress.CanonicalRequest(req)
+	if err != nil {
+		return err
+	}
+	_, err = rules.Decide(&creq)
+	return err
 }
 
 // prepare builds the outbound request with [Connection.request] and the

@@ -115,10 +115,7 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 	if e == nil || e.registry == nil {
 		return nil, errZeroEdge
 	}
-	rc, _ := checkfu.RequestContextFrom(ctx)
-	a := out.Action
-	t := &RemoteTransport{out: out, ev: authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
-		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}}
+	t := &RemoteTransport{out: out, ev: e.edgeCall(ctx, out)}
 	t.record = func(ctx context.Context, ev *authz.Evidence, err error) error {
 		_, err = e.record(ctx, ev, nil, err)
 		return err
@@ -130,13 +127,8 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 	cred, rules, lease, scope := out.Connection.Credential, out.Connection.Rules, out.Lease, out.Scope
 	t.send = func(req *http.Request, status *int) (*Response, error) {
 		// The rules decide before the credential is opened, as in
-		// prepare: a refused exchange never touches it. (The egress
-		// client decides again as it sends.)
-		creq, err := egress.CanonicalRequest(req)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rules.Decide(&creq); err != nil {
+		// prepare: a refused exchange never touches it.
+		if err := decide(rules, req); err != nil {
 			return nil, err
 		}
 		return e.send(req.Context(), client, req, cred, lease, scope, status)
@@ -147,10 +139,12 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 // open checks the action against its registration and returns the
 // Connection's egress client.
 func (t *RemoteTransport) open(e *Edge) (*egress.Client, error) {
-	a := t.out.Action
-	reg, ok := e.registry.Lookup(a.Capability)
-	if !ok || reg.Protocol != authz.MCP || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != t.out.Connection.Credential {
-		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not a remote MCP registration with this credential", checkfu.Quote(a.Capability))
+	reg, err := e.registered(t.out)
+	if err != nil {
+		return nil, err
+	}
+	if reg.Protocol != authz.MCP {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is not a remote MCP tool; it is sent through Edge.Send", checkfu.Quote(reg.Capability))
 	}
 	t.tool, t.ev.Tool = reg.Tool.Name, reg.Tool.Name
 	return e.client(t.out.Connection.Rules)
