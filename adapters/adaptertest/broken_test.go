@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,6 +282,56 @@ var brokenProviders = []struct {
 	{"declares list_dir it does not implement", hooks{
 		describe: func(d *adapters.Description) { d.Capability.ListDir, d.Members.ListDir = true, true },
 	}, []string{"CapabilityHonesty"}},
+	// Leaks of the host into the instance: each passes every other
+	// subtest, Env included.
+	{"starts from the host's environment", hooks{
+		open: func(i *hInst, ctx context.Context, s adapters.ProcessSpec) (adapters.Process, error) {
+			s.Env = append(os.Environ(), s.Env...)
+			return i.Instance.OpenProcess(ctx, s)
+		},
+	}, []string{"Canaries"}},
+	{"hands the host's open files to the process", hooks{
+		open: func(i *hInst, ctx context.Context, s adapters.ProcessSpec) (adapters.Process, error) {
+			defer inheritHostFiles()()
+			return i.Instance.OpenProcess(ctx, s)
+		},
+	}, []string{"Canaries"}},
+	{"runs processes in the host's temporary directory", hooks{
+		open: func(i *hInst, ctx context.Context, s adapters.ProcessSpec) (adapters.Process, error) {
+			s.Dir = os.TempDir()
+			return i.Instance.OpenProcess(ctx, s)
+		},
+	}, []string{"Canaries"}},
+	{"appends the host's own arguments", hooks{
+		argv: func(a []string) []string { return append(a, "-from-host") },
+	}, []string{"Canaries"}},
+}
+
+// inheritHostFiles clears close-on-exec on the host's open regular
+// files, as an adapter passing its files through would, and returns a
+// function that restores it. Pipes are left alone, so other processes'
+// streams still end.
+func inheritHostFiles() (restore func()) {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	var fds []int
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			continue
+		}
+		if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); errno == 0 {
+			fds = append(fds, fd)
+		}
+	}
+	return func() {
+		for _, fd := range fds {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // gapProviders are broken providers with declared gaps: a gap excuses

@@ -48,7 +48,8 @@ type Harness struct {
 
 // TestProvider runs the contract tests against the provider h makes, as
 // named subtests: Describe, Lifecycle, OneLiveProcess, Stdio, ExitCodes,
-// Kill, Sequence, Evidence, CapabilityHonesty, Wire and DeclaredGaps.
+// Kill, Sequence, Evidence, CapabilityHonesty, Wire, DeclaredGaps and
+// Canaries.
 // Each subtest gets a fresh provider; Sequence drives ONE instance
 // through a long sequence of operations.
 //
@@ -74,7 +75,11 @@ type Harness struct {
 // killed; stdout and stderr are separate; binary and multi-megabyte data
 // cross stdin and stdout intact and in order; stdin close reaches the
 // process as EOF; exit codes 0 to 255 are reported exactly; Kill ends a
-// process and its children; Env reaches the process; every process's
+// process and its children; Env reaches the process, and nothing of the
+// host's beyond the spec does: canaries planted in the host's
+// environment, its temporary directory, another instance's directories,
+// another process's arguments and the host's open descriptors are absent
+// from inside an instance, whose argv is exactly the spec's; every process's
 // evidence passes adapters.MatchEvidence against the Runner's state,
 // with the assurance its placement allows; declared optional members are
 // implemented; a provider declaring the none network mode gives a
@@ -101,7 +106,11 @@ type Harness struct {
 // names another image, one whose evidence is that of the first instance
 // it made, one that keeps the reservation after a kill, one that drops
 // stdout past 1 MiB, one whose Kill only closes stdin, one that declares
-// list_dir without implementing it, and a remote provider whose journal
+// list_dir without implementing it, one that starts from the host's
+// environment (Env = append(os.Environ(), spec.Env...)), one that hands
+// the host's open files to the process, one that runs processes in the
+// host's temporary directory, one that appends the host's own
+// arguments, and a remote provider whose journal
 // is too small to survive a drop (output_truncated); and, with declared
 // gaps (gapProviders), one declaring no gap whose stdin never ends, one
 // declaring LineFramed that merges stderr into stdout, one declaring
@@ -137,6 +146,7 @@ func runSuite(t tester, h Harness) {
 		{"CapabilityHonesty", testHonesty},
 		{"Wire", testWire},
 		{"DeclaredGaps", testDeclaredGaps},
+		{"Canaries", testCanaries},
 	} {
 		t.run(sub.name, func(t tester) {
 			p := h.New(t)

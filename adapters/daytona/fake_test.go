@@ -274,7 +274,7 @@ func (f *fakeDaytona) serveToolbox(w http.ResponseWriter, r *http.Request) {
 func (c *fakeCmd) start(dir string, none bool) {
 	c.proc = exec.Command("/bin/sh", "-c", c.command)
 	c.proc.Dir = dir
-	c.proc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	c.proc.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir} // the sandbox's own /tmp
 	c.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	vendortest.Isolate(c.proc, none)
 	c.stdin, _ = c.proc.StdinPipe()

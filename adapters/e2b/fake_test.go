@@ -248,7 +248,7 @@ func (f *fakeE2B) start(s *fakeSandbox, w http.ResponseWriter, body []byte) {
 	if sr.Process.Cwd != nil {
 		cmd.Dir = *sr.Process.Cwd
 	}
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.dir}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.dir, "TMPDIR=" + s.dir} // the sandbox's own /tmp
 	for k, v := range sr.Process.Envs {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -147,7 +147,7 @@ func (f *fakeVercel) serve(w http.ResponseWriter, r *http.Request) {
 		if body.Cwd != "" {
 			c.Dir = body.Cwd
 		}
-		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + sess.dir}
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + sess.dir, "TMPDIR=" + sess.dir} // the sandbox's own /tmp
 		for k, v := range body.Env {
 			c.Env = append(c.Env, k+"="+v)
 		}
