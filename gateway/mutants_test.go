@@ -80,4 +80,7 @@ var mutants = []mutation.Mutant{
 	{Name: "7 denial recorded", File: "gateway.go",
 		Edits: []mutation.Edit{{Old: "if rerr := g.cfg.Evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {\n\t\treturn errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})", New: "if rerr := error(nil); rerr != nil {\n\t\treturn errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})"}},
 		Kills: "TestGatewayDenied"},
+	{Name: "Refuse records a closed channel's refusal with its context", File: "refuse.go",
+		Edits: []mutation.Edit{{Old: "if g == nil || g.channels == nil || !g.authenticated(ch) {", New: "if g == nil || g.channels == nil {"}},
+		Kills: "TestChannelRefuse"},
 }

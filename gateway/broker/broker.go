@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +33,10 @@ type Broker struct {
 	ch     *gateway.Channel
 	server *mcp.Server
 	tools  []*mcp.Tool
+	// conns and inflight are semaphores of MaxConnections and
+	// MaxCallsInFlight slots: a connection served, a request handled.
+	conns    chan struct{}
+	inflight chan struct{}
 }
 
 // New returns the broker for ch. Every tool the profile lists must be
@@ -46,7 +51,7 @@ func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
 	}
-	b := &Broker{ch: ch, server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})}
 	for _, pt := range ch.Tools() {
@@ -147,20 +152,52 @@ func errorResult(err error) *mcp.CallToolResult {
 func (b *Broker) Tools() []*mcp.Tool { return append([]*mcp.Tool(nil), b.tools...) }
 
 // ServeConn speaks MCP (newline-delimited JSON-RPC) over conn until the
-// peer closes it or ctx ends.
-func (b *Broker) ServeConn(ctx context.Context, conn net.Conn) error {
-	ss, err := b.server.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+// peer closes it or ctx ends, within the broker's bounds: lines of at
+// most MaxLineBytes, MaxCallsInFlight requests handled at once. A
+// connection past MaxConnections is closed at once and refused with
+// [CodeConnectionsExceeded]. When the connection ends, its handlers'
+// contexts are cancelled, and ServeConn waits for them at most
+// CloseGrace.
+func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
+	select {
+	case b.conns <- struct{}{}:
+		defer func() { <-b.conns }()
+	default:
+		nc.Close()
+		return errConnections
+	}
+	life, end := context.WithCancel(ctx)
+	defer end()
+	c := newConn(b, nc, end)
+	ss, err := b.server.Connect(life, c, nil)
 	if err != nil {
-		conn.Close()
+		c.Close()
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { ss.Close() })
-	defer stop()
-	return ss.Wait()
+	waited := make(chan error, 1)
+	go func() { waited <- ss.Wait() }()
+	select {
+	case err := <-waited:
+		return err
+	case <-life.Done():
+	}
+	// The SDK's Close waits for the handlers before it closes the
+	// connection. Closing it first ends the SDK's reader, which cancels
+	// every handler in flight; one that ignores it does not hold
+	// ServeConn past CloseGrace.
+	go ss.Close()
+	c.Close()
+	select {
+	case err := <-waited:
+		return err
+	case <-time.After(CloseGrace):
+		return nil
+	}
 }
 
-// Serve accepts connections on ln, one MCP session each, until ctx ends
-// or ln fails; it closes ln and waits for its sessions before returning.
+// Serve accepts connections on ln, each served by ServeConn, until ctx
+// ends or ln fails; it closes ln and waits for its connections, each at
+// most CloseGrace after its handlers were cancelled, before returning.
 func (b *Broker) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -176,6 +213,12 @@ func (b *Broker) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		wg.Go(func() { _ = b.ServeConn(ctx, conn) })
 	}
+}
+
+// refuse records err, a refusal the broker decided itself, over its
+// channel.
+func (b *Broker) refuse(ctx context.Context, err error) {
+	_ = b.ch.Refuse(context.WithoutCancel(ctx), err)
 }
 
 // HTTPHandler serves the same MCP server over MCP's streamable HTTP

@@ -16,4 +16,15 @@ const (
 	// name; tools/call could reach only one of them, whichever was added
 	// last, under the name of both.
 	CodeDescriptorDuplicated checkfu.Code = "descriptor_duplicated"
+	// CodeFrameTooLong: sandbox code sent an MCP message longer than
+	// MaxLineBytes; its connection ends.
+	CodeFrameTooLong checkfu.Code = "frame_too_long"
+	// CodeConnectionsExceeded: sandbox code opened more than
+	// MaxConnections connections at once; the extra one is closed.
+	CodeConnectionsExceeded checkfu.Code = "connections_exceeded"
+	// CodeCallMalformed: a tools/call the MCP session could not take and
+	// answered itself (sent before initialize, as a notification, or
+	// with params that are not an object with a string name). It is
+	// recorded, never forwarded.
+	CodeCallMalformed checkfu.Code = "call_malformed"
 )

@@ -27,6 +27,15 @@
 //   - A refusal reaches sandbox code as its code alone ("refused:
 //     permission_missing"), never the gateway's message, which can name
 //     leases, resources or registrations.
+//   - A sandbox is bounded on the socket: lines of at most
+//     [MaxLineBytes], at most [MaxConnections] connections and
+//     [MaxCallsInFlight] requests handled at once (a request past it
+//     waits unread), so at most [MaxHeldBytes] of its input held. When
+//     Serve's context ends, or the peer goes away, handlers in flight
+//     are cancelled, and Serve waits for them at most [CloseGrace].
+//   - Every tools/call reaches the log: one the SDK answers alone
+//     (before initialize, as a notification, malformed) is recorded
+//     as a refusal, [CodeCallMalformed].
 //   - The broker holds no credential and dials nothing; a Runner gives
 //     capability-free code no broker at all.
 //

@@ -121,6 +121,9 @@ type Rig struct {
 	Lease    authz.Lease
 	Tools    []gateway.ProfileTool
 	Hits     atomic.Int64
+	// Hold, when set, is called with each request the provider
+	// receives before it answers: a test holds calls in flight with it.
+	Hold atomic.Pointer[func(*http.Request)]
 	// Remote is the remote MCP server of a rig built by NewRemote.
 	Remote *Remote
 }
@@ -151,6 +154,9 @@ func build(t TB, remote bool) *Rig {
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.Hits.Add(1)
+		if hold := r.Hold.Load(); hold != nil {
+			(*hold)(req)
+		}
 		io.Copy(io.Discard, req.Body)
 		switch req.URL.Path {
 		case "/v1/echo":
