@@ -183,7 +183,7 @@ func TestBrokerConnectionBound(t *testing.T) {
 		open = append(open, c)
 	}
 	extra := dial(t, path)
-	extra.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	io.WriteString(extra.nc, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n") // the broker may have closed it already
 	if m, err := extra.reply(); err == nil {
 		t.Fatalf("connection %d was answered: %v", broker.MaxConnections+1, m)
 	}
@@ -191,9 +191,10 @@ func TestBrokerConnectionBound(t *testing.T) {
 	deadline := time.Now().Add(watchdog)
 	for {
 		c := dial(t, path)
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		if _, err := c.reply(); err == nil {
-			break
+		if _, err := io.WriteString(c.nc, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err == nil {
+			if _, err := c.reply(); err == nil {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no connection was served after one ended")
