@@ -47,7 +47,8 @@
 //     adversarial lane needs every enforcement axis realized and either no
 //     network or a certified allowlist; [Place] re-checks this against the
 //     provider's own effective capability, whatever the record says; a
-//     trusted session never acquires third-party content or steering.
+//     trusted session never acquires third-party content or steering, and
+//     [CheckLane] checks every host grant of a profile for it ([CheckGrant]).
 //   - Frozen admission is authenticated. A [Record] is signed by the
 //     deployment key under its own payload type and refused on load when
 //     altered or from another deployment; [PublicView] carries no

@@ -171,6 +171,26 @@ func ExampleCheckAcquire() {
 	// Output: trusted_lane_tainted
 }
 
+// A trusted session may not be granted a public package registry: what
+// allow_package_managers grants is third-party executable content.
+func ExampleCheckGrant() {
+	p, _ := admission.ParseProfile([]byte(`{"name": "node",
+		"image": {"ref": "docker.io/library/node:22", "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+		"resources": {"cpu_millis": 1000, "memory_mib": 512}, "ecosystems": ["npm"],
+		"network_policy": {"type": "allowlist", "allowed_hosts": ["api.example.com"], "allow_package_managers": true}}`))
+	v, _ := admission.Publish(nil, p, nil)
+	for _, h := range v.Hosts() {
+		verdict := "granted"
+		if code, refused := checkfu.CodeOf(admission.CheckGrant(admission.LaneTrusted, h)); refused {
+			verdict = "refused " + string(code)
+		}
+		fmt.Println(h, h.GrantedBy, verdict)
+	}
+	// Output:
+	// api.example.com:443 [allowed_hosts] granted
+	// registry.npmjs.org:443 [allow_package_managers] refused trusted_lane_tainted
+}
+
 func ExampleHarnessCatalog_Launch() {
 	c := admission.DefaultHarnessCatalog()
 	e, _ := c.Launch("acp")

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/checkfu/checkfu"
@@ -62,8 +63,10 @@ func (l *Lane) UnmarshalText(b []byte) error {
 }
 
 // CheckLane refuses to run v in lane on candidate c with effective
-// capability eff when the lane's rule does not hold. The trusted lane
-// adds nothing. The adversarial lane requires:
+// capability eff when the lane's rule does not hold. Every host v grants
+// must pass [CheckGrant] in lane: a trusted session acquires no
+// third-party executable content ([CodeTrustedLaneTainted]). The
+// adversarial lane also requires:
 //
 //   - no host that relays to any origin granted only by
 //     allow_package_managers ([CodeRelayNotNamed]): name it by hand;
@@ -75,6 +78,11 @@ func (l *Lane) UnmarshalText(b []byte) error {
 func CheckLane(lane Lane, v *Published, c Candidate, eff RunnerProviderCapability) error {
 	if !v.published() {
 		return notPublished()
+	}
+	for _, h := range v.Hosts() {
+		if err := CheckGrant(lane, h); err != nil {
+			return err
+		}
 	}
 	if lane == LaneTrusted {
 		return nil
@@ -118,6 +126,37 @@ const (
 	// AcquireFirstParty: content and steering the deployment authored.
 	AcquireFirstParty
 )
+
+// Acquisition returns what a session acquires through h. A host granted
+// by allow_package_managers is a public package registry, where anyone
+// can publish what the workload then installs and runs: third-party
+// executable content, however else it is granted. A host the profile
+// names by hand only is the deployment's own grant: first party, as far
+// as admission can tell (it does not know what the host serves).
+func (h HostGrant) Acquisition() Acquisition {
+	if slices.Contains(h.GrantedBy, GrantAllowPackageManagers) {
+		return AcquireThirdPartyExecutable
+	}
+	return AcquireFirstParty
+}
+
+// CheckGrant refuses, with [CodeTrustedLaneTainted], granting h to a
+// session in lane when [CheckAcquire] refuses what h gives
+// ([HostGrant.Acquisition]); the refusal names the lane, the host and
+// the grant. [CheckLane] runs it for every host of a profile, at
+// admission and at placement; a platform that grants a running session
+// anything later runs it again.
+func CheckGrant(lane Lane, h HostGrant) error {
+	if CheckAcquire(lane, h.Acquisition()) == nil {
+		return nil
+	}
+	grants := make([]string, len(h.GrantedBy))
+	for i, g := range h.GrantedBy {
+		grants[i] = string(g)
+	}
+	return checkfu.Refuse(CodeTrustedLaneTainted, "admission: %s lane: %s is granted by %s (ecosystems %s): third-party executable content, which a %s session may not acquire; start a new adversarial session",
+		lane, checkfu.Quote(h.String()), strings.Join(grants, ", "), strings.Join(h.Ecosystems, ", "), lane)
+}
 
 // CheckAcquire refuses, with [CodeTrustedLaneTainted], a trusted session
 // acquiring third-party executable content or steering: that needs a new

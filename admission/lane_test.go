@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,9 @@ func TestCheckLane(t *testing.T) {
 		{"adversarial, relay by preset only", admission.LaneAdversarial, string(readFixture(t, "profiles/go.json")), certified, full, admission.CodeRelayNotNamed},
 		{"adversarial, relay named by hand", admission.LaneAdversarial, goByHand, certified, full, ""},
 		{"trusted, anything", admission.LaneTrusted, profileDoc("", `{"type": "unrestricted"}`), advisory, gap, ""},
+		{"trusted, hosts by hand", admission.LaneTrusted, profileDoc("", allowNoReq), advisory, gap, ""},
+		{"trusted, package registries", admission.LaneTrusted, string(readFixture(t, "profiles/python.json")), certified, full, admission.CodeTrustedLaneTainted},
+		{"trusted, a registry also named by hand", admission.LaneTrusted, goByHand, certified, full, admission.CodeTrustedLaneTainted},
 	}
 	for _, tt := range tests {
 		err := admission.CheckLane(tt.lane, mustPublish(t, nil, tt.profile), tt.c, tt.eff)
@@ -69,6 +73,47 @@ func TestCheckAcquire(t *testing.T) {
 	}
 	if err := admission.CheckAcquire(admission.LaneTrusted, admission.AcquireFirstParty); err != nil {
 		t.Errorf("trusted first-party: %v", err)
+	}
+}
+
+// TestTrustedLaneRefusesPackageRegistries: a trusted session may not
+// acquire third-party executable content (D243), and a public package
+// registry is that: a profile whose allow_package_managers grants one is
+// refused at admission and at placement, the refusal naming the lane,
+// the host and the grant.
+func TestTrustedLaneRefusesPackageRegistries(t *testing.T) {
+	full := admissiontest.Capability(admission.ProviderAttested, checkfu.AdvisoryFilter)
+	e := admissiontest.Enroll(t, pairB, admission.PlacementRemote, full, full)
+	registries := mustPublish(t, nil, profileDoc(`["npm"]`, `{"type": "allowlist", "allowed_hosts": ["api.example.com"], "allow_package_managers": true}`))
+	req := admission.AdmitRequest{Deployment: "d1", Session: "s1", Profile: registries, Lane: admission.LaneTrusted,
+		Provenance: admission.Provenance{Actor: "alice", Role: "admin"},
+		Providers:  []admission.ProviderOffer{{Enrollment: e}}, Harness: "acp", Now: time.Unix(1764547200, 0)}
+	_, err := admission.Admit(req)
+	wantCode(t, "admission", err, admission.CodeTrustedLaneTainted)
+	for _, want := range []string{"trusted lane", `"registry.npmjs.org:443"`, "allow_package_managers"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Admit = %v; want it to name %s", err, want)
+		}
+	}
+
+	// The same hosts by hand are the deployment's own grant: admitted.
+	// Placement then meets a version that grants the registry.
+	byHand := mustPublish(t, nil, profileDoc(`["npm"]`, `{"type": "allowlist", "allowed_hosts": ["api.example.com", "registry.npmjs.org"]}`))
+	req.Profile = byHand
+	rec, err := admission.Admit(req)
+	if err != nil {
+		t.Fatalf("hosts by hand: %v", err)
+	}
+	if err := admission.Place(rec, byHand, e, nil); err != nil {
+		t.Fatalf("placement of the admitted version: %v", err)
+	}
+	wantCode(t, "placement", admission.CheckLane(rec.Facts().Lane, registries, e.Candidate(nil), e.Effective()), admission.CodeTrustedLaneTainted)
+
+	// The adversarial lane may acquire it (its own rules still apply).
+	for _, h := range registries.Hosts() {
+		if err := admission.CheckGrant(admission.LaneAdversarial, h); err != nil {
+			t.Errorf("adversarial lane, %s: %v", h, err)
+		}
 	}
 }
 

@@ -148,6 +148,12 @@ var mutants = []mutation.Mutant{
 	{Name: "trusted session tainted", File: "lane.go",
 		Edits: []mutation.Edit{{Old: `if lane == LaneTrusted && what != AcquireFirstParty {`, New: `if false {`}},
 		Kills: "TestCheckAcquire"},
+	{Name: "the lane does not check each grant", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `if err := CheckGrant(lane, h); err != nil {`, New: `if err := CheckGrant(lane, h); false && err != nil {`}},
+		Kills: "TestTrustedLaneRefusesPackageRegistries|TestCheckLane"},
+	{Name: "a package registry counts as first party", File: "lane.go",
+		Edits: []mutation.Edit{{Old: `if slices.Contains(h.GrantedBy, GrantAllowPackageManagers) {`, New: `if false && slices.Contains(h.GrantedBy, GrantAllowPackageManagers) {`}},
+		Kills: "TestTrustedLaneRefusesPackageRegistries|TestCheckLane"},
 	{Name: "harness blocked", File: "harness.go",
 		Edits: []mutation.Edit{{Old: `if e.Availability != Available {`, New: `if false {`}},
 		Kills: "TestHarnessCatalog|TestAdmitRefuses"},
@@ -235,7 +241,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `	if !v.published() {
 		return notPublished()
 	}
-	if lane == LaneTrusted {`, New: `	if lane == LaneTrusted {`}},
+	for _, h := range v.Hosts() {`, New: `	for _, h := range v.Hosts() {`}},
 		Kills: "TestZeroValuesFailClosed"},
 	{Name: "canonical policy must read back", File: "profile.go",
 		Edits: []mutation.Edit{{Old: `if _, err := egress.ParseNetworkPolicy(np); err != nil {`, New: `if _, err := egress.ParseNetworkPolicy(np); err != nil && false {`}},
