@@ -11,6 +11,11 @@ func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 // mutants delete or weaken the custody boundary's checks one at a time;
 // each names the tests that must fail without the check.
 var mutants = []mutation.Mutant{
+	// Native custody's check at start.
+	{Name: "CheckNamespace reads records without opening them", File: "native.go",
+		Edits: []mutation.Edit{{Old: "\t\ts, err := n.keys.Open(rec.Binding, rec.Sealed)\n", New: "\t\ts, err := NewSecret(rec.Sealed[:1]), error(nil)\n"}},
+		Kills: "TestCheckNamespaceFindsForeignRecords"},
+
 	// The Secret.
 	{Name: "Format prints the bytes", File: "secret.go",
 		Edits: []mutation.Edit{{Old: "\t_, _ = f.Write([]byte(redacted))\n}", New: "\tif s.box != nil {\n\t\t_, _ = f.Write(s.box().b)\n\t}\n}"}},

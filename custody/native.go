@@ -122,6 +122,35 @@ func (n *Native) RewrapNamespace(ctx context.Context, namespace string) (int, er
 	return len(bs), nil
 }
 
+// CheckNamespace opens every record under namespace, discarding each
+// plaintext at once, and returns how many opened. It stops at the first
+// record that does not open: a record sealed under keys the keyset does
+// not hold is refused with [CodeAddressMismatch] (another root key under
+// the same version) or [CodeKeyVersionUnknown]. A host calls it at start,
+// so that keys lost across a restart are reported there and not as a
+// failure of the first call that needs the credential.
+func (n *Native) CheckNamespace(ctx context.Context, namespace string) (int, error) {
+	if err := n.check(); err != nil {
+		return 0, err
+	}
+	bs, err := n.store.List(ctx, namespace)
+	if err != nil {
+		return 0, err
+	}
+	for i, b := range bs {
+		rec, err := n.get(ctx, b)
+		if err != nil {
+			return i, err
+		}
+		s, err := n.keys.Open(rec.Binding, rec.Sealed)
+		if err != nil {
+			return i, err
+		}
+		s.Destroy()
+	}
+	return len(bs), nil
+}
+
 // Delete removes the record at b.
 func (n *Native) Delete(ctx context.Context, b Binding) error {
 	if err := n.check(); err != nil {

@@ -21,3 +21,15 @@ const (
 	// the Runner stops waiting for it.
 	CodeProcessUnreaped checkfu.Code = "process_unreaped"
 )
+
+// The codes of a Runner's keys.
+const (
+	// CodeKeyFileInvalid: a key file is not a private regular file, is
+	// malformed, or does not unwrap under the KeyWrapper's key.
+	CodeKeyFileInvalid checkfu.Code = "key_file_invalid"
+	// CodeStoreKeysMismatch: the credential store holds a record that no
+	// key of the KeySource opens, as after a restart with other keys
+	// (EphemeralKeys, another key file); New refuses to start rather
+	// than fail each call that needs the credential.
+	CodeStoreKeysMismatch checkfu.Code = "store_keys_mismatch"
+)

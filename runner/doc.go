@@ -29,7 +29,11 @@
 // Session.Launch, Agent.Prompt, Session.WriteLog and Session.Verify.
 // Embedders replace pieces through Config: the credential and event
 // stores (SQLite by default), the Provider (Process by default), the
-// Approver, the clock and the KeySource.
+// Approver, the clock and the KeySource: EphemeralKeys by default, which
+// a restart cannot read back; OpenKeyFile keeps the keys in a file sealed
+// by a KeyWrapper (a KMS adapter, proved with package runner/keytest),
+// and New refuses to start (CodeStoreKeysMismatch) over stored
+// credentials its keys do not open.
 //
 // Invariants:
 //
@@ -38,7 +42,8 @@
 //     run and actor, and the gateway channel is bound to it.
 //   - Every refusal on the path is a *checkfu.Refusal with the code of the
 //     package that refused (this package adds CodePermissionUnbound,
-//     CodeProviderUnenrolled and CodeProcessUnreaped), and is appended
+//     CodeProviderUnenrolled, CodeProcessUnreaped, CodeKeyFileInvalid and
+//     CodeStoreKeysMismatch), and is appended
 //     to the session log before it is returned. An event that cannot be
 //     appended fails the step: an unrecorded decision is no decision.
 //   - Nothing on the path sees a secret. No field of the Runner or of a

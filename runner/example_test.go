@@ -1,10 +1,12 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -168,4 +170,31 @@ func ExampleSession_Verify() {
 	head, err := s.Verify(context.Background())
 	fmt.Println(head.Seq, err)
 	// Output: 2 <nil>
+}
+
+// A key file keeps the plane's keys across restarts, sealed under a key
+// the host keeps elsewhere; Rotate adds a custody key version.
+func ExampleOpenKeyFile() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "checkfu-keyfile-example-")
+	defer os.RemoveAll(dir)
+	kek := bytes.Repeat([]byte{1}, runner.LocalKeyWrapperKeySize) // from the host's secret store
+	w, err := runner.LocalKeyWrapper(kek)
+	if err != nil {
+		panic(err)
+	}
+	kf, err := runner.OpenKeyFile(ctx, filepath.Join(dir, "keys"), w) // created on first use
+	if err != nil {
+		panic(err)
+	}
+	if err := kf.Rotate(ctx); err != nil {
+		panic(err)
+	}
+	again, err := runner.OpenKeyFile(ctx, filepath.Join(dir, "keys"), w)
+	if err != nil {
+		panic(err)
+	}
+	ks, _ := again.Custody()
+	fmt.Println(ks)
+	// Output: custody.Keyset(primary=2 versions=[1 2])
 }

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
@@ -29,8 +31,10 @@ type KeySource interface {
 
 // EphemeralKeys returns a KeySource whose keys are drawn from
 // crypto/rand once and live only in memory: what a quickstart or a test
-// needs, and nothing a restart can read back. A deployment supplies its
-// own KeySource.
+// needs, and nothing a restart can read back: a Runner restarted with
+// EphemeralKeys on a Dir whose custody.db holds credentials refuses to
+// start with CodeStoreKeysMismatch. A deployment supplies its own
+// KeySource, such as a KeyFile.
 func EphemeralKeys() KeySource { return ephemeral{} }
 
 type ephemeral struct{}
@@ -52,6 +56,30 @@ func (ephemeral) Token() ([]byte, error) {
 func (ephemeral) Deployment() (*conformance.Signer, error) {
 	s, _, err := conformance.GenerateSigner(nil)
 	return s, err
+}
+
+// checkStoreKeys opens every stored credential under the namespaces of
+// the Connections, so that keys lost across a restart refuse New with
+// CodeStoreKeysMismatch instead of failing each call that needs the
+// credential (where the agent would see only address_mismatch).
+func (r *Runner) checkStoreKeys(ctx context.Context, native *custody.Native) error {
+	seen := map[string]bool{}
+	for _, c := range r.cfg.Connections {
+		ns := c.Credential.Namespace
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		_, err := native.CheckNamespace(ctx, ns)
+		if code, _ := checkfu.CodeOf(err); code == custody.CodeAddressMismatch || code == custody.CodeKeyVersionUnknown {
+			return &checkfu.Refusal{Code: CodeStoreKeysMismatch, Err: err,
+				Message: fmt.Sprintf("runner: the credential store holds records under namespace %s that no key of the KeySource opens; start with the keys they were sealed under (a KeyFile survives a restart, EphemeralKeys does not)", checkfu.Quote(ns))}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keySet returns the attester set naming signer's public key name, the

@@ -11,6 +11,23 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "a key file others may read is used", File: "keyfile.go",
+		Edits: []mutation.Edit{{Old: `perm&0o077 != 0 {`, New: `perm&0o007 != 0 {`}},
+		Kills: "TestKeyFileRefusals"},
+	{Name: "a symlinked key file is followed", File: "keyfile.go",
+		Edits: []mutation.Edit{{Old: `err == nil && !fi.Mode().IsRegular() {`, New: `err == nil && fi == nil {`}},
+		Kills: "TestKeyFileRefusals"},
+	{Name: "a key file is written readable by others", File: "keyfile.go",
+		Edits: []mutation.Edit{{Old: `tmp.Chmod(0o600)`, New: `tmp.Chmod(0o644)`}},
+		Kills: "TestKeyFileKeepsKeys"},
+	{Name: "a key file is unwrapped without its header as associated data", File: "keyfile.go",
+		Edits: []mutation.Edit{{Old: `kf.wrapper.Unwrap(ctx, wrapped, []byte(keyFileHeader))`, New: `kf.wrapper.Unwrap(ctx, wrapped, nil)`}},
+		Kills: "TestKeyFileKeepsKeys"},
+	{Name: "New starts over credentials its keys do not open", File: "keys.go",
+		Edits: []mutation.Edit{{Old: `		_, err := native.CheckNamespace(ctx, ns)
+`, New: `		var err error
+`}},
+		Kills: "TestRestartWithKeyFileOpensCredentials"},
 	{Name: "a refused Open leaves no trace", File: "session.go",
 		Edits: []mutation.Edit{{Old: "		return nil, r.refuseOpen(ctx, err)\n", New: "		return nil, err\n"}},
 		Kills: "TestOpenRefusesForeignToken"},

@@ -100,7 +100,9 @@ type Config struct {
 	// exact revision, or nil.
 	Receipt *conformance.Receipt
 
-	// Keys gives the plane's keys; nil means EphemeralKeys().
+	// Keys gives the plane's keys; nil means EphemeralKeys(), which a
+	// restart does not read back: give a KeyFile (or a KMS's KeySource)
+	// when Dir outlives the process.
 	Keys KeySource
 	// Credentials is where native custody keeps sealed credentials; nil
 	// means SQLite at Dir/custody.db.
@@ -244,6 +246,9 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 		return err
 	}
 	native := custody.NewNative(ks, creds)
+	if err := r.checkStoreKeys(ctx, native); err != nil {
+		return err
+	}
 	r.put = native.Put
 	r.newEdge = func(leases *authz.Leases, approvals *authz.Approvals) (outboundEdge, error) {
 		e, err := edge.NewEdge(edge.EdgeConfig{
