@@ -3,6 +3,7 @@ package admission_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,6 +90,55 @@ func FuzzParseCandidates(f *testing.F) {
 		for _, c := range cs {
 			if c.Grade() > checkfu.AdvisoryFilter {
 				t.Fatalf("%v graded %v without a receipt", c.Target, c.Grade())
+			}
+		}
+	})
+}
+
+// FuzzSelect: whatever providers document ParseCandidates accepts,
+// Select against each retained profile never panics; it chooses a
+// candidate whose check passes, or refuses provider_unavailable with an
+// error that prints, and whose every wrapped cause is a typed refusal.
+func FuzzSelect(f *testing.F) {
+	for _, doc := range []string{
+		`{}`,
+		`{"providers": []}`,
+		`{"providers": [{"provider": "checkfu:docker-provider", "provider_revision": "3", "egress_certification": "advisory_filter", "enforcement": {"network_policy": "provider_attested"}}]}`,
+		`{"providers": [{"provider": "partner:vm-provider", "provider_revision": "7", "egress_certification": "unsupported"}]}`,
+		`{"providers": [{"provider": "a", "provider_revision": "1", "egress_certification": "unsupported"}, {"provider": "b", "provider_revision": "2", "egress_certification": "advisory_filter", "enforcement": {"network_policy": "runner_enforced"}}]}`,
+	} {
+		f.Add([]byte(doc))
+	}
+	var profiles []*admission.Published
+	for _, doc := range publishedSeeds(f) {
+		v, err := admission.ParsePublished(doc)
+		if err != nil {
+			f.Fatal(err)
+		}
+		profiles = append(profiles, v)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		cs, err := admission.ParseCandidates(doc)
+		if err != nil {
+			return // FuzzParseCandidates covers the reader
+		}
+		for _, v := range profiles {
+			s, err := admission.Select(v, cs)
+			if err == nil {
+				if admission.CheckEgress(v, s.Chosen) != nil {
+					t.Fatalf("chose %v, which fails CheckEgress", s.Chosen.Target)
+				}
+				continue
+			}
+			_ = err.Error()
+			if !errors.Is(err, admission.CodeProviderUnavailable) {
+				t.Fatalf("Select refused %v, want %s", err, admission.CodeProviderUnavailable)
+			}
+			for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+				if r, ok := e.(*checkfu.Refusal); !ok || r == nil {
+					t.Fatalf("Select's refusal wraps %#v", e)
+				}
+				_ = e.Error()
 			}
 		}
 	})

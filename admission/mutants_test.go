@@ -13,6 +13,9 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "Select wraps a nil refusal", File: "select.go",
+		Edits: []mutation.Edit{{Old: `if first != nil { // a nil *Refusal`, New: `if true { // a nil *Refusal`}},
+		Kills: "TestSelectWithoutCandidates"},
 	{Name: "schema validation in ParseProfile and check", File: "profile.go",
 		Edits: []mutation.Edit{{Old: `if err := profileSchema.Validate(tree); err != nil {
 		return nil, checkfu.Refuse`, New: `if err := profileSchema.Validate(tree); false && err != nil {

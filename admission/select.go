@@ -104,8 +104,12 @@ func Select(v *Published, candidates []Candidate) (*Selection, error) {
 	if len(candidates) == 0 {
 		why = append(why, "no candidate")
 	}
-	return s, &checkfu.Refusal{Code: CodeProviderUnavailable,
-		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", checkfu.Quote(v.Name()), strings.Join(why, "; ")), Err: first}
+	r := &checkfu.Refusal{Code: CodeProviderUnavailable,
+		Message: fmt.Sprintf("admission: no provider revision can run %s (%s)", checkfu.Quote(v.Name()), strings.Join(why, "; "))}
+	if first != nil { // a nil *Refusal as Err would be a non-nil error that panics when printed
+		r.Err = first
+	}
+	return s, r
 }
 
 type candidatesJSON struct {

@@ -2,6 +2,7 @@ package admission_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,4 +90,26 @@ func TestSelect(t *testing.T) {
 	wantCode(t, "only unsupported (cause)", err, admission.CodeEgressCertificationUnsatisfied)
 	_, err = admission.Select(v, nil)
 	wantCode(t, "no candidate", err, admission.CodeProviderUnavailable)
+}
+
+// TestSelectWithoutCandidates: with no candidate (the providers document
+// {} or {"providers": []}), Select refuses provider_unavailable with an
+// error that prints and unwraps to nothing, rather than wrapping a nil
+// *Refusal that panics when printed.
+func TestSelectWithoutCandidates(t *testing.T) {
+	v := mustPublish(t, nil, profileDoc("", allowNoReq))
+	for _, doc := range []string{`{}`, `{"providers": []}`} {
+		cs, err := admission.ParseCandidates([]byte(doc))
+		if err != nil {
+			t.Fatalf("ParseCandidates(%s): %v", doc, err)
+		}
+		_, err = admission.Select(v, cs)
+		wantCode(t, doc, err, admission.CodeProviderUnavailable)
+		if u := errors.Unwrap(err); u != nil {
+			t.Errorf("%s: Select's refusal wraps %#v, want nothing", doc, u)
+		}
+		if !strings.Contains(fmt.Sprint(err), "no candidate") {
+			t.Errorf("%s: Select = %v", doc, err)
+		}
+	}
 }
