@@ -312,7 +312,9 @@ func logRead(e *env, args []string) error {
 	}
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
+	printed := false
 	for entry, err := range read(ctx, lf.session, from) {
+		printed = true
 		if err != nil {
 			out.Flush()
 			if follow && errors.Is(err, context.Canceled) {
@@ -331,6 +333,14 @@ func logRead(e *env, args []string) error {
 				return err
 			}
 		}
+	}
+	if !printed && !follow {
+		// Nothing past -from: fine for a session that holds events, an
+		// error for one that holds none, as log verify says.
+		for _, err := range l.Read(ctx, lf.session, 1) {
+			return err
+		}
+		return withHint(checkfu.Refuse(eventlog.CodeEventNotFound, "checkfu log read: session %q holds no events", lf.session), "check -session: \"checkfu log verify\" refuses the same session")
 	}
 	return nil
 }

@@ -62,6 +62,37 @@ func TestLogAppendReadVerify(t *testing.T) {
 	}
 }
 
+// TestLogReadAgreesWithVerify runs the real binary: for a session that
+// holds no events (a typo of -session), log read fails with
+// event_not_found as log verify does, rather than printing nothing and
+// exiting 0; a read past the head of a session that holds events prints
+// nothing and succeeds.
+func TestLogReadAgreesWithVerify(t *testing.T) {
+	store := "sqlite:" + filepath.Join(t.TempDir(), "log.db")
+	if out, stderr, code := runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1"); code != 0 {
+		t.Fatalf("log append: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	cli := func(args ...string) (string, string, int) {
+		cmd := exec.Command(clitest.Binary(t), args...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if err != nil && cmd.ProcessState == nil {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+	}
+	for _, sub := range []string{"read", "verify"} {
+		out, stderr, code := cli("log", sub, "-store", store, "-session", "s1-typo")
+		if code != exitFailed || !strings.Contains(stderr, "event_not_found") {
+			t.Errorf("log %s -session s1-typo: exit %d, stdout %q, stderr %q; want %d and event_not_found", sub, code, out, stderr, exitFailed)
+		}
+	}
+	if out, stderr, code := cli("log", "read", "-store", store, "-session", "s1", "-from", "4"); code != exitOK || out != "" {
+		t.Errorf("log read -from 4 of a 3-event session: exit %d, stdout %q, stderr %q; want 0 and nothing", code, out, stderr)
+	}
+}
+
 func TestLogAppendStrictInput(t *testing.T) {
 	tests := []struct {
 		name, line, code string

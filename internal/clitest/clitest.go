@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
 )
 
 var (
@@ -56,6 +58,9 @@ func Binary(t testing.TB) string {
 		args := []string{"build", "-o", binary}
 		if raceEnabled {
 			args = append(args, "-race")
+		}
+		if o := os.Getenv(mutation.OverlayEnv); o != "" { // under a mutant: build the mutated code
+			args = append(args, "-overlay", o)
 		}
 		args = append(args, "github.com/checkfu/checkfu/cmd/checkfu")
 		cmd := exec.Command(goTool(), args...)

@@ -146,7 +146,9 @@ func runOne(t *testing.T, goBin string, flags []string, m Mutant) {
 		args = append(append(args, "-args"), flags...)
 	}
 	cmd := exec.Command(goBin, args...)
-	cmd.Env = append(os.Environ(), "CHECKFU_MUTANTS=0")
+	// OverlayEnv carries the overlay to a binary the test builds itself
+	// (internal/clitest), so that the real CLI is mutated too.
+	cmd.Env = append(os.Environ(), "CHECKFU_MUTANTS=0", OverlayEnv+"="+overlayFile)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -160,6 +162,11 @@ func runOne(t *testing.T, goBin string, flags []string, m Mutant) {
 	}
 	t.Logf("killed in %v by %s", took, m.Kills)
 }
+
+// OverlayEnv names the environment variable that holds, in a mutant's
+// test process, the path of its go build overlay; a test that builds a
+// binary of the module passes it to go build as -overlay.
+const OverlayEnv = "CHECKFU_MUTATION_OVERLAY"
 
 // Killed reports whether go test output shows a top-level test matching
 // kills failing.
