@@ -1,0 +1,175 @@
+package jail
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/checkfu/checkfu/adapters"
+)
+
+// cgroupRoot is where the cgroup v1 hierarchies are mounted, and
+// cgroupParent the directory the jails' groups are made in, in each.
+const (
+	cgroupRoot   = "/sys/fs/cgroup"
+	cgroupParent = "checkfu-jail"
+	cfsPeriod    = 100000 // microseconds
+)
+
+// controllers are the v1 hierarchies a jail's limits need.
+var controllers = []string{"memory", "pids", "cpu"}
+
+// cgroupsWritable reports whether a group can be made in each
+// controller, and memory accounts swap (or the host has none).
+func cgroupsWritable() bool {
+	for _, c := range controllers {
+		dir := filepath.Join(cgroupRoot, c, cgroupParent)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return false
+		}
+		probe := filepath.Join(dir, "probe-"+strconv.Itoa(os.Getpid()))
+		if err := os.Mkdir(probe, 0o755); err != nil {
+			return false
+		}
+		os.Remove(probe)
+	}
+	if _, err := os.Stat(filepath.Join(cgroupRoot, "memory", "memory.memsw.limit_in_bytes")); err != nil && swapTotal() != 0 {
+		return false
+	}
+	return true
+}
+
+func swapTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "SwapTotal:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// A cgroup is one jail's group in each controller.
+type cgroup struct {
+	name string
+}
+
+func (c *cgroup) dir(ctrl string) string {
+	return filepath.Join(cgroupRoot, ctrl, cgroupParent, c.name)
+}
+
+// newCgroup makes the groups for name and writes l into them.
+func newCgroup(name string, l adapters.Limits) (*cgroup, error) {
+	c := &cgroup{name: name}
+	for _, ctrl := range controllers {
+		if err := os.Mkdir(c.dir(ctrl), 0o755); err != nil {
+			c.remove()
+			return nil, err
+		}
+	}
+	writes := []struct{ ctrl, file, v string }{
+		{"memory", "memory.limit_in_bytes", strconv.FormatInt(l.MemoryBytes, 10)},
+		{"memory", "memory.memsw.limit_in_bytes", strconv.FormatInt(l.MemoryBytes, 10)},
+		{"pids", "pids.max", strconv.FormatInt(l.Pids, 10)},
+		{"cpu", "cpu.cfs_period_us", strconv.Itoa(cfsPeriod)},
+		{"cpu", "cpu.cfs_quota_us", strconv.FormatInt(quota(l.NanoCPUs), 10)},
+	}
+	for _, w := range writes {
+		p := filepath.Join(c.dir(w.ctrl), w.file)
+		if w.file == "memory.memsw.limit_in_bytes" {
+			if _, err := os.Stat(p); err != nil && swapTotal() == 0 {
+				continue // no swap to account
+			}
+		}
+		if err := os.WriteFile(p, []byte(w.v), 0); err != nil {
+			c.remove()
+			return nil, fmt.Errorf("cgroup %s: %w", w.file, err)
+		}
+	}
+	return c, nil
+}
+
+func quota(nanoCPUs int64) int64 { return nanoCPUs * cfsPeriod / 1_000_000_000 }
+
+// add moves pid into every group.
+func (c *cgroup) add(pid int) error {
+	for _, ctrl := range controllers {
+		if err := os.WriteFile(filepath.Join(c.dir(ctrl), "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("cgroup %s: %w", ctrl, err)
+		}
+	}
+	return nil
+}
+
+// limits reads the limits back from the groups, as [adapters.Limits]:
+// a memory limit that differs from memsw (where swap is accounted)
+// reads as none.
+func (c *cgroup) limits() adapters.Limits {
+	read := func(ctrl, file string) int64 {
+		b, err := os.ReadFile(filepath.Join(c.dir(ctrl), file))
+		if err != nil {
+			return -1
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	var l adapters.Limits
+	mem := read("memory", "memory.limit_in_bytes")
+	if sw := read("memory", "memory.memsw.limit_in_bytes"); sw == mem || (sw == -1 && swapTotal() == 0) {
+		l.MemoryBytes = mem
+	}
+	l.Pids = read("pids", "pids.max")
+	if q, p := read("cpu", "cpu.cfs_quota_us"), read("cpu", "cpu.cfs_period_us"); q > 0 && p > 0 {
+		l.NanoCPUs = q * 1_000_000_000 / p
+	}
+	return l
+}
+
+// holds reports whether the kernel lists pid in every group.
+func (c *cgroup) holds(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return false
+	}
+	want := "/" + cgroupParent + "/" + c.name
+	found := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(l, ":", 3)
+		if len(parts) != 3 || parts[2] != want {
+			continue
+		}
+		for _, ctrl := range strings.Split(parts[1], ",") {
+			for _, w := range controllers {
+				if ctrl == w {
+					found++
+				}
+			}
+		}
+	}
+	return found == len(controllers)
+}
+
+// remove removes the groups, retrying while the kernel still counts
+// the exiting processes.
+func (c *cgroup) remove() {
+	for _, ctrl := range controllers {
+		for i := 0; i < 50; i++ {
+			err := os.Remove(c.dir(ctrl))
+			if err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}

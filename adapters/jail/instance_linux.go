@@ -1,0 +1,511 @@
+package jail
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp/wire"
+	"github.com/checkfu/checkfu/adapters"
+	"golang.org/x/sys/unix"
+)
+
+// StartTimeout bounds how long the init stage may take to build a jail
+// and answer; a jail that outlives it is killed and refused.
+const StartTimeout = 10 * time.Second
+
+// jailUID is the host identity a jail's root maps to: nobody when the
+// host runs as root, the host's own user otherwise (the only one an
+// unprivileged user may map).
+func jailUID() (uid, gid int) {
+	if os.Geteuid() == 0 {
+		return 65534, 65534
+	}
+	return os.Geteuid(), os.Getegid()
+}
+
+type instance struct {
+	p    *Provider
+	spec adapters.InstanceSpec
+	dir  string // the instance's host directory; the workspace is in it
+	ws   string
+	slot adapters.Slot
+
+	guard     string       // the guard's socket, for allowlist
+	stopGuard func() error // stops the guard, or nil
+
+	mu    sync.Mutex // guards live and procs
+	live  *process
+	procs []*process
+}
+
+func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	dir, err := os.MkdirTemp("", "checkfu-jail-")
+	if err != nil {
+		return nil, err
+	}
+	ws := filepath.Join(dir, "workspace")
+	uid, gid := jailUID()
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := os.Chown(ws, uid, gid); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	spec.AllowedHosts = slices.Clone(spec.AllowedHosts)
+	i := &instance{p: p, spec: spec, dir: dir, ws: ws}
+	if spec.NetworkMode == "allowlist" {
+		sock, stop, err := p.cfg.Guard(ctx, spec.AllowedHosts)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		i.guard, i.stopGuard = sock, stop
+	}
+	return i, nil
+}
+
+func (i *instance) ID() string { return i.spec.ID }
+
+// OpenProcess starts spec in a fresh jail of the instance, in
+// spec.Dir (a path in the jail) or the workspace, with an environment of
+// PATH, HOME, TMPDIR (and, for allowlist, the relay as proxy) plus
+// spec.Env: nothing of the Runner's own.
+func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: a process needs an argv")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := i.slot.Acquire(); err != nil {
+		return nil, err
+	}
+	p, err := i.start(ctx, spec)
+	if err != nil {
+		i.slot.Release()
+		return nil, err
+	}
+	i.mu.Lock()
+	i.live = p
+	i.procs = append(i.procs, p)
+	i.mu.Unlock()
+	return p, nil
+}
+
+// Destroy kills the live jail, if any (every process of its PID
+// namespace dies with it), waits for it, stops the instance's guard and
+// removes the workspace.
+func (i *instance) Destroy(ctx context.Context) error {
+	if !i.slot.Destroy() {
+		return nil
+	}
+	i.mu.Lock()
+	p, procs := i.live, i.procs
+	i.procs = nil
+	i.mu.Unlock()
+	if p != nil {
+		p.Kill()
+		select {
+		case <-p.reaped:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, p := range procs {
+		p.closePipes()
+	}
+	var err error
+	if i.stopGuard != nil {
+		err = i.stopGuard()
+	}
+	return errors.Join(err, os.RemoveAll(i.dir))
+}
+
+// env is a jail process's whole environment.
+func (i *instance) env(extra []string) []string {
+	env := []string{"PATH=" + DefaultPath, "HOME=" + WorkspacePath, "TMPDIR=/tmp"}
+	if i.spec.NetworkMode == "allowlist" {
+		proxy := "http://127.0.0.1:" + strconv.Itoa(RelayPort)
+		env = append(env, "http_proxy="+proxy, "https_proxy="+proxy, "HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy)
+	}
+	return append(env, extra...)
+}
+
+type process struct {
+	cmd            *exec.Cmd
+	stdin          *os.File
+	stdout, stderr *eofCloser
+	ev             adapters.Evidence
+	cg             *cgroup
+	relay          []net.Listener
+
+	mu     sync.Mutex // guards exited (so Kill never signals a reaped pid)
+	exited bool
+	reaped chan struct{} // closed once reaped; then status and err are set
+	status int
+	err    error
+}
+
+// start builds one jail and starts spec in it, or refuses: the init
+// stage's failure is CodeJailStartFailed (wire's process_start_failed
+// for a command that cannot be found or executed), a read-back that
+// differs from the plan CodeReadBackMismatch. Nothing of the workload
+// runs before the read-back passed.
+func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *process, err error) {
+	var cleanup []func()
+	defer func() {
+		if err != nil {
+			for _, f := range slices.Backward(cleanup) {
+				f()
+			}
+		}
+	}()
+	closeLater := func(fs ...*os.File) {
+		cleanup = append(cleanup, func() {
+			for _, f := range fs {
+				f.Close()
+			}
+		})
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	childSync := os.NewFile(uintptr(fds[1]), "jail-sync-child")
+	defer childSync.Close()
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		return nil, err
+	}
+	parentFile := os.NewFile(uintptr(fds[0]), "jail-sync")
+	fc, err := net.FileConn(parentFile)
+	parentFile.Close()
+	if err != nil {
+		return nil, err
+	}
+	sync := fc.(*net.UnixConn)
+	cleanup = append(cleanup, func() { sync.Close() })
+
+	cfg := initConfig{
+		SystemDirs: i.p.sys, Hostname: Hostname, Argv: spec.Argv, Env: i.env(spec.Env), Dir: spec.Dir,
+		Landlock: i.p.support.Landlock, NoFile: NoFile,
+	}
+	// Bind sources are opened by the Runner in the init stage's own
+	// mount namespace, once it exists (a mount of another namespace
+	// cannot be bound), and handed over with the config.
+	var sources []string
+	bind := func(src, target string, dir, writable bool) {
+		cfg.Binds = append(cfg.Binds, initBind{FD: len(sources), Target: target, Dir: dir, Writable: writable})
+		sources = append(sources, src)
+	}
+	bind(i.ws, WorkspacePath, true, true)
+	for _, b := range i.p.cfg.Binds {
+		fi, err := os.Stat(b.Source)
+		if err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: bind source %s: %v", checkfu.Quote(b.Source), err)
+		}
+		bind(b.Source, b.Target, fi.IsDir(), false)
+	}
+	if i.spec.NetworkMode == "allowlist" {
+		cfg.Relay = []relayPort{{Port: RelayPort}}
+	}
+	config, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(config) > maxConfigBytes {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the process's argv and environment exceed %d bytes", maxConfigBytes)
+	}
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	closeLater(inW)
+	defer inR.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	closeLater(outR)
+	defer outW.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	closeLater(errR)
+	defer errW.Close()
+
+	var cg *cgroup
+	if i.p.support.Cgroups {
+		if cg, err = newCgroup(i.spec.ID+"-"+randomName(), i.spec.Limits); err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
+		}
+		cleanup = append(cleanup, cg.remove)
+	}
+	cmd := initCommand()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.ExtraFiles = []*os.File{childSync}
+	if err := cmd.Start(); err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not start: %v", err)
+	}
+	reap := func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	cleanup = append(cleanup, reap)
+	childSync.Close()
+	if cg != nil {
+		if err := cg.add(cmd.Process.Pid); err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
+		}
+	}
+	deadline := time.Now().Add(StartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	sync.SetDeadline(deadline)
+	if err := sendConfig(sync, cmd.Process.Pid, config, sources); err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: send the config: %v", err)
+	}
+	msg, relayFDs, err := readSync(sync)
+	var relays []net.Listener
+	for _, fd := range relayFDs {
+		f := os.NewFile(uintptr(fd), "jail-relay")
+		ln, lerr := net.FileListener(f)
+		f.Close()
+		if lerr != nil {
+			return nil, lerr
+		}
+		relays = append(relays, ln)
+		cleanup = append(cleanup, func() { ln.Close() })
+	}
+	if err == nil && i.spec.NetworkMode == "allowlist" && len(relays) != 1 {
+		err = errors.New("no relay listener")
+	}
+	if err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not answer: %v", err)
+	}
+	if err := initFailure(msg, spec.Argv[0]); err != nil {
+		return nil, err
+	}
+	var rep readyReport
+	if err := json.Unmarshal(msg[1:], &rep); err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage's report is not JSON")
+	}
+	rb := readBack(cmd.Process.Pid, rep, cfg, cg)
+	ev := i.evidence(rb)
+	if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {
+		return nil, checkfu.Refuse(CodeReadBackMismatch, "jail: the kernel's read-back of the jail differs from the plan: %s", rb)
+	}
+	if _, err := sync.Write([]byte{msgGo}); err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
+	}
+	msg, _, err = readSync(sync)
+	if !errors.Is(err, io.EOF) {
+		if ferr := initFailure(msg, spec.Argv[0]); ferr != nil {
+			return nil, ferr
+		}
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the workload did not start: %v", err)
+	}
+	sync.Close()
+
+	p := &process{cmd: cmd, stdin: inW, stdout: &eofCloser{f: outR}, stderr: &eofCloser{f: errR}, ev: ev, cg: cg, relay: relays, reaped: make(chan struct{})}
+	for _, ln := range relays {
+		go serveRelay(ln, i.guard)
+	}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.exited = true
+		p.mu.Unlock()
+		p.status, p.err = status(cmd, err)
+		if cg != nil {
+			cg.remove()
+		}
+		for _, ln := range relays {
+			ln.Close()
+		}
+		i.mu.Lock()
+		if i.live == p {
+			i.live = nil
+		}
+		i.mu.Unlock()
+		i.slot.Release()
+		close(p.reaped)
+	}()
+	return p, nil
+}
+
+// sendConfig opens each source in the mount namespace of the init
+// stage pid (resolved in its root) and sends them with config.
+func sendConfig(c *net.UnixConn, pid int, config []byte, sources []string) error {
+	root, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(root)
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	for _, src := range sources {
+		fd, err := unix.Openat2(root, src, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT})
+		if err != nil {
+			return fmt.Errorf("open %s: %w", checkfu.Quote(src), err)
+		}
+		fds = append(fds, fd)
+	}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	_, _, err = c.WriteMsgUnix(config, oob, nil)
+	return err
+}
+
+// readSync reads one message of the sync socket, with the descriptors
+// it carries; io.EOF when the init stage closed it (its exec).
+func readSync(c *net.UnixConn) ([]byte, []int, error) {
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, nil, io.EOF
+	}
+	var fds []int
+	if oobn > 0 {
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err == nil {
+			for _, m := range msgs {
+				if r, err := unix.ParseUnixRights(&m); err == nil {
+					fds = append(fds, r...)
+				}
+			}
+		}
+	}
+	return buf[:n], fds, nil
+}
+
+// initFailure turns an error message of the init stage into a refusal,
+// or nil for a ready message.
+func initFailure(msg []byte, argv0 string) error {
+	switch {
+	case len(msg) > 0 && msg[0] == msgReady:
+		return nil
+	case len(msg) > 0 && msg[0] == msgExecError:
+		return checkfu.Refuse(wire.CodeProcessStartFailed, "jail: %s did not start: %s", checkfu.Quote(argv0), checkfu.Quote(string(msg[1:])))
+	case len(msg) > 0 && msg[0] == msgError:
+		return checkfu.Refuse(CodeJailStartFailed, "jail: the init stage failed: %s", checkfu.Quote(string(msg[1:])))
+	}
+	return checkfu.Refuse(CodeJailStartFailed, "jail: the init stage answered %s", checkfu.Quote(string(msg)))
+}
+
+// initCommand is the init stage: this binary again ([InitMain]), in new
+// user, mount, PID, network, IPC, UTS and cgroup namespaces, its root
+// mapped to the jail's host identity, killed if the Runner dies.
+func initCommand() *exec.Cmd {
+	uid, gid := jailUID()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"checkfu-jail", InitArg}, Env: []string{}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+			unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		// Become the namespace's root (the jail identity outside), so the
+		// exec keeps the capabilities the init stage needs in it.
+		Credential: &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true},
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	return cmd
+}
+
+func randomName() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (p *process) Stdin() io.WriteCloser       { return p.stdin }
+func (p *process) Stdout() io.Reader           { return p.stdout }
+func (p *process) Stderr() io.Reader           { return p.stderr }
+func (p *process) Evidence() adapters.Evidence { return p.ev }
+
+// Wait waits for the jail's init process to be reaped and returns its
+// exit status: the exit code, or 128+signal.
+func (p *process) Wait() (int, error) {
+	<-p.reaped
+	return p.status, p.err
+}
+
+// Kill sends SIGKILL to the jail's first process, PID 1 of its PID
+// namespace: the kernel then kills every process of the namespace. It
+// does nothing once the process is reaped.
+func (p *process) Kill() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return nil
+	}
+	return killJail(p.cmd.Process.Pid)
+}
+
+func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+func (p *process) closePipes() {
+	p.stdin.Close()
+	p.stdout.f.Close()
+	p.stderr.f.Close()
+}
+
+// An eofCloser reads a pipe and closes it at EOF.
+type eofCloser struct {
+	f   *os.File
+	eof bool
+}
+
+func (e *eofCloser) Read(b []byte) (int, error) {
+	if e.eof {
+		return 0, io.EOF
+	}
+	n, err := e.f.Read(b)
+	if err == io.EOF {
+		e.eof = true
+		e.f.Close()
+	}
+	return n, err
+}
+
+// status turns cmd.Wait's result into an exit status.
+func status(cmd *exec.Cmd, err error) (int, error) {
+	if cmd.ProcessState == nil {
+		return -1, err
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}

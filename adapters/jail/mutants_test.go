@@ -1,0 +1,81 @@
+package jail_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// mutants delete or weaken one lock of the jail, or one clause of its
+// read-back, each.
+var mutants = []mutation.Mutant{
+	// The locks the init stage applies: the read-back refuses a jail
+	// without one, and the escape tests show what it stops.
+	{Name: "no seccomp filter", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "if err := installSeccomp(); err != nil {", New: "if err := error(nil); err != nil {"}}, Kills: "TestAdaptertest"},
+	{Name: "no landlock", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "landlock, err := restrictFiles(cfg.Landlock, ruleset(cfg))", New: "landlock, err := cfg.Landlock, error(nil)"}}, Kills: "TestLandlockConfinesOpen"},
+	{Name: "no_new_privs not set", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)", New: "unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 0, 0, 0, 0)"}}, Kills: "TestAdaptertest"},
+	{Name: "capabilities kept", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "if err := unix.Capset(&hdr, &data[0]); err != nil {", New: "_, _ = hdr, data\n\tif err := error(nil); err != nil {"}}, Kills: "TestAdaptertest"},
+	{Name: "bounding set kept", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "for c := 0; c <= last; c++ {", New: "for c := 0; c < 0 && c <= last; c++ {"}}, Kills: "TestAdaptertest"},
+	{Name: "system directories writable", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "\tif !writable {\n\t\tflags |= unix.MS_RDONLY\n\t}\n", New: ""}}, Kills: "TestAdaptertest"},
+	{Name: "root left writable", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: `unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")`, New: `unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_NOSUID|unix.MS_NODEV, "")`}}, Kills: "TestAdaptertest|TestEscapeWriteOutsideWorkspace"},
+	{Name: "ptrace allowed", File: "seccomp_amd64.go",
+		Edits: []mutation.Edit{{Old: "unix.SYS_PTRACE, ", New: ""}}, Kills: "TestEscapePtrace"},
+	{Name: "unshare allowed", File: "seccomp_amd64.go",
+		Edits: []mutation.Edit{{Old: "unix.SYS_UNSHARE, ", New: ""}}, Kills: "TestEscapeUnshareAndMount"},
+	{Name: "clone with namespace flags allowed", File: "seccomp_linux.go",
+		Edits: []mutation.Edit{{Old: "bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},", New: "bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0, SkipFalse: 1},"}}, Kills: "TestEscapeCloneNewNamespace"},
+	{Name: "any socket family", File: "seccomp_linux.go",
+		Edits: []mutation.Edit{{Old: "p = append(p, bpf.RetConstant{Val: retNoAF}, bpf.RetConstant{Val: retAllow})", New: "p = append(p, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retAllow})"}}, Kills: "TestNetworkNoneRawSockets"},
+	{Name: "no network namespace", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "unix.CLONE_NEWPID | unix.CLONE_NEWNET |", New: "unix.CLONE_NEWPID |"}}, Kills: "TestAdaptertest"},
+	{Name: "root mapped to host root", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\treturn 65534, 65534\n", New: "\t\treturn 0, 0\n"}}, Kills: "TestAdaptertest|TestEscapeOtherUsersFiles"},
+	{Name: "Runner environment inherited", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: `env := []string{"PATH=" + DefaultPath, "HOME=" + WorkspacePath, "TMPDIR=/tmp"}`, New: `env := append(os.Environ(), "PATH=" + DefaultPath, "HOME=" + WorkspacePath, "TMPDIR=/tmp")`}}, Kills: "TestEscapeHostEnvironment"},
+	{Name: "Kill asks politely", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }", New: "func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }"}}, Kills: "TestAdaptertest"},
+	{Name: "jail not in its cgroups", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "if err := cg.add(cmd.Process.Pid); err != nil {", New: "if err := error(nil); err != nil {"}}, Kills: "TestAdaptertest"},
+	{Name: "read-back mismatch ignored", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {", New: "if false {"}}, Kills: "TestIsolationMismatchRefused"},
+
+	// The read-back's own clauses: reading back an unjailed process must
+	// find each lock missing.
+	{Name: "read-back trusts the namespaces", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "r.newNS[ns] = err1 == nil && err2 == nil && mine != theirs", New: "r.newNS[ns] = err1 == nil && err2 == nil && (mine != theirs || true)"}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+	{Name: "read-back trusts the capabilities", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: `if v, ok := st[c]; !ok || strings.Trim(v, "0") != "" {`, New: `if v, ok := st[c]; !ok && v != "" {`}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+	{Name: "read-back trusts the mapping", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: `&& (uid != 0 || os.Geteuid() != 0)`, New: `|| true`}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+	{Name: "read-back ignores writable mounts", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: `if want.ro && !slices.Contains(opts, "ro") {`, New: `if false {`}}, Kills: "TestMountPlanCheck"},
+	{Name: "read-back ignores setuid mounts", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: `if !want.device && !slices.Contains(opts, "nosuid") {`, New: `if false {`}}, Kills: "TestMountPlanCheck"},
+	{Name: "read-back ignores unplanned mounts", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tif !planned {\n", New: "\t\tif !planned && false {\n"}}, Kills: "TestMountPlanCheck"},
+	{Name: "read-back ignores missing mounts", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tif !slices.Contains(seen, p) {\n", New: "\t\tif false {\n"}}, Kills: "TestMountPlanCheck"},
+	{Name: "syscalls axis without a filter", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "set(admission.AxisSyscalls, r.seccomp)", New: "set(admission.AxisSyscalls, true)"}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+	{Name: "lifetime axis without a PID namespace", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "set(admission.AxisLifetime, ns[\"pid\"])", New: "set(admission.AxisLifetime, true)"}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+	{Name: "resources axis without cgroups", File: "readback_linux.go",
+		Edits: []mutation.Edit{{Old: "set(admission.AxisResources, r.cgroup && r.limits == i.spec.Limits)", New: "set(admission.AxisResources, r.limits == r.limits)"}}, Kills: "TestReadBackOfAnUnjailedProcess"},
+
+	// The provider's own refusals.
+	{Name: "missing limits accepted", File: "provider.go",
+		Edits: []mutation.Edit{{Old: "case p.support.Cgroups && (l.MemoryBytes < 8<<20 || l.Pids < 1 || l.NanoCPUs < 1_000_000):", New: "case false:"}}, Kills: "TestCreateRefusesWhatItCannotApply"},
+	{Name: "a root image accepted", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `case spec.RootImage != "":`, New: "case false:"}}, Kills: "TestCreateRefusesWhatItCannotApply"},
+	{Name: "a bind over a system directory", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `|| !strings.HasPrefix(b.Target, BindRoot+"/")`, New: ""}}, Kills: "TestNewRefusesBadBinds"},
+}

@@ -1,0 +1,214 @@
+package jail
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+)
+
+// The provider's identity.
+const (
+	// Name is the provider name.
+	Name = "checkfu:jail-provider"
+	// Revision is the provider revision.
+	Revision = "1"
+	// MaterializationRevision names this package's materialization code:
+	// a fresh jail per process, read back before the workload runs.
+	MaterializationRevision = "jail-1"
+	// Driver is the sandbox driver it declares.
+	Driver = "jail"
+)
+
+// Paths inside a jail.
+const (
+	// WorkspacePath is the instance's writable workspace, the default
+	// working directory and HOME.
+	WorkspacePath = "/workspace"
+	// BindRoot is where Config.Binds appear: every bind target is
+	// beneath it, never over a system directory.
+	BindRoot = "/run/checkfu"
+)
+
+// Bounds of a jail.
+const (
+	// TmpBytes bounds the private /tmp (and /dev/shm) of a jail.
+	TmpBytes = 256 << 20
+	// NoFile is the jail's RLIMIT_NOFILE.
+	NoFile = 4096
+	// Hostname is the jail's host name (its own UTS namespace).
+	Hostname = "checkfu-jail"
+	// DefaultPath is the PATH of a jail's processes.
+	DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+)
+
+// Default limits, for [Provider.Spec].
+const (
+	// DefaultMemoryBytes bounds memory, swap included.
+	DefaultMemoryBytes = 512 << 20
+	// DefaultPidsLimit bounds the number of processes.
+	DefaultPidsLimit = 256
+	// DefaultNanoCPUs bounds CPU time: one CPU.
+	DefaultNanoCPUs = 1_000_000_000
+)
+
+// DefaultSystemDirs are the host directories a jail sees read-only at
+// the same paths (a symbolic link, as on a merged-/usr system, is
+// recreated as a link); a directory the host lacks is left out.
+var DefaultSystemDirs = []string{"/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/sbin", "/usr"}
+
+// Platform is the one platform offered: the host's.
+var Platform = runtime.GOOS + "/" + runtime.GOARCH
+
+// A Bind is a host path mounted read-only in every jail of a provider:
+// the broker's directory, the door program, a probe.
+type Bind struct {
+	// Source is the host path, a file or a directory. It is opened by
+	// the provider, so the jail's identity need not be able to reach it.
+	Source string
+	// Target is the absolute path in the jail, beneath [BindRoot].
+	Target string
+}
+
+// Config configures [New]. The zero Config is the host's system
+// directories read-only, no bind, network mode none only.
+type Config struct {
+	// SystemDirs replaces [DefaultSystemDirs] when not nil.
+	SystemDirs []string
+	// Binds are mounted read-only in every jail.
+	Binds []Bind
+	// Guard, when set, offers the network mode allowlist: each
+	// allowlist instance's relay forwards to the guard Guard starts for
+	// the instance's allowed hosts.
+	Guard GuardFunc
+}
+
+// A Provider implements [adapters.Provider] with daemonless Linux
+// namespace jails. Make one with [New].
+type Provider struct {
+	cfg     Config
+	sys     []string
+	support Support
+	desc    adapters.Description
+}
+
+var _ adapters.Provider = (*Provider)(nil)
+
+// New returns a provider for cfg after trying the kernel: it refuses,
+// with [CodeKernelUnsupported], a kernel without user namespaces (with
+// mount, PID, network, IPC and UTS namespaces), Landlock or seccomp,
+// naming each one missing ([Support.Lacks]); and a Bind whose target is
+// not beneath [BindRoot], with checkfu.CodeConfigInvalid.
+func New(cfg Config) (*Provider, error) {
+	for _, b := range cfg.Binds {
+		if !filepath.IsAbs(b.Source) || filepath.Clean(b.Target) != b.Target || !strings.HasPrefix(b.Target, BindRoot+"/") {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: bind %s -> %s: the source must be absolute and the target a clean path beneath %s",
+				checkfu.Quote(b.Source), checkfu.Quote(b.Target), BindRoot)
+		}
+		if _, err := os.Stat(b.Source); err != nil {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: bind source %s: %v", checkfu.Quote(b.Source), err)
+		}
+	}
+	sys := cfg.SystemDirs
+	if sys == nil {
+		sys = DefaultSystemDirs
+	}
+	s := Probe()
+	if lacks := s.Lacks(); len(lacks) > 0 {
+		return nil, checkfu.Refuse(CodeKernelUnsupported, "jail: the kernel lacks %s; the jail never runs without them", strings.Join(lacks, ", "))
+	}
+	cfg.Binds = slices.Clone(cfg.Binds)
+	return &Provider{cfg: cfg, sys: slices.Clone(sys), support: s, desc: describe(s, cfg.Guard != nil)}, nil
+}
+
+// describe is the Description of a provider on a kernel with support s:
+// runner_enforced on every axis the jail applies and reads back before
+// the workload runs, unenforced on the rest. The image axis is
+// unenforced: the jail runs the host's own system directories, not a
+// pinned image. Resources are enforced only where the cgroup v1
+// memory, pids and cpu hierarchies are writable.
+//
+// With a guard the allowlist's grade is advisory_filter, by
+// advertisement: only a receipt for this exact revision could raise it.
+// Without, there is no egress filter to grade.
+func describe(s Support, allowlist bool) adapters.Description {
+	modes, grade := []string{"none"}, checkfu.Unsupported
+	if allowlist {
+		modes, grade = []string{"allowlist", "none"}, checkfu.AdvisoryFilter
+	}
+	return adapters.Description{
+		Identity:                checkfu.ProviderRevision{Provider: Name, Revision: Revision},
+		MaterializationRevision: MaterializationRevision,
+		Placement:               admission.PlacementInProcess,
+		Capability: admission.RunnerProviderCapability{
+			Drivers:             []string{Driver},
+			LaunchKinds:         []string{"process"},
+			Platforms:           []string{Platform},
+			NetworkModes:        modes,
+			Enforcement:         s.enforcement(),
+			EgressCertification: grade,
+		},
+	}
+}
+
+// Describe returns the provider's declarations; the same value every
+// call.
+func (p *Provider) Describe() adapters.Description {
+	d := p.desc
+	c := &d.Capability
+	c.Drivers, c.LaunchKinds = slices.Clone(c.Drivers), slices.Clone(c.LaunchKinds)
+	c.Platforms, c.NetworkModes = slices.Clone(c.Platforms), slices.Clone(c.NetworkModes)
+	return d
+}
+
+// Support returns what the kernel offered when the provider was made.
+func (p *Provider) Support() Support { return p.support }
+
+// Spec returns the instance spec the provider accepts for id and profile
+// digest: no image, the host platform, network mode none, and the
+// default limits when the resources axis is enforced (none otherwise).
+func (p *Provider) Spec(id, profileDigest string) adapters.InstanceSpec {
+	s := adapters.InstanceSpec{ID: id, Platform: Platform, ProfileDigest: profileDigest, NetworkMode: "none"}
+	if p.support.Cgroups {
+		s.Limits = adapters.Limits{MemoryBytes: DefaultMemoryBytes, Pids: DefaultPidsLimit, NanoCPUs: DefaultNanoCPUs}
+	}
+	return s
+}
+
+// Create makes an instance for spec: a fresh workspace directory. It
+// refuses an empty ID and a spec adapters.CheckSpec refuses with
+// checkfu.CodeConfigInvalid; and with adapters.CodeSpecUnsupported a
+// root image, another platform, a network mode not offered, and limits
+// it cannot apply (with cgroups every limit must be asked, memory at
+// least 8 MiB; without, none may be).
+func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	if spec.ID == "" {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: an instance needs an ID")
+	}
+	if err := adapters.CheckSpec(spec); err != nil {
+		return nil, err
+	}
+	l := spec.Limits
+	switch {
+	case spec.RootImage != "":
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: no root image can be applied (asked %s); the jail runs the host's system directories", checkfu.Quote(spec.RootImage))
+	case spec.Platform != Platform:
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: platform %s is not the host's %s", checkfu.Quote(spec.Platform), Platform)
+	case !slices.Contains(p.desc.Capability.NetworkModes, spec.NetworkMode):
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: network mode %s is not offered; only %v", checkfu.Quote(spec.NetworkMode), p.desc.Capability.NetworkModes)
+	case p.support.Cgroups && (l.MemoryBytes < 8<<20 || l.Pids < 1 || l.NanoCPUs < 1_000_000):
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: limits must all be set (memory %d bytes, at least 8 MiB; pids %d; nano CPUs %d, at least 1000000)", l.MemoryBytes, l.Pids, l.NanoCPUs)
+	case !p.support.Cgroups && l != adapters.Limits{}:
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: resource limits cannot be applied: no writable cgroup hierarchy")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return p.newInstance(ctx, spec)
+}
