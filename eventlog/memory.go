@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -24,8 +25,9 @@ type memSession struct {
 }
 
 var (
-	_ Store        = (*MemoryStore)(nil)
-	_ WitnessStore = (*MemoryStore)(nil)
+	_ Store         = (*MemoryStore)(nil)
+	_ WitnessStore  = (*MemoryStore)(nil)
+	_ SessionLister = (*MemoryStore)(nil)
 )
 
 var errClosed = &StoreError{Op: "use", Err: errors.New("store is closed")}
@@ -94,6 +96,31 @@ func (m *MemoryStore) Head(ctx context.Context, session string) (Head, error) {
 	}
 	last := s.recs[len(s.recs)-1]
 	return Head{Seq: last.Seq, Hash: last.Hash}, nil
+}
+
+// Sessions implements [SessionLister.Sessions].
+func (m *MemoryStore) Sessions(ctx context.Context, after string, limit int) ([]SessionHead, error) {
+	limit = min(limit, MaxSessionsPage)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errClosed
+	}
+	var out []SessionHead
+	for id, s := range m.sessions {
+		if id > after && len(s.recs) > 0 {
+			last := s.recs[len(s.recs)-1]
+			out = append(out, SessionHead{Session: id, Head: Head{Seq: last.Seq, Hash: last.Hash}})
+		}
+	}
+	slices.SortFunc(out, func(a, b SessionHead) int { return strings.Compare(a.Session, b.Session) })
+	if limit <= 0 {
+		return nil, nil
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 // Read implements [Store.Read].

@@ -34,3 +34,7 @@ func TestMemoryWitnessStore(t *testing.T) {
 	m := eventlog.NewMemoryStore()
 	eventlogtest.TestWitnessStore(t, func(*testing.T) eventlog.WitnessStore { return m })
 }
+
+func TestMemorySessionLister(t *testing.T) {
+	eventlogtest.TestSessionLister(t, func(*testing.T) eventlogtest.SessionListerStore { return eventlog.NewMemoryStore() })
+}

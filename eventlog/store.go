@@ -33,6 +33,28 @@ type Head struct {
 	Hash Hash   `json:"hash"`
 }
 
+// A SessionHead is one session a store holds and the head of its log:
+// Head.Seq is also how many events the session holds.
+type SessionHead struct {
+	Session string `json:"session"`
+	Head    Head   `json:"head"`
+}
+
+// MaxSessionsPage bounds the sessions one [SessionLister.Sessions] call
+// returns.
+const MaxSessionsPage = 1000
+
+// A SessionLister is a [Store] that can list the sessions it holds, as
+// the stores of this module (MemoryStore, sqlitelog, pglog) can. An
+// operator's tool pages through them with after; a store that cannot
+// list simply does not implement it.
+type SessionLister interface {
+	// Sessions returns at most limit sessions (at most MaxSessionsPage)
+	// whose ids sort after after, in ascending byte order, each with its
+	// head. A session with no events is not listed.
+	Sessions(ctx context.Context, after string, limit int) ([]SessionHead, error)
+}
+
 // A Store keeps session logs durably. Implementations must be safe for
 // concurrent use, and every handle on the same backing storage must see the
 // same logs. [eventlogtest.TestStore] checks an implementation.

@@ -25,12 +25,13 @@ import (
 )
 
 func init() {
-	register(&command{"log", "append to, read, verify and checkpoint session event logs", runLog})
+	register(&command{"log", "list the sessions of, append to, read, verify and checkpoint session event logs", runLog})
 }
 
 func runLog(e *env, args []string) error {
 	return subcommands(e, "log", args, map[string]func(*env, []string) error{
 		"append":     logAppend,
+		"list":       logList,
 		"read":       logRead,
 		"verify":     logVerify,
 		"checkpoint": logCheckpoint,
@@ -282,13 +283,18 @@ func logRead(e *env, args []string) error {
 	var lf logFlags
 	var from uint64
 	var follow bool
-	fs := lf.register(e, "read", "-store DSN -session ID [-from N] [-follow]")
+	var format string
+	fs := lf.register(e, "read", "-store DSN -session ID [-from N] [-follow] [-format json|table]")
 	fs.Uint64Var(&from, "from", 1, "the first seq to print")
 	fs.BoolVar(&follow, "follow", false, "keep printing events as writers append them, until interrupted")
+	fs.StringVar(&format, "format", "json", "json (one entry per line), or table")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := lf.check("read"); err != nil {
+		return err
+	}
+	if err := checkFormat("read", format); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -313,21 +319,36 @@ func logRead(e *env, args []string) error {
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
 	printed := false
+	var table *tableWriter
+	if format == "table" {
+		table = newTableWriter(out)
+		defer table.flush()
+	}
 	for entry, err := range read(ctx, lf.session, from) {
 		printed = true
 		if err != nil {
+			if table != nil {
+				table.flush()
+			}
 			out.Flush()
 			if follow && errors.Is(err, context.Canceled) {
 				return nil
 			}
 			return err
 		}
-		b, err := json.Marshal(entry)
-		if err != nil {
-			return err
+		if table != nil {
+			table.write(entry)
+			if follow {
+				table.flush()
+			}
+		} else {
+			b, err := json.Marshal(entry)
+			if err != nil {
+				return err
+			}
+			out.Write(b)
+			out.WriteByte('\n')
 		}
-		out.Write(b)
-		out.WriteByte('\n')
 		if follow {
 			if err := out.Flush(); err != nil {
 				return err

@@ -45,8 +45,9 @@ type Store struct {
 }
 
 var (
-	_ eventlog.Store        = (*Store)(nil)
-	_ eventlog.WitnessStore = (*Store)(nil)
+	_ eventlog.Store         = (*Store)(nil)
+	_ eventlog.WitnessStore  = (*Store)(nil)
+	_ eventlog.SessionLister = (*Store)(nil)
 )
 
 // schemaDDL creates the tables, named with the prefix of sqllog.New.
@@ -226,6 +227,11 @@ func (s *Store) Append(ctx context.Context, session string, expected uint64, rec
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
 	return s.sql.Head(ctx, querier{s.pool}, session)
+}
+
+// Sessions implements eventlog.SessionLister.Sessions.
+func (s *Store) Sessions(ctx context.Context, after string, limit int) ([]eventlog.SessionHead, error) {
+	return s.sql.Sessions(ctx, querier{s.pool}, after, limit)
 }
 
 // Read implements eventlog.Store.Read.

@@ -300,3 +300,8 @@ func TestPostgresWitnessRaceForks(t *testing.T) {
 	dsn := testDSN(t)
 	sqllogtest.RaceForks(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, dsn) })
 }
+
+func TestPostgresSessionLister(t *testing.T) {
+	dsn := testDSN(t)
+	eventlogtest.TestSessionLister(t, func(t *testing.T) eventlogtest.SessionListerStore { return openAt(t, dsn) })
+}

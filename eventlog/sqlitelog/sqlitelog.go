@@ -34,8 +34,9 @@ type Store struct {
 }
 
 var (
-	_ eventlog.Store        = (*Store)(nil)
-	_ eventlog.WitnessStore = (*Store)(nil)
+	_ eventlog.Store         = (*Store)(nil)
+	_ eventlog.WitnessStore  = (*Store)(nil)
+	_ eventlog.SessionLister = (*Store)(nil)
 )
 
 // busyTimeout is how long a writer waits for another process's lock.
@@ -163,6 +164,11 @@ func (s *Store) append(ctx context.Context, session string, expected uint64, rec
 // Head implements eventlog.Store.Head.
 func (s *Store) Head(ctx context.Context, session string) (eventlog.Head, error) {
 	return sqllog.Unqualified.Head(ctx, s.reader, session)
+}
+
+// Sessions implements eventlog.SessionLister.Sessions.
+func (s *Store) Sessions(ctx context.Context, after string, limit int) ([]eventlog.SessionHead, error) {
+	return sqllog.Unqualified.Sessions(ctx, s.reader, after, limit)
 }
 
 // Read implements eventlog.Store.Read.

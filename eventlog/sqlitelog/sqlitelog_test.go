@@ -286,3 +286,8 @@ func TestSQLiteWitnessRaceForks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "witness.db")
 	sqllogtest.RaceForks(t, func(t *testing.T) eventlog.WitnessStore { return openAt(t, path) })
 }
+
+func TestSQLiteSessionLister(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	eventlogtest.TestSessionLister(t, func(t *testing.T) eventlogtest.SessionListerStore { return openAt(t, path) })
+}

@@ -26,7 +26,7 @@ type SQL struct {
 	// deleted by the shred event at seq $3.
 	InsertShred string
 
-	head, read                              string
+	head, read, sessions                    string
 	witnessed, witnessInsert, witnessUpdate string
 }
 
@@ -52,6 +52,10 @@ func New(prefix string) *SQL {
 		DeleteContent: r.Replace(`DELETE FROM {content} WHERE session = $1 AND seq = $2`),
 		InsertShred:   r.Replace(`INSERT INTO {shreds} (session, seq, shred_seq) VALUES ($1, $2, $3)`),
 		head:          r.Replace(`SELECT seq, hash FROM {events} WHERE session = $1 ORDER BY seq DESC LIMIT 1`),
+		sessions: r.Replace(`
+		SELECT e.session, e.seq, e.hash FROM {events} e
+		JOIN (SELECT session, max(seq) AS seq FROM {events} WHERE session > $1 GROUP BY session ORDER BY session LIMIT $2) m
+		ON m.session = e.session AND m.seq = e.seq ORDER BY e.session`),
 		read: r.Replace(`
 		SELECT e.seq, e.envelope, e.hash, c.data_key, c.sealed, coalesce(s.shred_seq, 0)
 		FROM {events} e
@@ -79,6 +83,33 @@ func (st *SQL) Head(ctx context.Context, q sqlconn.Querier, session string) (eve
 		return eventlog.Head{}, &eventlog.StoreError{Op: "head", Err: err}
 	}
 	return eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}, nil
+}
+
+// Sessions implements eventlog.SessionLister.Sessions on q.
+func (st *SQL) Sessions(ctx context.Context, q sqlconn.Querier, after string, limit int) ([]eventlog.SessionHead, error) {
+	limit = min(limit, eventlog.MaxSessionsPage)
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, st.sessions, after, limit)
+	if err != nil {
+		return nil, &eventlog.StoreError{Op: "sessions", Err: err}
+	}
+	defer rows.Close()
+	var out []eventlog.SessionHead
+	for rows.Next() {
+		var session string
+		var seq int64
+		var hash []byte
+		if err := rows.Scan(&session, &seq, &hash); err != nil {
+			return nil, &eventlog.StoreError{Op: "sessions", Err: err}
+		}
+		out = append(out, eventlog.SessionHead{Session: session, Head: eventlog.Head{Seq: uint64(seq), Hash: eventlog.HashFromBytes(hash)}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &eventlog.StoreError{Op: "sessions", Err: err}
+	}
+	return out, nil
 }
 
 // Read implements eventlog.Store.Read on q.
