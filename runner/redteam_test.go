@@ -300,12 +300,14 @@ func TestAgentCloseOutlivesAChildHoldingItsPipes(t *testing.T) {
 	s := g.admitted(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	spec := agentSpec(t, nil)
-	spec.Argv = append([]string{"/bin/sh", "-c", `(exec sleep 120) & echo $! > ` + pidFile + `; exec "$0"`}, spec.Argv...)
+	// The child's pid as the host sees it (the agent may be pid 1 of a
+	// PID namespace of its own, while /proc is the host's).
+	spec.Argv = append([]string{"/bin/sh", "-c", `(read pid _ < /proc/self/stat; echo $pid > ` + pidFile + `; exec sleep 120) & exec "$0"`}, spec.Argv...)
 	a, err := s.Launch(context.Background(), runner.LaunchConfig{Process: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { // the process provider isolates nothing: the child outlives its group's leader
+	t.Cleanup(func() { // where the process provider has no PID namespace, the child outlives its group's leader
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -374,7 +376,9 @@ func TestCloseEndsTheAgentsItLaunched(t *testing.T) {
 	ctx := context.Background()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	spec := agentSpec(t, []runnertest.Step{{Tool: "create_issue", Arguments: map[string]any{"title": "late"}, Ask: true}})
-	spec.Argv = append([]string{"/bin/sh", "-c", `echo $$ > ` + pidFile + `; exec "$0"`}, spec.Argv...)
+	// The pid as the host sees it: the process provider may run the agent
+	// as pid 1 of a PID namespace of its own, while /proc is the host's.
+	spec.Argv = append([]string{"/bin/sh", "-c", `read pid _ < /proc/self/stat; echo $pid > ` + pidFile + `; exec "$0"`}, spec.Argv...)
 	var once sync.Once
 	a, err := s.Launch(ctx, runner.LaunchConfig{Process: spec,
 		OnUpdate: func(acp.SessionNotification) { once.Do(func() { s.Close() }) }})

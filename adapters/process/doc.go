@@ -23,6 +23,14 @@
 //   - One live process per instance, kept with adapters.Slot and released
 //     only once the process is reaped; Kill reaches the whole process
 //     group.
+//   - Nothing a process started outlives it: on Linux each process is
+//     the init of a PID namespace of its own (inside a user namespace
+//     mapping only the Runner's uid and gid, when the Runner is not
+//     root), so when it exits or is killed the kernel kills every
+//     process it left behind, even one that left its process group.
+//     Where the kernel refuses the namespace (or off Linux) a process
+//     gets its process group only, and a child that outlives an exited
+//     process, or leaves the group, survives.
 //   - A process never inherits the Runner's environment: it gets PATH,
 //     HOME and TMPDIR (the instance's private directory) and the spec's
 //     Env, nothing else. Destroy kills the live process and removes the

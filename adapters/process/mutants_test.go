@@ -29,4 +29,6 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "func removeDir(dir string) error { return os.RemoveAll(dir) }", New: "func removeDir(dir string) error { return nil }"}}, Kills: "TestDestroyRemovesTheDirectory"},
 	{Name: "pipes stay open at EOF", File: "process.go",
 		Edits: []mutation.Edit{{Old: "\t\te.eof = true\n\t\te.f.Close()\n", New: "\t\te.eof = true\n"}}, Kills: "TestNoDescriptorLeak"},
+	{Name: "no PID namespace: a child outlives the process", File: "tree_linux.go",
+		Edits: []mutation.Edit{{Old: "if noNamespaces.Load() {", New: "if true {"}}, Kills: "TestNothingOutlivesTheProcess"},
 }

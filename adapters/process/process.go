@@ -185,13 +185,17 @@ type process struct {
 }
 
 func start(i *instance, spec adapters.ProcessSpec) (*process, error) {
-	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
-	cmd.Dir = i.dir
-	if spec.Dir != "" {
-		cmd.Dir = spec.Dir
+	command := func() (*exec.Cmd, bool) {
+		cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+		cmd.Dir = i.dir
+		if spec.Dir != "" {
+			cmd.Dir = spec.Dir
+		}
+		cmd.Env = env(i.dir, spec.Env)
+		setGroup(cmd)
+		return cmd, ownTree(cmd)
 	}
-	cmd.Env = env(i.dir, spec.Env)
-	setGroup(cmd)
+	cmd, tree := command()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -212,6 +216,12 @@ func start(i *instance, spec adapters.ProcessSpec) (*process, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
+	if err != nil && tree && treeRefused(err) {
+		// No PID namespace here: a process group only.
+		cmd, _ = command()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+		err = cmd.Start()
+	}
 	inR.Close()
 	outW.Close()
 	errW.Close()
