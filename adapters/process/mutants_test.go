@@ -22,7 +22,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a failed start keeps the reservation", File: "process.go",
 		Edits: []mutation.Edit{{Old: "\t\ti.slot.Release()\n\t\treturn nil, err\n", New: "\t\treturn nil, err\n"}}, Kills: "TestStartFailure"},
 	{Name: "Kill reaches only the leader", File: "group_unix.go",
-		Edits: []mutation.Edit{{Old: "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)", New: "syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)"}}, Kills: "TestAdaptertest"},
+		Edits: []mutation.Edit{{Old: "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)", New: "syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)"}}, Kills: "TestAdaptertest|TestKillReachesTheGroupWithoutNamespaces"},
 	{Name: "signals reported as exit codes", File: "process.go",
 		Edits: []mutation.Edit{{Old: "return 128 + s, nil", New: "return s - s, nil"}}, Kills: "TestAdaptertest"},
 	{Name: "Destroy keeps the directory", File: "process.go",

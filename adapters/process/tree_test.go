@@ -21,7 +21,7 @@ func TestNothingOutlivesTheProcess(t *testing.T) {
 	}{
 		"exits, leaving a child":                    {script: "sleep 120 & exit 0"},
 		"exits, leaving a child in its own session": {script: "setsid sleep 120 & exit 0"},
-		"killed, a child in its own session":        {script: "setsid sleep 120 & exec sleep 120", kill: true},
+		"killed, a child in its own session":        {script: "setsid sleep 120 & echo ready; exec sleep 120", kill: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -37,6 +37,10 @@ func TestNothingOutlivesTheProcess(t *testing.T) {
 			p.Stdin().Close()
 			go io.Copy(io.Discard, p.Stderr())
 			if c.kill {
+				ready := make([]byte, len("ready\n"))
+				if _, err := io.ReadFull(p.Stdout(), ready); err != nil {
+					t.Fatal(err)
+				}
 				p.Kill()
 			}
 			ended := make(chan struct{})
