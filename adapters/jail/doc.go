@@ -3,7 +3,7 @@
 // own binary with no daemon, no setuid helper and no container engine.
 //
 // Entry points: [New] (with [Config]) and [Provider.Spec], the instance
-// spec it accepts; [InitMain], which the program must call first thing
+// spec it accepts; [LocalGuard], the guard of the allowlist mode; [InitMain], which the program must call first thing
 // in main (and in TestMain), because a jail is started by re-executing
 // the program as its init stage; [Probe], what the kernel offers.
 //

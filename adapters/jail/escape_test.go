@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/jail"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // escapeArg makes the test binary, bound in the jail at probePath, try
@@ -98,6 +100,18 @@ func tryEscape(what string, args []string) (bool, string) {
 			return false, "clone: " + err.Error()
 		}
 		return true, "started a child in a new user namespace"
+	case "http": // GET through the proxy of the environment; prints the status and the guard's refusal code or the body
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+		resp, err := c.Get(args[0])
+		if err != nil {
+			return false, "get: " + err.Error()
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		if code := resp.Header.Get(egress.RefusalHeader); code != "" {
+			return false, strconv.Itoa(resp.StatusCode) + " " + code
+		}
+		return resp.StatusCode == 200, strconv.Itoa(resp.StatusCode) + " " + string(body)
 	case "list": // list each directory
 		for _, p := range args {
 			if _, err := os.ReadDir(p); err == nil {

@@ -2,7 +2,17 @@ package jail
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -17,3 +27,126 @@ const RelayPort = 3128
 // relay of each of the instance's jails forwards every connection to
 // that socket, so the guard decides every request.
 type GuardFunc func(ctx context.Context, hosts []egress.HostPort) (socket string, stop func() error, err error)
+
+// GuardOptions configures [LocalGuard].
+type GuardOptions struct {
+	// Resolver is the "ip:port" of the DNS server the guard resolves
+	// with; empty means the system resolver.
+	Resolver string
+	// TreatAsPublicForTesting marks test blocks as public for the guard
+	// (egress.GuardConfig); never set it outside tests.
+	TreatAsPublicForTesting []netip.Prefix
+	// Logger receives the guard's refusals; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// LocalGuard returns a GuardFunc that runs, for each allowlist
+// instance, the reference guard (egress.Guard, what `checkfu guard`
+// runs) in this process, enforcing exactly the instance's hosts, behind
+// a Unix socket in a directory only the Runner's user may enter.
+func LocalGuard(o GuardOptions) GuardFunc {
+	return func(ctx context.Context, hosts []egress.HostPort) (string, func() error, error) {
+		doc, err := json.Marshal(struct {
+			Type         string            `json:"type"`
+			AllowedHosts []egress.HostPort `json:"allowed_hosts"`
+		}{"allowlist", hosts})
+		if err != nil {
+			return "", nil, err
+		}
+		policy, err := egress.ParseNetworkPolicy(doc)
+		if err != nil {
+			return "", nil, err
+		}
+		compiled, err := policy.Compile(nil)
+		if err != nil {
+			return "", nil, err
+		}
+		// The guard listens on the host's loopback, where no jail can
+		// reach (each has a network namespace of its own); the Unix
+		// socket in front of it is the relays' way in.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		g, err := egress.NewGuard(egress.GuardConfig{Policy: compiled, Listener: ln, Resolver: o.Resolver,
+			TreatAsPublicForTesting: o.TreatAsPublicForTesting, Logger: o.Logger})
+		if err != nil {
+			ln.Close()
+			return "", nil, err
+		}
+		dir, err := os.MkdirTemp("", "checkfu-jail-guard-")
+		if err != nil {
+			ln.Close()
+			return "", nil, err
+		}
+		sock := filepath.Join(dir, "guard.sock")
+		front, err := net.Listen("unix", sock)
+		if err != nil {
+			ln.Close()
+			os.RemoveAll(dir)
+			return "", nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: guard socket: %v", err)
+		}
+		go g.Serve()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			forward(front, ln.Addr().String())
+		}()
+		var once sync.Once
+		var stopErr error
+		stop := func() error {
+			once.Do(func() {
+				front.Close()
+				<-done
+				stopErr = g.Shutdown(context.WithoutCancel(ctx))
+				if errors.Is(stopErr, net.ErrClosed) {
+					stopErr = nil
+				}
+				stopErr = errors.Join(stopErr, os.RemoveAll(dir))
+			})
+			return stopErr
+		}
+		return sock, stop, nil
+	}
+}
+
+// forward carries each connection of front to the TCP address to, until
+// front is closed, then waits for the connections it carries.
+func forward(front net.Listener, to string) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := front.Accept()
+		if err != nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Close()
+			u, err := net.Dial("tcp", to)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			splice(c, u)
+		}()
+	}
+}
+
+// splice copies both ways between a and b, half-closing each direction
+// at its end, and returns when both are done.
+func splice(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	half := func(dst, src net.Conn) {
+		io.Copy(dst, src)
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go half(a, b)
+	go half(b, a)
+	<-done
+	<-done
+}

@@ -48,6 +48,15 @@ var mutants = []mutation.Mutant{
 	{Name: "read-back mismatch ignored", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {", New: "if false {"}}, Kills: "TestIsolationMismatchRefused"},
 
+	// The allowlist: the relay is the only way out, and the guard behind
+	// it decides.
+	{Name: "guard allows every host", File: "guard.go",
+		Edits: []mutation.Edit{{Old: `}{"allowlist", hosts})`, New: `}{"unrestricted", nil})`}}, Kills: "TestAllowlistThroughTheGuard"},
+	{Name: "relay not served", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "go serveRelay(ln, i.guard)", New: "_ = ln"}}, Kills: "TestAllowlistThroughTheGuard"},
+	{Name: "no proxy environment", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: `env = append(env, "http_proxy="+proxy, "https_proxy="+proxy, "HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy)`, New: `_ = proxy`}}, Kills: "TestAllowlistThroughTheGuard"},
+
 	// The read-back's own clauses: reading back an unjailed process must
 	// find each lock missing.
 	{Name: "read-back trusts the namespaces", File: "readback_linux.go",

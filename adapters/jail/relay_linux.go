@@ -1,7 +1,6 @@
 package jail
 
 import (
-	"io"
 	"net"
 	"sync"
 	"time"
@@ -49,16 +48,5 @@ func relay(c net.Conn, guard string) {
 		return
 	}
 	defer g.Close()
-	done := make(chan struct{}, 2)
-	half := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go half(g, c)
-	go half(c, g)
-	<-done
-	<-done
+	splice(c, g)
 }
