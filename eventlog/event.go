@@ -39,6 +39,10 @@ const (
 	// appends it: a content row missing without one was deleted behind
 	// the log's back, and [Verify] says so.
 	KindShred
+	// KindTurnEnded records the end of an agent's prompt turn: its
+	// Result is the ACP stop reason (end_turn, cancelled, max_tokens,
+	// max_turn_requests, refusal), or why the turn ended without one.
+	KindTurnEnded
 	kindEnd
 )
 
@@ -54,6 +58,7 @@ var kindNames = [...]string{
 	KindAdmission:        "admission",
 	KindSkip:             "skip",
 	KindShred:            "shred",
+	KindTurnEnded:        "turn_ended",
 }
 
 // ParseKind parses the snake_case name of a kind, exactly.

@@ -80,6 +80,18 @@
 //   - Only an in-process provider is enrolled by the Runner itself (its
 //     statement signed by the deployment key); any other needs the
 //     operator's Config.Enrollment.
+//   - session/new names the instance's real working directory (the
+//     process spec's Dir, else the instance's WorkDir) and, with
+//     LaunchConfig.Door, announces the door program (cmd/checkfu-door,
+//     copied read-only beside the socket) as the stdio MCP server
+//     MCPServerName: the announcement holds the socket's path and nothing
+//     secret, and any MCP-speaking agent reaches the session's tools
+//     through it.
+//   - Each prompt turn's end (its ACP stop reason, or "failed" with a
+//     code, or "closed" when Agent.Close or Session.Close ended it first)
+//     and each agent process's end are in the log, once each, on every
+//     path: a normal turn, Agent.Cancel, a failed handshake, a refused
+//     evidence match, Agent.Close and Session.Close.
 //   - The zero Config with a Dir is usable; a nil Approver denies every
 //     external effect.
 package runner

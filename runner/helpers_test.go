@@ -24,6 +24,7 @@ import (
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runnertest.AgentEnv) == "1" {
 		os.Exit(runnertest.Main())
 	}
-	os.Exit(m.Run())
+	os.Exit(clitest.Run(m))
 }
 
 // canary is the provider credential; no byte of it may reach an event,

@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"path"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -13,8 +16,19 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 )
 
-// Cwd is the working directory the Runner names in session/new.
+// Cwd is the working directory the Runner names in session/new when
+// neither the process spec nor the instance names one (an instance says
+// its own by a WorkDir method, as the process provider's does).
 const Cwd = "/tmp"
+
+// DoorName is the file name of the door program (cmd/checkfu-door) the
+// Runner copies into a session's broker directory, beside the socket.
+const DoorName = "checkfu-door"
+
+// MCPServerName is the name under which session/new announces the door
+// to the agent as a stdio MCP server; agents derive their tool names from
+// it (mcp__checkfu__list_issues, checkfu_list_issues, ...).
+const MCPServerName = "checkfu"
 
 // ExitGrace is how long Agent.Close waits for the agent to exit after its
 // input ends before killing it.
@@ -31,6 +45,14 @@ type LaunchConfig struct {
 	// Stderr receives the agent's standard error, best effort; nil
 	// discards it. It is never a semantic channel.
 	Stderr io.Writer
+	// Door is the host path of the door program (cmd/checkfu-door). When
+	// set and the session holds a capability, the Runner copies it into
+	// the broker directory (read-only, mounted with it into a container)
+	// and announces it in session/new mcpServers as the stdio MCP server
+	// MCPServerName, relayed to the broker socket, so an agent that
+	// speaks MCP lists and calls the session's tools. Empty announces
+	// no MCP server; the agent has BrokerSocketEnv alone.
+	Door string
 }
 
 // An Agent is one agent process of a session, spoken to over ACP.
@@ -40,10 +62,16 @@ type Agent struct {
 	client  *acp.Client
 	session string // the agent's ACP session id
 	info    *acp.InitializeResponse
-	stderr  chan struct{} // closed when stderr reached its end
-	waited  chan struct{} // closed when Wait returned code and werr
+	cwd     string            // the cwd session/new names
+	mcp     []json.RawMessage // the mcpServers session/new announces
+	stderr  chan struct{}     // closed when stderr reached its end
+	waited  chan struct{}     // closed when Wait returned code and werr
 	code    int
 	werr    error
+
+	mu    sync.Mutex // guards turn and ended
+	turn  bool       // a prompt turn is in flight and its end not logged
+	ended bool       // the process's end is logged
 }
 
 // Launch runs steps 3 to 6 for an admitted session: the first Launch
@@ -76,7 +104,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		s.plane.stopServing()
 		delete(s.agents, a)
 		s.mu.Unlock()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""), a.exited(ctx, "killed"))
 	}
 	return a, nil
 }
@@ -121,6 +149,14 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		socket = bm.BrokerPath() + "/" + BrokerSocket
 	}
 	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+	var mcpServers []json.RawMessage
+	if cfg.Door != "" {
+		server, err := s.plane.placeDoor(cfg.Door, path.Join(path.Dir(socket), DoorName), socket)
+		if err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+		}
+		mcpServers = append(mcpServers, server)
+	}
 	if s.plane.serving() {
 		// One socket, one process: the first agent's broker still
 		// answers on it.
@@ -136,7 +172,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		ln.Close()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
-	a := &Agent{s: s, proc: proc, stderr: make(chan struct{}), waited: make(chan struct{})}
+	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, ps), mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
 	go func() {
 		// Wait needs stdout read, by the client or by kill.
 		a.code, a.werr = proc.Wait()
@@ -159,7 +195,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		ln.Close()
 		s.plane.channel.Close()
 		a.kill()
-		return nil, errors.Join(m.Err(), err)
+		return nil, errors.Join(m.Err(), err, a.exited(ctx, "killed"))
 	}
 	s.plane.serve(ln)
 	pl := s.plane
@@ -183,7 +219,7 @@ func (a *Agent) handshake(ctx context.Context) error {
 	if a.info, err = a.client.Initialize(ctx); err != nil {
 		return err
 	}
-	ns, err := a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: Cwd})
+	ns, err := a.client.NewSession(ctx, acp.NewSessionRequest{Cwd: a.cwd, MCPServers: a.mcp})
 	if err != nil {
 		return err
 	}
@@ -194,9 +230,79 @@ func (a *Agent) handshake(ctx context.Context) error {
 // Info returns the agent's initialize answer.
 func (a *Agent) Info() *acp.InitializeResponse { return a.info }
 
-// Prompt sends one prompt turn and waits for its end.
+// Cwd returns the working directory session/new named: the process
+// spec's Dir, else the instance's own working directory, else Cwd.
+func (a *Agent) Cwd() string { return a.cwd }
+
+// Prompt sends one prompt turn and waits for its end, which it appends
+// to the session log as a turn_ended event: its result is the stop
+// reason (end_turn, cancelled, max_tokens, max_turn_requests, refusal),
+// or "failed" with the error's code when the turn ended without one. A
+// turn that Agent.Close or Session.Close ends first is logged by them.
 func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
-	return a.client.Prompt(ctx, a.session, acp.TextBlock(text))
+	a.mu.Lock()
+	a.turn = true
+	a.mu.Unlock()
+	resp, err := a.client.Prompt(ctx, a.session, acp.TextBlock(text))
+	result := "failed"
+	if err == nil {
+		result = string(resp.StopReason)
+	}
+	open, lerr := a.endTurn(context.WithoutCancel(ctx), result, err)
+	if lerr != nil {
+		return nil, errors.Join(err, lerr)
+	}
+	if !open && err == nil {
+		// Close ended the turn (and logged it) before the answer was
+		// read: the turn did not end as the agent says.
+		return nil, checkfu.Refuse(acp.CodeClientClosed, "runner: the turn was ended by Close")
+	}
+	return resp, err
+}
+
+// Cancel asks the agent to end its prompt turn (ACP session/cancel); the
+// turn's Prompt then returns with the stop reason cancelled. Permission
+// requests the agent left pending are answered cancelled.
+func (a *Agent) Cancel() error { return a.client.Cancel(a.session) }
+
+// endTurn appends the end of the turn in flight, once, and reports
+// whether a turn was in flight.
+func (a *Agent) endTurn(ctx context.Context, result string, err error) (bool, error) {
+	a.mu.Lock()
+	open := a.turn
+	a.turn = false
+	a.mu.Unlock()
+	if !open {
+		return false, nil
+	}
+	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}
+	if err != nil {
+		ev.Code = codeOf(err)
+	}
+	return true, a.s.append(ctx, ev)
+}
+
+// exited appends the end of the process, once.
+func (a *Agent) exited(ctx context.Context, result string) error {
+	a.mu.Lock()
+	done := a.ended
+	a.ended = true
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity})
+}
+
+// workDir is the cwd session/new names for a process of inst.
+func workDir(inst adapters.Instance, ps adapters.ProcessSpec) string {
+	if ps.Dir != "" {
+		return ps.Dir
+	}
+	if wd, ok := inst.(interface{ WorkDir() string }); ok && wd.WorkDir() != "" {
+		return wd.WorkDir()
+	}
+	return Cwd
 }
 
 // Close ends the agent: it closes its input, waits up to ExitGrace for it
@@ -207,6 +313,8 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 // left holding its stderr may still write to LaunchConfig.Stderr until
 // Session.Close.
 func (a *Agent) Close(ctx context.Context) error {
+	// A turn still in flight ends here, before the client does.
+	_, terr := a.endTurn(context.WithoutCancel(ctx), "closed", nil)
 	a.client.Close()
 	var err error
 	select {
@@ -230,7 +338,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	case err == nil:
 		result = "exit_" + strconv.Itoa(a.code)
 	}
-	return errors.Join(err, a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}))
+	return errors.Join(terr, err, a.exited(ctx, result))
 }
 
 // reap waits up to ExitGrace for a killed process's exit, and returns

@@ -129,4 +129,18 @@ var mutants = []mutation.Mutant{
 	{Name: "Session.Close waits for Destroy unbounded", File: "session.go",
 		Edits: []mutation.Edit{{Old: `context.WithTimeout(context.Background(), ExitGrace)`, New: `context.WithCancel(context.Background())`}},
 		Kills: "TestStubbornProviderCannotHoldTheSession"},
+	{Name: "Session.Close logs no end of the turn in flight", File: "session.go",
+		Edits: []mutation.Edit{{Old: `		_, terr := a.endTurn(context.Background(), "closed", nil)
+`, New: `		var terr error
+`}},
+		Kills: "TestCloseEndsATurnThatNeverEnds"},
+	{Name: "session/new names a fixed cwd", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	if wd, ok := inst.(interface{ WorkDir() string }); ok && wd.WorkDir() != \"\" {", New: "	if wd, ok := inst.(interface{ WorkDir() string }); false && ok && wd.WorkDir() != \"\" {"}},
+		Kills: "TestAgentReachesToolsThroughTheDoor"},
+	{Name: "the door is not announced in mcpServers", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "		mcpServers = append(mcpServers, server)\n", New: "		_ = server\n"}},
+		Kills: "TestAgentReachesToolsThroughTheDoor"},
+	{Name: "Agent.Cancel sends nothing", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "func (a *Agent) Cancel() error { return a.client.Cancel(a.session) }", New: "func (a *Agent) Cancel() error { return nil }"}},
+		Kills: "TestAgentCancel"},
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -144,4 +146,42 @@ func (p *plane) close() {
 	if p.root != "" {
 		os.RemoveAll(p.root)
 	}
+}
+
+// placeDoor copies the door program from hostDoor into the broker
+// directory, once per plane, read-only (0555: a container's user runs it
+// from the read-only mount), and returns the stdio MCP server session/new
+// announces: the door at sandboxDoor relaying to sandboxSocket. The
+// announcement carries no token, key or environment.
+func (p *plane) placeDoor(hostDoor, sandboxDoor, sandboxSocket string) (json.RawMessage, error) {
+	dst := filepath.Join(p.dir, DoorName)
+	if _, err := os.Stat(dst); os.IsNotExist(err) {
+		if err := copyFile(dst, hostDoor); err != nil {
+			os.Remove(dst)
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the door program cannot be placed: %v", err)
+		}
+	}
+	return json.Marshal(struct {
+		Name    string   `json:"name"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Env     []string `json:"env"`
+	}{MCPServerName, sandboxDoor, []string{"mcp", "-socket", sandboxSocket}, []string{}})
+}
+
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o555)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,6 +237,13 @@ func TestCloseEndsATurnThatNeverEnds(t *testing.T) {
 			cancel()
 			t.Fatal("Session.Close did not end the turn")
 		}
+	}
+	// The turn's end and the process's are in the log all the same.
+	es := entries(t, g.Runner, member.Session)
+	tail := rows(es[len(es)-2:])
+	want := []row{{eventlog.KindTurnEnded, eventlog.DecisionNone, "", "closed"}, {eventlog.KindProcessExited, eventlog.DecisionNone, "", "killed"}}
+	if !slices.Equal(tail, want) {
+		t.Fatalf("the log ends %v, want %v", tail, want)
 	}
 }
 

@@ -82,6 +82,7 @@ func TestSessionWholePath(t *testing.T) {
 		{eventlog.KindToolCall, eventlog.DecisionAllow, "", "authorized"},
 		{eventlog.KindApprovalResult, eventlog.DecisionNone, "", "succeeded"},
 		{eventlog.KindToolCall, eventlog.DecisionNone, "", "http_201"},
+		{eventlog.KindTurnEnded, eventlog.DecisionNone, "", "end_turn"},
 		{eventlog.KindProcessExited, eventlog.DecisionNone, "", "exit_0"},
 	}
 	es := entries(t, g.Runner, member.Session)
@@ -226,9 +227,13 @@ func TestEvidenceMismatchRefused(t *testing.T) {
 		t.Fatalf("Launch = %v, want %s", err, adapters.CodeEvidenceMismatch)
 	}
 	es := entries(t, g.Runner, member.Session)
-	last := es[len(es)-1]
-	if last.Kind != eventlog.KindProcessStarted || last.Decision != eventlog.DecisionDeny || last.Code != string(adapters.CodeEvidenceMismatch) {
-		t.Fatalf("last event %v", rows(es[len(es)-1:]))
+	started, ended := es[len(es)-2], es[len(es)-1]
+	if started.Kind != eventlog.KindProcessStarted || started.Decision != eventlog.DecisionDeny || started.Code != string(adapters.CodeEvidenceMismatch) {
+		t.Fatalf("last events %v", rows(es[len(es)-2:]))
+	}
+	// The killed process's end is in the log too.
+	if ended.Kind != eventlog.KindProcessExited || ended.Result != "killed" {
+		t.Fatalf("last events %v", rows(es[len(es)-2:]))
 	}
 	if g.hits.Load() != 0 {
 		t.Fatal("a refused process reached the upstream")
@@ -382,7 +387,7 @@ func TestNoApproverDeniesEffects(t *testing.T) {
 		t.Errorf("agent said %q", said)
 	}
 	es := entries(t, g.Runner, member.Session)
-	if e := es[len(es)-2]; e.Kind != eventlog.KindDenial || e.Code != string(authz.CodeApprovalDenied) {
+	if e := es[len(es)-3]; e.Kind != eventlog.KindDenial || e.Code != string(authz.CodeApprovalDenied) {
 		t.Fatalf("events %v", rows(es))
 	}
 }

@@ -229,7 +229,8 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 }
 
 // Close ends the session: it ends the ACP client of every agent not yet
-// closed and kills its process, destroys the instance (giving the
+// closed and kills its process (logging the end of its turn in flight,
+// if any, and of the process), destroys the instance (giving the
 // provider ExitGrace), closes the gateway channel, stops the broker and
 // revokes the lease. It is idempotent.
 func (s *Session) Close() error {
@@ -241,16 +242,20 @@ func (s *Session) Close() error {
 	s.closed = true
 	// End the agents first, and not through the instance alone: a
 	// provider whose Destroy fails must not leave an agent spoken to.
+	var err error
 	for a := range s.agents {
+		// The turn ends here, before the client does: an answer the
+		// agent sends as its input closes is not the turn's end.
+		_, terr := a.endTurn(context.Background(), "closed", nil)
 		a.client.Close()
 		a.proc.Kill()
+		err = errors.Join(err, terr, a.exited(context.Background(), "killed"))
 	}
 	s.agents = nil
-	var err error
 	if s.instance != nil {
 		// A provider that never finishes a Destroy cannot hold Close.
 		ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)
-		err = s.instance.Destroy(ctx)
+		err = errors.Join(err, s.instance.Destroy(ctx))
 		cancel()
 	}
 	if s.plane != nil {

@@ -114,6 +114,10 @@ type instance struct {
 
 func (i *instance) ID() string { return i.id }
 
+// WorkDir returns the instance's working directory: where a process runs
+// unless its spec names another, and the cwd a Runner names in ACP.
+func (i *instance) WorkDir() string { return i.dir }
+
 // OpenProcess starts spec in the instance's directory (or spec.Dir),
 // with an environment of PATH, HOME and TMPDIR only, plus spec.Env: the
 // Runner's own environment is never inherited.

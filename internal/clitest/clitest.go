@@ -25,6 +25,7 @@ var (
 	dir     string // the build's temporary directory; removed by Run
 	binary  string
 	errMsg  string
+	doorDir string // Door's build directory; removed by Run
 )
 
 // Run runs the tests of m and then removes the binary [Binary] built, if
@@ -34,6 +35,9 @@ func Run(m *testing.M) int {
 	code := m.Run()
 	if dir != "" {
 		os.RemoveAll(dir)
+	}
+	if doorDir != "" {
+		os.RemoveAll(doorDir)
 	}
 	return code
 }
@@ -82,6 +86,42 @@ func goTool() string {
 		return p
 	}
 	return "go"
+}
+
+var (
+	doorOnce sync.Once
+	door     string
+	doorErr  string
+)
+
+// Door returns the path of a freshly built, static checkfu-door binary
+// (cmd/checkfu-door, CGO_ENABLED=0, never -race: it is copied into
+// sandboxes, containers included), shared by every test in the process
+// and removed by [Run].
+func Door(t testing.TB) string {
+	t.Helper()
+	if !running {
+		t.Fatal("clitest: call clitest.Run from TestMain so the built binary is removed: func TestMain(m *testing.M) { os.Exit(clitest.Run(m)) }")
+	}
+	doorOnce.Do(func() {
+		d, err := os.MkdirTemp("", "checkfu-door-")
+		if err != nil {
+			doorErr = err.Error()
+			return
+		}
+		doorDir = d
+		door = filepath.Join(d, "checkfu-door")
+		cmd := exec.Command(goTool(), "build", "-o", door, "github.com/checkfu/checkfu/cmd/checkfu-door")
+		cmd.Dir = moduleRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			doorErr = "go build: " + err.Error() + "\n" + string(out)
+		}
+	})
+	if doorErr != "" {
+		t.Fatal(doorErr)
+	}
+	return door
 }
 
 // moduleRoot finds the directory holding go.mod above this file's package.

@@ -18,6 +18,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -105,8 +106,12 @@ type Agent struct {
 	mu       sync.Mutex // guards the fields below
 	nextID   int64
 	sessions int
-	waiting  map[acp.ID]chan acp.Message
-	wg       sync.WaitGroup
+	door     []string // the stdio MCP server session/new announced, if any
+	// cancelled is set by session/cancel: the turn ends cancelled at its
+	// next step.
+	cancelled bool
+	waiting   map[acp.ID]chan acp.Message
+	wg        sync.WaitGroup
 }
 
 // Serve speaks ACP on r and w until r ends.
@@ -157,7 +162,17 @@ func (a *Agent) handle(m acp.Message) {
 		a.reply(m.ID, acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion,
 			AgentInfo: &acp.Implementation{Name: Name, Title: "scripted agent (no model)", Version: "1"}})
 	case m.Method == acp.MethodSessionNew:
+		var p struct {
+			MCPServers []struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcpServers"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
 		a.mu.Lock()
+		if len(p.MCPServers) > 0 && p.MCPServers[0].Command != "" {
+			a.door = append([]string{p.MCPServers[0].Command}, p.MCPServers[0].Args...)
+		}
 		a.sessions++
 		id := fmt.Sprintf("scripted-%d", a.sessions)
 		a.mu.Unlock()
@@ -170,6 +185,10 @@ func (a *Agent) handle(m acp.Message) {
 			defer a.wg.Done()
 			a.reply(m.ID, acp.PromptResponse{StopReason: a.turn(p.SessionID)})
 		}()
+	case m.Method == acp.MethodSessionCancel:
+		a.mu.Lock()
+		a.cancelled = true
+		a.mu.Unlock()
 	case m.IsRequest():
 		_ = a.out.WriteMessage(acp.Message{ID: m.ID, Error: &acp.RPCError{Code: -32601, Message: "method not found"}})
 	}
@@ -194,7 +213,11 @@ func (a *Agent) turn(session string) acp.StopReason {
 	for _, t := range tools.Tools {
 		names = append(names, t.Name)
 	}
-	a.say(session, "tools/list -> "+strings.Join(names, ", "))
+	if a.stdioServer() != nil {
+		a.say(session, "tools/list through the announced MCP server -> "+strings.Join(names, ", "))
+	} else {
+		a.say(session, "tools/list -> "+strings.Join(names, ", "))
+	}
 	for i, st := range a.Script {
 		name := st.Tool
 		if st.Attempt != "" {
@@ -202,7 +225,10 @@ func (a *Agent) turn(session string) acp.StopReason {
 		}
 		if st.Ask {
 			ok, err := a.ask(session, i, st)
-			if err != nil {
+			a.mu.Lock()
+			cancelled := a.cancelled
+			a.mu.Unlock()
+			if err != nil || cancelled {
 				return acp.StopCancelled
 			}
 			if !ok {
@@ -245,7 +271,22 @@ func (a *Agent) eager() {
 	}
 }
 
+// stdioServer returns the command of the stdio MCP server session/new
+// announced, or nil.
+func (a *Agent) stdioServer() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.door
+}
+
+// connect connects to the session's tools: through the stdio MCP server
+// session/new announced, as a third-party agent does, else the broker
+// socket named by SocketEnv.
 func (a *Agent) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: Name, Version: "1"}, nil)
+	if door := a.stdioServer(); door != nil {
+		return client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(door[0], door[1:]...)}, nil)
+	}
 	if a.Socket == "" {
 		return nil, errors.New(SocketEnv + " is not set")
 	}
@@ -254,7 +295,6 @@ func (a *Agent) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: Name, Version: "1"}, nil)
 	return client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
 }
 
