@@ -37,6 +37,7 @@ var importRules = []importRule{
 	{"custody/authz", []string{"custody/internal/reveal"}, "the authorization plane can never read a Secret"},
 	{"gateway", []string{"adapters", "acp", "admission", "cmd", "examples"}, "the gateway is plane authority: no provider, process or admission code"},
 	{"runner", []string{"cmd", "examples"}, "the Runner is library code: examples and the CLI build on it, never the reverse"},
+	{"gateway/modelroute", []string{"custody", "adapters", "acp", "admission", "runner", "eventlog"}, "the model route's pure parts read requests and streams and hold no key"},
 	{"gateway/door", []string{"custody", "gateway/broker", "egress", "eventlog", "adapters", "acp", "admission", "runner"}, "the door runs inside the sandbox: it holds nothing of the plane and relays bytes only"},
 }
 

@@ -1,0 +1,23 @@
+package modelroute
+
+import "github.com/checkfu/checkfu"
+
+// Refusal codes of the model route.
+const (
+	// CodeModelPathRefused: the request is not the dialect's one method
+	// and path (another path, another method, a query).
+	CodeModelPathRefused checkfu.Code = "model_path_refused"
+	// CodeModelRequestInvalid: the body is not a strict JSON object of at
+	// most MaxRequestBytes with a non-empty string "model" and, if
+	// present, a boolean "stream".
+	CodeModelRequestInvalid checkfu.Code = "model_request_invalid"
+	// CodeModelNotAllowed: the request's model is not one of the
+	// session's allowed models.
+	CodeModelNotAllowed checkfu.Code = "model_not_allowed"
+	// CodeModelBudgetExhausted: the session's model budget, in requests
+	// or in tokens, is spent.
+	CodeModelBudgetExhausted checkfu.Code = "model_budget_exhausted"
+	// CodeModelEventTooLarge: a server-sent event from the provider is
+	// longer than MaxEventBytes; the stream is cut there.
+	CodeModelEventTooLarge checkfu.Code = "model_event_too_large"
+)

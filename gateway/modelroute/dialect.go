@@ -1,0 +1,105 @@
+package modelroute
+
+import (
+	"net/http"
+	"net/textproto"
+	"slices"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/strictjson"
+)
+
+// MaxRequestBytes bounds an agent's request body: 32 MiB holds a long
+// conversation with images, and a larger body is refused before it is
+// parsed.
+const MaxRequestBytes = 32 << 20
+
+// A Dialect is one model API.
+type Dialect string
+
+// The dialects the route speaks.
+const (
+	// AnthropicMessages: POST /v1/messages (Claude Code, opencode).
+	AnthropicMessages Dialect = "anthropic-messages"
+	// OpenAIResponses: POST /v1/responses (Codex).
+	OpenAIResponses Dialect = "openai-responses"
+	// OpenAIChat: POST /v1/chat/completions (OpenAI-compatible clients).
+	OpenAIChat Dialect = "openai-chat"
+)
+
+// Path returns the dialect's one path, or "" for an unknown dialect.
+func (d Dialect) Path() string {
+	switch d {
+	case AnthropicMessages:
+		return "/v1/messages"
+	case OpenAIResponses:
+		return "/v1/responses"
+	case OpenAIChat:
+		return "/v1/chat/completions"
+	}
+	return ""
+}
+
+// KeyHeader returns the header the outbound edge puts the model key in
+// (never the agent): x-api-key for Anthropic, Authorization (as
+// "Bearer KEY") for OpenAI.
+func (d Dialect) KeyHeader() string {
+	if d == AnthropicMessages {
+		return "X-Api-Key"
+	}
+	return "Authorization"
+}
+
+// keptHeaders are, per dialect, the only request headers an agent's
+// request keeps (canonical form). Everything else is dropped.
+var keptHeaders = map[Dialect][]string{
+	AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type"},
+	OpenAIResponses:   {"Accept", "Content-Type", "Openai-Beta"},
+	OpenAIChat:        {"Accept", "Content-Type"},
+}
+
+// Headers returns the headers of in that the dialect keeps: content
+// type, accept, and its API version and beta flags. Every other header,
+// which includes every credential- or routing-bearing one (Authorization,
+// X-Api-Key, Cookie, Host, Forwarded, X-Forwarded-*, Proxy-*,
+// OpenAI-Organization, OpenAI-Project), is dropped.
+func (d Dialect) Headers(in http.Header) http.Header {
+	out := http.Header{}
+	for name, vs := range in {
+		if slices.Contains(keptHeaders[d], textproto.CanonicalMIMEHeaderKey(name)) {
+			out[textproto.CanonicalMIMEHeaderKey(name)] = slices.Clone(vs)
+		}
+	}
+	return out
+}
+
+// A Request is what the route reads of an agent's model request: never
+// its content.
+type Request struct {
+	Dialect Dialect
+	Model   string
+	Stream  bool
+}
+
+// ParseRequest reads an agent's request in dialect d. The method must be
+// POST and the path exactly the dialect's, with no query
+// ([CodeModelPathRefused]); the body a strict JSON object (no repeated
+// member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
+// "model" of at most 256 bytes and, if present, a boolean "stream"
+// ([CodeModelRequestInvalid]).
+func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
+	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" {
+		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
+	}
+	var fields struct {
+		Model  *string `json:"model"`
+		Stream *bool   `json:"stream"`
+	}
+	if err := strictjson.Unmarshal(body, &fields, strictjson.Options{MaxBytes: MaxRequestBytes, AllowUnknownMembers: true}); err != nil {
+		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request body is not a strict JSON object: %v", err)
+	}
+	if fields.Model == nil || *fields.Model == "" || len(*fields.Model) > 256 {
+		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request names no model")
+	}
+	return Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream}, nil
+}

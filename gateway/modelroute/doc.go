@@ -1,0 +1,34 @@
+// Package modelroute holds the pure parts of the model route: the plane's
+// side of an agent's own model calls, which reach the model provider
+// through the one door with the model key attached at the outbound edge
+// only. It reads what an agent sends and what a provider streams back,
+// and decides nothing it would need a key or the network for:
+//
+//   - a Dialect is one model API (Anthropic Messages, OpenAI Responses,
+//     OpenAI Chat Completions): its one path and method, the headers an
+//     agent's request may keep, and where the provider reports usage;
+//   - ParseRequest reads an agent's request (path, method, strict JSON
+//     body) into the model it asks for and whether it streams, refusing
+//     any other path or method ([CodeModelPathRefused]) and a body that
+//     is not a strict JSON object naming a model
+//     ([CodeModelRequestInvalid]);
+//   - Policy checks the model against the session's allowed models
+//     ([CodeModelNotAllowed]) and a Meter the session's budget in
+//     requests and tokens ([CodeModelBudgetExhausted]), both before the
+//     upstream sees anything;
+//   - Headers keeps only the headers the dialect lists (content type,
+//     accept, API version and beta flags): every credential- or
+//     routing-bearing header the agent sends (Authorization, x-api-key,
+//     cookies, Host, forwarding and proxy headers, organisation and
+//     project selectors) is dropped, so the agent's placeholder key never
+//     travels;
+//   - Relay copies a server-sent-event stream event by event as it
+//     arrives, each event bounded (MaxEventBytes) and passed through a
+//     screen (the edge's echo check) before a byte of it is written, and
+//     reads the provider's usage from it (Usage).
+//
+// Invariants: nothing here holds or reads a key; the request's content
+// (prompt, completion) is never kept, only the model, the token counts
+// and the status; every refusal is a *checkfu.Refusal with a code of
+// codes.go.
+package modelroute

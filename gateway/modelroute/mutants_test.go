@@ -1,0 +1,42 @@
+package modelroute_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// mutants delete or loosen the route's checks; each must be killed by
+// the named test.
+var mutants = []mutation.Mutant{
+	{Name: "the agent's Authorization travels", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `OpenAIResponses:   {"Accept", "Content-Type", "Openai-Beta"},`, New: `OpenAIResponses:   {"Accept", "Authorization", "Content-Type", "Openai-Beta"},`}},
+		Kills: "TestHeadersDropCredentials"},
+	{Name: "the agent's x-api-key travels", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type"},`, New: `AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type", "X-Api-Key"},`}},
+		Kills: "TestHeadersDropCredentials"},
+	{Name: "any path of the dialect's host", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `method != http.MethodPost || path != d.Path() || rawQuery != ""`, New: `method != http.MethodPost || rawQuery != ""`}},
+		Kills: "TestParseRequest"},
+	{Name: "any model allowed", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `	if !slices.Contains(p.Models, r.Model) {`, New: `	if false {`}},
+		Kills: "TestPolicyExactModels"},
+	{Name: "one request past the budget", File: "policy.go",
+		Edits: []mutation.Edit{{Old: `m.used.Requests >= m.budget.Requests`, New: `m.used.Requests > m.budget.Requests`}},
+		Kills: "TestMeterBudget"},
+	{Name: "the token budget never checked", File: "policy.go",
+		Edits: []mutation.Edit{{Old: ` || m.used.Tokens >= m.budget.Tokens {`, New: ` {`}},
+		Kills: "TestMeterBudget"},
+	{Name: "an event written before it is screened", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "		if screen != nil {\n			if err := screen(ev); err != nil {\n				return ur.u, err\n			}\n		}\n		if _, err := dst.Write(ev); err != nil {\n			return ur.u, err\n		}\n",
+			New: "		if _, err := dst.Write(ev); err != nil {\n			return ur.u, err\n		}\n		if screen != nil {\n			if err := screen(ev); err != nil {\n				return ur.u, err\n			}\n		}\n"}},
+		Kills: "TestRelayScreensEachEvent"},
+	{Name: "no event bound", File: "relay.go",
+		Edits: []mutation.Edit{{Old: `		if len(long)+len(piece) > max {`, New: `		if false {`}},
+		Kills: "TestRelayEventBound"},
+	{Name: "the stream held until its end", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "		if _, err := dst.Write(ev); err != nil {\n			return ur.u, err\n		}\n		if flush != nil {", New: "		defer dst.Write(bytes.Clone(ev))\n		if flush != nil {"}},
+		Kills: "TestRelayStreamsAsItArrives"},
+}

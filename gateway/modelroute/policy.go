@@ -1,0 +1,77 @@
+package modelroute
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/checkfu/checkfu"
+)
+
+// A Policy is what the session allows its agent's model calls: the exact
+// model names (no pattern, no prefix).
+type Policy struct {
+	Models []string
+}
+
+// Check refuses, with [CodeModelNotAllowed], a request whose model is
+// not exactly one of p.Models. The zero Policy allows no model.
+func (p Policy) Check(r Request) error {
+	if !slices.Contains(p.Models, r.Model) {
+		return checkfu.Refuse(CodeModelNotAllowed, "modelroute: model %s is not allowed in this session", checkfu.Quote(r.Model))
+	}
+	return nil
+}
+
+// A Budget is a session's model budget: requests, and tokens as the
+// provider reports them (input plus output). Zero in either allows
+// nothing.
+type Budget struct {
+	Requests int64
+	Tokens   int64
+}
+
+// A Meter spends a session's Budget. Begin reserves one request before
+// anything is sent; End adds the tokens the provider reported. A request
+// that begins with tokens left may overrun the token budget by its own
+// usage (the provider reports usage only at the end): the next Begin is
+// then refused.
+type Meter struct {
+	mu     sync.Mutex
+	budget Budget
+	used   Budget
+}
+
+// NewMeter returns a Meter for b.
+func NewMeter(b Budget) *Meter { return &Meter{budget: b} }
+
+// Begin reserves one request, or refuses with [CodeModelBudgetExhausted]
+// when the requests or the tokens are spent.
+func (m *Meter) Begin() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.used.Requests >= m.budget.Requests || m.used.Tokens >= m.budget.Tokens {
+		return checkfu.Refuse(CodeModelBudgetExhausted, "modelroute: the session's model budget is spent (%d of %d requests, %d of %d tokens)",
+			m.used.Requests, m.budget.Requests, m.used.Tokens, m.budget.Tokens)
+	}
+	m.used.Requests++
+	return nil
+}
+
+// End adds the tokens one request used. Negative counts are ignored.
+func (m *Meter) End(u Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if u.InputTokens > 0 {
+		m.used.Tokens += u.InputTokens
+	}
+	if u.OutputTokens > 0 {
+		m.used.Tokens += u.OutputTokens
+	}
+}
+
+// Used returns what has been spent.
+func (m *Meter) Used() Budget {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.used
+}

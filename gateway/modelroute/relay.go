@@ -1,0 +1,123 @@
+package modelroute
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/checkfu/checkfu"
+)
+
+// MaxEventBytes bounds one server-sent event from the provider (its lines
+// and the blank line ending it): 4 MiB. A longer event cuts the stream
+// with [CodeModelEventTooLarge]; nothing of it reaches the agent.
+const MaxEventBytes = 4 << 20
+
+// MaxAnswerBytes bounds a whole (non-streamed) answer: 32 MiB.
+const MaxAnswerBytes = 32 << 20
+
+// A Screen checks bytes before they reach the agent (the outbound edge's
+// echo check of the key); an error stops the relay before they are
+// written.
+type Screen func(p []byte) error
+
+// Relay copies src, a server-sent-event stream of dialect d, to dst one
+// event at a time as each arrives: an event is screened whole, then
+// written, then flush is called (nil for none), so the agent sees each
+// event as soon as the provider sent it and never a byte the screen
+// refused. It returns the usage the stream reported, with the first
+// error: the screen's, [CodeModelEventTooLarge], dst's, or src's (io.EOF
+// is the stream's normal end and is not an error; a partial last event
+// is dropped).
+//
+// The screen sees one event at a time: a key split by the provider
+// across two events is not caught (the echo check's known limit for
+// split values, see custody/edge).
+func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
+	ur := usageReader{d: d}
+	br := bufio.NewReaderSize(src, 64<<10)
+	var ev, data []byte
+	for {
+		line, err := readLine(br, MaxEventBytes-len(ev))
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return ur.u, nil
+			}
+			return ur.u, err
+		}
+		ev = append(ev, line...)
+		body := bytes.TrimRight(line, "\r\n")
+		if v, ok := bytes.CutPrefix(body, []byte("data:")); ok {
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+		}
+		if len(body) != 0 {
+			continue
+		}
+		// A blank line ends the event.
+		if screen != nil {
+			if err := screen(ev); err != nil {
+				return ur.u, err
+			}
+		}
+		if _, err := dst.Write(ev); err != nil {
+			return ur.u, err
+		}
+		if flush != nil {
+			flush()
+		}
+		if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
+			ur.event(data)
+		}
+		ev, data = ev[:0], data[:0]
+	}
+}
+
+// readLine reads one line, its newline included, of at most max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var long []byte
+	for {
+		piece, err := br.ReadSlice('\n')
+		if len(long)+len(piece) > max {
+			return nil, checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider sent an event longer than %d bytes", MaxEventBytes)
+		}
+		switch {
+		case err == nil:
+			if long == nil {
+				return piece, nil
+			}
+			return append(long, piece...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			long = append(long, piece...)
+		default:
+			return nil, err
+		}
+	}
+}
+
+// RelayAnswer copies a whole (non-streamed) JSON answer of dialect d,
+// at most MaxAnswerBytes ([CodeModelEventTooLarge] beyond), from src to
+// dst once the screen has passed it, and returns its usage.
+func RelayAnswer(dst io.Writer, src io.Reader, d Dialect, screen Screen) (Usage, error) {
+	b, err := io.ReadAll(io.LimitReader(src, MaxAnswerBytes+1))
+	if err != nil {
+		return Usage{}, err
+	}
+	if len(b) > MaxAnswerBytes {
+		return Usage{}, checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider's answer is longer than %d bytes", MaxAnswerBytes)
+	}
+	if screen != nil {
+		if err := screen(b); err != nil {
+			return Usage{}, err
+		}
+	}
+	ur := usageReader{d: d}
+	ur.event(b)
+	if _, err := dst.Write(b); err != nil {
+		return ur.u, err
+	}
+	return ur.u, nil
+}
