@@ -134,7 +134,7 @@ var mutants = []mutation.Mutant{
 `, New: `		var terr error
 `}},
 		Kills: "TestCloseEndsATurnThatNeverEnds"},
-	{Name: "session/new names a fixed cwd", File: "launch.go",
+	{Name: "a fixed cwd named to the agent", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "	if wd, ok := inst.(interface{ WorkDir() string }); ok && wd.WorkDir() != \"\" {", New: "	if wd, ok := inst.(interface{ WorkDir() string }); false && ok && wd.WorkDir() != \"\" {"}},
 		Kills: "TestAgentReachesToolsThroughTheDoor"},
 	{Name: "the door is not announced in mcpServers", File: "launch.go",
