@@ -46,13 +46,18 @@ type HarnessCatalog struct {
 }
 
 // DefaultHarnessCatalog returns the packaged catalog: the ACP harness,
-// which is the real case, and the one-shot harness, whose sole entry is
-// blocked.
+// which is the real case, one ACP entry per third-party agent of Agents
+// (launched as Agent says), and the one-shot harness, whose sole entry
+// is blocked.
 func DefaultHarnessCatalog() *HarnessCatalog {
-	c, err := NewHarnessCatalog([]HarnessEntry{
+	entries := []HarnessEntry{
 		{Name: "acp", Protocol: ProtocolACPv1, Availability: Available},
 		{Name: "oneshot", Protocol: ProtocolOneshotV1, Availability: Blocked},
-	})
+	}
+	for _, name := range Agents() {
+		entries = append(entries, HarnessEntry{Name: name, Protocol: ProtocolACPv1, Availability: Available})
+	}
+	c, err := NewHarnessCatalog(entries)
 	if err != nil {
 		panic("admission: default harness catalog: " + err.Error())
 	}

@@ -267,4 +267,10 @@ var mutants = []mutation.Mutant{
 	{Name: "statement fields bounded each", File: "enroll.go",
 		Edits: []mutation.Edit{{Old: `max(len(s.Provider), len(s.ProviderRevision), len(s.MaterializationRevision)) > 255 {`, New: `len(s.Provider)+len(s.ProviderRevision)+len(s.MaterializationRevision) > 765 {`}},
 		Kills: "TestStatementFieldBounds"},
+	{Name: "an agent shares the host's HOME", File: "agents.go",
+		Edits: []mutation.Edit{{Old: `		Env: []string{"HOME={home}", "ANTHROPIC_BASE_URL={model_url}", "ANTHROPIC_API_KEY={key}",`, New: `		Env: []string{"ANTHROPIC_BASE_URL={model_url}", "ANTHROPIC_API_KEY={key}",`}},
+		Kills: "TestAgentHarnesses"},
+	{Name: "an agent's key setting left to the agent", File: "agents.go",
+		Edits: []mutation.Edit{{Old: `"{model_url}", modelURL, "{key}", PlaceholderKey)`, New: `"{model_url}", modelURL)`}},
+		Kills: "TestAgentHarnesses"},
 }

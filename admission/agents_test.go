@@ -1,0 +1,81 @@
+package admission_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu/admission"
+)
+
+// TestAgentHarnesses: each third-party agent is an available ACP entry of
+// the default catalog, and its rendered launch points it at the door's
+// model URL with the placeholder key and nothing else that looks like a
+// key, writes only under the session's private HOME, sets HOME to it, and
+// carries the opt-outs it names.
+func TestAgentHarnesses(t *testing.T) {
+	c := admission.DefaultHarnessCatalog()
+	names := admission.Agents()
+	if !slices.Equal(names, []string{"claude-code", "codex", "gemini-cli", "opencode"}) {
+		t.Fatalf("Agents() = %v", names)
+	}
+	const home, url = "/sandbox/home", "http://127.0.0.1:41100"
+	for _, name := range names {
+		if e, err := c.Launch(name); err != nil || e.Protocol != admission.ProtocolACPv1 {
+			t.Errorf("%s: %v, %v", name, e, err)
+		}
+		a, _ := admission.Agent(name)
+		r := a.Render("/opt/agents", home, url)
+		all := strings.Join(r.Argv, " ") + "\n" + strings.Join(r.Env, "\n")
+		for _, c := range r.Files {
+			all += "\n" + c
+		}
+		for _, ph := range []string{"{install}", "{home}", "{model_url}", "{key}"} {
+			if strings.Contains(all, ph) {
+				t.Errorf("%s: placeholder %s left unfilled", name, ph)
+			}
+		}
+		if !strings.Contains(all, url) {
+			t.Errorf("%s: not pointed at the door's model URL", name)
+		}
+		if !slices.Contains(r.Env, "HOME="+home) {
+			t.Errorf("%s: HOME is not the session's private home: %v", name, r.Env)
+		}
+		for p := range r.Files {
+			if rel, err := filepath.Rel(home, p); err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+				t.Errorf("%s: writes %s outside HOME", name, p)
+			}
+		}
+		// Every key-like setting holds the placeholder and nothing else.
+		for _, kv := range r.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			if strings.Contains(k, "KEY") && v != admission.PlaceholderKey {
+				t.Errorf("%s: %s is not the placeholder", name, k)
+			}
+		}
+		if name != "codex" && name != "opencode" && !strings.Contains(all, admission.PlaceholderKey) {
+			t.Errorf("%s: the placeholder key is not given", name)
+		}
+		for _, o := range a.OptOuts {
+			last := o[strings.LastIndex(o, ".")+1:]
+			if !strings.Contains(all, last) {
+				t.Errorf("%s: opt-out %s is not set", name, o)
+			}
+		}
+		if tool, _ := a.Tool("checkfu", "list_issues"); !strings.Contains(tool, "list_issues") {
+			t.Errorf("%s: tool name %q", name, tool)
+		}
+	}
+	claude, _ := admission.Agent("claude-code")
+	if n, ns := claude.Tool("checkfu", "list_issues"); n != "mcp__checkfu__list_issues" || ns != "" {
+		t.Errorf("claude-code tool name %q %q", n, ns)
+	}
+	codex, _ := admission.Agent("codex")
+	if n, ns := codex.Tool("checkfu", "list_issues"); n != "list_issues" || ns != "mcp__checkfu" {
+		t.Errorf("codex tool name %q %q", n, ns)
+	}
+	if _, ok := admission.Agent("claude"); ok {
+		t.Error("an unknown agent was found")
+	}
+}
