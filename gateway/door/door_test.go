@@ -423,3 +423,21 @@ func TestRunStartsTheAgent(t *testing.T) {
 		t.Fatalf("Run with a model relay beyond loopback: %v", err)
 	}
 }
+
+// relay runs RelayMCP for a benchmark.
+func relay(in io.Reader, out io.Writer, socket string) error {
+	return door.RelayMCP(context.Background(), in, out, socket)
+}
+
+// startModelB starts the model relay for a benchmark.
+func startModelB(b *testing.B, socket string) string {
+	ln, err := door.ListenModel("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- door.ServeModel(ctx, ln, socket) }()
+	b.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String()
+}

@@ -1,0 +1,190 @@
+package door_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/checkfu/checkfu/gateway/broker"
+	"github.com/checkfu/checkfu/gateway/internal/rigtest"
+)
+
+// benchBroker serves a broker whose channel allows list_issues.
+func benchBroker(b *testing.B) string {
+	r := rigtest.New(b)
+	r.Tools = r.Tools[:1]
+	r.Grant("issues.list")
+	br, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := broker.ListenUnix(b.TempDir() + "/broker.sock")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- br.Serve(ctx, ln) }()
+	b.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String()
+}
+
+func callLoop(b *testing.B, cs *mcp.ClientSession) {
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_issues", Arguments: map[string]any{"state": "open"}})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// BenchmarkToolCall: one allowed tool call (the whole gateway path to a
+// loopback provider) from an MCP client on the broker socket directly,
+// and through the door's stdio relay; same broker, same run.
+func BenchmarkToolCall(b *testing.B) {
+	b.Run("socket", func(b *testing.B) {
+		conn, err := net.Dial("unix", benchBroker(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil).
+			Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		callLoop(b, cs)
+	})
+	b.Run("door", func(b *testing.B) {
+		s := startDoorB(b, benchBroker(b))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil).
+			Connect(context.Background(), &mcp.IOTransport{Reader: s, Writer: s}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		callLoop(b, cs)
+	})
+}
+
+func startDoorB(b *testing.B, socket string) *stdio {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &stdio{toDoor: inW, fromDoor: outR, done: make(chan error, 1)}
+	go func() {
+		s.done <- relay(inR, outW, socket)
+		outW.Close()
+	}()
+	b.Cleanup(func() { inW.Close(); <-s.done })
+	return s
+}
+
+// BenchmarkFirstToken: the time from sending a streamed model request to
+// reading its first event, directly on the loopback server and through
+// the door's model relay to the same server behind a Unix socket (the
+// plane's side of the socket is a plain HTTP server here: this measures
+// the door, not the model route's checks).
+func BenchmarkFirstToken(b *testing.B) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n")
+		w.(http.Flusher).Flush()
+		io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	})
+	run := func(b *testing.B, url string) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := client.Post(url+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			line, err := bufio.NewReader(resp.Body).ReadString('\n')
+			if err != nil || !strings.HasPrefix(line, "event: message_start") {
+				b.Fatal(line, err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	b.Run("direct", func(b *testing.B) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: handler}
+		go srv.Serve(ln)
+		defer srv.Close()
+		run(b, "http://"+ln.Addr().String())
+	})
+	b.Run("door", func(b *testing.B) {
+		path := b.TempDir() + "/m.sock"
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: handler}
+		go srv.Serve(ln)
+		defer srv.Close()
+		run(b, "http://"+startModelB(b, path))
+	})
+}
+
+// BenchmarkLongStream: a 16 MiB streamed answer read whole, directly and
+// through the door's model relay (MB/s is the figure to compare).
+func BenchmarkLongStream(b *testing.B) {
+	const size = 16 << 20
+	chunk := []byte("data: " + strings.Repeat("x", 32<<10-8) + "\n\n")
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for n := 0; n < size; n += len(chunk) {
+			w.Write(chunk)
+		}
+	})
+	run := func(b *testing.B, url string) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+		b.SetBytes(size)
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := client.Post(url+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n, err := io.Copy(io.Discard, resp.Body); err != nil || n < size {
+				b.Fatal(n, err)
+			}
+			resp.Body.Close()
+		}
+	}
+	b.Run("direct", func(b *testing.B) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: handler}
+		go srv.Serve(ln)
+		defer srv.Close()
+		run(b, "http://"+ln.Addr().String())
+	})
+	b.Run("door", func(b *testing.B) {
+		path := b.TempDir() + "/m.sock"
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: handler}
+		go srv.Serve(ln)
+		defer srv.Close()
+		run(b, "http://"+startModelB(b, path))
+	})
+}
