@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -498,9 +499,22 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
 			return // the workload went away
 		}
 	}
-	g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", ue.Target, "err", ue.Err)
+	g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", logText(ue.Target), "err", ue.Err)
 	w.Header().Set(UpstreamFailureHeader, string(ue.Code))
 	http.Error(w, "checkfu guard: "+ue.Error(), http.StatusBadGateway)
+}
+
+// logText returns hostile text for a log attribute. Text that needs no
+// escaping and fits checkfu.MaxQuoted bytes is returned as it is, and
+// the handler quotes it if its format needs to (a text handler when it
+// holds a space, JSON always); anything else is checkfu.Quote's escaped
+// and cut form, so that no handler can print it raw. A text log thus
+// shows target=api.example.com, not target="\"api.example.com\"".
+func logText(s string) string {
+	if len(s) <= checkfu.MaxQuoted && strconv.Quote(s) == `"`+s+`"` {
+		return s
+	}
+	return checkfu.Quote(s)
 }
 
 // refuse answers a refusal: 403 with its code.
@@ -514,7 +528,7 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 	if code == "" {
 		code = CodeRequestInvalid
 	}
-	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", checkfu.Quote(r.Host), "reason", err.Error())
+	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", logText(r.Host), "reason", err.Error())
 	msg := err.Error()
 	if code == CodeDestinationNotPublic {
 		// The dialer's reason names the address the destination resolved

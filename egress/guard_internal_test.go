@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu"
 )
 
 // FuzzGuardHostInvariant feeds absolute-form request lines to the guard,
@@ -209,4 +211,22 @@ func FuzzGuardConnectInvariant(f *testing.F) {
 			t.Fatalf("CONNECT %q: matched %q, dialled %v", target, canon.Authority(), rec.dialed)
 		}
 	})
+}
+
+// TestLogTextQuotesOnce: a plain host goes to the handler as it is, to
+// be quoted once if at all; hostile or long text is escaped and cut.
+func TestLogTextQuotesOnce(t *testing.T) {
+	long := strings.Repeat("a", checkfu.MaxQuoted+1)
+	for in, want := range map[string]string{
+		"api.example.com:443": "api.example.com:443",
+		"a b":                 "a b", // the text handler quotes it, once
+		"evil\x1b[2J":         `"evil\x1b[2J"`,
+		"\xff":                `"\xff"`,
+		`q"uote`:              `"q\"uote"`,
+		long:                  checkfu.Quote(long),
+	} {
+		if got := logText(in); got != want {
+			t.Errorf("logText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

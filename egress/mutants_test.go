@@ -23,6 +23,9 @@ func TestMutants(t *testing.T) {
 // mutants each delete or invert one check; Kills names the tests that
 // must go red.
 var mutants = []mutation.Mutant{
+	{Name: "hostile text reaches the guard's log unescaped", File: "guard.go",
+		Edits: []mutation.Edit{{Old: "\treturn checkfu.Quote(s)\n}\n\n// refuse answers", New: "\treturn s\n}\n\n// refuse answers"}},
+		Kills: "TestLogTextQuotesOnce"},
 	// The rule engine.
 	{Name: "header denylist in Decide", File: "decide.go", Kills: "TestDenylistWinsInDecide",
 		Edits: []mutation.Edit{{Old: "if canonicalHeaderDenied(k) {", New: "if false && canonicalHeaderDenied(k) {"}}},

@@ -106,12 +106,16 @@ func runGuard(e *env, args []string) error {
 	resolver := fs.String("resolver", "", "DNS server `host:port` to resolve with; a host name is resolved once, at start, by the system resolver (default: the system resolver)")
 	var testBlocks prefixList
 	fs.Var(&testBlocks, "treat-as-public", "TESTING ONLY: treat this loopback or 198.18.0.0/15 `CIDR` as public (repeatable; logged)")
+	logFormat := fs.String("log-format", "text", "the log on stderr: text (slog's key=value lines) or json (one object per line)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usagef("checkfu guard takes no arguments (got %q)", fs.Arg(0))
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return usagef("checkfu guard: -log-format must be text or json (got %s)", checkfu.Quote(*logFormat))
 	}
 	if *listen == "" || *policyFile == "" {
 		return usagef("checkfu guard needs -listen and -policy")
@@ -128,7 +132,12 @@ func runGuard(e *env, args []string) error {
 	if err != nil {
 		return guardHint(err)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	var log *slog.Logger
+	if *logFormat == "json" {
+		log = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	} else {
+		log = slog.New(slog.NewTextHandler(e.stderr, nil))
+	}
 	resolverAddr, err := resolverAddress(context.Background(), *resolver, net.DefaultResolver.LookupNetIP)
 	if err != nil {
 		return withHint(err, "pass -resolver the host:port of a DNS server, such as 198.18.0.53:53 or dns.internal:53")
