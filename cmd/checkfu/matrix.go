@@ -48,6 +48,7 @@ func runMatrix(e *env, args []string) error {
 	label := fs.String("label", docker.DefaultLabel, "`KEY=VALUE` label on every container, network and image the run creates")
 	mutants := fs.Bool("mutants", false, "build each broken guard and provider and show the matrix goes red for each")
 	src := fs.String("src", ".", "checkfu module `directory`, for -mutants")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (progress goes to stderr)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,10 +67,20 @@ func runMatrix(e *env, args []string) error {
 	}
 	target := checkfu.ProviderRevision{Provider: p.Name, Revision: *revision}
 	if !p.Runnable {
-		for f, why := range p.Cannot {
-			fmt.Fprintf(e.stdout, "%-28s cannot hold: %s\n", f, why)
+		if *asJSON {
+			sum := matrixSummary{Provider: target.Provider, Revision: target.Revision, Ceiling: p.Ceiling().String(), Cannot: map[string]string{}}
+			for f, why := range p.Cannot {
+				sum.Cannot[string(f)] = why
+			}
+			if err := writeJSONLine(e.stdout, sum); err != nil {
+				return err
+			}
+		} else {
+			for f, why := range p.Cannot {
+				fmt.Fprintf(e.stdout, "%-28s cannot hold: %s\n", f, why)
+			}
+			fmt.Fprintf(e.stdout, "grade: %s (ceiling)\n", p.Ceiling())
 		}
-		fmt.Fprintf(e.stdout, "grade: %s (ceiling)\n", p.Ceiling())
 		return checkfu.Refuse(matrix.CodeProviderIncapable, "matrix: %s cannot hold every fact by construction; it stays at %s", target, p.Ceiling())
 	}
 	if *binary == "" {
@@ -93,40 +104,53 @@ func runMatrix(e *env, args []string) error {
 	os.Setenv(matrix.PlaneCredentialEnv, canary)
 	defer os.Unsetenv(matrix.PlaneCredentialEnv)
 
-	tty := isTerminal(e.stdout)
+	text := e.stdout // the human-readable lines: stderr when stdout is JSON
+	if *asJSON {
+		text = e.stderr
+	}
+	tty := isTerminal(text)
 	progress := func(c matrix.Case) {
 		line := fmt.Sprintf("%-28s %-44s %-13s %s", c.Fact, c.Name, c.Verdict, c.Why)
 		if tty && c.Verdict == matrix.Pass {
-			fmt.Fprintf(e.stdout, "\r\033[K%s", clipLine(line, 120))
+			fmt.Fprintf(text, "\r\033[K%s", clipLine(line, 120))
 			return
 		}
 		if tty {
-			fmt.Fprint(e.stdout, "\r\033[K")
+			fmt.Fprint(text, "\r\033[K")
 		}
-		fmt.Fprintln(e.stdout, line)
+		fmt.Fprintln(text, line)
 	}
-	fmt.Fprintf(e.stdout, "matrix: %s on Docker %s, label isolated\n", target, eng.EngineVersion())
+	fmt.Fprintf(text, "matrix: %s on Docker %s, label isolated\n", target, eng.EngineVersion())
 	rep, err := matrix.Run(ctx, matrix.Config{Engine: eng, Binary: *binary, Target: target, PlaneCredential: canary, Slot: *slot, Label: *label, Progress: progress})
 	if err != nil {
 		return err
 	}
 	if tty {
-		fmt.Fprint(e.stdout, "\r\033[K")
+		fmt.Fprint(text, "\r\033[K")
 	}
 	held := rep.Held()
-	fmt.Fprintf(e.stdout, "\n%-28s %s\n", "FACT", "HELD")
-	for _, f := range heldTable(rep) {
-		fmt.Fprintln(e.stdout, f)
-	}
-	fmt.Fprintf(e.stdout, "wall time: %s (%d cases)\n", rep.WallTime, len(rep.Cases))
 	if *out != "" {
 		if err := writeStatement(rep, *out, *evidence); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "statement: %s\n", *out)
+	}
+	if *asJSON {
+		sum := summarize(rep, eng.EngineVersion(), *out)
+		if err := writeJSONLine(e.stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "\n%-28s %s\n", "FACT", "HELD")
+		for _, f := range heldTable(rep) {
+			fmt.Fprintln(e.stdout, f)
+		}
+		fmt.Fprintf(e.stdout, "wall time: %s (%d cases)\n", rep.WallTime, len(rep.Cases))
+		if *out != "" {
+			fmt.Fprintf(e.stdout, "statement: %s\n", *out)
+		}
 	}
 	if *mutants {
-		if err := runMutants(ctx, e, *src, *label, target, rep); err != nil {
+		if err := runMutants(ctx, &env{stdin: e.stdin, stdout: text, stderr: e.stderr, getenv: e.getenv}, *src, *label, target, rep); err != nil {
 			return err
 		}
 	}
@@ -134,6 +158,57 @@ func runMatrix(e *env, args []string) error {
 		return exitError{code: exitFailed, msg: fmt.Sprintf("the matrix holds %s; it lacks %v", held, held.Missing())}
 	}
 	return nil
+}
+
+// A matrixSummary is what "checkfu matrix -json" prints: the target, and
+// per fact whether it held and, when not, the first case that kept it
+// from holding. A provider that cannot hold every fact by construction
+// carries its ceiling and the facts it cannot hold instead of a run.
+type matrixSummary struct {
+	Provider  string            `json:"provider"`
+	Revision  string            `json:"revision"`
+	Ceiling   string            `json:"ceiling,omitempty"`
+	Cannot    map[string]string `json:"cannot,omitempty"`
+	Engine    string            `json:"engine,omitempty"`
+	Facts     []factSummary     `json:"facts,omitempty"`
+	Complete  bool              `json:"complete"`
+	Cases     int               `json:"cases"`
+	WallTime  string            `json:"wall_time"`
+	Statement string            `json:"statement,omitempty"`
+}
+
+type factSummary struct {
+	Fact    string `json:"fact"`
+	Held    bool   `json:"held"`
+	Case    string `json:"case,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	Why     string `json:"why,omitempty"`
+}
+
+// summarize returns the JSON summary of rep, facts in the order of their
+// first case.
+func summarize(rep *matrix.Report, engine, statement string) matrixSummary {
+	held := rep.Held()
+	sum := matrixSummary{Provider: rep.Target.Provider, Revision: rep.Target.Revision, Engine: engine,
+		Complete: held.Complete(), Cases: len(rep.Cases), WallTime: rep.WallTime, Statement: statement}
+	seen := map[string]bool{}
+	for _, c := range rep.Cases {
+		if seen[string(c.Fact)] {
+			continue
+		}
+		seen[string(c.Fact)] = true
+		f := factSummary{Fact: string(c.Fact), Held: held.Has(c.Fact)}
+		if !f.Held {
+			for _, d := range rep.Cases {
+				if d.Fact == c.Fact && d.Verdict != matrix.Pass {
+					f.Case, f.Verdict, f.Why = d.Name, string(d.Verdict), d.Why
+					break
+				}
+			}
+		}
+		sum.Facts = append(sum.Facts, f)
+	}
+	return sum
 }
 
 // heldTable returns one line per fact: held or not, with the first case

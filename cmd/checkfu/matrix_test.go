@@ -82,3 +82,25 @@ func TestMatrixStatementIsSignable(t *testing.T) {
 		t.Errorf("receipt sign: exit %d, %s %s", code, stdout, stderr)
 	}
 }
+
+// TestMatrixSummary: the -json summary lists each fact once, in the
+// order of its first case, with the first case that kept it from
+// holding.
+func TestMatrixSummary(t *testing.T) {
+	rep := &matrix.Report{
+		Target: checkfu.ProviderRevision{Provider: matrix.DockerProvider, Revision: "1"}, WallTime: "2s",
+		Cases: []matrix.Case{
+			{Fact: conformance.DefaultDeny, Name: "a", Verdict: matrix.Pass},
+			{Fact: conformance.ExactDestinationMatch, Name: "b", Verdict: matrix.Pass},
+			{Fact: conformance.ExactDestinationMatch, Name: "c", Verdict: matrix.Fail, Why: "reached evil.example"},
+			{Fact: conformance.DefaultDeny, Name: "d", Verdict: matrix.Pass},
+		},
+	}
+	got, _ := json.Marshal(summarize(rep, "29.0", "s.json"))
+	want := `{"provider":"checkfu:docker-provider","revision":"1","engine":"29.0","facts":[{"fact":"default_deny","held":true},` +
+		`{"fact":"exact_destination_match","held":false,"case":"c","verdict":"fail","why":"reached evil.example"}],` +
+		`"complete":false,"cases":4,"wall_time":"2s","statement":"s.json"}`
+	if string(got) != want {
+		t.Errorf("summary =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -37,6 +37,7 @@ func profilePublish(e *env, args []string) error {
 	catPath := fs.String("catalog", "", "`path` of a reviewed preset catalog (default: the built-in catalog)")
 	prevPath := fs.String("prev", "", "`path` of the previous published version, if any")
 	out := fs.String("out", "", "`path` of the published version to write (must not exist)")
+	asJSON := fs.Bool("json", false, "print the expansion as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -80,14 +81,51 @@ func profilePublish(e *env, args []string) error {
 	if err := attesterWriteNew(*out, append(body, '\n'), 0o644); err != nil {
 		return err
 	}
-	printPublished(e, v)
-	if prev != nil && v == prev {
-		fmt.Fprintf(e.stdout, "unchanged: identical to version %d\n", prev.Version())
+	unchanged := prev != nil && v == prev
+	if *asJSON {
+		if err := writeJSONLine(e.stdout, publishedSummary(v, unchanged)); err != nil {
+			return err
+		}
+	} else {
+		printPublished(e, v)
+		if unchanged {
+			fmt.Fprintf(e.stdout, "unchanged: identical to version %d\n", prev.Version())
+		}
 	}
 	for _, h := range v.Relays() {
 		fmt.Fprintf(e.stderr, "warning: %s relays to any origin: %s\n", h, checkfu.Quote(h.RelaysToAnyOrigin))
 	}
 	return nil
+}
+
+// A publishedJSON is what "profile publish -json" prints: the fields the
+// text form prints, under stable names.
+type publishedJSON struct {
+	Profile                     string                `json:"profile"`
+	Version                     int                   `json:"version"`
+	Unchanged                   bool                  `json:"unchanged"`
+	NetworkPolicy               string                `json:"network_policy"`
+	RequiredEgressCertification string                `json:"required_egress_certification,omitempty"`
+	Hosts                       []admission.HostGrant `json:"hosts"`
+	CatalogVersion              string                `json:"catalog_version"`
+	ProfileDigest               string                `json:"profile_digest"`
+	NetworkPolicyHash           string                `json:"network_policy_hash"`
+	DerivedImageDigest          string                `json:"derived_image_digest"`
+}
+
+func publishedSummary(v *admission.Published, unchanged bool) publishedJSON {
+	out := publishedJSON{
+		Profile: v.Name(), Version: int(v.Version()), Unchanged: unchanged, NetworkPolicy: fmt.Sprint(v.PolicyType()),
+		Hosts: v.Hosts(), CatalogVersion: v.CatalogVersion(), ProfileDigest: fmt.Sprint(v.ProfileDigest()),
+		NetworkPolicyHash: fmt.Sprint(v.NetworkPolicyHash()), DerivedImageDigest: fmt.Sprint(v.DerivedImageDigest()),
+	}
+	if r := v.Requirement(); !r.IsZero() {
+		out.RequiredEgressCertification = r.String()
+	}
+	if out.Hosts == nil {
+		out.Hosts = []admission.HostGrant{}
+	}
+	return out
 }
 
 func printPublished(e *env, v *admission.Published) {
@@ -222,6 +260,7 @@ func profileSelect(e *env, args []string) error {
 	provPath := fs.String("providers", "", "`path` of the providers document")
 	setPath := fs.String("attesters", "", "`path` of the reviewed attester set (default: the built-in set, which is empty)")
 	dir := fs.String("receipts", "", "`directory` of receipt envelopes (*.json)")
+	asJSON := fs.Bool("json", false, "print each candidate and the selection as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -260,6 +299,12 @@ func profileSelect(e *env, args []string) error {
 		}
 	}
 	s, err := admission.Select(v, cands)
+	if *asJSON {
+		if werr := writeJSONLine(e.stdout, selectionSummary(s, err)); werr != nil {
+			return werr
+		}
+		return err
+	}
 	for _, c := range s.Candidates {
 		status := "ok"
 		if c.Err != nil {
@@ -272,6 +317,50 @@ func profileSelect(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "selected %s\n", s.Chosen.Target)
 	return nil
+}
+
+// A selectionJSON is what "profile select -json" prints: each candidate
+// with its grade and, when refused, its code and reason; the selected
+// pair, or the refusal's code when none qualified.
+type selectionJSON struct {
+	Candidates []candidateJSON `json:"candidates"`
+	Selected   *pairJSON       `json:"selected"`
+	Code       string          `json:"code,omitempty"`
+}
+
+// pairJSON is an exact provider revision in JSON.
+type pairJSON struct {
+	Provider string `json:"provider"`
+	Revision string `json:"revision"`
+}
+
+type candidateJSON struct {
+	Target pairJSON      `json:"target"`
+	Grade  checkfu.Grade `json:"grade"`
+	Code   string        `json:"code,omitempty"`
+	Reason string        `json:"reason,omitempty"`
+}
+
+func selectionSummary(s *admission.Selection, err error) selectionJSON {
+	out := selectionJSON{Candidates: []candidateJSON{}}
+	if s != nil {
+		for _, c := range s.Candidates {
+			cj := candidateJSON{Target: pairJSON{c.Target.Provider, c.Target.Revision}, Grade: c.Grade}
+			if c.Err != nil {
+				code, _ := checkfu.CodeOf(c.Err)
+				cj.Code, cj.Reason = string(code), c.Err.Error()
+			}
+			out.Candidates = append(out.Candidates, cj)
+		}
+		if err == nil {
+			out.Selected = &pairJSON{s.Chosen.Target.Provider, s.Chosen.Target.Revision}
+		}
+	}
+	if err != nil {
+		code, _ := checkfu.CodeOf(err)
+		out.Code = string(code)
+	}
+	return out
 }
 
 // loadReceipts verifies every *.json in dir against set and keeps, per
