@@ -13,12 +13,13 @@ type catalogJSON struct {
 }
 
 type catalogEntryJSON struct {
-	Ecosystem         string   `json:"ecosystem"`
-	Host              string   `json:"host"`
-	Port              uint16   `json:"port"`
-	Purpose           string   `json:"purpose"`
-	RedirectsTo       []string `json:"redirects_to,omitempty"`
-	RelaysToAnyOrigin string   `json:"relays_to_any_origin,omitempty"`
+	Ecosystem          string   `json:"ecosystem"`
+	Host               string   `json:"host"`
+	Port               uint16   `json:"port"`
+	Purpose            string   `json:"purpose"`
+	RedirectsTo        []string `json:"redirects_to,omitempty"`
+	RelaysToAnyOrigin  string   `json:"relays_to_any_origin,omitempty"`
+	ThirdPartyWritable string   `json:"third_party_writable,omitempty"`
 }
 
 // ParseCatalog reads an operator's preset catalog document strictly:
@@ -35,7 +36,7 @@ func ParseCatalog(doc []byte) (*egress.PresetCatalog, error) {
 	}
 	hosts := make([]egress.PresetHost, len(cj.Hosts))
 	for i, h := range cj.Hosts {
-		hosts[i] = egress.PresetHost{Ecosystem: h.Ecosystem, Host: h.Host, Port: h.Port, Purpose: h.Purpose, RedirectsTo: h.RedirectsTo, RelaysToAnyOrigin: h.RelaysToAnyOrigin}
+		hosts[i] = egress.PresetHost{Ecosystem: h.Ecosystem, Host: h.Host, Port: h.Port, Purpose: h.Purpose, RedirectsTo: h.RedirectsTo, RelaysToAnyOrigin: h.RelaysToAnyOrigin, ThirdPartyWritable: h.ThirdPartyWritable}
 	}
 	c, err := egress.NewPresetCatalog(cj.Version, hosts)
 	if err != nil {

@@ -13,6 +13,12 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "third-party writable hosts unmarked", File: "publish.go",
+		Edits: []mutation.Edit{{Old: `g.ThirdPartyWritable = ph.ThirdPartyWritable`, New: `_ = ph.ThirdPartyWritable`}},
+		Kills: "TestPublishMarksThirdPartyWritable"},
+	{Name: "host order kept in the profile", File: "profile.go",
+		Edits: []mutation.Edit{{Old: `if !ok || slices.IsSortedFunc(a.AllowedHosts, compareHostPort) {`, New: `if ok || !ok {`}},
+		Kills: "TestPropHostOrderIsNotIdentity"},
 	{Name: "Select wraps a nil refusal", File: "select.go",
 		Edits: []mutation.Edit{{Old: `if first != nil { // a nil *Refusal`, New: `if true { // a nil *Refusal`}},
 		Kills: "TestSelectWithoutCandidates"},
@@ -48,9 +54,12 @@ var mutants = []mutation.Mutant{
 			np.PresetCatalogVersion = catalog.Version()`, New: `if used {
 			_ = catalog.Version()`}},
 		Kills: "TestPublishExpandsDeclaredEcosystemsOnly|TestNewCatalogIsANewVersion"},
+	// A hand-named relay is third-party writable too: both marks record
+	// the catalog version, so the mutant deletes both.
 	{Name: "catalog version recorded for a relay mark", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
-		np.PresetCatalogVersion = catalog.Version()`, New: `		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin`}},
+		np.PresetCatalogVersion = catalog.Version()`, New: `		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin`}, {Old: `		g.ThirdPartyWritable = ph.ThirdPartyWritable
+		np.PresetCatalogVersion = catalog.Version()`, New: `		g.ThirdPartyWritable = ph.ThirdPartyWritable`}},
 		Kills: "TestHandNamedRelayIsWarned"},
 	{Name: "version_conflict", File: "publish.go",
 		Edits: []mutation.Edit{{Old: `if prev != nil && prev.j.Name != profile.Name {`, New: `if false {`}},

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
@@ -84,7 +85,9 @@ type profileDocJSON struct {
 // (valid UTF-8, at most 256 KiB, one value and nothing after it, no
 // repeated member at any depth, exact member names, no unknown member),
 // the document must validate against [ProfileSchema], and the network
-// policy is parsed by egress.ParseNetworkPolicy. Ecosystems are sorted.
+// policy is parsed by egress.ParseNetworkPolicy. Ecosystems and allowed
+// hosts are sorted: they are sets, and the order they were written in is
+// no part of the profile's identity.
 //
 // Refusals: [CodeProfileInvalid]; an allowlist that would reach nothing
 // (allow_mcp_servers alone) is [CodeAllowlistReachesNothing], wrapping
@@ -109,6 +112,9 @@ func ParseProfile(doc []byte) (*SandboxProfile, error) {
 			return nil, reachesNothing(r)
 		}
 		return nil, &checkfu.Refusal{Code: CodeProfileInvalid, Message: "admission: profile network_policy", Err: r}
+	}
+	if np, err = canonicalPolicy(np); err != nil {
+		return nil, err
 	}
 	p := &SandboxProfile{
 		Name: pj.Name, Description: pj.Description, Image: pj.Image, Resources: pj.Resources,
@@ -165,9 +171,13 @@ func (p *SandboxProfile) MarshalJSON() ([]byte, error) {
 	if p.NetworkPolicy.Type() == "" {
 		return nil, checkfu.Refuse(CodeProfileInvalid, "admission: profile has no network policy")
 	}
+	np, err := canonicalPolicy(p.NetworkPolicy)
+	if err != nil {
+		return nil, err
+	}
 	b, err := canonicalJSON(profileJSON{
 		Name: p.Name, Description: p.Description, Image: p.Image, Resources: p.Resources,
-		Ecosystems: p.Ecosystems, NetworkPolicy: p.NetworkPolicy,
+		Ecosystems: p.Ecosystems, NetworkPolicy: np,
 	})
 	if err != nil {
 		var r *checkfu.Refusal
@@ -179,6 +189,31 @@ func (p *SandboxProfile) MarshalJSON() ([]byte, error) {
 	return b, nil
 }
 
+// canonicalPolicy returns np with an allowlist's hosts sorted by name,
+// then port: the same set of hosts in any order is one policy, one
+// document and one digest.
+func canonicalPolicy(np egress.NetworkPolicy) (egress.NetworkPolicy, error) {
+	a, ok := np.Allowlist()
+	if !ok || slices.IsSortedFunc(a.AllowedHosts, compareHostPort) {
+		return np, nil
+	}
+	a.AllowedHosts = slices.SortedFunc(slices.Values(a.AllowedHosts), compareHostPort)
+	out, err := egress.AllowlistNetwork(a)
+	if err != nil {
+		var r *checkfu.Refusal
+		errors.As(err, &r)
+		return np, &checkfu.Refusal{Code: CodeProfileInvalid, Message: "admission: profile network_policy", Err: r}
+	}
+	return out, nil
+}
+
+func compareHostPort(a, b egress.HostPort) int {
+	if n := strings.Compare(a.Host, b.Host); n != 0 {
+		return n
+	}
+	return int(a.Port) - int(b.Port)
+}
+
 // Domain separators of the digests this package computes.
 const (
 	profileDigestDomain = "checkfu.sandbox-profile.v1\n"
@@ -188,7 +223,8 @@ const (
 
 // Digest returns "sha256:" and the hex SHA-256 of the domain separator
 // "checkfu.sandbox-profile.v1\n" followed by p's canonical encoding:
-// members sorted by name, no white space, hosts as "host:port", and an
+// members sorted by name, no white space, hosts as "host:port" in order
+// of name then port, and an
 // omitted optional member absent (never null, never a zero). So adding an
 // optional member to the schema changes no retained profile's digest.
 func (p *SandboxProfile) Digest() (string, error) {

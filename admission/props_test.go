@@ -271,3 +271,44 @@ func TestPropDigestIgnoresAbsentOptionalFields(t *testing.T) {
 		}
 	})
 }
+
+// TestPropHostOrderIsNotIdentity: the same allowed hosts written in any
+// order give one canonical document, one profile digest and one network
+// policy hash, and publishing the reordered profile over the first
+// version gives that version back, not a new one.
+func TestPropHostOrderIsNotIdentity(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		hosts := rapid.SliceOfNDistinct(rapid.SampledFrom(hostPool), 2, len(hostPool), rapid.ID[string]).Draw(t, "hosts")
+		perm := rapid.Permutation(hosts).Draw(t, "reordered")
+		doc := func(hs []string) string {
+			b, _ := json.Marshal(hs)
+			return profileDoc(`["go", "pip"]`, `{"type": "allowlist", "allowed_hosts": `+string(b)+`, "allow_package_managers": true}`)
+		}
+		a, err := admission.ParseProfile([]byte(doc(hosts)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := admission.ParseProfile([]byte(doc(perm)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		da, _ := a.Digest()
+		db, _ := b.Digest()
+		ja, _ := a.MarshalJSON()
+		jb, _ := b.MarshalJSON()
+		if da != db || !bytes.Equal(ja, jb) {
+			t.Fatalf("hosts %v and %v: digests %s and %s, documents %s and %s", hosts, perm, da, db, ja, jb)
+		}
+		v1, err := admission.Publish(nil, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2, err := admission.Publish(v1, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v2 != v1 {
+			t.Fatalf("hosts %v republished as %v: a new version %d, want version 1 back", hosts, perm, v2.Version())
+		}
+	})
+}

@@ -37,6 +37,11 @@ type HostGrant struct {
 	// any origin on the workload's behalf (a warning), or empty. It is
 	// set however the host was granted, by hand too.
 	RelaysToAnyOrigin string `json:"relays_to_any_origin,omitempty"`
+	// ThirdPartyWritable is the catalog's reason when third parties can
+	// write what the host serves (a public registry, where any account
+	// publishes world-readable bytes), or empty. It is set however the
+	// host was granted, by hand too.
+	ThirdPartyWritable string `json:"third_party_writable,omitempty"`
 }
 
 // String returns "host:port".
@@ -169,6 +174,16 @@ func expand(p *SandboxProfile, catalog *egress.PresetCatalog) (publishedPolicy, 
 			continue
 		}
 		g.RelaysToAnyOrigin = ph.RelaysToAnyOrigin
+		np.PresetCatalogVersion = catalog.Version()
+	}
+	// So is a host whose content third parties write: what the grant
+	// means is shown wherever the host came from.
+	for _, ph := range catalog.Hosts() {
+		g := byHost[egress.HostPort{Host: ph.Host, Port: ph.Port}]
+		if g == nil || ph.ThirdPartyWritable == "" || g.ThirdPartyWritable != "" {
+			continue
+		}
+		g.ThirdPartyWritable = ph.ThirdPartyWritable
 		np.PresetCatalogVersion = catalog.Version()
 	}
 	if len(byHost) == 0 {

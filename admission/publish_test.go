@@ -1,7 +1,9 @@
 package admission_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -67,6 +69,47 @@ func TestPublishMarksRelays(t *testing.T) {
 			t.Errorf("%s: reason %q, by hand %v", r, r.RelaysToAnyOrigin, r.ByHand())
 		}
 	}
+}
+
+// TestPublishMarksThirdPartyWritable: every host of the catalog where
+// any account publishes what the host serves is marked in the compiled
+// profile, with the catalog's reason, whether allow_package_managers
+// granted it or the profile named it by hand; a distribution archive is
+// not; and a stored version with a mark dropped is refused.
+func TestPublishMarksThirdPartyWritable(t *testing.T) {
+	v := mustPublish(t, nil, profileDoc(`["apt", "cargo", "gem", "go", "npm", "pip"]`, `{"type": "allowlist", "allow_package_managers": true}`))
+	marked := 0
+	for _, h := range v.Hosts() {
+		apt := slices.Equal(h.Ecosystems, []string{"apt"})
+		if (h.ThirdPartyWritable == "") != apt {
+			t.Errorf("%s (%v): third_party_writable %q", h, h.Ecosystems, h.ThirdPartyWritable)
+		}
+		if h.ThirdPartyWritable != "" {
+			marked++
+		}
+	}
+	if marked != 10 {
+		t.Errorf("%d hosts marked third-party writable, want the 10 non-apt presets", marked)
+	}
+	byHand := mustPublish(t, nil, profileDoc("", `{"type": "allowlist", "allowed_hosts": ["registry.npmjs.org", "api.example.com"]}`))
+	for _, h := range byHand.Hosts() {
+		if want := h.Host == "registry.npmjs.org"; (h.ThirdPartyWritable != "") != want {
+			t.Errorf("named by hand: %s third_party_writable %q", h, h.ThirdPartyWritable)
+		}
+	}
+	if byHand.CatalogVersion() == "" {
+		t.Error("a mark from the catalog recorded no catalog version")
+	}
+	doc, err := byHand.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := regexp.MustCompile(`,"third_party_writable":"[^"]*"`).ReplaceAll(doc, nil)
+	if bytes.Equal(dropped, doc) {
+		t.Fatalf("no mark to drop in %s", doc)
+	}
+	_, err = admission.ParsePublished(dropped)
+	wantCode(t, "a stored version with the mark dropped", err, admission.CodePublishedInvalid)
 }
 
 func TestNewCatalogIsANewVersion(t *testing.T) {

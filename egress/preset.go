@@ -33,6 +33,13 @@ type PresetHost struct {
 	// and data can ride in the path. Empty means the host serves only its
 	// own content.
 	RelaysToAnyOrigin string
+	// ThirdPartyWritable, when not empty, says why what this host serves
+	// can be written by third parties: on a public registry any account
+	// can publish world-readable bytes, so a workload granted the host
+	// can fetch content an attacker wrote, and can publish what anyone
+	// may then read. Empty means only the host's operators write what it
+	// serves.
+	ThirdPartyWritable string
 }
 
 // A PresetCatalog is a versioned, dated list of exact hosts and ports that
@@ -61,18 +68,28 @@ var presetCatalogV1 = PresetCatalog{
 		{Ecosystem: "apt", Host: "deb.debian.org", Port: 443, Purpose: "Debian archive over https"},
 		{Ecosystem: "apt", Host: "security.debian.org", Port: 80, Purpose: "Debian security updates"},
 		{Ecosystem: "apt", Host: "security.ubuntu.com", Port: 80, Purpose: "Ubuntu security updates"},
-		{Ecosystem: "cargo", Host: "crates.io", Port: 443, Purpose: "crate API; downloads redirect to static.crates.io", RedirectsTo: []string{"static.crates.io"}},
-		{Ecosystem: "cargo", Host: "index.crates.io", Port: 443, Purpose: "sparse registry index"},
-		{Ecosystem: "cargo", Host: "static.crates.io", Port: 443, Purpose: "crate downloads"},
-		{Ecosystem: "gem", Host: "index.rubygems.org", Port: 443, Purpose: "compact index"},
-		{Ecosystem: "gem", Host: "rubygems.org", Port: 443, Purpose: "gem API and downloads"},
+		{Ecosystem: "cargo", Host: "crates.io", Port: 443, Purpose: "crate API; downloads redirect to static.crates.io", RedirectsTo: []string{"static.crates.io"},
+			ThirdPartyWritable: "any account can publish a crate; its API serves every published crate to anyone"},
+		{Ecosystem: "cargo", Host: "index.crates.io", Port: 443, Purpose: "sparse registry index",
+			ThirdPartyWritable: "lists every crate any account publishes"},
+		{Ecosystem: "cargo", Host: "static.crates.io", Port: 443, Purpose: "crate downloads",
+			ThirdPartyWritable: "serves the bytes of every crate any account publishes"},
+		{Ecosystem: "gem", Host: "index.rubygems.org", Port: 443, Purpose: "compact index",
+			ThirdPartyWritable: "lists every gem any account publishes"},
+		{Ecosystem: "gem", Host: "rubygems.org", Port: 443, Purpose: "gem API and downloads",
+			ThirdPartyWritable: "any account can push a gem; it serves every pushed gem to anyone"},
 		{Ecosystem: "go", Host: "proxy.golang.org", Port: 443, Purpose: "module proxy",
-			RelaysToAnyOrigin: "fetches any public module path from its origin on demand: the workload chooses the server the proxy contacts, and data can ride in the module path"},
+			RelaysToAnyOrigin:  "fetches any public module path from its origin on demand: the workload chooses the server the proxy contacts, and data can ride in the module path",
+			ThirdPartyWritable: "serves any public module, which anyone publishes by tagging a repository"},
 		{Ecosystem: "go", Host: "sum.golang.org", Port: 443, Purpose: "checksum database",
-			RelaysToAnyOrigin: "a lookup of a module the database has not seen makes it fetch that module path from its origin: the workload chooses the server, and data can ride in the path"},
-		{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry metadata and tarballs"},
-		{Ecosystem: "pip", Host: "files.pythonhosted.org", Port: 443, Purpose: "distribution downloads"},
-		{Ecosystem: "pip", Host: "pypi.org", Port: 443, Purpose: "simple index and JSON API"},
+			RelaysToAnyOrigin:  "a lookup of a module the database has not seen makes it fetch that module path from its origin: the workload chooses the server, and data can ride in the path",
+			ThirdPartyWritable: "records a checksum line, readable by anyone, for any module anyone publishes"},
+		{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry metadata and tarballs",
+			ThirdPartyWritable: "any account can publish a package; the registry serves every published version to anyone"},
+		{Ecosystem: "pip", Host: "files.pythonhosted.org", Port: 443, Purpose: "distribution downloads",
+			ThirdPartyWritable: "serves the files of every project any account uploads"},
+		{Ecosystem: "pip", Host: "pypi.org", Port: 443, Purpose: "simple index and JSON API",
+			ThirdPartyWritable: "any account can upload a project; its index serves every upload to anyone"},
 	},
 }
 

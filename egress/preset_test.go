@@ -75,6 +75,18 @@ func TestPresetRelaysMarked(t *testing.T) {
 	}
 }
 
+// TestPresetThirdPartyWritableMarked: every host where any account can
+// publish what the host serves to anyone is marked, with its reason; the
+// distribution archives, written by their own maintainers, are not.
+func TestPresetThirdPartyWritableMarked(t *testing.T) {
+	for _, h := range egress.DefaultPresetCatalog().Hosts() {
+		want := h.Ecosystem != "apt"
+		if got := h.ThirdPartyWritable != ""; got != want {
+			t.Errorf("%s: third_party_writable marked %v, want %v", h, got, want)
+		}
+	}
+}
+
 func TestNewPresetCatalog(t *testing.T) {
 	good := egress.PresetHost{Ecosystem: "npm", Host: "registry.npmjs.org", Port: 443, Purpose: "registry"}
 	c, err := egress.NewPresetCatalog("2026-12-01.1", []egress.PresetHost{good})

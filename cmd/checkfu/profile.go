@@ -146,6 +146,9 @@ func printPublished(e *env, v *admission.Published) {
 		if h.RelaysToAnyOrigin != "" {
 			line += " [relays to any origin]"
 		}
+		if h.ThirdPartyWritable != "" {
+			line += " [third-party writable]"
+		}
 		fmt.Fprintln(e.stdout, line)
 	}
 	cat := v.CatalogVersion()

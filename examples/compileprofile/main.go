@@ -72,6 +72,9 @@ func run(out io.Writer) error {
 		if h.RelaysToAnyOrigin != "" {
 			line += "\n  " + strings.Repeat(" ", 28) + " warning: relays to any origin"
 		}
+		if h.ThirdPartyWritable != "" {
+			line += "\n  " + strings.Repeat(" ", 28) + " warning: third-party writable"
+		}
 		fmt.Fprintln(out, line)
 	}
 	fmt.Fprintln(out, "digests:")
