@@ -130,3 +130,44 @@ func TestAgentCancel(t *testing.T) {
 		t.Fatalf("the log's ends %v, want %v", got, want)
 	}
 }
+
+// TestCapabilityFreeSession: a Runner with no Connection launches an
+// agent with no broker: no socket variable, no MCP server announced even
+// with a door, no socket file; the turn ends and is logged, and nothing
+// reaches a provider.
+func TestCapabilityFreeSession(t *testing.T) {
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Connections, c.Assignments = nil, nil })
+	s := g.admitted(t)
+	ctx := context.Background()
+	var said []string
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, runnertest.QuickstartScript[:1]), Door: clitest.Door(t), OnUpdate: collect(&said)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := a.Prompt(ctx, "go"); err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Fatalf("Prompt = %v, %v", resp, err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(said) != 1 || said[0] != "[scripted] cannot reach the broker: "+runnertest.SocketEnv+" is not set" {
+		t.Fatalf("the agent said %q; want that it has no broker", said)
+	}
+	if g.hits.Load() != 0 {
+		t.Fatal("a capability-free session reached the provider")
+	}
+	var ends []row
+	for _, r := range rows(entries(t, g.Runner, member.Session)) {
+		if r.Kind == eventlog.KindTurnEnded || r.Kind == eventlog.KindProcessExited || r.Kind == eventlog.KindProcessStarted {
+			ends = append(ends, r)
+		}
+	}
+	want := []row{{eventlog.KindProcessStarted, eventlog.DecisionAllow, "", "isolation_checked"},
+		{eventlog.KindTurnEnded, eventlog.DecisionNone, "", "end_turn"}, {eventlog.KindProcessExited, eventlog.DecisionNone, "", "exit_0"}}
+	if !slices.Equal(ends, want) {
+		t.Fatalf("log %v, want %v", ends, want)
+	}
+}

@@ -73,6 +73,12 @@ type permissionCall struct {
 // without asking the Approver.
 func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	if p == nil {
+		// A capability-free session has no tool to approve.
+		err := checkfu.Refuse(CodePermissionUnbound, "runner: the session holds no capability")
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err, "")
+		return reject(req)
+	}
 	ar, err := s.bind(p, req)
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")

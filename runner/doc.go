@@ -92,6 +92,9 @@
 //     and each agent process's end are in the log, once each, on every
 //     path: a normal turn, Agent.Cancel, a failed handshake, a refused
 //     evidence match, Agent.Close and Session.Close.
+//   - Capability-free code gets no broker: a Runner without Connections
+//     launches its agents with no plane, no socket, no BrokerSocketEnv
+//     and no MCP server announced, and denies every permission request.
 //   - The zero Config with a Dir is usable; a nil Approver denies every
 //     external effect.
 package runner

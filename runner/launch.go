@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"path"
 	"strconv"
 	"sync"
@@ -101,7 +102,9 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 	if err = a.handshake(ctx); err != nil {
 		a.kill()
 		s.mu.Lock()
-		s.plane.stopServing()
+		if s.plane != nil {
+			s.plane.stopServing()
+		}
 		delete(s.agents, a)
 		s.mu.Unlock()
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""), a.exited(ctx, "killed"))
@@ -123,7 +126,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	}
 	r := s.r
 	spec := r.provider.Spec(s.rc.Session, s.profile.ProfileDigest())
-	if s.plane == nil {
+	if s.plane == nil && r.catalog != nil {
 		p, err := s.buildPlane(ctx)
 		if err != nil {
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_plane"}, err, ""))
@@ -133,7 +136,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	if s.instance == nil {
 		var inst adapters.Instance
 		var err error
-		if bm, ok := r.provider.(BrokerMounter); ok {
+		if bm, ok := r.provider.(BrokerMounter); ok && s.plane != nil {
 			inst, err = bm.CreateWithBroker(ctx, spec, s.plane.dir)
 		} else {
 			inst, err = r.provider.Create(ctx, spec)
@@ -144,32 +147,43 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		s.instance = inst
 	}
 	ps := cfg.Process
-	socket := s.plane.socket()
-	if bm, ok := r.provider.(BrokerMounter); ok {
-		socket = bm.BrokerPath() + "/" + BrokerSocket
-	}
-	ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
 	var mcpServers []json.RawMessage
-	if cfg.Door != "" {
-		server, err := s.plane.placeDoor(cfg.Door, path.Join(path.Dir(socket), DoorName), socket)
-		if err != nil {
+	var ln net.Listener
+	if s.plane == nil {
+		// Capability-free: no broker, no socket, nothing announced.
+		if len(s.agents) > 0 {
+			err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
 		}
-		mcpServers = append(mcpServers, server)
-	}
-	if s.plane.serving() {
-		// One socket, one process: the first agent's broker still
-		// answers on it.
-		err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
-	}
-	ln, err := s.plane.listen()
-	if err != nil {
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+	} else {
+		socket := s.plane.socket()
+		if bm, ok := r.provider.(BrokerMounter); ok {
+			socket = bm.BrokerPath() + "/" + BrokerSocket
+		}
+		ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
+		if cfg.Door != "" {
+			server, err := s.plane.placeDoor(cfg.Door, path.Join(path.Dir(socket), DoorName), socket)
+			if err != nil {
+				return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+			}
+			mcpServers = append(mcpServers, server)
+		}
+		if s.plane.serving() {
+			// One socket, one process: the first agent's broker still
+			// answers on it.
+			err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+		}
+		var err error
+		if ln, err = s.plane.listen(); err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+		}
 	}
 	proc, err := s.instance.OpenProcess(ctx, ps)
 	if err != nil {
-		ln.Close()
+		if ln != nil {
+			ln.Close()
+		}
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
 	}
 	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, ps), mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
@@ -192,12 +206,16 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
 		// The sandbox is not the one admitted: nothing of it is
 		// served, now or later.
-		ln.Close()
-		s.plane.channel.Close()
+		if ln != nil {
+			ln.Close()
+			s.plane.channel.Close()
+		}
 		a.kill()
 		return nil, errors.Join(m.Err(), err, a.exited(ctx, "killed"))
 	}
-	s.plane.serve(ln)
+	if ln != nil {
+		s.plane.serve(ln)
+	}
 	pl := s.plane
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
@@ -326,7 +344,9 @@ func (a *Agent) Close(ctx context.Context) error {
 	}
 	a.drain()
 	a.s.mu.Lock()
-	a.s.plane.stopServing()
+	if a.s.plane != nil {
+		a.s.plane.stopServing()
+	}
 	delete(a.s.agents, a)
 	a.s.mu.Unlock()
 	// a.code is read only once Wait has returned it: unreaped, it may

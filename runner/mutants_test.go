@@ -143,4 +143,7 @@ var mutants = []mutation.Mutant{
 	{Name: "Agent.Cancel sends nothing", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "func (a *Agent) Cancel() error { return a.client.Cancel(a.session) }", New: "func (a *Agent) Cancel() error { return nil }"}},
 		Kills: "TestAgentCancel"},
+	{Name: "a capability-free session gets a plane", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "	if s.plane == nil && r.catalog != nil {", New: "	if s.plane == nil {"}},
+		Kills: "TestCapabilityFreeSession"},
 }

@@ -74,9 +74,9 @@ type Connection struct {
 }
 
 // Config configures New. Every field has a default except Dir, which the
-// default stores need, and Connections: without one a session can be
-// published and admitted, but Launch refuses it (a session's channel
-// needs a tool).
+// default stores need. Without Connections a session is capability-free:
+// Launch builds no plane, no broker and no socket, names none to the
+// agent and announces no MCP server.
 type Config struct {
 	// Dir holds the default SQLite stores (custody.db, events.db) when
 	// Credentials or Events is nil.

@@ -114,7 +114,7 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
 	r := s.r
 	s.mu.Lock()
-	launched := s.plane != nil
+	launched := s.plane != nil || s.instance != nil
 	s.mu.Unlock()
 	if launched {
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s already launched under its admission", checkfu.Quote(s.rc.Session))
