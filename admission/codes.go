@@ -5,7 +5,7 @@ import "github.com/checkfu/checkfu"
 // Refusal codes. Every error this package returns for a refused
 // profile, publication, selection, enrollment, lane, record or harness is
 // a [*checkfu.Refusal] carrying one of these codes; branch on them with
-// errors.Is. When the refusal wraps one from egress or conformance, that
+// errors.Is. When the refusal wraps one from egress, signing or conformance, that
 // code matches too (the cause is the Refusal's Err).
 const (
 	// CodeProfileInvalid: a SandboxProfile document is not strict JSON,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // MaterializationPayloadType is the DSSE payload type and signing domain
@@ -62,7 +63,7 @@ func (s MaterializationStatement) check() error {
 
 // SignMaterialization signs s with the provider's key under
 // [MaterializationPayloadType] and returns the DSSE envelope.
-func SignMaterialization(signer *conformance.Signer, s MaterializationStatement) ([]byte, error) {
+func SignMaterialization(signer *signing.Signer, s MaterializationStatement) ([]byte, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ type EnrollmentRequest struct {
 	Statement []byte
 	// Signers holds the operator's enrolled provider keys; the key that
 	// signed Statement must be named exactly Target.Provider.
-	Signers *conformance.AttesterSet
+	Signers *signing.AttesterSet
 }
 
 // An Enrollment is an admitted provider revision: its effective
@@ -107,7 +108,7 @@ type Enrollment struct {
 // ([CodeCapabilityInvalid]); runner_enforced claimed by a provider that
 // is not in-process ([CodeAuthorityExceedsPlacement]); a statement that
 // is unsigned, malformed, not canonical or signed by a key outside
-// Signers ([CodeStatementInvalid], wrapping conformance's refusal); a
+// Signers ([CodeStatementInvalid], wrapping signing's refusal); a
 // statement for another revision, placement or capability, or signed by
 // the key of another provider ([CodeStatementMismatch]).
 //

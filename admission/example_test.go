@@ -8,7 +8,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/admission"
-	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 func ExamplePublish() {
@@ -83,9 +83,9 @@ func ExampleIntersect() {
 
 func ExampleEnroll() {
 	seed := sha256.Sum256([]byte("example provider key"))
-	key, _, _ := conformance.GenerateSigner(bytes.NewReader(seed[:]))
+	key, _, _ := signing.GenerateSigner(bytes.NewReader(seed[:]))
 	set, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "partner:vm", "public_key_pem": string(key.PublicKeyPEM())}}})
-	signers, _ := conformance.ParseAttesterSet(set)
+	signers, _ := signing.ParseAttesterSet(set)
 
 	target := checkfu.ProviderRevision{Provider: "partner:vm", Revision: "7"}
 	declared := admission.RunnerProviderCapability{MountKinds: []string{"memory"}, EgressCertification: checkfu.AdvisoryFilter}
@@ -109,9 +109,9 @@ func ExampleEnroll() {
 // provider_attested, for the examples below.
 func exampleEnrollment() (*admission.Enrollment, error) {
 	seed := sha256.Sum256([]byte("example provider key"))
-	key, _, _ := conformance.GenerateSigner(bytes.NewReader(seed[:]))
+	key, _, _ := signing.GenerateSigner(bytes.NewReader(seed[:]))
 	set, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "partner:vm", "public_key_pem": string(key.PublicKeyPEM())}}})
-	signers, _ := conformance.ParseAttesterSet(set)
+	signers, _ := signing.ParseAttesterSet(set)
 	target := checkfu.ProviderRevision{Provider: "partner:vm", Revision: "7"}
 	var e admission.Enforcement
 	for i := range e {
@@ -149,9 +149,9 @@ func ExampleAdmit() {
 
 	// Freeze it under the deployment key and load it back.
 	seed := sha256.Sum256([]byte("example deployment key"))
-	key, _, _ := conformance.GenerateSigner(bytes.NewReader(seed[:]))
+	key, _, _ := signing.GenerateSigner(bytes.NewReader(seed[:]))
 	set, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "deploy-eu", "public_key_pem": string(key.PublicKeyPEM())}}})
-	keys, _ := conformance.ParseAttesterSet(set)
+	keys, _ := signing.ParseAttesterSet(set)
 	env, _ := admission.SignRecord(key, rec)
 	loaded, err := admission.LoadRecord(env, "deploy-eu", "s-1", keys)
 	fmt.Println(err == nil, admission.Place(loaded, v, e, nil) == nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // RecordPayloadType is the DSSE payload type and signing domain of a
@@ -170,7 +171,7 @@ func Admit(req AdmitRequest) (*Record, error) {
 
 // SignRecord freezes r: it returns the DSSE envelope of r's canonical
 // encoding signed by the deployment key under [RecordPayloadType].
-func SignRecord(deploymentKey *conformance.Signer, r *Record) ([]byte, error) {
+func SignRecord(deploymentKey *signing.Signer, r *Record) ([]byte, error) {
 	b, err := canonicalJSON(r.f)
 	if err != nil {
 		return nil, checkfu.Refuse(CodeRecordUnauthentic, "admission: record does not encode")
@@ -182,11 +183,11 @@ func SignRecord(deploymentKey *conformance.Signer, r *Record) ([]byte, error) {
 // deployment against keys, the deployment keys the Runner trusts, each
 // named by its deployment. It refuses a record that does not verify
 // (altered, unsigned, signed by a key not in keys) or is not canonical
-// with [CodeRecordUnauthentic], wrapping conformance's refusal; one
+// with [CodeRecordUnauthentic], wrapping signing's refusal; one
 // signed by, or naming, another deployment with [CodeDeploymentMismatch];
 // and a validly signed record of another session (a replayed record)
 // with [CodeSessionMismatch].
-func LoadRecord(envelope []byte, deployment, session string, keys *conformance.AttesterSet) (*Record, error) {
+func LoadRecord(envelope []byte, deployment, session string, keys *signing.AttesterSet) (*Record, error) {
 	signer, payload, err := keys.VerifyPayload(envelope, RecordPayloadType)
 	if err != nil {
 		var r *checkfu.Refusal

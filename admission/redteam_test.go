@@ -190,7 +190,7 @@ func TestPayloadTypesAreNotConfused(t *testing.T) {
 		t.Fatal(err)
 	}
 	stmtEnv := admissiontest.Statement(t, pairB.Provider, pairB, admission.PlacementRemote, full)
-	receiptEnv, err := key.Sign(conformance.Record{Target: pairB, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
+	receiptEnv, err := conformance.Sign(key, conformance.Record{Target: pairB, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
 		IssuedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Evidence: []conformance.Digest{conformance.DigestOf([]byte("e"))}})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestPayloadTypesAreNotConfused(t *testing.T) {
 		wantCode(t, name+" as a statement", err, admission.CodeStatementInvalid)
 	}
 	for name, env := range map[string][]byte{"record": recordEnv, "statement": stmtEnv} {
-		if _, err := keys.Verify(env); err == nil {
+		if _, err := conformance.Verify(keys, env); err == nil {
 			t.Errorf("%s verified as a receipt", name)
 		}
 	}

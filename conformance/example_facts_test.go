@@ -9,6 +9,8 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+
+	"github.com/checkfu/checkfu/signing"
 )
 
 func ExampleFacts() {
@@ -67,22 +69,6 @@ func ExampleParseDigest() {
 	// true
 }
 
-func ExampleParseKeyID() {
-	id, err := conformance.ParseKeyID("9ffd5db67699bdb0bc2ec36a1e2d1bfbb03bcf3db499cfcf9ca52ae0ee244fb4")
-	fmt.Println(err)
-	signer, _ := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	fmt.Println(id == signer.KeyID())
-
-	_, err = conformance.ParseKeyID("9ffd5db6")
-	fmt.Println(errors.Is(err, conformance.CodeKeyInvalid))
-	fmt.Println(err)
-	// Output:
-	// <nil>
-	// true
-	// true
-	// refused: key_invalid: conformance: key id "9ffd5db6" is not 64 lowercase hex digits
-}
-
 func ExampleRecord_Check() {
 	rec := conformance.Record{
 		Target:   checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: "2"},
@@ -121,8 +107,8 @@ func ExampleRecord_MarshalJSON() {
 
 func ExampleReceipt_Record() {
 	signer, env := exampleReceipt()
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
-	receipt, err := set.Verify(env)
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
+	receipt, err := conformance.Verify(set, env)
 	if err != nil {
 		panic(err)
 	}

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+
+	"github.com/checkfu/checkfu/signing"
 )
 
 // exampleKey is a fixed attester key so that the examples' output is
@@ -30,13 +30,13 @@ const exampleStatement = `{
 var daytona2 = checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: "2"}
 
 // exampleSetFile is the attester set file an operator would ship.
-func exampleSetFile(signer *conformance.Signer) []byte {
+func exampleSetFile(signer *signing.Signer) []byte {
 	b, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "checkfu-release", "public_key_pem": string(signer.PublicKeyPEM())}}})
 	return b
 }
 
-func exampleReceipt() (*conformance.Signer, []byte) {
-	signer, err := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
+func exampleReceipt() (*signing.Signer, []byte) {
+	signer, err := signing.ParsePrivateKeyPEM([]byte(exampleKey))
 	if err != nil {
 		panic(err)
 	}
@@ -44,40 +44,14 @@ func exampleReceipt() (*conformance.Signer, []byte) {
 	if err != nil {
 		panic(err)
 	}
-	env, err := signer.Sign(rec)
+	env, err := conformance.Sign(signer, rec)
 	if err != nil {
 		panic(err)
 	}
 	return signer, env
 }
 
-func ExampleParsePrivateKeyPEM() {
-	signer, err := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("key id:", signer.KeyID())
-	fmt.Print(string(signer.PublicKeyPEM()))
-	// Output:
-	// key id: 9ffd5db67699bdb0bc2ec36a1e2d1bfbb03bcf3db499cfcf9ca52ae0ee244fb4
-	// -----BEGIN PUBLIC KEY-----
-	// MCowBQYDK2VwAyEAL+XIuP8rh1/93MLXfmm3EA4yjVlG4DiWMIf0+7VIcL0=
-	// -----END PUBLIC KEY-----
-}
-
-func ExampleGenerateSigner() {
-	signer, privatePEM, err := conformance.GenerateSigner(nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	again, err := conformance.ParsePrivateKeyPEM(privatePEM)
-	fmt.Println(err == nil && again.KeyID() == signer.KeyID())
-	// Output: true
-}
-
-func ExampleSigner_Sign() {
+func ExampleSign() {
 	_, env := exampleReceipt()
 	var e struct {
 		PayloadType string `json:"payloadType"`
@@ -115,48 +89,17 @@ func ExampleParseRecord() {
 	// refused: payload_noncanonical: conformance: payload has 1 trailing bytes
 }
 
-func ExampleParseAttesterSet() {
-	signer, _ := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	set, err := conformance.ParseAttesterSet(exampleSetFile(signer))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, a := range set.Attesters() {
-		fmt.Println(a.Name, a.KeyID == signer.KeyID())
-	}
-	// The identity point as a key would make one fixed signature verify
-	// for every message; admission refuses it.
-	_, err = conformance.ParseAttesterSet([]byte(`{"attesters":[{"name":"evil","public_key_pem":"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n-----END PUBLIC KEY-----\n"}]}`))
-	code, _ := checkfu.CodeOf(err)
-	fmt.Println(code)
-	// Output:
-	// checkfu-release true
-	// key_small_order
-}
-
-func ExampleLoadAttesterSet() {
-	signer, _ := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	dir, _ := os.MkdirTemp("", "attesters")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "attesters.json")
-	_ = os.WriteFile(path, exampleSetFile(signer), 0o644)
-	set, err := conformance.LoadAttesterSet(path)
-	fmt.Println(set.Len(), err)
-	// Output: 1 <nil>
-}
-
 func ExampleBuiltinAttesters() {
 	_, env := exampleReceipt()
-	_, err := conformance.BuiltinAttesters().Verify(env)
-	fmt.Println(errors.Is(err, conformance.CodeAttesterUnknown))
+	_, err := conformance.Verify(conformance.BuiltinAttesters(), env)
+	fmt.Println(errors.Is(err, signing.CodeAttesterUnknown))
 	// Output: true
 }
 
-func ExampleAttesterSet_Verify() {
+func ExampleVerify() {
 	signer, env := exampleReceipt()
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
-	receipt, err := set.Verify(env)
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
+	receipt, err := conformance.Verify(set, env)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -168,8 +111,8 @@ func ExampleAttesterSet_Verify() {
 
 func ExampleReceipt_Certifies() {
 	signer, env := exampleReceipt()
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
-	receipt, _ := set.Verify(env)
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
+	receipt, _ := conformance.Verify(set, env)
 	fmt.Println(receipt.Certifies(daytona2))
 	worker := checkfu.ProviderRevision{Provider: "checkfu:daytona-worker-provider", Revision: "2"}
 	code, _ := checkfu.CodeOf(receipt.Certifies(worker))
@@ -182,21 +125,21 @@ func ExampleReceipt_Certifies() {
 	// revision_mismatch
 }
 
-func ExampleAttesterSet_Certify() {
-	signer, _ := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
+func ExampleCertify() {
+	signer, _ := signing.ParsePrivateKeyPEM([]byte(exampleKey))
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
 	rec, _ := conformance.ParseStatement([]byte(exampleStatement))
 	rec.Facts = rec.Facts.Without(conformance.DefaultDeny)
-	env, _ := signer.Sign(rec)
-	_, err := set.Certify(env, daytona2)
+	env, _ := conformance.Sign(signer, rec)
+	_, err := conformance.Certify(set, env, daytona2)
 	fmt.Println(err)
 	// Output: refused: fact_missing: conformance: receipt for "checkfu:daytona-provider@2" lacks default_deny; a receipt missing any fact certifies nothing
 }
 
 func ExampleEffectiveGrade() {
 	signer, env := exampleReceipt()
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
-	receipt, _ := set.Certify(env, daytona2)
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
+	receipt, _ := conformance.Certify(set, env, daytona2)
 	fmt.Println(conformance.EffectiveGrade(daytona2, checkfu.SecurityBoundary, nil))
 	fmt.Println(conformance.EffectiveGrade(daytona2, checkfu.SecurityBoundary, receipt))
 	fmt.Println(conformance.EffectiveGrade(daytona2, checkfu.AdvisoryFilter, receipt))
@@ -216,23 +159,6 @@ func ExampleFact_SelfAttestable() {
 	// connect_time_public_address false
 	// authority_separation false
 	// default_deny false
-}
-
-func ExampleKeyIDOf() {
-	signer, _ := conformance.ParsePrivateKeyPEM([]byte(exampleKey))
-	id, err := conformance.KeyIDOf(signer.PublicKeyPEM())
-	fmt.Println(id == signer.KeyID(), err)
-	// Output: true <nil>
-}
-
-func ExampleLoadSigner() {
-	dir, _ := os.MkdirTemp("", "signer")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "key.pem")
-	_ = os.WriteFile(path, []byte(exampleKey), 0o600)
-	signer, err := conformance.LoadSigner(path)
-	fmt.Println(signer.KeyID(), err)
-	// Output: 9ffd5db67699bdb0bc2ec36a1e2d1bfbb03bcf3db499cfcf9ca52ae0ee244fb4 <nil>
 }
 
 func ExampleRecord_Statement() {

@@ -11,6 +11,8 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/conformance/conformancetest"
+
+	"github.com/checkfu/checkfu/signing"
 )
 
 var cmpRecord = cmp.Comparer(func(a, b conformance.FactSet) bool { return a == b })
@@ -58,10 +60,10 @@ func TestPropEffectiveGrade(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		signer := conformancetest.Signer().Draw(t, "signer")
 		inSet := rapid.Bool().Draw(t, "in_set")
-		var set *conformance.AttesterSet
+		var set *signing.AttesterSet
 		if inSet {
 			var err error
-			if set, err = conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer)); err != nil {
+			if set, err = signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer)); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -70,15 +72,15 @@ func TestPropEffectiveGrade(t *testing.T) {
 		rec := conformancetest.Record().Draw(t, "record")
 		target := rapid.OneOf(rapid.Just(rec.Target), conformancetest.ProviderRevision()).Draw(t, "target")
 		advertised := conformancetest.AnyGrade().Draw(t, "advertised")
-		env, err := signer.Sign(rec)
+		env, err := conformance.Sign(signer, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		receipt, verr := set.Verify(env)
+		receipt, verr := conformance.Verify(set, env)
 		if inSet != (verr == nil) {
 			t.Fatalf("Verify with attester in set = %v: %v", inSet, verr)
 		}
-		if !inSet && !errors.Is(verr, conformance.CodeAttesterUnknown) {
+		if !inSet && !errors.Is(verr, signing.CodeAttesterUnknown) {
 			t.Fatalf("Verify outside the set: %v", verr)
 		}
 		got := conformance.EffectiveGrade(target, advertised, receipt)
@@ -114,18 +116,18 @@ func TestPropEffectiveGrade(t *testing.T) {
 // that differs only in revision, nor only in provider.
 func TestPropReceiptIsExact(t *testing.T) {
 	signer := conformancetest.Signer().Example(0)
-	set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
+	set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		rec := conformancetest.Record().Draw(t, "record")
 		rec.Facts, rec.Label = conformance.AllFacts(), checkfu.LabelProduction
-		env, err := signer.Sign(rec)
+		env, err := conformance.Sign(signer, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		receipt, err := set.Certify(env, rec.Target)
+		receipt, err := conformance.Certify(set, env, rec.Target)
 		if err != nil {
 			t.Fatalf("Certify(own pair): %v", err)
 		}
@@ -152,24 +154,24 @@ func TestPropReceiptIsExact(t *testing.T) {
 func TestPropSignVerify(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		signers := rapid.SliceOfN(conformancetest.Signer(), 1, 3).Draw(t, "signers")
-		keys := map[conformance.KeyID]bool{}
+		keys := map[signing.KeyID]bool{}
 		for _, s := range signers {
 			if keys[s.KeyID()] {
 				t.Skip("duplicate seed")
 			}
 			keys[s.KeyID()] = true
 		}
-		set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signers...))
+		set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signers...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := rapid.IntRange(0, len(signers)-1).Draw(t, "which")
 		rec := conformancetest.Record().Draw(t, "record")
-		env, err := signers[i].Sign(rec)
+		env, err := conformance.Sign(signers[i], rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		receipt, err := set.Verify(env)
+		receipt, err := conformance.Verify(set, env)
 		if err != nil {
 			t.Fatal(err)
 		}

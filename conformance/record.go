@@ -7,38 +7,8 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance/internal/wire"
+	"github.com/checkfu/checkfu/signing"
 )
-
-// A KeyID names an attester key: the SHA-256 of the key's DER-encoded
-// PKIX SubjectPublicKeyInfo, the same bytes `openssl pkey -pubin -outform
-// DER` prints. Its text form is 64 lowercase hex digits.
-type KeyID [32]byte
-
-// String returns the lowercase hex form of id.
-func (id KeyID) String() string { return hex.EncodeToString(id[:]) }
-
-// ParseKeyID parses exactly 64 lowercase hex digits; anything else is
-// refused with [CodeKeyInvalid].
-func ParseKeyID(s string) (KeyID, error) {
-	var id KeyID
-	if err := parseHex32(s, id[:]); err != nil {
-		return KeyID{}, checkfu.Refuse(CodeKeyInvalid, "conformance: key id %q is not 64 lowercase hex digits", s)
-	}
-	return id, nil
-}
-
-// MarshalText implements encoding.TextMarshaler with the hex form.
-func (id KeyID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler with [ParseKeyID].
-func (id *KeyID) UnmarshalText(text []byte) error {
-	v, err := ParseKeyID(string(text))
-	if err != nil {
-		return err
-	}
-	*id = v
-	return nil
-}
 
 // A Digest is the SHA-256 digest of one piece of matrix evidence. Its text
 // form is "sha256:" followed by 64 lowercase hex digits.
@@ -88,7 +58,7 @@ func parseHex32(s string, out []byte) error {
 
 // A Record is what a receipt states: this attester observed these facts
 // of this exact provider revision, with evidence of this label, at this
-// time. A Record proves nothing by itself; see [AttesterSet.Verify].
+// time. A Record proves nothing by itself; see [Verify].
 //
 // The zero Record is invalid (it has no provider), and an unsigned Record
 // is never a certificate.
@@ -100,9 +70,9 @@ type Record struct {
 	// Label says how the evidence was produced; only LabelProduction
 	// can certify.
 	Label checkfu.Label
-	// Attester is the key id of the signing attester. [Signer.Sign]
+	// Attester is the key id of the signing attester. [Sign]
 	// fills it in.
-	Attester KeyID
+	Attester signing.KeyID
 	// IssuedAt is when the attester issued the record, in whole seconds.
 	IssuedAt time.Time
 	// Evidence holds the digests of the matrix evidence, at least one,
@@ -181,7 +151,7 @@ func (r Record) MarshalBinary() ([]byte, error) {
 // version, unknown fact bits or labels, strings that are empty, too long,
 // not UTF-8 or hold control characters, and any input that does not
 // re-encode to exactly the same bytes. ParseRecord checks no signature:
-// [AttesterSet.Verify] calls it only on signed bytes.
+// [Verify] calls it only on signed bytes.
 func ParseRecord(payload []byte) (Record, error) {
 	w, err := wire.Parse(payload)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/strictjson"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // statementJSON is the human-readable JSON form of a Record. It is for
@@ -70,7 +71,7 @@ func ParseStatement(data []byte) (Record, error) {
 	}
 	r.IssuedAt = t.UTC()
 	if s.AttesterKeyID != "" {
-		if r.Attester, err = ParseKeyID(s.AttesterKeyID); err != nil {
+		if r.Attester, err = signing.ParseKeyID(s.AttesterKeyID); err != nil {
 			return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: attester_key_id %q is not 64 lowercase hex digits", s.AttesterKeyID)
 		}
 	}
@@ -100,7 +101,7 @@ func (r Record) Statement() ([]byte, error) {
 	for _, d := range r.Evidence {
 		s.EvidenceDigests = append(s.EvidenceDigests, d.String())
 	}
-	if r.Attester != (KeyID{}) {
+	if r.Attester != (signing.KeyID{}) {
 		s.AttesterKeyID = r.Attester.String()
 	}
 	out, err := json.MarshalIndent(s, "", "  ")

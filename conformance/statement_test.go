@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu/signing"
 )
 
 const goodStatement = `{
@@ -61,12 +63,12 @@ func TestSignRefusesInvalidRecord(t *testing.T) {
 	a := testSigner(1)
 	r := goodRecord()
 	r.Evidence = nil
-	if _, err := a.Sign(r); !errors.Is(err, CodeRecordInvalid) {
+	if _, err := Sign(a, r); !errors.Is(err, CodeRecordInvalid) {
 		t.Fatalf("Sign(no evidence) = %v", err)
 	}
 	r = goodRecord()
 	r.Attester = testSigner(2).KeyID()
-	if _, err := a.Sign(r); !errors.Is(err, CodeRecordInvalid) {
+	if _, err := Sign(a, r); !errors.Is(err, CodeRecordInvalid) {
 		t.Fatalf("Sign(other attester) = %v", err)
 	}
 }
@@ -92,7 +94,7 @@ func TestRecordJSON(t *testing.T) {
 	if _, err := json.Marshal(Record{}); !errors.Is(err, CodeRecordInvalid) {
 		t.Fatalf("json.Marshal(zero Record) = %v", err)
 	}
-	var id KeyID
+	var id signing.KeyID
 	if err := json.Unmarshal([]byte(`"`+r.Attester.String()+`"`), &id); err != nil || id != r.Attester {
 		t.Fatalf("KeyID JSON: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/conformance"
+
+	"github.com/checkfu/checkfu/signing"
 )
 
 // The worked example of docs/receipts.md: the example key signing the
@@ -42,8 +44,8 @@ func TestReceiptVector(t *testing.T) {
 	if got := hex.EncodeToString(p); got != vectorPayloadHex {
 		t.Fatalf("payload = %s, want %s", got, vectorPayloadHex)
 	}
-	set, _ := conformance.ParseAttesterSet(exampleSetFile(signer))
-	if _, err := set.Certify([]byte(vectorEnvelope), daytona2); err != nil {
+	set, _ := signing.ParseAttesterSet(exampleSetFile(signer))
+	if _, err := conformance.Certify(set, []byte(vectorEnvelope), daytona2); err != nil {
 		t.Fatalf("vector does not certify: %v", err)
 	}
 }

@@ -4,27 +4,37 @@ import (
 	"slices"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // CodeReceiptMissing is the code [Receipt.Certifies] returns for a nil or
 // unverified Receipt.
 const CodeReceiptMissing checkfu.Code = "receipt_missing"
 
+// PayloadType is the DSSE payloadType of a conformance receipt and its
+// signing domain: the signature covers PAE(PayloadType, payload).
+const PayloadType = "checkfu.sandbox-egress-conformance.v1"
+
+// BuiltinAttesters returns the built-in attester set, which is empty: no
+// attester key is reviewed, so every receipt is refused with
+// [signing.CodeAttesterUnknown] and no provider revision reaches
+// security_boundary.
+func BuiltinAttesters() *signing.AttesterSet { return &signing.AttesterSet{} }
+
 // A Receipt is a verified statement: the attester it names signed exactly
 // this record. That proves authorship and integrity, not truth, and on its
 // own it certifies nothing; [Receipt.Certifies] says whether it certifies
 // a given provider revision.
 //
-// Only [AttesterSet.Verify] makes a Receipt; the zero Receipt certifies
-// nothing.
+// Only [Verify] makes a Receipt; the zero Receipt certifies nothing.
 type Receipt struct {
-	attester Attester
+	attester signing.Attester
 	record   Record
 	verified bool
 }
 
 // Attester returns who signed the receipt.
-func (r *Receipt) Attester() Attester {
+func (r *Receipt) Attester() signing.Attester {
 	a := r.attester
 	a.PublicKey = slices.Clone(a.PublicKey)
 	return a
@@ -37,44 +47,58 @@ func (r *Receipt) Record() Record {
 	return rec
 }
 
-// Verify checks a DSSE receipt envelope against s and returns who signed
-// which record. It refuses, in this order:
+// Sign returns the DSSE envelope JSON of r signed by s under
+// [PayloadType]. It fills in r.Attester with s's key id, refuses a record
+// naming another key, and refuses a record failing [Record.Check] with
+// [CodeRecordInvalid]; the zero Signer is refused with
+// [signing.CodeKeyInvalid]. It signs records lacking facts or with
+// non-production evidence: they verify but certify nothing.
+func Sign(s *signing.Signer, r Record) ([]byte, error) {
+	if s == nil {
+		return s.SignPayload(PayloadType, nil) // the zero Signer's refusal
+	}
+	if r.Attester == (signing.KeyID{}) {
+		r.Attester = s.KeyID()
+	}
+	if r.Attester != s.KeyID() {
+		return nil, checkfu.Refuse(CodeRecordInvalid, "conformance: record names attester key %s, but the signing key is %s", r.Attester, s.KeyID())
+	}
+	payload, err := r.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return s.SignPayload(PayloadType, payload)
+}
+
+// Verify checks a DSSE receipt envelope against the attester set and
+// returns who signed which record. It refuses, in this order:
 //
-//   - an envelope that is not strict DSSE JSON with exactly one signature
-//     ([CodeEnvelopeMalformed]);
-//   - a payloadType other than [PayloadType] ([CodePayloadTypeMismatch]);
-//   - a key id naming no attester of s ([CodeAttesterUnknown]);
-//   - a signature that is not strictly valid over PAE(payloadType,
-//     payload) ([CodeSignatureInvalid]);
+//   - everything [signing.AttesterSet.VerifyPayload] refuses for
+//     [PayloadType]: an envelope that is not strict DSSE JSON with exactly
+//     one signature ([signing.CodeEnvelopeMalformed]), another payloadType
+//     ([signing.CodePayloadTypeMismatch]), a key id naming no attester of
+//     the set ([signing.CodeAttesterUnknown]), a signature that is not
+//     strictly valid over PAE(payloadType, payload)
+//     ([signing.CodeSignatureInvalid]);
 //   - a payload that is not a canonical record ([CodePayloadNoncanonical]);
 //   - a record naming another key than the one that signed it
 //     ([CodeKeyIDMismatch]).
 //
 // The payload is parsed only after its signature verifies. Verify does no
-// I/O and no per-key work: keys were admitted when s was loaded.
-func (s *AttesterSet) Verify(envelope []byte) (*Receipt, error) {
-	env, err := parseEnvelope(envelope)
+// I/O and no per-key work: keys were admitted when the set was loaded.
+func Verify(attesters *signing.AttesterSet, envelope []byte) (*Receipt, error) {
+	a, payload, err := attesters.VerifyPayload(envelope, PayloadType)
 	if err != nil {
 		return nil, err
 	}
-	if env.payloadType != PayloadType {
-		return nil, checkfu.Refuse(CodePayloadTypeMismatch, "conformance: payloadType %q, want %q", env.payloadType, PayloadType)
-	}
-	a, ok := s.lookup(env.keyID)
-	if !ok {
-		return nil, checkfu.Refuse(CodeAttesterUnknown, "conformance: key %s is not in the reviewed attester set (%d attesters)", env.keyID, s.Len())
-	}
-	if !a.key.verify(pae(env.payloadType, env.payload), env.sig) {
-		return nil, checkfu.Refuse(CodeSignatureInvalid, "conformance: signature by attester %q does not verify", a.name)
-	}
-	rec, err := ParseRecord(env.payload)
+	rec, err := ParseRecord(payload)
 	if err != nil {
 		return nil, err
 	}
-	if rec.Attester != a.id {
-		return nil, checkfu.Refuse(CodeKeyIDMismatch, "conformance: attester %q signed a record naming key %s", a.name, rec.Attester)
+	if rec.Attester != a.KeyID {
+		return nil, checkfu.Refuse(CodeKeyIDMismatch, "conformance: attester %q signed a record naming key %s", a.Name, rec.Attester)
 	}
-	return &Receipt{attester: a.public(), record: rec, verified: true}, nil
+	return &Receipt{attester: a, record: rec, verified: true}, nil
 }
 
 // Certifies returns nil exactly when r certifies target at
@@ -103,11 +127,11 @@ func (r *Receipt) Certifies(target checkfu.ProviderRevision) error {
 	return nil
 }
 
-// Certify verifies envelope against s and returns the receipt if it
-// certifies target; otherwise it returns the refusal of [AttesterSet.Verify]
-// or [Receipt.Certifies].
-func (s *AttesterSet) Certify(envelope []byte, target checkfu.ProviderRevision) (*Receipt, error) {
-	r, err := s.Verify(envelope)
+// Certify verifies envelope against the attester set and returns the
+// receipt if it certifies target; otherwise it returns the refusal of
+// [Verify] or [Receipt.Certifies].
+func Certify(attesters *signing.AttesterSet, envelope []byte, target checkfu.ProviderRevision) (*Receipt, error) {
+	r, err := Verify(attesters, envelope)
 	if err != nil {
 		return nil, err
 	}

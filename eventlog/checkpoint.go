@@ -1,7 +1,6 @@
 package eventlog
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -10,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"filippo.io/edwards25519"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // A checkpoint commits to the head of one session's log: it is a C2SP
@@ -275,11 +274,12 @@ func Proof(ctx context.Context, store Store, session string, old, size uint64) (
 
 // NewCheckpointVerifier parses a note verifier key
 // ("name+hash+base64(0x01 || Ed25519 public key)", as note.GenerateKey
-// writes it) and admits its public key strictly: a canonical encoding of
-// a point of the prime-order subgroup, not of small order. crypto/ed25519
-// accepts small-order keys, for which one fixed signature verifies every
-// message. The verifier it returns also refuses signatures whose R is of
-// small order.
+// writes it) and admits its public key strictly with
+// [signing.ParsePublicKey]: a canonical encoding of a point of the
+// prime-order subgroup, not of small order. crypto/ed25519 accepts
+// small-order keys, for which one fixed signature verifies every message.
+// The verifier it returns verifies with [signing.PublicKey.Verify], which
+// also refuses signatures whose R is of small order.
 func NewCheckpointVerifier(vkey string) (note.Verifier, error) {
 	v, err := note.NewVerifier(vkey)
 	if err != nil {
@@ -293,52 +293,19 @@ func NewCheckpointVerifier(vkey string) (note.Verifier, error) {
 	if err != nil || len(raw) != 1+ed25519.PublicKeySize || raw[0] != 1 {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key is not an Ed25519 key")
 	}
-	pub := raw[1:]
-	if !admissible(pub) {
+	key, err := signing.ParsePublicKey(raw[1:])
+	if err != nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "eventlog: verifier key %s is not a canonical Ed25519 key of prime order", checkfu.Quote(v.Name()))
 	}
-	return strictVerifier{v}, nil
+	return strictVerifier{Verifier: v, key: key}, nil
 }
 
-// admissible reports whether a is the canonical encoding of a point of
-// the prime-order subgroup that is not of small order.
-func admissible(a []byte) bool {
-	p, err := new(edwards25519.Point).SetBytes(a)
-	if err != nil || !bytes.Equal(p.Bytes(), a) {
-		return false
-	}
-	if smallOrder(p) {
-		return false
-	}
-	// l*P is the identity exactly when P lies in the prime-order subgroup.
-	l, _ := new(edwards25519.Scalar).SetCanonicalBytes(orderMinusOne[:])
-	q := new(edwards25519.Point).ScalarMult(l, p)
-	return q.Add(q, p).Equal(edwards25519.NewIdentityPoint()) == 1
+// strictVerifier takes its name and key hash from the note verifier and
+// verifies with package signing's strict rules, which also refuse
+// signatures whose R is of small order.
+type strictVerifier struct {
+	note.Verifier
+	key *signing.PublicKey
 }
 
-// smallOrder reports whether 8*P is the identity.
-func smallOrder(p *edwards25519.Point) bool {
-	return new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1
-}
-
-// orderMinusOne is l-1, little-endian, where l is the order of the
-// prime-order subgroup: l-1 is a canonical scalar, l is not.
-var orderMinusOne = [32]byte{
-	0xec, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
-}
-
-// strictVerifier refuses signatures whose R is of small order before
-// the note verifier checks them.
-type strictVerifier struct{ note.Verifier }
-
-func (v strictVerifier) Verify(msg, sig []byte) bool {
-	if len(sig) != ed25519.SignatureSize {
-		return false
-	}
-	r, err := new(edwards25519.Point).SetBytes(sig[:32])
-	if err != nil || smallOrder(r) {
-		return false
-	}
-	return v.Verifier.Verify(msg, sig)
-}
+func (v strictVerifier) Verify(msg, sig []byte) bool { return v.key.Verify(msg, sig) }

@@ -17,10 +17,10 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/internal/strictjson"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // keyFileHeader opens every key file; it is also the associated data
@@ -106,7 +106,7 @@ func (kf *KeyFile) get() (*keyFileContents, error) {
 }
 
 func newKeyFileContents() (*keyFileContents, error) {
-	_, pemKey, err := conformance.GenerateSigner(nil)
+	_, pemKey, err := signing.GenerateSigner(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (c *keyFileContents) check() error {
 	if _, err := decodeKey(c.Token, 32); err != nil {
 		return errors.New("its token key is not a key")
 	}
-	if _, err := conformance.ParsePrivateKeyPEM([]byte(c.Deployment)); err != nil {
+	if _, err := signing.ParsePrivateKeyPEM([]byte(c.Deployment)); err != nil {
 		return errors.New("its deployment key is not an Ed25519 key")
 	}
 	return nil
@@ -343,12 +343,12 @@ func (kf *KeyFile) Token() ([]byte, error) {
 }
 
 // Deployment returns the deployment key's signer.
-func (kf *KeyFile) Deployment() (*conformance.Signer, error) {
+func (kf *KeyFile) Deployment() (*signing.Signer, error) {
 	c, err := kf.get()
 	if err != nil {
 		return nil, err
 	}
-	return conformance.ParsePrivateKeyPEM([]byte(c.Deployment))
+	return signing.ParsePrivateKeyPEM([]byte(c.Deployment))
 }
 
 // String returns a description such as

@@ -7,9 +7,9 @@ import (
 	"fmt"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // A KeySource gives the Runner the plane's keys. Each is asked for once,
@@ -26,7 +26,7 @@ type KeySource interface {
 	// Deployment returns the deployment key: it signs each session's
 	// frozen admission record and the materialization statement of the
 	// Runner's own in-process provider.
-	Deployment() (*conformance.Signer, error)
+	Deployment() (*signing.Signer, error)
 }
 
 // EphemeralKeys returns a KeySource whose keys are drawn from
@@ -53,8 +53,8 @@ func (ephemeral) Token() ([]byte, error) {
 	return k, nil
 }
 
-func (ephemeral) Deployment() (*conformance.Signer, error) {
-	s, _, err := conformance.GenerateSigner(nil)
+func (ephemeral) Deployment() (*signing.Signer, error) {
+	s, _, err := signing.GenerateSigner(nil)
 	return s, err
 }
 
@@ -84,7 +84,7 @@ func (r *Runner) checkStoreKeys(ctx context.Context, native *custody.Native) err
 
 // keySet returns the attester set naming signer's public key name, the
 // form LoadRecord and Enroll take trusted keys in.
-func keySet(name string, signer *conformance.Signer) (*conformance.AttesterSet, error) {
+func keySet(name string, signer *signing.Signer) (*signing.AttesterSet, error) {
 	type entry struct {
 		Name         string `json:"name"`
 		PublicKeyPEM string `json:"public_key_pem"`
@@ -93,5 +93,5 @@ func keySet(name string, signer *conformance.Signer) (*conformance.AttesterSet, 
 	if err != nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the key of %s does not encode", checkfu.Quote(name))
 	}
-	return conformance.ParseAttesterSet(b)
+	return signing.ParseAttesterSet(b)
 }

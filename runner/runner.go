@@ -21,6 +21,7 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // Names the Runner puts in lease scopes and on its own events.
@@ -139,8 +140,8 @@ type Runner struct {
 	provider    Provider
 	desc        adapters.Description
 	enrollment  *admission.Enrollment
-	signer      *conformance.Signer
-	trusted     *conformance.AttesterSet
+	signer      *signing.Signer
+	trusted     *signing.AttesterSet
 	log         *eventlog.Log
 	tokens      *gateway.HMACTokens
 	registry    *authz.Registry

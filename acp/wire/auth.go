@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // alpnProtocol is the TLS application protocol both sides require: it
@@ -32,15 +32,15 @@ const alpnProtocol = "checkfu-wire/1"
 // with a certificate each, self-signed for the side's key; there is no
 // CA: a peer is accepted when the key its certificate carries (and whose
 // possession the TLS handshake proves) is one of the pinned keys, matched
-// by key id, as conformance names receipt attesters. Certificate names,
+// by key id ([signing.KeyID]). Certificate names,
 // dates and extensions are ignored. The private key lives only inside a
 // closure, so no fmt verb, slog handler or other printer that walks
 // fields by reflection can reach it, even with Keys held by value in
 // another struct.
 type Keys struct {
-	id    conformance.KeyID
+	id    signing.KeyID
 	cert  tls.Certificate
-	peers map[conformance.KeyID]bool
+	peers map[signing.KeyID]bool
 }
 
 // NewKeys returns the Keys of a side holding the PKCS#8 PEM Ed25519
@@ -48,27 +48,27 @@ type Keys struct {
 // genpkey -algorithm ed25519" writes it), accepting peers whose PKIX PEM
 // public key appears in one of peersPEM (each may hold several PUBLIC
 // KEY blocks; text around them is ignored). Every key must pass the
-// admission rules conformance applies to attester keys; anything else is
-// refused with conformance's code ([conformance.CodeKeyInvalid],
-// [conformance.CodeKeySmallOrder] or [conformance.CodeKeyMixedOrder]),
+// admission rules of package signing (the same as for attester keys);
+// anything else is refused with signing's code ([signing.CodeKeyInvalid],
+// [signing.CodeKeySmallOrder] or [signing.CodeKeyMixedOrder]),
 // and no peer at all with
 // [checkfu.CodeConfigInvalid]. Errors never quote a key.
 func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
-	signer, err := conformance.ParsePrivateKeyPEM(privateKeyPEM)
+	signer, err := signing.ParsePrivateKeyPEM(privateKeyPEM)
 	if err != nil {
 		return nil, err
 	}
-	block, _ := pem.Decode(privateKeyPEM) // conformance checked it is exactly one PKCS#8 block
+	block, _ := pem.Decode(privateKeyPEM) // signing checked it is exactly one PKCS#8 block
 	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
 	if err != nil {
-		return nil, checkfu.Refuse(conformance.CodeKeyInvalid, "wire: private key is not PKCS#8 DER")
+		return nil, checkfu.Refuse(signing.CodeKeyInvalid, "wire: private key is not PKCS#8 DER")
 	}
-	priv := newKeySigner(key.(ed25519.PrivateKey)) // conformance checked it is Ed25519
+	priv := newKeySigner(key.(ed25519.PrivateKey)) // signing checked it is Ed25519
 	cert, err := selfSigned(priv)
 	if err != nil {
 		return nil, err
 	}
-	k := &Keys{id: signer.KeyID(), cert: cert, peers: map[conformance.KeyID]bool{}}
+	k := &Keys{id: signer.KeyID(), cert: cert, peers: map[signing.KeyID]bool{}}
 	for _, data := range peersPEM {
 		for {
 			var b *pem.Block
@@ -79,7 +79,7 @@ func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 			if b.Type != "PUBLIC KEY" {
 				continue
 			}
-			id, err := conformance.KeyIDOf(pem.EncodeToMemory(b))
+			id, err := signing.KeyIDOf(pem.EncodeToMemory(b))
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +97,7 @@ func NewKeys(privateKeyPEM []byte, peersPEM ...[]byte) (*Keys, error) {
 // where only this side can read it, and its PKIX PEM public key, which the
 // other side pins.
 func GenerateKey(rand io.Reader) (privateKeyPEM, publicKeyPEM []byte, err error) {
-	signer, privateKeyPEM, err := conformance.GenerateSigner(rand)
+	signer, privateKeyPEM, err := signing.GenerateSigner(rand)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,8 +105,8 @@ func GenerateKey(rand io.Reader) (privateKeyPEM, publicKeyPEM []byte, err error)
 }
 
 // KeyID returns the key id of this side's own public key: the SHA-256 of
-// its PKIX DER, as [conformance.KeyID] defines it.
-func (k *Keys) KeyID() conformance.KeyID { return k.id }
+// its PKIX DER, as [signing.KeyID] defines it.
+func (k *Keys) KeyID() signing.KeyID { return k.id }
 
 // String returns "wire.Keys(key id ID, N pinned peers)": no key material.
 func (k Keys) String() string {
@@ -196,7 +196,7 @@ func (k *Keys) verifyPeer(cs tls.ConnectionState) error {
 		return checkfu.Refuse(CodePeerRefused, "wire: the peer presented %d certificates, want exactly one", len(cs.PeerCertificates))
 	}
 	spki := cs.PeerCertificates[0].RawSubjectPublicKeyInfo
-	id, err := conformance.KeyIDOf(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}))
+	id, err := signing.KeyIDOf(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}))
 	if err != nil {
 		return checkfu.Refuse(CodePeerRefused, "wire: the peer's key is not an admissible Ed25519 key")
 	}

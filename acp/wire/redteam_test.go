@@ -24,7 +24,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire/internal/frame"
-	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // wrappedConn hides a connection's concrete type, as a caller's Dial that
@@ -289,8 +289,8 @@ func TestSmallOrderKeyRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	pin := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
-	if _, err := NewKeys(providerKeyPEM, pin); !errors.Is(err, conformance.CodeKeySmallOrder) {
-		t.Fatalf("NewKeys pinning the identity point = %v, want %s", err, conformance.CodeKeySmallOrder)
+	if _, err := NewKeys(providerKeyPEM, pin); !errors.Is(err, signing.CodeKeySmallOrder) {
+		t.Fatalf("NewKeys pinning the identity point = %v, want %s", err, signing.CodeKeySmallOrder)
 	}
 
 	var started atomic.Int32

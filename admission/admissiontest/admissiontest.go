@@ -14,13 +14,14 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // Signer returns a deterministic test signer derived from name.
-func Signer(t testing.TB, name string) *conformance.Signer {
+func Signer(t testing.TB, name string) *signing.Signer {
 	t.Helper()
 	seed := sha256.Sum256([]byte("admissiontest:" + name))
-	s, _, err := conformance.GenerateSigner(bytes.NewReader(seed[:]))
+	s, _, err := signing.GenerateSigner(bytes.NewReader(seed[:]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func Signer(t testing.TB, name string) *conformance.Signer {
 
 // KeySet returns an attester-style key set naming each signer by its
 // name: enrolled provider keys, or deployment keys.
-func KeySet(t testing.TB, names ...string) *conformance.AttesterSet {
+func KeySet(t testing.TB, names ...string) *signing.AttesterSet {
 	t.Helper()
 	type entry struct {
 		Name         string `json:"name"`
@@ -43,7 +44,7 @@ func KeySet(t testing.TB, names ...string) *conformance.AttesterSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := conformance.ParseAttesterSet(b)
+	set, err := signing.ParseAttesterSet(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,16 +110,16 @@ func Statement(t testing.TB, signer string, target checkfu.ProviderRevision, pla
 // Receipt returns a verified receipt certifying target at
 // security_boundary, signed by the test attester "matrix", and the
 // attester set that trusts it.
-func Receipt(t testing.TB, target checkfu.ProviderRevision) (*conformance.Receipt, *conformance.AttesterSet) {
+func Receipt(t testing.TB, target checkfu.ProviderRevision) (*conformance.Receipt, *signing.AttesterSet) {
 	t.Helper()
 	s := Signer(t, "matrix")
-	env, err := s.Sign(conformance.Record{Target: target, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
+	env, err := conformance.Sign(s, conformance.Record{Target: target, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
 		IssuedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Evidence: []conformance.Digest{conformance.DigestOf([]byte("evidence"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	set := KeySet(t, "matrix")
-	r, err := set.Verify(env)
+	r, err := conformance.Verify(set, env)
 	if err != nil {
 		t.Fatal(err)
 	}

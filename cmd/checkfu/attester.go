@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func attesterKeygen(e *env, args []string) error {
 	if *out == "" {
 		return usagef("checkfu attester keygen needs -out KEY.pem")
 	}
-	signer, privatePEM, err := conformance.GenerateSigner(nil)
+	signer, privatePEM, err := signing.GenerateSigner(nil)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func attesterCheck(e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("checkfu attester check needs exactly one SET.json argument")
 	}
-	set, err := conformance.LoadAttesterSet(fs.Arg(0))
+	set, err := signing.LoadAttesterSet(fs.Arg(0))
 	if err != nil {
 		return withHint(err, "the whole set is refused; fix or remove the entry named above")
 	}

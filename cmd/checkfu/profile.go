@@ -11,6 +11,7 @@ import (
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/signing"
 )
 
 func init() {
@@ -288,7 +289,7 @@ func profileSelect(e *env, args []string) error {
 	}
 	set := conformance.BuiltinAttesters()
 	if *setPath != "" {
-		if set, err = conformance.LoadAttesterSet(*setPath); err != nil {
+		if set, err = signing.LoadAttesterSet(*setPath); err != nil {
 			return err
 		}
 	}
@@ -369,7 +370,7 @@ func selectionSummary(s *admission.Selection, err error) selectionJSON {
 // loadReceipts verifies every *.json in dir against set and keeps, per
 // exact pair, a receipt that certifies it. A receipt that does not verify
 // is reported and ignored: it certifies nothing.
-func loadReceipts(e *env, set *conformance.AttesterSet, dir string) (map[checkfu.ProviderRevision]*conformance.Receipt, error) {
+func loadReceipts(e *env, set *signing.AttesterSet, dir string) (map[checkfu.ProviderRevision]*conformance.Receipt, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -377,11 +378,11 @@ func loadReceipts(e *env, set *conformance.AttesterSet, dir string) (map[checkfu
 	sort.Strings(paths)
 	out := map[checkfu.ProviderRevision]*conformance.Receipt{}
 	for _, p := range paths {
-		b, err := receiptReadLimited(p, conformance.MaxEnvelopeSize)
+		b, err := receiptReadLimited(p, signing.MaxEnvelopeSize)
 		if err != nil {
 			return nil, err
 		}
-		r, err := set.Verify(b)
+		r, err := conformance.Verify(set, b)
 		if err != nil {
 			code, _ := checkfu.CodeOf(err)
 			fmt.Fprintf(e.stderr, "note: %s ignored: %s\n", filepath.Base(p), code)

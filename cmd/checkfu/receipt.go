@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 func init() {
@@ -38,7 +39,7 @@ func receiptSign(e *env, args []string) error {
 	if *keyPath == "" || *stmtPath == "" || *out == "" {
 		return usagef("checkfu receipt sign needs -key, -statement and -out")
 	}
-	signer, err := conformance.LoadSigner(*keyPath)
+	signer, err := signing.LoadSigner(*keyPath)
 	if err != nil {
 		return withHint(err, "the key must be a PKCS#8 PEM Ed25519 private key, as made by \"checkfu attester keygen\" or \"openssl genpkey -algorithm ed25519\"")
 	}
@@ -50,7 +51,7 @@ func receiptSign(e *env, args []string) error {
 	if err != nil {
 		return withHint(err, "fix the statement; docs/receipts.md lists its fields and their rules")
 	}
-	env, err := signer.Sign(rec)
+	env, err := conformance.Sign(signer, rec)
 	if err != nil {
 		return err
 	}
@@ -86,16 +87,16 @@ func receiptVerify(e *env, args []string) error {
 	set := conformance.BuiltinAttesters()
 	if *setPath != "" {
 		var err error
-		if set, err = conformance.LoadAttesterSet(*setPath); err != nil {
+		if set, err = signing.LoadAttesterSet(*setPath); err != nil {
 			return withHint(err, "the attester set file is refused as a whole; fix or remove the entry named above")
 		}
 	}
-	env, err := receiptReadLimited(fs.Arg(0), conformance.MaxEnvelopeSize)
+	env, err := receiptReadLimited(fs.Arg(0), signing.MaxEnvelopeSize)
 	if err != nil {
 		return err
 	}
 	target := checkfu.ProviderRevision{Provider: *provider, Revision: *revision}
-	receipt, err := set.Certify(env, target)
+	receipt, err := conformance.Certify(set, env, target)
 	grade := conformance.EffectiveGrade(target, checkfu.SecurityBoundary, receipt)
 	fmt.Fprintf(e.stdout, "provider: %s\nrevision: %s\n", target.Provider, target.Revision)
 	fmt.Fprintf(e.stdout, "grade: %s\n", grade)
@@ -115,7 +116,7 @@ func receiptVerify(e *env, args []string) error {
 
 func verifyHint(code checkfu.Code) string {
 	switch code {
-	case conformance.CodeAttesterUnknown:
+	case signing.CodeAttesterUnknown:
 		return "the signing key is not in the reviewed attester set; trust widens only by shipping a reviewed set file with -attesters"
 	case conformance.CodeProviderMismatch, conformance.CodeRevisionMismatch:
 		return "a receipt certifies one exact provider revision; this pair needs its own receipt"

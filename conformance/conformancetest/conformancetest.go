@@ -27,6 +27,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 var (
@@ -109,14 +110,14 @@ func Record() *rapid.Generator[conformance.Record] {
 
 // Signer returns a generator of attester signers whose keys derive from
 // a drawn 32-byte seed.
-func Signer() *rapid.Generator[*conformance.Signer] {
-	return rapid.Custom(func(t *rapid.T) *conformance.Signer {
+func Signer() *rapid.Generator[*signing.Signer] {
+	return rapid.Custom(func(t *rapid.T) *signing.Signer {
 		seed := rapid.SliceOfN(rapid.Byte(), ed25519.SeedSize, ed25519.SeedSize).Draw(t, "seed")
 		der, err := x509.MarshalPKCS8PrivateKey(ed25519.NewKeyFromSeed(seed))
 		if err != nil {
 			panic(err)
 		}
-		s, err := conformance.ParsePrivateKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+		s, err := signing.ParsePrivateKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 		if err != nil {
 			panic(err)
 		}
@@ -126,8 +127,8 @@ func Signer() *rapid.Generator[*conformance.Signer] {
 
 // AttesterSetFile returns the JSON of an attester set file listing the
 // given signers' public keys, named "attester-0", "attester-1", ... in
-// order. Pass it to conformance.ParseAttesterSet.
-func AttesterSetFile(signers ...*conformance.Signer) []byte {
+// order. Pass it to signing.ParseAttesterSet.
+func AttesterSetFile(signers ...*signing.Signer) []byte {
 	type entry struct {
 		Name         string `json:"name"`
 		PublicKeyPEM string `json:"public_key_pem"`

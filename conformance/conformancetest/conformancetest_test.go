@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/conformance/conformancetest"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // The generators yield only values the conformance package accepts.
@@ -21,15 +22,15 @@ func TestGeneratorsYieldValidValues(t *testing.T) {
 			t.Fatalf("Grade() drew %v", g)
 		}
 		s := conformancetest.Signer().Draw(t, "signer")
-		set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(s))
+		set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(s))
 		if err != nil {
 			t.Fatalf("AttesterSetFile refused: %v", err)
 		}
-		env, err := s.Sign(r)
+		env, err := conformance.Sign(s, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := set.Verify(env); err != nil {
+		if _, err := conformance.Verify(set, env); err != nil {
 			t.Fatalf("a generated signer's receipt does not verify: %v", err)
 		}
 	})
@@ -43,7 +44,7 @@ func ExampleRecord() {
 
 func ExampleAttesterSetFile() {
 	signer := conformancetest.Signer().Example(1)
-	set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
+	set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
 	fmt.Println(set.Len(), set.Attesters()[0].Name, err)
 	// Output: 1 attester-0 <nil>
 }

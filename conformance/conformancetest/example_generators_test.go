@@ -10,6 +10,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/conformance/conformancetest"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // The generators are meant for an integrator's rapid properties. This one
@@ -21,18 +22,18 @@ func Example_property() {
 	testGrade := func(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			signer := conformancetest.Signer().Draw(t, "signer")
-			set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
+			set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
 			if err != nil {
 				t.Fatal(err)
 			}
 			rec := conformancetest.Record().Draw(t, "record")
 			rec.Facts = conformancetest.FactSet().Draw(t, "facts")
 			rec.Label = conformancetest.Label().Draw(t, "label")
-			env, err := signer.Sign(rec)
+			env, err := conformance.Sign(signer, rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			receipt, err := set.Verify(env)
+			receipt, err := conformance.Verify(set, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,12 +106,12 @@ func ExampleFactSet() {
 func ExampleSigner() {
 	signer := conformancetest.Signer().Example(1)
 	rec := conformancetest.Record().Example(1)
-	env, err := signer.Sign(rec)
+	env, err := conformance.Sign(signer, rec)
 	if err != nil {
 		panic(err)
 	}
-	set, _ := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
-	receipt, err := set.Verify(env)
+	set, _ := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer))
+	receipt, err := conformance.Verify(set, env)
 	fmt.Println(err, receipt.Record().Attester == signer.KeyID())
 	// Output: <nil> true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // testEngine connects to the engine DOCKER_HOST names. Without one it
@@ -146,16 +147,16 @@ func TestMatrixReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the statement does not parse: %v\n%s", err, stmt)
 	}
-	signer, _, err := conformance.GenerateSigner(rand.Reader)
+	signer, _, err := signing.GenerateSigner(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := signer.Sign(parsed)
+	env, err := conformance.Sign(signer, parsed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	setFile, _ := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": "throwaway", "public_key_pem": string(signer.PublicKeyPEM())}}})
-	set, err := conformance.ParseAttesterSet(setFile)
+	set, err := signing.ParseAttesterSet(setFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,19 +167,19 @@ func TestMatrixReference(t *testing.T) {
 	if !held.Complete() {
 		want = conformance.CodeFactMissing
 	}
-	if _, err := set.Certify(env, docker1); !errors.Is(err, want) {
+	if _, err := conformance.Certify(set, env, docker1); !errors.Is(err, want) {
 		t.Errorf("throwaway set: %v, want %s", err, want)
 	}
 	// With the facts made complete, the same throwaway set refuses the
 	// label and nothing else: the label check is not shadowed.
 	full := parsed
 	full.Facts = conformance.AllFacts()
-	if env2, err := signer.Sign(full); err != nil {
+	if env2, err := conformance.Sign(signer, full); err != nil {
 		t.Fatal(err)
-	} else if _, err := set.Certify(env2, docker1); !errors.Is(err, conformance.CodeLabelNotProduction) {
+	} else if _, err := conformance.Certify(set, env2, docker1); !errors.Is(err, conformance.CodeLabelNotProduction) {
 		t.Errorf("throwaway set, complete facts: %v, want label_not_production", err)
 	}
-	if _, err := conformance.BuiltinAttesters().Certify(env, docker1); !errors.Is(err, conformance.CodeAttesterUnknown) {
+	if _, err := conformance.Certify(conformance.BuiltinAttesters(), env, docker1); !errors.Is(err, signing.CodeAttesterUnknown) {
 		t.Errorf("built-in set: %v, want attester_unknown", err)
 	}
 }

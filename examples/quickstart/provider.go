@@ -13,8 +13,8 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/admission"
-	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // dockerAgentPath is where the agent binary sits in the docker image.
@@ -41,7 +41,7 @@ func provider(ctx context.Context, name string, w io.Writer) (runner.Provider, *
 // signs its materialization statement with its own key, and the operator
 // trusts that key and issues the ceiling (here, exactly what it declared).
 func enroll(d adapters.Description) (*admission.Enrollment, error) {
-	key, _, err := conformance.GenerateSigner(nil)
+	key, _, err := signing.GenerateSigner(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func enroll(d adapters.Description) (*admission.Enrollment, error) {
 	if err != nil {
 		return nil, err
 	}
-	signers, err := conformance.ParseAttesterSet(set)
+	signers, err := signing.ParseAttesterSet(set)
 	if err != nil {
 		return nil, err
 	}

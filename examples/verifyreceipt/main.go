@@ -28,6 +28,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // target is the exact provider revision the receipt is about.
@@ -54,11 +55,11 @@ func main() {
 func run(out io.Writer) error {
 	// 1. The attester: a throwaway key, and the set file an operator would
 	// ship with its public key in it.
-	signer, _, err := conformance.GenerateSigner(nil) // the private PEM is dropped: never reused
+	signer, _, err := signing.GenerateSigner(nil) // the private PEM is dropped: never reused
 	if err != nil {
 		return err
 	}
-	set, err := conformance.ParseAttesterSet(setFile("example-throwaway", signer))
+	set, err := signing.ParseAttesterSet(setFile("example-throwaway", signer))
 	if err != nil {
 		return err
 	}
@@ -69,13 +70,13 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	envelope, err := signer.Sign(rec)
+	envelope, err := conformance.Sign(signer, rec)
 	if err != nil {
 		return err
 	}
 
 	// 3. Verify it: who signed which record, and what that certifies.
-	receipt, err := set.Verify(envelope)
+	receipt, err := conformance.Verify(set, envelope)
 	if err != nil {
 		return fmt.Errorf("the genuine receipt did not verify: %w", err)
 	}
@@ -92,27 +93,27 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = set.Verify(forged)
+	_, err = conformance.Verify(set, forged)
 	fmt.Fprintf(out, "tampered payload (provider-a -> provider-b): %s\n", outcome(err))
 
 	// 5. A key the set does not hold signs the same record.
-	stranger, _, err := conformance.GenerateSigner(nil)
+	stranger, _, err := signing.GenerateSigner(nil)
 	if err != nil {
 		return err
 	}
-	strange, err := stranger.Sign(rec)
+	strange, err := conformance.Sign(stranger, rec)
 	if err != nil {
 		return err
 	}
-	_, err = set.Verify(strange)
+	_, err = conformance.Verify(set, strange)
 	fmt.Fprintf(out, "signed by a key outside the set: %s\n", outcome(err))
-	_, err = conformance.BuiltinAttesters().Verify(envelope)
+	_, err = conformance.Verify(conformance.BuiltinAttesters(), envelope)
 	fmt.Fprintf(out, "genuine receipt against the built-in (empty) set: %s\n", outcome(err))
 	return nil
 }
 
 // setFile returns an attester set file holding signer's public key.
-func setFile(name string, signer *conformance.Signer) []byte {
+func setFile(name string, signer *signing.Signer) []byte {
 	b, err := json.Marshal(map[string]any{"attesters": []map[string]string{{"name": name, "public_key_pem": string(signer.PublicKeyPEM())}}})
 	if err != nil {
 		panic(err) // only strings inside

@@ -10,6 +10,7 @@ import (
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/conformance"
 	"github.com/checkfu/checkfu/conformance/conformancetest"
+	"github.com/checkfu/checkfu/signing"
 )
 
 // Identities is what CheckIdentities needs of a vendor adapter.
@@ -34,22 +35,22 @@ func CheckIdentities(t *testing.T, v Identities) {
 	if v.Identity.Revision != v.Worker.Revision || v.Identity.Provider == v.Worker.Provider {
 		t.Fatalf("the two identities should share a revision and differ in provider: %s, %s", v.Identity, v.Worker)
 	}
-	signer, _, err := conformance.GenerateSigner(rand.Reader)
+	signer, _, err := signing.GenerateSigner(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := conformance.ParseAttesterSet(conformancetest.AttesterSetFile(signer)) // a throwaway set, never the built-in one
+	set, err := signing.ParseAttesterSet(conformancetest.AttesterSetFile(signer)) // a throwaway set, never the built-in one
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := signer.Sign(conformance.Record{
+	env, err := conformance.Sign(signer, conformance.Record{
 		Target: v.Identity, Facts: conformance.AllFacts(), Label: checkfu.LabelProduction,
 		IssuedAt: time.Unix(1_790_000_000, 0), Evidence: []conformance.Digest{conformance.DigestOf([]byte("matrix run"))},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	receipt, err := set.Verify(env)
+	receipt, err := conformance.Verify(set, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func CheckIdentities(t *testing.T, v Identities) {
 	if err := receipt.Certifies(v.Worker); !errors.Is(err, conformance.CodeProviderMismatch) {
 		t.Errorf("a receipt for %s certifies %s: %v", v.Identity, v.Worker, err)
 	}
-	if _, err := set.Certify(env, v.Worker); err == nil {
+	if _, err := conformance.Certify(set, env, v.Worker); err == nil {
 		t.Errorf("Certify accepted the receipt for the worker revision")
 	}
 	// Even a provider advertising the boundary gains nothing for the

@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"encoding/base64"
@@ -8,12 +8,9 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// PayloadType is the DSSE payloadType of a conformance receipt and its
-// signing domain: the signature covers PAE(PayloadType, payload).
-const PayloadType = "checkfu.sandbox-egress-conformance.v1"
-
-// MaxEnvelopeSize is the largest receipt envelope Verify reads, in bytes.
-// The largest valid record encodes to under 66 KiB.
+// MaxEnvelopeSize is the largest envelope [AttesterSet.VerifyPayload]
+// reads, in bytes. The largest valid conformance record encodes to under
+// 66 KiB.
 const MaxEnvelopeSize = 256 << 10
 
 // pae returns DSSE's pre-authentication encoding:
@@ -58,26 +55,26 @@ func malformed(format string, args ...any) error {
 // inside the payload.
 func parseEnvelope(data []byte) (*envelope, error) {
 	if len(data) > MaxEnvelopeSize {
-		return nil, malformed("conformance: receipt is %d bytes, more than the %d a receipt can need", len(data), MaxEnvelopeSize)
+		return nil, malformed("signing: envelope is %d bytes, more than the %d allowed", len(data), MaxEnvelopeSize)
 	}
 	ej, err := scanEnvelopeJSON(data)
 	if err != nil {
-		return nil, malformed("conformance: receipt is not a DSSE envelope: %v", err)
+		return nil, malformed("signing: not a DSSE envelope: %v", err)
 	}
 	if len(ej.Signatures) != 1 {
-		return nil, malformed("conformance: receipt has %d signatures, want exactly 1", len(ej.Signatures))
+		return nil, malformed("signing: envelope has %d signatures, want exactly 1", len(ej.Signatures))
 	}
 	payload, err := strictBase64(ej.Payload)
 	if err != nil {
-		return nil, malformed("conformance: receipt payload is not standard padded base64")
+		return nil, malformed("signing: envelope payload is not standard padded base64")
 	}
 	sig, err := strictBase64(ej.Signatures[0].Sig)
 	if err != nil {
-		return nil, malformed("conformance: receipt signature is not standard padded base64")
+		return nil, malformed("signing: envelope signature is not standard padded base64")
 	}
 	id, err := ParseKeyID(ej.Signatures[0].KeyID)
 	if err != nil {
-		return nil, malformed("conformance: receipt keyid %q is not 64 lowercase hex digits", ej.Signatures[0].KeyID)
+		return nil, malformed("signing: envelope keyid %q is not 64 lowercase hex digits", ej.Signatures[0].KeyID)
 	}
 	return &envelope{payloadType: ej.PayloadType, payload: payload, keyID: id, sig: sig}, nil
 }
@@ -104,7 +101,7 @@ func marshalEnvelope(payloadType string, payload []byte, id KeyID, sig []byte) [
 		Signatures:  []signatureJSON{{KeyID: id.String(), Sig: base64.StdEncoding.EncodeToString(sig)}},
 	}, "", "  ")
 	if err != nil {
-		panic("conformance: marshalling an envelope: " + err.Error()) // only strings inside
+		panic("signing: marshalling an envelope: " + err.Error()) // only strings inside
 	}
 	return append(out, '\n')
 }

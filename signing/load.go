@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > maxKeyFile {
-		return nil, fmt.Errorf("conformance: %q is larger than %d bytes", path, maxKeyFile)
+		return nil, fmt.Errorf("signing: %q is larger than %d bytes", path, maxKeyFile)
 	}
 	return data, nil
 }

@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"bytes"
@@ -9,10 +9,11 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// strictKey is an Ed25519 public key that passed the per-key half of
-// strict verification once: its encoding is canonical and it is not of
-// small order. Verifying with it costs one table scan more than
-// crypto/ed25519.Verify.
+// A PublicKey is an Ed25519 public key admitted strictly, once, by
+// [ParsePublicKey]: its encoding is canonical, it is not of small order,
+// and it lies in the prime-order subgroup. Verifying with it costs one
+// table scan more than crypto/ed25519.Verify. The zero PublicKey, and a
+// nil one, verify nothing.
 //
 // Strict verification, as this package defines it, refuses everything
 // crypto/ed25519.Verify refuses (S >= L, non-canonical R, a wrong
@@ -20,35 +21,49 @@ import (
 //   - a public key A whose encoding is not canonical, or that is of small
 //     order (checked once, by newStrictKey);
 //   - a signature whose R is of small order (checked per signature, by
-//     verify).
+//     [PublicKey.Verify]).
 //
-// Attester admission (admitKey) adds one more rule on A: it must lie in the
-// prime-order subgroup.
-type strictKey struct {
+// Admission (admitKey, behind [ParsePublicKey]) adds one more rule on A:
+// it must lie in the prime-order subgroup.
+type PublicKey struct {
 	pub ed25519.PublicKey
 }
 
+// ParsePublicKey admits a raw 32-byte Ed25519 public key strictly. It
+// refuses a key that is not 32 bytes or not the canonical encoding of a
+// point ([CodeKeyInvalid]), a point of small order ([CodeKeySmallOrder]),
+// and a point outside the prime-order subgroup ([CodeKeyMixedOrder]).
+// Every key of an [AttesterSet], every key [KeyIDOf] accepts, and every
+// checkpoint verifier key of the event log passes through it.
+func ParsePublicKey(raw []byte) (*PublicKey, error) { return admitKey(raw) }
+
+// Bytes returns a copy of the raw 32-byte key.
+func (k *PublicKey) Bytes() []byte { return bytes.Clone(k.pub) }
+
 // newStrictKey decodes a raw 32-byte public key and applies the per-key
 // strict rules.
-func newStrictKey(a []byte) (*strictKey, error) {
+func newStrictKey(a []byte) (*PublicKey, error) {
 	if len(a) != ed25519.PublicKeySize {
-		return nil, checkfu.Refuse(CodeKeyInvalid, "conformance: public key is %d bytes, want %d", len(a), ed25519.PublicKeySize)
+		return nil, checkfu.Refuse(CodeKeyInvalid, "signing: public key is %d bytes, want %d", len(a), ed25519.PublicKeySize)
 	}
 	p, err := new(edwards25519.Point).SetBytes(a)
 	if err != nil {
-		return nil, checkfu.Refuse(CodeKeyInvalid, "conformance: public key is not a point on edwards25519")
+		return nil, checkfu.Refuse(CodeKeyInvalid, "signing: public key is not a point on edwards25519")
 	}
 	if !bytes.Equal(p.Bytes(), a) {
-		return nil, checkfu.Refuse(CodeKeyInvalid, "conformance: public key is a non-canonical encoding of its point")
+		return nil, checkfu.Refuse(CodeKeyInvalid, "signing: public key is a non-canonical encoding of its point")
 	}
 	if new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {
-		return nil, checkfu.Refuse(CodeKeySmallOrder, "conformance: public key is a point of small order, for which forged signatures verify")
+		return nil, checkfu.Refuse(CodeKeySmallOrder, "signing: public key is a point of small order, for which forged signatures verify")
 	}
-	return &strictKey{pub: bytes.Clone(a)}, nil
+	return &PublicKey{pub: bytes.Clone(a)}, nil
 }
 
-// verify reports whether sig is a strictly valid signature of msg by k.
-func (k *strictKey) verify(msg, sig []byte) bool {
+// Verify reports whether sig is a strictly valid signature of msg by k.
+func (k *PublicKey) Verify(msg, sig []byte) bool {
+	if k == nil || len(k.pub) != ed25519.PublicKeySize {
+		return false
+	}
 	if len(sig) != ed25519.SignatureSize || smallOrderR(sig[:32]) {
 		return false
 	}
@@ -90,7 +105,7 @@ func smallOrderR(r []byte) bool {
 // admitKey applies newStrictKey and then refuses a key outside the
 // prime-order subgroup: [L]A must be the identity. It computes
 // [L-1]A + A, since L itself is not a canonical scalar.
-func admitKey(a []byte) (*strictKey, error) {
+func admitKey(a []byte) (*PublicKey, error) {
 	k, err := newStrictKey(a)
 	if err != nil {
 		return nil, err
@@ -98,7 +113,7 @@ func admitKey(a []byte) (*strictKey, error) {
 	p, _ := new(edwards25519.Point).SetBytes(a) // decoded in newStrictKey
 	la := new(edwards25519.Point).ScalarMult(lMinusOne, p)
 	if la.Add(la, p).Equal(edwards25519.NewIdentityPoint()) != 1 {
-		return nil, checkfu.Refuse(CodeKeyMixedOrder, "conformance: public key lies outside the prime-order subgroup (it has a torsion component)")
+		return nil, checkfu.Refuse(CodeKeyMixedOrder, "signing: public key lies outside the prime-order subgroup (it has a torsion component)")
 	}
 	return k, nil
 }
@@ -109,7 +124,7 @@ var lMinusOne = func() *edwards25519.Scalar {
 	b := hex32("ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")
 	s, err := edwards25519.NewScalar().SetCanonicalBytes(b[:])
 	if err != nil {
-		panic("conformance: L-1 is not canonical: " + err.Error())
+		panic("signing: L-1 is not canonical: " + err.Error())
 	}
 	return s
 }()
@@ -117,7 +132,7 @@ var lMinusOne = func() *edwards25519.Scalar {
 func hex32(s string) [32]byte {
 	var out [32]byte
 	if err := parseHex32(s, out[:]); err != nil {
-		panic("conformance: bad hex32 literal " + s)
+		panic("signing: bad hex32 literal " + s)
 	}
 	return out
 }

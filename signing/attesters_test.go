@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"crypto/ecdsa"
@@ -84,9 +84,13 @@ func TestParseAttesterSetRefusals(t *testing.T) {
 	}
 }
 
-func TestBuiltinAttestersEmpty(t *testing.T) {
-	if n := BuiltinAttesters().Len(); n != 0 {
-		t.Fatalf("built-in set has %d attesters, want 0", n)
+func TestEmptyAttesterSet(t *testing.T) {
+	var none *AttesterSet
+	if n := none.Len(); n != 0 {
+		t.Fatalf("nil set has %d attesters, want 0", n)
+	}
+	if _, _, err := none.VerifyPayload(mustSign(t, testSigner(1), []byte("x")), testType); !errors.Is(err, CodeAttesterUnknown) {
+		t.Fatalf("nil set VerifyPayload = %v, want %s", err, CodeAttesterUnknown)
 	}
 	empty, err := ParseAttesterSet([]byte(`{"attesters":[]}`))
 	if err != nil || empty.Len() != 0 {
@@ -136,8 +140,8 @@ func TestOpenSSLKeys(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadAttesterSet(openssl key) = %v", err)
 	}
-	if _, err := set.Certify(mustSign(t, signer, goodRecord()), daytona2); err != nil {
-		t.Fatalf("receipt signed with the openssl key: %v", err)
+	if _, _, err := set.VerifyPayload(mustSign(t, signer, []byte("hello")), testType); err != nil {
+		t.Fatalf("envelope signed with the openssl key: %v", err)
 	}
 }
 
@@ -174,8 +178,8 @@ func TestPrivateKeyRefusals(t *testing.T) {
 		}
 	}
 	var zero Signer
-	if _, err := zero.Sign(goodRecord()); !errors.Is(err, CodeKeyInvalid) {
-		t.Fatalf("zero Signer.Sign = %v", err)
+	if _, err := zero.SignPayload(testType, []byte("x")); !errors.Is(err, CodeKeyInvalid) {
+		t.Fatalf("zero Signer.SignPayload = %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"bytes"
@@ -13,7 +13,8 @@ import (
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
-// An Attester is one reviewed signer of receipts.
+// An Attester is one reviewed signer: of conformance receipts, admission
+// records or any other statement verified against an [AttesterSet].
 type Attester struct {
 	// Name is the operator's name for the attester, unique in its set.
 	Name string
@@ -23,14 +24,14 @@ type Attester struct {
 	PublicKey ed25519.PublicKey
 }
 
-// An AttesterSet is the reviewed set of attesters whose receipts can
-// certify a provider revision. It is immutable: the only ways to obtain
-// one are [BuiltinAttesters] (empty) and [ParseAttesterSet] or
-// [LoadAttesterSet] on a file the operator ships, and nothing adds a key
-// afterwards. Every key in it passed admission once, so verifying a
-// receipt does no per-key work.
+// An AttesterSet is a reviewed set of public keys, each with the
+// operator's name for it, whose signatures [AttesterSet.VerifyPayload]
+// accepts. It is immutable: the only ways to obtain one are
+// [ParseAttesterSet] or [LoadAttesterSet] on a file the operator ships,
+// and nothing adds a key afterwards. Every key in it passed admission
+// ([ParsePublicKey]) once, so verifying an envelope does no per-key work.
 //
-// A nil *AttesterSet is the empty set.
+// A nil or zero *AttesterSet is the empty set.
 type AttesterSet struct {
 	byID  map[KeyID]*admitted
 	order []KeyID // file order
@@ -39,17 +40,12 @@ type AttesterSet struct {
 type admitted struct {
 	name string
 	id   KeyID
-	key  *strictKey
+	key  *PublicKey
 }
 
 func (a *admitted) public() Attester {
 	return Attester{Name: a.name, KeyID: a.id, PublicKey: bytes.Clone(a.key.pub)}
 }
-
-// BuiltinAttesters returns the built-in attester set, which is empty: no
-// attester key is reviewed, so every receipt is refused with
-// [CodeAttesterUnknown] and no provider revision reaches security_boundary.
-func BuiltinAttesters() *AttesterSet { return &AttesterSet{} }
 
 type attesterSetJSON struct {
 	Attesters []attesterJSON `json:"attesters"`
@@ -67,30 +63,30 @@ type attesterJSON struct {
 // Every key must be a PKIX PEM Ed25519 public key that decodes and
 // re-encodes to the same bytes (PEM, DER and point), is not of small order
 // ([CodeKeySmallOrder]) and lies in the prime-order subgroup
-// ([CodeKeyMixedOrder]); other key faults are [CodeKeyInvalid]. Repeated
+// ([CodeKeyMixedOrder]), as [ParsePublicKey] admits; other key faults are [CodeKeyInvalid]. Repeated
 // names or keys are refused with [CodeAttesterDuplicate], and a malformed
 // file with [CodeAttesterSetInvalid]. One bad entry refuses the whole set.
 func ParseAttesterSet(data []byte) (*AttesterSet, error) {
 	var sj attesterSetJSON
 	if err := strictjson.Unmarshal(data, &sj, strictjson.Options{MaxDepth: 4}); err != nil {
-		return nil, checkfu.Refuse(CodeAttesterSetInvalid, "conformance: attester set: %v", err)
+		return nil, checkfu.Refuse(CodeAttesterSetInvalid, "signing: attester set: %v", err)
 	}
 	s := &AttesterSet{byID: make(map[KeyID]*admitted, len(sj.Attesters))}
 	names := make(map[string]bool, len(sj.Attesters))
 	for i, aj := range sj.Attesters {
 		if err := checkName(aj.Name); err != nil {
-			return nil, checkfu.Refuse(CodeAttesterSetInvalid, "conformance: attester %d: %v", i, err)
+			return nil, checkfu.Refuse(CodeAttesterSetInvalid, "signing: attester %d: %v", i, err)
 		}
 		if names[aj.Name] {
-			return nil, checkfu.Refuse(CodeAttesterDuplicate, "conformance: attester %d: name %q appears twice", i, aj.Name)
+			return nil, checkfu.Refuse(CodeAttesterDuplicate, "signing: attester %d: name %q appears twice", i, aj.Name)
 		}
 		names[aj.Name] = true
 		pub, id, err := parsePublicKeyPEM([]byte(aj.PublicKeyPEM))
 		if err == nil {
-			var k *strictKey
+			var k *PublicKey
 			if k, err = admitKey(pub); err == nil {
 				if prev, dup := s.byID[id]; dup {
-					return nil, checkfu.Refuse(CodeAttesterDuplicate, "conformance: attester %d (%q) has the key of attester %q", i, aj.Name, prev.name)
+					return nil, checkfu.Refuse(CodeAttesterDuplicate, "signing: attester %d (%q) has the key of attester %q", i, aj.Name, prev.name)
 				}
 				s.byID[id] = &admitted{name: aj.Name, id: id, key: k}
 				s.order = append(s.order, id)
@@ -101,7 +97,7 @@ func ParseAttesterSet(data []byte) (*AttesterSet, error) {
 		if !errors.As(err, &r) {
 			return nil, err
 		}
-		return nil, &checkfu.Refusal{Code: r.Code, Message: "conformance: attester " + quote(aj.Name) + ": " + strings.TrimPrefix(r.Message, "conformance: ")}
+		return nil, &checkfu.Refusal{Code: r.Code, Message: "signing: attester " + quote(aj.Name) + ": " + strings.TrimPrefix(r.Message, "signing: ")}
 	}
 	return s, nil
 }

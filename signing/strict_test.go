@@ -1,4 +1,4 @@
-package conformance
+package signing
 
 import (
 	"crypto/ed25519"
@@ -32,7 +32,7 @@ func mustHex(t testing.TB, s string) []byte {
 // the per-key half (newStrictKey) and the per-signature half (verify).
 func strictVerify(pub, msg, sig []byte) bool {
 	k, err := newStrictKey(pub)
-	return err == nil && k.verify(msg, sig)
+	return err == nil && k.Verify(msg, sig)
 }
 
 func TestSpeccheckStrictVerify(t *testing.T) {
@@ -236,7 +236,51 @@ func TestStrictRefusesSmallOrderR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.verify(msg, sig) {
+	if k.Verify(msg, sig) {
 		t.Fatal("strict verify accepted a signature whose R is the identity")
+	}
+}
+
+func TestSmallOrderKeyRefused(t *testing.T) {
+	identity := make([]byte, 32)
+	identity[0] = 1
+	forged := make([]byte, 64)
+	forged[0] = 1
+	if !ed25519Verify(identity, []byte("anything"), forged) {
+		t.Fatal("crypto/ed25519 no longer accepts the identity-key forgery; revisit this test")
+	}
+	for _, raw := range [][]byte{identity, mustHex(t, "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"), mustHex(t, "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa")} {
+		_, err := ParseAttesterSet(setJSON(t, entry{Name: "evil", PublicKeyPEM: rawKeyPEM(t, raw)}))
+		if !errors.Is(err, CodeKeySmallOrder) {
+			t.Errorf("set with small-order key %x: %v, want %s", raw, err, CodeKeySmallOrder)
+		}
+	}
+	if _, err := ParsePublicKey(identity); !errors.Is(err, CodeKeySmallOrder) {
+		t.Errorf("ParsePublicKey(identity) = %v, want %s", err, CodeKeySmallOrder)
+	}
+	// An envelope "signed" by the identity key names a key no set can hold.
+	_, id := publicKeyPEM(identity)
+	env := marshalEnvelope(testType, []byte("anything"), id, forged)
+	if _, _, err := testSet(t, testSigner(1)).VerifyPayload(env, testType); !errors.Is(err, CodeAttesterUnknown) {
+		t.Errorf("identity-key envelope: %v, want %s", err, CodeAttesterUnknown)
+	}
+}
+
+// TestKeyIDOfAdmits: KeyIDOf names only keys admission accepts, at
+// the edge of each rule.
+func TestKeyIDOfAdmits(t *testing.T) {
+	if _, err := KeyIDOf(testSigner(1).PublicKeyPEM()); err != nil {
+		t.Fatalf("KeyIDOf(good key) = %v", err)
+	}
+	for name, tc := range map[string]struct {
+		raw  string
+		want error
+	}{
+		"identity":    {"0100000000000000000000000000000000000000000000000000000000000000", CodeKeySmallOrder},
+		"mixed order": {"cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d", CodeKeyMixedOrder},
+	} {
+		if _, err := KeyIDOf([]byte(rawKeyPEM(t, mustHex(t, tc.raw)))); !errors.Is(err, tc.want) {
+			t.Errorf("KeyIDOf(%s) = %v, want %v", name, err, tc.want)
+		}
 	}
 }
