@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/sha512"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"testing"
 	"time"
@@ -61,16 +59,6 @@ func testSet(t testing.TB, signers ...*signing.Signer) *signing.AttesterSet {
 		t.Fatal(err)
 	}
 	return set
-}
-
-// rawKeyPEM wraps a raw 32-byte key, valid or not, in PKIX PEM.
-func rawKeyPEM(t testing.TB, raw []byte) string {
-	t.Helper()
-	der, err := x509.MarshalPKIXPublicKey(ed25519.PublicKey(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 }
 
 var daytona2 = checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: "2"}
