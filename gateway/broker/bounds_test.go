@@ -386,3 +386,80 @@ func TestBrokerRecordsMalformedCalls(t *testing.T) {
 		t.Fatalf("a call: %v %v", res, err)
 	}
 }
+
+// fakeClock is a clock whose sleeps advance it at once.
+type fakeClock struct {
+	mu    sync.Mutex
+	t     time.Time
+	slept time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t, c.slept = c.t.Add(d), c.slept+d
+	return nil
+}
+
+func (c *fakeClock) total() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.slept
+}
+
+// TestBrokerRefusalBounds: a burst of RefusalsPerSecond refusals goes
+// unpaced, every later one waits for the rate; the refusal that spends
+// MaxRefusals is followed by one refusals_exceeded record, the channel
+// closes, and nothing more is served or recorded.
+func TestBrokerRefusalBounds(t *testing.T) {
+	r := rigtest.New(t)
+	b, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{t: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
+	broker.SetClock(b, clock.now, clock.sleep)
+	cs, _ := serve(t, b)
+	ctx := context.Background()
+	denied := "refused: " + string(authz.CodePermissionMissing)
+	for i := range broker.MaxRefusals {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_issues", Arguments: map[string]any{"state": "open"}})
+		if err != nil || text(res) != denied {
+			t.Fatalf("refusal %d: %v %v", i+1, res, err)
+		}
+		if i+1 == broker.RefusalsPerSecond && clock.total() != 0 {
+			t.Fatalf("the first %d refusals waited %s", broker.RefusalsPerSecond, clock.total())
+		}
+	}
+	want := time.Duration(broker.MaxRefusals-broker.RefusalsPerSecond) * time.Second / broker.RefusalsPerSecond
+	if got := clock.total(); got < want-time.Millisecond {
+		t.Errorf("%d refusals waited %s, want at least %s", broker.MaxRefusals, got, want)
+	}
+	if n := refusals(r, authz.CodePermissionMissing); n != broker.MaxRefusals {
+		t.Errorf("%d refusals recorded, want MaxRefusals (%d)", n, broker.MaxRefusals)
+	}
+	if n := refusals(r, broker.CodeRefusalsExceeded); n != 1 {
+		t.Errorf("%d %s records, want 1", n, broker.CodeRefusalsExceeded)
+	}
+	before := len(r.Evidence.Events())
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_issues", Arguments: map[string]any{"state": "open"}}); err == nil && !res.IsError {
+		t.Errorf("a call after the budget was served: %v", res)
+	}
+	c := dial(t, listen(t, b))
+	io.WriteString(c.nc, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	if m, err := c.reply(); err == nil {
+		t.Errorf("a connection after the budget was answered: %v", m)
+	}
+	if after := len(r.Evidence.Events()); after != before {
+		t.Errorf("%d records after the budget was spent", after-before)
+	}
+	if r.Hits.Load() != 0 {
+		t.Error("the provider was contacted")
+	}
+}

@@ -37,6 +37,7 @@ type Broker struct {
 	// MaxCallsInFlight slots: a connection served, a request handled.
 	conns    chan struct{}
 	inflight chan struct{}
+	refusals *refusals
 }
 
 // New returns the broker for ch. Every tool the profile lists must be
@@ -51,7 +52,7 @@ func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
 	}
-	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: newRefusals(), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})}
 	for _, pt := range ch.Tools() {
@@ -116,8 +117,14 @@ func (b *Broker) call(ctx context.Context, capability string, remote bool, args 
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
+	if err := b.refusals.pace(ctx); err != nil {
+		return errorResult(err)
+	}
 	resp, err := b.ch.Call(ctx, capability, args)
 	if err != nil {
+		if _, refused := checkfu.CodeOf(err); refused {
+			b.spent(ctx)
+		}
 		return errorResult(err)
 	}
 	if remote {
@@ -166,6 +173,10 @@ func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
 		nc.Close()
 		return errConnections
 	}
+	if b.refusals.exhausted() {
+		nc.Close()
+		return errRefusalsExceeded
+	}
 	life, end := context.WithCancel(ctx)
 	defer end()
 	c := newConn(b, nc, end)
@@ -180,6 +191,7 @@ func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
 	case err := <-waited:
 		return err
 	case <-life.Done():
+	case <-b.refusals.closed:
 	}
 	// The SDK's Close waits for the handlers before it closes the
 	// connection. Closing it first ends the SDK's reader, which cancels
@@ -216,9 +228,24 @@ func (b *Broker) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // refuse records err, a refusal the broker decided itself, over its
-// channel.
+// channel, within the channel's refusal bounds: it waits for the rate,
+// and records nothing once the budget is spent.
 func (b *Broker) refuse(ctx context.Context, err error) {
+	if b.refusals.pace(ctx) != nil {
+		return
+	}
 	_ = b.ch.Refuse(context.WithoutCancel(ctx), err)
+	b.spent(ctx)
+}
+
+// spent counts one refusal; the one that spends the budget is followed
+// by one record of CodeRefusalsExceeded, and the channel closes: every
+// connection ends, and nothing more is served or recorded.
+func (b *Broker) spent(ctx context.Context) {
+	if b.refusals.spend() {
+		_ = b.ch.Refuse(context.WithoutCancel(ctx), errRefusalsExceeded)
+		b.ch.Close()
+	}
 }
 
 // HTTPHandler serves the same MCP server over MCP's streamable HTTP

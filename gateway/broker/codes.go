@@ -27,4 +27,8 @@ const (
 	// with params that are not an object with a string name). It is
 	// recorded, never forwarded.
 	CodeCallMalformed checkfu.Code = "call_malformed"
+	// CodeRefusalsExceeded: the channel's sandbox code caused more than
+	// MaxRefusals refusals; the broker closed the channel and serves
+	// nothing more.
+	CodeRefusalsExceeded checkfu.Code = "refusals_exceeded"
 )

@@ -33,6 +33,10 @@
 //     waits unread), so at most [MaxHeldBytes] of its input held. When
 //     Serve's context ends, or the peer goes away, handlers in flight
 //     are cancelled, and Serve waits for them at most [CloseGrace].
+//   - Refusals are bounded: at most [RefusalsPerSecond] a second (the
+//     broker waits before the next call), and [MaxRefusals] per
+//     channel, after which the channel closes and nothing more is
+//     served or recorded ([CodeRefusalsExceeded], recorded once).
 //   - Every tools/call reaches the log: one the SDK answers alone
 //     (before initialize, as a notification, malformed) is recorded
 //     as a refusal, [CodeCallMalformed].

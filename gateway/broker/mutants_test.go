@@ -47,4 +47,13 @@ var mutants = []mutation.Mutant{
 	{Name: "a tools/call notification unrecorded", File: "conn.go",
 		Edits: []mutation.Edit{{Old: "				c.b.refuse(ctx, errCallMalformed)\n				continue", New: "				continue"}},
 		Kills: "TestBrokerRecordsMalformedCalls"},
+	{Name: "no refusal budget", File: "refusals.go",
+		Edits: []mutation.Edit{{Old: "	r.spent++\n", New: ""}},
+		Kills: "TestBrokerRefusalBounds"},
+	{Name: "no refusal rate", File: "refusals.go",
+		Edits: []mutation.Edit{{Old: "if wait <= 0 {", New: "if true {"}},
+		Kills: "TestBrokerRefusalBounds"},
+	{Name: "gateway refusals not counted", File: "broker.go",
+		Edits: []mutation.Edit{{Old: "		if _, refused := checkfu.CodeOf(err); refused {\n			b.spent(ctx)\n		}\n", New: ""}},
+		Kills: "TestBrokerRefusalBounds"},
 }
