@@ -112,6 +112,16 @@ func TestPublishMarksThirdPartyWritable(t *testing.T) {
 	wantCode(t, "a stored version with the mark dropped", err, admission.CodePublishedInvalid)
 }
 
+// TestCatalogVersionRecordedForUnmarkedPresets: preset hosts that carry
+// no mark (the distribution archives) still record the catalog version
+// that granted them.
+func TestCatalogVersionRecordedForUnmarkedPresets(t *testing.T) {
+	v := mustPublish(t, nil, profileDoc(`["apt"]`, `{"type": "allowlist", "allow_package_managers": true}`))
+	if v.CatalogVersion() != egress.DefaultPresetCatalog().Version() {
+		t.Errorf("apt presets recorded catalog version %q, want %q", v.CatalogVersion(), egress.DefaultPresetCatalog().Version())
+	}
+}
+
 func TestNewCatalogIsANewVersion(t *testing.T) {
 	p := mustProfile(t, string(readFixture(t, "profiles/python.json")))
 	v1, err := admission.Publish(nil, p, nil)
