@@ -35,8 +35,9 @@ const (
 	DefaultDeployment = "checkfu-local"
 	// DefaultLeaseTTL is how long a session's lease lives.
 	DefaultLeaseTTL = time.Hour
-	// DefaultLeaseBudget is a session lease's budget, in bytes of
-	// provider answers.
+	// DefaultLeaseBudget is a session lease's budget: the number of uses
+	// it allows, one spent per tool call the gateway authorizes against
+	// it (not bytes).
 	DefaultLeaseBudget = 1 << 20
 	// DefaultApprovalTTL is how long an approval the Approver gives stays
 	// valid, unless it says otherwise.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"strings"
 	"testing"
 	"unicode"
@@ -43,5 +44,24 @@ func TestAgentTextCannotDriveTheTerminal(t *testing.T) {
 	}
 	if got := agentName(nil); got != "an agent that gave no agentInfo" {
 		t.Errorf("agentName(nil) = %q", got)
+	}
+}
+
+// TestCredentialCheckCanFail: the check behind "the agent never saw the
+// credential" finds the credential in an agent message, whole or
+// hex-encoded, and passes a message without it.
+func TestCredentialCheckCanFail(t *testing.T) {
+	const secret = "qs_0123456789abcdef"
+	for _, c := range []struct {
+		msg  string
+		want bool
+	}{
+		{`{"content":{"text":"the token is qs_0123456789abcdef"}}`, true},
+		{`{"content":{"text":"` + hex.EncodeToString([]byte(secret)) + `"}}`, true},
+		{`{"content":{"text":"filed issue 7"}}`, false},
+	} {
+		if got := holds([]byte(c.msg), secret); got != c.want {
+			t.Errorf("holds(%s) = %v, want %v", c.msg, got, c.want)
+		}
 	}
 }

@@ -19,6 +19,9 @@ var mutants = []mutation.Mutant{
 		i := maxAgentText`, New: `	if false {
 		i := maxAgentText`}},
 		Kills: "TestAgentTextCannotDriveTheTerminal"},
+	{Name: "the credential check sees nothing", File: "session.go",
+		Edits: []mutation.Edit{{Old: `return bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(hex.EncodeToString([]byte(secret))))`, New: `return false`}},
+		Kills: "TestCredentialCheckCanFail"},
 	{Name: "an agent without agentInfo crashes the quickstart", File: "session.go",
 		Edits: []mutation.Edit{{Old: `	if info == nil || info.AgentInfo == nil {`, New: `	if false {`}},
 		Kills: "TestAgentTextCannotDriveTheTerminal"},

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -118,7 +120,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err := admit(ctx, p, r.Description(), s); err != nil {
 		return err
 	}
-	if err := converse(ctx, o, p, r.Description(), s); err != nil {
+	if err := converse(ctx, o, p, r.Description(), s, credentialText); err != nil {
 		return err
 	}
 	if err := s.Close(); err != nil {
@@ -126,8 +128,12 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	p.step("the session's event log")
 	p.done("")
-	if err := s.WriteLog(ctx, w); err != nil {
+	var logText bytes.Buffer
+	if err := s.WriteLog(ctx, io.MultiWriter(w, &logText)); err != nil {
 		return err
+	}
+	if holds(logText.Bytes(), credentialText) {
+		return errors.New("quickstart: the credential is in the session's event log")
 	}
 	head, err := s.Verify(ctx)
 	if err != nil {
@@ -139,7 +145,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	} else {
 		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
 	}
-	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential\n", up.hits.Load())
+	fmt.Fprintf(w, "upstream saw %d credentialed requests; the agent never saw the credential (checked: none of its messages, nor the log, holds it)\n", up.hits.Load())
 	fmt.Fprintf(w, "done in %s\n", time.Since(began).Round(time.Millisecond))
 	return nil
 }
@@ -237,7 +243,9 @@ func admit(ctx context.Context, p *progress, desc adapters.Description, s *runne
 
 // converse runs steps 3 to 6 with the scripted agent, then one turn with
 // a third-party agent when one is installed.
-func converse(ctx context.Context, o options, p *progress, desc adapters.Description, s *runner.Session) error {
+// converse fails when any message of the agent holds secret: the agent
+// echoes what it was given, so the credential would show there.
+func converse(ctx context.Context, o options, p *progress, desc adapters.Description, s *runner.Session, secret string) error {
 	p.step("create the instance, open the agent process, check its evidence")
 	argv := []string{dockerAgentPath}
 	if o.provider != "docker" {
@@ -250,7 +258,11 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	var mu sync.Mutex
 	var updates []string
 	var dropped int
+	var leaked atomic.Bool
 	onUpdate := func(n acp.SessionNotification) {
+		if holds(n.Update, secret) {
+			leaked.Store(true)
+		}
 		var u struct {
 			Content struct {
 				Text string `json:"text"`
@@ -285,6 +297,9 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	if err := agent.Close(ctx); err != nil {
 		return err
 	}
+	if leaked.Load() {
+		return errors.New("quickstart: the agent saw the credential: a message of the agent holds it")
+	}
 	p.done("turn ended: " + string(res.StopReason))
 	mu.Lock()
 	for _, u := range updates {
@@ -302,6 +317,12 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 		p.done(thirdParty(ctx, s))
 	}
 	return nil
+}
+
+// holds reports whether b holds secret, whole or hex-encoded: the
+// check behind "the agent never saw the credential".
+func holds(b []byte, secret string) bool {
+	return bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(hex.EncodeToString([]byte(secret))))
 }
 
 // maxAgentText bounds the bytes of one agent text the quickstart prints;
