@@ -21,12 +21,12 @@ import (
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/authz"
-	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
-	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/broker"
+	"github.com/checkfu/checkfu/internal/dnsserver"
+	"github.com/checkfu/checkfu/internal/memevidence"
 )
 
 // The plane side of authority_separation: native custody holding the
@@ -55,7 +55,7 @@ type planeHit struct {
 type plane struct {
 	dir    string
 	srv    *httptest.Server
-	dns    *dnstest.Server
+	dns    *dnsserver.Server
 	edge   *edge.Edge
 	cancel context.CancelFunc
 	served chan error
@@ -83,7 +83,7 @@ func startPlane(canary string) (_ *plane, err error) {
 	}))
 	port := p.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
 	base := "https://" + planeHost + ":" + strconv.Itoa(int(port))
-	if p.dns, err = dnstest.Start(); err != nil {
+	if p.dns, err = dnsserver.Start(); err != nil {
 		return nil, err
 	}
 	p.dns.Set(planeHost, netip.MustParseAddr("127.0.0.1"))
@@ -111,7 +111,7 @@ func startPlane(canary string) (_ *plane, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &custodytest.MemoryEvidence{}
+	ev := &memevidence.Sink{}
 	approvals, err := authz.NewApprovals(authz.ApprovalConfig{Evidence: ev, Label: checkfu.LabelIsolated, Now: time.Now})
 	if err != nil {
 		return nil, err
