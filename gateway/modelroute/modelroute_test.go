@@ -283,3 +283,32 @@ func FuzzParseRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRelay: no stream panics the relay, what it writes is always a
+// prefix of the stream made of whole events, and the usage it reads is
+// never negative when the stream's numbers are not.
+func FuzzRelay(f *testing.F) {
+	for _, s := range streams {
+		f.Add(s)
+	}
+	f.Add("data: {\"usage\":{\"prompt_tokens\":1e400}}\n\n")
+	f.Add("data: x\r\n\r\ndata: [DONE]\n\n")
+	f.Add("event: a\ndata: {\"type\":\"message_start\",\"message\":null}\n\n")
+	f.Fuzz(func(t *testing.T, stream string) {
+		for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat} {
+			var out bytes.Buffer
+			_, _ = modelroute.Relay(&out, nil, strings.NewReader(stream), d, nil)
+			if !strings.HasPrefix(stream, out.String()) {
+				t.Fatalf("%s wrote %q, not a prefix of %q", d, out.String(), stream)
+			}
+			// Whatever is written ends with the blank line that ends an
+			// event.
+			if w := out.String(); w != "" {
+				rest := strings.TrimSuffix(strings.TrimSuffix(w, "\n"), "\r")
+				if !strings.HasSuffix(w, "\n") || (rest != "" && !strings.HasSuffix(rest, "\n")) {
+					t.Fatalf("%s wrote a partial event: %q", d, w)
+				}
+			}
+		}
+	})
+}
