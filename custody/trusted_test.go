@@ -51,6 +51,21 @@ func TestTrustedCodeIsNotFencedOff(t *testing.T) {
 	if got := openByLayout(t, root, b, rec.Sealed); got != canary {
 		t.Fatalf("decrypting a stored record by the documented layout gave %q", got)
 	}
+
+	// A keyset's own root key is a Secret like any other: sealed under a
+	// root the caller chose, it reads back in the clear.
+	other := bytes.Repeat([]byte{0x17}, custody.RootKeySize)
+	victimRoot := custody.NewSecret(bytes.Clone(other))
+	if _, err := custody.NewKeyset(1, map[uint32]*custody.Secret{1: victimRoot}); err != nil {
+		t.Fatal(err)
+	}
+	sealed, err = ks.Seal(b, victimRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := openByLayout(t, root, b, sealed); got != string(other) {
+		t.Fatalf("a root key sealed under a chosen root read back as %x", got)
+	}
 }
 
 // openByLayout decrypts a sealed record with nothing but docs/custody.md:
