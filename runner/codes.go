@@ -16,6 +16,21 @@ const (
 	// Config carries no enrollment for it; the Runner signs a
 	// materialization statement only for code it runs itself.
 	CodeProviderUnenrolled checkfu.Code = "provider_unenrolled"
+	// CodeDescriptionMismatch: the provider's Description disagrees with
+	// the operator's enrollment of it (placement, materialization
+	// revision or declared capability), or an instance it made runs
+	// across acp/wire while the enrollment places it in-process. The
+	// enrollment decides; a provider that says otherwise is refused
+	// before any instance exists, or its instance is destroyed unused.
+	CodeDescriptionMismatch checkfu.Code = "description_mismatch"
+	// CodeCapabilityUnsupported: the session is placed remote, where a
+	// capability is unsupported: its sandbox gets no broker, and an
+	// agent's permission request is denied without asking the Approver.
+	CodeCapabilityUnsupported checkfu.Code = "capability_unsupported"
+	// CodeRegistrationUnreachable: a tool registration's operation on its
+	// resource (method, host, port, path) is allowed by no egress rule of
+	// its Connection, so every call of it would be refused.
+	CodeRegistrationUnreachable checkfu.Code = "registration_unreachable"
 	// CodeProcessUnreaped: an agent process was killed and its provider
 	// reported no exit within ExitGrace (a provider that ignores Kill);
 	// the Runner stops waiting for it.

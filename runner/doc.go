@@ -41,9 +41,8 @@
 //     (Runner.Open); every event the Runner appends carries its request,
 //     run and actor, and the gateway channel is bound to it.
 //   - Every refusal on the path is a *checkfu.Refusal with the code of the
-//     package that refused (this package adds CodePermissionUnbound,
-//     CodeProviderUnenrolled, CodeProcessUnreaped, CodeKeyFileInvalid and
-//     CodeStoreKeysMismatch), and is appended
+//     package that refused (this package adds the codes of codes.go),
+//     and is appended
 //     to the session log before it is returned. An event that cannot be
 //     appended fails the step: an unrecorded decision is no decision.
 //   - Nothing on the path sees a secret. No field of the Runner or of a
@@ -95,6 +94,20 @@
 //   - Capability-free code gets no broker: a Runner without Connections
 //     launches its agents with no plane, no socket, no BrokerSocketEnv
 //     and no MCP server announced, and denies every permission request.
+//   - Placement is the enrollment's, never the provider's word. New
+//     refuses a Description that disagrees with the enrollment
+//     (placement, materialization revision, capability) with
+//     CodeDescriptionMismatch, before any instance exists; the evidence
+//     is matched with the enrollment's placement, target and
+//     materialization revision, so only an in-process placement is ever
+//     isolation_checked; an instance that runs across acp/wire under an
+//     in-process enrollment is destroyed unused.
+//   - A remote placement gets no plane: no broker, no gateway channel, no
+//     lease, so no credentialed call; its agent's permission requests are
+//     denied with CodeCapabilityUnsupported, logged.
+//   - Every tool registration is reachable: New refuses one whose
+//     operation on its resource no egress rule of its Connection allows
+//     (CodeRegistrationUnreachable).
 //   - The zero Config with a Dir is usable; a nil Approver denies every
 //     external effect.
 package runner

@@ -14,6 +14,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/eventlog"
 )
 
@@ -126,7 +127,11 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	}
 	r := s.r
 	spec := r.provider.Spec(s.rc.Session, s.profile.ProfileDigest())
-	if s.plane == nil && r.catalog != nil {
+	// Placement is the enrollment's. A remote placement gets no plane at
+	// all: a capability is unsupported there, so its sandbox gets no
+	// broker and its agent no channel to make a credentialed call on.
+	inProcess := r.placement() == admission.PlacementInProcess
+	if s.plane == nil && r.catalog != nil && inProcess {
 		p, err := s.buildPlane(ctx)
 		if err != nil {
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_plane"}, err, ""))
@@ -141,8 +146,15 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		} else {
 			inst, err = r.provider.Create(ctx, spec)
 		}
+		if _, wired := inst.(adapters.Wired); err == nil && wired && inProcess {
+			// Judged by what the instance is: its processes run across
+			// acp/wire, so it is not in-process, whatever it was
+			// enrolled as.
+			inst.Destroy(ctx)
+			err = checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s made an instance that runs across acp/wire, but its enrollment places it in_process", r.enrollment.Target())
+		}
 		if err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.desc.Identity}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.enrollment.Target()}, err, ""))
 		}
 		s.instance = inst
 	}
@@ -184,7 +196,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		if ln != nil {
 			ln.Close()
 		}
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.desc.Identity}, err, ""))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.enrollment.Target()}, err, ""))
 	}
 	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, ps), mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
 	go func() {
@@ -201,8 +213,8 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		close(a.stderr)
 	}()
 	// Step 4: the evidence, against what the Runner holds.
-	m := adapters.MatchEvidence(adapters.HeldFor(r.desc, spec), proc.Evidence())
-	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.desc.Identity, ProcessID: s.rc.Session, Result: string(m.Assurance)}
+	m := adapters.MatchEvidence(r.held(spec), proc.Evidence())
+	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.enrollment.Target(), ProcessID: s.rc.Session, Result: string(m.Assurance)}
 	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
 		// The sandbox is not the one admitted: nothing of it is
 		// served, now or later.
@@ -221,6 +233,9 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
 		OnUpdate:   cfg.OnUpdate,
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			if !inProcess {
+				return s.unsupported(ctx, req)
+			}
 			return s.permission(ctx, pl, req)
 		},
 	})
@@ -293,7 +308,7 @@ func (a *Agent) endTurn(ctx context.Context, result string, err error) (bool, er
 	if !open {
 		return false, nil
 	}
-	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity}
+	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.enrollment.Target()}
 	if err != nil {
 		ev.Code = codeOf(err)
 	}
@@ -309,7 +324,7 @@ func (a *Agent) exited(ctx context.Context, result string) error {
 	if done {
 		return nil
 	}
-	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.desc.Identity})
+	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.enrollment.Target()})
 }
 
 // workDir is the cwd session/new names for a process of inst.
@@ -359,6 +374,16 @@ func (a *Agent) Close(ctx context.Context) error {
 		result = "exit_" + strconv.Itoa(a.code)
 	}
 	return errors.Join(terr, err, a.exited(ctx, result))
+}
+
+// unsupported denies a permission request on a remote placement, where
+// a capability is unsupported, with CodeCapabilityUnsupported, logged,
+// without asking the Approver.
+func (s *Session) unsupported(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	err := checkfu.Refuse(CodeCapabilityUnsupported, "runner: session %s is placed remote, where a capability is unsupported", checkfu.Quote(s.rc.Session))
+	_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err, "")
+	return reject(req)
 }
 
 // reap waits up to ExitGrace for a killed process's exit, and returns

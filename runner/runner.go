@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,6 +294,9 @@ func (r *Runner) enroll() error {
 		if r.cfg.Enrollment.Target() != r.desc.Identity {
 			return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the enrollment is for %s, the provider is %s", r.cfg.Enrollment.Target(), r.desc.Identity)
 		}
+		if err := checkDescribed(r.desc, r.cfg.Enrollment); err != nil {
+			return err
+		}
 		r.enrollment = r.cfg.Enrollment
 		return nil
 	}
@@ -322,6 +326,42 @@ func (r *Runner) enroll() error {
 	return err
 }
 
+// checkDescribed refuses, with CodeDescriptionMismatch, a Description
+// that disagrees with the operator's enrollment e: its placement, its
+// materialization revision, or its capability (against the digest e's
+// verified statement binds). From here on the Runner takes placement,
+// enforcement and the materialization revision from e alone.
+func checkDescribed(d adapters.Description, e *admission.Enrollment) error {
+	st := e.Statement()
+	if d.Placement != e.Placement() {
+		return checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s describes itself placed %s; its enrollment places it %s", d.Identity, checkfu.Quote(string(d.Placement)), e.Placement())
+	}
+	if d.MaterializationRevision != st.MaterializationRevision {
+		return checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s describes materialization revision %s; its enrollment names %s", d.Identity, checkfu.Quote(d.MaterializationRevision), checkfu.Quote(st.MaterializationRevision))
+	}
+	if digest, err := admission.CapabilityDigest(d.Capability); err != nil || digest != st.CapabilityDigest {
+		return checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s describes another capability than the one its enrollment's statement binds", d.Identity)
+	}
+	return nil
+}
+
+// placement returns where the session's sandboxes run: the enrollment's
+// placement, never the provider's own word.
+func (r *Runner) placement() admission.Placement { return r.enrollment.Placement() }
+
+// held returns the state the Runner holds for an instance made with
+// spec, the reference side of the evidence check: the spec's fields,
+// and the target, materialization revision and placement of the
+// enrollment. Its enforcement is the declared capability's, which New
+// checked against the digest the enrollment's signed statement binds.
+func (r *Runner) held(spec adapters.InstanceSpec) adapters.Held {
+	h := adapters.HeldFor(r.desc, spec)
+	h.Target = r.enrollment.Target()
+	h.MaterializationRevision = r.enrollment.Statement().MaterializationRevision
+	h.Placement = r.placement()
+	return h
+}
+
 // register builds the registry, the catalog entry, the Connections and
 // the permission assignments.
 func (r *Runner) register() error {
@@ -342,6 +382,9 @@ func (r *Runner) register() error {
 		for _, reg := range c.Tools {
 			if reg.Credential != c.Credential {
 				return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool %s is registered with another credential than its connection's", checkfu.Quote(reg.Tool.Name))
+			}
+			if err := reachable(reg, rules); err != nil {
+				return err
 			}
 			// A permission request and the broker both name a tool by
 			// its name: one name, one capability, or an approval could
@@ -371,6 +414,26 @@ func (r *Runner) register() error {
 		}
 	}
 	return nil
+}
+
+// reachable refuses, with CodeRegistrationUnreachable, a registration
+// whose operation on its resource no rule of rules allows: no rule names
+// its host, port and path, or none of those allows its method. Headers
+// are left to the call: what a call sends depends on its arguments.
+func reachable(reg authz.Registration, rules *egress.Rules) error {
+	hreq, err := http.NewRequest(reg.Operation, reg.Resource, nil)
+	if err != nil {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: tool %s: resource %s is not a URL", checkfu.Quote(reg.Tool.Name), checkfu.Quote(reg.Resource))
+	}
+	req, err := egress.CanonicalRequest(hreq)
+	if err != nil {
+		return &checkfu.Refusal{Code: CodeRegistrationUnreachable, Message: "runner: tool " + checkfu.Quote(reg.Tool.Name) + " names a resource no rule can allow", Err: err}
+	}
+	_, err = rules.Decide(&req)
+	if err == nil || errors.Is(err, egress.CodeHeaderNotAllowed) {
+		return nil
+	}
+	return &checkfu.Refusal{Code: CodeRegistrationUnreachable, Message: "runner: tool " + checkfu.Quote(reg.Tool.Name) + ": no rule of its connection allows " + checkfu.Quote(reg.Operation) + " " + req.Authority() + " on its path", Err: err}
 }
 
 // Process returns the default provider: package adapters/process, plain

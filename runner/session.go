@@ -120,7 +120,7 @@ func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admiss
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s already launched under its admission", checkfu.Quote(s.rc.Session))
 	}
 	rec, err := s.admit(v, lane, provenance)
-	ev := eventlog.Event{Kind: eventlog.KindAdmission, Provider: r.desc.Identity}
+	ev := eventlog.Event{Kind: eventlog.KindAdmission, Provider: r.enrollment.Target()}
 	if v != nil {
 		ev.Profile = profileRevision(v)
 	}
@@ -144,7 +144,7 @@ func (s *Session) admit(v *admission.Published, lane admission.Lane, provenance 
 	if v == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: Admit needs a published profile")
 	}
-	if err := admission.CheckPlacement(r.desc.Placement, r.desc.Capability); err != nil {
+	if err := admission.CheckPlacement(r.placement(), r.desc.Capability); err != nil {
 		return nil, err
 	}
 	rec, err := admission.Admit(admission.AdmitRequest{

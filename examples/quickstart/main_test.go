@@ -81,13 +81,28 @@ func TestQuickstartProcess(t *testing.T) {
 }
 
 // TestQuickstartProcessWire runs the agent across acp/wire (process's
-// Remote, enrolled as an operator would): the evidence assurance is
-// identity_only.
+// Remote, enrolled remote as an operator would): the evidence assurance
+// is identity_only, and the sandbox gets no broker, so no tool call
+// reaches the gateway, its permission request is denied
+// capability_unsupported and the upstream sees nothing.
 func TestQuickstartProcessWire(t *testing.T) {
 	out := quickstart(t, "process-wire", "")
-	checkSession(t, out)
-	if !regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:process-wire-provider@1 +identity_only$`).MatchString(out) {
-		t.Error("the process did not start across the wire with assurance identity_only")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:process-wire-provider@1 +identity_only$`),
+		regexp.MustCompile(`(?m)^\d+ +denial +deny +capability_unsupported +user:alice +`),
+		regexp.MustCompile(`agent: \[scripted\] cannot reach the broker`),
+		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
+		regexp.MustCompile(`upstream saw 0 credentialed requests`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the output does not match %s", want)
+		}
+	}
+	if regexp.MustCompile(`(?m)^\d+ +tool_call `).MatchString(out) {
+		t.Error("a tool call of a remote placement reached the gateway")
+	}
+	if strings.Contains(out, "qs_") {
+		t.Error("the output holds the credential")
 	}
 }
 

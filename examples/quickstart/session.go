@@ -289,7 +289,11 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	info := agent.Info()
 	p.done("initialized " + agentName(info))
 
-	p.step("serve its tool calls through the gateway")
+	if s.Record().Facts().Placement == admission.PlacementRemote {
+		p.step("no broker: the enrollment places the provider remote, where a capability is unsupported")
+	} else {
+		p.step("serve its tool calls through the gateway")
+	}
 	res, err := agent.Prompt(ctx, "List the open issues of acme/app, then file one.")
 	if err != nil {
 		return err

@@ -201,6 +201,18 @@ func (a *Agent) turn(session string) acp.StopReason {
 	cs, err := a.connect(ctx)
 	if err != nil {
 		a.say(session, "cannot reach the broker: "+err.Error())
+		// It still asks for the effects it would make: the client
+		// answers a permission request without a broker too.
+		for i, st := range a.Script {
+			if !st.Ask {
+				continue
+			}
+			ok, err := a.ask(session, i, st)
+			if err != nil {
+				return acp.StopCancelled
+			}
+			a.say(session, fmt.Sprintf("%s -> permitted by the client: %t (no broker to call it through)", st.Tool, ok))
+		}
 		return acp.StopEndTurn
 	}
 	defer cs.Close()

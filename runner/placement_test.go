@@ -1,0 +1,229 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/process"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/admission/admissiontest"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/runner/runnertest"
+)
+
+// enrollAs plays the operator enrolling the provider described by d at
+// placement: the provider signs its statement for that placement, and
+// the ceiling is what d declares.
+func enrollAs(t testing.TB, d adapters.Description, placement admission.Placement) *admission.Enrollment {
+	t.Helper()
+	digest, err := admission.CapabilityDigest(d.Capability)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := admission.SignMaterialization(admissiontest.Signer(t, d.Identity.Provider), admission.MaterializationStatement{
+		Provider: d.Identity.Provider, ProviderRevision: d.Identity.Revision, MaterializationRevision: d.MaterializationRevision,
+		Placement: placement, CapabilityDigest: digest, IssuedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Format(time.RFC3339),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := admission.Enroll(admission.EnrollmentRequest{Target: d.Identity, Placement: placement, Declared: d.Capability,
+		Ceiling: d.Capability, Statement: st, Signers: admissiontest.KeySet(t, d.Identity.Provider)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// claimsInProcess is package process's Remote (its instances run across
+// acp/wire) describing itself as placed in_process, and counting the
+// instances it makes.
+type claimsInProcess struct {
+	process.Remote
+	created *atomic.Int64
+}
+
+func (p claimsInProcess) Describe() adapters.Description {
+	d := p.Remote.Describe()
+	d.Placement = admission.PlacementInProcess
+	return d
+}
+
+func (p claimsInProcess) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	p.created.Add(1)
+	return p.Remote.Create(ctx, spec)
+}
+
+func (claimsInProcess) Spec(id, digest string) adapters.InstanceSpec { return process.Spec(id, digest) }
+
+// TestMisdescribedProviderRefusedBeforeAnyInstance: a provider whose
+// Description disagrees with its operator enrollment (enrolled remote,
+// claiming in_process; or another materialization revision or
+// capability) is refused by New with description_mismatch: no instance
+// is ever made.
+func TestMisdescribedProviderRefusedBeforeAnyInstance(t *testing.T) {
+	honest := process.Remote{}.Describe()
+	for name, edit := range map[string]func(*adapters.Description){
+		"placement":                func(d *adapters.Description) { d.Placement = admission.PlacementRemote },
+		"materialization revision": func(d *adapters.Description) { d.MaterializationRevision += "-other" },
+		"capability": func(d *adapters.Description) {
+			d.Capability.ListDir, d.Members.ListDir = !d.Capability.ListDir, !d.Members.ListDir
+		},
+	} {
+		enrolled := honest
+		edit(&enrolled)
+		var created atomic.Int64
+		p := claimsInProcess{created: &created}
+		placement := admission.PlacementRemote
+		if name != "placement" {
+			// Only the named field disagrees: enroll at the placement
+			// the provider claims.
+			placement = admission.PlacementInProcess
+			enrolled.Placement = placement
+		}
+		_, err := runner.New(context.Background(), runner.Config{Dir: t.TempDir(), Provider: p, Enrollment: enrollAs(t, enrolled, placement)})
+		if !errors.Is(err, runner.CodeDescriptionMismatch) {
+			t.Errorf("%s: New = %v, want %s", name, err, runner.CodeDescriptionMismatch)
+		}
+		if created.Load() != 0 {
+			t.Errorf("%s: the provider made %d instances", name, created.Load())
+		}
+	}
+}
+
+// remoteRig is a rig on package process's Remote enrolled remote by the
+// operator, whose Description then claims in_process: what New would
+// have refused, reached past it, so that each later decision shows it
+// takes placement from the enrollment alone.
+func remoteRig(t *testing.T) *rig {
+	t.Helper()
+	d := process.Remote{}.Describe()
+	g := newRig(t, func(c *runner.Config, _ *rig) {
+		c.Provider = remote{}
+		c.Enrollment = enrollAs(t, d, admission.PlacementRemote)
+	})
+	d.Placement = admission.PlacementInProcess
+	runner.SetDescription(g.Runner, d)
+	return g
+}
+
+// remoteTurn admits a session on g and plays the quickstart's script
+// once, the agent asking permission for its external effect.
+func remoteTurn(t *testing.T, g *rig) (said []string, es []eventlog.Entry) {
+	t.Helper()
+	said = turn(t, g.admitted(t), runnertest.QuickstartScript)
+	return said, entries(t, g.Runner, member.Session)
+}
+
+// TestRemotePlacementGetsNoBroker: a session placed remote (by its
+// enrollment, whatever its Description says) gets no broker: the agent
+// is told of no socket and reaches none.
+func TestRemotePlacementGetsNoBroker(t *testing.T) {
+	said, es := remoteTurn(t, remoteRig(t))
+	if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, "cannot reach the broker") }) {
+		t.Errorf("the agent said %q; want it to have reached no broker", said)
+	}
+	for _, e := range es {
+		if e.Kind == eventlog.KindToolCall {
+			t.Errorf("a tool call reached the gateway: %v", rows([]eventlog.Entry{e}))
+		}
+	}
+}
+
+// TestRemotePlacementMakesNoCredentialedCall: nothing of a session placed
+// remote reaches the upstream, and its agent's permission request is
+// denied capability_unsupported without asking the Approver.
+func TestRemotePlacementMakesNoCredentialedCall(t *testing.T) {
+	g := remoteRig(t)
+	_, es := remoteTurn(t, g)
+	if n := g.hits.Load(); n != 0 {
+		t.Errorf("the upstream saw %d credentialed requests", n)
+	}
+	if n := g.approvals.Load(); n != 0 {
+		t.Errorf("the Approver was asked %d times", n)
+	}
+	if !slices.ContainsFunc(es, func(e eventlog.Entry) bool {
+		return e.Kind == eventlog.KindDenial && e.Code == string(runner.CodeCapabilityUnsupported)
+	}) {
+		t.Errorf("no denial with code %s in %v", runner.CodeCapabilityUnsupported, rows(es))
+	}
+}
+
+// TestRemotePlacementNeverIsolationChecked: the evidence of a session
+// placed remote is matched with the enrollment's placement, so its
+// assurance is identity_only, whatever its Description says.
+func TestRemotePlacementNeverIsolationChecked(t *testing.T) {
+	_, es := remoteTurn(t, remoteRig(t))
+	started := false
+	for _, e := range es {
+		if e.Result == string(adapters.AssuranceIsolationChecked) {
+			t.Errorf("logged %v", rows([]eventlog.Entry{e}))
+		}
+		if e.Kind == eventlog.KindProcessStarted {
+			started = true
+			if e.Result != string(adapters.AssuranceIdentityOnly) {
+				t.Errorf("process_started %s, want %s", e.Result, adapters.AssuranceIdentityOnly)
+			}
+		}
+	}
+	if !started {
+		t.Fatalf("no process started: %v", rows(es))
+	}
+}
+
+// TestWiredInstanceEnrolledInProcessRefused: a provider the Runner
+// enrolls itself as in_process (its own word) but whose instance runs
+// across acp/wire is judged by what the instance is: the instance is
+// destroyed unused and Launch refused with description_mismatch.
+func TestWiredInstanceEnrolledInProcessRefused(t *testing.T) {
+	var created atomic.Int64
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = claimsInProcess{created: &created} })
+	s := g.admitted(t)
+	_, err := s.Launch(context.Background(), runner.LaunchConfig{Process: agentSpec(t, runnertest.QuickstartScript)})
+	if !errors.Is(err, runner.CodeDescriptionMismatch) {
+		t.Fatalf("Launch = %v, want %s", err, runner.CodeDescriptionMismatch)
+	}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Kind == eventlog.KindProcessStarted {
+			t.Errorf("a process started: %v", rows([]eventlog.Entry{e}))
+		}
+	}
+}
+
+// TestNewRefusesUnreachableRegistration: a tool registration no rule of
+// its Connection allows (another path, another method, another port) is
+// refused by New, not when first called.
+func TestNewRefusesUnreachableRegistration(t *testing.T) {
+	rules := []egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/v1/issues", Methods: []string{"GET"}}}
+	reg := authz.Registration{Capability: "issues.list", Operation: "GET", Resource: "https://api.example.com/v1/issues", Credential: cred, Effect: authz.ReadOnly,
+		Tool: authz.ToolDescriptor{Name: "list_issues", InputSchema: []byte(`{"type":"object"}`)}}
+	cfg := func(reg authz.Registration) runner.Config {
+		return runner.Config{Dir: t.TempDir(), Connections: []runner.Connection{{Credential: cred, Provider: integration, Rules: rules, Tools: []authz.Registration{reg}}}}
+	}
+	r, err := runner.New(context.Background(), cfg(reg))
+	if err != nil {
+		t.Fatalf("a reachable registration: %v", err)
+	}
+	r.Close()
+	for name, edit := range map[string]func(*authz.Registration){
+		"path":   func(r *authz.Registration) { r.Resource = "https://api.example.com/v2/issues" },
+		"method": func(r *authz.Registration) { r.Operation = "DELETE" },
+		"port":   func(r *authz.Registration) { r.Resource = "https://api.example.com:8443/v1/issues" },
+		"host":   func(r *authz.Registration) { r.Resource = "https://other.example.com/v1/issues" },
+	} {
+		bad := reg
+		edit(&bad)
+		if _, err := runner.New(context.Background(), cfg(bad)); !errors.Is(err, runner.CodeRegistrationUnreachable) {
+			t.Errorf("%s: New = %v, want %s", name, err, runner.CodeRegistrationUnreachable)
+		}
+	}
+}
