@@ -168,6 +168,6 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "func (a *Agent) Cancel() error { return a.client.Cancel(a.session) }", New: "func (a *Agent) Cancel() error { return nil }"}},
 		Kills: "TestAgentCancel"},
 	{Name: "a capability-free session gets a plane", File: "launch.go",
-		Edits: []mutation.Edit{{Old: "	if s.plane == nil && r.catalog != nil {", New: "	if s.plane == nil {"}},
+		Edits: []mutation.Edit{{Old: "	if s.plane == nil && r.catalog != nil && inProcess {", New: "	if s.plane == nil && inProcess {"}},
 		Kills: "TestCapabilityFreeSession"},
 }
