@@ -16,6 +16,7 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/process"
+	"github.com/checkfu/checkfu/admission"
 )
 
 func TestMain(m *testing.M) {
@@ -464,6 +465,36 @@ func TestSuiteRejectsBrokenRemote(t *testing.T) {
 				t.Errorf("the recorded suite failed it: %v\n%s", got, strings.Join(rec.log.lines, "\n"))
 			}
 		})
+	}
+}
+
+// claimsInProcess is package process's Remote, its instances wired
+// across acp/wire, declaring itself in_process: a Description that
+// would earn isolation_checked for what crosses a wire.
+type claimsInProcess struct{ process.Remote }
+
+func (p claimsInProcess) Describe() adapters.Description {
+	d := p.Remote.Describe()
+	d.Placement = admission.PlacementInProcess
+	return d
+}
+
+// TestSuiteRejectsWiredInProcess: the suite judges placement by what the
+// instance is, so a wired provider declaring in_process fails the Wire
+// and Evidence subtests (and its wire is still checked).
+func TestSuiteRejectsWiredInProcess(t *testing.T) {
+	h := brokenHarness(t, hooks{})
+	h.New = func(testing.TB) adapters.Provider { return claimsInProcess{} }
+	rec := newRecorder(t)
+	rec.run("run", func(tt tester) { runSuite(tt, h) })
+	got := rec.log.failedSubtests()
+	for _, l := range rec.log.lines {
+		t.Log(l)
+	}
+	for _, w := range []string{"Wire", "Evidence"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("subtest %s did not reject it; failed: %v", w, got)
+		}
 	}
 }
 

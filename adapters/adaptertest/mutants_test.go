@@ -52,6 +52,16 @@ var mutants = []mutation.Mutant{
 		}, Kills: "TestSuiteRejectsBrokenProviders"},
 	{Name: "Evidence is not matched", File: "suite.go",
 		Edits: []mutation.Edit{{Old: `t.Errorf("mode %s, instance %s: %v", mode, spec.ID, err)`, New: `_ = err`}}, Kills: "TestSuiteRejectsBrokenProviders"},
+	{Name: "Wire judges placement by the declaration", File: "wire.go",
+		Edits: []mutation.Edit{{Old: `	case wired(inst) && declared != admission.PlacementRemote:
+		t.Errorf(`, New: `	case false:
+		t.Errorf(`}}, Kills: "TestSuiteRejectsWiredInProcess"},
+	{Name: "Evidence judges placement by the declaration", File: "suite.go",
+		Edits: []mutation.Edit{
+			{Old: `			if wired(inst) {
+				held.Placement = admission.PlacementRemote
+			}`, New: ``},
+		}, Kills: "TestSuiteRejectsWiredInProcess"},
 	{Name: "the Drop subtest does not compare", File: "wire.go",
 		Edits: []mutation.Edit{
 			{Old: "if err != nil || status != 0 {\n\t\tt.Fatalf(\"Run across a drop: status %d, %v\", status, err)", New: "if false {\n\t\tt.Fatalf(\"Run across a drop: status %d, %v\", status, err)"},

@@ -81,7 +81,8 @@ type Harness struct {
 // another process's arguments and the host's open descriptors are absent
 // from inside an instance, whose argv is exactly the spec's; every process's
 // evidence passes adapters.MatchEvidence against the Runner's state,
-// with the assurance its placement allows; declared optional members are
+// with the assurance its placement allows, placement judged by what the
+// instance is (a wired instance is remote, whatever is declared); declared optional members are
 // implemented; a provider declaring the none network mode gives a
 // process that cannot reach a live listener on the host's loopback and
 // has no non-loopback interface; and, for a remote provider, the wire's
@@ -110,8 +111,10 @@ type Harness struct {
 // environment (Env = append(os.Environ(), spec.Env...)), one that hands
 // the host's open files to the process, one that runs processes in the
 // host's temporary directory, one that appends the host's own
-// arguments, and a remote provider whose journal
-// is too small to survive a drop (output_truncated); and, with declared
+// arguments, a remote provider whose journal is too small to survive a
+// drop (output_truncated), and a remote provider (its instances wired)
+// that declares itself in_process, which placement judged by what the
+// instance is rejects; and, with declared
 // gaps (gapProviders), one declaring no gap whose stdin never ends, one
 // declaring LineFramed that merges stderr into stdout, one declaring
 // NoStdin that drops stdout past 1 MiB, one declaring KillLeaderOnly
@@ -544,20 +547,30 @@ func testSequence(t tester, s *suite, p adapters.Provider) {
 
 func testEvidence(t tester, s *suite, p adapters.Provider) {
 	d := p.Describe()
-	want := adapters.AssuranceIdentityOnly
-	if d.Placement == admission.PlacementInProcess {
-		want = adapters.AssuranceIsolationChecked
-	}
 	for _, mode := range d.Capability.NetworkModes {
 		for range 2 { // two instances: each evidence must name its own
 			inst, spec := s.create(t, p, mode)
 			proc := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("exit 0")})
-			m := adapters.MatchEvidence(adapters.HeldFor(d, spec), proc.Evidence())
+			// Placement is judged by what the instance is, not by what
+			// the provider says: a wired instance is remote, and earns
+			// identity_only.
+			held := adapters.HeldFor(d, spec)
+			if wired(inst) {
+				held.Placement = admission.PlacementRemote
+			}
+			want := adapters.AssuranceIdentityOnly
+			if held.Placement == admission.PlacementInProcess {
+				want = adapters.AssuranceIsolationChecked
+			}
+			m := adapters.MatchEvidence(held, proc.Evidence())
 			if err := m.Err(); err != nil {
 				t.Errorf("mode %s, instance %s: %v", mode, spec.ID, err)
 			}
 			if m.Assurance != want {
-				t.Errorf("assurance %s for placement %s, want %s", m.Assurance, d.Placement, want)
+				t.Errorf("assurance %s for placement %s, want %s", m.Assurance, held.Placement, want)
+			}
+			if held.Placement != d.Placement {
+				t.Errorf("instance %s runs across acp/wire, but its provider declares placement %s, which would earn %s", spec.ID, d.Placement, adapters.MatchEvidence(adapters.HeldFor(d, spec), proc.Evidence()).Assurance)
 			}
 			s.collect(t, proc, nil)
 		}

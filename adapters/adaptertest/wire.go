@@ -16,15 +16,27 @@ import (
 	"github.com/checkfu/checkfu/admission"
 )
 
+// wired reports whether inst's processes run across acp/wire: whatever
+// its provider declares, such an instance is placed remote.
+func wired(inst adapters.Instance) bool {
+	_, ok := inst.(adapters.Wired)
+	return ok
+}
+
 // testWire checks what only a remote provider has: the stdin credit
-// window and the stdout replay journal of acp/wire.
+// window and the stdout replay journal of acp/wire. Placement is judged
+// by what the instance is: one that runs across the wire is checked, and
+// rejected when its provider declares itself in_process.
 func testWire(t tester, s *suite, p adapters.Provider) {
-	if p.Describe().Placement != admission.PlacementRemote {
-		t.Skip("local provider: stdin is the child's own pipe (no credit window, no input_buffer_full) and stdout is its pipe (no replay journal); nothing crosses a wire")
-	}
+	declared := p.Describe().Placement
 	inst, _ := s.create(t, p, "")
-	if _, ok := inst.(adapters.Wired); !ok {
+	switch {
+	case wired(inst) && declared != admission.PlacementRemote:
+		t.Errorf("the instance runs across acp/wire (adapters.Wired), but its provider declares placement %s: a wired provider is remote", declared)
+	case !wired(inst) && declared == admission.PlacementRemote:
 		t.Fatal("a remote provider's instance does not implement adapters.Wired, so its wire cannot be checked")
+	case !wired(inst):
+		t.Skip("local provider: stdin is the child's own pipe (no credit window, no input_buffer_full) and stdout is its pipe (no replay journal); nothing crosses a wire")
 	}
 	t.run("Drop", func(t tester) { testWireDrop(t, s, p) })
 	rt := t.real()
