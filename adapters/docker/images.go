@@ -124,7 +124,8 @@ func addBinaries(files map[string]rootFile, bins map[string]string) error {
 // `apt-get download` into the cache unless already there, unpacked with
 // `dpkg -x`), every applet linked, /etc/passwd and /etc/group with root
 // and nobody (65534), /tmp mode 1777, plus opts.Binaries. CMD is
-// /bin/sh. It returns the image reference, checkfu-busybox:HASH.
+// /bin/sh. It returns the image reference, PREFIX-busybox:HASH (PREFIX
+// is Options.NamePrefix, checkfu by default).
 func (e *Engine) BusyboxImage(ctx context.Context, opts ImageOptions) (string, error) {
 	busybox, err := busyboxBinary(ctx, opts.CacheDir)
 	if err != nil {
@@ -159,13 +160,13 @@ func (e *Engine) BusyboxImage(ctx context.Context, opts ImageOptions) (string, e
 	if err != nil {
 		return "", err
 	}
-	return e.importCached(ctx, "checkfu-busybox", tarball, []string{`CMD ["/bin/sh"]`})
+	return e.importCached(ctx, e.prefix+"-busybox", tarball, []string{`CMD ["/bin/sh"]`})
 }
 
 // GuardImage builds (or finds, by content) the guard image: nothing but
 // checkfuBinary, a static `CGO_ENABLED=0 go build -trimpath ./cmd/checkfu`
 // ([BuildStatic]), at /checkfu, with ENTRYPOINT ["/checkfu", "guard"]
-// and user 65534. It returns checkfu-guard:HASH.
+// and user 65534. It returns PREFIX-guard:HASH.
 func (e *Engine) GuardImage(ctx context.Context, checkfuBinary string) (string, error) {
 	files := map[string]rootFile{"/tmp": {dir: true, mode: 0o1777}, "/etc": {dir: true, mode: 0o755}}
 	if err := addBinaries(files, map[string]string{"/checkfu": checkfuBinary}); err != nil {
@@ -176,7 +177,7 @@ func (e *Engine) GuardImage(ctx context.Context, checkfuBinary string) (string, 
 	if err != nil {
 		return "", err
 	}
-	return e.importCached(ctx, "checkfu-guard", tarball, []string{`ENTRYPOINT ["/checkfu", "guard"]`, "USER 65534:65534"})
+	return e.importCached(ctx, e.prefix+"-guard", tarball, []string{`ENTRYPOINT ["/checkfu", "guard"]`, "USER 65534:65534"})
 }
 
 // BuildStatic builds the Go package pkg (such as "./cmd/checkfu") of the

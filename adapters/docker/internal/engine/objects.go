@@ -457,6 +457,33 @@ func (c *Client) ListByLabel(ctx context.Context, key, value string) ([]string, 
 	return ids, nil
 }
 
+// ListImagesByLabel returns the repository tags of the images that
+// carry label key=value (an image without a tag contributes its ID).
+func (c *Client) ListImagesByLabel(ctx context.Context, key, value string) ([]string, error) {
+	f, _ := json.Marshal(map[string][]string{"label": {key + "=" + value}})
+	var out []struct {
+		ID       string `json:"Id"`
+		RepoTags []string
+	}
+	if err := c.do(ctx, http.MethodGet, "/images/json", url.Values{"filters": {string(f)}}, nil, &out); err != nil {
+		return nil, err
+	}
+	var refs []string
+	for _, o := range out {
+		tagged := false
+		for _, t := range o.RepoTags {
+			if t != "<none>:<none>" {
+				refs = append(refs, t)
+				tagged = true
+			}
+		}
+		if !tagged {
+			refs = append(refs, o.ID)
+		}
+	}
+	return refs, nil
+}
+
 // NetworkJSON is the part of GET /networks/{id} the adapter reads.
 type NetworkJSON struct {
 	ID       string `json:"Id"`
