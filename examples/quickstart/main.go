@@ -12,6 +12,10 @@
 //	go run ./examples/quickstart -provider process-wire     # the agent across acp/wire
 //	go run ./examples/quickstart -provider docker           # in a container, when an engine answers
 //	go run ./examples/quickstart -store postgres://...      # the log in PostgreSQL
+//	go run ./examples/quickstart -keep                      # keep the log directory (and the Docker image)
+//
+// A usage error exits 2, a failed run 1 with a hint that fits the error.
+// What the run created is removed at exit unless -keep is given.
 //
 // The upstream is an httptest TLS server on 127.0.0.1, reached as
 // api.example.com through a DNS server this program owns; the edge's
@@ -22,12 +26,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
 
@@ -38,15 +48,68 @@ func main() {
 	var o options
 	flag.StringVar(&o.provider, "provider", "process", "where the agent runs: process (plain local process), process-wire (the same across acp/wire) or docker (a container; needs an engine at DOCKER_HOST)")
 	flag.StringVar(&o.store, "store", "", "a postgres:// DSN to log to PostgreSQL; empty means SQLite in a temporary directory")
+	flag.BoolVar(&o.keep, "keep", false, "keep what the run created (the temporary directory with the SQLite log, the Docker image); by default it is removed at exit")
+	flag.StringVar(&o.namePrefix, "name-prefix", "", "with -provider docker: the prefix of the image names (default: the adapter's, checkfu)")
 	flag.Parse()
+	if err := checkUsage(o, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "usage error:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
 	o.terminal = isTerminal(os.Stdout)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	// No overall deadline: a cold Docker build (a package download and a
+	// static go build) takes minutes on a slow machine. Each step bounds
+	// its own waits; an interrupt ends the run and its cleanup runs.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if err := run(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		fmt.Fprintln(os.Stderr, "hint: run it from the module root (go run ./examples/quickstart); -provider docker needs a Docker engine at DOCKER_HOST")
+		if h := hint(err); h != "" {
+			fmt.Fprintln(os.Stderr, "hint:", h)
+		}
+		stop()
 		os.Exit(1)
 	}
+}
+
+// checkUsage refuses what is a usage error: an unknown -provider, a
+// -name-prefix without docker, or arguments.
+func checkUsage(o options, args []string) error {
+	if len(args) != 0 {
+		return fmt.Errorf("the quickstart takes no arguments (got %q)", args[0])
+	}
+	switch o.provider {
+	case "process", "process-wire", "docker":
+	default:
+		return fmt.Errorf("-provider %q is not process, process-wire or docker", o.provider)
+	}
+	if o.namePrefix != "" && o.provider != "docker" {
+		return fmt.Errorf("-name-prefix goes with -provider docker")
+	}
+	return nil
+}
+
+// hint returns what to do about err, by its code, or "" when there is
+// nothing better to say than the error.
+func hint(err error) string {
+	code, _ := checkfu.CodeOf(err)
+	switch {
+	case code == docker.CodeEngineUnreachable:
+		return "-provider docker needs a Docker engine: start one, or set DOCKER_HOST=unix:///path/to/docker.sock"
+	case code == docker.CodeImageBuildFailed:
+		return "building the agent image needs the go command and, on the first run, apt-get download busybox-static (a Debian mirror); run it again once those work"
+	case errors.Is(err, errOutsideModule):
+		return "run it inside the checkfu module: go run ./examples/quickstart"
+	case errors.Is(err, context.Canceled):
+		return "interrupted; what the run created was removed (pass -keep to keep it)"
+	case code == checkfu.CodeConfigInvalid:
+		return "run go run ./examples/quickstart -h for the flags"
+	}
+	var se *eventlog.StoreError
+	if errors.As(err, &se) {
+		return "the log store failed: with -store, check the PostgreSQL DSN and that the server answers"
+	}
+	return ""
 }
 
 // isTerminal reports whether f is a character device.

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +25,8 @@ const dockerAgentPath = "/usr/local/bin/quickstart"
 
 // provider returns the provider named by -provider, its enrollment when
 // the Runner cannot enroll it itself, and what stops it.
-func provider(ctx context.Context, name string, w io.Writer) (runner.Provider, *admission.Enrollment, func(), error) {
+func provider(ctx context.Context, o options, w io.Writer) (runner.Provider, *admission.Enrollment, func(), error) {
+	name := o.provider
 	switch name {
 	case "process":
 		return runner.Process(), nil, func() {}, nil
@@ -31,7 +35,7 @@ func provider(ctx context.Context, name string, w io.Writer) (runner.Provider, *
 		e, err := enroll(p.Describe())
 		return p, e, func() {}, err
 	case "docker":
-		p, stop, err := dockerProvider(ctx, w)
+		p, stop, err := dockerProvider(ctx, o, w)
 		return p, nil, stop, err
 	}
 	return nil, nil, nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider %s is not process, process-wire or docker", checkfu.Quote(name))
@@ -70,44 +74,106 @@ func enroll(d adapters.Description) (*admission.Enrollment, error) {
 
 // dockerProvider connects to the engine DOCKER_HOST names and builds the
 // image the agent runs in: busybox with this program, built static, as
-// the scripted agent. Nothing is pulled.
-func dockerProvider(ctx context.Context, w io.Writer) (runner.Provider, func(), error) {
+// the scripted agent. Nothing is pulled. Everything the run creates
+// carries a label of its own, and stop removes it unless -keep.
+func dockerProvider(ctx context.Context, o options, w io.Writer) (runner.Provider, func(), error) {
+	run := make([]byte, 6)
+	rand.Read(run)
+	label := "checkfu.quickstart=" + hex.EncodeToString(run)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	e, err := docker.Connect(cctx, docker.Options{Label: docker.TestLabel})
+	e, err := docker.Connect(cctx, docker.Options{Label: label, NamePrefix: o.namePrefix})
 	if err != nil {
-		return nil, nil, fmt.Errorf("no Docker engine answers at DOCKER_HOST: %w", err)
+		return nil, nil, err
+	}
+	stop := func() {
+		if !o.keep {
+			rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if n, err := e.RemoveLabelled(rctx); err != nil {
+				fmt.Fprintf(w, "docker: removing what the run created (label %s): %v\n", label, err)
+			} else if n > 0 {
+				fmt.Fprintf(w, "docker: removed what the run created: %d objects labelled %s (-keep keeps them)\n", n, label)
+			}
+		}
+		e.Close()
 	}
 	mod, err := moduleRoot()
 	if err != nil {
-		e.Close()
+		stop()
 		return nil, nil, err
 	}
 	began := time.Now()
 	tmp, err := os.MkdirTemp("", "checkfu-quickstart-agent-")
 	if err != nil {
-		e.Close()
+		stop()
 		return nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "quickstart")
-	if err := docker.BuildStatic(ctx, mod, "./examples/quickstart", bin); err != nil {
-		e.Close()
+	err = during(ctx, w, "building the agent (go build, static, linux)", func() error {
+		return docker.BuildStatic(ctx, mod, "./examples/quickstart", bin)
+	})
+	if err != nil {
+		stop()
 		return nil, nil, err
 	}
-	img, err := e.BusyboxImage(ctx, docker.ImageOptions{Binaries: map[string]string{dockerAgentPath: bin}})
+	var img string
+	err = during(ctx, w, "building the agent image (busybox-static; the first run downloads it with apt-get)", func() error {
+		var err error
+		img, err = e.BusyboxImage(ctx, docker.ImageOptions{Binaries: map[string]string{dockerAgentPath: bin}})
+		return err
+	})
 	if err != nil {
-		e.Close()
+		stop()
 		return nil, nil, err
 	}
 	p, err := e.NewProvider(ctx, docker.ProviderConfig{Image: img})
 	if err != nil {
-		e.Close()
+		stop()
 		return nil, nil, err
 	}
-	fmt.Fprintf(w, "docker: engine %s, agent image built in %s (NetworkMode none; the broker socket in a directory only the plane serves, mounted read-only at %s)\n", e.EngineVersion(), time.Since(began).Round(time.Millisecond), docker.BrokerMount)
-	return p, e.Close, nil
+	fmt.Fprintf(w, "docker: engine %s, agent image %s built in %s (NetworkMode none; the broker socket in a directory only the plane serves, mounted read-only at %s)\n", e.EngineVersion(), img, time.Since(began).Round(time.Millisecond), docker.BrokerMount)
+	return p, stop, nil
 }
+
+// progressEvery is how often during prints that a long step still runs.
+const progressEvery = 10 * time.Second
+
+// during runs f, printing what it does first and then, every
+// progressEvery until it returns, that it is still at it.
+func during(ctx context.Context, w io.Writer, what string, f func() error) error {
+	began := time.Now()
+	fmt.Fprintf(w, "docker: %s ...\n", what)
+	done := make(chan struct{})
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "docker: still %s (%s)\n", what, time.Since(began).Round(time.Second))
+			}
+		}
+	}()
+	err := f()
+	close(done)
+	<-ticked
+	if err == nil {
+		fmt.Fprintf(w, "docker: done %s in %s\n", what, time.Since(began).Round(time.Millisecond))
+	}
+	return err
+}
+
+// errOutsideModule: -provider docker builds the agent from the module's
+// source, and the working directory is not inside the module.
+var errOutsideModule = errors.New("quickstart: -provider docker builds the agent from the module's source, and the working directory is not inside the checkfu module")
 
 // moduleRoot finds the directory of the module's go.mod, from the
 // working directory up.
@@ -122,7 +188,7 @@ func moduleRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider docker builds the agent from the module; run it inside the checkfu module")
+			return "", errOutsideModule
 		}
 		dir = parent
 	}

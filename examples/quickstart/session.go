@@ -47,6 +47,10 @@ type options struct {
 	store    string
 	terminal bool
 	dir      string // where the SQLite stores go; empty means a new temporary directory
+	keep     bool   // keep what the run created
+	// namePrefix is the docker adapter's name prefix; empty means its
+	// default.
+	namePrefix string
 }
 
 // The session's request context, as the application server resolved it;
@@ -140,7 +144,9 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		return fmt.Errorf("chain NOT verified: %w", err)
 	}
 	fmt.Fprintf(w, "chain verified: %d events, head %x\n", head.Seq, head.Hash[:8])
-	if path := r.LogPath(); path != "" {
+	if path := r.LogPath(); path != "" && o.dir == "" && !o.keep {
+		fmt.Fprintf(w, "log: %s (SQLite; removed at exit: pass -keep to keep it and verify it again with go run ./cmd/checkfu log verify)\n", path)
+	} else if path != "" {
 		fmt.Fprintf(w, "log: %s (SQLite; verify it again with: go run ./cmd/checkfu log verify -store sqlite:%s -session %s)\n", path, path, s.ID())
 	} else {
 		fmt.Fprintln(w, "log: PostgreSQL, session", s.ID())
@@ -162,10 +168,16 @@ func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstre
 			return runner.Config{}, nil, err
 		}
 	}
-	prov, enrollment, stop, err := provider(ctx, o.provider, w)
+	removeDir := func() {}
+	if o.dir == "" && !o.keep {
+		removeDir = func() { os.RemoveAll(dir) }
+	}
+	prov, enrollment, stopProv, err := provider(ctx, o, w)
 	if err != nil {
+		removeDir()
 		return runner.Config{}, nil, err
 	}
+	stop := func() { stopProv(); removeDir() }
 	issues := up.base + "/v1/repos/acme/app/issues"
 	assign := func(capability string) authz.PermissionAssignment {
 		return authz.PermissionAssignment{Actor: member.Actor, Capability: capability, Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)}
