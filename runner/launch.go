@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/eventlog"
 )
 
@@ -126,7 +127,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: Launch before a successful Admit")
 	}
 	r := s.r
-	spec := r.provider.Spec(s.rc.Session, s.profile.ProfileDigest())
+	spec := networkSpec(r.provider.Spec(s.rc.Session, s.profile.ProfileDigest()), s.profile)
 	// Placement is the enrollment's. A remote placement gets no plane at
 	// all: a capability is unsupported there, so its sandbox gets no
 	// broker and its agent no channel to make a credentialed call on.
@@ -420,4 +421,17 @@ func (a *Agent) drain() {
 	case <-a.stderr:
 	case <-time.After(ExitGrace):
 	}
+}
+
+// networkSpec gives spec the admitted profile's network policy: its
+// member as the network mode and, for an allowlist, its exact hosts
+// (published sorted by host, then port), so the instance applies what
+// admission admitted rather than the provider's default.
+func networkSpec(spec adapters.InstanceSpec, v *admission.Published) adapters.InstanceSpec {
+	spec.NetworkMode = string(v.PolicyType())
+	spec.AllowedHosts = nil
+	for _, h := range v.Hosts() {
+		spec.AllowedHosts = append(spec.AllowedHosts, egress.HostPort{Host: h.Host, Port: h.Port})
+	}
+	return spec
 }

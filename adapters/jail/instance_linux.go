@@ -45,6 +45,7 @@ type instance struct {
 	ws   string
 	slot adapters.Slot
 
+	broker    string       // CreateWithBroker's directory, or ""
 	guard     string       // the guard's socket, for allowlist
 	stopGuard func() error // stops the guard, or nil
 
@@ -53,7 +54,7 @@ type instance struct {
 	procs []*process
 }
 
-func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
 	dir, err := os.MkdirTemp("", "checkfu-jail-")
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec) 
 		return nil, err
 	}
 	spec.AllowedHosts = slices.Clone(spec.AllowedHosts)
-	i := &instance{p: p, spec: spec, dir: dir, ws: ws}
+	i := &instance{p: p, spec: spec, dir: dir, ws: ws, broker: broker}
 	if spec.NetworkMode == "allowlist" {
 		sock, stop, err := p.cfg.Guard(ctx, spec.AllowedHosts)
 		if err != nil {
@@ -222,6 +223,9 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: bind source %s: %v", checkfu.Quote(b.Source), err)
 		}
 		bind(b.Source, b.Target, fi.IsDir(), false)
+	}
+	if i.broker != "" {
+		bind(i.broker, BrokerMount, true, false)
 	}
 	if i.spec.NetworkMode == "allowlist" {
 		cfg.Relay = []relayPort{{Port: RelayPort}}

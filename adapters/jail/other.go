@@ -15,6 +15,6 @@ func InitMain() {}
 // Probe reports nothing offered: the jail is Linux only.
 func Probe() Support { return Support{NamespacesErr: "not Linux"} }
 
-func (p *Provider) newInstance(context.Context, adapters.InstanceSpec) (adapters.Instance, error) {
+func (p *Provider) newInstance(context.Context, adapters.InstanceSpec, string) (adapters.Instance, error) {
 	return nil, checkfu.Refuse(CodeKernelUnsupported, "jail: not Linux")
 }

@@ -45,7 +45,7 @@ const (
 	// Hostname is the jail's host name (its own UTS namespace).
 	Hostname = "checkfu-jail"
 	// DefaultPath is the PATH of a jail's processes.
-	DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/go/bin"
 )
 
 // Default limits, for [Provider.Spec].
@@ -124,7 +124,11 @@ func New(cfg Config) (*Provider, error) {
 		return nil, checkfu.Refuse(CodeKernelUnsupported, "jail: the kernel lacks %s; the jail never runs without them", strings.Join(lacks, ", "))
 	}
 	cfg.Binds = slices.Clone(cfg.Binds)
-	return &Provider{cfg: cfg, sys: slices.Clone(sys), support: s, desc: describe(s, cfg.Guard != nil)}, nil
+	d := describe(s, cfg.Guard != nil)
+	if cfg.Guard != nil {
+		d.Capability.PackageManagers = packageManagers(sys)
+	}
+	return &Provider{cfg: cfg, sys: slices.Clone(sys), support: s, desc: d}, nil
 }
 
 // describe is the Description of a provider on a kernel with support s:
@@ -157,6 +161,50 @@ func describe(s Support, allowlist bool) adapters.Description {
 	}
 }
 
+// ecosystemTools names, for each ecosystem a profile can declare, the
+// commands any one of which lets a workload materialize its packages.
+var ecosystemTools = []struct {
+	ecosystem string
+	tools     []string
+}{
+	{"apt", []string{"apt-get"}}, {"cargo", []string{"cargo"}}, {"gem", []string{"gem"}},
+	{"go", []string{"go"}}, {"npm", []string{"npm"}}, {"pip", []string{"pip3", "pip"}},
+}
+
+// packageManagers is the ecosystems whose tool a jail's PATH finds in the
+// system directories it sees: with the allowlist, the workload fetches
+// their packages itself, through the guard. Sorted, as the capability
+// requires.
+func packageManagers(sys []string) []string {
+	var out []string
+	for _, e := range ecosystemTools {
+		if hasTool(sys, e.tools) {
+			out = append(out, e.ecosystem)
+		}
+	}
+	return out
+}
+
+func hasTool(sys []string, tools []string) bool {
+	for _, dir := range strings.Split(DefaultPath, ":") {
+		visible := false
+		for _, d := range sys {
+			if dir == d || strings.HasPrefix(dir, d+"/") {
+				visible = true
+			}
+		}
+		if !visible {
+			continue
+		}
+		for _, t := range tools {
+			if fi, err := os.Stat(filepath.Join(dir, t)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Describe returns the provider's declarations; the same value every
 // call.
 func (p *Provider) Describe() adapters.Description {
@@ -164,6 +212,7 @@ func (p *Provider) Describe() adapters.Description {
 	c := &d.Capability
 	c.Drivers, c.LaunchKinds = slices.Clone(c.Drivers), slices.Clone(c.LaunchKinds)
 	c.Platforms, c.NetworkModes = slices.Clone(c.Platforms), slices.Clone(c.NetworkModes)
+	c.PackageManagers = slices.Clone(c.PackageManagers)
 	return d
 }
 
@@ -188,6 +237,10 @@ func (p *Provider) Spec(id, profileDigest string) adapters.InstanceSpec {
 // it cannot apply (with cgroups every limit must be asked, memory at
 // least 8 MiB; without, none may be).
 func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	return p.create(ctx, spec, "")
+}
+
+func (p *Provider) create(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
 	if spec.ID == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: an instance needs an ID")
 	}
@@ -210,5 +263,26 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return p.newInstance(ctx, spec)
+	return p.newInstance(ctx, spec, broker)
 }
+
+// BrokerMount is where CreateWithBroker's directory appears in a jail.
+const BrokerMount = BindRoot + "/broker"
+
+// CreateWithBroker is Create for a capability-enabled session: brokerDir,
+// an absolute host directory only the plane serves (the gateway broker's
+// socket is in it), is bind-mounted read-only at [BrokerMount] in every
+// jail of the instance. With network allowlist the jail then has two
+// ways out, each to its own authority: the broker (plane calls the
+// gateway compiles and credentials) and the relay to the guard
+// (workload traffic, no credential).
+func (p *Provider) CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error) {
+	if !filepath.IsAbs(brokerDir) {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: CreateWithBroker needs an absolute broker directory")
+	}
+	return p.create(ctx, spec, brokerDir)
+}
+
+// BrokerPath returns where CreateWithBroker's directory appears inside a
+// jail: [BrokerMount].
+func (p *Provider) BrokerPath() string { return BrokerMount }

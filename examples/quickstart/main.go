@@ -37,16 +37,18 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
 
 func main() {
+	jail.InitMain() // a jail's init stage is this binary, re-executed
 	if os.Getenv(runnertest.AgentEnv) == "1" {
 		os.Exit(runnertest.Main())
 	}
 	var o options
-	flag.StringVar(&o.provider, "provider", "process", "where the agent runs: process (plain local process), process-wire (the same across acp/wire) or docker (a container; needs an engine at DOCKER_HOST)")
+	flag.StringVar(&o.provider, "provider", "jail", "where the agent runs: jail (a namespace jail; falls back to process where the kernel cannot), process (plain local process), process-wire (the same across acp/wire) or docker (a container; needs an engine at DOCKER_HOST)")
 	flag.StringVar(&o.store, "store", "", "a postgres:// DSN to log to PostgreSQL; empty means SQLite in a temporary directory")
 	flag.BoolVar(&o.keep, "keep", false, "keep what the run created (the temporary directory with the SQLite log, the Docker image); by default it is removed at exit")
 	flag.StringVar(&o.namePrefix, "name-prefix", "", "with -provider docker: the prefix of the image names (default: the adapter's, checkfu)")

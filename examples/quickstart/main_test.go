@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -16,6 +17,7 @@ import (
 // TestMain makes the test binary the scripted agent when the Runner
 // re-executes it in agent mode, as the quickstart binary does.
 func TestMain(m *testing.M) {
+	jail.InitMain()
 	if os.Getenv(runnertest.AgentEnv) == "1" {
 		os.Exit(runnertest.Main())
 	}
@@ -42,8 +44,17 @@ func quickstart(t *testing.T, provider, store string) string {
 // that the credential never reached the output.
 func checkSession(t *testing.T, out string) {
 	t.Helper()
+	checkRun(t, out)
+	if want := regexp.MustCompile(`(?m)^\d+ +admission +deny +provider_unavailable +user:alice +profile quickstart@1 on `); !want.MatchString(out) {
+		t.Errorf("the output does not match %s", want)
+	}
+}
+
+// checkRun checks what every provider's run shows, whichever profile
+// version was admitted.
+func checkRun(t *testing.T, out string) {
+	t.Helper()
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^\d+ +admission +deny +provider_unavailable +user:alice +profile quickstart@1 on `),
 		regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +\S+ +(isolation_checked|identity_only)$`),
 		regexp.MustCompile(`(?m)^\d+ +tool_call +- +- +user:alice +tool list_issues +http_200$`),
 		regexp.MustCompile(`(?m)^\d+ +denial +deny +arguments_invalid +user:alice +tool list_issues +refused$`),
@@ -125,4 +136,22 @@ func TestQuickstartDocker(t *testing.T) {
 		t.Skip("set CHECKFU_TEST_DOCKER=1 with an engine at DOCKER_HOST")
 	}
 	checkSession(t, quickstart(t, "docker", ""))
+}
+
+// TestQuickstartJail runs the quickstart on the jail provider, its
+// default: the agent runs in a namespace jail with the broker's socket
+// bound in, its isolation read back. Under CI the kernel must allow the
+// jail.
+func TestQuickstartJail(t *testing.T) {
+	if _, err := jail.New(jail.Config{}); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	out := quickstart(t, "jail", "")
+	checkSession(t, out)
+	if want := regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:jail-provider@1 +isolation_checked$`); !want.MatchString(out) {
+		t.Errorf("the output does not match %s", want)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/signing"
@@ -37,8 +38,32 @@ func provider(ctx context.Context, o options, w io.Writer) (runner.Provider, *ad
 	case "docker":
 		p, stop, err := dockerProvider(ctx, o, w)
 		return p, nil, stop, err
+	case "jail":
+		p, err := jailProvider()
+		if err != nil {
+			fmt.Fprintf(w, "quickstart: no jail here, falling back to process: %v\n", err)
+			return runner.Process(), nil, func() {}, nil
+		}
+		return p, nil, func() {}, nil
 	}
-	return nil, nil, nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider %s is not process, process-wire or docker", checkfu.Quote(name))
+	return nil, nil, nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "quickstart: -provider %s is not jail, process, process-wire or docker", checkfu.Quote(name))
+}
+
+// jailAgentPath is where the agent (this binary) sits in a jail.
+const jailAgentPath = jail.BindRoot + "/quickstart"
+
+// jailProvider is the jail provider with this binary bound in every
+// jail as the agent, and the reference guard deciding every request of
+// an allowlist instance.
+func jailProvider() (*jail.Provider, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return jail.New(jail.Config{
+		Binds: []jail.Bind{{Source: exe, Target: jailAgentPath}},
+		Guard: jail.LocalGuard(jail.GuardOptions{}),
+	})
 }
 
 // enroll plays the operator enrolling a remote provider: the provider

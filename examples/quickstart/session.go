@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/adapters/process"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody"
@@ -242,6 +244,9 @@ func admit(ctx context.Context, p *progress, desc adapters.Description, s *runne
 	code, _ := checkfu.CodeOf(err)
 	p.say("  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
 	mode := desc.Capability.NetworkModes[0]
+	if slices.Contains(desc.Capability.NetworkModes, "none") {
+		mode = "none" // an allowlist needs hosts; none needs nothing
+	}
 	v2, err := s.Publish(ctx, profile("", `{"type": "`+mode+`"}`), v1)
 	if err != nil {
 		return err
@@ -260,7 +265,9 @@ func admit(ctx context.Context, p *progress, desc adapters.Description, s *runne
 func converse(ctx context.Context, o options, p *progress, desc adapters.Description, s *runner.Session, secret string) error {
 	p.step("create the instance, open the agent process, check its evidence")
 	argv := []string{dockerAgentPath}
-	if o.provider != "docker" {
+	if desc.Identity.Provider == jail.Name {
+		argv = []string{jailAgentPath}
+	} else if o.provider != "docker" {
 		exe, err := os.Executable()
 		if err != nil {
 			return err
@@ -329,6 +336,8 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	p.step("a third-party ACP agent")
 	if o.provider == "docker" {
 		p.done("skipped (node is not in the agent's busybox image)")
+	} else if desc.Identity.Provider == jail.Name {
+		p.done("skipped (its package is outside the jail's read-only system directories)")
 	} else {
 		p.done(thirdParty(ctx, s))
 	}
@@ -389,6 +398,8 @@ func assurance(d adapters.Description) string {
 		return string(adapters.AssuranceIsolationChecked) + " (of the comparison: the process provider isolates nothing, so it is for the trusted lane only)"
 	case d.Identity.Provider == process.RemoteName:
 		return string(adapters.AssuranceIdentityOnly) + " (across acp/wire both sides of the enforcement clause are the provider's own statements)"
+	case d.Identity.Provider == jail.Name:
+		return string(adapters.AssuranceIsolationChecked) + " (the jail read back from /proc before the agent's exec)"
 	case d.Placement == admission.PlacementInProcess:
 		return string(adapters.AssuranceIsolationChecked) + " (the isolation read back from the engine before start)"
 	}
