@@ -81,9 +81,9 @@ func checkUsage(o options, args []string) error {
 		return fmt.Errorf("the quickstart takes no arguments (got %q)", args[0])
 	}
 	switch o.provider {
-	case "process", "process-wire", "docker":
+	case "jail", "process", "process-wire", "docker":
 	default:
-		return fmt.Errorf("-provider %q is not process, process-wire or docker", o.provider)
+		return fmt.Errorf("-provider %q is not jail, process, process-wire or docker", o.provider)
 	}
 	if o.namePrefix != "" && o.provider != "docker" {
 		return fmt.Errorf("-name-prefix goes with -provider docker")
