@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -310,7 +311,12 @@ func TestSecondLaunchWhileServingIsTyped(t *testing.T) {
 // cannot hold Agent.Close: it returns within twice ExitGrace, not when
 // the child chooses to exit.
 func TestAgentCloseOutlivesAChildHoldingItsPipes(t *testing.T) {
-	g := newRig(t, nil)
+	// Where the provider runs the agent in a PID namespace of its own, the
+	// kernel kills the child with the agent and the pipes close anyway;
+	// heldStderr keeps stderr open as a provider without one would.
+	held := make(chan struct{})
+	t.Cleanup(func() { close(held) })
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = heldStderr{runner.Process(), held} })
 	s := g.admitted(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	spec := agentSpec(t, nil)
@@ -338,6 +344,50 @@ func TestAgentCloseOutlivesAChildHoldingItsPipes(t *testing.T) {
 	case <-time.After(2*runner.ExitGrace + 5*time.Second):
 		t.Fatal("Agent.Close waits for a child holding the agent's pipes")
 	}
+}
+
+// heldStderr is a provider whose processes' stderr does not end until
+// held is closed: a child left holding the pipe, on a provider that does
+// not kill it with the agent.
+type heldStderr struct {
+	runner.Provider
+	held <-chan struct{}
+}
+
+func (h heldStderr) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inst, err := h.Provider.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return heldStderrInstance{inst, h.held}, nil
+}
+
+type heldStderrInstance struct {
+	adapters.Instance
+	held <-chan struct{}
+}
+
+func (i heldStderrInstance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
+	p, err := i.Instance.OpenProcess(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return heldStderrProcess{p, io.MultiReader(p.Stderr(), blockUntil(i.held))}, nil
+}
+
+type heldStderrProcess struct {
+	adapters.Process
+	stderr io.Reader
+}
+
+func (p heldStderrProcess) Stderr() io.Reader { return p.stderr }
+
+// blockUntil is a reader that blocks until done is closed, then ends.
+type blockUntil <-chan struct{}
+
+func (b blockUntil) Read([]byte) (int, error) {
+	<-b
+	return 0, io.EOF
 }
 
 // undying is the process provider with an instance whose Destroy fails
