@@ -79,6 +79,8 @@ type directRule struct {
 var directRules = []directRule{
 	{"custody/internal/reveal", []string{"custody", "custody/edge", "custody/custodytest"},
 		"only the custody boundary, its outbound edge and the runtime conformance suite read a Secret's bytes"},
+	{"custody/internal/outbound", []string{"custody/pipeline", "custody/edge"},
+		"only the call pipeline makes an authorized call, and only the outbound edge takes one"},
 }
 
 // under reports whether the module-relative package p is dir or below it.
@@ -144,7 +146,7 @@ func violations(graph map[string][]string) []string {
 			}
 			for _, dep := range deps {
 				for _, b := range r.banned {
-					if dep == b || (under(dep, b) && !under(dep, b+"/authz") && !under(dep, b+"/edge") && !under(dep, b+"/address")) {
+					if dep == b || (under(dep, b) && !under(dep, b+"/authz") && !under(dep, b+"/edge") && !under(dep, b+"/address") && !under(dep, b+"/pipeline")) {
 						out = append(out, from+" imports "+dep+" directly: "+r.why)
 					}
 				}

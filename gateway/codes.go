@@ -9,7 +9,4 @@ const (
 	CodeTokenInvalid checkfu.Code = "token_invalid"
 	// CodeTokenExpired: the token's expiry has passed.
 	CodeTokenExpired checkfu.Code = "token_expired"
-	// CodeChannelUnknown: the call came over a channel this gateway did
-	// not open, or one already closed.
-	CodeChannelUnknown checkfu.Code = "channel_unknown"
 )

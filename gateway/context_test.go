@@ -11,6 +11,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/evidencelog"
 	"github.com/checkfu/checkfu/gateway"
@@ -131,8 +132,8 @@ func TestChannelProbeLeavesATrace(t *testing.T) {
 	closed.Close()
 	other := r.Channel(rigtest.Member()) // the rig's own gateway's
 	for _, ch := range []*gateway.Channel{closed, other, nil} {
-		if _, err := gw.Call(context.Background(), ch, "issues.list", json.RawMessage(`{}`)); !errors.Is(err, gateway.CodeChannelUnknown) {
-			t.Fatalf("probe: %v, want %s", err, gateway.CodeChannelUnknown)
+		if _, err := gw.Call(context.Background(), ch, "issues.list", json.RawMessage(`{}`)); !errors.Is(err, pipeline.CodeChannelUnknown) {
+			t.Fatalf("probe: %v, want %s", err, pipeline.CodeChannelUnknown)
 		}
 	}
 	n := 0
@@ -141,8 +142,8 @@ func TestChannelProbeLeavesATrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if e.Kind != eventlog.KindDenial || e.Decision != eventlog.DecisionDeny || e.Code != string(gateway.CodeChannelUnknown) || e.Label != checkfu.LabelMock {
-			t.Errorf("probe %d logged %+v, want a denial with %s", n, e.Event, gateway.CodeChannelUnknown)
+		if e.Kind != eventlog.KindDenial || e.Decision != eventlog.DecisionDeny || e.Code != string(pipeline.CodeChannelUnknown) || e.Label != checkfu.LabelMock {
+			t.Errorf("probe %d logged %+v, want a denial with %s", n, e.Event, pipeline.CodeChannelUnknown)
 		}
 		if c := contextOf(e.Event); c != (checkfu.RequestContext{}) || e.Scope != "" || e.EffectID != "" || e.Tool.Name != "" {
 			t.Errorf("probe %d logged a context or a capability it cannot know: %+v", n, e.Event)
@@ -161,12 +162,12 @@ func TestChannelProbeLeavesATrace(t *testing.T) {
 	}
 	_, err = gwFail.Call(context.Background(), other, "issues.list", json.RawMessage(`{}`))
 	var ee *authz.EvidenceError
-	if !errors.Is(err, gateway.CodeChannelUnknown) || !errors.As(err, &ee) {
-		t.Errorf("probe with a failing sink: %v, want %s and an EvidenceError", err, gateway.CodeChannelUnknown)
+	if !errors.Is(err, pipeline.CodeChannelUnknown) || !errors.As(err, &ee) {
+		t.Errorf("probe with a failing sink: %v, want %s and an EvidenceError", err, pipeline.CodeChannelUnknown)
 	}
 	// The zero Gateway has no sink: it refuses and records nothing.
 	var zero gateway.Gateway
-	if _, err := zero.Call(context.Background(), other, "issues.list", nil); !errors.Is(err, gateway.CodeChannelUnknown) {
+	if _, err := zero.Call(context.Background(), other, "issues.list", nil); !errors.Is(err, pipeline.CodeChannelUnknown) {
 		t.Errorf("zero Gateway: %v", err)
 	}
 }

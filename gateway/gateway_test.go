@@ -13,6 +13,7 @@ import (
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/custodytest"
 	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
@@ -127,13 +128,13 @@ func TestGatewayDenied(t *testing.T) {
 			ch := r.Channel(rigtest.Member())
 			ch.Close()
 			return ch, "issues.list", `{}`
-		}, gateway.CodeChannelUnknown, false},
+		}, pipeline.CodeChannelUnknown, false},
 		{"channel of another gateway", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
 			r.Grant("issues.list")
 			other := rigtest.New(r.T)
 			other.Grant("issues.list")
 			return other.Channel(rigtest.Member()), "issues.list", `{}`
-		}, gateway.CodeChannelUnknown, false},
+		}, pipeline.CodeChannelUnknown, false},
 		{"no assignment", func(r *rigtest.Rig) (*gateway.Channel, string, string) {
 			return r.Channel(rigtest.Member()), "issues.list", `{}`
 		}, authz.CodePermissionMissing, false},
@@ -250,11 +251,11 @@ func TestGatewayDenied(t *testing.T) {
 			}
 			noLeak(t, "events", eventsJSON(t, r.Evidence.Events()))
 			decisions, results := gatewayEvents(r)
-			if tc.code == gateway.CodeChannelUnknown {
+			if tc.code == pipeline.CodeChannelUnknown {
 				// A probe leaves a trace, and the trace claims nothing:
 				// no context, no actor, nothing from the call.
 				want := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: checkfu.LabelMock, Time: r.Clock.Now(),
-					Outcome: authz.OutcomeRefused, Code: gateway.CodeChannelUnknown}
+					Outcome: authz.OutcomeRefused, Code: pipeline.CodeChannelUnknown}
 				if len(decisions) != 1 || len(results) != 0 || decisions[0] != want {
 					t.Errorf("an unauthenticated call recorded decisions %+v results %+v, want one %+v", decisions, results, want)
 				}
@@ -337,7 +338,7 @@ func TestOpenRefusesTokens(t *testing.T) {
 		t.Errorf("short key: %v", err)
 	}
 	var zero gateway.Gateway
-	if _, err := zero.Open(context.Background(), gateway.ChannelConfig{Token: good}); !errors.Is(err, gateway.CodeChannelUnknown) {
+	if _, err := zero.Open(context.Background(), gateway.ChannelConfig{Token: good}); !errors.Is(err, pipeline.CodeChannelUnknown) {
 		t.Errorf("zero gateway: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
@@ -164,19 +165,43 @@ func TestRemoteDescriptorNamesURL(t *testing.T) {
 }
 
 // remoteTransport returns the edge's transport for an authorized call of
-// remote.search with args.
+// remote.search with args: a pipeline over the rig's parts whose remote
+// client hands the transport to the test, and holds the call open until
+// the test ends.
 func remoteTransport(t *testing.T, r *rigtest.Rig, args string) *edge.RemoteTransport {
 	t.Helper()
-	action, err := r.Registry.Arguments(authz.ToolCall{Capability: "remote.search", Arguments: json.RawMessage(args)})
+	got, done := make(chan *edge.RemoteTransport, 1), make(chan struct{})
+	p, err := pipeline.New(pipeline.Config{
+		Assignments: r.Assignments, Registry: r.Registry, Connections: []edge.Connection{r.Conn},
+		Leases: r.Leases, Approvals: r.Approvals, Edge: r.Edge, Evidence: r.Evidence, Label: checkfu.LabelMock,
+		Service: "runner", Name: "gateway-a", Now: r.Clock.Now,
+		Remote: func(ctx context.Context, tr *edge.RemoteTransport) (*edge.Response, error) {
+			got <- tr
+			<-done
+			return nil, errors.New("the test is over")
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: rigtest.Member().Actor}
-	tr, err := r.Edge.Remote(context.Background(), edge.Outbound{Connection: r.Conn, Action: action, Lease: r.Lease.ID, Scope: scope})
+	r.Grant("remote.search")
+	ch, err := p.Open(rigtest.Member(), r.Lease.ID, r.Tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr
+	finished := make(chan error, 1)
+	go func() {
+		_, err := ch.Call(context.Background(), "remote.search", json.RawMessage(args))
+		finished <- err
+	}()
+	select {
+	case tr := <-got:
+		t.Cleanup(func() { close(done); <-finished })
+		return tr
+	case err := <-finished:
+		t.Fatalf("the call ended before the transport was made: %v", err)
+		return nil
+	}
 }
 
 // TestRemoteTransportRefuses: every exchange that is not the one
@@ -271,30 +296,6 @@ func TestRemoteTransportAttaches(t *testing.T) {
 	noLeak(t, "the answer", b)
 	if err := tr.Finish(context.Background(), nil); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestRemoteOnPlainPath: a remote registration never goes out as a plain
-// request, and a plain one never gets a remote transport.
-func TestRemoteOnPlainPath(t *testing.T) {
-	r := rigtest.NewRemote(t)
-	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: rigtest.Member().Actor}
-	remote, err := r.Registry.Arguments(authz.ToolCall{Capability: "remote.search", Arguments: json.RawMessage(`{"query":"x"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Edge.Send(context.Background(), edge.Outbound{Connection: r.Conn, Action: remote, Lease: r.Lease.ID, Scope: scope}); !errors.Is(err, authz.CodeCapabilityMismatch) {
-		t.Errorf("Send of a remote registration: %v", err)
-	}
-	plain, err := r.Registry.Arguments(authz.ToolCall{Capability: "issues.list", Arguments: json.RawMessage(`{}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Edge.Remote(context.Background(), edge.Outbound{Connection: r.Conn, Action: plain, Lease: r.Lease.ID, Scope: scope}); !errors.Is(err, authz.CodeCapabilityMismatch) {
-		t.Errorf("Remote of a plain registration: %v", err)
-	}
-	if r.Remote.Hits.Load() != 0 || r.Hits.Load() != 0 || r.Opens.Load() != 0 {
-		t.Errorf("a refused call reached a server or opened the credential")
 	}
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -79,7 +80,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err, "")
 		return reject(req)
 	}
-	ar, err := s.bind(p, req)
+	ar, binding, err := s.bind(p, req)
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
@@ -96,7 +97,6 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	if ttl == 0 {
 		ttl = DefaultApprovalTTL
 	}
-	binding := authz.ApprovalBinding{Actor: s.rc.Actor, Grant: p.lease.ID, Action: ar.Action, Effect: ar.Effect, Scope: s.rc.Session}
 	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
 			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err, "")
@@ -106,36 +106,37 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	return allow(req)
 }
 
-// bind resolves a permission request to the action it asks for.
-func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequest, error) {
+// bind resolves a permission request to the action it asks for, and the
+// binding the pipeline's dry run gives it.
+func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
 	var call permissionCall
 	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
-		return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
+		return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
 	}
 	for _, t := range s.r.tools {
 		if t.Tool != call.Title {
 			continue
 		}
-		reg, ok := s.r.registry.Lookup(t.Capability)
-		if !ok || reg.Effect != authz.ExternalEffect {
-			break
-		}
-		// Nobody is asked to approve what the gateway would refuse to
-		// the actor anyway.
-		if _, err := s.r.assignments.Permit(s.rc, authz.PermissionTarget{Capability: reg.Capability, Connection: reg.Credential.String()}, s.r.now()); err != nil {
-			return ApprovalRequest{}, err
-		}
 		args := call.RawInput
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		action, err := s.r.registry.Arguments(authz.ToolCall{Capability: reg.Capability, Arguments: args})
-		if err != nil {
-			return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the arguments of tool %s do not satisfy its schema", checkfu.Quote(t.Tool))
+		// The pipeline's dry run: the action the call will be, bound to
+		// the session's actor, lease and session, or the refusal the
+		// call would get. Nobody is asked to approve what the gateway
+		// would refuse to the actor anyway.
+		plan, err := p.channel.Plan(t.Capability, args)
+		switch {
+		case errors.Is(err, authz.CodePermissionMissing):
+			return ApprovalRequest{}, authz.ApprovalBinding{}, err
+		case err != nil:
+			return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: tool %s would be refused: %v", checkfu.Quote(t.Tool), err)
+		case plan.Effect != authz.ExternalEffect:
+			return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: tool %s is read_only and needs no approval", checkfu.Quote(t.Tool))
 		}
-		return ApprovalRequest{Context: s.rc, Tool: t.Tool, Capability: reg.Capability, Effect: action.Effect, Action: action.Digest(), Arguments: json.RawMessage(action.Body)}, nil
+		return ApprovalRequest{Context: s.rc, Tool: t.Tool, Capability: plan.Capability, Effect: plan.Effect, Action: plan.Action, Arguments: plan.Arguments}, plan.Binding, nil
 	}
-	return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request names no external_effect tool of the profile (title %s)", checkfu.Quote(call.Title))
+	return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request names no external_effect tool of the profile (title %s)", checkfu.Quote(call.Title))
 }
 
 // allow selects the request's first allow_once option; reject its first

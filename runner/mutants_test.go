@@ -60,14 +60,10 @@ var mutants = []mutation.Mutant{
 `, New: ``}},
 		Kills: "TestAdmitRefusalIsLogged"},
 	{Name: "a read-only tool can be approved", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `if !ok || reg.Effect != authz.ExternalEffect {`, New: `if !ok {`}},
+		Edits: []mutation.Edit{{Old: `		case plan.Effect != authz.ExternalEffect:`, New: `		case false:`}},
 		Kills: "TestPermissionUnbound"},
-	{Name: "arguments the schema refuses are approved", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `		if err != nil {
-			return ApprovalRequest{}, checkfu.Refuse(CodePermissionUnbound, "runner: the arguments of tool %s do not satisfy its schema", checkfu.Quote(t.Tool))
-		}`, New: `		if err != nil {
-			action = authz.Action{Capability: reg.Capability, Effect: reg.Effect}
-		}`}},
+	{Name: "arguments the schema refuses are approved", File: "../custody/authz/capability.go",
+		Edits: []mutation.Edit{{Old: "\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n\treturn reg.action(body), nil\n}", New: "\tbody, _ := validateArguments(reg, call.Arguments)\n\treturn reg.action(body), nil\n}"}},
 		Kills: "TestPermissionUnbound"},
 	{Name: "a declined approval is answered allow", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `err != nil || !dec.Approve {`, New: `err != nil {`}},
@@ -142,10 +138,8 @@ var mutants = []mutation.Mutant{
 	{Name: "the default credential store is created readable by others", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `		if err := createPrivate(path); err != nil {`, New: `		if err := error(nil); err != nil {`}},
 		Kills: "TestDefaultStoresPrivate"},
-	{Name: "the Approver is asked without an assignment", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `, s.r.now()); err != nil {
-			return ApprovalRequest{}, err`, New: `, s.r.now()); false {
-			return ApprovalRequest{}, err`}},
+	{Name: "the Approver is asked without an assignment", File: "../custody/pipeline/pipeline.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || !listed {", New: "if !listed {"}},
 		Kills: "TestPermissionWithoutAssignmentAsksNoOne"},
 	{Name: "a killed process is waited for unbounded", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "	case <-time.After(ExitGrace):\n		return checkfu.Refuse(CodeProcessUnreaped", New: "	case <-make(chan struct{}):\n		return checkfu.Refuse(CodeProcessUnreaped"}},

@@ -24,17 +24,17 @@ const BrokerSocket = "broker.sock"
 const BrokerSocketEnv = "CHECKFU_BROKER_SOCKET"
 
 // A plane is one session's share of the trusted plane (step 6): its
-// evidence sink over the session log, its lease book and lease, its
-// approvals, the outbound edge, the gateway, the channel the token opened
-// and the broker serving it on a Unix socket in a directory of its own.
-// None of it can open a credential: the edge holds the custodian and
-// reaches it only inside Edge.Send, after a call's decision.
+// evidence sink over the session log, the gateway's plane (lease book and
+// lease, approvals, outbound edge, gateway: gateway.NewPlane, the one
+// constructor), the channel the token opened and the broker serving it on
+// a Unix socket in a directory of its own. None of it can open a
+// credential: the edge holds the custodian and reaches it only for a call
+// the gateway's pipeline authorized.
 type plane struct {
 	sink      *evidencelog.Sink
-	leases    *authz.Leases
+	gw        *gateway.Plane
 	lease     authz.Lease
 	approvals *authz.Approvals
-	edge      outboundEdge
 	channel   *gateway.Channel
 	broker    *broker.Broker
 	dir       string // the broker directory; the socket is dir/BrokerSocket
@@ -62,32 +62,20 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	if p.sink, err = evidencelog.New(r.log, s.rc.Session); err != nil {
 		return nil, err
 	}
-	if p.leases, err = authz.NewLeases(authz.LeaseConfig{Catalog: r.catalog, Registry: r.registry, Now: r.now}); err != nil {
-		return nil, err
-	}
 	var ids []string
 	for _, t := range r.tools {
 		ids = append(ids, t.Capability)
 	}
 	scope := authz.LeaseScope{Service: Service, Gateway: GatewayName, Actor: s.rc.Actor}
-	if p.lease, err = p.leases.Issue(authz.LeaseRequest{Provider: r.integration, Capabilities: ids, Scope: scope, Budget: DefaultLeaseBudget, TTL: DefaultLeaseTTL}); err != nil {
+	if p.gw, err = gateway.NewPlane(gateway.PlaneConfig{
+		Authenticator: r.tokens, Registry: r.registry, Catalog: r.catalog, Connections: r.conns, Assignments: r.assignments,
+		Lease:    authz.LeaseRequest{Provider: r.integration, Capabilities: ids, Scope: scope, Budget: DefaultLeaseBudget, TTL: DefaultLeaseTTL},
+		Evidence: p.sink, Label: r.cfg.Label, Now: r.now, Edge: r.newEdge,
+	}); err != nil {
 		return nil, err
 	}
-	if p.approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: p.sink, Label: r.cfg.Label, Now: r.now}); err != nil {
-		return nil, err
-	}
-	if p.edge, err = r.newEdge(p.leases, p.approvals); err != nil {
-		return nil, err
-	}
-	gw, err := gateway.New(gateway.Config{
-		Authenticator: r.tokens, Assignments: r.assignments, Registry: r.registry, Connections: r.conns,
-		Leases: p.leases, Approvals: p.approvals, Edge: p.edge, Evidence: p.sink, Label: r.cfg.Label,
-		Service: Service, Name: GatewayName, Now: r.now,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if p.channel, err = gw.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: r.tools}); err != nil {
+	p.lease, p.approvals = p.gw.Lease, p.gw.Approvals
+	if p.channel, err = p.gw.Gateway.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: r.tools}); err != nil {
 		return nil, err
 	}
 	if p.broker, err = broker.New(p.channel); err != nil {
@@ -130,19 +118,15 @@ func (p *plane) stopServing() {
 // socket returns the path of the broker's socket on the plane's host.
 func (p *plane) socket() string { return filepath.Join(p.dir, BrokerSocket) }
 
-// close stops the broker, closes the channel and the edge's idle
-// connections, revokes the lease and removes the broker directory.
+// close stops the broker, closes the channel, closes the gateway's plane
+// (the edge's idle connections, the lease) and removes the broker
+// directory.
 func (p *plane) close() {
 	p.stopServing()
 	if p.channel != nil {
 		p.channel.Close()
 	}
-	if p.edge != nil {
-		p.edge.CloseIdleConnections()
-	}
-	if p.leases != nil && p.lease.ID != "" {
-		_ = p.leases.Revoke(p.lease.ID)
-	}
+	p.gw.Close()
 	if p.root != "" {
 		os.RemoveAll(p.root)
 	}

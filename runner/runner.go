@@ -158,17 +158,9 @@ type Runner struct {
 	// capture it, so nothing reachable from a Runner can open a
 	// credential (custody's TestNoExportedTypeHoldsASecret walks every
 	// exported type). newEdge builds a session's outbound edge, which
-	// exposes Send alone; put seals a credential.
-	newEdge func(*authz.Leases, *authz.Approvals) (outboundEdge, error)
+	// takes only calls the pipeline authorized; put seals a credential.
+	newEdge func(*authz.Leases) (gateway.Edge, error)
 	put     func(context.Context, custody.Binding, *custody.Secret) error
-}
-
-// outboundEdge is what a session's plane holds of custody's edge: the
-// gateway's Send, and closing idle connections. Nothing in it opens a
-// credential.
-type outboundEdge interface {
-	gateway.Edge
-	CloseIdleConnections()
 }
 
 // New validates cfg, opens the default stores it needs, enrolls the
@@ -253,9 +245,9 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 		return err
 	}
 	r.put = native.Put
-	r.newEdge = func(leases *authz.Leases, approvals *authz.Approvals) (outboundEdge, error) {
+	r.newEdge = func(leases *authz.Leases) (gateway.Edge, error) {
 		e, err := edge.NewEdge(edge.EdgeConfig{
-			Registry: r.registry, Leases: leases, Custodian: native, Approvals: approvals,
+			Leases: leases, Custodian: native,
 			Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs,
 		})
 		if err != nil {

@@ -56,7 +56,7 @@ type plane struct {
 	dir    string
 	srv    *httptest.Server
 	dns    *dnsserver.Server
-	edge   *edge.Edge
+	plane  *gateway.Plane
 	cancel context.CancelFunc
 	served chan error
 
@@ -107,33 +107,13 @@ func startPlane(canary string) (_ *plane, err error) {
 	if err != nil {
 		return nil, err
 	}
-	leases, err := authz.NewLeases(authz.LeaseConfig{Catalog: cat, Registry: registry, Now: time.Now})
-	if err != nil {
-		return nil, err
-	}
-	ev := &memevidence.Sink{}
-	approvals, err := authz.NewApprovals(authz.ApprovalConfig{Evidence: ev, Label: checkfu.LabelIsolated, Now: time.Now})
-	if err != nil {
-		return nil, err
-	}
 	rc := checkfu.RequestContext{Actor: "user:matrix", Role: "member", Tenant: "org-m", Workspace: "ws-m", Project: "proj-m",
 		Session: "sess-m", Request: "req-m", Run: "run-m", Release: "checkfu@matrix"}
-	lease, err := leases.Issue(authz.LeaseRequest{Provider: provider, Capabilities: []string{reg.Capability},
-		Scope: authz.LeaseScope{Service: "runner", Gateway: "gateway-m", Actor: rc.Actor}, Budget: 1 << 20, TTL: time.Hour})
-	if err != nil {
-		return nil, err
-	}
 	rules, err := egress.NewRules([]egress.Rule{{Host: planeHost, Port: port, PathPrefix: "/v1", Methods: []string{"GET"}}})
 	if err != nil {
 		return nil, err
 	}
 	conn := edge.Connection{Credential: cred, Rules: rules}
-	if p.edge, err = edge.NewEdge(edge.EdgeConfig{
-		Registry: registry, Leases: leases, Custodian: native, Approvals: approvals, Label: checkfu.LabelIsolated, Now: time.Now,
-		Dialer: dialer, RootCAs: p.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-	}); err != nil {
-		return nil, err
-	}
 	var key [32]byte
 	copy(key[:], NewCanary())
 	tokens, err := gateway.NewHMACTokens(key[:], time.Now)
@@ -144,14 +124,23 @@ func startPlane(canary string) (_ *plane, err error) {
 	if _, err := assignments.Assign(authz.PermissionAssignment{Actor: rc.Actor, Capability: reg.Capability, Tenant: rc.Tenant, Workspace: rc.Workspace, Project: rc.Project, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		return nil, err
 	}
-	gw, err := gateway.New(gateway.Config{
-		Authenticator: tokens, Assignments: assignments, Registry: registry, Connections: []edge.Connection{conn},
-		Leases: leases, Approvals: approvals, Edge: p.edge, Evidence: ev, Label: checkfu.LabelIsolated,
-		Service: "runner", Name: "gateway-m", Now: time.Now,
-	})
-	if err != nil {
+	roots := p.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	if p.plane, err = gateway.NewPlane(gateway.PlaneConfig{
+		Authenticator: tokens, Registry: registry, Catalog: cat, Connections: []edge.Connection{conn}, Assignments: assignments,
+		Lease: authz.LeaseRequest{Provider: provider, Capabilities: []string{reg.Capability},
+			Scope: authz.LeaseScope{Service: "runner", Gateway: "gateway-m", Actor: rc.Actor}, Budget: 1 << 20, TTL: time.Hour},
+		Evidence: &memevidence.Sink{}, Label: checkfu.LabelIsolated, Now: time.Now,
+		Edge: func(leases *authz.Leases) (gateway.Edge, error) {
+			e, err := edge.NewEdge(edge.EdgeConfig{Leases: leases, Custodian: native, Label: checkfu.LabelIsolated, Now: time.Now, Dialer: dialer, RootCAs: roots})
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
+	}); err != nil {
 		return nil, err
 	}
+	lease, gw := p.plane.Lease, p.plane.Gateway
 	tok, err := tokens.Issue(rc, 10*time.Minute)
 	if err != nil {
 		return nil, err
@@ -193,9 +182,7 @@ func (p *plane) close() {
 		p.cancel()
 		<-p.served
 	}
-	if p.edge != nil {
-		p.edge.CloseIdleConnections()
-	}
+	p.plane.Close()
 	if p.srv != nil {
 		p.srv.Close()
 	}

@@ -314,21 +314,21 @@ func (r *Registry) Lookup(capability string) (Registration, bool) {
 
 // Resolve checks call against its registration and returns the canonical
 // Action. It is pure: no I/O, no provider contact. The order is fixed:
-// the capability must be registered ([CodeCapabilityUnknown]); the
-// arguments must be strict JSON satisfying the tool's schema
-// ([CodeArgumentsInvalid]); then the tool name, operation, resource and
-// the credential reference the caller will use must all equal the
-// registration ([CodeCapabilityMismatch]).
+// the capability must be registered ([CodeCapabilityUnknown]); the tool
+// name, operation, resource and the credential reference the caller will
+// use must all equal the registration ([CodeCapabilityMismatch]); then
+// the arguments must be strict JSON satisfying the tool's schema
+// ([CodeArgumentsInvalid]).
 func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, error) {
 	reg, err := r.registered(call.Capability)
 	if err != nil {
 		return Action{}, err
 	}
-	body, err := validateArguments(reg, call.Arguments)
-	if err != nil {
+	if err := reg.match(call, credential); err != nil {
 		return Action{}, err
 	}
-	if err := reg.match(call, credential); err != nil {
+	body, err := validateArguments(reg, call.Arguments)
+	if err != nil {
 		return Action{}, err
 	}
 	return reg.action(body), nil

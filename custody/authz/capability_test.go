@@ -209,14 +209,15 @@ func TestResolveRefuses(t *testing.T) {
 	})
 }
 
-// The argument order is fixed: arguments are validated before the exact
-// match, so a call that is wrong on both counts reports the arguments.
-func TestResolveValidatesArgumentsFirst(t *testing.T) {
+// The order is fixed, and the pipeline's: the exact match before the
+// arguments, so a call that is wrong on both counts reports the match,
+// and arguments are never parsed for a call that is not the registration.
+func TestResolveMatchesFirst(t *testing.T) {
 	c := govCall()
 	c.Operation = "PUT"
-	c.Arguments = json.RawMessage(`{}`)
+	c.Arguments = json.RawMessage(`not even json`)
 	_, err := govRegistry(t).Resolve(c, govCred)
-	wantCode(t, err, authz.CodeArgumentsInvalid)
+	wantCode(t, err, authz.CodeCapabilityMismatch)
 }
 
 func TestResolveCanonical(t *testing.T) {

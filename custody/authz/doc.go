@@ -35,9 +35,12 @@
 //     [CodePermissionMissing], one refusal with one message that names
 //     nothing (not whether the capability, resource or credential
 //     exists). Revoking an assignment denies the next call.
-//   - [Registry.Match] and [Registry.Arguments] are the two halves of
-//     Resolve, for a caller that orders the checks itself: the gateway
-//     checks the exact registration before it looks at arguments.
+//   - [Registry.Resolve] checks the exact registration before it looks at
+//     the arguments, the order of the call pipeline (package
+//     custody/pipeline), which alone orders the checks of a call.
+//     [Leases.Usable] checks a use without spending it, so that the
+//     pipeline spends a lease only when a call leaves; [Approvals.Pending]
+//     finds only a live approval (approved, unspent, inside its lifetime).
 //   - Every zero value fails closed, and every refusal is a
 //     *checkfu.Refusal with an exported Code.
 package authz

@@ -217,6 +217,18 @@ func (s *Leases) Issue(req LeaseRequest) (Lease, error) {
 // ([CodeLeaseRevoked]), passes [Lease.Check] at the current time, and has
 // budget left ([CodeLeaseBudgetExhausted]). A refused use spends nothing.
 func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
+	return s.use(id, use, true)
+}
+
+// Usable reports, as the refusal [Leases.Use] would return, whether use
+// of the lease would be allowed now, and returns the lease. It spends
+// nothing: the call pipeline checks the lease with it before it decides,
+// and spends it with Use only when the call is about to leave.
+func (s *Leases) Usable(id string, use LeaseUse) (Lease, error) {
+	return s.use(id, use, false)
+}
+
+func (s *Leases) use(id string, use LeaseUse, spend bool) (Lease, error) {
 	if s.zero() {
 		return Lease{}, errZeroLeases(id)
 	}
@@ -236,7 +248,9 @@ func (s *Leases) Use(id string, use LeaseUse) (Lease, error) {
 	if st.used >= st.lease.Budget {
 		return Lease{}, checkfu.Refuse(CodeLeaseBudgetExhausted, "authz: lease %s has spent its budget of %d", checkfu.Quote(id), st.lease.Budget)
 	}
-	st.used++
+	if spend {
+		st.used++
+	}
 	return cloneLease(st.lease), nil
 }
 

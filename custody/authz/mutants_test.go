@@ -127,11 +127,14 @@ var mutants = []mutation.Mutant{
 	{Name: "refusal names the capability", File: "assignment.go",
 		Edits: []mutation.Edit{{Old: "\treturn PermissionAssignment{}, errPermissionMissing\n}\n\n// errPermissionMissing", New: "\treturn PermissionAssignment{}, checkfu.Refuse(CodePermissionMissing, \"authz: no permission for %s\", target.Capability)\n}\n\n// errPermissionMissing"}}, Kills: "TestPermitAllowedAndDenied"},
 
-	// Registration and arguments, split for the gateway.
-	{Name: "Match skips the exact match", File: "match.go",
-		Edits: []mutation.Edit{{Old: "\tif err := reg.match(call, credential); err != nil {\n\t\treturn Registration{}, err", New: "\tif err := reg.match(call, credential); false && err != nil {\n\t\treturn Registration{}, err"}}, Kills: "TestMatchAndArguments"},
-	{Name: "Arguments skips validation", File: "match.go",
-		Edits: []mutation.Edit{{Old: "\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n\treturn reg.action(body), nil\n}\n\nfunc (r *Registry) registered", New: "\tbody, _ := validateArguments(reg, call.Arguments)\n\treturn reg.action(body), nil\n}\n\nfunc (r *Registry) registered"}}, Kills: "TestMatchAndArguments"},
+	// Registration, then arguments: Resolve's two halves, in the
+	// pipeline's order.
+	{Name: "Resolve skips the exact match", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "\tif err := reg.match(call, credential); err != nil {\n\t\treturn Action{}, err", New: "\tif err := reg.match(call, credential); false && err != nil {\n\t\treturn Action{}, err"}}, Kills: "TestResolveMatchesFirst|TestResolveRefuses"},
+	{Name: "Resolve skips the arguments", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n\treturn reg.action(body), nil\n}", New: "\tbody, _ := validateArguments(reg, call.Arguments)\n\treturn reg.action(body), nil\n}"}}, Kills: "TestResolveRefuses"},
+	{Name: "Resolve validates the arguments first", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "\tif err := reg.match(call, credential); err != nil {\n\t\treturn Action{}, err\n\t}\n\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n", New: "\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n\tif err := reg.match(call, credential); err != nil {\n\t\treturn Action{}, err\n\t}\n"}}, Kills: "TestResolveMatchesFirst"},
 
 	// Arguments.
 	{Name: "number check", File: "arguments.go",

@@ -273,7 +273,7 @@ func (c *capture) edge(t *testing.T) {
 		}
 	}
 
-	resp, err := rig.edge.Call(ctx, rig.list())
+	resp, err := rig.call(ctx, rig.list())
 	if err != nil {
 		t.Fatalf("credentialed call: %v", err)
 	}
@@ -286,21 +286,21 @@ func (c *capture) edge(t *testing.T) {
 	respond("credentialed", resp, err)
 
 	hits, opens := rig.hits.Load(), rig.custodian.opens.Load()
-	resp, err = rig.edge.Call(ctx, rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
+	resp, err = rig.call(ctx, rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
 	if err == nil || rig.hits.Load() != hits || rig.custodian.opens.Load() != opens {
 		t.Fatalf("denied call: err %v, %d provider hits, %d opens", err, rig.hits.Load()-hits, rig.custodian.opens.Load()-opens)
 	}
 	respond("denied", resp, err)
 
-	resp, err = rig.edge.Call(ctx, rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
+	resp, err = rig.call(ctx, rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
 	if !errors.Is(err, edge.CodeCredentialEchoed) {
 		t.Fatalf("echo call: %v, want %s", err, edge.CodeCredentialEchoed)
 	}
 	respond("echo", resp, err)
 
 	inv := rig.create()
-	inv.Approval = rig.approve(inv)
-	resp, err = rig.edge.Call(ctx, inv)
+	rig.approve(inv)
+	resp, err = rig.call(ctx, inv)
 	if err != nil {
 		t.Fatalf("approved call: %v", err)
 	}

@@ -23,4 +23,8 @@ const (
 	// JSON-RPC message other than the handshake and the one authorized
 	// tools/call, or more exchanges than a call needs); it was not sent.
 	CodeRemoteRequestRefused checkfu.Code = "remote_request_refused"
+	// CodeNotAuthorized: the call handed to the edge is not one the call
+	// pipeline authorized (the zero Authorized), or it was sent already;
+	// nothing was opened or sent.
+	CodeNotAuthorized checkfu.Code = "not_authorized"
 )

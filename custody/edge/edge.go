@@ -1,14 +1,11 @@
 package edge
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/egress"
 )
@@ -33,18 +31,6 @@ type Connection struct {
 	Rules      *egress.Rules
 }
 
-// An Invocation is one credentialed tool call as the trusted plane hands
-// it to the edge. Scope and ApprovalScope come from the plane's
-// authenticated context; Call is the only part that came from the agent.
-type Invocation struct {
-	Connection    Connection
-	Lease         string           // the lease to spend
-	Scope         authz.LeaseScope // service, gateway and actor making the call
-	Call          authz.ToolCall
-	Approval      string // required for external_effect capabilities
-	ApprovalScope string // the scope the approval must bind, e.g. a session id
-}
-
 // A Response is what the caller sees of a provider's answer. It never
 // holds the credential: a response that echoes it is withheld with
 // [CodeCredentialEchoed], and so is one whose body is in a content coding
@@ -58,10 +44,8 @@ type Response struct {
 
 // EdgeConfig configures NewEdge.
 type EdgeConfig struct {
-	Registry  *authz.Registry   // required: the static capability registrations
-	Leases    *authz.Leases     // required: every call spends a lease
+	Leases    *authz.Leases     // required: the lease book the pipeline spends; the edge checks a call's lease still holds as the credential goes on
 	Custodian custody.Custodian // required: *Native or an IntegrationRuntime
-	Approvals *authz.Approvals  // external_effect calls run only under an approval; nil refuses them
 
 	// Evidence, when set, receives one EvidenceEdgeCall event per call,
 	// labelled Label, with the authority the call ran under and its
@@ -85,37 +69,31 @@ type EdgeConfig struct {
 	CredentialPrefix string
 }
 
-// An Edge compiles credentialed tool calls into outbound requests and
-// makes them. For every call, in this order and with nothing skipped:
+// An Edge makes credentialed calls that the call pipeline (package
+// custody/pipeline) has authorized, and nothing else: [Edge.Send] and
+// [Edge.Remote] take only an [Authorized] value, which only the pipeline
+// can make, after it has run every check in its order (channel,
+// assignment, registration, arguments, egress rules, approval, lease).
+// For every call the edge
 //
-//  1. the tool call is resolved against its static registration, its
-//     arguments validated against the tool's JSON Schema first
-//     ([authz.Registry.Resolve]); the Connection's credential must be the one
-//     registered;
-//  2. the outbound request is built by the edge from the registration
-//     (method, resource) and the canonical arguments, never from agent
-//     supplied URLs or headers;
-//  3. the Connection's egress rules decide it; a refused request is never
-//     sent, spends no lease budget and never touches the credential;
-//  4. an external_effect call without an approval is refused; then the
-//     lease is spent ([authz.Leases.Use]) for the caller's scope;
-//  5. an external_effect call runs under its action-bound approval,
-//     revalidated immediately before the effect ([authz.Approvals.Carry]);
-//  6. the Custodian opens the credential, and the egress client (no
-//     proxy, public addresses only, no redirects; none of it can be
-//     turned off) attaches it in its post-decision hook, once the lease
+//  1. takes the Authorized value once (the zero value, or one already
+//     sent, is refused with [CodeNotAuthorized] before anything else);
+//  2. opens the credential through the Custodian, and the egress client
+//     (no proxy, public addresses only, no redirects; none of it can be
+//     turned off) decides the request the pipeline built again and
+//     attaches the credential in its post-decision hook, once the lease
 //     is seen to hold still (not revoked or expired while the credential
-//     was opened), and sends.
+//     was opened), and sends;
+//  3. screens the answer: echoes of the credential, content codings it
+//     cannot read, more than [MaxResponseBytes].
 //
 // The caller gets a [*Response] or an error: a [*checkfu.Refusal] for
 // every policy "no", an [*egress.UpstreamError] for a failed exchange. No
 // error or response holds the credential. An Edge is safe for concurrent
 // use; the zero Edge refuses everything.
 type Edge struct {
-	registry  *authz.Registry
 	leases    *authz.Leases
 	custodian custody.Custodian
-	approvals *authz.Approvals
 	dialer    *egress.Dialer
 	rootCAs   *x509.CertPool
 	timeout   time.Duration
@@ -129,15 +107,25 @@ type Edge struct {
 	clients map[*egress.Rules]*egress.Client // guarded by mu
 }
 
-// NewEdge returns an Edge for cfg. A missing registry, lease book or
-// custodian, an invalid label or an unusable credential header is refused
-// with [checkfu.CodeConfigInvalid].
+// Authorized is one call the call pipeline (package custody/pipeline)
+// authorized, spent the lease for and, for an external effect, carries
+// the approval of: its action, the request built from it, the lease and
+// the approval. It has no exported fields and only the pipeline can make
+// one (its type lives in an internal package of custody): the compiler
+// keeps every other caller from reaching [Edge.Send] or [Edge.Remote]
+// with a call that did not pass the pipeline. A value is good for one
+// call. The zero Authorized is refused.
+type Authorized = outbound.Authorized
+
+// NewEdge returns an Edge for cfg. A missing lease book or custodian, an
+// invalid label or an unusable credential header is refused with
+// [checkfu.CodeConfigInvalid].
 func NewEdge(cfg EdgeConfig) (*Edge, error) {
-	if cfg.Registry == nil || cfg.Leases == nil || cfg.Custodian == nil {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge needs a Registry, Leases and a Custodian")
+	if cfg.Leases == nil || cfg.Custodian == nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: NewEdge needs Leases and a Custodian")
 	}
 	e := &Edge{
-		registry: cfg.Registry, leases: cfg.Leases, custodian: cfg.Custodian, approvals: cfg.Approvals,
+		leases: cfg.Leases, custodian: cfg.Custodian,
 		dialer: cfg.Dialer, rootCAs: cfg.RootCAs, timeout: cfg.Timeout,
 		header: cfg.CredentialHeader, prefix: cfg.CredentialPrefix,
 		evidence: cfg.Evidence, label: cfg.Label, now: cfg.Now,
@@ -164,98 +152,55 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 	return e, nil
 }
 
-var errZeroEdge = checkfu.Refuse(authz.CodeCapabilityUnknown, "edge: the zero Edge refuses every call; build one with NewEdge")
+var (
+	errZeroEdge      = checkfu.Refuse(authz.CodeCapabilityUnknown, "edge: the zero Edge refuses every call; build one with NewEdge")
+	errNotAuthorized = checkfu.Refuse(CodeNotAuthorized, "edge: the call did not pass the call pipeline, or was sent already")
+)
 
-// Call compiles inv into an outbound request and, if every check passes,
-// makes it with the credential attached at the outbound edge. It is the
-// whole path for a caller without a gateway: it resolves the call, checks
-// the lease and the approval in the order the type documentation gives,
-// and sends through [Edge.Send]'s steps. The gateway orders those checks
-// itself and calls Send. When the Edge has an evidence sink, the call's
-// evidence is recorded before Call returns; if recording fails, the
-// response is withheld and the error includes an [*authz.EvidenceError]
-// (the provider may have acted).
-func (e *Edge) Call(ctx context.Context, inv Invocation) (*Response, error) {
-	if e == nil || e.registry == nil {
+// Send makes one authorized call of a plain HTTPS registration: it opens
+// the credential, attaches it in the egress client's hook once the lease
+// is seen to hold (no proxy, public addresses only, no redirects), sends
+// the request the pipeline built and decided, and screens the answer
+// (echoes of the credential, content codings it cannot read, more than
+// [MaxResponseBytes]). A value the pipeline did not make, or made and
+// has sent already, is refused with [CodeNotAuthorized]; a remote MCP
+// registration with [authz.CodeCapabilityMismatch] (it goes through
+// [Edge.Remote]). When the Edge has an evidence sink, the call's
+// edge_call evidence is recorded before Send returns; if recording fails,
+// the response is withheld and the error includes an
+// [*authz.EvidenceError] (the provider may have acted).
+func (e *Edge) Send(ctx context.Context, a Authorized) (*Response, error) {
+	if e == nil || e.leases == nil {
 		return nil, errZeroEdge
 	}
-	rc, _ := checkfu.RequestContextFrom(ctx)
-	ev := authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: inv.Scope.Actor, Approval: inv.Approval, Scope: inv.ApprovalScope}
-	resp, err := e.call(ctx, inv, &ev)
+	c, ok := outbound.Take(a)
+	if !ok {
+		ev := e.edgeCall(ctx, &outbound.Call{})
+		return e.record(ctx, &ev, nil, errNotAuthorized)
+	}
+	ev := e.edgeCall(ctx, c)
+	resp, err := e.sendCall(ctx, c, &ev)
 	return e.record(ctx, &ev, resp, err)
 }
 
-// An Outbound is one call that the caller (the gateway) has already
-// authorized: the Connection it goes through, the canonical Action
-// resolved from its registration, and the lease and scope it runs under.
-// The edge checks again only what it needs to attach the credential: that
-// the action is the registered one for this credential, that the
-// Connection's rules allow the request, and, as the credential goes on,
-// that the lease still holds.
-type Outbound struct {
-	Connection Connection
-	Action     authz.Action
-	Lease      string
-	Scope      authz.LeaseScope
-}
-
-// Send makes one authorized call: it builds the request from out.Action
-// alone, lets the Connection's egress rules decide it (a refused request
-// is never sent and never opens the credential), opens the credential,
-// attaches it in the egress client's hook once the lease is seen to hold
-// (no proxy, public addresses only, no redirects), sends, and screens the
-// answer (echoes of the credential, content codings it cannot read, more
-// than [MaxResponseBytes]). It spends no lease budget and runs no approval:
-// the caller has done both, in its own order. An action that is not the
-// registration of its capability with out.Connection's credential is
-// refused with [authz.CodeCapabilityMismatch] before anything else. Evidence
-// is recorded as for [Edge.Call].
-func (e *Edge) Send(ctx context.Context, out Outbound) (*Response, error) {
-	if e == nil || e.registry == nil {
-		return nil, errZeroEdge
-	}
-	ev := e.edgeCall(ctx, out)
-	resp, err := e.sendOutbound(ctx, out, &ev)
-	return e.record(ctx, &ev, resp, err)
-}
-
-// edgeCall returns the edge_call evidence of out, carrying the request
+// edgeCall returns the edge_call evidence of c, carrying the request
 // context ctx holds; [Edge.Send] and [Edge.Remote] complete it.
-func (e *Edge) edgeCall(ctx context.Context, out Outbound) authz.Evidence {
+func (e *Edge) edgeCall(ctx context.Context, c *outbound.Call) authz.Evidence {
 	rc, _ := checkfu.RequestContextFrom(ctx)
-	a := out.Action
-	return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: out.Scope.Actor, Grant: out.Lease,
-		Capability: a.Capability, Action: a.Digest(), Effect: a.Effect}
+	return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: c.Scope.Actor, Grant: c.Lease.ID,
+		Provider: c.Lease.Provider, Approval: c.Approval, Scope: c.Session,
+		Capability: c.Action.Capability, Tool: c.Tool, Action: c.Digest, Effect: c.Action.Effect}
 }
 
-// registered returns the registration out.Action is: the registration of
-// its capability, with the same operation, resource and effect, for
-// out.Connection's credential; anything else is refused with
-// [authz.CodeCapabilityMismatch]. The caller checks the protocol.
-func (e *Edge) registered(out Outbound) (authz.Registration, error) {
-	a := out.Action
-	reg, ok := e.registry.Lookup(a.Capability)
-	if !ok || reg.Operation != a.Operation || reg.Resource != a.Resource || reg.Effect != a.Effect || reg.Credential != out.Connection.Credential {
-		return authz.Registration{}, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: action for %s is not its registration with this credential", checkfu.Quote(a.Capability))
+func (e *Edge) sendCall(ctx context.Context, c *outbound.Call, ev *authz.Evidence) (*Response, error) {
+	if c.Protocol != authz.HTTPS || c.Request == nil {
+		return nil, errRemoteProtocol(c.Action.Capability)
 	}
-	return reg, nil
-}
-
-func (e *Edge) sendOutbound(ctx context.Context, out Outbound, ev *authz.Evidence) (*Response, error) {
-	a := out.Action
-	reg, err := e.registered(out)
+	client, err := e.client(c.Rules)
 	if err != nil {
 		return nil, err
 	}
-	if reg.Protocol != authz.HTTPS {
-		return nil, errRemoteProtocol(a.Capability)
-	}
-	ev.Tool = reg.Tool.Name
-	req, client, err := e.prepare(ctx, out.Connection, a)
-	if err != nil {
-		return nil, err
-	}
-	return e.send(ctx, client, req, out.Connection.Credential, out.Lease, out.Scope, &ev.Status)
+	return e.send(ctx, client, c.Request, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
 }
 
 // record completes ev from the call's outcome and records it when the
@@ -288,98 +233,6 @@ func (e *Edge) record(ctx context.Context, ev *authz.Evidence, resp *Response, e
 	return resp, err
 }
 
-// CheckRules reports whether c's egress rules allow the request the edge
-// builds from a (its method, its URL with the query a bodiless
-// operation's arguments make, its headers), as the refusal [Edge.Send]
-// would return for it, or nil. It is pure: nothing is sent, no
-// credential is opened and no lease is read. The gateway calls it before
-// it spends a lease, so that a call the rules refuse costs no budget;
-// Send decides again, with the same code, when it sends.
-func (c Connection) CheckRules(a authz.Action) error {
-	_, err := c.request(context.Background(), a)
-	return err
-}
-
-// request builds the outbound request from a alone and lets c's egress
-// rules decide it (no rules refuse everything). Nothing is sent and the
-// credential is not touched.
-func (c Connection) request(ctx context.Context, a authz.Action) (*http.Request, error) {
-	req, err := buildRequest(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	if err := decide(c.Rules, req); err != nil {
-		return nil, err
-	}
-	return req, nil
-}
-
-// decide lets rules decide req before anything is sent or opened (no
-// rules refuse everything); the egress client decides again as it sends.
-func decide(rules *egress.Rules, req *http.Request) error {
-	creq, err := egress.CanonicalRequest(req)
-	if err != nil {
-		return err
-	}
-	_, err = rules.Decide(&creq)
-	return err
-}
-
-// prepare builds the outbound request with [Connection.request] and the
-// egress client for the Connection's rules.
-func (e *Edge) prepare(ctx context.Context, conn Connection, action authz.Action) (*http.Request, *egress.Client, error) {
-	req, err := conn.request(ctx, action)
-	if err != nil {
-		return nil, nil, err
-	}
-	client, err := e.client(conn.Rules)
-	if err != nil {
-		return nil, nil, err
-	}
-	return req, client, nil
-}
-
-// call runs the steps of Call, filling ev as facts become known.
-func (e *Edge) call(ctx context.Context, inv Invocation, ev *authz.Evidence) (*Response, error) {
-	action, err := e.registry.Resolve(inv.Call, inv.Connection.Credential)
-	if err != nil {
-		return nil, err
-	}
-	ev.Capability, ev.Tool, ev.Action, ev.Effect = action.Capability, inv.Call.Tool, action.Digest(), action.Effect
-	if reg, _ := e.registry.Lookup(action.Capability); reg.Protocol != authz.HTTPS {
-		return nil, errRemoteProtocol(action.Capability)
-	}
-	req, client, err := e.prepare(ctx, inv.Connection, action)
-	if err != nil {
-		return nil, err
-	}
-	external := action.Effect != authz.ReadOnly
-	if external && (e.approvals == nil || inv.Approval == "") {
-		return nil, checkfu.Refuse(authz.CodeApprovalRequired, "edge: capability %s has an external effect and runs only under an approval", checkfu.Quote(action.Capability))
-	}
-	lease, err := e.leases.Use(inv.Lease, authz.LeaseUse{Scope: inv.Scope, Capability: action.Capability})
-	if err != nil {
-		return nil, err
-	}
-	ev.Grant, ev.Provider = lease.ID, lease.Provider
-	var resp *Response
-	send := func(ctx context.Context) error {
-		var err error
-		resp, err = e.send(ctx, client, req, inv.Connection.Credential, lease.ID, inv.Scope, &ev.Status)
-		return err
-	}
-	if external {
-		bound := authz.ApprovalBinding{Actor: inv.Scope.Actor, Grant: lease.ID, Action: action.Digest(), Effect: action.Effect, Scope: inv.ApprovalScope}
-		err = e.approvals.Carry(ctx, inv.Approval, bound, send)
-	} else {
-		err = send(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
 // encoded reports whether h declares a content coding other than identity.
 // The edge asks for identity, so the transport decodes nothing and any
 // coding here is one the edge would pass on unseen.
@@ -392,60 +245,6 @@ func encoded(h http.Header) bool {
 		}
 	}
 	return false
-}
-
-// buildRequest builds the outbound request from the resolved action only.
-func buildRequest(ctx context.Context, a authz.Action) (*http.Request, error) {
-	target := a.Resource
-	var body io.Reader
-	if bodiless(a.Operation) {
-		q, err := queryOf(a.Body)
-		if err != nil {
-			return nil, err
-		}
-		if q != "" {
-			target += "?" + q
-		}
-	} else {
-		body = bytes.NewReader(a.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, a.Operation, target, body)
-	if err != nil {
-		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s: the registered resource does not form a request", checkfu.Quote(a.Capability))
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
-}
-
-// queryOf turns canonical object arguments of scalars into a query string
-// with sorted keys.
-func queryOf(body []byte) (string, error) {
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query arguments are not an object")
-	}
-	v := url.Values{}
-	for k, x := range m {
-		switch x := x.(type) {
-		case string:
-			v.Set(k, x)
-		case json.Number:
-			v.Set(k, x.String())
-		case bool:
-			if x {
-				v.Set(k, "true")
-			} else {
-				v.Set(k, "false")
-			}
-		default:
-			return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a scalar", checkfu.Quote(k))
-		}
-	}
-	return v.Encode(), nil
 }
 
 // maxEdgeClients bounds the egress clients an Edge keeps, one per
@@ -561,7 +360,3 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 	h.Del("Set-Cookie")
 	return &Response{Status: hresp.StatusCode, Header: h, Body: body}, nil
 }
-
-// bodiless reports whether op sends its arguments in the query rather
-// than a body: the rule authz applies when it validates a registration.
-func bodiless(op string) bool { return op == "GET" || op == "HEAD" || op == "DELETE" }

@@ -48,7 +48,7 @@ func BenchmarkEdge(b *testing.B) {
 	b.Run("Edge.Call", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := rig.edge.Call(context.Background(), inv); err != nil {
+			if _, err := rig.call(context.Background(), inv); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -94,7 +94,7 @@ func BenchmarkEdgeRatio(b *testing.B) {
 		}
 	}
 	call := func() {
-		resp, err := rig.edge.Call(context.Background(), inv)
+		resp, err := rig.call(context.Background(), inv)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func TestEdgeWithholdsEncodedEcho(t *testing.T) {
 		{"lines:gzip,gzip", edge.CodeResponseEncoded},
 	} {
 		t.Run(tc.coding, func(t *testing.T) {
-			resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.encoded", "echo_encoded", "GET", "/v1/echo-encoded", `{"coding":"`+tc.coding+`"}`))
+			resp, err := rig.call(context.Background(), rig.invocation("echo.encoded", "echo_encoded", "GET", "/v1/echo-encoded", `{"coding":"`+tc.coding+`"}`))
 			if resp != nil {
 				body := decodeAll(t, resp.Header.Get("Content-Encoding"), resp.Body)
 				t.Errorf("coding %s: response returned (Content-Encoding %q); it decodes to %d bytes, holding the credential: %v",
@@ -116,7 +116,7 @@ func TestEdgeWithholdsEncodedEcho(t *testing.T) {
 // target.
 func TestEdgeUpstreamErrorEchoWithheld(t *testing.T) {
 	rig := newEdgeRig(t)
-	resp, err := rig.edge.Call(context.Background(), rig.invocation("echo.malformed", "echo_malformed", "GET", "/v1/echo-malformed", `{}`))
+	resp, err := rig.call(context.Background(), rig.invocation("echo.malformed", "echo_malformed", "GET", "/v1/echo-malformed", `{}`))
 	if resp != nil || err == nil {
 		t.Fatalf("malformed answer = %v, %v; want an upstream failure", resp, err)
 	}

@@ -27,7 +27,7 @@ func TestEdgeWithEventlogEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	ed, err := edge.NewEdge(edge.EdgeConfig{
-		Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Approvals: rig.approvals,
+		Leases: rig.leases, Custodian: rig.custodian,
 		Evidence: sink, Label: checkfu.LabelIsolated, Now: rig.clock.Now,
 		Dialer: rig.dialer, RootCAs: rig.roots,
 	})
@@ -37,12 +37,12 @@ func TestEdgeWithEventlogEvidence(t *testing.T) {
 	t.Cleanup(ed.CloseIdleConnections)
 	ctx := context.Background()
 
-	resp, err := ed.Call(ctx, rig.list())
+	resp, err := rig.via(ed).Call(ctx, rig.list())
 	if err != nil || resp.Status != 200 {
 		t.Fatalf("list call = %v, %v; want a 200 response", resp, err)
 	}
 	outside := rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`)
-	if _, err := ed.Call(ctx, outside); err == nil {
+	if _, err := ed.Send(ctx, rig.authorized(outside)); err == nil {
 		t.Fatal("a call outside the Connection's rules was not refused")
 	}
 

@@ -31,7 +31,7 @@ func (c *revokingCustodian) Open(ctx context.Context, b custody.Binding) (*custo
 func TestEdgeRevocationDuringOpenStopsTheCall(t *testing.T) {
 	rig := newEdgeRig(t)
 	ed, err := edge.NewEdge(edge.EdgeConfig{
-		Registry: rig.registry, Leases: rig.leases,
+		Leases:    rig.leases,
 		Custodian: &revokingCustodian{Custodian: rig.native, leases: rig.leases, lease: rig.lease.ID},
 		Dialer:    rig.dialer, RootCAs: rig.roots,
 	})
@@ -40,7 +40,7 @@ func TestEdgeRevocationDuringOpenStopsTheCall(t *testing.T) {
 	}
 	t.Cleanup(ed.CloseIdleConnections)
 	hits := rig.hits.Load()
-	resp, err := ed.Call(context.Background(), rig.list())
+	resp, err := rig.via(ed).Call(context.Background(), rig.list())
 	wantCode(t, err, authz.CodeLeaseRevoked)
 	if resp != nil || rig.hits.Load() != hits {
 		t.Fatalf("a call under a revoked lease reached the provider: resp %v, hits %d", resp, rig.hits.Load()-hits)

@@ -189,7 +189,7 @@ func newEdgeRig(t testing.TB) *edgeRig {
 	rig.conn = edge.Connection{Credential: govCred, Rules: rules}
 	rig.dialer, rig.roots = dialer, srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	rig.edge, err = edge.NewEdge(edge.EdgeConfig{
-		Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Approvals: rig.approvals,
+		Leases: rig.leases, Custodian: rig.custodian,
 		Evidence: rig.evidence, Label: checkfu.LabelMock, Now: rig.clock.Now,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
@@ -200,8 +200,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 	return rig
 }
 
-func (rig *edgeRig) invocation(capability, tool, op, path, args string) edge.Invocation {
-	return edge.Invocation{
+func (rig *edgeRig) invocation(capability, tool, op, path, args string) invocation {
+	return invocation{
 		Connection:    rig.conn,
 		Lease:         rig.lease.ID,
 		Scope:         govScope,
@@ -210,17 +210,17 @@ func (rig *edgeRig) invocation(capability, tool, op, path, args string) edge.Inv
 	}
 }
 
-func (rig *edgeRig) list() edge.Invocation {
+func (rig *edgeRig) list() invocation {
 	return rig.invocation("issues.list", "list_issues", "GET", "/v1/repos/acme/app/issues", `{"state":"open"}`)
 }
 
-func (rig *edgeRig) create() edge.Invocation {
+func (rig *edgeRig) create() invocation {
 	return rig.invocation("issues.create", "create_issue", "POST", "/v1/repos/acme/app/issues", `{"title":"bug","body":"it broke"}`)
 }
 
 // approve records an approval for inv as the platform would: it resolves
 // the call to its canonical action and binds it.
-func (rig *edgeRig) approve(inv edge.Invocation) string {
+func (rig *edgeRig) approve(inv invocation) string {
 	rig.t.Helper()
 	action, err := rig.registry.Resolve(inv.Call, inv.Connection.Credential)
 	if err != nil {
@@ -256,7 +256,7 @@ func noLeak(t *testing.T, err error, v any) {
 
 func TestEdgeReadOnlyCall(t *testing.T) {
 	rig := newEdgeRig(t)
-	resp, err := rig.edge.Call(context.Background(), rig.list())
+	resp, err := rig.call(context.Background(), rig.list())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,76 +300,76 @@ func TestEdgeRefusesBeforeProviderContact(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		inv  func() edge.Invocation
+		inv  func() invocation
 		code checkfu.Code
 	}{
-		{"unknown capability", func() edge.Invocation {
+		{"unknown capability", func() invocation {
 			i := rig.list()
 			i.Call.Capability = "issues.delete"
 			return i
 		}, authz.CodeCapabilityUnknown},
-		{"mismatched resource", func() edge.Invocation {
+		{"mismatched resource", func() invocation {
 			i := rig.list()
 			i.Call.Resource = rig.base + "/v1/repos/acme/other/issues"
 			return i
 		}, authz.CodeCapabilityMismatch},
-		{"mismatched credential", func() edge.Invocation {
+		{"mismatched credential", func() invocation {
 			i := rig.list()
 			i.Connection.Credential.Integration = "gitlab"
 			return i
 		}, authz.CodeCapabilityMismatch},
-		{"invalid arguments", func() edge.Invocation {
+		{"invalid arguments", func() invocation {
 			i := rig.list()
 			i.Call.Arguments = json.RawMessage(`{"state":"all"}`)
 			return i
 		}, authz.CodeArgumentsInvalid},
-		{"path outside the rules", func() edge.Invocation {
+		{"path outside the rules", func() invocation {
 			return rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`)
 		}, egress.CodeNoRuleMatched},
-		{"host outside the rules", func() edge.Invocation {
+		{"host outside the rules", func() invocation {
 			i := rig.list()
 			i.Connection.Rules = otherRules
 			return i
 		}, egress.CodeNoRuleMatched},
-		{"no rules", func() edge.Invocation {
+		{"no rules", func() invocation {
 			i := rig.list()
 			i.Connection.Rules = nil
 			return i
-		}, egress.CodeNoRuleMatched},
-		{"unknown lease", func() edge.Invocation {
+		}, authz.CodeCapabilityMismatch},
+		{"unknown lease", func() invocation {
 			i := rig.list()
 			i.Lease = "lease_nope"
 			return i
 		}, authz.CodeLeaseUnknown},
-		{"revoked lease", func() edge.Invocation {
+		{"revoked lease", func() invocation {
 			i := rig.list()
 			i.Lease = revoked.ID
 			return i
 		}, authz.CodeLeaseRevoked},
-		{"other actor", func() edge.Invocation {
+		{"other actor", func() invocation {
 			i := rig.list()
 			i.Scope.Actor = "mallory"
 			return i
 		}, authz.CodeLeaseOutOfScope},
 		{"external effect without approval", rig.create, authz.CodeApprovalRequired},
-		{"approval for another action", func() edge.Invocation {
+		{"approval for another action", func() invocation {
 			i := rig.create()
-			i.Approval = rig.approve(i)
+			rig.approve(i)
 			i.Call.Arguments = json.RawMessage(`{"title":"different"}`)
 			return i
-		}, authz.CodeApprovalMismatch},
-		{"approval for another session", func() edge.Invocation {
+		}, authz.CodeApprovalRequired},
+		{"approval for another session", func() invocation {
 			i := rig.create()
-			i.Approval = rig.approve(i)
+			rig.approve(i)
 			i.ApprovalScope = "session:s2"
 			return i
-		}, authz.CodeApprovalMismatch},
+		}, authz.CodeApprovalRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := rig.hits.Load()
 			opens := rig.custodian.opens.Load()
-			resp, err := rig.edge.Call(context.Background(), tt.inv())
+			resp, err := rig.call(context.Background(), tt.inv())
 			if resp != nil {
 				t.Fatalf("refused call returned a response")
 			}
@@ -385,17 +385,18 @@ func TestEdgeRefusesBeforeProviderContact(t *testing.T) {
 			noLeak(t, err, nil)
 		})
 	}
-	if n, _ := rig.leases.Remaining(rig.lease.ID); n != 100-2 {
-		// Only the two approval-mismatch cases got past the lease.
-		t.Fatalf("lease has %d uses left, want 98", n)
+	if n, _ := rig.leases.Remaining(rig.lease.ID); n != 100 {
+		// No refusal spends budget: the lease is spent only as a call
+		// leaves.
+		t.Fatalf("lease has %d uses left, want 100", n)
 	}
 }
 
 func TestEdgeExternalEffectUnderApproval(t *testing.T) {
 	rig := newEdgeRig(t)
 	inv := rig.create()
-	inv.Approval = rig.approve(inv)
-	resp, err := rig.edge.Call(context.Background(), inv)
+	approval := rig.approve(inv)
+	resp, err := rig.call(context.Background(), inv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,29 +407,31 @@ func TestEdgeExternalEffectUnderApproval(t *testing.T) {
 		t.Fatalf("status %d, provider got body %q", resp.Status, body)
 	}
 	ev := rig.evidence.Events()
-	if len(ev) != 3 || ev[0].Kind != authz.EvidenceApprovalDecision || ev[1].Kind != authz.EvidenceApprovalResult || ev[1].Outcome != authz.OutcomeSucceeded ||
-		ev[2].Kind != authz.EvidenceEdgeCall || ev[2].Approval != inv.Approval || ev[2].Action != ev[0].Action {
+	if len(ev) != 3 || ev[0].Kind != authz.EvidenceApprovalDecision || ev[2].Kind != authz.EvidenceApprovalResult || ev[2].Outcome != authz.OutcomeSucceeded ||
+		ev[1].Kind != authz.EvidenceEdgeCall || ev[1].Approval != approval || ev[1].Action != ev[0].Action {
 		t.Fatalf("evidence %+v", ev)
 	}
 	noLeak(t, nil, ev)
-	// The approval is spent: a replay is refused and not sent.
+	// The approval is spent: a replay finds none and is not sent.
 	hits := rig.hits.Load()
-	_, err = rig.edge.Call(context.Background(), inv)
-	wantCode(t, err, authz.CodeApprovalUsed)
+	_, err = rig.call(context.Background(), inv)
+	wantCode(t, err, authz.CodeApprovalRequired)
 	if rig.hits.Load() != hits {
 		t.Fatal("replayed approval reached the provider")
 	}
 }
 
-// Every call leaves one edge_call event: the authority it ran under and
-// its terminal result; a sink that fails withholds the response.
+// Every call that reaches the edge leaves one edge_call event: the
+// authority it ran under and its terminal result (a call the pipeline
+// refuses is the pipeline's to record); a sink that fails withholds the
+// response.
 func TestEdgeRecordsEvidence(t *testing.T) {
 	rig := newEdgeRig(t)
-	if _, err := rig.edge.Call(context.Background(), rig.list()); err != nil {
+	if _, err := rig.call(context.Background(), rig.list()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := rig.edge.Call(context.Background(), rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
-	wantCode(t, err, egress.CodeNoRuleMatched)
+	_, err := rig.edge.Send(context.Background(), edge.Authorized{})
+	wantCode(t, err, edge.CodeNotAuthorized)
 	ev := rig.evidence.Events()
 	if len(ev) != 2 {
 		t.Fatalf("%d events, want 2: %+v", len(ev), ev)
@@ -438,17 +441,17 @@ func TestEdgeRecordsEvidence(t *testing.T) {
 		ok.Tool != "list_issues" || ok.Grant != rig.lease.ID || ok.Provider != govProvider || ok.Actor != "alice" || ok.Label != checkfu.LabelMock || ok.Action == "" {
 		t.Errorf("allowed call evidence %+v", ok)
 	}
-	if denied.Outcome != authz.OutcomeRefused || denied.Code != egress.CodeNoRuleMatched || denied.Grant != "" || denied.Status != 0 {
+	if denied.Outcome != authz.OutcomeRefused || denied.Code != edge.CodeNotAuthorized || denied.Grant != "" || denied.Status != 0 {
 		t.Errorf("denied call evidence %+v", denied)
 	}
 	noLeak(t, nil, ev)
 
-	ed, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.custodian, Evidence: failingSink{}, Dialer: rig.dialer, RootCAs: rig.roots})
+	ed, err := edge.NewEdge(edge.EdgeConfig{Leases: rig.leases, Custodian: rig.custodian, Evidence: failingSink{}, Dialer: rig.dialer, RootCAs: rig.roots})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ed.CloseIdleConnections()
-	resp, err := ed.Call(context.Background(), rig.list())
+	resp, err := rig.via(ed).Call(context.Background(), rig.list())
 	var ee *authz.EvidenceError
 	if resp != nil || !errors.As(err, &ee) {
 		t.Fatalf("call with a failing sink = %v, %v; want no response and an EvidenceError", resp, err)
@@ -457,7 +460,7 @@ func TestEdgeRecordsEvidence(t *testing.T) {
 
 func TestEdgeWithholdsEchoedCredential(t *testing.T) {
 	rig := newEdgeRig(t)
-	resp, err := rig.edge.Call(context.Background(), rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
+	resp, err := rig.call(context.Background(), rig.invocation("echo", "echo", "GET", "/v1/echo", `{}`))
 	wantCode(t, err, edge.CodeCredentialEchoed)
 	if resp != nil {
 		t.Fatal("echoing response returned")
@@ -467,7 +470,7 @@ func TestEdgeWithholdsEchoedCredential(t *testing.T) {
 
 func TestEdgeRefusesOversizedResponse(t *testing.T) {
 	rig := newEdgeRig(t)
-	resp, err := rig.edge.Call(context.Background(), rig.invocation("big", "big", "GET", "/v1/big", `{}`))
+	resp, err := rig.call(context.Background(), rig.invocation("big", "big", "GET", "/v1/big", `{}`))
 	wantCode(t, err, edge.CodeResponseTooLarge)
 	if resp != nil {
 		t.Fatal("oversized response returned")
@@ -477,7 +480,7 @@ func TestEdgeRefusesOversizedResponse(t *testing.T) {
 func TestEdgeRefusesRedirect(t *testing.T) {
 	rig := newEdgeRig(t)
 	hits := rig.hits.Load()
-	resp, err := rig.edge.Call(context.Background(), rig.invocation("redirect", "redirect", "GET", "/v1/redirect", `{}`))
+	resp, err := rig.call(context.Background(), rig.invocation("redirect", "redirect", "GET", "/v1/redirect", `{}`))
 	wantCode(t, err, egress.CodeRedirectRefused)
 	if resp != nil || rig.hits.Load() != hits+1 {
 		t.Fatalf("redirect followed or not made: resp %v, hits %d", resp, rig.hits.Load()-hits)
@@ -502,7 +505,7 @@ func TestEdgeEvidenceOfWithheldAnswers(t *testing.T) {
 		{"redirect", egress.CodeRedirectRefused, http.StatusFound},
 	} {
 		before := len(rig.evidence.Events())
-		_, err := rig.edge.Call(context.Background(), rig.invocation(c.path, c.path, "GET", "/v1/"+c.path, `{}`))
+		_, err := rig.call(context.Background(), rig.invocation(c.path, c.path, "GET", "/v1/"+c.path, `{}`))
 		wantCode(t, err, c.code)
 		ev := rig.evidence.Events()
 		if len(ev) != before+1 {
@@ -520,7 +523,7 @@ func TestEdgeUnusableCredentialNotSent(t *testing.T) {
 	if err := rig.native.Put(context.Background(), govCred, custody.NewSecret([]byte("tok\r\nX-Injected: 1"))); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := rig.edge.Call(context.Background(), rig.list())
+	resp, err := rig.call(context.Background(), rig.list())
 	wantCode(t, err, edge.CodeCredentialUnusable)
 	if resp != nil || rig.hits.Load() != 0 {
 		t.Fatalf("unusable credential sent: %d hits", rig.hits.Load())
@@ -536,12 +539,12 @@ func TestNewEdgeNeedsParts(t *testing.T) {
 	}
 	rig := newEdgeRig(t)
 	for _, h := range []string{"Host", "cookie", "X-Forwarded-For", "Proxy-Authorization", "Metadata-Flavor", "bad header", "X_Api_Key"} {
-		_, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h})
+		_, err := edge.NewEdge(edge.EdgeConfig{Leases: rig.leases, Custodian: rig.native, CredentialHeader: h})
 		if !errors.Is(err, checkfu.CodeConfigInvalid) {
 			t.Errorf("NewEdge with CredentialHeader %q = %v, want %s", h, err, checkfu.CodeConfigInvalid)
 		}
 	}
-	if _, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, Label: 9}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+	if _, err := edge.NewEdge(edge.EdgeConfig{Leases: rig.leases, Custodian: rig.native, Label: 9}); !errors.Is(err, checkfu.CodeConfigInvalid) {
 		t.Errorf("NewEdge with label 9 = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	// The other constructors refuse a missing part the same way.
@@ -560,12 +563,12 @@ func TestNewEdgeNeedsParts(t *testing.T) {
 		t.Errorf("the zero OAuthRefresher = %v, want %s", err, checkfu.CodeConfigInvalid)
 	}
 	for _, h := range []string{"", "authorization", "X-Api-Key"} {
-		if _, err := edge.NewEdge(edge.EdgeConfig{Registry: rig.registry, Leases: rig.leases, Custodian: rig.native, CredentialHeader: h}); err != nil {
+		if _, err := edge.NewEdge(edge.EdgeConfig{Leases: rig.leases, Custodian: rig.native, CredentialHeader: h}); err != nil {
 			t.Errorf("NewEdge refused CredentialHeader %q: %v", h, err)
 		}
 	}
 	var zero edge.Edge
-	if _, err := zero.Call(context.Background(), edge.Invocation{}); !errors.As(err, new(*checkfu.Refusal)) {
+	if _, err := zero.Send(context.Background(), edge.Authorized{}); !errors.As(err, new(*checkfu.Refusal)) {
 		t.Fatalf("zero Edge: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package edge_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -13,32 +12,27 @@ import (
 	"github.com/checkfu/checkfu/custody/edge"
 )
 
-// NewEdge needs a registry, a lease book and a custodian; the zero Edge
-// refuses every call.
+// NewEdge needs a lease book and a custodian; the zero Edge refuses
+// every call, and so does an Edge handed a call the pipeline did not
+// authorize.
 func ExampleNewEdge() {
-	_, err := edge.NewEdge(edge.EdgeConfig{Registry: exampleRegistry()})
+	_, err := edge.NewEdge(edge.EdgeConfig{})
 	fmt.Println(errors.Is(err, checkfu.CodeConfigInvalid))
 
 	github3 := checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
 	catalog, _ := authz.NewCatalog(authz.ProviderEntry{Revision: github3, Capabilities: []string{"issues.create"}})
 	leases, _ := authz.NewLeases(authz.LeaseConfig{Catalog: catalog, Registry: exampleRegistry()})
 	e, err := edge.NewEdge(edge.EdgeConfig{
-		Registry:  exampleRegistry(),
 		Leases:    leases,
 		Custodian: custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore()),
-		// No Approvals: external_effect calls are refused.
 	})
 	if err != nil {
 		panic(err)
 	}
 	defer e.CloseIdleConnections()
 
-	// An unregistered capability is refused before any provider contact.
-	_, err = e.Call(context.Background(), edge.Invocation{
-		Connection: edge.Connection{Credential: exampleCred},
-		Call:       authz.ToolCall{Capability: "repo.delete", Tool: "delete_repo", Operation: "DELETE", Resource: "https://api.github.example/repos/acme/app", Arguments: json.RawMessage(`{}`)},
-	})
-	fmt.Println(errors.Is(err, authz.CodeCapabilityUnknown))
+	_, err = e.Send(context.Background(), edge.Authorized{})
+	fmt.Println(errors.Is(err, edge.CodeNotAuthorized))
 	// Output:
 	// true
 	// true

@@ -6,30 +6,20 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
 )
 
-// The gateway authorizes a call itself (permission, registration,
-// arguments, lease) and hands the edge only what needs the credential.
+// Only the call pipeline (package custody/pipeline) makes an
+// edge.Authorized, after every check; the edge refuses anything else, the
+// zero value included, before it opens the credential.
 func ExampleEdge_Send() {
 	rig := newEdgeRig(&testing.T{})
-	call := rig.list().Call
-	action, err := rig.registry.Resolve(call, rig.conn.Credential) // the gateway uses Match then Arguments
-	if err != nil {
-		panic(err)
-	}
-	lease, err := rig.leases.Use(rig.lease.ID, authz.LeaseUse{Scope: govScope, Capability: action.Capability})
-	if err != nil {
-		panic(err)
-	}
-	resp, err := rig.edge.Send(context.Background(), edge.Outbound{Connection: rig.conn, Action: action, Lease: lease.ID, Scope: govScope})
+	resp, err := rig.call(context.Background(), rig.list()) // through a pipeline
 	fmt.Println(resp.Status, string(resp.Body), err)
 
-	action.Resource += "/elsewhere" // not the registration
-	_, err = rig.edge.Send(context.Background(), edge.Outbound{Connection: rig.conn, Action: action, Lease: lease.ID, Scope: govScope})
-	fmt.Println(errors.Is(err, authz.CodeCapabilityMismatch))
+	_, err = rig.edge.Send(context.Background(), edge.Authorized{})
+	fmt.Println(errors.Is(err, edge.CodeNotAuthorized), rig.custodian.opens.Load())
 	// Output:
 	// 200 {"ok":true} <nil>
-	// true
+	// true 1
 }

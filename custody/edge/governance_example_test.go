@@ -23,9 +23,10 @@ import (
 
 var exampleCred = custody.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
 
-// ExampleEdge_Call runs a credentialed call against a loopback provider
-// reached as api.example.com (treated as public for the example only).
-func ExampleEdge_Call() {
+// A credentialed call against a loopback provider reached as
+// api.example.com (treated as public for the example only), made through
+// a call pipeline (package custody/pipeline), the only way to the edge.
+func Example_pipeline() {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"authorized":%t}`, r.Header.Get("Authorization") == "Bearer example-token-123")
 	}))
@@ -50,23 +51,24 @@ func ExampleEdge_Call() {
 	native := custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore())
 	native.Put(context.Background(), exampleCred, custody.NewSecret([]byte("example-token-123")))
 	ed, _ := edge.NewEdge(edge.EdgeConfig{
-		Registry: registry, Leases: leases, Custodian: native,
+		Leases: leases, Custodian: native,
 		Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
 	})
 	defer ed.CloseIdleConnections()
 
 	allowed, _ := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET"}}})
-	inv := edge.Invocation{
+	inv := invocation{
 		Connection: edge.Connection{Credential: exampleCred, Rules: allowed},
 		Lease:      lease.ID,
 		Scope:      scope,
 		Call:       authz.ToolCall{Capability: "repo.read", Tool: "read_repo", Operation: "GET", Resource: base + "/v1/repo", Arguments: json.RawMessage(`{}`)},
 	}
-	resp, err := ed.Call(context.Background(), inv)
+	via := caller{e: ed, registry: registry, leases: leases, now: time.Now}
+	resp, err := via.Call(context.Background(), inv)
 	fmt.Println(resp.Status, string(resp.Body), err)
 
 	inv.Connection.Rules, _ = egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v2", Methods: []string{"GET"}}})
-	_, err = ed.Call(context.Background(), inv)
+	_, err = via.Call(context.Background(), inv)
 	fmt.Println(checkfu.CodeOf(err))
 	// Output:
 	// 200 {"authorized":true} <nil>

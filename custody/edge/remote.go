@@ -11,7 +11,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
-	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -88,7 +88,7 @@ type RemoteTransport struct {
 	// for a caller (custody's exposure test checks it).
 	send   func(req *http.Request, status *int) (*Response, error)
 	record func(ctx context.Context, ev *authz.Evidence, err error) error
-	out    Outbound
+	call   *outbound.Call
 	tool   string
 	ev     authz.Evidence
 
@@ -104,31 +104,41 @@ var _ http.RoundTripper = (*RemoteTransport)(nil)
 
 // Remote returns the transport of one authorized call of a remote MCP
 // tool (a registration whose Protocol is [authz.MCP]). As for
-// [Edge.Send], out.Action must be the registration of its capability with
-// out.Connection's credential ([authz.CodeCapabilityMismatch]). The
+// [Edge.Send], a value the pipeline did not make, or one already used, is
+// refused with [CodeNotAuthorized], and a plain registration with
+// [authz.CodeCapabilityMismatch] (it goes through Send). The
 // Connection's egress rules decide every exchange: an endpoint they do
 // not allow, or an MCP header they do not list, is refused with their
-// code before any contact and before the credential is opened. It
-// spends no lease budget and runs no approval. A refusal is recorded as
-// the call's edge_call Evidence when the Edge has a sink.
-func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, error) {
-	if e == nil || e.registry == nil {
+// code before any contact and before the credential is opened. A refusal
+// is recorded as the call's edge_call Evidence when the Edge has a sink.
+func (e *Edge) Remote(ctx context.Context, a Authorized) (*RemoteTransport, error) {
+	if e == nil || e.leases == nil {
 		return nil, errZeroEdge
 	}
-	t := &RemoteTransport{out: out, ev: e.edgeCall(ctx, out)}
+	c, ok := outbound.Take(a)
+	if !ok {
+		c = &outbound.Call{}
+	}
+	t := &RemoteTransport{call: c, tool: c.Tool, ev: e.edgeCall(ctx, c)}
 	t.record = func(ctx context.Context, ev *authz.Evidence, err error) error {
 		_, err = e.record(ctx, ev, nil, err)
 		return err
 	}
-	client, err := t.open(e)
+	if !ok {
+		return nil, t.record(ctx, &t.ev, errNotAuthorized)
+	}
+	if c.Protocol != authz.MCP {
+		return nil, t.record(ctx, &t.ev, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is not a remote MCP tool; it is sent through Edge.Send", checkfu.Quote(c.Action.Capability)))
+	}
+	client, err := e.client(c.Rules)
 	if err != nil {
 		return nil, t.record(ctx, &t.ev, err)
 	}
-	cred, rules, lease, scope := out.Connection.Credential, out.Connection.Rules, out.Lease, out.Scope
+	cred, rules, lease, scope := c.Credential, c.Rules, c.Lease.ID, c.Scope
 	t.send = func(req *http.Request, status *int) (*Response, error) {
-		// The rules decide before the credential is opened, as in
-		// prepare: a refused exchange never touches it.
-		if err := decide(rules, req); err != nil {
+		// The rules decide before the credential is opened: a refused
+		// exchange never touches it.
+		if err := outbound.Decide(rules, req); err != nil {
 			return nil, err
 		}
 		return e.send(req.Context(), client, req, cred, lease, scope, status)
@@ -136,19 +146,17 @@ func (e *Edge) Remote(ctx context.Context, out Outbound) (*RemoteTransport, erro
 	return t, nil
 }
 
-// open checks the action against its registration and returns the
-// Connection's egress client.
-func (t *RemoteTransport) open(e *Edge) (*egress.Client, error) {
-	reg, err := e.registered(t.out)
-	if err != nil {
-		return nil, err
-	}
-	if reg.Protocol != authz.MCP {
-		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is not a remote MCP tool; it is sent through Edge.Send", checkfu.Quote(reg.Capability))
-	}
-	t.tool, t.ev.Tool = reg.Tool.Name, reg.Tool.Name
-	return e.client(t.out.Connection.Rules)
-}
+// Endpoint returns the registered endpoint of the remote MCP server the
+// transport reaches.
+func (t *RemoteTransport) Endpoint() string { return t.call.Action.Resource }
+
+// Tool returns the registered name of the tool the transport's one
+// tools/call calls.
+func (t *RemoteTransport) Tool() string { return t.tool }
+
+// Arguments returns a copy of the canonical arguments of the transport's
+// one tools/call.
+func (t *RemoteTransport) Arguments() []byte { return append([]byte(nil), t.call.Action.Body...) }
 
 // RoundTrip makes one exchange of the remote call, as the type
 // documentation says. The error is a [*checkfu.Refusal] for every policy
@@ -211,7 +219,7 @@ func (t *RemoteTransport) roundTrip(req *http.Request) (*http.Response, error) {
 // the registered endpoint, the client's method, only the MCP headers, and
 // the checked body.
 func (t *RemoteTransport) build(req *http.Request) (*http.Request, string, error) {
-	a := t.out.Action
+	a := t.call.Action
 	if req.URL == nil || req.URL.String() != a.Resource {
 		return nil, "", refuseRemote("edge: the remote call of %s went to a URL other than its registered endpoint", checkfu.Quote(t.tool))
 	}
@@ -302,7 +310,7 @@ func (t *RemoteTransport) message(body []byte) (string, error) {
 		return m, nil
 	}
 	var args bytes.Buffer
-	if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.out.Action.Body) {
+	if msg.Params.Name != t.tool || json.Compact(&args, msg.Params.Arguments) != nil || !bytes.Equal(args.Bytes(), t.call.Action.Body) {
 		return "", refuseRemote("edge: the remote call of %s is not the authorized call of that tool with its arguments", checkfu.Quote(t.tool))
 	}
 	// Once: the lease use and the approval behind the transport stand
@@ -358,5 +366,5 @@ func refuseRemote(format string, args ...any) error {
 
 // errRemoteProtocol refuses a remote registration on the plain path.
 func errRemoteProtocol(capability string) error {
-	return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is a remote MCP tool; the gateway calls it through Edge.Remote", checkfu.Quote(capability))
+	return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is a remote MCP tool; the pipeline calls it through Edge.Remote", checkfu.Quote(capability))
 }

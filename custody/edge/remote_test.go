@@ -23,7 +23,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 func (rig *edgeRig) remote(capability string) *edge.RemoteTransport {
 	rig.t.Helper()
 	path := map[string]string{"mcp.search": "/v1/mcp", "mcp.echo": "/v1/echo"}[capability]
-	out := rig.outbound(rig.invocation(capability, "search", "POST", path, `{}`))
+	out := rig.authorized(rig.invocation(capability, "search", "POST", path, `{}`))
 	tr, err := rig.edge.Remote(checkfu.WithRequestContext(context.Background(), sendContext), out)
 	if err != nil {
 		rig.t.Fatal(err)
@@ -183,16 +183,18 @@ func TestRemoteRefusesBeforeContact(t *testing.T) {
 	}
 }
 
-// TestRemoteRegistrationOnPlainPath: Call and Send refuse a remote MCP
-// registration before any contact, and Remote refuses a plain one.
+// TestRemoteRegistrationOnPlainPath: a pipeline without a remote client
+// refuses a remote MCP registration before any contact; Send refuses a
+// remote one and Remote a plain one, should the pipeline ever route them
+// wrong.
 func TestRemoteRegistrationOnPlainPath(t *testing.T) {
 	rig := newEdgeRig(t)
 	inv := rig.invocation("mcp.search", "search", "POST", "/v1/mcp", `{}`)
-	_, err := rig.edge.Call(context.Background(), inv)
+	_, err := rig.call(context.Background(), inv)
 	wantCode(t, err, authz.CodeCapabilityMismatch)
-	_, err = rig.edge.Send(context.Background(), rig.outbound(inv))
+	_, err = rig.edge.Send(context.Background(), rig.authorized(inv))
 	wantCode(t, err, authz.CodeCapabilityMismatch)
-	_, err = rig.edge.Remote(context.Background(), rig.outbound(rig.list()))
+	_, err = rig.edge.Remote(context.Background(), rig.authorized(rig.list()))
 	wantCode(t, err, authz.CodeCapabilityMismatch)
 	if rig.hits.Load() != 0 || rig.custodian.opens.Load() != 0 {
 		t.Fatal("a refused call reached the provider or opened the credential")

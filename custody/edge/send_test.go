@@ -10,25 +10,33 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-func (rig *edgeRig) outbound(inv edge.Invocation) edge.Outbound {
+// authorized makes, for the edge's own tests, the value the pipeline
+// would hand the edge for inv (resolved against the rig's registry),
+// spending nothing.
+func (rig *edgeRig) authorized(inv invocation) edge.Authorized {
 	rig.t.Helper()
 	action, err := rig.registry.Resolve(inv.Call, inv.Connection.Credential)
 	if err != nil {
 		rig.t.Fatal(err)
 	}
-	return edge.Outbound{Connection: inv.Connection, Action: action, Lease: inv.Lease, Scope: inv.Scope}
+	reg, _ := rig.registry.Lookup(action.Capability)
+	a, err := edge.MintForTest(inv.Connection, action, reg.Tool.Name, reg.Protocol, rig.lease, inv.Scope)
+	if err != nil {
+		rig.t.Fatal(err)
+	}
+	return a
 }
 
 var sendContext = checkfu.RequestContext{Actor: "alice", Tenant: "org-1", Workspace: "ws-1", Session: "s1", Request: "req-1", Run: "run-1", Release: "checkfu@test"}
 
 // TestSendAttachesAndSpendsNothing: Send is the credential half of the
 // path. It attaches the credential to the allowed request, spends no lease
-// budget (the gateway spent it) and records the request context.
+// budget (the pipeline spent it) and records the request context.
 func TestSendAttachesAndSpendsNothing(t *testing.T) {
 	rig := newEdgeRig(t)
 	before, _ := rig.leases.Remaining(rig.lease.ID)
 	ctx := checkfu.WithRequestContext(context.Background(), sendContext)
-	resp, err := rig.edge.Send(ctx, rig.outbound(rig.list()))
+	resp, err := rig.edge.Send(ctx, rig.authorized(rig.list()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,31 +61,44 @@ func TestSendAttachesAndSpendsNothing(t *testing.T) {
 }
 
 // TestSendRefuses: each refusal Send keeps for itself happens before the
-// provider is contacted and, except the last-moment lease check, before
-// the credential is opened.
+// provider is contacted and, except the last-moment lease check and the
+// egress client's own decision, before the credential is opened. A value
+// the pipeline did not make, or one sent already, is refused before
+// anything else.
 func TestSendRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		edit  func(*edgeRig, *edge.Outbound)
+		make  func(*edgeRig) edge.Authorized
 		code  checkfu.Code
 		opens int64
 	}{
-		{"resource not registered", func(_ *edgeRig, o *edge.Outbound) { o.Action.Resource += "/x" }, authz.CodeCapabilityMismatch, 0},
-		{"operation not registered", func(_ *edgeRig, o *edge.Outbound) { o.Action.Operation = "POST" }, authz.CodeCapabilityMismatch, 0},
-		{"effect not registered", func(_ *edgeRig, o *edge.Outbound) { o.Action.Effect = authz.ExternalEffect }, authz.CodeCapabilityMismatch, 0},
-		{"capability not registered", func(_ *edgeRig, o *edge.Outbound) { o.Action.Capability = "nope" }, authz.CodeCapabilityMismatch, 0},
-		{"other credential", func(_ *edgeRig, o *edge.Outbound) { o.Connection.Credential.Namespace = "other" }, authz.CodeCapabilityMismatch, 0},
-		{"outside the rules", func(rig *edgeRig, o *edge.Outbound) {
-			*o = rig.outbound(rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
-		}, egress.CodeNoRuleMatched, 0},
-		{"lease revoked", func(rig *edgeRig, o *edge.Outbound) { _ = rig.leases.Revoke(o.Lease) }, authz.CodeLeaseRevoked, 1},
-		{"lease of another scope", func(_ *edgeRig, o *edge.Outbound) { o.Scope.Actor = "mallory" }, authz.CodeLeaseOutOfScope, 1},
+		{"the zero Authorized", func(*edgeRig) edge.Authorized { return edge.Authorized{} }, edge.CodeNotAuthorized, 0},
+		{"sent twice", func(rig *edgeRig) edge.Authorized {
+			a := rig.authorized(rig.list())
+			if _, err := rig.edge.Send(context.Background(), a); err != nil {
+				rig.t.Fatal(err)
+			}
+			rig.hits.Store(0)
+			rig.custodian.opens.Store(0)
+			return a
+		}, edge.CodeNotAuthorized, 0},
+		{"outside the rules", func(rig *edgeRig) edge.Authorized {
+			return rig.authorized(rig.invocation("outside.rules", "outside", "GET", "/v2/other", `{}`))
+		}, egress.CodeNoRuleMatched, 1},
+		{"lease revoked", func(rig *edgeRig) edge.Authorized {
+			_ = rig.leases.Revoke(rig.lease.ID)
+			return rig.authorized(rig.list())
+		}, authz.CodeLeaseRevoked, 1},
+		{"lease of another scope", func(rig *edgeRig) edge.Authorized {
+			inv := rig.list()
+			inv.Scope.Actor = "mallory"
+			return rig.authorized(inv)
+		}, authz.CodeLeaseOutOfScope, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rig := newEdgeRig(t)
-			out := rig.outbound(rig.list())
-			tc.edit(rig, &out)
-			_, err := rig.edge.Send(context.Background(), out)
+			a := tc.make(rig)
+			_, err := rig.edge.Send(context.Background(), a)
 			wantCode(t, err, tc.code)
 			if n := rig.hits.Load(); n != 0 {
 				t.Errorf("the provider was contacted %d times", n)
@@ -88,7 +109,7 @@ func TestSendRefuses(t *testing.T) {
 		})
 	}
 	var zero *edge.Edge
-	if _, err := zero.Send(context.Background(), edge.Outbound{}); err == nil {
+	if _, err := zero.Send(context.Background(), edge.Authorized{}); err == nil {
 		t.Error("the nil Edge sent")
 	}
 }

@@ -184,18 +184,18 @@ func TestEdgeOverTokenRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ed, err := edge.NewEdge(edge.EdgeConfig{Registry: reg, Leases: leases, Custodian: rt, Dialer: p.dial, RootCAs: p.roots().TLSClientConfig.RootCAs})
+	ed, err := edge.NewEdge(edge.EdgeConfig{Leases: leases, Custodian: rt, Dialer: p.dial, RootCAs: p.roots().TLSClientConfig.RootCAs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ed.CloseIdleConnections)
-	inv := edge.Invocation{
+	inv := invocation{
 		Connection: edge.Connection{Credential: govCred, Rules: rules}, Lease: lease.ID, Scope: govScope,
 		Call: authz.ToolCall{Capability: "repo.read", Tool: "read_repo", Operation: "GET", Resource: base + "/v1/repo", Arguments: json.RawMessage(`{}`)},
 	}
 	call := func() *edge.Response {
 		t.Helper()
-		resp, err := ed.Call(context.Background(), inv)
+		resp, err := caller{e: ed, registry: reg, leases: leases, now: time.Now}.Call(context.Background(), inv)
 		if err != nil {
 			t.Fatal(err)
 		}

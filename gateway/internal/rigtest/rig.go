@@ -110,17 +110,17 @@ type Rig struct {
 	EdgeEvidence *custodytest.MemoryEvidence
 	// Opens counts the credential's opens by the custodian.
 	Opens *atomic.Int64
-	// Edge is the rig's outbound edge, as the gateway sees it; EdgeCall is
-	// its bare Edge.Call, for the benchmark. Neither can open the
-	// credential for a caller.
-	Edge     gateway.Edge
-	EdgeCall func(context.Context, edge.Invocation) (*edge.Response, error)
-	Conn     edge.Connection
-	Gateway  *gateway.Gateway
-	Tokens   *gateway.HMACTokens
-	Lease    authz.Lease
-	Tools    []gateway.ProfileTool
-	Hits     atomic.Int64
+	// Plane is the rig's plane, built by gateway.NewPlane; Edge is its
+	// outbound edge, as the gateway sees it (it cannot open the
+	// credential for a caller).
+	Plane   *gateway.Plane
+	Edge    gateway.Edge
+	Conn    edge.Connection
+	Gateway *gateway.Gateway
+	Tokens  *gateway.HMACTokens
+	Lease   authz.Lease
+	Tools   []gateway.ProfileTool
+	Hits    atomic.Int64
 	// Hold, when set, is called with each request the provider
 	// receives before it answers: a test holds calls in flight with it.
 	Hold atomic.Pointer[func(*http.Request)]
@@ -218,16 +218,6 @@ func build(t TB, remote bool) *Rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Leases, err = authz.NewLeases(authz.LeaseConfig{Catalog: cat, Registry: r.Registry, Now: r.Clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	if r.Approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: Member().Actor}
-	if r.Lease, err = r.Leases.Issue(authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour}); err != nil {
-		t.Fatal(err)
-	}
 	rules, err := egress.NewRules(append([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}}, remoteRules...))
 	if err != nil {
 		t.Fatal(err)
@@ -237,25 +227,30 @@ func build(t TB, remote bool) *Rig {
 	if remote {
 		edgeEvidence = r.Evidence // the edge's own edge_call events, with the gateway's
 	}
-	e, err := edge.NewEdge(edge.EdgeConfig{
-		Registry: r.Registry, Leases: r.Leases, Custodian: custodian, Approvals: r.Approvals, Label: checkfu.LabelMock, Now: r.Clock.Now,
-		Evidence: edgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+	if r.Tokens, err = gateway.NewHMACTokens(Key, r.Clock.Now); err != nil {
+		t.Fatal(err)
+	}
+	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: Member().Actor}
+	r.Plane, err = gateway.NewPlane(gateway.PlaneConfig{
+		Authenticator: r.Tokens, Registry: r.Registry, Catalog: cat, Connections: []edge.Connection{r.Conn}, Assignments: r.Assignments,
+		Lease:    authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour},
+		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now,
+		Edge: func(leases *authz.Leases) (gateway.Edge, error) {
+			e, err := edge.NewEdge(edge.EdgeConfig{
+				Leases: leases, Custodian: custodian, Label: checkfu.LabelMock, Now: r.Clock.Now,
+				Evidence: edgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.CloseIdleConnections)
-	r.Edge, r.EdgeCall = e, e.Call
-	if r.Tokens, err = gateway.NewHMACTokens(Key, r.Clock.Now); err != nil {
-		t.Fatal(err)
-	}
-	if r.Gateway, err = gateway.New(gateway.Config{
-		Authenticator: r.Tokens, Assignments: r.Assignments, Registry: r.Registry, Connections: []edge.Connection{r.Conn},
-		Leases: r.Leases, Approvals: r.Approvals, Edge: r.Edge, Evidence: r.Evidence, Label: checkfu.LabelMock,
-		Service: "runner", Name: "gateway-a", Now: r.Clock.Now,
-	}); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(r.Plane.Close)
+	r.Leases, r.Lease, r.Approvals, r.Gateway, r.Edge = r.Plane.Leases, r.Plane.Lease, r.Plane.Approvals, r.Plane.Gateway, r.Plane.Edge()
 	return r
 }
 
@@ -316,8 +311,8 @@ func (r *Rig) ApproveWith(ctx context.Context, approvals *authz.Approvals, args 
 
 func (r *Rig) approve(ctx context.Context, approvals *authz.Approvals, capability, args string) {
 	r.T.Helper()
-	call := authz.ToolCall{Capability: capability, Arguments: json.RawMessage(args)}
-	action, err := r.Registry.Arguments(call)
+	reg, _ := r.Registry.Lookup(capability)
+	action, err := r.Registry.Resolve(authz.ToolCall{Capability: capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource, Arguments: json.RawMessage(args)}, reg.Credential)
 	if err != nil {
 		r.T.Fatal(err)
 	}

@@ -1,0 +1,159 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/custodytest"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/pipeline"
+	"github.com/checkfu/checkfu/egress"
+)
+
+var (
+	cred     = address.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
+	provider = checkfu.ProviderRevision{Provider: "checkfu:github", Revision: "3"}
+	member   = checkfu.RequestContext{Actor: "user:bob", Role: "member", Tenant: "org-1", Workspace: "ws-1", Project: "proj-1",
+		Session: "sess-1", Request: "req-1", Run: "run-1", Release: "checkfu@test"}
+	tools = []pipeline.Tool{
+		{Capability: "issues.list", Tool: "list_issues", Operation: "GET", Resource: "https://api.example.com/v1/issues"},
+		{Capability: "issues.create", Tool: "create_issue", Operation: "POST", Resource: "https://api.example.com/v1/issues"},
+	}
+)
+
+// clock is an injectable clock that moves only when told to.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeEdge stands in for custody's outbound edge: it counts the
+// authorized calls it is handed and answers 200 (the pipeline's tests
+// are about what reaches the edge, not about the credential).
+type fakeEdge struct {
+	mu   sync.Mutex
+	sent int
+}
+
+func (f *fakeEdge) Send(ctx context.Context, a edge.Authorized) (*edge.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent++
+	return &edge.Response{Status: 200, Body: []byte(`{"ok":true}`)}, nil
+}
+
+func (f *fakeEdge) Remote(ctx context.Context, a edge.Authorized) (*edge.RemoteTransport, error) {
+	return nil, errors.New("fakeEdge: no remote tools")
+}
+
+func (f *fakeEdge) Sent() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sent
+}
+
+// A rig is a pipeline over a fake edge, with a member's channel.
+type rig struct {
+	t         testing.TB
+	clock     *clock
+	registry  *authz.Registry
+	leases    *authz.Leases
+	lease     authz.Lease
+	approvals *authz.Approvals
+	evidence  *custodytest.MemoryEvidence
+	edge      *fakeEdge
+	p         *pipeline.Pipeline
+	ch        *pipeline.Channel
+}
+
+func newRig(t testing.TB, budget int64) *rig {
+	t.Helper()
+	r := &rig{t: t, clock: &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, evidence: &custodytest.MemoryEvidence{}, edge: &fakeEdge{}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	r.registry, err = authz.NewRegistry(
+		authz.Registration{Capability: "issues.list", Operation: "GET", Resource: tools[0].Resource, Credential: cred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "list_issues", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		authz.Registration{Capability: "issues.create", Operation: "POST", Resource: tools[1].Resource, Credential: cred, Effect: authz.ExternalEffect,
+			Tool: authz.ToolDescriptor{Name: "create_issue", InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)}},
+	)
+	must(err)
+	cat, err := authz.NewCatalog(authz.ProviderEntry{Revision: provider, Capabilities: []string{"issues.list", "issues.create"}})
+	must(err)
+	r.leases, err = authz.NewLeases(authz.LeaseConfig{Catalog: cat, Registry: r.registry, Now: r.clock.Now})
+	must(err)
+	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: member.Actor}
+	r.lease, err = r.leases.Issue(authz.LeaseRequest{Provider: provider, Capabilities: []string{"issues.list", "issues.create"}, Scope: scope, Budget: budget, TTL: time.Hour})
+	must(err)
+	r.approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: r.evidence, Label: checkfu.LabelMock, Now: r.clock.Now})
+	must(err)
+	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}})
+	must(err)
+	assignments := &authz.Assignments{}
+	for _, c := range []string{"issues.list", "issues.create"} {
+		_, err := assignments.Assign(authz.PermissionAssignment{Actor: member.Actor, Capability: c, Tenant: member.Tenant, Workspace: member.Workspace, ExpiresAt: r.clock.Now().Add(24 * time.Hour)})
+		must(err)
+	}
+	r.p, err = pipeline.New(pipeline.Config{
+		Assignments: assignments, Registry: r.registry, Connections: []edge.Connection{{Credential: cred, Rules: rules}},
+		Leases: r.leases, Approvals: r.approvals, Edge: r.edge, Evidence: r.evidence, Label: checkfu.LabelMock,
+		Service: "runner", Name: "gateway-a", Now: r.clock.Now,
+	})
+	must(err)
+	r.ch, err = r.p.Open(member, r.lease.ID, tools)
+	must(err)
+	return r
+}
+
+// approve records an approval of the create call with args, live for ttl,
+// bound as the pipeline's dry run says.
+func (r *rig) approve(args string, ttl time.Duration) {
+	r.t.Helper()
+	plan, err := r.ch.Plan("issues.create", json.RawMessage(args))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.approvals.Decide(context.Background(), authz.ApprovalDecision{Binding: plan.Binding, Approver: "user:carol", Approve: true, TTL: ttl}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) remaining() int64 {
+	r.t.Helper()
+	n, err := r.leases.Remaining(r.lease.ID)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+func wantCode(t *testing.T, err error, code checkfu.Code) {
+	t.Helper()
+	if !errors.Is(err, code) {
+		t.Fatalf("err = %v, want %s", err, code)
+	}
+}

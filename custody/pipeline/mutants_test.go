@@ -1,0 +1,42 @@
+package pipeline_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// approvalStep and leaseStep are steps 6 and 7 of the pipeline, as the
+// mutants below find them.
+const (
+	approvalStep = "\t// 6. The approval, for an external effect: a live one, bound to\n\t// exactly this call. The agent never names it.\n\tif d.action.Effect != authz.ReadOnly {\n\t\tid, ok := p.cfg.Approvals.Pending(d.binding)\n\t\tif !ok {\n\t\t\treturn nil, checkfu.Refuse(authz.CodeApprovalRequired, \"pipeline: capability %s has an external effect and runs only under an approval\", checkfu.Quote(capability))\n\t\t}\n\t\td.approval, ev.Approval = id, id\n\t}\n"
+	leaseStep    = "\t// 7. The lease would allow the use; it is spent only when the call\n\t// leaves.\n\tlease, err := p.cfg.Leases.Usable(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})\n\tif err != nil {\n\t\treturn nil, err\n\t}\n"
+)
+
+// mutants break the pipeline's order and its budget rule one at a time;
+// the gateway's mutants (gateway/mutants_test.go) break each check.
+var mutants = []mutation.Mutant{
+	{Name: "the approval and lease steps reordered", File: "pipeline.go",
+		Edits: []mutation.Edit{{Old: approvalStep + leaseStep, New: leaseStep + approvalStep}},
+		Kills: "TestApprovalBeforeLease"},
+	{Name: "the lease spent before the approval", File: "pipeline.go",
+		Edits: []mutation.Edit{{Old: approvalStep + leaseStep, New: "\tlease, err := p.cfg.Leases.Use(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})\n\tif err != nil {\n\t\treturn nil, err\n\t}\n" + approvalStep}},
+		Kills: "TestApprovalRequiredSpendsNothing"},
+	{Name: "the lease spent at the check", File: "pipeline.go",
+		Edits: []mutation.Edit{{Old: "lease, err := p.cfg.Leases.Usable(d.lease,", New: "lease, err := p.cfg.Leases.Use(d.lease,"}},
+		Kills: "TestApprovalRequiredSpendsNothing|TestExpiredApprovalDoesNotShadow"},
+	{Name: "an expired approval shadows a live one", File: "../authz/approval_find.go",
+		Edits: []mutation.Edit{{Old: "st.approval.Check(b, now) == nil", New: "st.approval.Approved && now == now"}},
+		Kills: "TestExpiredApprovalDoesNotShadow"},
+	{Name: "the edge grows a path that takes no authorized value", File: "../edge/edge.go",
+		Edits: []mutation.Edit{{Old: "// Send makes one authorized call of a plain HTTPS registration:", New: "// SendRaw is a planted path around the pipeline.\nfunc (e *Edge) SendRaw(ctx context.Context, req *http.Request) {}\n\n// Send makes one authorized call of a plain HTTPS registration:"}},
+		Kills: "TestNoExportedPathReachesTheEdge"},
+	{Name: "the authorized value grows an exported field", File: "../internal/outbound/outbound.go",
+		Edits: []mutation.Edit{{Old: "type Authorized struct {\n\tc *Call\n}", New: "type Authorized struct {\n\tc    *Call\n\tCall *Call\n}"}},
+		Kills: "TestNoExportedPathReachesTheEdge"},
+	{Name: "the dry run skips the channel", File: "plan.go",
+		Edits: []mutation.Edit{{Old: "if ch == nil || ch.p == nil || !ch.p.open(ch) {", New: "if ch == nil || ch.p == nil {"}},
+		Kills: "TestPlanIsTheCall"},
+}

@@ -1,0 +1,409 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/internal/outbound"
+	"github.com/checkfu/checkfu/egress"
+)
+
+// Config configures New. Every field but Approvals, Remote, Now and
+// Connections is required.
+type Config struct {
+	Assignments *authz.Assignments // who may call what, where
+	Registry    *authz.Registry    // the exact static registrations
+	Connections []edge.Connection  // one per registered credential: its egress rules
+	Leases      *authz.Leases      // every call spends its channel's lease
+	Approvals   *authz.Approvals   // external_effect calls run only under an approval; nil refuses them
+	Edge        Edge               // the outbound edge the credential is attached at
+	// Remote makes the tools/call of a remote MCP tool (a registration
+	// of Protocol authz.MCP) through the edge's transport; nil refuses
+	// every such call before it is decided. The gateway sets it to its
+	// MCP client.
+	Remote        RemoteClient
+	Evidence      authz.EvidenceSink // decision and result events
+	Label         checkfu.Label      // the label on every event
+	Service, Name string             // the lease scope's service and gateway fields
+	Now           func() time.Time   // the clock; nil means time.Now
+}
+
+// Edge is what the pipeline needs of custody's outbound edge: sending an
+// authorized call, or the pinned transport of an authorized remote MCP
+// tool call. [*edge.Edge] implements it. Both take only an
+// [edge.Authorized], which only the pipeline makes.
+type Edge interface {
+	Send(ctx context.Context, a edge.Authorized) (*edge.Response, error)
+	Remote(ctx context.Context, a edge.Authorized) (*edge.RemoteTransport, error)
+}
+
+var _ Edge = (*edge.Edge)(nil)
+
+// A RemoteClient makes the one tools/call of a remote MCP tool as the
+// server's client, through t (which reaches only the registered
+// endpoint, lets through only that call and attaches the credential at
+// the edge), and returns the answer the caller gets.
+type RemoteClient func(ctx context.Context, t *edge.RemoteTransport) (*edge.Response, error)
+
+// A Tool is one tool the active profile exposes on a channel: the
+// capability it calls and the descriptor's tool name, operation and
+// resource, which the pipeline compares with the registration on every
+// call.
+type Tool struct {
+	Capability string
+	Tool       string
+	Operation  string
+	Resource   string
+}
+
+// A Pipeline owns the order of the checks every credentialed tool call
+// passes, and runs them with nothing skipped and nothing repeated:
+//
+//  1. channel: the call came over a [Channel] this pipeline opened and
+//     has not closed (else [CodeChannelUnknown], recorded as a denial
+//     that carries no request context and no actor: nothing about it is
+//     authenticated); the request context is the channel's, never
+//     anything the call carries;
+//  2. assignment: the channel's profile lists the tool and a
+//     PermissionAssignment grants the context's actor or role the
+//     capability (or its Connection) in its scope
+//     ([authz.CodePermissionMissing], naming nothing);
+//  3. registration: the exact static registration, found once:
+//     capability, tool, operation, https resource and credential
+//     reference;
+//  4. arguments: strict JSON satisfying the tool's JSON Schema, made
+//     canonical (the action, and its one digest);
+//  5. rules: the request built from the action alone, decided once by
+//     the Connection's egress rules (pure: nothing is sent);
+//  6. approval: for external_effect, a live approval bound to exactly
+//     this actor, lease, action, effect and session
+//     ([authz.CodeApprovalRequired]);
+//  7. lease: the channel's lease would allow the use for the context's
+//     actor; it is not spent yet;
+//  8. edge: the decision is recorded; then, for external_effect inside
+//     [authz.Approvals.Carry] (which revalidates the approval immediately
+//     before the effect), the lease is spent, the call becomes an
+//     [edge.Authorized] and goes to [edge.Edge.Send], or for a remote MCP
+//     tool to the [RemoteClient] through [edge.Edge.Remote];
+//  9. events: the result is recorded as a separate event.
+//
+// A refusal at any step spends no lease budget and opens no credential;
+// nothing before step 8 contacts a provider. [Pipeline.Plan] runs steps 1
+// to 5 alone, as a dry run. A Pipeline is safe for concurrent use; the
+// zero Pipeline refuses every call.
+type Pipeline struct {
+	cfg   Config
+	conns map[address.Binding]edge.Connection
+
+	mu       sync.Mutex
+	channels map[*Channel]bool // guarded by mu: open channels
+}
+
+// New validates cfg and returns a Pipeline. A missing part or an invalid
+// label is refused with [checkfu.CodeConfigInvalid].
+func New(cfg Config) (*Pipeline, error) {
+	switch {
+	case cfg.Assignments == nil, cfg.Registry == nil, cfg.Leases == nil, cfg.Edge == nil, cfg.Evidence == nil:
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: New needs Assignments, a Registry, Leases, an Edge and an EvidenceSink")
+	case cfg.Service == "" || cfg.Name == "":
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: New needs the Service and Name its leases are scoped to")
+	case !cfg.Label.Valid():
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: %s is not an evidence label", cfg.Label)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}}
+	for _, c := range cfg.Connections {
+		if c.Rules == nil || c.Credential.Validate() != nil {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: a Connection needs a valid credential binding and egress rules")
+		}
+		p.conns[c.Credential] = c
+	}
+	return p, nil
+}
+
+// A Channel is the route of one caller's calls to the pipeline: the
+// request context established when it opened (by the gateway, from a
+// server-owned token), the lease its calls spend and the tools its
+// profile lists. Nothing sent over it can change them.
+type Channel struct {
+	p     *Pipeline
+	rc    checkfu.RequestContext
+	lease string
+	tools map[string]Tool
+	list  []Tool
+}
+
+// Open opens a channel bound to rc, spending lease and listing tools. The
+// caller establishes rc (the gateway authenticates a token first); an
+// invalid rc, or a capability listed twice, is refused.
+func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (*Channel, error) {
+	if p == nil || p.channels == nil {
+		return nil, errChannel
+	}
+	if err := rc.Validate(); err != nil {
+		return nil, err
+	}
+	ch := &Channel{p: p, rc: rc, lease: lease, tools: map[string]Tool{}}
+	for _, t := range tools {
+		if _, dup := ch.tools[t.Capability]; dup {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: capability %s is listed twice", checkfu.Quote(t.Capability))
+		}
+		ch.tools[t.Capability] = t
+		ch.list = append(ch.list, t)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.channels[ch] = true
+	return ch, nil
+}
+
+// Context returns the request context the channel is bound to.
+func (ch *Channel) Context() checkfu.RequestContext { return ch.rc }
+
+// Tools returns the profile's tools on this channel, in the order given.
+func (ch *Channel) Tools() []Tool { return append([]Tool(nil), ch.list...) }
+
+// Registry returns the registry of the pipeline the channel belongs to,
+// for the broker to read descriptors from.
+func (ch *Channel) Registry() *authz.Registry { return ch.p.cfg.Registry }
+
+// Close closes the channel: every later call over it is refused with
+// [CodeChannelUnknown].
+func (ch *Channel) Close() {
+	ch.p.mu.Lock()
+	defer ch.p.mu.Unlock()
+	delete(ch.p.channels, ch)
+}
+
+// Call runs one tool call over the channel through its pipeline. Only the
+// capability and the arguments come from the call.
+func (ch *Channel) Call(ctx context.Context, capability string, args json.RawMessage) (*edge.Response, error) {
+	if ch == nil {
+		return nil, errChannel
+	}
+	return ch.p.Call(ctx, ch, capability, args)
+}
+
+var errChannel = checkfu.Refuse(CodeChannelUnknown, "pipeline: the call did not come over an open channel of this pipeline")
+
+// open reports whether ch is an open channel of p.
+func (p *Pipeline) open(ch *Channel) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return ch.p == p && p.channels[ch]
+}
+
+// Call runs one tool call that arrived over ch through every step, in the
+// order the type documentation gives. A channel this pipeline did not
+// open, or has closed, is refused with [CodeChannelUnknown].
+func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, args json.RawMessage) (*edge.Response, error) {
+	// 1. The channel, and the context it carries: whatever context the
+	// caller's ctx held is replaced.
+	if p == nil || p.channels == nil || ch == nil || !p.open(ch) {
+		return nil, p.refuseChannel(ctx)
+	}
+	rc := ch.rc
+	ctx = checkfu.WithRequestContext(ctx, rc)
+	ev := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}
+	d, err := p.authorize(ch, capability, args, &ev)
+	if err != nil {
+		return nil, p.deny(ctx, ev, err)
+	}
+	ev.Outcome = authz.OutcomeApproved
+	ev.Time = p.cfg.Now()
+	if rerr := p.cfg.Evidence.Record(ctx, ev); rerr != nil {
+		return nil, &authz.EvidenceError{Kind: ev.Kind, Err: rerr}
+	}
+	// 8. The effect, through the edge.
+	var resp *edge.Response
+	send := func(ctx context.Context) error {
+		var err error
+		resp, err = p.send(ctx, d)
+		return err
+	}
+	if d.approval != "" {
+		err = p.cfg.Approvals.Carry(ctx, d.approval, d.binding, send)
+	} else {
+		err = send(ctx)
+	}
+	// 9. The result, a separate event.
+	res := ev
+	res.Kind, res.Time, res.Outcome = authz.EvidenceGatewayResult, p.cfg.Now(), authz.OutcomeSucceeded
+	if resp != nil {
+		res.Status = resp.Status
+	}
+	if err != nil {
+		res.Outcome = authz.OutcomeFailed
+		if code, ok := checkfu.CodeOf(err); ok {
+			res.Code = code
+		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+			res.Code = checkfu.Code(uc)
+		}
+	}
+	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {
+		return nil, errors.Join(err, &authz.EvidenceError{Kind: res.Kind, Err: rerr})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// decided is a call that passed steps 2 to 7: everything the edge step
+// needs, nothing spent yet.
+type decided struct {
+	conn     edge.Connection
+	action   authz.Action
+	digest   string
+	reg      authz.Registration
+	req      *http.Request
+	lease    string
+	scope    authz.LeaseScope
+	session  string
+	approval string
+	binding  authz.ApprovalBinding
+}
+
+// resolve runs steps 2 to 5 for a call of capability over ch, filling ev
+// as facts become known: the assignment, the one registry lookup, the
+// arguments and the one rule decision. It spends nothing.
+func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage, ev *authz.Evidence) (*decided, error) {
+	rc := ch.rc
+	// 2. The profile lists the tool, and an assignment grants it. Both
+	// refusals are the same: a tool the profile hides is not there.
+	pt, listed := ch.tools[capability]
+	target := authz.PermissionTarget{Capability: capability}
+	reg, registered := p.cfg.Registry.Lookup(capability)
+	if registered {
+		target.Connection = reg.Credential.String()
+	}
+	a, err := p.cfg.Assignments.Permit(rc, target, p.cfg.Now())
+	if err != nil || !listed {
+		return nil, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")
+	}
+	ev.Assignment = a.ID
+	ev.Capability, ev.Tool = capability, pt.Tool
+	// 3 and 4. The exact static registration, through the Connection
+	// of its credential, then the arguments.
+	call := authz.ToolCall{Capability: capability, Tool: pt.Tool, Operation: pt.Operation, Resource: pt.Resource, Arguments: args}
+	conn, ok := p.conns[reg.Credential]
+	if !registered || !ok {
+		conn = edge.Connection{}
+	}
+	action, err := p.cfg.Registry.Resolve(call, conn.Credential)
+	if err != nil {
+		return nil, err
+	}
+	d := &decided{conn: conn, action: action, digest: action.Digest(), reg: reg, lease: ch.lease, session: rc.Session,
+		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}
+	ev.Action, ev.Effect = d.digest, action.Effect
+	if reg.Protocol == authz.MCP && p.cfg.Remote == nil {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s is a remote MCP tool and this pipeline has no RemoteClient", checkfu.Quote(capability))
+	}
+	// 5. The request the action makes, against the Connection's egress
+	// rules: decided once, here, so that a call the rules refuse spends
+	// nothing. The egress client decides again as it sends.
+	req, err := outbound.Build(context.Background(), action)
+	if err != nil {
+		return nil, err
+	}
+	if err := outbound.Decide(conn.Rules, req); err != nil {
+		return nil, err
+	}
+	if reg.Protocol == authz.HTTPS {
+		d.req = req
+	}
+	if action.Effect != authz.ReadOnly {
+		d.binding = authz.ApprovalBinding{Actor: rc.Actor, Grant: ch.lease, Action: d.digest, Effect: action.Effect, Scope: rc.Session}
+	}
+	return d, nil
+}
+
+// authorize runs steps 2 to 7, filling ev as facts become known. It
+// spends nothing.
+func (p *Pipeline) authorize(ch *Channel, capability string, args json.RawMessage, ev *authz.Evidence) (*decided, error) {
+	d, err := p.resolve(ch, capability, args, ev)
+	if err != nil {
+		return nil, err
+	}
+	// 6. The approval, for an external effect: a live one, bound to
+	// exactly this call. The agent never names it.
+	if d.action.Effect != authz.ReadOnly {
+		id, ok := p.cfg.Approvals.Pending(d.binding)
+		if !ok {
+			return nil, checkfu.Refuse(authz.CodeApprovalRequired, "pipeline: capability %s has an external effect and runs only under an approval", checkfu.Quote(capability))
+		}
+		d.approval, ev.Approval = id, id
+	}
+	// 7. The lease would allow the use; it is spent only when the call
+	// leaves.
+	lease, err := p.cfg.Leases.Usable(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})
+	if err != nil {
+		return nil, err
+	}
+	ev.Grant, ev.Provider = lease.ID, lease.Provider
+	return d, nil
+}
+
+// send is step 8's effect: the lease is spent, the call becomes an
+// [edge.Authorized], and the edge sends it, or for a registration whose
+// Protocol is [authz.MCP] the RemoteClient makes the tools/call through
+// the edge's transport.
+func (p *Pipeline) send(ctx context.Context, d *decided) (*edge.Response, error) {
+	lease, err := p.cfg.Leases.Use(d.lease, authz.LeaseUse{Scope: d.scope, Capability: d.action.Capability})
+	if err != nil {
+		return nil, err
+	}
+	a := outbound.Mint(&outbound.Call{
+		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
+		Tool: d.reg.Tool.Name, Protocol: d.reg.Protocol, Request: d.req,
+		Lease: lease, Scope: d.scope, Approval: d.approval, Session: d.session,
+	})
+	if d.reg.Protocol != authz.MCP {
+		return p.cfg.Edge.Send(ctx, a)
+	}
+	t, err := p.cfg.Edge.Remote(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.cfg.Remote(ctx, t)
+	if err := t.Finish(ctx, err); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// refuseChannel records the refusal of a call that came over no open
+// channel of p, and returns [CodeChannelUnknown] (joined with the
+// recording failure, if any: the refusal stands either way). Nothing
+// about such a call is trustworthy, the channel's context included (a
+// closed channel's, or another pipeline's), so the denial carries no
+// request context, no actor and nothing from the call: only the code,
+// the time and p's label. The zero Pipeline has nowhere to record it.
+func (p *Pipeline) refuseChannel(ctx context.Context) error {
+	if p == nil || p.channels == nil {
+		return errChannel
+	}
+	return p.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: p.cfg.Label}, errChannel)
+}
+
+// deny records the refusal err as the decision and returns err (joined
+// with the recording failure, if any).
+func (p *Pipeline) deny(ctx context.Context, ev authz.Evidence, err error) error {
+	ev.Outcome, ev.Time = authz.OutcomeRefused, p.cfg.Now()
+	ev.Code, _ = checkfu.CodeOf(err)
+	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {
+		return errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})
+	}
+	return err
+}
