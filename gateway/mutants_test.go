@@ -84,7 +84,7 @@ var mutants = []mutation.Mutant{
 	{Name: "7 denial recorded", File: pipelineFile,
 		Edits: []mutation.Edit{{Old: "if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {\n\t\treturn errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})", New: "if rerr := error(nil); rerr != nil {\n\t\treturn errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})"}},
 		Kills: "TestGatewayDenied"},
-	{Name: "Refuse records a closed channel's refusal with its context", File: "refuse.go",
-		Edits: []mutation.Edit{{Old: "if g == nil || g.channels == nil || !g.authenticated(ch) {", New: "if g == nil || g.channels == nil {"}},
+	{Name: "Refuse records a closed channel's refusal with its context", File: pipelineFile,
+		Edits: []mutation.Edit{{Old: "if p == nil || p.channels == nil || !p.open(ch) {\n\t\treturn p.refuseChannel(ctx)\n\t}\n\trc := ch.rc\n\tctx = checkfu.WithRequestContext(ctx, rc)\n\treturn p.deny(", New: "if p == nil || p.channels == nil {\n\t\treturn p.refuseChannel(ctx)\n\t}\n\trc := ch.rc\n\tctx = checkfu.WithRequestContext(ctx, rc)\n\treturn p.deny("}},
 		Kills: "TestChannelRefuse"},
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
-	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
 )
 
@@ -26,11 +26,11 @@ func TestChannelRefuse(t *testing.T) {
 		t.Fatalf("recorded %+v", evs)
 	}
 	ch.Close()
-	if err := ch.Refuse(context.Background(), checkfu.Refuse(code, "broker: too long")); !errors.Is(err, gateway.CodeChannelUnknown) {
-		t.Fatalf("Refuse on a closed channel = %v, want %s", err, gateway.CodeChannelUnknown)
+	if err := ch.Refuse(context.Background(), checkfu.Refuse(code, "broker: too long")); !errors.Is(err, pipeline.CodeChannelUnknown) {
+		t.Fatalf("Refuse on a closed channel = %v, want %s", err, pipeline.CodeChannelUnknown)
 	}
 	evs = r.Evidence.Events()
-	if len(evs) != 2 || evs[1].Code != gateway.CodeChannelUnknown || evs[1].Request != (checkfu.RequestContext{}) {
+	if len(evs) != 2 || evs[1].Code != pipeline.CodeChannelUnknown || evs[1].Request != (checkfu.RequestContext{}) {
 		t.Fatalf("recorded %+v", evs[1:])
 	}
 }

@@ -407,3 +407,23 @@ func (p *Pipeline) deny(ctx context.Context, ev authz.Evidence, err error) error
 	}
 	return err
 }
+
+// Refuse records err, a refusal the caller decided for a call over ch
+// before the call named a capability (the broker: a message over its
+// bound, a tools/call its MCP session could not take), as a refused
+// decision with ch's request context and err's code, and returns err
+// (joined with the recording failure, if any). On a channel this pipeline
+// did not open, or has closed, it records and returns what [Channel.Call]
+// would: [CodeChannelUnknown], with no request context.
+func (ch *Channel) Refuse(ctx context.Context, err error) error {
+	if ch == nil {
+		return errChannel
+	}
+	p := ch.p
+	if p == nil || p.channels == nil || !p.open(ch) {
+		return p.refuseChannel(ctx)
+	}
+	rc := ch.rc
+	ctx = checkfu.WithRequestContext(ctx, rc)
+	return p.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}, err)
+}
