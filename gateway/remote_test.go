@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -401,5 +402,30 @@ func TestRemoteEvidenceStatus(t *testing.T) {
 	}
 	if len(calls) != 1 || calls[0].Status != http.StatusUnauthorized || calls[0].Outcome != authz.OutcomeFailed {
 		t.Errorf("edge_call events %+v, want one failed with status 401 (the server saw %q)", calls, h.Seen())
+	}
+}
+
+// TestRemoteToolErrorIsAFailure: a remote tool's result flagged isError
+// reaches the caller as that result, and the result and approval_result
+// events record the call as failed, not as a success at HTTP 200.
+func TestRemoteToolErrorIsAFailure(t *testing.T) {
+	r := rigtest.NewRemote(t)
+	r.Grant("remote.effect")
+	ch := r.Channel(rigtest.Member())
+	const args = `{"query":"fail"}`
+	r.ApproveCall("remote.effect", args)
+	resp, err := ch.Call(context.Background(), "remote.effect", json.RawMessage(args))
+	if err != nil || !strings.Contains(string(resp.Body), `"isError":true`) {
+		t.Fatalf("the caller got %+v, %v; want the error result", resp, err)
+	}
+	var got []string
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceGatewayResult || ev.Kind == authz.EvidenceApprovalResult {
+			got = append(got, fmt.Sprintf("%s:%s:%s:%d", ev.Kind, ev.Outcome, ev.Code, ev.Status))
+		}
+	}
+	want := "approval_result:failed:remote_tool_failed:0 gateway_result:failed:remote_tool_failed:0"
+	if strings.Join(got, " ") != want {
+		t.Errorf("events %q\nwant   %q", got, want)
 	}
 }

@@ -50,14 +50,18 @@ func (c *clock) Advance(d time.Duration) {
 // authorized calls it is handed and answers 200 (the pipeline's tests
 // are about what reaches the edge, not about the credential).
 type fakeEdge struct {
-	mu   sync.Mutex
-	sent int
+	mu     sync.Mutex
+	sent   int
+	status int // the status it answers; zero means 200
 }
 
 func (f *fakeEdge) Send(ctx context.Context, a edge.Authorized) (*edge.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent++
+	if f.status != 0 {
+		return &edge.Response{Status: f.status, Body: []byte(`{"error":"no"}`)}, nil
+	}
 	return &edge.Response{Status: 200, Body: []byte(`{"ok":true}`)}, nil
 }
 

@@ -224,11 +224,19 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	if rerr := p.cfg.Evidence.Record(ctx, ev); rerr != nil {
 		return nil, &authz.EvidenceError{Kind: ev.Kind, Err: rerr}
 	}
-	// 8. The effect, through the edge.
+	// 8. The effect, through the edge. An answer that reports a failure
+	// (an HTTP error status, a remote tool's error result) is still the
+	// caller's answer, but the events record the call as failed: the
+	// effect reports it to Carry as a failure, and it is not returned.
 	var resp *edge.Response
+	var failed error
 	send := func(ctx context.Context) error {
 		var err error
 		resp, err = p.send(ctx, d)
+		if err == nil {
+			failed = answerFailed(d.reg.Protocol, resp)
+			return failed
+		}
 		return err
 	}
 	if d.approval != "" {
@@ -239,7 +247,9 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	// 9. The result, a separate event.
 	res := ev
 	res.Kind, res.Time, res.Outcome = authz.EvidenceGatewayResult, p.cfg.Now(), authz.OutcomeSucceeded
-	if resp != nil {
+	if resp != nil && d.reg.Protocol == authz.HTTPS {
+		// A remote tool's answer has no status of its own (the edge_call
+		// event carries its exchanges'): its result is the outcome.
 		res.Status = resp.Status
 	}
 	if err != nil {
@@ -253,10 +263,36 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {
 		return nil, errors.Join(err, &authz.EvidenceError{Kind: res.Kind, Err: rerr})
 	}
+	if failed != nil && errors.Is(err, failed) {
+		err = nil // the answer is the caller's; the events say it failed
+	}
 	if err != nil {
 		return nil, err
 	}
 	return resp, nil
+}
+
+// answerFailed returns the failure an answer reports, or nil: an HTTP
+// error status from a plain provider ([CodeProviderFailed]), or a remote
+// MCP tool's result flagged isError ([CodeRemoteToolFailed]; the body is
+// the gateway's MCP client's re-encoding of the result, never the
+// server's bytes).
+func answerFailed(protocol authz.Protocol, resp *edge.Response) error {
+	if resp == nil {
+		return nil
+	}
+	if resp.Status >= 400 {
+		return checkfu.Refuse(CodeProviderFailed, "pipeline: the provider answered with status %d", resp.Status)
+	}
+	if protocol == authz.MCP {
+		var r struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(resp.Body, &r) == nil && r.IsError {
+			return checkfu.Refuse(CodeRemoteToolFailed, "pipeline: the remote tool returned an error result")
+		}
+	}
+	return nil
 }
 
 // decided is a call that passed steps 2 to 7: everything the edge step

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/pipeline"
 )
 
 const createArgs = `{"title":"bug"}`
@@ -104,5 +105,35 @@ func TestPlanIsTheCall(t *testing.T) {
 	_, err = r.ch.Plan("issues.create", json.RawMessage(createArgs))
 	if err == nil {
 		t.Error("a closed channel planned a call")
+	}
+}
+
+// TestProviderErrorIsAFailure: a provider's 4xx or 5xx answer is the
+// caller's answer, but the result and approval_result events record the
+// terminal result the caller got, a failure, not a success.
+func TestProviderErrorIsAFailure(t *testing.T) {
+	for _, status := range []int{404, 503} {
+		r := newRig(t, 10)
+		r.edge.status = status
+		r.approve(createArgs, time.Minute)
+		resp, err := r.ch.Call(context.Background(), "issues.create", json.RawMessage(createArgs))
+		if err != nil || resp.Status != status {
+			t.Fatalf("status %d: the caller got %+v, %v; want the answer", status, resp, err)
+		}
+		var result, approval *authz.Evidence
+		for _, ev := range r.evidence.Events() {
+			switch ev.Kind {
+			case authz.EvidenceGatewayResult:
+				result = &ev
+			case authz.EvidenceApprovalResult:
+				approval = &ev
+			}
+		}
+		if result == nil || result.Outcome != authz.OutcomeFailed || result.Code != pipeline.CodeProviderFailed || result.Status != status {
+			t.Errorf("status %d: gateway_result %+v, want failed with %s", status, result, pipeline.CodeProviderFailed)
+		}
+		if approval == nil || approval.Outcome != authz.OutcomeFailed || approval.Code != pipeline.CodeProviderFailed {
+			t.Errorf("status %d: approval_result %+v, want failed with %s", status, approval, pipeline.CodeProviderFailed)
+		}
 	}
 }

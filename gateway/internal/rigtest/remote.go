@@ -82,6 +82,7 @@ func startRemote(t TB) (*Remote, *httptest.Server, *httptest.Server) {
 		return &mcp.CallToolResult{
 			Content: []mcp.Content{&mcp.TextContent{Text: "found: " + args.Query, Meta: mcp.Meta{"next": m.Other + "/mcp"}}},
 			Meta:    mcp.Meta{"next": m.Other + "/mcp"},
+			IsError: args.Query == "fail", // a tool that reports an error result
 		}, nil
 	})
 	srv.AddTool(&mcp.Tool{Name: "leak", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
