@@ -96,7 +96,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "+(3+1+3+1+3+2)*len(tok))", New: ")"}},
 		Kills: "TestEchoFormsClearedWithBuf|TestEchoFormsUTF16ClearedWithBuf"},
 	{Name: "Send takes a value the pipeline did not make", File: "edge.go",
-		Edits: []mutation.Edit{{Old: "\tc, ok := outbound.Take(a)\n\tif !ok {\n\t\tev := e.edgeCall(ctx, &outbound.Call{})", New: "\tc, ok := outbound.Take(a)\n\tif c == nil {\n\t\tc = &outbound.Call{Request: &http.Request{}}\n\t}\n\tif false {\n\t\tev := e.edgeCall(ctx, &outbound.Call{})"}},
+		Edits: []mutation.Edit{{Old: "\tc, ok := outbound.Take(a)\n\tif !ok {\n\t\tev := e.edgeCall(ctx, &outbound.Call{})", New: "\tc, ok := outbound.Take(a)\n\tif c == nil {\n\t\tc = &outbound.Call{Request: &http.Request{}}\n\t}\n\tif _ = ok; false {\n\t\tev := e.edgeCall(ctx, &outbound.Call{})"}},
 		Kills: "TestSendRefuses"},
 	{Name: "an authorized value sent twice", File: "../internal/outbound/outbound.go",
 		Edits: []mutation.Edit{{Old: "if a.c == nil || a.c.taken.Swap(true) {", New: "if a.c == nil {"}},
