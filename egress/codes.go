@@ -74,6 +74,10 @@ const (
 	// held GuardConfig.MaxTunnels tunnels, or MaxTunnelsPerSource for the
 	// workload's source address.
 	CodeTunnelLimitReached checkfu.Code = "tunnel_limit_reached"
+	// CodeConnectionLimitReached: a connection arrived while the guard
+	// already held GuardConfig.MaxConnections workload connections; it
+	// is answered 503 and closed.
+	CodeConnectionLimitReached checkfu.Code = "connection_limit_reached"
 )
 
 // Upstream failure codes ([UpstreamCode], a type of its own so that no

@@ -119,10 +119,12 @@ func newUpstreamConn(c net.Conn) *upstreamConn {
 // connection in it was made by the guarded dialer, so its address was
 // checked when it was dialled.
 type upstreamPool struct {
-	mu     sync.Mutex
-	idle   map[string][]*upstreamConn // guarded by mu; no empty lists
-	n      int                        // guarded by mu; idle connections in all
-	closed bool                       // guarded by mu
+	mu   sync.Mutex
+	idle map[string][]*upstreamConn // guarded by mu; no empty lists
+	n    int                        // guarded by mu; idle connections in all
+	// maxIdle bounds n (at most maxIdleTotal; see DescriptorCaps).
+	maxIdle int
+	closed  bool // guarded by mu
 }
 
 // get returns an idle connection to key that is still quiet, or nil. A
@@ -164,7 +166,7 @@ func (uc *upstreamConn) quiet() bool {
 
 func (p *upstreamPool) put(key string, c *upstreamConn) {
 	p.mu.Lock()
-	if p.closed || p.n >= maxIdleTotal || len(p.idle[key]) >= maxIdlePerDestination {
+	if p.closed || p.n >= p.maxIdle || len(p.idle[key]) >= maxIdlePerDestination {
 		p.mu.Unlock()
 		c.Close()
 		return

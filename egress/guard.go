@@ -60,6 +60,29 @@ type GuardConfig struct {
 	// MaxTunnelsPerSource bounds the tunnels open at once for one
 	// workload source address. Zero means DefaultMaxTunnelsPerSource.
 	MaxTunnelsPerSource int
+	// MaxConnections bounds the workload connections held at once, idle
+	// ones included; one more is answered 503 with
+	// [CodeConnectionLimitReached] and closed. Zero means
+	// DefaultMaxConnections.
+	MaxConnections int
+	// Zero caps are derived from the process's RLIMIT_NOFILE (see
+	// [DescriptorCaps]); a cap set here is used as it is.
+}
+
+// DescriptorCaps returns the default caps of a guard whose process may
+// hold nofile descriptors: [ReservedDescriptors] are kept for the
+// listener, the resolver and refusing, an eighth of the rest for idle
+// upstream connections, and each held workload connection may hold one
+// upstream (a tunnel's destination or a request in flight), so
+// connections get half of what remains; tunnels and tunnels per source
+// are at most that many. Each is at most its Default constant.
+func DescriptorCaps(nofile uint64) (maxConnections, maxTunnels, maxTunnelsPerSource, maxIdleUpstream int) {
+	budget := int(min(nofile, 1<<20)) - ReservedDescriptors
+	maxIdleUpstream = min(maxIdleTotal, max(budget/8, 0))
+	maxConnections = min(DefaultMaxConnections, max((budget-maxIdleUpstream)/2, 1))
+	maxTunnels = min(DefaultMaxTunnels, maxConnections)
+	maxTunnelsPerSource = min(DefaultMaxTunnelsPerSource, maxTunnels)
+	return
 }
 
 // Defaults of the tunnel bounds in [GuardConfig]. A CONNECT beyond a cap
@@ -69,6 +92,16 @@ const (
 	DefaultTunnelIdleTimeout   = 5 * time.Minute
 	DefaultMaxTunnels          = 1024
 	DefaultMaxTunnelsPerSource = 256
+	// DefaultMaxConnections bounds the workload connections (idle,
+	// serving or tunnelling) when RLIMIT_NOFILE allows it.
+	DefaultMaxConnections = 2 * DefaultMaxTunnels
+	// ReservedDescriptors are kept out of every cap: stdio, the
+	// listener, the runtime's poller, resolver sockets, and the
+	// [RefusingConnections] a refusal holds while it is written.
+	ReservedDescriptors = 16
+	// RefusingConnections bounds the connections past MaxConnections
+	// being answered at once; one more is closed unanswered.
+	RefusingConnections = 4
 )
 
 // A Guard is the reference workload egress filter: an HTTP forward proxy
@@ -106,6 +139,9 @@ type Guard struct {
 
 	tunnelGrace, tunnelIdle  time.Duration
 	maxTunnels, maxPerSource int
+	maxConns                 int
+	conns                    atomic.Int64  // workload connections held (see connCap)
+	refusing                 chan struct{} // semaphore of RefusingConnections
 
 	mu        sync.Mutex
 	tunnels   map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
@@ -143,11 +179,17 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard tunnel bounds must not be negative")
 	}
+	if cfg.MaxConnections < 0 {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard connection bound must not be negative")
+	}
+	conns, tunnels, perSource, idleUp := DescriptorCaps(descriptorLimit())
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
 		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"},
 		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),
-		maxTunnels: orDefault(cfg.MaxTunnels, DefaultMaxTunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, DefaultMaxTunnelsPerSource),
+		maxTunnels: orDefault(cfg.MaxTunnels, tunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, perSource),
+		maxConns: orDefault(cfg.MaxConnections, conns), refusing: make(chan struct{}, RefusingConnections),
 		perSource: map[netip.Addr]int{}}
+	g.pool.maxIdle = idleUp
 	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	return g, nil
 }
@@ -169,7 +211,76 @@ func (g *Guard) Serve() error {
 	if g == nil || g.srv == nil {
 		return errZeroGuard
 	}
-	return g.srv.Serve(g.ln)
+	return g.srv.Serve(&connCap{Listener: g.ln, g: g})
+}
+
+// A connCap holds at most maxConns workload connections: one more is
+// answered 503 with CodeConnectionLimitReached and closed, on a
+// descriptor of ReservedDescriptors, so that the guard never runs out
+// of descriptors and goes silent.
+type connCap struct {
+	net.Listener
+	g *Guard
+}
+
+func (l *connCap) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.g.conns.Add(1) <= int64(l.g.maxConns) {
+			return &heldConn{Conn: c, g: l.g}, nil
+		}
+		l.g.conns.Add(-1)
+		l.g.refuseConn(c)
+	}
+}
+
+// A heldConn gives back its slot once, when closed (by net/http, or by
+// the tunnel that hijacked it).
+type heldConn struct {
+	net.Conn
+	g    *Guard
+	once sync.Once
+}
+
+func (c *heldConn) Close() error {
+	c.once.Do(func() { c.g.conns.Add(-1) })
+	return c.Conn.Close()
+}
+
+// connRefusal is the whole answer to a connection past MaxConnections.
+var connRefusal = "HTTP/1.1 503 Service Unavailable\r\n" + RefusalHeader + ": " + string(CodeConnectionLimitReached) +
+	"\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+
+// refuseConn answers c with connRefusal and closes it. It first reads
+// what the workload already sent, so that closing does not reset the
+// answer away; with one of RefusingConnections free it keeps reading, on
+// a goroutine, for up to a second.
+func (g *Guard) refuseConn(c net.Conn) {
+	g.log.Info("egress guard: refused", "code", string(CodeConnectionLimitReached), "limit", g.maxConns)
+	c.SetDeadline(time.Now().Add(time.Millisecond))
+	if _, err := io.WriteString(c, connRefusal); err != nil {
+		c.Close()
+		return
+	}
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+	}
+	io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	select {
+	case g.refusing <- struct{}{}:
+	default:
+		c.Close()
+		return
+	}
+	go func() {
+		defer func() { <-g.refusing }()
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}()
 }
 
 // Shutdown stops accepting, waits (until ctx is done) for requests in

@@ -107,6 +107,9 @@ func runGuard(e *env, args []string) error {
 	var testBlocks prefixList
 	fs.Var(&testBlocks, "treat-as-public", "TESTING ONLY: treat this loopback or 198.18.0.0/15 `CIDR` as public (repeatable; logged)")
 	logFormat := fs.String("log-format", "text", "the log on stderr: text (slog's key=value lines) or json (one object per line)")
+	maxConns := fs.Int("max-connections", 0, "workload connections held at once, idle ones included (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxConnections)")
+	maxTunnels := fs.Int("max-tunnels", 0, "CONNECT tunnels open at once (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnels)")
+	maxPerSource := fs.Int("max-tunnels-per-source", 0, "CONNECT tunnels open at once per workload source address (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnelsPerSource)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -155,6 +158,9 @@ func runGuard(e *env, args []string) error {
 		Resolver:                resolverAddr,
 		TreatAsPublicForTesting: testBlocks,
 		Logger:                  log,
+		MaxConnections:          *maxConns,
+		MaxTunnels:              *maxTunnels,
+		MaxTunnelsPerSource:     *maxPerSource,
 	})
 	if err != nil {
 		ln.Close()
