@@ -63,7 +63,7 @@ func FuzzGuardHostInvariant(f *testing.F) {
 		rec := &recorder{}
 		g.dial = rec.dial
 		g.pool.closeAll()
-		g.pool = upstreamPool{}
+		g.pool = upstreamPool{maxIdle: maxIdleTotal}
 		w := httptest.NewRecorder()
 		g.ServeHTTP(w, req)
 

@@ -5,6 +5,7 @@ package egress_test
 import (
 	"bufio"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -110,7 +111,7 @@ func lowNofileChild() {
 	if err != nil {
 		fail(err)
 	}
-	g, err := egress.NewGuard(egress.GuardConfig{Policy: cp, Listener: ln})
+	g, err := egress.NewGuard(egress.GuardConfig{Policy: cp, Listener: ln, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fail(err)
 	}

@@ -238,7 +238,7 @@ var mutants = []mutation.Mutant{
 	{Name: "X-Forwarded-* dropped", File: "forward.go", Kills: "TestGuardDropsEveryForwardingClaim",
 		Edits: []mutation.Edit{{Old: `if strings.HasPrefix(k, "X-Forwarded-") {`, New: "if false {"}}},
 	{Name: "idle pool bounded in total", File: "forward.go", Kills: "TestUpstreamPoolBoundsIdleConnections",
-		Edits: []mutation.Edit{{Old: "p.closed || p.n >= maxIdleTotal || ", New: "p.closed || "}}},
+		Edits: []mutation.Edit{{Old: "p.closed || p.n >= p.maxIdle || ", New: "p.closed || "}}},
 	{Name: "dialer's reason kept from the workload", File: "guard.go", Kills: "TestGuardRebinding",
 		Edits: []mutation.Edit{{Old: "if code == CodeDestinationNotPublic {", New: "if false {"}}},
 	{Name: "zero Guard refuses in ServeHTTP", File: "guard.go", Kills: "TestZeroGuardRefuses",

@@ -21,7 +21,7 @@ import (
 // a new file is pure unless it is added here.
 var ioFiles = map[string]bool{
 	"client.go": true, "dial.go": true, "forward.go": true, "guard.go": true,
-	"quiet_unix.go": true, "quiet_other.go": true,
+	"quiet_unix.go": true, "quiet_other.go": true, "nofile_unix.go": true, "nofile_other.go": true,
 }
 
 // packageSource is every Go file of the package, embedded so that the

@@ -118,7 +118,7 @@ func TestDialerRefusesOwnAddressesAtDialTime(t *testing.T) {
 // pool. The pool must hold a bounded number in all, not 64 per
 // destination without end: every idle connection holds a descriptor.
 func TestUpstreamPoolBoundsIdleConnections(t *testing.T) {
-	var p upstreamPool
+	p := upstreamPool{maxIdle: maxIdleTotal}
 	t.Cleanup(p.closeAll)
 	for i := range 4 * maxIdleTotal {
 		a, b := net.Pipe()
