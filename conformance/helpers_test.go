@@ -3,23 +3,18 @@ package conformance
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/sha512"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
-	"filippo.io/edwards25519"
-
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/sigtest"
 	"github.com/checkfu/checkfu/signing"
 )
 
 // testSigner returns a deterministic signer for seed byte n.
 func testSigner(n byte) *signing.Signer {
-	seed := make([]byte, ed25519.SeedSize)
-	seed[0] = n
-	s, _, err := signing.GenerateSigner(bytes.NewReader(seed))
+	s, _, err := signing.GenerateSigner(bytes.NewReader(testPriv(n).Seed()))
 	if err != nil {
 		panic(err)
 	}
@@ -27,25 +22,11 @@ func testSigner(n byte) *signing.Signer {
 }
 
 // testPriv returns the private key behind testSigner(n).
-func testPriv(n byte) ed25519.PrivateKey {
-	seed := make([]byte, ed25519.SeedSize)
-	seed[0] = n
-	return ed25519.NewKeyFromSeed(seed)
-}
+func testPriv(n byte) ed25519.PrivateKey { return sigtest.Priv(n) }
 
-type entry struct {
-	Name         string `json:"name"`
-	PublicKeyPEM string `json:"public_key_pem"`
-}
+type entry = sigtest.Entry
 
-func setJSON(t testing.TB, entries ...entry) []byte {
-	t.Helper()
-	b, err := json.Marshal(map[string][]entry{"attesters": entries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func setJSON(entries ...entry) []byte { return sigtest.AttesterSetJSON(entries...) }
 
 // testSet returns an admitted set of the given signers, named a0, a1, ...
 func testSet(t testing.TB, signers ...*signing.Signer) *signing.AttesterSet {
@@ -54,7 +35,7 @@ func testSet(t testing.TB, signers ...*signing.Signer) *signing.AttesterSet {
 	for i, s := range signers {
 		es = append(es, entry{Name: "a" + string(rune('0'+i)), PublicKeyPEM: string(s.PublicKeyPEM())})
 	}
-	set, err := signing.ParseAttesterSet(setJSON(t, es...))
+	set, err := signing.ParseAttesterSet(setJSON(es...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,26 +87,4 @@ func signPayload(s *signing.Signer, typ string, payload []byte) []byte {
 // it, written out again so that the tests check package signing's.
 func pae(typ string, payload []byte) []byte {
 	return fmt.Appendf(nil, "DSSEv1 %d %s %d %s", len(typ), typ, len(payload), payload)
-}
-
-// signWithIdentityR returns the signature (R = identity, S = H(R||A||M)*a)
-// that the holder of priv can make and crypto/ed25519 accepts.
-func signWithIdentityR(t testing.TB, priv ed25519.PrivateKey, msg []byte) []byte {
-	t.Helper()
-	h := sha512.Sum512(priv.Seed())
-	a, err := edwards25519.NewScalar().SetBytesWithClamping(h[:32])
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := edwards25519.NewIdentityPoint().Bytes()
-	kh := sha512.New()
-	kh.Write(r)
-	kh.Write(priv.Public().(ed25519.PublicKey))
-	kh.Write(msg)
-	k, err := edwards25519.NewScalar().SetUniformBytes(kh.Sum(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := edwards25519.NewScalar().Multiply(k, a)
-	return append(r, s.Bytes()...)
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu"
-
+	"github.com/checkfu/checkfu/internal/sigtest"
 	"github.com/checkfu/checkfu/signing"
 )
 
@@ -57,7 +57,7 @@ func TestCertifyRefusals(t *testing.T) {
 		{name: "other payload type", envelope: signPayload(a, "checkfu.sandbox-egress-conformance.v2", goodPayload), want: signing.CodePayloadTypeMismatch},
 		{name: "record names another key", envelope: signPayload(a, PayloadType, mustPayload(t, func() Record { r := good; r.Attester = b.KeyID(); return r }())), want: CodeKeyIDMismatch},
 		{name: "signed by another key under a listed key id", envelope: relabel(t, mustSign(t, outsider, good), a.KeyID()), want: signing.CodeSignatureInvalid},
-		{name: "R of small order", envelope: withSig(t, mustSign(t, a, good), signWithIdentityR(t, testPriv(1), pae(PayloadType, goodPayload))), want: signing.CodeSignatureInvalid},
+		{name: "R of small order", envelope: withSig(t, mustSign(t, a, good), sigtest.SignWithIdentityR(testPriv(1), pae(PayloadType, goodPayload))), want: signing.CodeSignatureInvalid},
 		{name: "two signatures", envelope: twoSigs(t, mustSign(t, a, good)), want: signing.CodeEnvelopeMalformed},
 		{name: "not JSON", envelope: []byte("not json"), want: signing.CodeEnvelopeMalformed},
 		{name: "payloadType key case", envelope: []byte(strings.Replace(string(mustSign(t, a, good)), `"payloadType"`, `"PayloadType"`, 1)), want: signing.CodeEnvelopeMalformed},

@@ -4,9 +4,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,22 +43,22 @@ func TestParseAttesterSetRefusals(t *testing.T) {
 		want checkfu.Code
 		msg  string
 	}{
-		{"duplicate name", string(setJSON(t, entry{"x", apem}, entry{"x", bpem})), CodeAttesterDuplicate, ""},
-		{"duplicate key", string(setJSON(t, entry{"x", apem}, entry{"y", apem})), CodeAttesterDuplicate, ""},
-		{"duplicate key, other PEM spacing", string(setJSON(t, entry{"x", apem}, entry{"y", "\n" + apem + "\n\n"})), CodeAttesterDuplicate, ""},
-		{"empty name", string(setJSON(t, entry{"", apem})), CodeAttesterSetInvalid, ""},
-		{"control in name", string(setJSON(t, entry{"a\nb", apem})), CodeAttesterSetInvalid, ""},
-		{"not PEM", string(setJSON(t, entry{"x", "hello"})), CodeKeyInvalid, ""},
-		{"private key block", string(setJSON(t, entry{"x", strings.ReplaceAll(apem, "PUBLIC", "PRIVATE")})), CodeKeyInvalid, ""},
-		{"PEM headers", string(setJSON(t, entry{"x", strings.Replace(apem, "-----\n", "-----\nProc-Type: 4,ENCRYPTED\n\n", 1)})), CodeKeyInvalid, "has headers"},
-		{"two PEM blocks", string(setJSON(t, entry{"x", apem + bpem})), CodeKeyInvalid, "data after its PEM block"},
-		{"CRLF PEM", string(setJSON(t, entry{"x", strings.ReplaceAll(apem, "\n", "\r\n")})), CodeKeyInvalid, "re-encode"},
-		{"ECDSA key", string(setJSON(t, entry{"x", ecPEM})), CodeKeyInvalid, ""},
-		{"DER does not re-encode", string(setJSON(t, entry{"x", longPEM})), CodeKeyInvalid, "DER does not re-encode"},
-		{"non-canonical point", string(setJSON(t, entry{"x", nonCanonicalPoint})), CodeKeyInvalid, ""},
-		{"small-order point", string(setJSON(t, entry{"x", rawKeyPEM(t, make([]byte, 32))})), CodeKeySmallOrder, ""},
-		{"mixed-order point", string(setJSON(t, entry{"x", rawKeyPEM(t, mustHex(t, "cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d"))})), CodeKeyMixedOrder, ""},
-		{"good then bad", string(setJSON(t, entry{"x", apem}, entry{"y", rawKeyPEM(t, make([]byte, 32))})), CodeKeySmallOrder, ""},
+		{"duplicate name", string(setJSON(entry{Name: "x", PublicKeyPEM: apem}, entry{Name: "x", PublicKeyPEM: bpem})), CodeAttesterDuplicate, ""},
+		{"duplicate key", string(setJSON(entry{Name: "x", PublicKeyPEM: apem}, entry{Name: "y", PublicKeyPEM: apem})), CodeAttesterDuplicate, ""},
+		{"duplicate key, other PEM spacing", string(setJSON(entry{Name: "x", PublicKeyPEM: apem}, entry{Name: "y", PublicKeyPEM: "\n" + apem + "\n\n"})), CodeAttesterDuplicate, ""},
+		{"empty name", string(setJSON(entry{Name: "", PublicKeyPEM: apem})), CodeAttesterSetInvalid, ""},
+		{"control in name", string(setJSON(entry{Name: "a\nb", PublicKeyPEM: apem})), CodeAttesterSetInvalid, ""},
+		{"not PEM", string(setJSON(entry{Name: "x", PublicKeyPEM: "hello"})), CodeKeyInvalid, ""},
+		{"private key block", string(setJSON(entry{Name: "x", PublicKeyPEM: strings.ReplaceAll(apem, "PUBLIC", "PRIVATE")})), CodeKeyInvalid, ""},
+		{"PEM headers", string(setJSON(entry{Name: "x", PublicKeyPEM: strings.Replace(apem, "-----\n", "-----\nProc-Type: 4,ENCRYPTED\n\n", 1)})), CodeKeyInvalid, "has headers"},
+		{"two PEM blocks", string(setJSON(entry{Name: "x", PublicKeyPEM: apem + bpem})), CodeKeyInvalid, "data after its PEM block"},
+		{"CRLF PEM", string(setJSON(entry{Name: "x", PublicKeyPEM: strings.ReplaceAll(apem, "\n", "\r\n")})), CodeKeyInvalid, "re-encode"},
+		{"ECDSA key", string(setJSON(entry{Name: "x", PublicKeyPEM: ecPEM})), CodeKeyInvalid, ""},
+		{"DER does not re-encode", string(setJSON(entry{Name: "x", PublicKeyPEM: longPEM})), CodeKeyInvalid, "DER does not re-encode"},
+		{"non-canonical point", string(setJSON(entry{Name: "x", PublicKeyPEM: nonCanonicalPoint})), CodeKeyInvalid, ""},
+		{"small-order point", string(setJSON(entry{Name: "x", PublicKeyPEM: rawKeyPEM(t, make([]byte, 32))})), CodeKeySmallOrder, ""},
+		{"mixed-order point", string(setJSON(entry{Name: "x", PublicKeyPEM: rawKeyPEM(t, mustHex(t, "cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d"))})), CodeKeyMixedOrder, ""},
+		{"good then bad", string(setJSON(entry{Name: "x", PublicKeyPEM: apem}, entry{Name: "y", PublicKeyPEM: rawKeyPEM(t, make([]byte, 32))})), CodeKeySmallOrder, ""},
 		{"not JSON", "{", CodeAttesterSetInvalid, ""},
 		{"unknown field", `{"attesters":[],"trust_all":true}`, CodeAttesterSetInvalid, ""},
 		{"key case", `{"Attesters":[]}`, CodeAttesterSetInvalid, ""},
@@ -74,7 +77,7 @@ func TestParseAttesterSetRefusals(t *testing.T) {
 		})
 	}
 	// The PEM with surrounding whitespace is the same key, accepted alone.
-	s, err := ParseAttesterSet(setJSON(t, entry{"x", "\n" + apem + "\n"}, entry{"y", bpem}))
+	s, err := ParseAttesterSet(setJSON(entry{Name: "x", PublicKeyPEM: "\n" + apem + "\n"}, entry{Name: "y", PublicKeyPEM: bpem}))
 	if err != nil || s.Len() != 2 {
 		t.Fatalf("good set: %v, %v", s, err)
 	}
@@ -129,11 +132,11 @@ func TestOpenSSLKeys(t *testing.T) {
 		t.Fatalf("openssl public key\n%s\ndiffers from ours\n%s", pubPEM, signer.PublicKeyPEM())
 	}
 	der, _ := os.ReadFile(derPath)
-	if id := KeyID(sha256Sum(der)); id != signer.KeyID() {
+	if id := KeyID(sha256.Sum256(der)); id != signer.KeyID() {
 		t.Fatalf("key id %s, want sha256(openssl DER) = %s", signer.KeyID(), id)
 	}
 	setPath := filepath.Join(dir, "set.json")
-	if err := os.WriteFile(setPath, setJSON(t, entry{"openssl", string(pubPEM)}), 0o644); err != nil {
+	if err := os.WriteFile(setPath, setJSON(entry{Name: "openssl", PublicKeyPEM: string(pubPEM)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	set, err := LoadAttesterSet(setPath)
@@ -192,8 +195,8 @@ func TestSignerDoesNotPrintKey(t *testing.T) {
 	key, _ := x509.ParsePKCS8PrivateKey(block.Bytes)
 	seed := key.(interface{ Seed() []byte }).Seed()
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%q"} {
-		out := sprintf(verb, s) + sprintf(verb, *s)
-		if strings.Contains(out, string(seed)) || strings.Contains(out, hexString(seed)) {
+		out := fmt.Sprintf(verb, s) + fmt.Sprintf(verb, *s)
+		if strings.Contains(out, string(seed)) || strings.Contains(out, hex.EncodeToString(seed)) {
 			t.Fatalf("fmt %s of a Signer shows the private key", verb)
 		}
 	}

@@ -3,9 +3,10 @@ package signing
 import (
 	"crypto/ed25519"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"testing"
+
+	"github.com/checkfu/checkfu/internal/sigtest"
 )
 
 // testType is the payloadType of the statements these tests sign.
@@ -15,25 +16,11 @@ const testType = "checkfu.signing-test.v1"
 func testSigner(n byte) *Signer { return newSigner(testPriv(n)) }
 
 // testPriv returns the private key behind testSigner(n).
-func testPriv(n byte) ed25519.PrivateKey {
-	seed := make([]byte, ed25519.SeedSize)
-	seed[0] = n
-	return ed25519.NewKeyFromSeed(seed)
-}
+func testPriv(n byte) ed25519.PrivateKey { return sigtest.Priv(n) }
 
-type entry struct {
-	Name         string `json:"name"`
-	PublicKeyPEM string `json:"public_key_pem"`
-}
+type entry = sigtest.Entry
 
-func setJSON(t testing.TB, entries ...entry) []byte {
-	t.Helper()
-	b, err := json.Marshal(map[string][]entry{"attesters": entries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func setJSON(entries ...entry) []byte { return sigtest.AttesterSetJSON(entries...) }
 
 // testSet returns an admitted set of the given signers, named a0, a1, ...
 func testSet(t testing.TB, signers ...*Signer) *AttesterSet {
@@ -42,7 +29,7 @@ func testSet(t testing.TB, signers ...*Signer) *AttesterSet {
 	for i, s := range signers {
 		es = append(es, entry{Name: "a" + string(rune('0'+i)), PublicKeyPEM: string(s.PublicKeyPEM())})
 	}
-	set, err := ParseAttesterSet(setJSON(t, es...))
+	set, err := ParseAttesterSet(setJSON(es...))
 	if err != nil {
 		t.Fatal(err)
 	}
