@@ -7,36 +7,47 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 )
 
 // cgroupRoot is where the cgroup v1 hierarchies are mounted, and
-// cgroupParent the directory the jails' groups are made in, in each.
+// cgroupPrefix the name of the directory, in each, the jails of one
+// Runner make their groups in: the prefix and the Runner's pid. A
+// Runner's parent is its own, so it can remove it when its last
+// instance stops, and a dead Runner's is known by its pid.
 const (
 	cgroupRoot   = "/sys/fs/cgroup"
-	cgroupParent = "checkfu-jail"
+	cgroupPrefix = "checkfu-jail-"
 	cfsPeriod    = 100000 // microseconds
 )
+
+// cgroupParent is this Runner's parent group name.
+var cgroupParent = cgroupPrefix + strconv.Itoa(os.Getpid())
 
 // controllers are the v1 hierarchies a jail's limits need.
 var controllers = []string{"memory", "pids", "cpu"}
 
 // cgroupsWritable reports whether a group can be made in each
-// controller, and memory accounts swap (or the host has none).
+// controller, and memory accounts swap (or the host has none). It
+// first sweeps the groups a dead Runner left ([sweepOrphans]).
 func cgroupsWritable() bool {
+	sweepOrphans()
 	for _, c := range controllers {
 		dir := filepath.Join(cgroupRoot, c, cgroupParent)
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			return false
 		}
-		probe := filepath.Join(dir, "probe-"+strconv.Itoa(os.Getpid()))
+		probe := filepath.Join(dir, "probe-"+randomName())
 		if err := os.Mkdir(probe, 0o755); err != nil {
+			removeParents()
 			return false
 		}
 		os.Remove(probe)
 	}
+	removeParents()
 	if _, err := os.Stat(filepath.Join(cgroupRoot, "memory", "memory.memsw.limit_in_bytes")); err != nil && swapTotal() != 0 {
 		return false
 	}
@@ -57,6 +68,33 @@ func swapTotal() int64 {
 	return -1
 }
 
+// sweepOrphans removes the parents, and the groups in them, of dead
+// Runners: a Runner killed outright never stops its instances, and the
+// parent-death signal ends its jails but cannot remove their groups. A
+// group that still holds a process cannot be removed (the kernel
+// refuses), so a live jail under a reused pid keeps its group.
+func sweepOrphans() {
+	for _, ctrl := range controllers {
+		root := filepath.Join(cgroupRoot, ctrl)
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+			pid, err := strconv.Atoi(rest)
+			if !ok || !e.IsDir() || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+				continue
+			}
+			dir := filepath.Join(root, e.Name())
+			groups, _ := os.ReadDir(dir)
+			for _, g := range groups {
+				if g.IsDir() {
+					os.Remove(filepath.Join(dir, g.Name()))
+				}
+			}
+			os.Remove(dir)
+		}
+	}
+}
+
 // A cgroup is one jail's group in each controller.
 type cgroup struct {
 	name string
@@ -66,11 +104,26 @@ func (c *cgroup) dir(ctrl string) string {
 	return filepath.Join(cgroupRoot, ctrl, cgroupParent, c.name)
 }
 
-// newCgroup makes the groups for name and writes l into them.
+// parentRetries bounds how often newCgroup makes a controller's parent
+// again when another instance's [removeParents], in this Runner,
+// removed it between the two mkdirs.
+const parentRetries = 8
+
+// newCgroup makes the groups for name (and their parents, which the
+// last instance to stop removes) and writes l into them.
 func newCgroup(name string, l adapters.Limits) (*cgroup, error) {
 	c := &cgroup{name: name}
 	for _, ctrl := range controllers {
-		if err := os.Mkdir(c.dir(ctrl), 0o755); err != nil {
+		var err error
+		for try := 0; try < parentRetries; try++ {
+			if err = os.Mkdir(filepath.Dir(c.dir(ctrl)), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				break
+			}
+			if err = os.Mkdir(c.dir(ctrl), 0o755); !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+		if err != nil {
 			c.remove()
 			return nil, err
 		}
@@ -171,5 +224,15 @@ func (c *cgroup) remove() {
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
+	}
+}
+
+// removeParents removes this Runner's parent group of each controller
+// where it holds no group any more: the kernel refuses to remove one
+// that does (another live jail's), which is then left to the instance
+// that stops last.
+func removeParents() {
+	for _, ctrl := range controllers {
+		os.Remove(filepath.Join(cgroupRoot, ctrl, cgroupParent))
 	}
 }

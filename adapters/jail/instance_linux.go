@@ -111,8 +111,9 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 }
 
 // Destroy kills the live jail, if any (every process of its PID
-// namespace dies with it), waits for it, stops the instance's guard and
-// removes the workspace.
+// namespace dies with it), waits for it, removes the jails' cgroups
+// (and their parent, once no other jail holds a group in it), stops the
+// instance's guard and removes the workspace.
 func (i *instance) Destroy(ctx context.Context) error {
 	if !i.slot.Destroy() {
 		return nil
@@ -131,7 +132,11 @@ func (i *instance) Destroy(ctx context.Context) error {
 	}
 	for _, p := range procs {
 		p.closePipes()
+		if p.cg != nil {
+			p.cg.remove()
+		}
 	}
+	removeParents()
 	var err error
 	if i.stopGuard != nil {
 		err = i.stopGuard()

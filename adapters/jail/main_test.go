@@ -14,6 +14,7 @@ func TestMain(m *testing.M) {
 	jail.InitMain()
 	adaptertest.ProbeMain()
 	escapeMain()
+	parentMain()
 	os.Exit(m.Run())
 }
 

@@ -50,6 +50,17 @@ var mutants = []mutation.Mutant{
 	{Name: "read-back mismatch ignored", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {", New: "if false {"}}, Kills: "TestIsolationMismatchRefused"},
 
+	// Lifetime and cleanup: a dead Runner's jails die with it; a stopped
+	// instance leaves no cgroup behind.
+	{Name: "no parent-death signal", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tPdeathsig:  syscall.SIGKILL,\n", New: ""}}, Kills: "TestParentDeathEndsTheJail"},
+	{Name: "groups kept at Destroy", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tif p.cg != nil {\n\t\t\tp.cg.remove()\n\t\t}\n", New: ""}, {Old: "\t\tif cg != nil {\n\t\t\tcg.remove()\n\t\t}\n", New: ""}}, Kills: "TestDestroyRemovesCgroups"},
+	{Name: "cgroup parents kept", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\tremoveParents()\n\tvar err error", New: "\tvar err error"}}, Kills: "TestDestroyRemovesCgroups"},
+	{Name: "a dead Runner's groups kept", File: "cgroup_linux.go",
+		Edits: []mutation.Edit{{Old: "\tsweepOrphans()\n\tfor", New: "\tfor"}}, Kills: "TestParentDeathEndsTheJail"},
+
 	// The allowlist: the relay is the only way out, and the guard behind
 	// it decides.
 	{Name: "guard allows every host", File: "guard.go",
