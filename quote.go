@@ -18,11 +18,30 @@ const MaxQuoted = 64
 // hold anything, and refusals reach logs and events. The cut never
 // splits a valid UTF-8 character: a character that straddles the bound is
 // dropped whole.
-func Quote(s string) string {
-	if len(s) <= MaxQuoted {
+func Quote(s string) string { return quoteN(s, MaxQuoted) }
+
+// MaxCause is how many bytes of an error's text [Cause] keeps.
+const MaxCause = 512
+
+// Cause returns the operator's cause of err: its text quoted as [Quote]
+// quotes it, but cut to its first [MaxCause] bytes, so that a dial or
+// TLS error (which names addresses and certificate names) reads whole.
+// It returns "" for a nil err. A cause is for the operator alone (a log,
+// the operator's part of an event): the caller decides that no
+// credential is in err, and never hands a cause to sandbox code.
+func Cause(err error) string {
+	if err == nil {
+		return ""
+	}
+	return quoteN(err.Error(), MaxCause)
+}
+
+// quoteN is Quote with a bound of n bytes.
+func quoteN(s string, n int) string {
+	if len(s) <= n {
 		return strconv.Quote(s)
 	}
-	cut := MaxQuoted
+	cut := n
 	// Back up to the start of a character that straddles the bound, if
 	// the bytes there form a valid one; invalid bytes are cut anywhere.
 	for back := 1; back < utf8.UTFMax && back <= cut; back++ {

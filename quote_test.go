@@ -1,6 +1,7 @@
 package checkfu_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,4 +61,29 @@ func ExampleQuote() {
 	agentText := "rm -rf /\n" + strings.Repeat("A", 100)
 	fmt.Println(checkfu.Quote(agentText))
 	// Output: "rm -rf /\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"... (109 bytes)
+}
+
+// TestCause pins Cause's bound at its edge.
+func TestCause(t *testing.T) {
+	at := strings.Repeat("c", checkfu.MaxCause)
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{errors.New("dial tcp: refused\n"), `"dial tcp: refused\n"`},
+		{errors.New(at), `"` + at + `"`},
+		{errors.New(at + "x"), `"` + at + `"... (513 bytes)`},
+	}
+	for _, tt := range tests {
+		if got := checkfu.Cause(tt.err); got != tt.want {
+			t.Errorf("Cause(%v) = %s, want %s", tt.err, got, tt.want)
+		}
+	}
+}
+
+func ExampleCause() {
+	err := errors.New("tls: failed to verify certificate: x509: certificate is valid for example.com, not api.other.test")
+	fmt.Println(checkfu.Cause(err))
+	// Output: "tls: failed to verify certificate: x509: certificate is valid for example.com, not api.other.test"
 }
