@@ -118,6 +118,10 @@ func (l *Log) Store() Store {
 	return l.store
 }
 
+// TakesContent reports whether the log accepts an event with content:
+// it has Keys to seal it (or, with zero data retention, to digest it).
+func (l *Log) TakesContent() bool { return l != nil && l.keys != nil }
+
 // usable refuses a Log without a Store, so that the zero Log and a nil
 // *Log refuse every call instead of panicking.
 func (l *Log) usable() error {

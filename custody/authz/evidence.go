@@ -82,6 +82,14 @@ type Evidence struct {
 	// Gateway events only: the permission assignment that allowed the
 	// call (empty when none did).
 	Assignment string
+
+	// Cause is the operator's cause of a failure or refusal
+	// (checkfu.Cause of the error: the dial or TLS error behind
+	// upstream_failed, a store's error), or empty. It is for the
+	// operator alone: never an identifier, never part of what sandbox
+	// code is answered. eventlog/evidencelog seals it into the event's
+	// content, which only a reader holding the log's keys opens.
+	Cause string
 }
 
 // An EvidenceSink durably records evidence events in order. The eventlog

@@ -2,6 +2,7 @@ package evidencelog
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 
 	"github.com/checkfu/checkfu"
@@ -30,14 +31,40 @@ func New(l *eventlog.Log, session string) (*Sink, error) {
 }
 
 // Record implements authz.EvidenceSink: it appends ev as one event and
-// returns once the event is durable.
+// returns once the event is durable. ev.Cause goes into the event's
+// sealed content ([Operator]) when the log takes content (it has keys);
+// a log without keys records the event without it.
 func (s *Sink) Record(ctx context.Context, ev authz.Evidence) error {
 	e, err := Event(ev)
 	if err != nil {
 		return err
 	}
+	if !s.log.TakesContent() {
+		e.Content = nil
+	}
 	_, err = s.log.Append(ctx, s.session, e)
 	return err
+}
+
+// Operator is the operator's part of an event: what the event's content
+// holds when the evidence carried a cause, as JSON. Nothing in it is
+// shown to sandbox code or enters the envelope; it is sealed under the
+// log's keys, and only a reader holding them opens it ([eventlog.Log.Content],
+// then [ParseOperator]).
+type Operator struct {
+	// Cause is the evidence's Cause: the operator's cause of a failure
+	// or refusal, bounded and quoted by checkfu.Cause.
+	Cause string `json:"cause"`
+}
+
+// ParseOperator decodes an event's content written by [Event]. Content
+// that is not an Operator object is refused with [CodeEvidenceUnknown].
+func ParseOperator(content []byte) (Operator, error) {
+	var op Operator
+	if err := json.Unmarshal(content, &op); err != nil || op.Cause == "" {
+		return Operator{}, checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: the content is not an operator's part")
+	}
+	return op, nil
 }
 
 // Event maps one custody evidence event to an eventlog event.
@@ -64,6 +91,11 @@ func (s *Sink) Record(ctx context.Context, ev authz.Evidence) error {
 // allow for one that was sent (whether it then succeeded or failed);
 // Result is "http_NNN" when a response was read, else the outcome; Code
 // is the refusal or failure code.
+//
+// ev.Cause, when set, becomes the event's content: an [Operator] object,
+// never an envelope field, so that [eventlog.Entry] (its JSON, the
+// table) shows the code alone and the cause only reaches a reader
+// holding the log's keys.
 func Event(ev authz.Evidence) (eventlog.Event, error) {
 	e := eventlog.Event{
 		Label: ev.Label, Time: ev.Time, ApprovalID: ev.Approval, Approver: ev.Approver,
@@ -98,6 +130,9 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 	}
 	if ev.Effect.Valid() {
 		e.EffectClass = ev.Effect.String()
+	}
+	if ev.Cause != "" {
+		e.Content, _ = json.Marshal(Operator{Cause: ev.Cause}) // a struct of one string always marshals
 	}
 	if err := e.Validate(); err != nil {
 		return eventlog.Event{}, err
