@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -25,6 +26,9 @@ type Config struct {
 	Label         checkfu.Label      // the label on every event
 	Service, Name string             // the lease scope's service and gateway fields
 	Now           func() time.Time   // the clock; nil means time.Now
+	// Logger receives the call pipeline's operator lines (see
+	// pipeline.Config.Logger); nil discards them.
+	Logger *slog.Logger
 }
 
 // Edge is what the gateway needs of custody's outbound edge: the
@@ -75,6 +79,7 @@ func New(cfg Config) (*Gateway, error) {
 		Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: cfg.Leases, Approvals: cfg.Approvals, Edge: cfg.Edge, Remote: remoteCall,
 		Evidence: cfg.Evidence, Label: cfg.Label, Service: cfg.Service, Name: cfg.Name, Now: cfg.Now,
+		Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -29,6 +30,9 @@ type PlaneConfig struct {
 	// Edge builds the outbound edge over the plane's lease book (for
 	// [edge.NewEdge], which holds the custodian; the plane never does).
 	Edge func(leases *authz.Leases) (Edge, error)
+	// Logger receives the gateway's operator lines; nil discards them.
+	// The edge takes its own (edge.EdgeConfig.Logger), in Edge.
+	Logger *slog.Logger
 }
 
 // A Plane is the trusted plane's share for one session or test: its lease
@@ -72,7 +76,7 @@ func NewPlane(cfg PlaneConfig) (*Plane, error) {
 	if p.Gateway, err = New(Config{
 		Authenticator: cfg.Authenticator, Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: p.Leases, Approvals: p.Approvals, Edge: p.edge, Evidence: cfg.Evidence, Label: cfg.Label,
-		Service: cfg.Lease.Scope.Service, Name: cfg.Lease.Scope.Gateway, Now: cfg.Now,
+		Service: cfg.Lease.Scope.Service, Name: cfg.Lease.Scope.Gateway, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {
 		p.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -67,6 +68,13 @@ type EdgeConfig struct {
 	// empty too, and nothing otherwise.
 	CredentialHeader string
 	CredentialPrefix string
+
+	// Logger receives the operator's lines: each call that failed or was
+	// refused at the edge, with its cause (checkfu.Cause of the error,
+	// which never holds the credential), at debug level (the call
+	// pipeline logs the same call's result at warn), and each edge_call
+	// event that could not be recorded, at error. Nil discards them.
+	Logger *slog.Logger
 }
 
 // An Edge makes credentialed calls that the call pipeline (package
@@ -102,6 +110,7 @@ type Edge struct {
 	evidence  authz.EvidenceSink
 	label     checkfu.Label
 	now       func() time.Time
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	clients map[*egress.Rules]*egress.Client // guarded by mu
@@ -128,8 +137,11 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		leases: cfg.Leases, custodian: cfg.Custodian,
 		dialer: cfg.Dialer, rootCAs: cfg.RootCAs, timeout: cfg.Timeout,
 		header: cfg.CredentialHeader, prefix: cfg.CredentialPrefix,
-		evidence: cfg.Evidence, label: cfg.Label, now: cfg.Now,
+		evidence: cfg.Evidence, label: cfg.Label, now: cfg.Now, log: cfg.Logger,
 		clients: map[*egress.Rules]*egress.Client{},
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -203,9 +215,15 @@ func (e *Edge) sendCall(ctx context.Context, c *outbound.Call, ev *authz.Evidenc
 	return e.send(ctx, client, c.Request, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
 }
 
-// record completes ev from the call's outcome and records it when the
-// Edge has a sink; a failed record withholds the response.
+// record completes ev from the call's outcome, logs a failure with its
+// cause, and records ev when the Edge has a sink; a failed record
+// withholds the response.
 func (e *Edge) record(ctx context.Context, ev *authz.Evidence, resp *Response, err error) (*Response, error) {
+	if err != nil {
+		ev.Cause = checkfu.Cause(err)
+		e.log.LogAttrs(ctx, slog.LevelDebug, "edge: call failed", slog.String("capability", ev.Capability), slog.String("action", ev.Action),
+			slog.String("session", ev.Request.Session), slog.String("request", ev.Request.Request), slog.Int("status", ev.Status), slog.String("cause", ev.Cause))
+	}
 	if e.evidence == nil {
 		return resp, err
 	}
@@ -228,6 +246,8 @@ func (e *Edge) record(ctx context.Context, ev *authz.Evidence, resp *Response, e
 		}
 	}
 	if rerr := e.evidence.Record(context.WithoutCancel(ctx), *ev); rerr != nil {
+		e.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelError, "edge: evidence not recorded", slog.String("capability", ev.Capability),
+			slog.String("session", ev.Request.Session), slog.String("request", ev.Request.Request), slog.String("cause", checkfu.Cause(rerr)))
 		return nil, errors.Join(err, &authz.EvidenceError{Kind: authz.EvidenceEdgeCall, Err: rerr})
 	}
 	return resp, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -34,6 +35,12 @@ type Config struct {
 	Label         checkfu.Label      // the label on every event
 	Service, Name string             // the lease scope's service and gateway fields
 	Now           func() time.Time   // the clock; nil means time.Now
+	// Logger receives the operator's lines: each refusal (its code and
+	// the request context's identifiers), each failed call with its
+	// cause (checkfu.Cause: the dial or TLS error behind
+	// upstream_failed, say), and each event that could not be recorded.
+	// Nil discards them. Nothing logged is shown to the caller.
+	Logger *slog.Logger
 }
 
 // Edge is what the pipeline needs of custody's outbound edge: sending an
@@ -120,6 +127,9 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}}
 	for _, c := range cfg.Connections {
@@ -222,6 +232,7 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	ev.Outcome = authz.OutcomeApproved
 	ev.Time = p.cfg.Now()
 	if rerr := p.cfg.Evidence.Record(ctx, ev); rerr != nil {
+		p.unrecorded(ctx, ev, rerr)
 		return nil, &authz.EvidenceError{Kind: ev.Kind, Err: rerr}
 	}
 	// 8. The effect, through the edge. An answer that reports a failure
@@ -259,8 +270,13 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
 			res.Code = checkfu.Code(uc)
 		}
+		// The cause is the operator's: the event seals it, the log
+		// shows it, and the caller gets the code alone.
+		res.Cause = checkfu.Cause(err)
+		p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "pipeline: call failed", append(evidenceAttrs(res), slog.String("cause", res.Cause))...)
 	}
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {
+		p.unrecorded(ctx, res, rerr)
 		return nil, errors.Join(err, &authz.EvidenceError{Kind: res.Kind, Err: rerr})
 	}
 	if failed != nil && errors.Is(err, failed) {
@@ -433,15 +449,36 @@ func (p *Pipeline) refuseChannel(ctx context.Context) error {
 	return p.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Label: p.cfg.Label}, errChannel)
 }
 
-// deny records the refusal err as the decision and returns err (joined
-// with the recording failure, if any).
+// deny records the refusal err as the decision, logs it, and returns
+// err (joined with the recording failure, if any).
 func (p *Pipeline) deny(ctx context.Context, ev authz.Evidence, err error) error {
 	ev.Outcome, ev.Time = authz.OutcomeRefused, p.cfg.Now()
 	ev.Code, _ = checkfu.CodeOf(err)
+	p.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "pipeline: call refused", append(evidenceAttrs(ev), slog.String("cause", checkfu.Cause(err)))...)
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {
+		p.unrecorded(ctx, ev, rerr)
 		return errors.Join(err, &authz.EvidenceError{Kind: ev.Kind, Err: rerr})
 	}
 	return err
+}
+
+// unrecorded logs an event the sink could not record, with the sink's
+// error as its cause.
+func (p *Pipeline) unrecorded(ctx context.Context, ev authz.Evidence, rerr error) {
+	p.cfg.Logger.LogAttrs(context.WithoutCancel(ctx), slog.LevelError, "pipeline: evidence not recorded",
+		append(evidenceAttrs(ev), slog.String("kind", string(ev.Kind)), slog.String("cause", checkfu.Cause(rerr)))...)
+}
+
+// evidenceAttrs returns the identifiers of ev a log line carries: its
+// code, capability (set once an assignment allowed it) and action
+// digest, and the request context's session, request, run and actor.
+// Never an argument or an answer.
+func evidenceAttrs(ev authz.Evidence) []slog.Attr {
+	return []slog.Attr{
+		slog.String("code", string(ev.Code)), slog.String("capability", ev.Capability), slog.String("action", ev.Action),
+		slog.String("session", ev.Request.Session), slog.String("request", ev.Request.Request),
+		slog.String("run", ev.Request.Run), slog.String("actor", ev.Actor),
+	}
 }
 
 // Refuse records err, a refusal the caller decided for a call over ch
