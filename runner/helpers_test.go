@@ -85,6 +85,7 @@ func (e *exampleTB) done() {
 // the member.
 type rig struct {
 	*runner.Runner
+	dns       *dnstest.Server // resolves api.example.com to the upstream
 	hits      atomic.Int64
 	approvals atomic.Int64
 }
@@ -122,6 +123,7 @@ func newRig(t tb, edit func(*runner.Config, *rig)) *rig {
 	}
 	t.Cleanup(func() { dns.Close() })
 	dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	g.dns = dns
 	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -164,4 +164,26 @@ var mutants = []mutation.Mutant{
 	{Name: "a capability-free session gets a plane", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "	if s.plane == nil && r.catalog != nil && inProcess {", New: "	if s.plane == nil && inProcess {"}},
 		Kills: "TestCapabilityFreeSession"},
+	// The operator's cause and what the agent sees are kept apart.
+	{Name: "the broker answers the agent with the cause", File: "../gateway/broker/broker.go",
+		Edits: []mutation.Edit{{Old: `text = "failed: " + string(uc)`, New: `text = "failed: " + string(uc) + ": " + err.Error()`}},
+		Kills: "TestUpstreamFailureCauseIsTheOperators"},
+	{Name: "the cause rides in the event's envelope", File: "../eventlog/evidencelog/evidencelog.go",
+		Edits: []mutation.Edit{{Old: `		e.Content, _ = json.Marshal(Operator{Cause: ev.Cause}) // a struct of one string always marshals
+`, New: `		e.Content, _ = json.Marshal(Operator{Cause: ev.Cause}) // a struct of one string always marshals
+		e.Tool.Revision = strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '-'
+		}, ev.Cause)
+`}, {Old: `	"strconv"
+`, New: `	"strconv"
+	"strings"
+`}},
+		Kills: "TestUpstreamFailureCauseIsTheOperators"},
+	{Name: "the failed call's cause is not kept", File: "../custody/pipeline/pipeline.go",
+		Edits: []mutation.Edit{{Old: `		res.Cause = checkfu.Cause(err)
+`, New: ``}},
+		Kills: "TestUpstreamFailureCauseIsTheOperators"},
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -130,6 +131,17 @@ type Config struct {
 	// egress.DialerConfig.TreatAsPublicForTesting.
 	Dialer  *egress.Dialer
 	RootCAs *x509.CertPool
+
+	// Logger receives the operator's lines of the Runner and of every
+	// package it builds (the call pipeline, the outbound edge): each
+	// refusal with its code, each failed call with its cause (the dial
+	// or TLS error behind upstream_failed, a store's error), each event
+	// that could not be recorded. The cause of a failed call is also
+	// sealed into its events' content (eventlog/evidencelog.Operator),
+	// which only a reader holding the log's keys opens. Nothing logged
+	// reaches the agent, which is answered the code alone. Nil discards
+	// them.
+	Logger *slog.Logger
 }
 
 // A Runner wires checkfu's packages the way a host platform does. It is
@@ -182,6 +194,9 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 	}
 	if r.provider == nil {
 		r.provider = Process()
+	}
+	if r.cfg.Logger == nil {
+		r.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if !cfg.Label.Valid() {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: label %d is not mock, isolated or production", cfg.Label)
@@ -248,7 +263,7 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	r.newEdge = func(leases *authz.Leases) (gateway.Edge, error) {
 		e, err := edge.NewEdge(edge.EdgeConfig{
 			Leases: leases, Custodian: native,
-			Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs,
+			Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs, Logger: r.cfg.Logger,
 		})
 		if err != nil {
 			return nil, err // never a typed nil in the interface

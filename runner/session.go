@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
 	"sync"
 
@@ -62,7 +63,9 @@ func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 func (r *Runner) refuseOpen(ctx context.Context, err error) error {
 	ev := eventlog.Event{Kind: eventlog.KindDenial, Label: r.cfg.Label, Decision: eventlog.DecisionDeny,
 		Code: codeOf(err), Result: "refused", Release: r.cfg.Release}
+	r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "runner: open refused", slog.String("code", ev.Code), slog.String("cause", checkfu.Cause(err)))
 	if _, lerr := r.log.Append(context.WithoutCancel(ctx), PlaneSession, ev); lerr != nil {
+		r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "runner: event not recorded", slog.String("session", PlaneSession), slog.String("cause", checkfu.Cause(lerr)))
 		return errors.Join(err, lerr)
 	}
 	return err
@@ -191,6 +194,8 @@ func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok s
 		if ev.Result == "" {
 			ev.Result = "refused"
 		}
+		s.r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "runner: step refused", slog.String("kind", ev.Kind.String()), slog.String("code", ev.Code),
+			slog.String("result", ev.Result), slog.String("session", s.rc.Session), slog.String("request", s.rc.Request), slog.String("cause", checkfu.Cause(err)))
 	}
 	return s.append(ctx, ev)
 }
@@ -208,6 +213,10 @@ func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
 		}
 	}
 	_, err := s.r.log.Append(ctx, s.rc.Session, ev)
+	if err != nil {
+		s.r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "runner: event not recorded", slog.String("kind", ev.Kind.String()),
+			slog.String("session", s.rc.Session), slog.String("cause", checkfu.Cause(err)))
+	}
 	return err
 }
 
