@@ -186,4 +186,13 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `		res.Cause = checkfu.Cause(err)
 `, New: ``}},
 		Kills: "TestUpstreamFailureCauseIsTheOperators"},
+	{Name: "the instance gets the provider's default network", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "spec := networkSpec(r.provider.Spec(s.rc.Session, s.profile.ProfileDigest()), s.profile)", New: "spec := r.provider.Spec(s.rc.Session, s.profile.ProfileDigest())"}},
+		Kills: "TestInstanceSpecCarriesTheAdmittedNetworkPolicy"},
+	{Name: "the allowlist's hosts are dropped", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "for _, h := range v.Hosts() {", New: "for _, h := range v.Hosts()[:0] {"}},
+		Kills: "TestInstanceSpecCarriesTheAdmittedNetworkPolicy"},
+	{Name: "the provider's default hosts are kept", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "\tspec.AllowedHosts = nil\n", New: ""}},
+		Kills: "TestInstanceSpecCarriesTheAdmittedNetworkPolicy"},
 }
