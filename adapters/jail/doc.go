@@ -49,6 +49,9 @@
 //     by the init stage and served by the Runner, whose only way out is
 //     the guard's Unix socket outside: the guard decides every request,
 //     and a workload that ignores the proxy environment has no route.
+//   - A broker goes only with network none: [Provider.CreateWithBroker]
+//     refuses any other mode, so capability-enabled code reaches the
+//     broker's socket and nothing else (no relay beside it).
 //   - The grade is advisory_filter with a guard (unsupported without):
 //     an advertisement, capped below security_boundary until a receipt
 //     exists. With every axis but the image realized, network none does
@@ -57,6 +60,10 @@
 //     SIGKILL to PID 1 of the jail's PID namespace: the kernel kills
 //     every process in it, so nothing outlives Kill or Destroy; the init
 //     stage also dies with the Runner (parent-death signal).
+//   - No cgroup outlives its instance: a Runner's groups are beneath a
+//     parent of its own (checkfu-jail-<pid> in each v1 controller),
+//     which Destroy removes once it holds no group; a dead Runner's are
+//     swept by the next [Probe].
 //   - A process never inherits the Runner's environment: PATH, HOME
 //     (the workspace), TMPDIR, the proxy variables for allowlist, and
 //     the spec's Env.

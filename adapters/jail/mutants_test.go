@@ -98,6 +98,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "case p.support.Cgroups && (l.MemoryBytes < 8<<20 || l.Pids < 1 || l.NanoCPUs < 1_000_000):", New: "case false:"}}, Kills: "TestCreateRefusesWhatItCannotApply"},
 	{Name: "a root image accepted", File: "provider.go",
 		Edits: []mutation.Edit{{Old: `case spec.RootImage != "":`, New: "case false:"}}, Kills: "TestCreateRefusesWhatItCannotApply"},
+	{Name: "a broker beside the allowlist relay", File: "provider.go",
+		Edits: []mutation.Edit{{Old: `if spec.NetworkMode != "none" {`, New: `if false {`}}, Kills: "TestBrokerIsTheOnlyWayOut"},
 	{Name: "a bind over a system directory", File: "provider.go",
 		Edits: []mutation.Edit{{Old: `|| !strings.HasPrefix(b.Target, BindRoot+"/")`, New: ""}}, Kills: "TestNewRefusesBadBinds"},
 }

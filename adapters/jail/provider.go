@@ -272,13 +272,16 @@ const BrokerMount = BindRoot + "/broker"
 // CreateWithBroker is Create for a capability-enabled session: brokerDir,
 // an absolute host directory only the plane serves (the gateway broker's
 // socket is in it), is bind-mounted read-only at [BrokerMount] in every
-// jail of the instance. With network allowlist the jail then has two
-// ways out, each to its own authority: the broker (plane calls the
-// gateway compiles and credentials) and the relay to the guard
-// (workload traffic, no credential).
+// jail of the instance. The broker goes only with network mode none: a
+// spec with any other mode is refused with adapters.CodeSpecUnsupported,
+// so the broker's socket stays the only way out of a capability-enabled
+// jail (no relay to a guard beside it), as on Docker.
 func (p *Provider) CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, brokerDir string) (adapters.Instance, error) {
 	if !filepath.IsAbs(brokerDir) {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: CreateWithBroker needs an absolute broker directory")
+	}
+	if spec.NetworkMode != "none" {
+		return nil, checkfu.Refuse(adapters.CodeSpecUnsupported, "jail: a broker goes only with network mode none, not %s: capability-enabled code reaches only the broker", checkfu.Quote(spec.NetworkMode))
 	}
 	return p.create(ctx, spec, brokerDir)
 }
