@@ -53,6 +53,17 @@ type Config struct {
 	// would take the sum over the bound is denied without asking
 	// OnPermission, so one request larger than the bound is always denied.
 	MaxPendingPermissionBytes int
+	// OnRefusal is told of every session/request_permission the client
+	// answers itself, without OnPermission, by a *checkfu.Refusal with
+	// its code: [CodePermissionSessionUnknown], [CodePermissionsPending],
+	// [CodePermissionOptionsTooMany], or [CodeMessageInvalid] for
+	// params that do not decode. The error quotes nothing the agent
+	// sent. It is called before the answer is written, on the client's
+	// read goroutine, as OnUpdate is: a
+	// slow OnRefusal slows reading (back-pressure reaches the agent),
+	// and it must not call a Client method that waits for an answer.
+	// Nil ignores them.
+	OnRefusal func(err error)
 }
 
 // DefaultMaxPendingPermissionBytes is the bound on the bytes held by

@@ -85,12 +85,14 @@ func (c *Client) dispatch(m *Message) {
 			// Decoding the options would hold 48 bytes for each 3 bytes
 			// of "{}," on the line (a 16 MiB line: 268 MiB): refuse to
 			// decode them, and answer as a user who gave up would.
+			c.refused(errOptionsTooMany)
 			res, _ := json.Marshal(RequestPermissionResponse{Outcome: CancelledOutcome()})
 			_ = c.w.WriteMessage(Message{ID: m.ID, Result: res})
 			return
 		}
 		var req RequestPermissionRequest
 		if err := decodeMembers(m.Params, &req); err != nil {
+			c.refused(errPermissionInvalid)
 			c.replyError(m.ID, rpcInvalidParams, "invalid session/request_permission params")
 			return
 		}
@@ -127,10 +129,17 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		return
 	}
 	_, known := c.sessions[req.SessionID]
-	if !known || c.nperms >= maxPendingPermissions ||
-		held > c.maxPermissionBytes()-c.permBytes {
+	var refusal error
+	switch {
+	case !known:
+		refusal = errSessionUnknown
+	case c.nperms >= maxPendingPermissions || held > c.maxPermissionBytes()-c.permBytes:
+		refusal = errPermissionsPending
+	}
+	if refusal != nil {
 		c.mu.Unlock()
 		cancel()
+		c.refused(refusal)
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: decide(ctx, nil, req)})
 		_ = c.w.WriteMessage(Message{ID: id, Result: res})
 		return
@@ -159,6 +168,24 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: out})
 		_ = c.w.WriteMessage(Message{ID: id, Result: res})
 	}()
+}
+
+// The refusals the client decides alone; they name nothing the agent
+// sent.
+var (
+	errSessionUnknown     = checkfu.Refuse(CodePermissionSessionUnknown, "acp: a permission request names a session this client did not create; denied")
+	errPermissionsPending = checkfu.Refuse(CodePermissionsPending, "acp: a permission request arrived over the bound on pending requests; denied")
+	errOptionsTooMany     = checkfu.Refuse(CodePermissionOptionsTooMany, "acp: a permission request offers more than %d options; cancelled", maxPermissionOptions)
+	errPermissionInvalid  = checkfu.Refuse(CodeMessageInvalid, "acp: session/request_permission params do not decode; refused")
+)
+
+// refused tells Config.OnRefusal of a permission request the client
+// answers alone, before the answer is written: the agent learns of the
+// refusal after the Runner did.
+func (c *Client) refused(err error) {
+	if c.cfg.OnRefusal != nil {
+		c.cfg.OnRefusal(err)
+	}
 }
 
 // maxPermissionOptions bounds the options of one permission request; ACP

@@ -50,4 +50,19 @@ const (
 	// CodeClientClosed: the client was closed, or its input ended or
 	// failed, before the call was answered.
 	CodeClientClosed checkfu.Code = "client_closed"
+
+	// CodePermissionSessionUnknown: the agent asked permission for a
+	// session that session/new did not create on this client (any
+	// request before initialize is answered). The client denied it
+	// without asking Config.OnPermission.
+	CodePermissionSessionUnknown checkfu.Code = "permission_session_unknown"
+	// CodePermissionsPending: the agent asked permission while 64
+	// requests, or requests holding
+	// Config.MaxPendingPermissionBytes, were already with
+	// Config.OnPermission. The client denied it without asking.
+	CodePermissionsPending checkfu.Code = "permissions_pending"
+	// CodePermissionOptionsTooMany: a permission request offered more
+	// than 64 options; the client answered it
+	// "cancelled" without decoding them.
+	CodePermissionOptionsTooMany checkfu.Code = "permission_options_too_many"
 )
