@@ -74,10 +74,15 @@ type permissionCall struct {
 // without asking the Approver.
 func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	if s.refusals.pace(ctx) != nil {
+		// The budget is spent, or the request was cancelled while it
+		// waited for the rate.
+		return reject(req)
+	}
 	if p == nil {
 		// A capability-free session has no tool to approve.
 		err := checkfu.Refuse(CodePermissionUnbound, "runner: the session holds no capability")
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err, "")
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err)
 		return reject(req)
 	}
 	ar, binding, err := s.bind(p, req)
@@ -85,12 +90,12 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
 	if err != nil {
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err, "")
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err)
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
 	if err != nil {
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approver", Action: ar.Action, Grant: p.lease.ID}, err, "")
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approver", Action: ar.Action, Grant: p.lease.ID}, err)
 		return reject(req)
 	}
 	ttl := dec.TTL
@@ -99,7 +104,11 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	}
 	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
-			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err, "")
+			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err)
+		} else {
+			// Declined: authz recorded the decision; it spends the
+			// budget all the same.
+			_ = s.refuse(ctx, nil, nil)
 		}
 		return reject(req)
 	}

@@ -35,6 +35,10 @@ const (
 	// reported no exit within ExitGrace (a provider that ignores Kill);
 	// the Runner stops waiting for it.
 	CodeProcessUnreaped checkfu.Code = "process_unreaped"
+	// CodeAgentRefusalsExceeded: the session's agents spent its refusal
+	// budget, MaxRefusals; the Runner closed their ACP clients and
+	// denies every later permission request unasked and unrecorded.
+	CodeAgentRefusalsExceeded checkfu.Code = "agent_refusals_exceeded"
 )
 
 // The codes of a Runner's keys.

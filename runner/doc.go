@@ -108,6 +108,13 @@
 //   - Every tool registration is reachable: New refuses one whose
 //     operation on its resource no egress rule of its Connection allows
 //     (CodeRegistrationUnreachable).
+//   - An agent's refusals are bounded: the permission requests the
+//     Runner denies and those acp denies alone (acp.Config.OnRefusal)
+//     are paced to RefusalsPerSecond, recorded once per kind and then
+//     as one counted event (MaxCoalesced kinds), and the refusal that
+//     spends MaxRefusals is followed by one CodeAgentRefusalsExceeded
+//     record and closes the session's agents' ACP clients; later ones
+//     are denied unasked and unrecorded.
 //   - The zero Config with a Dir is usable; a nil Approver denies every
 //     external effect.
 package runner

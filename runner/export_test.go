@@ -1,8 +1,19 @@
 package runner
 
-import "github.com/checkfu/checkfu/adapters"
+import (
+	"context"
+	"time"
+
+	"github.com/checkfu/checkfu/adapters"
+)
 
 // SetDescription replaces the Description New checked against the
 // enrollment, so that a test can show what a provider's word decides
 // after New: nothing the enrollment decides.
 func SetDescription(r *Runner, d adapters.Description) { r.desc = d }
+
+// SetRefusalClock replaces the clock and the sleep of s's refusal rate,
+// so that a test sees the waits without taking them.
+func SetRefusalClock(s *Session, now func() time.Time, sleep func(context.Context, time.Duration) error) {
+	s.refusals.now, s.refusals.sleep = now, sleep
+}

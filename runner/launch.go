@@ -239,7 +239,17 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			}
 			return s.permission(ctx, pl, req)
 		},
+		OnRefusal: func(err error) { s.refusedByACP(err) },
 	})
+	go func() {
+		// A session that spent its refusal budget closes the channel
+		// of each of its agents.
+		select {
+		case <-s.refusals.closed:
+			a.client.Close()
+		case <-a.waited:
+		}
+	}()
 	if s.agents == nil {
 		s.agents = map[*Agent]bool{}
 	}
@@ -365,6 +375,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	}
 	delete(a.s.agents, a)
 	a.s.mu.Unlock()
+	ferr := a.s.flushRefusals(context.WithoutCancel(ctx))
 	// a.code is read only once Wait has returned it: unreaped, it may
 	// still be written.
 	result := "killed"
@@ -374,7 +385,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	case err == nil:
 		result = "exit_" + strconv.Itoa(a.code)
 	}
-	return errors.Join(terr, err, a.exited(ctx, result))
+	return errors.Join(terr, err, ferr, a.exited(ctx, result))
 }
 
 // unsupported denies a permission request on a remote placement, where
@@ -382,8 +393,11 @@ func (a *Agent) Close(ctx context.Context) error {
 // without asking the Approver.
 func (s *Session) unsupported(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	if s.refusals.pace(ctx) != nil {
+		return reject(req)
+	}
 	err := checkfu.Refuse(CodeCapabilityUnsupported, "runner: session %s is placed remote, where a capability is unsupported", checkfu.Quote(s.rc.Session))
-	_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err, "")
+	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err)
 	return reject(req)
 }
 

@@ -333,10 +333,11 @@ func TestPermissionUnbound(t *testing.T) {
 	if g.approvals.Load() != 0 || g.hits.Load() != 0 {
 		t.Fatalf("approver asked %d times, upstream hit %d times; agent said %q", g.approvals.Load(), g.hits.Load(), said)
 	}
+	// Identical refusals are coalesced: one record, then one count.
 	var denied int
 	for _, e := range entries(t, g.Runner, member.Session) {
 		if e.Kind == eventlog.KindDenial && e.Code == string(runner.CodePermissionUnbound) {
-			denied++
+			denied += repeats(e.Result)
 		}
 	}
 	if denied != 3 {

@@ -24,6 +24,8 @@ type Session struct {
 	// token is the server-owned token, a bearer credential: held behind
 	// a pointer so that fmt and slog print an address, never the token.
 	token *string
+	// refusals bounds and coalesces the refusals its agents cause.
+	refusals *refusals
 
 	mu       sync.Mutex // guards the fields below
 	profile  *admission.Published
@@ -55,7 +57,7 @@ func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 	if err != nil {
 		return nil, r.refuseOpen(ctx, err)
 	}
-	return &Session{r: r, rc: rc, token: &token}, nil
+	return &Session{r: r, rc: rc, token: &token, refusals: newRefusals()}, nil
 }
 
 // refuseOpen appends a refused Open to the plane log and returns err,
@@ -261,6 +263,7 @@ func (s *Session) Close() error {
 		err = errors.Join(err, terr, a.exited(context.Background(), "killed"))
 	}
 	s.agents = nil
+	err = errors.Join(err, s.flushRefusals(context.Background()))
 	if s.instance != nil {
 		// A provider that never finishes a Destroy cannot hold Close.
 		ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)

@@ -60,6 +60,9 @@ type Step struct {
 	// Attempt, when set, says what the step tries, for the agent's
 	// report line ("TOOL (ATTEMPT) -> ...").
 	Attempt string `json:",omitempty"`
+	// Session, when set with Ask, is the session id the permission
+	// request names instead of the agent's own: a foreign session.
+	Session string `json:",omitempty"`
 }
 
 // QuickstartScript is the turn examples/quickstart plays: an allowed
@@ -321,6 +324,9 @@ func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 	a.nextID++
 	a.waiting[id] = ch
 	a.mu.Unlock()
+	if st.Session != "" {
+		session = st.Session
+	}
 	params, _ := json.Marshal(struct {
 		SessionID string                 `json:"sessionId"`
 		ToolCall  json.RawMessage        `json:"toolCall"`

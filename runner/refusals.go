@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/eventlog"
+)
+
+// Bounds on the refusals an agent can cause over ACP: the permission
+// requests the Runner denies and those acp denies alone. Each is a
+// record in the session log, so without a bound a permission loop is a
+// write amplifier into the log (1,890 denials a second were measured).
+const (
+	// MaxRefusals is a session's refusal budget, over all its agents.
+	// The refusal that spends it is followed by one more record,
+	// [CodeAgentRefusalsExceeded]; then the Runner closes the ACP client of
+	// every agent of the session (its channel: the agent's input ends
+	// and its turn fails), and denies every later permission request
+	// without asking the Approver or recording it.
+	MaxRefusals = 64
+	// RefusalsPerSecond bounds the rate of refusals: once a burst of
+	// that many is spent, the Runner waits before it handles the next
+	// permission request (or records the next refusal acp decided
+	// alone) until the rate allows one more.
+	RefusalsPerSecond = 16
+	// MaxCoalesced bounds the kinds of refusal the Runner coalesces in
+	// a session. The first refusal of a kind (its event with every
+	// envelope field but the time) is recorded in full; each identical
+	// one after it is only counted, and the count is recorded as one
+	// event, the same with Result "<result>_repeated_<n>", when the
+	// agent closes, the session closes, or the budget is spent. A kind
+	// past the first MaxCoalesced is recorded each time.
+	MaxCoalesced = 16
+)
+
+// refusalKind is what makes two refusals identical: every envelope
+// field the Runner sets on a refusal, but the time.
+type refusalKind struct {
+	kind                        eventlog.Kind
+	code, result, action, grant string
+}
+
+// coalesced is one kind of refusal recorded in full, and how many
+// identical ones were counted since it or its last count was recorded.
+type coalesced struct {
+	ev      eventlog.Event
+	key     refusalKind
+	repeats int
+}
+
+// refusals is a session's refusal budget, its rate (a token bucket of
+// RefusalsPerSecond tokens refilled at RefusalsPerSecond a second) and
+// its coalesced kinds.
+type refusals struct {
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+
+	mu     sync.Mutex // guards the fields below, and orders the records
+	spent  int
+	tokens float64
+	at     time.Time // when tokens was last brought up to date
+	kinds  []coalesced
+	closed chan struct{} // closed when the budget is spent
+}
+
+func newRefusals() *refusals {
+	return &refusals{now: time.Now, sleep: sleepCtx, tokens: RefusalsPerSecond, closed: make(chan struct{})}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errRefusalsExceeded is the refusal of a request made once the budget
+// is spent.
+var errRefusalsExceeded = checkfu.Refuse(CodeAgentRefusalsExceeded, "runner: the session's refusal budget of %d is spent", MaxRefusals)
+
+// refill brings tokens up to date. The caller holds mu.
+func (r *refusals) refill() {
+	now := r.now()
+	if !r.at.IsZero() {
+		r.tokens = min(RefusalsPerSecond, r.tokens+now.Sub(r.at).Seconds()*RefusalsPerSecond)
+	}
+	r.at = now
+}
+
+// pace waits until the rate allows one more refusal, or ctx ends (then
+// it returns ctx's error), or the budget is spent (then it returns
+// errRefusalsExceeded).
+func (r *refusals) pace(ctx context.Context) error {
+	for {
+		r.mu.Lock()
+		if r.spent >= MaxRefusals {
+			r.mu.Unlock()
+			return errRefusalsExceeded
+		}
+		r.refill()
+		wait := time.Duration((1 - r.tokens) / RefusalsPerSecond * float64(time.Second))
+		r.mu.Unlock()
+		if wait <= 0 {
+			return nil
+		}
+		if err := r.sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// refuse spends one refusal of the budget and records ev (a denial
+// with err's code) in s's log, coalesced with the identical refusals
+// before it. A nil ev spends without recording: the refusal was
+// recorded elsewhere (a declined approval). Once the budget is spent it
+// records nothing and returns errRefusalsExceeded; the refusal that
+// spends it flushes every count, records CodeAgentRefusalsExceeded and
+// closes r.closed.
+func (s *Session) refuse(ctx context.Context, ev *eventlog.Event, err error) error {
+	r := s.refusals
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spent >= MaxRefusals {
+		return errRefusalsExceeded
+	}
+	ctx = context.WithoutCancel(ctx)
+	r.refill()
+	r.tokens--
+	r.spent++
+	var lerr error
+	if ev != nil {
+		lerr = r.record(ctx, s, *ev, err)
+	}
+	if r.spent == MaxRefusals {
+		lerr = errors.Join(lerr, r.flush(ctx, s),
+			s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_budget"}, errRefusalsExceeded, ""))
+		close(r.closed)
+	}
+	return lerr
+}
+
+// record appends ev, or counts it when a refusal of its kind was
+// recorded before. The caller holds mu.
+func (r *refusals) record(ctx context.Context, s *Session, ev eventlog.Event, err error) error {
+	ev.Decision, ev.Code = eventlog.DecisionDeny, codeOf(err)
+	key := refusalKind{kind: ev.Kind, code: ev.Code, result: ev.Result, action: ev.Action, grant: ev.Grant}
+	for i := range r.kinds {
+		if r.kinds[i].key == key {
+			r.kinds[i].repeats++
+			return nil
+		}
+	}
+	if len(r.kinds) < MaxCoalesced {
+		r.kinds = append(r.kinds, coalesced{ev: ev, key: key})
+	}
+	return s.decide(ctx, ev, err, "")
+}
+
+// flush records the count of every kind counted since its last record,
+// in the order the kinds were first recorded. The caller holds mu.
+func (r *refusals) flush(ctx context.Context, s *Session) error {
+	var lerr error
+	for i := range r.kinds {
+		c := &r.kinds[i]
+		if c.repeats == 0 {
+			continue
+		}
+		ev := c.ev
+		ev.Result += "_repeated_" + strconv.Itoa(c.repeats)
+		c.repeats = 0
+		if err := s.append(ctx, ev); err != nil && lerr == nil {
+			lerr = err
+		}
+	}
+	return lerr
+}
+
+// flushRefusals records the counts of the session's coalesced refusals.
+func (s *Session) flushRefusals(ctx context.Context) error {
+	s.refusals.mu.Lock()
+	defer s.refusals.mu.Unlock()
+	return s.refusals.flush(ctx, s)
+}
+
+// refusedByACP records a permission request acp denied alone (a foreign
+// session, over its pending bound, too many options, undecodable
+// params), paced and counted against the budget like the Runner's own.
+func (s *Session) refusedByACP(err error) {
+	ctx := checkfu.WithRequestContext(context.Background(), s.rc)
+	if s.refusals.pace(ctx) != nil {
+		return
+	}
+	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp_permission"}, err)
+}

@@ -1,0 +1,164 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/runner/runnertest"
+)
+
+// fakeClock is a refusal clock whose sleep moves it on, and sums what
+// was slept.
+type fakeClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	slept time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.slept += d
+	return nil
+}
+
+func (c *fakeClock) Slept() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.slept
+}
+
+// flood is n permission requests the Runner denies: each names a tool the
+// profile does not hold, or, with foreign, a session the agent's client
+// never created (which acp denies alone).
+func flood(n int, foreign bool) []runnertest.Step {
+	var script []runnertest.Step
+	for range n {
+		st := runnertest.Step{Tool: "delete_repo", Arguments: map[string]any{}, Ask: true}
+		if foreign {
+			st.Session = "someone-else"
+		}
+		script = append(script, st)
+	}
+	return script
+}
+
+// denials returns the session's denials with result prefix, as rows.
+func denials(t *testing.T, g *rig, prefix string) []row {
+	t.Helper()
+	var out []row
+	for _, r := range rows(entries(t, g.Runner, member.Session)) {
+		if r.Kind == eventlog.KindDenial && strings.HasPrefix(r.Result, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestRefusalFloodIsCoalesced: a permission loop under the budget leaves
+// one full record and one counted record for its identical refusals,
+// paced at RefusalsPerSecond once the burst is spent; a burst of exactly
+// RefusalsPerSecond waits for nothing. Refusals acp decides alone (a
+// foreign session) reach the log the same way.
+func TestRefusalFloodIsCoalesced(t *testing.T) {
+	tests := []struct {
+		name    string
+		n       int
+		foreign bool
+		result  string
+		code    string
+	}{
+		{"burst", runner.RefusalsPerSecond, false, "refused_permission", string(runner.CodePermissionUnbound)},
+		{"over the burst", runner.RefusalsPerSecond + 24, false, "refused_permission", string(runner.CodePermissionUnbound)},
+		{"decided by acp", runner.RefusalsPerSecond + 1, true, "refused_acp_permission", string(acp.CodePermissionSessionUnknown)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newRig(t, nil)
+			s := g.admitted(t)
+			clock := &fakeClock{now: time.Unix(1e9, 0)}
+			runner.SetRefusalClock(s, clock.Now, clock.Sleep)
+			turn(t, s, flood(tt.n, tt.foreign))
+			got := denials(t, g, tt.result)
+			want := []row{
+				{eventlog.KindDenial, eventlog.DecisionDeny, tt.code, tt.result},
+				{eventlog.KindDenial, eventlog.DecisionDeny, tt.code, tt.result + "_repeated_" + itoa(tt.n-1)},
+			}
+			if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+				t.Fatalf("denials %v, want %v", got, want)
+			}
+			if g.approvals.Load() != 0 {
+				t.Fatalf("the Approver was asked %d times", g.approvals.Load())
+			}
+			// The waits, on the fake clock: none for the burst, then
+			// one refusal's worth for each past it.
+			over := max(tt.n-runner.RefusalsPerSecond, 0)
+			want0 := time.Duration(over) * time.Second / runner.RefusalsPerSecond
+			if d := clock.Slept(); d < want0-time.Millisecond || d > want0+time.Millisecond || (over == 0) != (d == 0) {
+				t.Fatalf("%d refusals waited %s on the refusal clock, want %s", tt.n, d, want0)
+			}
+		})
+	}
+}
+
+// TestRefusalBudgetClosesTheChannel: the refusal that spends MaxRefusals
+// is followed by one refused_budget record; the agent's ACP client is
+// closed (its turn fails), nothing more is recorded, and the counts of
+// the coalesced refusals are in the log.
+func TestRefusalBudgetClosesTheChannel(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	runner.SetRefusalClock(s, clock.Now, clock.Sleep)
+	ctx := context.Background()
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, flood(runner.MaxRefusals+8, false)), Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Prompt(ctx, "go"); err == nil {
+		t.Fatal("the agent's turn went on past the refusal budget")
+	}
+	a.Close(ctx)
+	got := denials(t, g, "refused_")
+	want := []row{
+		{eventlog.KindDenial, eventlog.DecisionDeny, string(runner.CodePermissionUnbound), "refused_permission"},
+		{eventlog.KindDenial, eventlog.DecisionDeny, string(runner.CodePermissionUnbound), "refused_permission_repeated_" + itoa(runner.MaxRefusals-1)},
+		{eventlog.KindDenial, eventlog.DecisionDeny, string(runner.CodeAgentRefusalsExceeded), "refused_budget"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("denials %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("denials %v, want %v", got, want)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// repeats is how many refusals a denial's result stands for: n for a
+// coalesced "<result>_repeated_<n>", else 1.
+func repeats(result string) int {
+	if _, n, ok := strings.Cut(result, "_repeated_"); ok {
+		if v, err := strconv.Atoi(n); err == nil {
+			return v
+		}
+	}
+	return 1
+}
