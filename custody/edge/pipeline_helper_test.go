@@ -43,11 +43,23 @@ type caller struct {
 	evidence  authz.EvidenceSink // the pipeline's own events; nil discards them
 }
 
-// Call runs inv through a pipeline built for it: the profile lists the
-// invocation's tool as it names it, an assignment grants the scope's
-// actor the capability, and the channel's request context is ctx's (or a
-// member's) with the scope's actor and the approval's session.
+// Call runs inv through a pipeline built for it (see open), on a channel
+// opened for this one call.
 func (c caller) Call(ctx context.Context, inv invocation) (*edge.Response, error) {
+	ch, err := c.open(ctx, inv)
+	if err != nil {
+		return nil, err
+	}
+	defer ch.Close()
+	return ch.Call(ctx, inv.Call.Capability, inv.Call.Arguments)
+}
+
+// open builds a pipeline for inv and opens its channel: the profile lists
+// the invocation's tool as it names it, an assignment grants the scope's
+// actor the capability, and the channel's request context is ctx's (or a
+// member's) with the scope's actor and the approval's session. A session
+// calls on one channel many times; the caller closes it.
+func (c caller) open(ctx context.Context, inv invocation) (*pipeline.Channel, error) {
 	rc, ok := checkfu.RequestContextFrom(ctx)
 	if !ok {
 		rc = checkfu.RequestContext{Tenant: "org-1", Workspace: "ws-1", Request: "req-1", Release: "checkfu@test"}
@@ -78,10 +90,5 @@ func (c caller) Call(ctx context.Context, inv invocation) (*edge.Response, error
 		return nil, err
 	}
 	k := inv.Call
-	ch, err := p.Open(rc, inv.Lease, []pipeline.Tool{{Capability: k.Capability, Tool: k.Tool, Operation: k.Operation, Resource: k.Resource}})
-	if err != nil {
-		return nil, err
-	}
-	defer ch.Close()
-	return ch.Call(ctx, k.Capability, k.Arguments)
+	return p.Open(rc, inv.Lease, []pipeline.Tool{{Capability: k.Capability, Tool: k.Tool, Operation: k.Operation, Resource: k.Resource}})
 }
