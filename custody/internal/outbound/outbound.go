@@ -116,27 +116,24 @@ func Decide(rules *egress.Rules, req *http.Request) error {
 func Bodiless(op string) bool { return op == "GET" || op == "HEAD" || op == "DELETE" }
 
 // queryOf turns canonical object arguments of scalars into a query string
-// with sorted keys.
+// with sorted keys. A number keeps its literal text (as json.Number does);
+// an object, array or null member is refused.
 func queryOf(body []byte) (string, error) {
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
 		return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query arguments are not an object")
 	}
-	v := url.Values{}
-	for k, x := range m {
-		switch x := x.(type) {
-		case string:
-			v.Set(k, x)
-		case json.Number:
-			v.Set(k, x.String())
-		case bool:
-			if x {
-				v.Set(k, "true")
-			} else {
-				v.Set(k, "false")
+	v := make(url.Values, len(m))
+	for k, raw := range m {
+		switch c := raw[0]; {
+		case c == '"':
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a string", checkfu.Quote(k))
 			}
+			v.Set(k, s)
+		case c == 't' || c == 'f' || c == '-' || '0' <= c && c <= '9':
+			v.Set(k, string(raw)) // true, false, or a number's literal
 		default:
 			return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a scalar", checkfu.Quote(k))
 		}
