@@ -166,6 +166,9 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 		buf = append(buf, f...)
 		forms = append(forms, buf[start:len(buf):len(buf)])
 	}
+	// tok, two hex cases, three alignments of each base64 alphabet, two
+	// UTF-16 byte orders and the decimal lists.
+	forms = make([][]byte, 0, 1+2+3*len(encs)+2+len(decimalSeps))
 	forms = append(forms, tok)
 	n := hex.Encode(out, tok)
 	add(out[:n])
