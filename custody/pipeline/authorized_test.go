@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"fmt"
 	"go/types"
 	"slices"
 	"strings"
@@ -31,6 +32,42 @@ func TestNoExportedPathReachesTheEdge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, v := range edgePaths(m) {
+		t.Error(v)
+	}
+}
+
+// TestEdgePathsFindsPlantedLeaks proves the checker can fail: a small
+// module in testdata/leaky plants one fault for each of its checks, and
+// every one must be reported.
+func TestEdgePathsFindsPlantedLeaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module's export data")
+	}
+	m, err := custodytest.LoadModule("testdata/leaky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := edgePaths(m)
+	for _, want := range []string{
+		"edge.Authorized is declared in leaky/custody/outbound, not in an internal package of custody",
+		"edge.Authorized has an exported field C",
+		"edge.Edge.Call(ctx context.Context, url string) error does not take an edge.Authorized",
+		"edge.Edge's exported methods are [Call CloseIdleConnections Remote Send]",
+		"leaky/mint.Mint returns an edge.Authorized",
+		"leaky/mint.Box.Open returns an edge.Authorized",
+	} {
+		if !slices.ContainsFunc(got, func(v string) bool { return strings.HasPrefix(v, want) }) {
+			t.Errorf("the planted fault %q was not reported; got %q", want, got)
+		}
+	}
+}
+
+// edgePaths returns one line per way the exported API of module m lets a
+// caller reach the outbound edge (m.Path/custody/edge) with a call that did
+// not pass the pipeline; see TestNoExportedPathReachesTheEdge.
+func edgePaths(m *custodytest.Module) []string {
+	var out []string
 	var edgePkg *types.Package
 	for _, p := range m.Packages {
 		if p.Path() == m.Path+"/custody/edge" {
@@ -38,28 +75,28 @@ func TestNoExportedPathReachesTheEdge(t *testing.T) {
 		}
 	}
 	if edgePkg == nil {
-		t.Fatal("custody/edge not loaded")
+		return []string{"custody/edge not loaded"}
 	}
 	alias := edgePkg.Scope().Lookup("Authorized")
 	if alias == nil {
-		t.Fatal("edge.Authorized is gone")
+		return []string{"edge.Authorized is gone"}
 	}
 	named, ok := types.Unalias(alias.Type()).(*types.Named)
 	if !ok {
-		t.Fatalf("edge.Authorized is %s, not a named type", alias.Type())
+		return []string{fmt.Sprintf("edge.Authorized is %s, not a named type", alias.Type())}
 	}
 	// 2. Where it is declared, and what it holds.
 	declared := named.Obj().Pkg().Path()
 	if !strings.HasPrefix(declared, m.Path+"/custody/") || !strings.Contains(declared, "/internal/") {
-		t.Errorf("edge.Authorized is declared in %s, not in an internal package of custody", declared)
+		out = append(out, fmt.Sprintf("edge.Authorized is declared in %s, not in an internal package of custody", declared))
 	}
 	st, ok := named.Underlying().(*types.Struct)
 	if !ok {
-		t.Fatalf("edge.Authorized is %s, not a struct", named.Underlying())
+		return append(out, fmt.Sprintf("edge.Authorized is %s, not a struct", named.Underlying()))
 	}
 	for i := range st.NumFields() {
 		if st.Field(i).Exported() {
-			t.Errorf("edge.Authorized has an exported field %s", st.Field(i).Name())
+			out = append(out, "edge.Authorized has an exported field "+st.Field(i).Name())
 		}
 	}
 	// 1. The edge's exported methods, and what the sending ones take.
@@ -77,12 +114,12 @@ func TestNoExportedPathReachesTheEdge(t *testing.T) {
 			continue
 		}
 		if sig.Params().Len() != 2 || !types.Identical(sig.Params().At(1).Type(), named) {
-			t.Errorf("edge.Edge.%s%s does not take an edge.Authorized", f.Name(), strings.TrimPrefix(sig.String(), "func"))
+			out = append(out, fmt.Sprintf("edge.Edge.%s%s does not take an edge.Authorized", f.Name(), strings.TrimPrefix(sig.String(), "func")))
 		}
 	}
 	slices.Sort(names)
 	if want := []string{"CloseIdleConnections", "Remote", "Send"}; !slices.Equal(names, want) {
-		t.Errorf("edge.Edge's exported methods are %v, want %v: a new one is a new path to the credential and needs this test's review", names, want)
+		out = append(out, fmt.Sprintf("edge.Edge's exported methods are %v, want %v: a new one is a new path to the credential and needs this test's review", names, want))
 	}
 	// 3. Nobody hands one out.
 	for i, p := range m.Packages {
@@ -95,7 +132,7 @@ func TestNoExportedPathReachesTheEdge(t *testing.T) {
 				continue
 			}
 			if f, ok := obj.(*types.Func); ok && returns(f.Type().(*types.Signature), named) {
-				t.Errorf("%s.%s returns an edge.Authorized", p.Path(), name)
+				out = append(out, fmt.Sprintf("%s.%s returns an edge.Authorized", p.Path(), name))
 			}
 			tn, ok := obj.(*types.TypeName)
 			if !ok {
@@ -106,12 +143,13 @@ func TestNoExportedPathReachesTheEdge(t *testing.T) {
 				for j := range ms.Len() {
 					f := ms.At(j).Obj()
 					if f.Exported() && returns(f.Type().(*types.Signature), named) {
-						t.Errorf("%s.%s.%s returns an edge.Authorized", p.Path(), name, f.Name())
+						out = append(out, fmt.Sprintf("%s.%s.%s returns an edge.Authorized", p.Path(), name, f.Name()))
 					}
 				}
 			}
 		}
 	}
+	return out
 }
 
 // returns reports whether a result of sig is, or holds in a field, an

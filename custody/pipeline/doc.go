@@ -23,7 +23,9 @@
 //     exported field. The value carries the action, the request built from
 //     it, the spent lease and the approval the call runs under; it is
 //     taken once. TestNoExportedPathReachesTheEdge checks the exported
-//     API for any other path.
+//     API for any other path; TestEdgePathsFindsPlantedLeaks runs the same
+//     check on a module in testdata that plants each kind of path, and
+//     requires every one reported.
 //   - The approval for an external effect is never named by the call: the
 //     pipeline finds a live one bound to exactly this actor, lease,
 //     action, effect and session ([authz.Approvals.Pending]); an expired
