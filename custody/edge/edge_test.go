@@ -279,9 +279,9 @@ func TestEdgeReadOnlyCall(t *testing.T) {
 // custodian never opens the credential, and the error holds no secret.
 //
 // Mutants (each makes this test fail):
-//   - deleting the rules decision in Edge.Call: the denied cases open the
-//     credential (egress.Client.Do still refuses them, later);
-//   - deleting the lease spend: the lease cases are sent;
+//   - deleting the pipeline's rules decision (step 5): the denied cases
+//     open the credential (egress.Client.Do still refuses them, later);
+//   - deleting the pipeline's lease check: the lease cases are sent;
 //   - deleting the approval requirement: the unapproved create is sent;
 //   - deleting Registry.Resolve's checks: see TestResolveRefuses; here the
 //     unknown capability would panic or be sent.
