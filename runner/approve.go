@@ -82,7 +82,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	if p == nil {
 		// A capability-free session has no tool to approve.
 		err := checkfu.Refuse(CodePermissionUnbound, "runner: the session holds no capability")
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err)
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission)}, err)
 		return reject(req)
 	}
 	ar, binding, err := s.bind(p, req)
@@ -90,12 +90,12 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
 	if err != nil {
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission", Grant: p.lease.ID}, err)
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission), Grant: p.lease.ID}, err)
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
 	if err != nil {
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approver", Action: ar.Action, Grant: p.lease.ID}, err)
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApprover), Action: ar.Action, Grant: p.lease.ID}, err)
 		return reject(req)
 	}
 	ttl := dec.TTL
@@ -104,7 +104,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 	}
 	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
-			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_approval", Action: ar.Action, Grant: p.lease.ID}, err)
+			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApproval), Action: ar.Action, Grant: p.lease.ID}, err)
 		} else {
 			// Declined: authz recorded the decision; it spends the
 			// budget all the same.

@@ -52,3 +52,52 @@ const (
 	// than fail each call that needs the credential.
 	CodeStoreKeysMismatch checkfu.Code = "store_keys_mismatch"
 )
+
+// A ResultCode is what the Runner writes in an event's Result: for a
+// denial, the step of the session that refused (the event's Code says
+// why); for an allowed step, what it did. The values are stable, so a
+// query over the log may match them, and written only here.
+type ResultCode string
+
+// The results of the Runner's own events.
+const (
+	// CodeRefused: Open refused the session itself (the event is
+	// appended to PlaneSession), or a step with no narrower result.
+	CodeRefused ResultCode = "refused"
+	// CodeRefusedACP: the agent's ACP handshake failed; the agent is
+	// killed.
+	CodeRefusedACP ResultCode = "refused_acp"
+	// CodeRefusedPlane: the session's plane (its gateway, leases and
+	// channel) could not be built for the admitted profile.
+	CodeRefusedPlane ResultCode = "refused_plane"
+	// CodeRefusedInstance: the provider's instance was refused or could
+	// not be made (an instance that disagrees with the enrollment's
+	// placement included).
+	CodeRefusedInstance ResultCode = "refused_instance"
+	// CodeRefusedBroker: the session's broker could not be served or
+	// handed to the instance, or a launch found the session still
+	// serving an earlier agent.
+	CodeRefusedBroker ResultCode = "refused_broker"
+	// CodeRefusedProcess: the agent's process could not be started.
+	CodeRefusedProcess ResultCode = "refused_process"
+	// CodeRefusedPermission: an agent's permission request was denied
+	// before the Approver was asked (no capability, no action to bind,
+	// no Approver, a remote placement).
+	CodeRefusedPermission ResultCode = "refused_permission"
+	// CodeRefusedApprover: the Approver failed to answer.
+	CodeRefusedApprover ResultCode = "refused_approver"
+	// CodeRefusedApproval: the Approver's answer could not be recorded
+	// as an approval.
+	CodeRefusedApproval ResultCode = "refused_approval"
+	// CodeRefusedBudget: the session's agents spent its refusal budget,
+	// MaxRefusals.
+	CodeRefusedBudget ResultCode = "refused_budget"
+	// CodeRefusedACPPermission: the ACP client refused a permission
+	// request alone (malformed or over its bounds).
+	CodeRefusedACPPermission ResultCode = "refused_acp_permission"
+	// CodeAdmitted: Session.Admit admitted the session for a published
+	// profile version.
+	CodeAdmitted ResultCode = "admitted"
+	// CodePublished: Session.Publish published a SandboxProfile version.
+	CodePublished ResultCode = "published"
+)

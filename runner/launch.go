@@ -109,7 +109,7 @@ func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		}
 		delete(s.agents, a)
 		s.mu.Unlock()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp"}, err, ""), a.exited(ctx, "killed"))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACP)}, err, ""), a.exited(ctx, "killed"))
 	}
 	return a, nil
 }
@@ -135,7 +135,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	if s.plane == nil && r.catalog != nil && inProcess {
 		p, err := s.buildPlane(ctx)
 		if err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_plane"}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPlane)}, err, ""))
 		}
 		s.plane = p
 	}
@@ -155,7 +155,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			err = checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s made an instance that runs across acp/wire, but its enrollment places it in_process", r.enrollment.Target())
 		}
 		if err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_instance", Provider: r.enrollment.Target()}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedInstance), Provider: r.enrollment.Target()}, err, ""))
 		}
 		s.instance = inst
 	}
@@ -166,7 +166,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		// Capability-free: no broker, no socket, nothing announced.
 		if len(s.agents) > 0 {
 			err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
 	} else {
 		socket := s.plane.socket()
@@ -177,7 +177,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		if cfg.Door != "" {
 			server, err := s.plane.placeDoor(cfg.Door, path.Join(path.Dir(socket), DoorName), socket)
 			if err != nil {
-				return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+				return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 			}
 			mcpServers = append(mcpServers, server)
 		}
@@ -185,11 +185,11 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			// One socket, one process: the first agent's broker still
 			// answers on it.
 			err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
 		var err error
 		if ln, err = s.plane.listen(); err != nil {
-			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_broker"}, err, ""))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
 	}
 	proc, err := s.instance.OpenProcess(ctx, ps)
@@ -197,7 +197,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		if ln != nil {
 			ln.Close()
 		}
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_process", Provider: r.enrollment.Target()}, err, ""))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedProcess), Provider: r.enrollment.Target()}, err, ""))
 	}
 	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, ps), mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
 	go func() {
@@ -397,7 +397,7 @@ func (s *Session) unsupported(ctx context.Context, req acp.RequestPermissionRequ
 		return reject(req)
 	}
 	err := checkfu.Refuse(CodeCapabilityUnsupported, "runner: session %s is placed remote, where a capability is unsupported", checkfu.Quote(s.rc.Session))
-	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_permission"}, err)
+	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission)}, err)
 	return reject(req)
 }
 

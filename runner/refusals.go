@@ -142,7 +142,7 @@ func (s *Session) refuse(ctx context.Context, ev *eventlog.Event, err error) err
 	}
 	if r.spent == MaxRefusals {
 		lerr = errors.Join(lerr, r.flush(ctx, s),
-			s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_budget"}, errRefusalsExceeded, ""))
+			s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBudget)}, errRefusalsExceeded, ""))
 		close(r.closed)
 	}
 	return lerr
@@ -199,5 +199,5 @@ func (s *Session) refusedByACP(err error) {
 	if s.refusals.pace(ctx) != nil {
 		return
 	}
-	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: "refused_acp_permission"}, err)
+	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACPPermission)}, err)
 }

@@ -64,7 +64,7 @@ func (r *Runner) Open(ctx context.Context, token string) (*Session, error) {
 // joined with the append's failure if it failed.
 func (r *Runner) refuseOpen(ctx context.Context, err error) error {
 	ev := eventlog.Event{Kind: eventlog.KindDenial, Label: r.cfg.Label, Decision: eventlog.DecisionDeny,
-		Code: codeOf(err), Result: "refused", Release: r.cfg.Release}
+		Code: codeOf(err), Result: string(CodeRefused), Release: r.cfg.Release}
 	r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "runner: open refused", slog.String("code", ev.Code), slog.String("cause", checkfu.Cause(err)))
 	if _, lerr := r.log.Append(context.WithoutCancel(ctx), PlaneSession, ev); lerr != nil {
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "runner: event not recorded", slog.String("session", PlaneSession), slog.String("cause", checkfu.Cause(lerr)))
@@ -97,7 +97,7 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 	if v != nil {
 		ev.Profile = profileRevision(v)
 	}
-	if lerr := s.decide(ctx, ev, err, "published"); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, string(CodePublished)); lerr != nil {
 		return nil, lerr
 	}
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admiss
 	if rec != nil {
 		ev.Scope = "lane:" + rec.Facts().Lane.String()
 	}
-	if lerr := s.decide(ctx, ev, err, "admitted"); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, string(CodeAdmitted)); lerr != nil {
 		return lerr
 	}
 	if err != nil {
@@ -184,7 +184,7 @@ func (s *Session) Record() *admission.Record {
 
 // decide appends ev as the outcome err decided: allow with result ok for
 // nil; deny with err's code otherwise, ev.Result naming what was refused
-// ("refused" when empty). An event that cannot be appended is an error
+// (CodeRefused when empty). An event that cannot be appended is an error
 // of its own: an unrecorded decision is no decision.
 func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok string) error {
 	ev.Decision = eventlog.DecisionAllow
@@ -194,7 +194,7 @@ func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok s
 		ev.Decision = eventlog.DecisionDeny
 		ev.Code = codeOf(err)
 		if ev.Result == "" {
-			ev.Result = "refused"
+			ev.Result = string(CodeRefused)
 		}
 		s.r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "runner: step refused", slog.String("kind", ev.Kind.String()), slog.String("code", ev.Code),
 			slog.String("result", ev.Result), slog.String("session", s.rc.Session), slog.String("request", s.rc.Request), slog.String("cause", checkfu.Cause(err)))
