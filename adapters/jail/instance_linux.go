@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/procset"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,15 +43,12 @@ type instance struct {
 	spec adapters.InstanceSpec
 	dir  string // the instance's host directory; the workspace is in it
 	ws   string
-	slot adapters.Slot
 
 	broker    string       // CreateWithBroker's directory, or ""
 	guard     string       // the guard's socket, for allowlist
 	stopGuard func() error // stops the guard, or nil
 
-	mu    sync.Mutex // guards live and procs
-	live  *process
-	procs []*process
+	proc procset.Set
 }
 
 func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
@@ -89,52 +86,17 @@ func (i *instance) ID() string { return i.spec.ID }
 // PATH, HOME, TMPDIR (and, for allowlist, the relay as proxy) plus
 // spec.Env: nothing of the Runner's own.
 func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
-	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: a process needs an argv")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := i.slot.Acquire(); err != nil {
-		return nil, err
-	}
-	p, err := i.start(ctx, spec)
-	if err != nil {
-		i.slot.Release()
-		return nil, err
-	}
-	i.mu.Lock()
-	i.live = p
-	i.procs = append(i.procs, p)
-	i.mu.Unlock()
-	return p, nil
+	return i.proc.Open(ctx, "jail", spec, func() (*procset.Process, error) { return i.start(ctx, spec) })
 }
 
 // Destroy kills the live jail, if any (every process of its PID
-// namespace dies with it), waits for it, removes the jails' cgroups
-// (and their parent, once no other jail holds a group in it), stops the
-// instance's guard and removes the workspace.
+// namespace dies with it), waits for it, removes this Runner's parent
+// cgroups once no other jail holds a group in them (each jail's own
+// groups are removed as it is reaped), stops the instance's guard and
+// removes the workspace.
 func (i *instance) Destroy(ctx context.Context) error {
-	if !i.slot.Destroy() {
-		return nil
-	}
-	i.mu.Lock()
-	p, procs := i.live, i.procs
-	i.procs = nil
-	i.mu.Unlock()
-	if p != nil {
-		p.Kill()
-		select {
-		case <-p.reaped:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	for _, p := range procs {
-		p.closePipes()
-		if p.cg != nil {
-			p.cg.remove()
-		}
+	if first, err := i.proc.Destroy(ctx); !first || err != nil {
+		return err
 	}
 	removeParents()
 	var err error
@@ -154,27 +116,12 @@ func (i *instance) env(extra []string) []string {
 	return append(env, extra...)
 }
 
-type process struct {
-	cmd            *exec.Cmd
-	stdin          *os.File
-	stdout, stderr *eofCloser
-	ev             adapters.Evidence
-	cg             *cgroup
-	relay          []net.Listener
-
-	mu     sync.Mutex // guards exited (so Kill never signals a reaped pid)
-	exited bool
-	reaped chan struct{} // closed once reaped; then status and err are set
-	status int
-	err    error
-}
-
 // start builds one jail and starts spec in it, or refuses: the init
 // stage's failure is CodeJailStartFailed (wire's process_start_failed
 // for a command that cannot be found or executed), a read-back that
 // differs from the plan CodeReadBackMismatch. Nothing of the workload
 // runs before the read-back passed.
-func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *process, err error) {
+func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *procset.Process, err error) {
 	var cleanup []func()
 	defer func() {
 		if err != nil {
@@ -183,13 +130,6 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 			}
 		}
 	}()
-	closeLater := func(fs ...*os.File) {
-		cleanup = append(cleanup, func() {
-			for _, f := range fs {
-				f.Close()
-			}
-		})
-	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -243,24 +183,12 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the process's argv and environment exceed %d bytes", maxConfigBytes)
 	}
 
-	inR, inW, err := os.Pipe()
+	pipes, err := procset.NewPipes()
 	if err != nil {
 		return nil, err
 	}
-	closeLater(inW)
-	defer inR.Close()
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	closeLater(outR)
-	defer outW.Close()
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	closeLater(errR)
-	defer errW.Close()
+	defer pipes.CloseChild()
+	cleanup = append(cleanup, pipes.Close)
 
 	var cg *cgroup
 	if i.p.support.Cgroups {
@@ -270,7 +198,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		cleanup = append(cleanup, cg.remove)
 	}
 	cmd := initCommand()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	pipes.Attach(cmd)
 	cmd.ExtraFiles = []*os.File{childSync}
 	if err := cmd.Start(); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not start: %v", err)
@@ -336,31 +264,18 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	}
 	sync.Close()
 
-	p := &process{cmd: cmd, stdin: inW, stdout: &eofCloser{f: outR}, stderr: &eofCloser{f: errR}, ev: ev, cg: cg, relay: relays, reaped: make(chan struct{})}
 	for _, ln := range relays {
 		go serveRelay(ln, i.guard)
 	}
-	go func() {
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.exited = true
-		p.mu.Unlock()
-		p.status, p.err = status(cmd, err)
+	pipes.CloseChild()
+	return i.proc.Watch(cmd, pipes, ev, func(c *exec.Cmd) error { return killJail(c.Process.Pid) }, func() {
 		if cg != nil {
 			cg.remove()
 		}
 		for _, ln := range relays {
 			ln.Close()
 		}
-		i.mu.Lock()
-		if i.live == p {
-			i.live = nil
-		}
-		i.mu.Unlock()
-		i.slot.Release()
-		close(p.reaped)
-	}()
-	return p, nil
+	}), nil
 }
 
 // sendConfig opens each source in the mount namespace of the init
@@ -458,63 +373,6 @@ func randomName() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (p *process) Stdin() io.WriteCloser       { return p.stdin }
-func (p *process) Stdout() io.Reader           { return p.stdout }
-func (p *process) Stderr() io.Reader           { return p.stderr }
-func (p *process) Evidence() adapters.Evidence { return p.ev }
-
-// Wait waits for the jail's init process to be reaped and returns its
-// exit status: the exit code, or 128+signal.
-func (p *process) Wait() (int, error) {
-	<-p.reaped
-	return p.status, p.err
-}
-
-// Kill sends SIGKILL to the jail's first process, PID 1 of its PID
-// namespace: the kernel then kills every process of the namespace. It
-// does nothing once the process is reaped.
-func (p *process) Kill() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited {
-		return nil
-	}
-	return killJail(p.cmd.Process.Pid)
-}
-
+// killJail sends SIGKILL to the jail's first process, PID 1 of its PID
+// namespace: the kernel then kills every process of the namespace.
 func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
-
-func (p *process) closePipes() {
-	p.stdin.Close()
-	p.stdout.f.Close()
-	p.stderr.f.Close()
-}
-
-// An eofCloser reads a pipe and closes it at EOF.
-type eofCloser struct {
-	f   *os.File
-	eof bool
-}
-
-func (e *eofCloser) Read(b []byte) (int, error) {
-	if e.eof {
-		return 0, io.EOF
-	}
-	n, err := e.f.Read(b)
-	if err == io.EOF {
-		e.eof = true
-		e.f.Close()
-	}
-	return n, err
-}
-
-// status turns cmd.Wait's result into an exit status.
-func status(cmd *exec.Cmd, err error) (int, error) {
-	if cmd.ProcessState == nil {
-		return -1, err
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	return cmd.ProcessState.ExitCode(), nil
-}

@@ -54,8 +54,8 @@ var mutants = []mutation.Mutant{
 	// instance leaves no cgroup behind.
 	{Name: "no parent-death signal", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\t\tPdeathsig:  syscall.SIGKILL,\n", New: ""}}, Kills: "TestParentDeathEndsTheJail"},
-	{Name: "groups kept at Destroy", File: "instance_linux.go",
-		Edits: []mutation.Edit{{Old: "\t\tif p.cg != nil {\n\t\t\tp.cg.remove()\n\t\t}\n", New: ""}, {Old: "\t\tif cg != nil {\n\t\t\tcg.remove()\n\t\t}\n", New: ""}}, Kills: "TestDestroyRemovesCgroups"},
+	{Name: "groups kept at the reaping", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tif cg != nil {\n\t\t\tcg.remove()\n\t\t}\n", New: ""}}, Kills: "TestDestroyRemovesCgroups"},
 	{Name: "cgroup parents kept", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\tremoveParents()\n\tvar err error", New: "\tvar err error"}}, Kills: "TestDestroyRemovesCgroups"},
 	{Name: "a dead Runner's groups kept", File: "cgroup_linux.go",

@@ -2,13 +2,8 @@
 
 package process
 
-import (
-	"os"
-	"os/exec"
-)
+import "os/exec"
 
 func setGroup(*exec.Cmd) {}
 
-func killGroup(cmd *exec.Cmd) { cmd.Process.Kill() }
-
-func signaled(*os.ProcessState) (int, bool) { return 0, false }
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }

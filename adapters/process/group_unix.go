@@ -3,7 +3,6 @@
 package process
 
 import (
-	"os"
 	"os/exec"
 	"syscall"
 )
@@ -12,12 +11,4 @@ func setGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: t
 
 // killGroup kills the process group; the caller holds that the process
 // has not been reaped, so its pid (the group's id) is still its own.
-func killGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-
-func signaled(s *os.ProcessState) (int, bool) {
-	ws, ok := s.Sys().(syscall.WaitStatus)
-	if ok && ws.Signaled() {
-		return int(ws.Signal()), true
-	}
-	return 0, false
-}
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -196,7 +196,7 @@ func (i *remoteInstance) Destroy(ctx context.Context) error {
 		s.Close()
 	}
 	i.conns.Wait()
-	i.inner.slot.Destroy()
+	i.inner.proc.Destroy(ctx)
 	os.RemoveAll(i.sockets)
 	return removeDir(i.inner.dir)
 }
