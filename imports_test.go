@@ -319,7 +319,10 @@ var layers = [][]string{
 	{"."},                         // the shared vocabulary
 	{"internal", "signing"},       // primitives: strict JSON, quoting, keys and envelopes
 	{"egress", "acp", "eventlog"}, // the egress engine, the process wire, the log
-	{"conformance", "custody", "admission", "internal/memevidence", "eventlog/evidencelog"}, // receipts, credentials and policy; custody's evidence into the log
+	// receipts, credentials and policy; custody's evidence into the log;
+	// the model route's pure parts, with which custody's pipeline checks
+	// an agent's model calls
+	{"conformance", "custody", "admission", "internal/memevidence", "eventlog/evidencelog", "gateway/modelroute"},
 	{"gateway", "adapters"},          // plane authority and providers
 	{"runner", "conformance/matrix"}, // what wires the plane together
 	{"cmd", "examples", "bench", "quickstart"},

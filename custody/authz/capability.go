@@ -10,12 +10,14 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // An Effect classifies what a registered capability does to the world.
@@ -87,15 +89,24 @@ const (
 	// method of every MCP message). The server's own tool descriptors
 	// play no part: the registration's descriptor is the tool's.
 	MCP
+	// ModelAPI: the resource is a model provider's endpoint of one
+	// dialect (the registration's Model.Dialect; the resource's path ends
+	// with the dialect's path), and a call is an agent's own model
+	// request, relayed through the model route with the model key
+	// attached at the edge. The operation must be POST. It is never an
+	// MCP tool: the broker does not list it.
+	ModelAPI
 )
 
-// String returns "https", "mcp" or "protocol(N)".
+// String returns "https", "mcp", "model" or "protocol(N)".
 func (p Protocol) String() string {
 	switch p {
 	case HTTPS:
 		return "https"
 	case MCP:
 		return "mcp"
+	case ModelAPI:
+		return "model"
 	}
 	return fmt.Sprintf("protocol(%d)", uint8(p))
 }
@@ -126,6 +137,59 @@ type Registration struct {
 	// plain HTTPS request. It changes no check: the same exact match,
 	// schema, lease and approval apply whatever it is.
 	Protocol Protocol
+	// Model is the model route of a ModelAPI registration (which
+	// dialect, which models, what budget); it must be zero for any other
+	// protocol.
+	Model ModelRoute
+}
+
+// A ModelRoute is what a ModelAPI registration allows an agent's own
+// model calls: the dialect the provider speaks, the exact model names
+// (no pattern, no prefix), and a budget per channel (one session) in
+// requests and in tokens as the provider reports them.
+type ModelRoute struct {
+	Dialect  modelroute.Dialect
+	Models   []string
+	Requests int64
+	Tokens   int64
+}
+
+// ValidModelName reports whether s is a model name a registration may
+// list: 1 to 128 of [A-Za-z0-9._:/-], so that it can stand in an event.
+func ValidModelName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:/-", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateModel checks a registration's model route against its protocol.
+func validateModel(reg Registration) error {
+	m := reg.Model
+	if reg.Protocol != ModelAPI {
+		if m.Dialect != "" || m.Models != nil || m.Requests != 0 || m.Tokens != 0 {
+			return fmt.Errorf("a model route belongs only to a model registration")
+		}
+		return nil
+	}
+	if reg.Operation != "POST" || reg.Effect != ReadOnly {
+		return fmt.Errorf("a model registration is a read_only POST, not %s %q", reg.Effect, reg.Operation)
+	}
+	if m.Dialect.Path() == "" || !strings.HasSuffix(reg.Resource, m.Dialect.Path()) {
+		return fmt.Errorf("a model registration's resource ends with its dialect's path (dialect %q)", m.Dialect)
+	}
+	if len(m.Models) == 0 || slices.ContainsFunc(m.Models, func(s string) bool { return !ValidModelName(s) }) {
+		return fmt.Errorf("a model registration lists 1 or more models, each 1 to 128 of [A-Za-z0-9._:/-]")
+	}
+	if m.Requests <= 0 || m.Tokens <= 0 {
+		return fmt.Errorf("a model registration's budget is positive in requests and in tokens")
+	}
+	return nil
 }
 
 // A ToolCall is what a harness asks for: a registered tool with its
@@ -196,6 +260,7 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 			return nil, checkfu.Refuse(CodeRegistrationInvalid, "authz: capability %s is registered twice", checkfu.Quote(reg.Capability))
 		}
 		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
+		reg.Model.Models = slices.Clone(reg.Model.Models)
 		r.regs[reg.Capability] = &registered{Registration: reg, schema: s}
 	}
 	return r, nil
@@ -235,8 +300,11 @@ func validateRegistration(reg Registration) (*jsonschema.Schema, error) {
 	switch {
 	case reg.Protocol == MCP && reg.Operation != "POST":
 		return nil, bad("a remote MCP tool's operation is POST, not %q", reg.Operation)
-	case reg.Protocol != HTTPS && reg.Protocol != MCP:
-		return nil, bad("protocol must be https or mcp, not %s", reg.Protocol)
+	case reg.Protocol != HTTPS && reg.Protocol != MCP && reg.Protocol != ModelAPI:
+		return nil, bad("protocol must be https, mcp or model, not %s", reg.Protocol)
+	}
+	if err := validateModel(reg); err != nil {
+		return nil, bad("%v", err)
 	}
 	if !validIdent(reg.Tool.Name) {
 		return nil, bad("tool name %q is not 1 to 128 of [a-z0-9._-]", reg.Tool.Name)
@@ -309,6 +377,7 @@ func (r *Registry) Lookup(capability string) (Registration, bool) {
 	}
 	out := reg.Registration
 	out.Tool.InputSchema = bytes.Clone(out.Tool.InputSchema)
+	out.Model.Models = slices.Clone(out.Model.Models)
 	return out, true
 }
 

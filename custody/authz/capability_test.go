@@ -13,6 +13,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 var govCred = address.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
@@ -88,6 +89,55 @@ func TestNewRegistryRemoteMCP(t *testing.T) {
 	}
 	if got, _ := r.Lookup(reg.Capability); got.Protocol != authz.MCP || got.Protocol.String() != "mcp" {
 		t.Fatalf("Lookup: protocol %s, want mcp", got.Protocol)
+	}
+}
+
+// modelRegistration is a valid model registration: Anthropic Messages,
+// one model, a budget.
+func modelRegistration() authz.Registration {
+	return authz.Registration{
+		Capability: "model.anthropic", Operation: "POST", Resource: "https://api.anthropic.example/v1/messages",
+		Credential: govCred, Effect: authz.ReadOnly, Protocol: authz.ModelAPI,
+		Tool:  authz.ToolDescriptor{Name: "model", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Model: authz.ModelRoute{Dialect: modelroute.AnthropicMessages, Models: []string{"claude-sonnet-4-5"}, Requests: 10, Tokens: 1000},
+	}
+}
+
+// TestNewRegistryModel: a model registration is kept whole, its model
+// list a copy; every incomplete one is refused.
+func TestNewRegistryModel(t *testing.T) {
+	reg := modelRegistration()
+	r, err := authz.NewRegistry(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Model.Models[0] = "changed"
+	got, _ := r.Lookup(reg.Capability)
+	if got.Protocol.String() != "model" || got.Model.Models[0] != "claude-sonnet-4-5" || got.Model.Requests != 10 {
+		t.Fatalf("Lookup = %+v", got)
+	}
+	got.Model.Models[0] = "changed"
+	if again, _ := r.Lookup(reg.Capability); again.Model.Models[0] != "claude-sonnet-4-5" {
+		t.Fatalf("Lookup shares the model list")
+	}
+	for name, f := range map[string]func(*authz.Registration){
+		"get":            func(r *authz.Registration) { r.Operation = "GET" },
+		"effect":         func(r *authz.Registration) { r.Effect = authz.ExternalEffect },
+		"no dialect":     func(r *authz.Registration) { r.Model.Dialect = "" },
+		"other dialect":  func(r *authz.Registration) { r.Model.Dialect = modelroute.OpenAIResponses },
+		"unknown":        func(r *authz.Registration) { r.Model.Dialect = "gemini" },
+		"no models":      func(r *authz.Registration) { r.Model.Models = nil },
+		"empty model":    func(r *authz.Registration) { r.Model.Models = []string{"claude", ""} },
+		"spaced model":   func(r *authz.Registration) { r.Model.Models = []string{"claude sonnet"} },
+		"no requests":    func(r *authz.Registration) { r.Model.Requests = 0 },
+		"no tokens":      func(r *authz.Registration) { r.Model.Tokens = -1 },
+		"route on https": func(r *authz.Registration) { r.Protocol = authz.HTTPS },
+	} {
+		reg := modelRegistration()
+		f(&reg)
+		if _, err := authz.NewRegistry(reg); !errors.Is(err, authz.CodeRegistrationInvalid) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

@@ -73,6 +73,11 @@ func (d Dialect) Headers(in http.Header) http.Header {
 	return out
 }
 
+// AnthropicBetaQuery is the one query an Anthropic Messages request may
+// carry (Claude Code sends it on every request). It selects nothing the
+// route keeps: the request sent upstream has no query.
+const AnthropicBetaQuery = "beta=true"
+
 // A Request is what the route reads of an agent's model request: never
 // its content.
 type Request struct {
@@ -82,13 +87,13 @@ type Request struct {
 }
 
 // ParseRequest reads an agent's request in dialect d. The method must be
-// POST and the path exactly the dialect's, with no query
-// ([CodeModelPathRefused]); the body a strict JSON object (no repeated
+// POST and the path exactly the dialect's, with no query but
+// AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]); the body a strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
 // "model" of at most 256 bytes and, if present, a boolean "stream"
 // ([CodeModelRequestInvalid]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
-	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" {
+	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}
 	var fields struct {

@@ -38,7 +38,8 @@ func TestParseRequest(t *testing.T) {
 	}{
 		{"GET", "/v1/messages", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/v1/messages/count_tokens", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
-		{"POST", "/v1/messages", "beta=true", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages", "beta=false", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages", "beta=true&x=1", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/v1/messages/../models", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/api/claude_code/metrics", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/v1/responses", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
@@ -56,6 +57,12 @@ func TestParseRequest(t *testing.T) {
 		if _, err := modelroute.ParseRequest(d, c.method, c.path, c.query, []byte(c.body)); !errors.Is(err, c.code) {
 			t.Errorf("%s %s?%s %q: %v, want %v", c.method, c.path, c.query, c.body, err, c.code)
 		}
+	}
+	if _, err := modelroute.ParseRequest(d, "POST", "/v1/messages", "beta=true", []byte(`{"model":"m"}`)); err != nil {
+		t.Errorf("Claude Code's ?beta=true: %v", err)
+	}
+	if _, err := modelroute.ParseRequest(modelroute.OpenAIResponses, "POST", "/v1/responses", "beta=true", []byte(`{"model":"m"}`)); !errors.Is(err, modelroute.CodeModelPathRefused) {
+		t.Errorf("?beta=true on another dialect: %v", err)
 	}
 	if _, err := modelroute.ParseRequest("gemini", "POST", "", "", []byte(`{"model":"m"}`)); !errors.Is(err, modelroute.CodeModelPathRefused) {
 		t.Errorf("an unknown dialect: %v", err)
@@ -122,9 +129,15 @@ func TestPolicyExactModels(t *testing.T) {
 func TestMeterBudget(t *testing.T) {
 	m := modelroute.NewMeter(modelroute.Budget{Requests: 2, Tokens: 1000})
 	for i := 0; i < 2; i++ {
+		if err := m.Allow(); err != nil {
+			t.Fatalf("Allow before request %d: %v", i+1, err)
+		}
 		if err := m.Begin(); err != nil {
 			t.Fatalf("request %d: %v", i+1, err)
 		}
+	}
+	if err := m.Allow(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+		t.Fatalf("Allow of request 3 past a budget of 2: %v", err)
 	}
 	if err := m.Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("request 3 past a budget of 2: %v", err)

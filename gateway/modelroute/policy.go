@@ -49,11 +49,28 @@ func NewMeter(b Budget) *Meter { return &Meter{budget: b} }
 func (m *Meter) Begin() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.spent(); err != nil {
+		return err
+	}
+	m.used.Requests++
+	return nil
+}
+
+// Allow refuses, with [CodeModelBudgetExhausted], what Begin would
+// refuse now, and reserves nothing: a check made before a request is
+// decided, which Begin repeats as the request leaves.
+func (m *Meter) Allow() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spent()
+}
+
+// spent refuses when the requests or the tokens are spent. m.mu is held.
+func (m *Meter) spent() error {
 	if m.used.Requests >= m.budget.Requests || m.used.Tokens >= m.budget.Tokens {
 		return checkfu.Refuse(CodeModelBudgetExhausted, "modelroute: the session's model budget is spent (%d of %d requests, %d of %d tokens)",
 			m.used.Requests, m.budget.Requests, m.used.Tokens, m.budget.Tokens)
 	}
-	m.used.Requests++
 	return nil
 }
 
