@@ -29,6 +29,11 @@ const (
 	// EvidenceGatewayResult records the terminal result of a call the
 	// gateway allowed. It is always a separate event from the decision.
 	EvidenceGatewayResult EvidenceKind = "gateway_result"
+	// EvidenceModelResult records the terminal result of an agent's own
+	// model call that the gateway allowed (its decision is a
+	// gateway_decision): the model, the tokens the provider reported,
+	// the status and the duration. Never the prompt or the completion.
+	EvidenceModelResult EvidenceKind = "model_result"
 )
 
 // An Outcome is the fact an Evidence event states.
@@ -90,6 +95,15 @@ type Evidence struct {
 	// code is answered. eventlog/evidencelog seals it into the event's
 	// content, which only a reader holding the log's keys opens.
 	Cause string
+
+	// Model calls only: the model the request named (on a decision only
+	// when it is an allowed one, or a plain name that can stand in an
+	// event), the tokens the provider reported, and how long the call
+	// took from its decision to the end of its answer.
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	Duration     time.Duration
 }
 
 // An EvidenceSink durably records evidence events in order. The eventlog

@@ -308,6 +308,40 @@ func (e *Edge) CloseIdleConnections() {
 	}
 }
 
+// attach returns the egress client's post-decision hook that puts the
+// credential of secret (bound at b) in header, after prefix, once the
+// lease is seen to hold still.
+func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, scope authz.LeaseScope, header, prefix string) func(http.Header) error {
+	return func(h http.Header) error {
+		// Opening can take a while (a runtime may refresh first): the
+		// lease must still hold at the moment the credential goes on.
+		if err := e.leases.Hold(lease, scope); err != nil {
+			return err
+		}
+		attachErr := reveal.With(secret, func(tok []byte) error {
+			v := make([]byte, 0, len(prefix)+len(tok))
+			v = append(append(v, prefix...), tok...)
+			defer clear(v)
+			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(string(v)) {
+				return checkfu.Refuse(CodeCredentialUnusable, "edge: the credential at %s is not a valid header value", b)
+			}
+			// Ask for the body as is: the transport would otherwise ask
+			// for gzip and decode one layer itself, hiding how many
+			// codings the provider declared. Any coding left is then
+			// withheld, since the echo check cannot see inside it.
+			h.Set("Accept-Encoding", "identity")
+			h.Set(header, string(v))
+			return nil
+		})
+		if attachErr != nil {
+			if _, ok := checkfu.CodeOf(attachErr); !ok || errors.Is(attachErr, custody.CodeSecretDestroyed) {
+				attachErr = checkfu.Refuse(CodeCredentialUnusable, "edge: the credential at %s cannot be attached", b)
+			}
+		}
+		return attachErr
+	}
+}
+
 // send opens the credential, lets the egress client attach it after its
 // own rule decision and a last check that the lease still holds, and reads
 // the response. It sets *status to the provider's status as soon as the
@@ -318,34 +352,7 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Reques
 		return nil, err
 	}
 	defer secret.Destroy()
-	hresp, err := client.Do(req.WithContext(ctx), func(h http.Header) error {
-		// Opening can take a while (a runtime may refresh first): the
-		// lease must still hold at the moment the credential goes on.
-		if err := e.leases.Hold(lease, scope); err != nil {
-			return err
-		}
-		attachErr := reveal.With(secret, func(tok []byte) error {
-			v := make([]byte, 0, len(e.prefix)+len(tok))
-			v = append(append(v, e.prefix...), tok...)
-			defer clear(v)
-			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(string(v)) {
-				return checkfu.Refuse(CodeCredentialUnusable, "edge: the credential at %s is not a valid header value", b)
-			}
-			// Ask for the body as is: the transport would otherwise ask
-			// for gzip and decode one layer itself, hiding how many
-			// codings the provider declared. Any coding left is then
-			// withheld below, since the echo check cannot see inside it.
-			h.Set("Accept-Encoding", "identity")
-			h.Set(e.header, string(v))
-			return nil
-		})
-		if attachErr != nil {
-			if _, ok := checkfu.CodeOf(attachErr); !ok || errors.Is(attachErr, custody.CodeSecretDestroyed) {
-				attachErr = checkfu.Refuse(CodeCredentialUnusable, "edge: the credential at %s cannot be attached", b)
-			}
-		}
-		return attachErr
-	})
+	hresp, err := client.Do(req.WithContext(ctx), e.attach(secret, b, lease, scope, e.header, e.prefix))
 	if err != nil {
 		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {
 			*status = re.Status

@@ -69,6 +69,10 @@ func (f *fakeEdge) Remote(ctx context.Context, a edge.Authorized) (*edge.RemoteT
 	return nil, errors.New("fakeEdge: no remote tools")
 }
 
+func (f *fakeEdge) Stream(ctx context.Context, a edge.Authorized, read func(*edge.Stream) error) error {
+	return errors.New("fakeEdge: no model calls")
+}
+
 func (f *fakeEdge) Sent() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // Config configures New. Every field but Approvals, Remote, Now and
@@ -50,6 +51,7 @@ type Config struct {
 type Edge interface {
 	Send(ctx context.Context, a edge.Authorized) (*edge.Response, error)
 	Remote(ctx context.Context, a edge.Authorized) (*edge.RemoteTransport, error)
+	Stream(ctx context.Context, a edge.Authorized, read func(*edge.Stream) error) error
 }
 
 var _ Edge = (*edge.Edge)(nil)
@@ -151,6 +153,9 @@ type Channel struct {
 	lease string
 	tools map[string]Tool
 	list  []Tool
+
+	mu     sync.Mutex                   // guards meters
+	meters map[string]*modelroute.Meter // the model budget of each model capability, spent by this channel
 }
 
 // Open opens a channel bound to rc, spending lease and listing tools. The
@@ -331,20 +336,13 @@ type decided struct {
 // arguments and the one rule decision. It spends nothing.
 func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage, ev *authz.Evidence) (*decided, error) {
 	rc := ch.rc
-	// 2. The profile lists the tool, and an assignment grants it. Both
-	// refusals are the same: a tool the profile hides is not there.
-	pt, listed := ch.tools[capability]
-	target := authz.PermissionTarget{Capability: capability}
-	reg, registered := p.cfg.Registry.Lookup(capability)
-	if registered {
-		target.Connection = reg.Credential.String()
+	pt, reg, registered, err := p.permit(ch, capability, ev)
+	if err != nil {
+		return nil, err
 	}
-	a, err := p.cfg.Assignments.Permit(rc, target, p.cfg.Now())
-	if err != nil || !listed {
-		return nil, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")
+	if reg.Protocol == authz.ModelAPI {
+		return nil, errModelOnTools(capability)
 	}
-	ev.Assignment = a.ID
-	ev.Capability, ev.Tool = capability, pt.Tool
 	// 3 and 4. The exact static registration, through the Connection
 	// of its credential, then the arguments.
 	call := authz.ToolCall{Capability: capability, Tool: pt.Tool, Operation: pt.Operation, Resource: pt.Resource, Arguments: args}
@@ -379,6 +377,31 @@ func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage,
 		d.binding = authz.ApprovalBinding{Actor: rc.Actor, Grant: ch.lease, Action: d.digest, Effect: action.Effect, Scope: rc.Session}
 	}
 	return d, nil
+}
+
+// permit is step 2 for a call of capability over ch: the profile lists
+// the tool, and an assignment grants it. Both refusals are the same: a
+// tool the profile hides is not there. It returns the profile's tool and
+// the registration, if there is one, and fills in ev.
+func (p *Pipeline) permit(ch *Channel, capability string, ev *authz.Evidence) (Tool, authz.Registration, bool, error) {
+	pt, listed := ch.tools[capability]
+	target := authz.PermissionTarget{Capability: capability}
+	reg, registered := p.cfg.Registry.Lookup(capability)
+	if registered {
+		target.Connection = reg.Credential.String()
+	}
+	a, err := p.cfg.Assignments.Permit(ch.rc, target, p.cfg.Now())
+	if err != nil || !listed {
+		return Tool{}, authz.Registration{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")
+	}
+	ev.Assignment = a.ID
+	ev.Capability, ev.Tool = capability, pt.Tool
+	return pt, reg, registered, nil
+}
+
+// errModelOnTools refuses a model registration called as a tool.
+func errModelOnTools(capability string) error {
+	return checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s is a model route, not a tool", checkfu.Quote(capability))
 }
 
 // authorize runs steps 2 to 7, filling ev as facts become known. It

@@ -77,6 +77,15 @@ func ParseOperator(content []byte) (Operator, error) {
 // no Actor) maps to an event with every context field empty: that is how
 // the log records a fact no authenticated context stands behind.
 //
+// A model call's decision is a gateway decision whose tool is the model
+// the request named (when it can stand in an event). Its result
+// (model_result) maps to a settlement event, the budget it moved: Tool.Name
+// is the model, EffectID the model registration, Grant the lease, Result
+// "http_NNN" when the provider answered, else the outcome, Code the
+// refusal or failure code, and Scope the usage as
+// "in=TOKENS/out=TOKENS/ms=DURATION". No prompt or completion is in any
+// of them.
+//
 // Approval decisions and results map to approval_decision and
 // approval_result events. Approved maps to an allow decision; denied and
 // refused to deny; succeeded and failed, which are results rather than
@@ -122,6 +131,8 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 		err = gatewayDecision(&e, ev)
 	case authz.EvidenceGatewayResult:
 		err = gatewayResult(&e, ev)
+	case authz.EvidenceModelResult:
+		err = modelResult(&e, ev)
 	default:
 		err = checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: evidence kind %s is not mapped", checkfu.Quote(string(ev.Kind)))
 	}
@@ -213,5 +224,24 @@ func gatewayResult(e *eventlog.Event, ev authz.Evidence) error {
 	default:
 		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: gateway result outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
 	}
+	return nil
+}
+
+// modelResult maps the result of a model call to a settlement event.
+func modelResult(e *eventlog.Event, ev authz.Evidence) error {
+	e.Kind = eventlog.KindSettlement
+	e.Tool = eventlog.ToolDescriptor{Name: ev.Model}
+	e.EffectID = ev.Capability
+	e.Provider = ev.Provider
+	switch ev.Outcome {
+	case authz.OutcomeSucceeded, authz.OutcomeFailed, authz.OutcomeRefused:
+		if ev.Status > 0 {
+			e.Result = "http_" + strconv.Itoa(ev.Status)
+		}
+	default:
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: model result outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
+	}
+	e.Scope = "in=" + strconv.FormatInt(max(ev.InputTokens, 0), 10) + "/out=" + strconv.FormatInt(max(ev.OutputTokens, 0), 10) +
+		"/ms=" + strconv.FormatInt(max(ev.Duration.Milliseconds(), 0), 10)
 	return nil
 }

@@ -147,3 +147,46 @@ func TestRecordEdgeCalls(t *testing.T) {
 		t.Errorf("New(nil log) = %v, want %s", err, eventlog.CodeStoreMissing)
 	}
 }
+
+// TestRecordModelResults: a model call's result is a settlement event
+// with the model, the status, the code and the usage, and nothing of the
+// prompt or the completion (the evidence has no field for them).
+func TestRecordModelResults(t *testing.T) {
+	ctx := context.Background()
+	l, sink := newSink(t)
+	res := func(outcome authz.Outcome, code checkfu.Code, status int, in, out int64, d time.Duration) authz.Evidence {
+		return authz.Evidence{
+			Kind: authz.EvidenceModelResult, Label: checkfu.LabelMock, Actor: "agent:7", Grant: "lease-1",
+			Action: "sha256:0a1b", Effect: authz.ReadOnly, Outcome: outcome, Code: code, Status: status,
+			Capability: "model.anthropic", Tool: "claude-sonnet-4-5", Model: "claude-sonnet-4-5",
+			InputTokens: in, OutputTokens: out, Duration: d, Scope: "sess-1",
+		}
+	}
+	for _, ev := range []authz.Evidence{
+		res(authz.OutcomeSucceeded, "", 200, 100, 10, 1500*time.Millisecond),
+		res(authz.OutcomeFailed, "provider_failed", 529, 0, 0, 0),
+		res(authz.OutcomeRefused, "model_budget_exhausted", 0, -1, 0, -time.Second),
+	} {
+		if err := sink.Record(ctx, ev); err != nil {
+			t.Fatalf("Record(model result %s): %v", ev.Outcome, err)
+		}
+	}
+	if err := sink.Record(ctx, res("approved", "", 0, 0, 0, 0)); !errors.Is(err, evidencelog.CodeEvidenceUnknown) {
+		t.Errorf("a model result approved: %v", err)
+	}
+	var got []string
+	for e, err := range l.Read(ctx, "sess-1", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s %s %s %s", e.Kind, e.Decision, e.Result, e.Code, e.Tool.Name, e.EffectID, e.Scope))
+	}
+	want := []string{
+		"settlement none http_200  claude-sonnet-4-5 model.anthropic in=100/out=10/ms=1500",
+		"settlement none http_529 provider_failed claude-sonnet-4-5 model.anthropic in=0/out=0/ms=0",
+		"settlement none refused model_budget_exhausted claude-sonnet-4-5 model.anthropic in=0/out=0/ms=0",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+}

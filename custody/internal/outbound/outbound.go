@@ -56,6 +56,11 @@ type Call struct {
 	Scope    authz.LeaseScope
 	Approval string // the approval the call runs under, or empty
 	Session  string // the scope the approval binds
+	// KeyHeader and KeyPrefix, for a ModelAPI call only, are where the
+	// edge puts the model key: the dialect's header (X-Api-Key, or
+	// Authorization after "Bearer "). The request never carries the
+	// agent's own.
+	KeyHeader, KeyPrefix string
 
 	taken atomic.Bool
 }

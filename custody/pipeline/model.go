@@ -1,0 +1,227 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"mime"
+	"net/http"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/edge"
+	"github.com/checkfu/checkfu/custody/internal/outbound"
+	"github.com/checkfu/checkfu/gateway/modelroute"
+)
+
+// A ModelCall is an agent's own model request as the broker read it off
+// the sandbox's socket: the method, path and query it asked for, its
+// headers (the dialect keeps a few; every credential- or routing-bearing
+// one is dropped) and its body, read whole up to
+// [modelroute.MaxRequestBytes] (one byte more is refused as invalid).
+type ModelCall struct {
+	Method, Path, RawQuery string
+	Header                 http.Header
+	Body                   []byte
+}
+
+// Model runs an agent's own model call over ch through the pipeline, as
+// a call of capability, a registration of Protocol [authz.ModelAPI], and
+// writes the provider's answer to w as it arrives. The steps are a tool
+// call's, with the model route's checks in the place of the arguments:
+//
+//  1. channel, as for [Channel.Call] ([CodeChannelUnknown]);
+//  2. assignment: the profile lists the capability and an assignment
+//     grants it ([authz.CodePermissionMissing]);
+//  3. registration: a model registration whose resource is the
+//     profile's ([authz.CodeCapabilityMismatch]);
+//  4. request: the dialect's one method and path, no query, a strict
+//     JSON body naming a model ([modelroute.CodeModelPathRefused],
+//     [modelroute.CodeModelRequestInvalid]);
+//  5. model: exactly one of the registration's models
+//     ([modelroute.CodeModelNotAllowed]);
+//  6. rules: the request to the registered resource, with the headers
+//     the dialect keeps, decided by the Connection's egress rules;
+//  7. budget: the channel's model budget for the capability, in requests
+//     and in tokens ([modelroute.CodeModelBudgetExhausted]), is not
+//     spent;
+//  8. lease: the channel's lease would allow the use;
+//  9. edge: the decision is recorded; the budget reserves one request
+//     and the lease is spent, and the edge attaches the model key in the
+//     dialect's header and sends; the answer is relayed as it arrives,
+//     each event screened for the key ([edge.Stream.Screen]);
+//  10. events: the result, a model_result event with the model, the
+//     tokens the provider reported, the status and the duration.
+//
+// A refusal at any step before 9 writes nothing to w, spends nothing and
+// opens no credential; the caller answers the agent. Once the answer's
+// status is written, an error means the answer was cut short. Neither
+// the prompt nor the completion is kept or recorded.
+func (ch *Channel) Model(ctx context.Context, capability string, call ModelCall, w http.ResponseWriter) error {
+	if ch == nil {
+		return errChannel
+	}
+	p := ch.p
+	if p == nil || p.channels == nil || !p.open(ch) {
+		return p.refuseChannel(ctx)
+	}
+	rc := ch.rc
+	ctx = checkfu.WithRequestContext(ctx, rc)
+	ev := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}
+	d, err := p.authorizeModel(ch, capability, call, &ev)
+	if err != nil {
+		return p.deny(ctx, ev, err)
+	}
+	start := p.cfg.Now()
+	ev.Outcome, ev.Time = authz.OutcomeApproved, start
+	if rerr := p.cfg.Evidence.Record(ctx, ev); rerr != nil {
+		return &authz.EvidenceError{Kind: ev.Kind, Err: rerr}
+	}
+	// 9. The effect: the budget and the lease are spent as the call
+	// leaves, and the answer is relayed as it arrives.
+	var (
+		status int
+		usage  modelroute.Usage
+	)
+	err = p.sendModel(ctx, d, func(s *edge.Stream) error {
+		status = s.Status
+		if ct := s.Header.Get("Content-Type"); ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.WriteHeader(s.Status)
+		var err error
+		if mt, _, _ := mime.ParseMediaType(s.Header.Get("Content-Type")); mt == "text/event-stream" {
+			rc := http.NewResponseController(w)
+			usage, err = modelroute.Relay(w, func() { _ = rc.Flush() }, s.Body, d.dialect, s.Screen)
+		} else {
+			usage, err = modelroute.RelayAnswer(w, s.Body, d.dialect, s.Screen)
+		}
+		d.meter.End(usage)
+		return err
+	})
+	if err == nil && status >= 400 {
+		err = checkfu.Refuse(CodeProviderFailed, "pipeline: the model provider answered with status %d", status)
+	}
+	// 10. The result, a separate event.
+	res := ev
+	res.Kind, res.Time, res.Outcome = authz.EvidenceModelResult, p.cfg.Now(), authz.OutcomeSucceeded
+	res.Status, res.InputTokens, res.OutputTokens = status, usage.InputTokens, usage.OutputTokens
+	res.Duration = res.Time.Sub(start)
+	if err != nil {
+		res.Outcome = authz.OutcomeFailed
+		if status == 0 {
+			res.Outcome = authz.OutcomeRefused // nothing reached the agent
+		}
+		res.Code, _ = checkfu.CodeOf(err)
+	}
+	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {
+		return errors.Join(err, &authz.EvidenceError{Kind: res.Kind, Err: rerr})
+	}
+	if errors.Is(err, CodeProviderFailed) {
+		return nil // the provider's answer was the agent's; the event says it failed
+	}
+	return err
+}
+
+// modelDecided is a model call that passed steps 2 to 8.
+type modelDecided struct {
+	decided
+	dialect modelroute.Dialect
+	meter   *modelroute.Meter
+}
+
+// authorizeModel runs steps 2 to 8 of [Channel.Model], filling ev as
+// facts become known. It spends nothing.
+func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall, ev *authz.Evidence) (*modelDecided, error) {
+	rc := ch.rc
+	// 2. The assignment.
+	pt, reg, registered, err := p.permit(ch, capability, ev)
+	ev.Tool = "" // a model call's events name the model, once it is read
+	if err != nil {
+		return nil, err
+	}
+	// 3. The registration: a model route, exactly the profile's, with a
+	// Connection.
+	conn, ok := p.conns[reg.Credential]
+	if !registered || !ok || reg.Protocol != authz.ModelAPI || pt.Tool != reg.Tool.Name || pt.Operation != reg.Operation || pt.Resource != reg.Resource {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s is not a model route of this channel", checkfu.Quote(capability))
+	}
+	// 4. The request.
+	dialect := reg.Model.Dialect
+	req, err := modelroute.ParseRequest(dialect, call.Method, call.Path, call.RawQuery, call.Body)
+	if err != nil {
+		return nil, err
+	}
+	if authz.ValidModelName(req.Model) {
+		ev.Tool, ev.Model = req.Model, req.Model
+	}
+	// 5. The model.
+	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {
+		return nil, err
+	}
+	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: reg.Resource, Effect: reg.Effect, Body: bytes.Clone(call.Body)}
+	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), reg: reg, lease: ch.lease, session: rc.Session,
+		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect}
+	ev.Action, ev.Effect = d.digest, action.Effect
+	// 6. The rules decide the request the route will send.
+	hreq, err := http.NewRequestWithContext(context.Background(), reg.Operation, reg.Resource, bytes.NewReader(d.action.Body))
+	if err != nil {
+		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s: the registered resource does not form a request", checkfu.Quote(capability))
+	}
+	hreq.Header = dialect.Headers(call.Header)
+	if err := outbound.Decide(conn.Rules, hreq); err != nil {
+		return nil, err
+	}
+	d.req = hreq
+	// 7. The budget.
+	d.meter = ch.meter(capability, reg.Model)
+	if err := d.meter.Allow(); err != nil {
+		return nil, err
+	}
+	// 8. The lease would allow the use.
+	lease, err := p.cfg.Leases.Usable(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})
+	if err != nil {
+		return nil, err
+	}
+	ev.Grant, ev.Provider = lease.ID, lease.Provider
+	return d, nil
+}
+
+// sendModel is step 9's effect: one request of the budget is reserved,
+// the lease is spent, and the edge sends the call with the model key in
+// the dialect's header and hands its answer to read.
+func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*edge.Stream) error) error {
+	if err := d.meter.Begin(); err != nil {
+		return err
+	}
+	lease, err := p.cfg.Leases.Use(d.lease, authz.LeaseUse{Scope: d.scope, Capability: d.action.Capability})
+	if err != nil {
+		return err
+	}
+	header, prefix := d.dialect.KeyHeader(), ""
+	if header == "Authorization" {
+		prefix = "Bearer "
+	}
+	a := outbound.Mint(&outbound.Call{
+		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
+		Tool: d.reg.Tool.Name, Protocol: d.reg.Protocol, Request: d.req,
+		Lease: lease, Scope: d.scope, Session: d.session, KeyHeader: header, KeyPrefix: prefix,
+	})
+	return p.cfg.Edge.Stream(ctx, a, read)
+}
+
+// meter returns the channel's meter of capability's model budget,
+// making it on first use.
+func (ch *Channel) meter(capability string, route authz.ModelRoute) *modelroute.Meter {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.meters == nil {
+		ch.meters = map[string]*modelroute.Meter{}
+	}
+	m, ok := ch.meters[capability]
+	if !ok {
+		m = modelroute.NewMeter(modelroute.Budget{Requests: route.Requests, Tokens: route.Tokens})
+		ch.meters[capability] = m
+	}
+	return m
+}
