@@ -1,9 +1,11 @@
 package broker
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +40,10 @@ type Broker struct {
 	conns    chan struct{}
 	inflight chan struct{}
 	refusals *refusals
+	// pending and models are semaphores of connections waiting for
+	// their first byte and of model route connections.
+	pending chan struct{}
+	models  chan struct{}
 }
 
 // New returns the broker for ch. Every tool the profile lists must be
@@ -52,13 +58,17 @@ func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
 	}
-	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: newRefusals(), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-	})}
+	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: newRefusals(),
+		pending: make(chan struct{}, MaxConnections+MaxModelConnections), models: make(chan struct{}, MaxModelConnections), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})}
 	for _, pt := range ch.Tools() {
 		reg, ok := ch.Registry().Lookup(pt.Capability)
 		if !ok || reg.Tool.Name != pt.Tool || reg.Operation != pt.Operation || reg.Resource != pt.Resource {
 			return nil, checkfu.Refuse(CodeDescriptorUnregistered, "broker: tool %s (%s %s) is not fixed by a registration", checkfu.Quote(pt.Tool), checkfu.Quote(pt.Operation), checkfu.Quote(pt.Resource))
+		}
+		if reg.Protocol == authz.ModelAPI {
+			continue // the model route, served over HTTP: never an MCP tool
 		}
 		tool, err := descriptor(reg)
 		if err != nil {
@@ -166,6 +176,42 @@ func (b *Broker) Tools() []*mcp.Tool { return append([]*mcp.Tool(nil), b.tools..
 // contexts are cancelled, and ServeConn waits for them at most
 // CloseGrace.
 func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
+	c, err := b.firstByte(nc)
+	if err != nil {
+		return err
+	}
+	if first, _ := c.br.Peek(1); speaksHTTP(first[0]) {
+		return b.serveModel(ctx, c)
+	}
+	return b.serveMCP(ctx, c)
+}
+
+// firstByte waits, within the bounds on pending connections, at most
+// FirstByteTimeout for nc's first byte, which it leaves unread.
+func (b *Broker) firstByte(nc net.Conn) (*peeked, error) {
+	select {
+	case b.pending <- struct{}{}:
+		defer func() { <-b.pending }()
+	default:
+		nc.Close()
+		return nil, errPendingExceeded
+	}
+	c := &peeked{Conn: nc, br: bufio.NewReaderSize(nc, readBufferSize), closed: make(chan struct{})}
+	nc.SetReadDeadline(time.Now().Add(FirstByteTimeout))
+	_, err := c.br.Peek(1)
+	nc.SetReadDeadline(time.Time{})
+	if err != nil {
+		nc.Close()
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) {
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// serveMCP speaks MCP over c, whose first byte is still unread.
+func (b *Broker) serveMCP(ctx context.Context, nc *peeked) error {
 	select {
 	case b.conns <- struct{}{}:
 		defer func() { <-b.conns }()

@@ -31,4 +31,8 @@ const (
 	// MaxRefusals refusals; the broker closed the channel and serves
 	// nothing more.
 	CodeRefusalsExceeded checkfu.Code = "refusals_exceeded"
+	// CodeModelRouteUnregistered: sandbox code sent an HTTP (model
+	// route) request on the socket, and the session's profile lists no
+	// model registration.
+	CodeModelRouteUnregistered checkfu.Code = "model_route_unregistered"
 )

@@ -121,8 +121,8 @@ type conn struct {
 	closed bool
 }
 
-func newConn(b *Broker, nc net.Conn, ended context.CancelFunc) *conn {
-	return &conn{b: b, nc: nc, lr: lineReader{br: bufio.NewReaderSize(nc, readBufferSize)}, ended: ended, quit: make(chan struct{}),
+func newConn(b *Broker, nc *peeked, ended context.CancelFunc) *conn {
+	return &conn{b: b, nc: nc, lr: lineReader{br: nc.br}, ended: ended, quit: make(chan struct{}),
 		held: map[jsonrpc.ID]int{}, calls: map[jsonrpc.ID]int{}}
 }
 

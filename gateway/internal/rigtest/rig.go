@@ -126,6 +126,10 @@ type Rig struct {
 	Hold atomic.Pointer[func(*http.Request)]
 	// Remote is the remote MCP server of a rig built by NewRemote.
 	Remote *Remote
+	// Model is the scripted model server of a rig built by NewModel,
+	// and ModelConn the Connection of its key.
+	Model     *Model
+	ModelConn edge.Connection
 }
 
 // ListSchema is the input schema of list_issues.
@@ -137,7 +141,18 @@ const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","m
 // New builds a Rig; everything it starts stops with t.
 func New(t TB) *Rig {
 	t.Helper()
-	return build(t, false)
+	return build(t, false, false)
+}
+
+// NewModel builds a Rig that also registers a model route
+// (ModelCapability: Anthropic Messages at the scripted model server
+// [Model], AllowedModel only, a budget of ModelRequests requests and
+// ModelTokens tokens per channel) on its own key, ModelCanary, and lists
+// it on every channel after the four plain tools. Its edge records its
+// edge_call events in Evidence too.
+func NewModel(t TB) *Rig {
+	t.Helper()
+	return build(t, false, true)
 }
 
 // NewRemote builds a Rig that also registers the tools of a remote MCP
@@ -146,10 +161,10 @@ func New(t TB) *Rig {
 // events in Evidence too.
 func NewRemote(t TB) *Rig {
 	t.Helper()
-	return build(t, true)
+	return build(t, true, false)
 }
 
-func build(t TB, remote bool) *Rig {
+func build(t TB, remote, model bool) *Rig {
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -183,6 +198,12 @@ func build(t TB, remote bool) *Rig {
 		dns.Set("other.example.com", netip.MustParseAddr("127.0.0.1"))
 		remoteRules = r.Remote.rules(rsrv.Listener.Addr().(*net.TCPAddr).AddrPort().Port())
 	}
+	var modelSrv *httptest.Server
+	if model {
+		r.Model, modelSrv = startModel(t)
+		r.Model.Base = "https://model.example.com:" + strconv.Itoa(int(modelSrv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
+		dns.Set("model.example.com", netip.MustParseAddr("127.0.0.1"))
+	}
 	dialer, err := egress.NewDialer(egress.DialerConfig{Resolver: dns.Addr(), TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +211,11 @@ func build(t TB, remote bool) *Rig {
 	native := custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore())
 	if err := native.Put(context.Background(), Cred, custody.NewSecret([]byte(Canary))); err != nil {
 		t.Fatal(err)
+	}
+	if model {
+		if err := native.Put(context.Background(), ModelCred, custody.NewSecret([]byte(ModelCanary))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r.Opens = new(atomic.Int64)
 	custodian := &countingCustodian{Custodian: native, opens: r.Opens}
@@ -205,6 +231,9 @@ func build(t TB, remote bool) *Rig {
 	}
 	if remote {
 		regs = append(regs, r.Remote.registrations()...)
+	}
+	if model {
+		regs = append(regs, modelRegistration(r.Model.Base))
 	}
 	if r.Registry, err = authz.NewRegistry(regs...); err != nil {
 		t.Fatal(err)
@@ -223,8 +252,20 @@ func build(t TB, remote bool) *Rig {
 		t.Fatal(err)
 	}
 	r.Conn = edge.Connection{Credential: Cred, Rules: rules}
+	conns := []edge.Connection{r.Conn}
+	if model {
+		mrules, err := modelRules(modelSrv.Listener.Addr().(*net.TCPAddr).AddrPort().Port())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ModelConn = edge.Connection{Credential: ModelCred, Rules: mrules}
+		conns = append(conns, r.ModelConn)
+	}
+	// Every httptest TLS server shares one certificate: one pool trusts
+	// them all.
+	rootCAs := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	var edgeEvidence authz.EvidenceSink = r.EdgeEvidence
-	if remote {
+	if remote || model {
 		edgeEvidence = r.Evidence // the edge's own edge_call events, with the gateway's
 	}
 	if r.Tokens, err = gateway.NewHMACTokens(Key, r.Clock.Now); err != nil {
@@ -232,13 +273,13 @@ func build(t TB, remote bool) *Rig {
 	}
 	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: Member().Actor}
 	r.Plane, err = gateway.NewPlane(gateway.PlaneConfig{
-		Authenticator: r.Tokens, Registry: r.Registry, Catalog: cat, Connections: []edge.Connection{r.Conn}, Assignments: r.Assignments,
+		Authenticator: r.Tokens, Registry: r.Registry, Catalog: cat, Connections: conns, Assignments: r.Assignments,
 		Lease:    authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour},
 		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now,
 		Edge: func(leases *authz.Leases) (gateway.Edge, error) {
 			e, err := edge.NewEdge(edge.EdgeConfig{
 				Leases: leases, Custodian: custodian, Label: checkfu.LabelMock, Now: r.Clock.Now,
-				Evidence: edgeEvidence, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+				Evidence: edgeEvidence, Dialer: dialer, RootCAs: rootCAs,
 			})
 			if err != nil {
 				return nil, err
