@@ -26,26 +26,6 @@ import (
 // watchdog is how long a test waits for what must happen before failing.
 const watchdog = 20 * time.Second
 
-// listen starts b's Serve on a fresh socket and returns its path; Serve
-// stops with the test.
-func listen(t *testing.T, b *broker.Broker) string {
-	t.Helper()
-	ln, err := broker.ListenUnix(filepath.Join(t.TempDir(), "broker.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
-}
-
 // raw is a sandbox connection that speaks JSON-RPC lines by hand.
 type raw struct {
 	t  *testing.T
@@ -127,7 +107,7 @@ func TestBrokerLineBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := listen(t, b)
+	path := rigtest.ServeBroker(t, b)
 	padded := func(id, n int) string {
 		line := callLine(id)
 		return line[:1] + strings.Repeat(" ", n-len(line)) + line[1:]
@@ -175,7 +155,7 @@ func TestBrokerConnectionBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := listen(t, b)
+	path := rigtest.ServeBroker(t, b)
 	var open []*raw
 	for range broker.MaxConnections {
 		c := dial(t, path)
@@ -254,7 +234,7 @@ func TestBrokerCallsInFlightBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := listen(t, b)
+	path := rigtest.ServeBroker(t, b)
 	c := dial(t, path)
 	c.initialize()
 	other := dial(t, path)
@@ -355,7 +335,7 @@ func TestBrokerRecordsMalformedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dial(t, listen(t, b))
+	c := dial(t, rigtest.ServeBroker(t, b))
 	c.send(callLine(1))
 	if m := c.mustReply(); m["error"] == nil {
 		t.Fatalf("a call before initialize: %v", m)
@@ -454,7 +434,7 @@ func TestBrokerRefusalBounds(t *testing.T) {
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_issues", Arguments: map[string]any{"state": "open"}}); err == nil && !res.IsError {
 		t.Errorf("a call after the budget was served: %v", res)
 	}
-	c := dial(t, listen(t, b))
+	c := dial(t, rigtest.ServeBroker(t, b))
 	io.WriteString(c.nc, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 	if m, err := c.reply(); err == nil {
 		t.Errorf("a connection after the budget was answered: %v", m)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,20 +45,7 @@ func (t *tap) bytes() []byte {
 // client to it as sandbox code would.
 func serve(t *testing.T, b *broker.Broker) (*mcp.ClientSession, *tap) {
 	t.Helper()
-	ln, err := broker.ListenUnix(filepath.Join(t.TempDir(), "broker.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	conn, err := net.Dial("unix", ln.Addr().String())
+	conn, err := net.Dial("unix", rigtest.ServeBroker(t, b))
 	if err != nil {
 		t.Fatal(err)
 	}

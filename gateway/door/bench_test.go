@@ -24,15 +24,7 @@ func benchBroker(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ln, err := broker.ListenUnix(b.TempDir() + "/broker.sock")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- br.Serve(ctx, ln) }()
-	b.Cleanup(func() { cancel(); <-done })
-	return ln.Addr().String()
+	return rigtest.ServeBroker(b, br)
 }
 
 func callLoop(b *testing.B, cs *mcp.ClientSession) {
@@ -64,7 +56,7 @@ func BenchmarkToolCall(b *testing.B) {
 		callLoop(b, cs)
 	})
 	b.Run("door", func(b *testing.B) {
-		s := startDoorB(b, benchBroker(b))
+		s := startDoor(b, benchBroker(b))
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil).
 			Connect(context.Background(), &mcp.IOTransport{Reader: s, Writer: s}, nil)
 		if err != nil {
@@ -73,18 +65,6 @@ func BenchmarkToolCall(b *testing.B) {
 		defer cs.Close()
 		callLoop(b, cs)
 	})
-}
-
-func startDoorB(b *testing.B, socket string) *stdio {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := &stdio{toDoor: inW, fromDoor: outR, done: make(chan error, 1)}
-	go func() {
-		s.done <- relay(inR, outW, socket)
-		outW.Close()
-	}()
-	b.Cleanup(func() { inW.Close(); <-s.done })
-	return s
 }
 
 // BenchmarkFirstToken: the time from sending a streamed model request to
@@ -135,7 +115,7 @@ func BenchmarkFirstToken(b *testing.B) {
 		srv := &http.Server{Handler: handler}
 		go srv.Serve(ln)
 		defer srv.Close()
-		run(b, "http://"+startModelB(b, path))
+		run(b, "http://"+rigtest.ServeModelRelay(b, path))
 	})
 }
 
@@ -185,6 +165,6 @@ func BenchmarkLongStream(b *testing.B) {
 		srv := &http.Server{Handler: handler}
 		go srv.Serve(ln)
 		defer srv.Close()
-		run(b, "http://"+startModelB(b, path))
+		run(b, "http://"+rigtest.ServeModelRelay(b, path))
 	})
 }

@@ -24,26 +24,6 @@ import (
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
 )
 
-// serveBroker serves b on a Unix socket in a fresh directory and returns
-// the socket's path.
-func serveBroker(t *testing.T, b *broker.Broker) string {
-	t.Helper()
-	ln, err := broker.ListenUnix(filepath.Join(t.TempDir(), "broker.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
-}
-
 // stdio is an agent's view of a door started as a stdio MCP server: what
 // the agent writes reaches the door's input, what the door writes is
 // what the agent reads (and is recorded).
@@ -66,7 +46,9 @@ func (s *stdio) Write(p []byte) (int, error) { return s.toDoor.Write(p) }
 func (s *stdio) Close() error                { return s.toDoor.Close() }
 
 // startDoor runs RelayMCP on pipes, as an agent would start the door.
-func startDoor(t *testing.T, socket string) *stdio {
+// The caller ends it by closing the agent's side; a benchmark leaves that
+// to the cleanup.
+func startDoor(t testing.TB, socket string) *stdio {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -76,6 +58,9 @@ func startDoor(t *testing.T, socket string) *stdio {
 		outW.CloseWithError(io.EOF)
 		s.done <- err
 	}()
+	if _, bench := t.(*testing.B); bench {
+		t.Cleanup(func() { inW.Close(); <-s.done })
+	}
 	return s
 }
 
@@ -102,7 +87,7 @@ func TestRelayMCPToBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io := startDoor(t, serveBroker(t, b))
+	io := startDoor(t, rigtest.ServeBroker(t, b))
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil).
 		Connect(ctx, &mcp.IOTransport{Reader: io, Writer: io}, nil)
@@ -280,24 +265,6 @@ func httpOnSocket(t *testing.T, h http.Handler) string {
 	return path
 }
 
-func startModel(t *testing.T, socket string) string {
-	t.Helper()
-	ln, err := door.ListenModel("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- door.ServeModel(ctx, ln, socket) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ServeModel: %v", err)
-		}
-	})
-	return ln.Addr().String()
-}
-
 // TestServeModelRelays: an HTTP request to the door's loopback port
 // reaches the plane's socket byte for byte, headers included (the door
 // reads and changes nothing), and a streamed answer arrives as it is
@@ -312,7 +279,7 @@ func TestServeModelRelays(t *testing.T) {
 		<-next
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	}))
-	addr := startModel(t, socket)
+	addr := rigtest.ServeModelRelay(t, socket)
 	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages", strings.NewReader(`{"model":"m"}`))
 	req.Header.Set("X-Api-Key", "placeholder")
 	resp, err := http.DefaultClient.Do(req)
@@ -336,7 +303,7 @@ func TestServeModelRelays(t *testing.T) {
 // connections; one more is closed at once, and a freed slot is reused.
 func TestServeModelConnBound(t *testing.T) {
 	srv := startLineServer(t, nil)
-	addr := startModel(t, srv.path)
+	addr := rigtest.ServeModelRelay(t, srv.path)
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -422,22 +389,4 @@ func TestRunStartsTheAgent(t *testing.T) {
 	if _, err := door.Run(context.Background(), door.RunConfig{Socket: socket, ModelAddr: "0.0.0.0:0", Command: []string{"true"}}); !errors.Is(err, door.CodeRelayArgumentsInvalid) {
 		t.Fatalf("Run with a model relay beyond loopback: %v", err)
 	}
-}
-
-// relay runs RelayMCP for a benchmark.
-func relay(in io.Reader, out io.Writer, socket string) error {
-	return door.RelayMCP(context.Background(), in, out, socket)
-}
-
-// startModelB starts the model relay for a benchmark.
-func startModelB(b *testing.B, socket string) string {
-	ln, err := door.ListenModel("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- door.ServeModel(ctx, ln, socket) }()
-	b.Cleanup(func() { cancel(); <-done })
-	return ln.Addr().String()
 }
