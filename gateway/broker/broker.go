@@ -44,6 +44,9 @@ type Broker struct {
 	// their first byte and of model route connections.
 	pending chan struct{}
 	models  chan struct{}
+	// firstByte and idle are FirstByteTimeout and ModelIdleTimeout (a
+	// test shortens them).
+	firstByte, idle time.Duration
 }
 
 // New returns the broker for ch. Every tool the profile lists must be
@@ -59,7 +62,8 @@ func New(ch *gateway.Channel) (*Broker, error) {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
 	}
 	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: newRefusals(),
-		pending: make(chan struct{}, MaxConnections+MaxModelConnections), models: make(chan struct{}, MaxModelConnections), server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+		pending: make(chan struct{}, MaxPending), models: make(chan struct{}, MaxModelConnections),
+		firstByte: FirstByteTimeout, idle: ModelIdleTimeout, server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})}
 	for _, pt := range ch.Tools() {
@@ -176,7 +180,7 @@ func (b *Broker) Tools() []*mcp.Tool { return append([]*mcp.Tool(nil), b.tools..
 // contexts are cancelled, and ServeConn waits for them at most
 // CloseGrace.
 func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
-	c, err := b.firstByte(nc)
+	c, err := b.awaitFirstByte(nc)
 	if err != nil {
 		return err
 	}
@@ -186,9 +190,9 @@ func (b *Broker) ServeConn(ctx context.Context, nc net.Conn) error {
 	return b.serveMCP(ctx, c)
 }
 
-// firstByte waits, within the bounds on pending connections, at most
+// awaitFirstByte waits, within the bounds on pending connections, at most
 // FirstByteTimeout for nc's first byte, which it leaves unread.
-func (b *Broker) firstByte(nc net.Conn) (*peeked, error) {
+func (b *Broker) awaitFirstByte(nc net.Conn) (*peeked, error) {
 	select {
 	case b.pending <- struct{}{}:
 		defer func() { <-b.pending }()
@@ -197,7 +201,7 @@ func (b *Broker) firstByte(nc net.Conn) (*peeked, error) {
 		return nil, errPendingExceeded
 	}
 	c := &peeked{Conn: nc, br: bufio.NewReaderSize(nc, readBufferSize), closed: make(chan struct{})}
-	nc.SetReadDeadline(time.Now().Add(FirstByteTimeout))
+	nc.SetReadDeadline(time.Now().Add(b.firstByte))
 	_, err := c.br.Peek(1)
 	nc.SetReadDeadline(time.Time{})
 	if err != nil {

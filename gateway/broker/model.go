@@ -26,13 +26,19 @@ const (
 	// connections). One more is closed unanswered.
 	MaxModelConnections = 16
 	// FirstByteTimeout bounds how long a new connection may stay silent
-	// before its first byte tells MCP from HTTP; a silent one is closed.
-	// At most MaxConnections+MaxModelConnections connections wait for it
-	// at once; one more is closed unanswered.
+	// before its first byte tells MCP from HTTP (a silent one is
+	// closed), and how long a model request's header block may take.
+	// At most MaxPending connections wait for their first byte at once;
+	// one more is closed unanswered.
 	FirstByteTimeout = 10 * time.Second
-	// MaxModelHeaderBytes bounds an HTTP request's header block.
+	// MaxPending bounds the connections waiting for their first byte.
+	MaxPending = MaxConnections + MaxModelConnections
+	// MaxModelHeaderBytes bounds a model request's header block (Go's
+	// server allows 4 KiB of slack over it); a longer one is answered
+	// 431 and the connection closed.
 	MaxModelHeaderBytes = 64 << 10
-	// ModelIdleTimeout closes an idle keep-alive model connection.
+	// ModelIdleTimeout closes a model connection that has been idle
+	// between requests this long.
 	ModelIdleTimeout = 2 * time.Minute
 )
 
@@ -101,9 +107,9 @@ func (b *Broker) serveModel(ctx context.Context, c *peeked) error {
 	}
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(b.model),
-		ReadHeaderTimeout: FirstByteTimeout,
+		ReadHeaderTimeout: b.firstByte,
 		MaxHeaderBytes:    MaxModelHeaderBytes,
-		IdleTimeout:       ModelIdleTimeout,
+		IdleTimeout:       b.idle,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ConnContext:       func(cctx context.Context, nc net.Conn) context.Context { return context.WithValue(cctx, connKey{}, nc) },
 		ErrorLog:          log.New(io.Discard, "", 0),
@@ -223,6 +229,6 @@ func refuseHTTP(w http.ResponseWriter, err error) {
 
 var (
 	errModelConnections  = checkfu.Refuse(CodeConnectionsExceeded, "broker: more than %d model connections at once", MaxModelConnections)
-	errPendingExceeded   = checkfu.Refuse(CodeConnectionsExceeded, "broker: more than %d connections waiting for their first byte", MaxConnections+MaxModelConnections)
+	errPendingExceeded   = checkfu.Refuse(CodeConnectionsExceeded, "broker: more than %d connections waiting for their first byte", MaxPending)
 	errModelUnregistered = checkfu.Refuse(CodeModelRouteUnregistered, "broker: the session has no model route")
 )

@@ -39,4 +39,7 @@ var mutants = []mutation.Mutant{
 	{Name: "the stream held until its end", File: "relay.go",
 		Edits: []mutation.Edit{{Old: "		if _, err := dst.Write(ev); err != nil {\n			return ur.u, err\n		}\n		if flush != nil {", New: "		defer dst.Write(bytes.Clone(ev))\n		if flush != nil {"}},
 		Kills: "TestRelayStreamsAsItArrives"},
+	{Name: "any query on a Messages request", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `!(d == AnthropicMessages && rawQuery == AnthropicBetaQuery)`, New: `!(d == AnthropicMessages)`}},
+		Kills: "TestParseRequest"},
 }
