@@ -25,6 +25,15 @@
 //     tools/call; it rebuilds every request itself, sends
 //     it like Send (rules, no redirects, public only, credential attached
 //     here once the lease holds) and screens every answer the same way.
+//   - An agent's own model call (a registration of Protocol
+//     authz.ModelAPI) goes out through [Edge.Stream]: the same decision,
+//     no redirects, public addresses only, the key attached in the
+//     egress hook in the dialect's header once the lease holds; the
+//     answer's headers are screened before it is handed over, and its
+//     body reaches the caller only through the [Stream]'s echo screen.
+//     A stream is not held back for its evidence: the edge_call is
+//     recorded once the reader is done, and a recording failure is
+//     returned then.
 //   - Secret bytes are read only through custody/internal/reveal, inside
 //     a callback, and never copied out of it except onto the wire of the
 //     allowed request (and into the echo check's transient forms, which

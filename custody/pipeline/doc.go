@@ -34,6 +34,15 @@
 //     carrying the whole request context of the channel; a decision that
 //     cannot be recorded is no decision and the call does not run. A call
 //     over no open channel is recorded with no context at all.
+//   - An agent's own model call ([Channel.Model]) passes the same order,
+//     with the model route's checks in the place of the arguments: the
+//     model registration, the dialect's one method and path and a strict
+//     body, the allowed models, the rules, the session's model budget
+//     (checked before the decision, spent as the call leaves), the lease.
+//     The edge attaches the model key ([edge.Edge.Stream]); the agent's
+//     own credential or routing headers never travel. Its result is a
+//     model_result event: the model, the tokens, the status, the
+//     duration, never the prompt or the completion.
 //   - This package reads no credential: it never imports
 //     custody/internal/reveal (imports_test.go); only the edge it hands a
 //     call to opens one.

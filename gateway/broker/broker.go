@@ -172,8 +172,10 @@ func errorResult(err error) *mcp.CallToolResult {
 // Tools returns the MCP descriptors tools/list serves.
 func (b *Broker) Tools() []*mcp.Tool { return append([]*mcp.Tool(nil), b.tools...) }
 
-// ServeConn speaks MCP (newline-delimited JSON-RPC) over conn until the
-// peer closes it or ctx ends, within the broker's bounds: lines of at
+// ServeConn serves conn until the peer closes it or ctx ends: the model
+// route over HTTP/1.1 when its first byte starts an HTTP request (within
+// MaxModelConnections; see the package documentation), else MCP
+// (newline-delimited JSON-RPC), within the broker's bounds: lines of at
 // most MaxLineBytes, MaxCallsInFlight requests handled at once. A
 // connection past MaxConnections is closed at once and refused with
 // [CodeConnectionsExceeded]. When the connection ends, its handlers'

@@ -40,6 +40,16 @@
 //   - Every tools/call reaches the log: one the SDK answers alone
 //     (before initialize, as a notification, malformed) is recorded
 //     as a refusal, [CodeCallMalformed].
+//   - The same socket serves the model route: a connection whose first
+//     byte starts an HTTP request (an upper-case method) rather than an
+//     MCP message is served as HTTP/1.1, and each request goes through
+//     the channel's pipeline as a model call (pipeline.Channel.Model),
+//     which attaches the model key at the edge. The door's model relay
+//     brings the agent's requests here byte for byte. A refusal is an
+//     HTTP error whose body names the code alone. Bounds:
+//     [MaxModelConnections], [MaxPending] connections waiting at most
+//     [FirstByteTimeout] for their first byte, [MaxModelHeaderBytes],
+//     [ModelIdleTimeout]. The model registration is never an MCP tool.
 //   - The broker holds no credential and dials nothing; a Runner gives
 //     capability-free code no broker at all.
 //
