@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"mime"
 	"net/http"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/custody/internal/outbound"
+	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
@@ -75,6 +77,7 @@ func (ch *Channel) Model(ctx context.Context, capability string, call ModelCall,
 	start := p.cfg.Now()
 	ev.Outcome, ev.Time = authz.OutcomeApproved, start
 	if rerr := p.cfg.Evidence.Record(ctx, ev); rerr != nil {
+		p.unrecorded(ctx, ev, rerr)
 		return &authz.EvidenceError{Kind: ev.Kind, Err: rerr}
 	}
 	// 9. The effect: the budget and the lease are spent as the call
@@ -112,9 +115,17 @@ func (ch *Channel) Model(ctx context.Context, capability string, call ModelCall,
 		if status == 0 {
 			res.Outcome = authz.OutcomeRefused // nothing reached the agent
 		}
-		res.Code, _ = checkfu.CodeOf(err)
+		if code, ok := checkfu.CodeOf(err); ok {
+			res.Code = code
+		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+			res.Code = checkfu.Code(uc)
+		}
+		// The cause is the operator's, as for a tool call.
+		res.Cause = checkfu.Cause(err)
+		p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "pipeline: model call failed", append(evidenceAttrs(res), slog.String("cause", res.Cause))...)
 	}
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {
+		p.unrecorded(ctx, res, rerr)
 		return errors.Join(err, &authz.EvidenceError{Kind: res.Kind, Err: rerr})
 	}
 	if errors.Is(err, CodeProviderFailed) {
