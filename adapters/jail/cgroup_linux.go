@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -113,20 +114,26 @@ const parentRetries = 8
 // last instance to stop removes) and writes l into them.
 func newCgroup(name string, l adapters.Limits) (*cgroup, error) {
 	c := &cgroup{name: name}
-	for _, ctrl := range controllers {
-		var err error
-		for try := 0; try < parentRetries; try++ {
-			if err = os.Mkdir(filepath.Dir(c.dir(ctrl)), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-				break
+	// The kernel takes milliseconds per cgroup v1 mkdir: the controllers
+	// are made side by side.
+	errs := make([]error, len(controllers))
+	var wg sync.WaitGroup
+	for k, ctrl := range controllers {
+		wg.Go(func() {
+			for try := 0; try < parentRetries; try++ {
+				if errs[k] = os.Mkdir(filepath.Dir(c.dir(ctrl)), 0o755); errs[k] != nil && !errors.Is(errs[k], os.ErrExist) {
+					return
+				}
+				if errs[k] = os.Mkdir(c.dir(ctrl), 0o755); !errors.Is(errs[k], os.ErrNotExist) {
+					return
+				}
 			}
-			if err = os.Mkdir(c.dir(ctrl), 0o755); !errors.Is(err, os.ErrNotExist) {
-				break
-			}
-		}
-		if err != nil {
-			c.remove()
-			return nil, err
-		}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.remove()
+		return nil, err
 	}
 	writes := []struct{ ctrl, file, v string }{
 		{"memory", "memory.limit_in_bytes", strconv.FormatInt(l.MemoryBytes, 10)},

@@ -1,0 +1,219 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail"
+)
+
+// echoArgv is the command every variant runs: start to its first byte.
+var echoArgv = []string{"/bin/echo", "x"}
+
+// bwrapArgv is bubblewrap with the jail's namespaces and the same mount
+// plan: the system directories read-only, a workspace, a private /tmp,
+// /proc and a minimal /dev, no network, dying with its parent.
+func bwrapArgv(bwrap, ws string) []string {
+	a := []string{bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
+		"--die-with-parent", "--new-session", "--clearenv", "--setenv", "PATH", jail.DefaultPath}
+	for _, d := range jail.DefaultSystemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			t, _ := os.Readlink(d)
+			a = append(a, "--symlink", t, d)
+		default:
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	a = append(a, "--bind", ws, jail.WorkspacePath, "--chdir", jail.WorkspacePath, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--")
+	return append(a, echoArgv...)
+}
+
+// firstByte starts argv and reads its first stdout byte; it returns the
+// command to be reaped outside the timer.
+func firstByte(b *testing.B, argv []string) *exec.Cmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var buf [1]byte
+	if _, err := io.ReadFull(out, buf[:]); err != nil {
+		b.Fatal(err)
+	}
+	return cmd
+}
+
+// BenchmarkStartToFirstByte measures, in one run, from the start to the
+// first byte of echo's stdout: the jail (Create of a fresh instance,
+// OpenProcess: a new jail built, read back and exec'd), a bare fork and
+// exec of the same command (the baseline), bwrap with the same
+// namespaces and mount plan (where bwrap is installed), and docker run
+// (where CHECKFU_BENCH_DOCKER_IMAGE names an image of a reachable
+// engine). Reaping and Destroy are outside the timer. bench/jail/run.sh
+// turns the figures into ratios (docs/benchmarks/adapters.md).
+func BenchmarkStartToFirstByte(b *testing.B) {
+	b.Run("os_exec", func(b *testing.B) {
+		for b.Loop() {
+			cmd := firstByte(b, echoArgv)
+			b.StopTimer()
+			cmd.Wait()
+			b.StartTimer()
+		}
+	})
+	b.Run("jail", func(b *testing.B) {
+		p := newProvider(b, jail.Config{})
+		ctx := context.Background()
+		buf := make([]byte, 1)
+		for i := 0; b.Loop(); i++ {
+			inst, err := p.Create(ctx, p.Spec("bench-"+strconv.Itoa(i), testDigest))
+			if err != nil {
+				b.Fatal(err)
+			}
+			proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: echoArgv})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			proc.Stdin().Close()
+			io.Copy(io.Discard, proc.Stdout())
+			io.Copy(io.Discard, proc.Stderr())
+			proc.Wait()
+			inst.Destroy(ctx)
+			b.StartTimer()
+		}
+	})
+	b.Run("bwrap", func(b *testing.B) {
+		bwrap, err := exec.LookPath("bwrap")
+		if err != nil {
+			b.Skip("no bwrap on PATH")
+		}
+		ws := b.TempDir()
+		argv := bwrapArgv(bwrap, ws)
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			b.Skipf("bwrap cannot run here: %v: %s", err, out)
+		}
+		for b.Loop() {
+			cmd := firstByte(b, argv)
+			b.StopTimer()
+			cmd.Wait()
+			b.StartTimer()
+		}
+	})
+	b.Run("docker_run", func(b *testing.B) {
+		image := os.Getenv("CHECKFU_BENCH_DOCKER_IMAGE")
+		docker, err := exec.LookPath("docker")
+		if image == "" || err != nil {
+			b.Skip("set CHECKFU_BENCH_DOCKER_IMAGE to an image of a reachable engine")
+		}
+		argv := []string{docker, "run", "--rm", "--pull", "never", "--network", "none", image, "echo", "x"}
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			b.Skipf("docker run cannot run here: %v: %s", err, out)
+		}
+		for b.Loop() {
+			cmd := firstByte(b, argv)
+			b.StopTimer()
+			cmd.Wait()
+			b.StartTimer()
+		}
+	})
+}
+
+// BenchmarkIdleMemory reports what one idle jail (sleep, in a fresh
+// instance) holds: the resident set of its process (rss_kB) and, where
+// the jail has cgroups, its memory group's usage, kernel memory
+// included (cgroup_kB); against the resident set of a bare sleep
+// (bare_rss_kB), in the same run. The Runner's own side of an instance
+// (a reaper goroutine, three pipes, the instance's directory) is not
+// counted.
+func BenchmarkIdleMemory(b *testing.B) {
+	p := newProvider(b, jail.Config{})
+	ctx := context.Background()
+	var rss, cg, bare float64
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		id := "idle-" + strconv.Itoa(i)
+		inst, err := p.Create(ctx, p.Spec(id, testDigest))
+		if err != nil {
+			b.Fatal(err)
+		}
+		proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "echo ready; exec /bin/sleep 1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf := make([]byte, len("ready\n"))
+		if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
+			b.Fatal(err)
+		}
+		pid := jailPid(b)
+		rss += statusKB(b, pid, "VmRSS")
+		if m, _ := filepath.Glob("/sys/fs/cgroup/memory/checkfu-jail-" + strconv.Itoa(os.Getpid()) + "/" + id + "-*/memory.usage_in_bytes"); len(m) == 1 {
+			v, _ := os.ReadFile(m[0])
+			n, _ := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
+			cg += n / 1024
+		}
+		proc.Kill()
+		proc.Wait()
+		inst.Destroy(ctx)
+
+		cmd := exec.Command("/bin/sh", "-c", "echo ready; exec /bin/sleep 1000")
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		io.ReadFull(out, buf)
+		bare += statusKB(b, cmd.Process.Pid, "VmRSS")
+		cmd.Process.Kill()
+		cmd.Wait()
+		n++
+	}
+	b.ReportMetric(rss/float64(n), "rss_kB")
+	b.ReportMetric(cg/float64(n), "cgroup_kB")
+	b.ReportMetric(bare/float64(n), "bare_rss_kB")
+}
+
+// jailPid is the host pid of this process's one child: the live jail.
+func jailPid(b *testing.B) int {
+	var kids []string
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		c, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		kids = append(kids, strings.Fields(string(c))...)
+	}
+	if len(kids) != 1 {
+		b.Fatalf("%d children, want the jail alone", len(kids))
+	}
+	pid, _ := strconv.Atoi(kids[0])
+	return pid
+}
+
+func statusKB(b *testing.B, pid int, field string) float64 {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			n, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Start to first byte of `echo x` on the jail provider, against a bare
+# fork and exec of the same command (the baseline), bwrap with the same
+# namespaces and mount plan, and `docker run` where an engine answers,
+# all in one run; then the memory one idle jail holds. Prints each
+# variant's median over COUNT runs and its ratio to the baseline and to
+# bwrap. Recorded in docs/benchmarks/adapters.md.
+#
+# Usage (from the repository root, as root or with user namespaces):
+#   COUNT=5 BENCHTIME=50x bench/jail/run.sh
+# bwrap is installed with apt-get when missing (root only); docker run is
+# measured only when `docker info` answers and CHECKFU_BENCH_DOCKER_IMAGE
+# names an image the engine already holds (no pull).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+count=${COUNT:-5}
+benchtime=${BENCHTIME:-50x}
+
+if ! command -v bwrap >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "installing bubblewrap with apt-get" >&2
+		apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1; } || echo "bubblewrap not installed: the bwrap row is skipped" >&2
+	else
+		echo "no bwrap and no apt-get as root: the bwrap row is skipped" >&2
+	fi
+fi
+if [ -n "${CHECKFU_BENCH_DOCKER_IMAGE:-}" ] && ! docker info >/dev/null 2>&1; then
+	echo "no Docker engine answers: the docker_run row is skipped" >&2
+	unset CHECKFU_BENCH_DOCKER_IMAGE
+fi
+command -v bwrap >/dev/null 2>&1 && bwrap --version >&2 || true
+
+out=$(go test -run '^$' -bench '^(BenchmarkStartToFirstByte|BenchmarkIdleMemory)$' -benchtime="$benchtime" -count="$count" ./adapters/jail/)
+echo "$out" | grep -E '^(Benchmark|goos|goarch|cpu)' >&2
+echo "$out" | awk '
+function median(name,   n, i, j, t, a) {
+	n = cnt[name]
+	for (i = 1; i <= n; i++) a[i] = v[name, i]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^BenchmarkStartToFirstByte\// {
+	split($1, p, "/"); name = p[2]; sub(/-[0-9]+$/, "", name)
+	v[name, ++cnt[name]] = $3 / 1e6
+}
+/^BenchmarkIdleMemory/ {
+	for (i = 3; i < NF; i++) if ($(i + 1) ~ /_kB$/) { m = $(i + 1); v[m, ++cnt[m]] = $i }
+}
+END {
+	base = median("os_exec"); bw = cnt["bwrap"] ? median("bwrap") : 0
+	printf "%-10s %12s %12s %12s\n", "variant", "median ms", "/ os_exec", "/ bwrap"
+	split("os_exec jail bwrap docker_run", names, " ")
+	for (k = 1; k <= 4; k++) {
+		n = names[k]; if (!cnt[n]) { printf "%-10s %12s\n", n, "skipped"; continue }
+		m = median(n)
+		printf "%-10s %12.2f %12.2f %12s\n", n, m, m / base, bw ? sprintf("%.2f", m / bw) : "-"
+	}
+	if (cnt["rss_kB"]) printf "idle jail: rss %.0f kB, cgroup %.0f kB; bare sleep rss %.0f kB\n", median("rss_kB"), median("cgroup_kB"), median("bare_rss_kB")
+}'
