@@ -26,4 +26,18 @@ var mutants = []mutation.Mutant{
 	{Name: "the model relay listens beyond loopback", File: "model.go",
 		Edits: []mutation.Edit{{Old: "if err != nil || !ap.Addr().IsLoopback() {", New: "if err != nil {"}},
 		Kills: "TestListenModelLoopbackOnly"},
+	// The model route's checks, killed end to end: an agent in its own
+	// process behind the real door program.
+	{Name: "end to end: the model key never attached", File: "../../custody/edge/stream.go",
+		Edits: []mutation.Edit{{Old: "client.Do(req.WithContext(ctx), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))", New: "client.Do(req.WithContext(ctx), nil)"}},
+		Kills: "TestModelRouteThroughTheDoor"},
+	{Name: "end to end: any model allowed", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {", New: "if false {"}},
+		Kills: "TestModelRouteThroughTheDoor"},
+	{Name: "end to end: no model budget", File: "../../gateway/modelroute/policy.go",
+		Edits: []mutation.Edit{{Old: "if m.used.Requests >= m.budget.Requests || m.used.Tokens >= m.budget.Tokens {", New: "if false {"}},
+		Kills: "TestModelRouteThroughTheDoor"},
+	{Name: "end to end: the agent's headers travel to the model", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "hreq.Header = dialect.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
+		Kills: "TestModelRouteThroughTheDoor"},
 }
