@@ -86,7 +86,12 @@
 //     [DefaultTunnelIdleTimeout] without a byte moved; at most
 //     [DefaultMaxTunnels] are open per guard and
 //     [DefaultMaxTunnelsPerSource] per workload source address (each
-//     configurable in [GuardConfig]).
+//     configurable in [GuardConfig]). Idle workload connections are
+//     capped by count (a quarter of the connection cap, [IdleShare]):
+//     keep-alives between requests, tunnels silent for
+//     [DefaultTunnelIdleAfter] and tunnels in their close grace; past
+//     it, or when a new connection or tunnel meets a cap, the longest
+//     idle is closed first, and a refusal comes only when none is idle.
 //   - A refusal is always a *checkfu.Refusal (403 with Checkfu-Refusal
 //     from the guard); an upstream failure is always an [*UpstreamError]
 //     with an [UpstreamCode] (502 from the guard). Neither is ever reported

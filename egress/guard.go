@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,6 +67,20 @@ type GuardConfig struct {
 	// [CodeConnectionLimitReached] and closed. Zero means
 	// DefaultMaxConnections.
 	MaxConnections int
+	// MaxIdleConnections bounds the workload connections held idle: a
+	// keep-alive connection waiting for its next request, and a tunnel
+	// through which nothing has moved for TunnelIdleAfter or whose
+	// close grace has begun. Past it, the guard closes the longest idle
+	// first. A connection past MaxConnections, or a CONNECT past a
+	// tunnel cap, first closes the longest idle one (a tunnel of the
+	// same source, for the per-source cap) and is served in its place;
+	// it is refused only when nothing is idle. Zero means
+	// MaxConnections / [IdleShare], at least 1.
+	MaxIdleConnections int
+	// TunnelIdleAfter is how long a tunnel moves no byte before it
+	// counts as idle for MaxIdleConnections (it is closed outright only
+	// after TunnelIdleTimeout). Zero means [DefaultTunnelIdleAfter].
+	TunnelIdleAfter time.Duration
 	// Zero caps are derived from the process's RLIMIT_NOFILE (see
 	// [DescriptorCaps]); a cap set here is used as it is.
 }
@@ -102,6 +118,12 @@ const (
 	// RefusingConnections bounds the connections past MaxConnections
 	// being answered at once; one more is closed unanswered.
 	RefusingConnections = 4
+	// IdleShare: by default at most 1/IdleShare of the connection cap
+	// is held idle ([GuardConfig.MaxIdleConnections]).
+	IdleShare = 4
+	// DefaultTunnelIdleAfter is when a silent tunnel starts to count as
+	// idle ([GuardConfig.TunnelIdleAfter]).
+	DefaultTunnelIdleAfter = 10 * time.Second
 )
 
 // A Guard is the reference workload egress filter: an HTTP forward proxy
@@ -142,6 +164,11 @@ type Guard struct {
 	maxConns                 int
 	conns                    atomic.Int64  // workload connections held (see connCap)
 	refusing                 chan struct{} // semaphore of RefusingConnections
+	maxIdle                  int
+	idleAfter                time.Duration
+
+	heldMu sync.Mutex             // guards held; never held while a connection is closed
+	held   map[*heldConn]struct{} // every workload connection holding a slot
 
 	mu        sync.Mutex
 	tunnels   map[net.Conn]struct{} // guarded by mu; hijacked CONNECT connections, both ends
@@ -179,7 +206,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if cfg.TunnelCloseGrace < 0 || cfg.TunnelIdleTimeout < 0 || cfg.MaxTunnels < 0 || cfg.MaxTunnelsPerSource < 0 {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard tunnel bounds must not be negative")
 	}
-	if cfg.MaxConnections < 0 {
+	if cfg.MaxConnections < 0 || cfg.MaxIdleConnections < 0 || cfg.TunnelIdleAfter < 0 {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard connection bound must not be negative")
 	}
 	conns, tunnels, perSource, idleUp := DescriptorCaps(descriptorLimit())
@@ -188,9 +215,12 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),
 		maxTunnels: orDefault(cfg.MaxTunnels, tunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, perSource),
 		maxConns: orDefault(cfg.MaxConnections, conns), refusing: make(chan struct{}, RefusingConnections),
-		perSource: map[netip.Addr]int{}}
+		perSource: map[netip.Addr]int{}, held: map[*heldConn]struct{}{},
+		idleAfter: orDefault(cfg.TunnelIdleAfter, DefaultTunnelIdleAfter)}
+	g.maxIdle = orDefault(cfg.MaxIdleConnections, max(g.maxConns/IdleShare, 1))
 	g.pool.maxIdle = idleUp
-	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		ConnState: g.connState}
 	return g, nil
 }
 
@@ -229,25 +259,149 @@ func (l *connCap) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.g.conns.Add(1) <= int64(l.g.maxConns) {
-			return &heldConn{Conn: c, g: l.g}, nil
+		l.g.trimIdle()
+		if hc := l.g.hold(c); hc != nil {
+			return hc, nil
 		}
-		l.g.conns.Add(-1)
+		// At the cap: the longest idle connection makes room.
+		if l.g.reclaim(func(*heldConn) bool { return true }) {
+			if hc := l.g.hold(c); hc != nil {
+				return hc, nil
+			}
+		}
 		l.g.refuseConn(c)
 	}
 }
 
-// A heldConn gives back its slot once, when closed (by net/http, or by
-// the tunnel that hijacked it).
+// hold takes a connection slot for c, or returns nil at the cap.
+func (g *Guard) hold(c net.Conn) *heldConn {
+	if g.conns.Add(1) > int64(g.maxConns) {
+		g.conns.Add(-1)
+		return nil
+	}
+	hc := &heldConn{Conn: c, g: g}
+	g.heldMu.Lock()
+	g.held[hc] = struct{}{}
+	g.heldMu.Unlock()
+	return hc
+}
+
+// A heldConn gives back its slot once, when closed (by net/http, by the
+// tunnel that hijacked it, or by reclaim).
 type heldConn struct {
 	net.Conn
-	g    *Guard
-	once sync.Once
+	g         *Guard
+	once      sync.Once
+	idleSince atomic.Int64           // unix nanoseconds since net/http left it idle; 0 when not idle
+	tun       atomic.Pointer[tunnel] // the tunnel that hijacked it, if any
 }
 
 func (c *heldConn) Close() error {
-	c.once.Do(func() { c.g.conns.Add(-1) })
+	c.once.Do(func() {
+		c.g.conns.Add(-1)
+		c.g.heldMu.Lock()
+		delete(c.g.held, c)
+		c.g.heldMu.Unlock()
+	})
 	return c.Conn.Close()
+}
+
+// idleFor reports whether c is idle at now (unix nanoseconds), and since
+// how long: a keep-alive connection between requests, a tunnel silent
+// for TunnelIdleAfter, or a tunnel in its close grace.
+func (c *heldConn) idleFor(now int64, after time.Duration) (time.Duration, bool) {
+	if t := c.tun.Load(); t != nil {
+		d := time.Duration(now - t.last.Load())
+		return d, d >= after || t.closeAt.Load() != 0
+	}
+	if since := c.idleSince.Load(); since != 0 {
+		return time.Duration(now - since), true
+	}
+	return 0, false
+}
+
+// connState marks the connections net/http leaves idle between requests,
+// and closes the longest idle past MaxIdleConnections.
+func (g *Guard) connState(c net.Conn, state http.ConnState) {
+	hc, ok := c.(*heldConn)
+	if !ok {
+		return
+	}
+	switch state {
+	case http.StateIdle:
+		hc.idleSince.Store(time.Now().UnixNano())
+		g.trimIdle()
+	case http.StateActive, http.StateHijacked:
+		hc.idleSince.Store(0)
+	}
+}
+
+// idleHeld returns the idle connections held, longest idle first, each
+// matching keep.
+func (g *Guard) idleHeld(keep func(*heldConn) bool) []*heldConn {
+	type aged struct {
+		c   *heldConn
+		age time.Duration
+	}
+	now := time.Now().UnixNano()
+	var idle []aged
+	g.heldMu.Lock()
+	for c := range g.held {
+		if age, ok := c.idleFor(now, g.idleAfter); ok && keep(c) {
+			idle = append(idle, aged{c, age})
+		}
+	}
+	g.heldMu.Unlock()
+	slices.SortFunc(idle, func(a, b aged) int { return cmp.Compare(b.age, a.age) })
+	out := make([]*heldConn, len(idle))
+	for i, a := range idle {
+		out[i] = a.c
+	}
+	return out
+}
+
+// trimIdle closes the longest idle connections past MaxIdleConnections.
+// It runs on every accept and every request's end, so it counts before
+// it sorts.
+func (g *Guard) trimIdle() {
+	now, n := time.Now().UnixNano(), 0
+	g.heldMu.Lock()
+	for c := range g.held {
+		if _, ok := c.idleFor(now, g.idleAfter); ok {
+			n++
+		}
+	}
+	g.heldMu.Unlock()
+	if n <= g.maxIdle {
+		return
+	}
+	idle := g.idleHeld(func(*heldConn) bool { return true })
+	for _, c := range idle[:max(len(idle)-g.maxIdle, 0)] {
+		g.close(c)
+	}
+}
+
+// reclaim closes the longest idle connection that matches keep, and
+// reports whether there was one. Its connection slot, and its tunnel
+// slot if it is a tunnel, are free when reclaim returns.
+func (g *Guard) reclaim(keep func(*heldConn) bool) bool {
+	idle := g.idleHeld(keep)
+	if len(idle) == 0 {
+		return false
+	}
+	g.close(idle[0])
+	return true
+}
+
+// close closes a held connection and, for a tunnel, its destination,
+// giving back both slots now.
+func (g *Guard) close(c *heldConn) {
+	g.log.Info("egress guard: closed an idle connection", "idle_limit", g.maxIdle)
+	if t := c.tun.Load(); t != nil {
+		t.release()
+		t.up.Close()
+	}
+	c.Close()
 }
 
 // connRefusal is the whole answer to a connection past MaxConnections.
@@ -413,13 +567,18 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 	// returns and net/http lets go of the connection's buffers and its
 	// goroutine's stack: a held tunnel costs two small goroutines.
 	started = true
-	go g.runTunnel(src, up, down, early)
+	t := &tunnel{g: g, src: src, up: up}
+	t.last.Store(time.Now().UnixNano())
+	if hc, ok := down.(*heldConn); ok {
+		hc.tun.Store(t)
+	}
+	go g.runTunnel(t, up, down, early)
 }
 
 // runTunnel answers the CONNECT, forwards early, pipes both directions,
 // then closes both connections and releases the tunnel slot of src.
-func (g *Guard) runTunnel(src netip.Addr, up, down net.Conn, early []byte) {
-	defer g.releaseTunnel(src)
+func (g *Guard) runTunnel(t *tunnel, up, down net.Conn, early []byte) {
+	defer t.release()
 	defer g.untrack(up, down)
 	down.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
@@ -431,16 +590,14 @@ func (g *Guard) runTunnel(src netip.Addr, up, down net.Conn, early []byte) {
 			return
 		}
 	}
-	g.pipe(up, down)
+	g.pipe(t, up, down)
 }
 
 // pipe copies both directions of a tunnel, one on the calling
 // goroutine, until both have ended, or one has ended and TunnelCloseGrace
 // has passed, or nothing has moved for TunnelIdleTimeout. Its caller
 // closes both connections.
-func (g *Guard) pipe(up, down net.Conn) {
-	t := &tunnel{}
-	t.last.Store(time.Now().UnixNano())
+func (g *Guard) pipe(t *tunnel, up, down net.Conn) {
 	done := make(chan struct{})
 	go func() {
 		g.copyHalf(t, up, down) // workload to destination
@@ -454,7 +611,15 @@ func (g *Guard) pipe(up, down net.Conn) {
 type tunnel struct {
 	last    atomic.Int64 // unix nanoseconds of the last byte moved, either way
 	closeAt atomic.Int64 // unix nanoseconds when both directions stop; 0 until one has ended
+	g       *Guard
+	src     netip.Addr // the workload source whose slot it holds
+	up      net.Conn   // the destination
+	once    sync.Once  // gives back the tunnel slot
 }
+
+// release gives back the tunnel's slot, once: when the tunnel ends, or
+// earlier when reclaim closes it.
+func (t *tunnel) release() { t.once.Do(func() { t.g.releaseTunnel(t.src) }) }
 
 // deadline is when an operation starting now must end: after the idle
 // timeout, or at closeAt when that is sooner.
@@ -540,20 +705,33 @@ func sourceOf(r *http.Request) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
-// acquireTunnel takes a tunnel slot for src, or refuses when the guard or
-// src is at its cap.
+// acquireTunnel takes a tunnel slot for src. At the guard's cap it
+// first closes the longest idle tunnel, at src's cap the longest idle
+// tunnel of src; it refuses when none is idle.
 func (g *Guard) acquireTunnel(src netip.Addr) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.open >= g.maxTunnels {
-		return checkfu.Refuse(CodeTunnelLimitReached, "egress: the guard holds %d tunnels, its limit", g.open)
+	g.trimIdle()
+	for reclaimed := false; ; reclaimed = true {
+		g.mu.Lock()
+		full, srcFull := g.open >= g.maxTunnels, g.perSource[src] >= g.maxPerSource
+		if !full && !srcFull {
+			g.open++
+			g.perSource[src]++
+			g.mu.Unlock()
+			return nil
+		}
+		open, perSource := g.open, g.perSource[src]
+		g.mu.Unlock()
+		if !reclaimed && g.reclaim(func(c *heldConn) bool {
+			t := c.tun.Load()
+			return t != nil && (!srcFull || t.src == src)
+		}) {
+			continue
+		}
+		if full {
+			return checkfu.Refuse(CodeTunnelLimitReached, "egress: the guard holds %d tunnels, its limit", open)
+		}
+		return checkfu.Refuse(CodeTunnelLimitReached, "egress: this workload source holds %d tunnels, its limit", perSource)
 	}
-	if g.perSource[src] >= g.maxPerSource {
-		return checkfu.Refuse(CodeTunnelLimitReached, "egress: this workload source holds %d tunnels, its limit", g.perSource[src])
-	}
-	g.open++
-	g.perSource[src]++
-	return nil
 }
 
 // releaseTunnel gives back a slot taken by acquireTunnel.

@@ -287,7 +287,7 @@ func TestNewGuardRefusesNegativeTunnelBounds(t *testing.T) {
 	defer ln.Close()
 	p, _ := ParseNetworkPolicy([]byte(`{"type":"unrestricted"}`))
 	cp, _ := p.Compile(nil)
-	for i, cfg := range []GuardConfig{{MaxTunnels: -1}, {MaxTunnelsPerSource: -1}, {TunnelIdleTimeout: -1}, {TunnelCloseGrace: -1}} {
+	for i, cfg := range []GuardConfig{{MaxTunnels: -1}, {MaxTunnelsPerSource: -1}, {TunnelIdleTimeout: -1}, {TunnelCloseGrace: -1}, {MaxIdleConnections: -1}, {TunnelIdleAfter: -1}} {
 		cfg.Policy, cfg.Listener = cp, ln
 		if _, err := NewGuard(cfg); !errors.Is(err, checkfu.CodeConfigInvalid) {
 			t.Errorf("config %d: NewGuard = %v, want %s", i, err, checkfu.CodeConfigInvalid)

@@ -110,6 +110,7 @@ func runGuard(e *env, args []string) error {
 	maxConns := fs.Int("max-connections", 0, "workload connections held at once, idle ones included (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxConnections)")
 	maxTunnels := fs.Int("max-tunnels", 0, "CONNECT tunnels open at once (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnels)")
 	maxPerSource := fs.Int("max-tunnels-per-source", 0, "CONNECT tunnels open at once per workload source address (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnelsPerSource)")
+	maxIdle := fs.Int("max-idle-connections", 0, "workload connections held idle at once: keep-alives between requests, tunnels silent for egress.DefaultTunnelIdleAfter or closing; past it, or at a cap, the longest idle is closed (0: a quarter of -max-connections)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -161,6 +162,7 @@ func runGuard(e *env, args []string) error {
 		MaxConnections:          *maxConns,
 		MaxTunnels:              *maxTunnels,
 		MaxTunnelsPerSource:     *maxPerSource,
+		MaxIdleConnections:      *maxIdle,
 	})
 	if err != nil {
 		ln.Close()
