@@ -254,3 +254,40 @@ func TestModelRouteIsNoTool(t *testing.T) {
 		t.Fatal("the model server was reached")
 	}
 }
+
+// TestModelRouteOpenAIBearer: an OpenAI Responses request gets the key
+// as "Authorization: Bearer KEY", attached by the edge, in the place of
+// the agent's own; each route allows only its own models.
+func TestModelRouteOpenAIBearer(t *testing.T) {
+	r, c := modelBroker(t, rigtest.ModelCapability, rigtest.OpenAICapability)
+	body := `{"model":"` + rigtest.OpenAIModel + `","stream":true,"input":"hi"}`
+	status, got := post(t, c, "POST", "/v1/responses", body)
+	if status != 200 || !strings.Contains(got, "response.completed") {
+		t.Fatalf("an allowed Responses call: %d %q", status, got)
+	}
+	noLeak(t, "the answer", []byte(got))
+	received := r.Model.Received()
+	if len(received) != 1 {
+		t.Fatalf("the model server received %d requests, want 1", len(received))
+	}
+	if a, k := received[0].Header.Get("Authorization"), received[0].Header.Get("X-Api-Key"); a != "Bearer "+rigtest.ModelCanary || k != "" {
+		t.Fatalf("the model server got Authorization %q, x-api-key %q", a, k)
+	}
+	if received[0].Path != "/v1/responses" || string(received[0].Body) != body {
+		t.Fatalf("the model server got %s %q", received[0].Path, received[0].Body)
+	}
+	for _, tc := range []struct{ path, model string }{{"/v1/responses", rigtest.AllowedModel}, {"/v1/messages", rigtest.OpenAIModel}} {
+		if status, got := post(t, c, "POST", tc.path, `{"model":"`+tc.model+`","stream":true}`); status != 403 || !strings.Contains(got, "model_not_allowed") {
+			t.Errorf("%s on %s: %d %q", tc.model, tc.path, status, got)
+		}
+	}
+	var results []string
+	for _, ev := range r.Evidence.Events() {
+		if ev.Kind == authz.EvidenceModelResult {
+			results = append(results, fmt.Sprintf("%s %s %d in=%d out=%d", ev.Capability, ev.Model, ev.Status, ev.InputTokens, ev.OutputTokens))
+		}
+	}
+	if want := []string{rigtest.OpenAICapability + " " + rigtest.OpenAIModel + " 200 in=100 out=10"}; !slices.Equal(results, want) {
+		t.Errorf("results %q, want %q", results, want)
+	}
+}

@@ -100,4 +100,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a model call needs no grant", File: "../../custody/pipeline/pipeline.go",
 		Edits: []mutation.Edit{{Old: "	if err != nil || !listed {\n\t\treturn Tool{}", New: "	if err != nil && pt.Capability == \"\" || !listed {\n\t\treturn Tool{}"}},
 		Kills: "TestModelRouteNeedsAGrant"},
+	{Name: "the OpenAI key without its Bearer prefix", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: `prefix = "Bearer "`, New: `prefix = ""`}},
+		Kills: "TestModelRouteOpenAIBearer"},
 }

@@ -1,12 +1,14 @@
 package rigtest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 
 	"github.com/checkfu/checkfu/custody"
@@ -16,13 +18,16 @@ import (
 	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
-// The model route of a NewModel rig: its capability, the one model it
-// allows and its budget per channel.
+// The model routes of a NewModel rig: their capabilities (Anthropic
+// Messages, and OpenAI Responses on the same key and server), the one
+// model each allows, and the budget per channel of each.
 const (
-	ModelCapability = "model.anthropic"
-	AllowedModel    = "claude-sonnet-4-5"
-	ModelRequests   = 3
-	ModelTokens     = 1000
+	ModelCapability  = "model.anthropic"
+	AllowedModel     = "claude-sonnet-4-5"
+	OpenAICapability = "model.openai"
+	OpenAIModel      = "gpt-5.4"
+	ModelRequests    = 3
+	ModelTokens      = 1000
 )
 
 // ModelCanary is the model key custody holds for the model route; no
@@ -47,14 +52,24 @@ type ModelRequest struct {
 
 // A Model is the rig's scripted model server, a mock (a loopback TLS
 // httptest server reached as model.example.com): it speaks Anthropic
-// Messages, streamed or whole, reports usage of 100 input and 10 output
+// Messages, streamed or whole, at /v1/messages and OpenAI Responses,
+// streamed, at /v1/responses, reports usage of 100 input and 10 output
 // tokens, and records every request it receives.
 type Model struct {
 	// Base is https://model.example.com:PORT.
 	Base string
 
-	mu  sync.Mutex
-	got []ModelRequest // guarded by mu
+	mu     sync.Mutex
+	got    []ModelRequest // guarded by mu
+	deltas int            // guarded by mu: text deltas per stream; 0 means 1
+}
+
+// SetDeltas makes each streamed answer carry n text deltas (a long
+// stream, for a benchmark). It does not record the requests then.
+func (m *Model) SetDeltas(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deltas = n
 }
 
 // Received returns the requests the model server received, in order.
@@ -71,14 +86,31 @@ const modelStream = "event: message_start\ndata: {\"type\":\"message_start\",\"m
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":10}}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
+// responsesStream is the server's OpenAI Responses stream; %s is the
+// text of the one delta.
+const responsesStream = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\"}}\n\n" +
+	"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":%q}\n\n" +
+	"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":100,\"output_tokens\":10}}}\n\n"
+
+// modelDelta is one more Anthropic text delta of a long stream.
+const modelDelta = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"more text from the scripted model, one delta of a long stream\"}}\n\n"
+
 func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	m.mu.Lock()
-	m.got = append(m.got, ModelRequest{Method: req.Method, Path: req.URL.Path, RawQuery: req.URL.RawQuery, Host: req.Host, Header: req.Header.Clone(), Body: body})
+	deltas := m.deltas
+	if deltas == 0 {
+		m.got = append(m.got, ModelRequest{Method: req.Method, Path: req.URL.Path, RawQuery: req.URL.RawQuery, Host: req.Host, Header: req.Header.Clone(), Body: body})
+	}
 	m.mu.Unlock()
 	text := "hello from the scripted model"
 	if bytes.Contains(body, []byte(EchoKey)) {
-		text = "your key is " + req.Header.Get("X-Api-Key")
+		text = "your key is " + req.Header.Get("X-Api-Key") + req.Header.Get("Authorization")
+	}
+	if req.URL.Path == "/v1/responses" {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, responsesStream, text)
+		return
 	}
 	var fields struct {
 		Stream bool `json:"stream"`
@@ -90,7 +122,20 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	fmt.Fprintf(w, modelStream, text)
+	if deltas <= 1 {
+		fmt.Fprintf(w, modelStream, text)
+		return
+	}
+	// A long stream: the first event at once, then the deltas.
+	start, rest, _ := strings.Cut(fmt.Sprintf(modelStream, text), "\n\n")
+	io.WriteString(w, start+"\n\n")
+	w.(http.Flusher).Flush()
+	bw := bufio.NewWriterSize(w, 32<<10)
+	for range deltas - 1 {
+		bw.WriteString(modelDelta)
+	}
+	bw.WriteString(rest)
+	bw.Flush()
 }
 
 // startModel starts the scripted model server.
@@ -101,20 +146,35 @@ func startModel(t TB) (*Model, *httptest.Server) {
 	return m, srv
 }
 
-// modelRegistration is the rig's model route at base.
-func modelRegistration(base string) authz.Registration {
-	return authz.Registration{
-		Capability: ModelCapability, Operation: "POST", Resource: base + "/v1/messages", Credential: ModelCred, Effect: authz.ReadOnly,
-		Protocol: authz.ModelAPI,
-		Tool:     authz.ToolDescriptor{Name: "model", Description: "The agent's own model.", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		Model:    authz.ModelRoute{Dialect: modelroute.AnthropicMessages, Models: []string{AllowedModel}, Requests: ModelRequests, Tokens: ModelTokens},
+// modelRegistrations are the rig's model routes at base, each with
+// budget (nil means ModelRequests and ModelTokens).
+func modelRegistrations(base string, budget *modelroute.Budget) []authz.Registration {
+	b := modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens}
+	if budget != nil {
+		b = *budget
+	}
+	reg := func(capability, path, tool string, d modelroute.Dialect, model string) authz.Registration {
+		return authz.Registration{
+			Capability: capability, Operation: "POST", Resource: base + path, Credential: ModelCred, Effect: authz.ReadOnly,
+			Protocol: authz.ModelAPI,
+			Tool:     authz.ToolDescriptor{Name: tool, Description: "The agent's own model.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			Model:    authz.ModelRoute{Dialect: d, Models: []string{model}, Requests: b.Requests, Tokens: b.Tokens},
+		}
+	}
+	return []authz.Registration{
+		reg(ModelCapability, "/v1/messages", "model", modelroute.AnthropicMessages, AllowedModel),
+		reg(OpenAICapability, "/v1/responses", "model-openai", modelroute.OpenAIResponses, OpenAIModel),
 	}
 }
 
 // modelRules are the model Connection's egress rules: POST to the
-// messages path of model.example.com at port, with the headers the
-// dialect keeps.
+// two dialects' paths of model.example.com at port, with the headers the
+// dialects keep.
 func modelRules(port uint16) (*egress.Rules, error) {
-	return egress.NewRules([]egress.Rule{{Host: "model.example.com", Port: port, PathPrefix: "/v1/messages", Methods: []string{"POST"},
-		Headers: []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}}})
+	return egress.NewRules([]egress.Rule{
+		{Host: "model.example.com", Port: port, PathPrefix: "/v1/messages", Methods: []string{"POST"},
+			Headers: []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}},
+		{Host: "model.example.com", Port: port, PathPrefix: "/v1/responses", Methods: []string{"POST"},
+			Headers: []string{"Content-Type", "Accept", "Openai-Beta"}},
+	})
 }

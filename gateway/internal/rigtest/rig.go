@@ -28,6 +28,7 @@ import (
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
 	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // Canary is the provider credential; no byte of it may reach sandbox code.
@@ -141,7 +142,7 @@ const CreateSchema = `{"type":"object","properties":{"title":{"type":"string","m
 // New builds a Rig; everything it starts stops with t.
 func New(t TB) *Rig {
 	t.Helper()
-	return build(t, false, false)
+	return build(t, false, nil)
 }
 
 // NewModel builds a Rig that also registers a model route
@@ -152,7 +153,13 @@ func New(t TB) *Rig {
 // edge_call events in Evidence too.
 func NewModel(t TB) *Rig {
 	t.Helper()
-	return build(t, false, true)
+	return build(t, false, &modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens})
+}
+
+// NewModelBudget is NewModel with another budget per channel.
+func NewModelBudget(t TB, b modelroute.Budget) *Rig {
+	t.Helper()
+	return build(t, false, &b)
 }
 
 // NewRemote builds a Rig that also registers the tools of a remote MCP
@@ -161,10 +168,12 @@ func NewModel(t TB) *Rig {
 // events in Evidence too.
 func NewRemote(t TB) *Rig {
 	t.Helper()
-	return build(t, true, false)
+	return build(t, true, nil)
 }
 
-func build(t TB, remote, model bool) *Rig {
+// build builds a rig; a model budget adds the model routes with it.
+func build(t TB, remote bool, budget *modelroute.Budget) *Rig {
+	model := budget != nil
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -233,7 +242,7 @@ func build(t TB, remote, model bool) *Rig {
 		regs = append(regs, r.Remote.registrations()...)
 	}
 	if model {
-		regs = append(regs, modelRegistration(r.Model.Base))
+		regs = append(regs, modelRegistrations(r.Model.Base, budget)...)
 	}
 	if r.Registry, err = authz.NewRegistry(regs...); err != nil {
 		t.Fatal(err)
