@@ -430,7 +430,7 @@ func TestLayerOrderCatchesUpwardEdges(t *testing.T) {
 		}
 	}
 	good := map[string][]string{
-		".": nil, "signing": {".", "internal/strictjson"}, "internal/strictjson": {"."},
+		".": nil, "signing": {".", "internal/strictjson"}, "internal/strictjson": {"."}, "internal/telemetry": {"."},
 		"conformance": {"signing"}, "acp/wire": {"signing"}, "eventlog": {"signing"},
 		"eventlog/evidencelog": {"eventlog", "custody/authz"}, "custody/authz": {"."},
 		"conformance/matrix": {"gateway", "adapters/docker", "internal/memevidence"}, "gateway": {"custody/authz"},

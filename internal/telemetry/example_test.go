@@ -1,0 +1,33 @@
+package telemetry_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/telemetry"
+)
+
+// With no provider the tracer is the no-op one: its spans record nothing.
+func ExampleTracer() {
+	_, span := telemetry.Tracer(nil).Start(context.Background(), "checkfu.example/step")
+	fmt.Println(span.IsRecording())
+	telemetry.End(span, "permission_missing")
+	// Output: false
+}
+
+func ExampleRequest() {
+	for _, kv := range telemetry.Request(checkfu.RequestContext{Actor: "user:bob", Session: "sess-1", Request: "req-1"}) {
+		fmt.Println(kv.Key, kv.Value.Emit())
+	}
+	// Output:
+	// checkfu.session sess-1
+	// checkfu.request req-1
+	// checkfu.actor user:bob
+}
+
+func ExampleEnd() {
+	_, span := telemetry.Tracer(nil).Start(context.Background(), "checkfu.example/call")
+	telemetry.End(span, "") // ok: no code, no error status
+	// Output:
+}
