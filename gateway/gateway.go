@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
@@ -29,6 +31,9 @@ type Config struct {
 	// Logger receives the call pipeline's operator lines (see
 	// pipeline.Config.Logger); nil discards them.
 	Logger *slog.Logger
+	// TracerProvider traces the call pipeline (see
+	// pipeline.Config.TracerProvider); nil is the no-op provider.
+	TracerProvider trace.TracerProvider
 }
 
 // Edge is what the gateway needs of custody's outbound edge: the
@@ -79,7 +84,7 @@ func New(cfg Config) (*Gateway, error) {
 		Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: cfg.Leases, Approvals: cfg.Approvals, Edge: cfg.Edge, Remote: remoteCall,
 		Evidence: cfg.Evidence, Label: cfg.Label, Service: cfg.Service, Name: cfg.Name, Now: cfg.Now,
-		Logger: cfg.Logger,
+		Logger: cfg.Logger, TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
 		return nil, err

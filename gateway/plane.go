@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
@@ -33,6 +35,9 @@ type PlaneConfig struct {
 	// Logger receives the gateway's operator lines; nil discards them.
 	// The edge takes its own (edge.EdgeConfig.Logger), in Edge.
 	Logger *slog.Logger
+	// TracerProvider traces the gateway's call pipeline; nil is the
+	// no-op provider. The edge takes its own, in Edge.
+	TracerProvider trace.TracerProvider
 }
 
 // A Plane is the trusted plane's share for one session or test: its lease
@@ -77,6 +82,7 @@ func NewPlane(cfg PlaneConfig) (*Plane, error) {
 		Authenticator: cfg.Authenticator, Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: p.Leases, Approvals: p.Approvals, Edge: p.edge, Evidence: cfg.Evidence, Label: cfg.Label,
 		Service: cfg.Lease.Scope.Service, Name: cfg.Lease.Scope.Gateway, Now: cfg.Now, Logger: cfg.Logger,
+		TracerProvider: cfg.TracerProvider,
 	}); err != nil {
 		p.Close()
 		return nil, err

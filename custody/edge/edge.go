@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/checkfu/checkfu"
@@ -19,6 +21,7 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // MaxResponseBytes is the largest response body the edge returns.
@@ -75,6 +78,15 @@ type EdgeConfig struct {
 	// pipeline logs the same call's result at warn), and each edge_call
 	// event that could not be recorded, at error. Nil discards them.
 	Logger *slog.Logger
+
+	// TracerProvider gives the tracer of each exchange's client span
+	// ("checkfu.edge/send": the registered host, the provider's status,
+	// the code). Nil is the no-op provider. The span's W3C trace context
+	// (traceparent, and tracestate when set) goes out to the provider
+	// only when the Connection's egress rules allow those headers on the
+	// request: a Connection declares it at authorization time by listing
+	// Traceparent in a rule's Headers.
+	TracerProvider trace.TracerProvider
 }
 
 // An Edge makes credentialed calls that the call pipeline (package
@@ -111,6 +123,7 @@ type Edge struct {
 	label     checkfu.Label
 	now       func() time.Time
 	log       *slog.Logger
+	tracer    trace.Tracer
 
 	mu      sync.Mutex
 	clients map[*egress.Rules]*egress.Client // guarded by mu
@@ -138,6 +151,7 @@ func NewEdge(cfg EdgeConfig) (*Edge, error) {
 		dialer: cfg.Dialer, rootCAs: cfg.RootCAs, timeout: cfg.Timeout,
 		header: cfg.CredentialHeader, prefix: cfg.CredentialPrefix,
 		evidence: cfg.Evidence, label: cfg.Label, now: cfg.Now, log: cfg.Logger,
+		tracer:  telemetry.Tracer(cfg.TracerProvider),
 		clients: map[*egress.Rules]*egress.Client{},
 	}
 	if e.log == nil {
@@ -212,7 +226,7 @@ func (e *Edge) sendCall(ctx context.Context, c *outbound.Call, ev *authz.Evidenc
 	if err != nil {
 		return nil, err
 	}
-	return e.send(ctx, client, c.Request, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
+	return e.send(ctx, client, c.Rules, c.Request, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
 }
 
 // record completes ev from the call's outcome, logs a failure with its
@@ -342,11 +356,58 @@ func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, s
 	}
 }
 
-// send opens the credential, lets the egress client attach it after its
+// send is one exchange inside its client span; see exchange.
+func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Rules, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
+	ctx, span := e.tracer.Start(ctx, "checkfu.edge/send", trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.KeyServer.String(req.URL.Hostname()))
+	}
+	resp, err := e.exchange(ctx, client, traced(ctx, req, rules), b, lease, scope, status)
+	if span.IsRecording() && *status != 0 {
+		span.SetAttributes(telemetry.KeyStatus.Int(*status))
+	}
+	code := ""
+	if err != nil {
+		code = "failed"
+		if c, ok := checkfu.CodeOf(err); ok {
+			code = string(c)
+		} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+			code = string(uc)
+		}
+	}
+	telemetry.End(span, code)
+	return resp, err
+}
+
+// traced returns req carrying the W3C trace context of ctx's span when
+// rules allow its headers on req, and req itself otherwise (no span,
+// or a Connection that did not list them).
+func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.Request {
+	if !trace.SpanContextFromContext(ctx).IsValid() || rules == nil {
+		return req
+	}
+	h := req.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
+	out := req.Clone(ctx)
+	out.Header = h
+	creq, err := egress.CanonicalRequest(out)
+	if err != nil {
+		return req
+	}
+	if _, err := rules.Decide(&creq); err != nil {
+		return req
+	}
+	return out
+}
+
+// exchange opens the credential, lets the egress client attach it after its
 // own rule decision and a last check that the lease still holds, and reads
 // the response. It sets *status to the provider's status as soon as the
 // provider has answered, even when the answer is then refused.
-func (e *Edge) send(ctx context.Context, client *egress.Client, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
+func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
 	secret, err := e.custodian.Open(ctx, b)
 	if err != nil {
 		return nil, err

@@ -141,7 +141,7 @@ func (e *Edge) Remote(ctx context.Context, a Authorized) (*RemoteTransport, erro
 		if err := outbound.Decide(rules, req); err != nil {
 			return nil, err
 		}
-		return e.send(req.Context(), client, req, cred, lease, scope, status)
+		return e.send(req.Context(), client, rules, req, cred, lease, scope, status)
 	}
 	return t, nil
 }

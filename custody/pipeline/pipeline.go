@@ -7,7 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/address"
@@ -16,6 +20,7 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway/modelroute"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // Config configures New. Every field but Approvals, Remote, Now and
@@ -42,6 +47,12 @@ type Config struct {
 	// upstream_failed, say), and each event that could not be recorded.
 	// Nil discards them. Nothing logged is shown to the caller.
 	Logger *slog.Logger
+	// TracerProvider gives the tracer of the call's span
+	// ("checkfu.pipeline/call", and "checkfu.pipeline/approval" around
+	// an external effect's revalidation), whose attributes are the
+	// request context's identifiers, the capability, the action's digest
+	// and the code. Nil is the no-op provider.
+	TracerProvider trace.TracerProvider
 }
 
 // Edge is what the pipeline needs of custody's outbound edge: sending an
@@ -109,8 +120,9 @@ type Tool struct {
 // to 5 alone, as a dry run. A Pipeline is safe for concurrent use; the
 // zero Pipeline refuses every call.
 type Pipeline struct {
-	cfg   Config
-	conns map[address.Binding]edge.Connection
+	cfg    Config
+	conns  map[address.Binding]edge.Connection
+	tracer trace.Tracer
 
 	mu       sync.Mutex
 	channels map[*Channel]bool // guarded by mu: open channels
@@ -133,7 +145,7 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}}
+	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}, tracer: telemetry.Tracer(cfg.TracerProvider)}
 	for _, c := range cfg.Connections {
 		if c.Rules == nil || c.Credential.Validate() != nil {
 			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: a Connection needs a valid credential binding and egress rules")
@@ -156,6 +168,53 @@ type Channel struct {
 
 	mu     sync.Mutex                   // guards meters
 	meters map[string]*modelroute.Meter // the model budget of each model capability, spent by this channel
+
+	trace atomic.Pointer[channelTrace] // set by SetTrace
+}
+
+// channelTrace is what the opener of a channel set with SetTrace.
+type channelTrace struct {
+	parent trace.SpanContext
+	attrs  []attribute.KeyValue
+}
+
+// SetTrace sets the span context the channel's calls are traced under
+// when their own context carries no span (sandbox code's calls cannot
+// carry the host's: the opener gives the span of its step, a prompt
+// turn, say), and attributes every span of the channel carries. The
+// attributes must be identifiers, codes or digests, never content (the
+// Runner gives the admitted profile's digest).
+func (ch *Channel) SetTrace(parent trace.SpanContext, attrs ...attribute.KeyValue) {
+	if ch != nil {
+		ch.trace.Store(&channelTrace{parent: parent, attrs: append([]attribute.KeyValue(nil), attrs...)})
+	}
+}
+
+// Span starts the span named name of one hop of a call over ch (the
+// broker's tools/call), under the channel's trace parent when ctx
+// carries no span, with the request context's identifiers and the
+// attributes SetTrace gave. The caller ends it.
+func (ch *Channel) Span(ctx context.Context, name string) (context.Context, trace.Span) {
+	if ch == nil || ch.p == nil || ch.p.tracer == nil {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	return ch.p.span(ctx, ch, name)
+}
+
+// span starts a span of ch's pipeline; see Channel.Span.
+func (p *Pipeline) span(ctx context.Context, ch *Channel, name string) (context.Context, trace.Span) {
+	t := ch.trace.Load()
+	if t != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, t.parent)
+	}
+	ctx, span := p.tracer.Start(ctx, name)
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.Request(ch.rc)...)
+		if t != nil {
+			span.SetAttributes(t.attrs...)
+		}
+	}
+	return ctx, span
 }
 
 // Open opens a channel bound to rc, spending lease and listing tools. The
@@ -227,10 +286,40 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	if p == nil || p.channels == nil || ch == nil || !p.open(ch) {
 		return nil, p.refuseChannel(ctx)
 	}
+	ctx, span := p.span(ctx, ch, "checkfu.pipeline/call")
+	resp, err := p.call(ctx, ch, capability, args)
+	telemetry.End(span, errCode(err))
+	return resp, err
+}
+
+// errCode returns err's stable code for a span: its refusal or upstream
+// code, evidence_unrecorded, or "failed"; "" for nil.
+func errCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	if c, ok := checkfu.CodeOf(err); ok {
+		return string(c)
+	}
+	if uc, ok := egress.UpstreamCodeOf(err); ok {
+		return string(uc)
+	}
+	var ee *authz.EvidenceError
+	if errors.As(err, &ee) {
+		return "evidence_unrecorded"
+	}
+	return "failed"
+}
+
+// call is Call past step 1, inside the call's span.
+func (p *Pipeline) call(ctx context.Context, ch *Channel, capability string, args json.RawMessage) (*edge.Response, error) {
 	rc := ch.rc
 	ctx = checkfu.WithRequestContext(ctx, rc)
 	ev := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}
 	d, err := p.authorize(ch, capability, args, &ev)
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(ev.Action))
+	}
 	if err != nil {
 		return nil, p.deny(ctx, ev, err)
 	}
@@ -256,7 +345,9 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 		return err
 	}
 	if d.approval != "" {
-		err = p.cfg.Approvals.Carry(ctx, d.approval, d.binding, send)
+		actx, span := p.tracer.Start(ctx, "checkfu.pipeline/approval")
+		err = p.cfg.Approvals.Carry(actx, d.approval, d.binding, send)
+		telemetry.End(span, errCode(err))
 	} else {
 		err = send(ctx)
 	}
@@ -278,6 +369,9 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 		// The cause is the operator's: the event seals it, the log
 		// shows it, and the caller gets the code alone.
 		res.Cause = checkfu.Cause(err)
+		if span := trace.SpanFromContext(ctx); span.IsRecording() && res.Code != "" {
+			span.SetAttributes(telemetry.KeyCode.String(string(res.Code)))
+		}
 		p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "pipeline: call failed", append(evidenceAttrs(res), slog.String("cause", res.Cause))...)
 	}
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), res); rerr != nil {

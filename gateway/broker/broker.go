@@ -21,6 +21,7 @@ import (
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/mcpremote"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // Implementation is the name the broker gives itself in MCP's initialize.
@@ -131,28 +132,41 @@ func (b *Broker) call(ctx context.Context, capability string, remote bool, args 
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
+	ctx, span := b.ch.Span(ctx, "checkfu.broker/tools.call")
+	res, err := b.forward(ctx, capability, remote, args)
+	code := ""
+	if err != nil {
+		code = errorCode(err)
+	}
+	telemetry.End(span, code)
+	return res
+}
+
+// forward is call inside the broker's span: the answer, and the error
+// it was made from, if any (for the span's code).
+func (b *Broker) forward(ctx context.Context, capability string, remote bool, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if err := b.refusals.pace(ctx); err != nil {
-		return errorResult(err)
+		return errorResult(err), err
 	}
 	resp, err := b.ch.Call(ctx, capability, args)
 	if err != nil {
 		if _, refused := checkfu.CodeOf(err); refused {
 			b.spent(ctx)
 		}
-		return errorResult(err)
+		return errorResult(err), err
 	}
 	if remote {
 		res, err := mcpremote.Result(resp)
 		if err != nil {
-			return errorResult(err)
+			return errorResult(err), err
 		}
-		return res
+		return res, nil
 	}
 	text := string(resp.Body)
 	if !utf8.ValidString(text) {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed: the provider's answer is not text"}}}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed: the provider's answer is not text"}}}, nil
 	}
-	return &mcp.CallToolResult{IsError: resp.Status >= 400, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	return &mcp.CallToolResult{IsError: resp.Status >= 400, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -167,6 +181,21 @@ func errorResult(err error) *mcp.CallToolResult {
 		text = "failed: evidence_unrecorded"
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// errorCode is the code errorResult answers err with.
+func errorCode(err error) string {
+	code := "failed"
+	if c, ok := checkfu.CodeOf(err); ok {
+		code = string(c)
+	} else if uc, ok := egress.UpstreamCodeOf(err); ok {
+		code = string(uc)
+	}
+	var ee *authz.EvidenceError
+	if errors.As(err, &ee) {
+		code = "evidence_unrecorded"
+	}
+	return code
 }
 
 // Tools returns the MCP descriptors tools/list serves.
