@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/custody/authz"
@@ -60,6 +62,18 @@ func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approva
 type permissionCall struct {
 	Title    string          `json:"title"`
 	RawInput json.RawMessage `json:"rawInput"`
+}
+
+// tracedPermission is permission inside the span of the step
+// "permission", under the session's trace parent (the agent's request
+// cannot carry the host's context).
+func (s *Session) tracedPermission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, *sc)
+	}
+	ctx, span := s.step(ctx, "permission")
+	defer span.End()
+	return s.permission(ctx, p, req)
 }
 
 // permission answers an agent's session/request_permission. It is step

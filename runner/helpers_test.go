@@ -88,6 +88,8 @@ type rig struct {
 	dns       *dnstest.Server // resolves api.example.com to the upstream
 	hits      atomic.Int64
 	approvals atomic.Int64
+	// traceparent is the last W3C traceparent header the upstream got.
+	traceparent atomic.Value
 }
 
 // approveAll approves as user:carol and counts.
@@ -107,6 +109,7 @@ func newRig(t tb, edit func(*runner.Config, *rig)) *rig {
 			return
 		}
 		g.hits.Add(1)
+		g.traceparent.Store(req.Header.Get("Traceparent"))
 		if req.Method == http.MethodPost {
 			w.WriteHeader(http.StatusCreated)
 			fmt.Fprint(w, `{"created":2}`)

@@ -11,12 +11,16 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // Cwd is the working directory the Runner names in session/new when
@@ -94,6 +98,36 @@ type Agent struct {
 // Launch before the previous Agent's Close is refused with
 // checkfu.CodeConfigInvalid. Every refusal is logged.
 func (s *Session) Launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
+	ctx, span := s.step(ctx, "launch")
+	a, err := s.launch(ctx, cfg)
+	if err == nil {
+		// The agent's calls reach the plane over its channel, which
+		// cannot carry the host's context: they are traced under this
+		// step, then under the prompt turn in flight.
+		s.traceUnder(span)
+	}
+	telemetry.End(span, spanCode(err))
+	return a, err
+}
+
+// traceUnder makes span the parent of the spans of the session's tool
+// calls and permission requests from now on.
+func (s *Session) traceUnder(span trace.Span) {
+	sc := span.SpanContext()
+	s.parent.Store(&sc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plane != nil && s.plane.channel != nil {
+		var attrs []attribute.KeyValue
+		if s.profile != nil {
+			attrs = append(attrs, telemetry.KeyProfileDigest.String(s.profile.ProfileDigest()))
+		}
+		s.plane.channel.SetTrace(sc, attrs...)
+	}
+}
+
+// launch is Launch inside its span.
+func (s *Session) launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	a, err := s.start(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -237,7 +271,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
-			return s.permission(ctx, pl, req)
+			return s.tracedPermission(ctx, pl, req)
 		},
 		OnRefusal: func(err error) { s.refusedByACP(err) },
 	})
@@ -284,6 +318,19 @@ func (a *Agent) Cwd() string { return a.cwd }
 // or "failed" with the error's code when the turn ended without one. A
 // turn that Agent.Close or Session.Close ends first is logged by them.
 func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
+	ctx, span := a.s.step(ctx, "prompt")
+	a.s.traceUnder(span)
+	resp, err := a.prompt(ctx, text)
+	code := spanCode(err)
+	if span.IsRecording() && err == nil {
+		span.SetAttributes(attribute.String("checkfu.stop_reason", string(resp.StopReason)))
+	}
+	telemetry.End(span, code)
+	return resp, err
+}
+
+// prompt is Prompt inside its span.
+func (a *Agent) prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
 	a.mu.Lock()
 	a.turn = true
 	a.mu.Unlock()
@@ -357,6 +404,14 @@ func workDir(inst adapters.Instance, ps adapters.ProcessSpec) string {
 // left holding its stderr may still write to LaunchConfig.Stderr until
 // Session.Close.
 func (a *Agent) Close(ctx context.Context) error {
+	ctx, span := a.s.step(ctx, "close_agent")
+	err := a.close(ctx)
+	telemetry.End(span, spanCode(err))
+	return err
+}
+
+// close is Close inside its span.
+func (a *Agent) close(ctx context.Context) error {
 	// A turn still in flight ends here, before the client does.
 	_, terr := a.endTurn(context.WithoutCancel(ctx), "closed", nil)
 	a.client.Close()

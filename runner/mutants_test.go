@@ -216,4 +216,14 @@ var mutants = []mutation.Mutant{
 	{Name: "a spent refusal budget leaves the channel open", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "		case <-s.refusals.closed:\n			a.client.Close()\n", New: "		case <-s.refusals.closed:\n"}},
 		Kills: "TestRefusalBudgetClosesTheChannel"},
+	// Tracing: identifiers only, and trace context only where allowed.
+	{Name: "the edge sends trace context its rules do not allow", File: "../custody/edge/edge.go",
+		Edits: []mutation.Edit{{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"}},
+		Kills: "TestTraceContextOnlyWhereAllowed"},
+	{Name: "a span carries the call's arguments", File: "../custody/pipeline/pipeline.go",
+		Edits: []mutation.Edit{{Old: "span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(ev.Action))", New: "span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(string(args)))"}},
+		Kills: "TestApprovedCallIsOneTrace"},
+	{Name: "the agent's calls are not traced under the session", File: "launch.go",
+		Edits: []mutation.Edit{{Old: "\ta.s.traceUnder(span)\n", New: ""}, {Old: "\t\ts.traceUnder(span)\n", New: ""}},
+		Kills: "TestApprovedCallIsOneTrace"},
 }

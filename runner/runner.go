@@ -11,6 +11,8 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
@@ -23,6 +25,7 @@ import (
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 	"github.com/checkfu/checkfu/gateway"
+	"github.com/checkfu/checkfu/internal/telemetry"
 	"github.com/checkfu/checkfu/signing"
 )
 
@@ -142,6 +145,19 @@ type Config struct {
 	// reaches the agent, which is answered the code alone. Nil discards
 	// them.
 	Logger *slog.Logger
+	// TracerProvider traces the Runner (OpenTelemetry): one span per
+	// session step (checkfu.runner/publish, admit, launch, prompt,
+	// permission, close_agent) under the span of the context the host
+	// passes, and one per hop of each tool call (the broker's tools/call,
+	// the pipeline's call and approval, the edge's exchange) under the
+	// step in flight, since the agent's calls cannot carry the host's
+	// context. Attributes are the request context's identifiers, the
+	// capability, the action and profile digests and codes, never
+	// content. The edge sends the W3C trace context to a provider only
+	// where the Connection's rules allow the traceparent header. Nil is
+	// the no-op provider: nothing is recorded and nothing allocated for
+	// it.
+	TracerProvider trace.TracerProvider
 }
 
 // A Runner wires checkfu's packages the way a host platform does. It is
@@ -154,6 +170,7 @@ type Runner struct {
 	provider    Provider
 	desc        adapters.Description
 	enrollment  *admission.Enrollment
+	tracer      trace.Tracer
 	signer      *signing.Signer
 	trusted     *signing.AttesterSet
 	log         *eventlog.Log
@@ -198,6 +215,7 @@ func New(ctx context.Context, cfg Config) (_ *Runner, err error) {
 	if r.cfg.Logger == nil {
 		r.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	r.tracer = telemetry.Tracer(cfg.TracerProvider)
 	if !cfg.Label.Valid() {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: label %d is not mock, isolated or production", cfg.Label)
 	}
@@ -264,6 +282,7 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 		e, err := edge.NewEdge(edge.EdgeConfig{
 			Leases: leases, Custodian: native,
 			Label: r.cfg.Label, Now: r.now, Dialer: r.cfg.Dialer, RootCAs: r.cfg.RootCAs, Logger: r.cfg.Logger,
+			TracerProvider: r.cfg.TracerProvider,
 		})
 		if err != nil {
 			return nil, err // never a typed nil in the interface

@@ -6,12 +6,16 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // A Session is one session of the Runner: the request context its
@@ -26,6 +30,9 @@ type Session struct {
 	token *string
 	// refusals bounds and coalesces the refusals its agents cause.
 	refusals *refusals
+	// parent is the span the session's tool calls and permission
+	// requests are traced under: the last Launch's or Prompt's.
+	parent atomic.Pointer[trace.SpanContext]
 
 	mu       sync.Mutex // guards the fields below
 	profile  *admission.Published
@@ -88,6 +95,14 @@ func (s *Session) ID() string { return s.rc.Session }
 // with their grants. The decision is appended to the session log;
 // a refusal keeps admission's code.
 func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Published) (*admission.Published, error) {
+	ctx, span := s.step(ctx, "publish")
+	v, err := s.publish(ctx, doc, prev)
+	telemetry.End(span, spanCode(err))
+	return v, err
+}
+
+// publish is Publish inside its span.
+func (s *Session) publish(ctx context.Context, doc []byte, prev *admission.Published) (*admission.Published, error) {
 	p, err := admission.ParseProfile(doc)
 	var v *admission.Published
 	if err == nil {
@@ -117,6 +132,17 @@ func (s *Session) Publish(ctx context.Context, doc []byte, prev *admission.Publi
 // session may Admit again with another version until its first Launch
 // (after which Admit is refused with checkfu.CodeConfigInvalid).
 func (s *Session) Admit(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
+	ctx, span := s.step(ctx, "admit")
+	err := s.admitStep(ctx, v, lane, provenance)
+	if span.IsRecording() && v != nil {
+		span.SetAttributes(telemetry.KeyProfileDigest.String(v.ProfileDigest()))
+	}
+	telemetry.End(span, spanCode(err))
+	return err
+}
+
+// admitStep is Admit inside its span.
+func (s *Session) admitStep(ctx context.Context, v *admission.Published, lane admission.Lane, provenance admission.Provenance) error {
 	r := s.r
 	s.mu.Lock()
 	launched := s.plane != nil || s.instance != nil
@@ -220,6 +246,24 @@ func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
 			slog.String("session", s.rc.Session), slog.String("cause", checkfu.Cause(err)))
 	}
 	return err
+}
+
+// step starts the span of the session step name, under ctx's span (the
+// host's), with the request context's identifiers.
+func (s *Session) step(ctx context.Context, name string) (context.Context, trace.Span) {
+	ctx, span := s.r.tracer.Start(ctx, "checkfu.runner/"+name)
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.Request(s.rc)...)
+	}
+	return ctx, span
+}
+
+// spanCode is codeOf for a span: "" for nil.
+func spanCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	return codeOf(err)
 }
 
 // codeOf returns err's refusal or upstream code, "failed" for anything
