@@ -18,7 +18,7 @@ func ExampleTracer() {
 
 func ExampleRequest() {
 	for _, kv := range telemetry.Request(checkfu.RequestContext{Actor: "user:bob", Session: "sess-1", Request: "req-1"}) {
-		fmt.Println(kv.Key, kv.Value.Emit())
+		fmt.Println(kv.Key, kv.Value.String())
 	}
 	// Output:
 	// checkfu.session sess-1
