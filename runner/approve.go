@@ -12,6 +12,7 @@ import (
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -67,13 +68,13 @@ type permissionCall struct {
 // tracedPermission is permission inside the span of the step
 // "permission", under the session's trace parent (the agent's request
 // cannot carry the host's context).
-func (s *Session) tracedPermission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, *sc)
 	}
 	ctx, span := s.step(ctx, "permission")
 	defer span.End()
-	return s.permission(ctx, p, req)
+	return s.permission(ctx, p, ch, req)
 }
 
 // permission answers an agent's session/request_permission. It is step
@@ -86,7 +87,7 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, req acp.Reques
 // CodePermissionUnbound, and an action the session's actor holds no
 // permission assignment for with authz.CodePermissionMissing, logged,
 // without asking the Approver.
-func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
@@ -99,7 +100,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission)}, err)
 		return reject(req)
 	}
-	ar, binding, err := s.bind(p, req)
+	ar, binding, err := s.bind(ch, req)
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
@@ -131,7 +132,7 @@ func (s *Session) permission(ctx context.Context, p *plane, req acp.RequestPermi
 
 // bind resolves a permission request to the action it asks for, and the
 // binding the pipeline's dry run gives it.
-func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
+func (s *Session) bind(ch *gateway.Channel, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
 	var call permissionCall
 	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
 		return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
@@ -148,7 +149,7 @@ func (s *Session) bind(p *plane, req acp.RequestPermissionRequest) (ApprovalRequ
 		// the session's actor, lease and session, or the refusal the
 		// call would get. Nobody is asked to approve what the gateway
 		// would refuse to the actor anyway.
-		plan, err := p.channel.Plan(t.Capability, args)
+		plan, err := ch.Plan(t.Capability, args)
 		switch {
 		case errors.Is(err, authz.CodePermissionMissing):
 			return ApprovalRequest{}, authz.ApprovalBinding{}, err

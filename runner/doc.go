@@ -56,8 +56,13 @@
 //     the socket exists from before the process starts, but what the
 //     process sends waits unanswered in the listener's backlog until the
 //     match, and the listener closes (removing the socket) when the
-//     process ends. A mismatch kills the process and closes the
-//     session's gateway channel for good.
+//     process ends. A mismatch kills the process, closes its channel,
+//     and the session serves no later agent (adapters.CodeEvidenceMismatch).
+//   - Each agent gets a gateway channel and a broker of its own, opened
+//     under the session's token at its Launch and closed with it: its
+//     broker's refusal budget and calls in flight are its own, and no
+//     connection of it outlives it. The lease and approvals are the
+//     session's.
 //   - An approval is bound to the exact action: the agent's permission
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's

@@ -20,6 +20,7 @@ import (
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
@@ -221,8 +222,17 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: session %s still serves an agent; close it before launching another", checkfu.Quote(s.rc.Session))
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
+		if s.plane.mismatched {
+			err := checkfu.Refuse(adapters.CodeEvidenceMismatch, "runner: session %s's sandbox failed its evidence check; nothing of it is served", checkfu.Quote(s.rc.Session))
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
+		}
+		// The agent's own channel and broker, closed with it.
+		if err := s.plane.open(ctx, s); err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
+		}
 		var err error
 		if ln, err = s.plane.listen(); err != nil {
+			s.plane.stopServing()
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
 	}
@@ -230,6 +240,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	if err != nil {
 		if ln != nil {
 			ln.Close()
+			s.plane.stopServing()
 		}
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedProcess), Provider: r.enrollment.Target()}, err, ""))
 	}
@@ -255,7 +266,8 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		// served, now or later.
 		if ln != nil {
 			ln.Close()
-			s.plane.channel.Close()
+			s.plane.stopServing()
+			s.plane.mismatched = true
 		}
 		a.kill()
 		return nil, errors.Join(m.Err(), err, a.exited(ctx, "killed"))
@@ -264,6 +276,10 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		s.plane.serve(ln)
 	}
 	pl := s.plane
+	var ch *gateway.Channel
+	if pl != nil {
+		ch = pl.channel
+	}
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
 		OnUpdate:   cfg.OnUpdate,
@@ -271,7 +287,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
-			return s.tracedPermission(ctx, pl, req)
+			return s.tracedPermission(ctx, pl, ch, req)
 		},
 		OnRefusal: func(err error) { s.refusedByACP(err) },
 	})

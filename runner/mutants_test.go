@@ -226,4 +226,10 @@ var mutants = []mutation.Mutant{
 	{Name: "the agent's calls are not traced under the session", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "\ta.s.traceUnder(span)\n", New: ""}, {Old: "\t\ts.traceUnder(span)\n", New: ""}},
 		Kills: "TestApprovedCallIsOneTrace"},
+	{Name: "a session's agents share one channel", File: "launch.go",
+		Edits: []mutation.Edit{
+			{Old: "		if err := s.plane.open(ctx, s); err != nil {\n", New: "		if s.plane.channel != nil {\n		} else if err := s.plane.open(ctx, s); err != nil {\n"},
+			{Old: "		a.s.plane.stopServing()\n", New: "		a.s.plane.stop()\n		<-a.s.plane.served\n		a.s.plane.stop, a.s.plane.served = nil, nil\n"},
+		},
+		Kills: "TestEachAgentHasItsOwnChannel"},
 }

@@ -26,8 +26,12 @@ const BrokerSocketEnv = "CHECKFU_BROKER_SOCKET"
 // A plane is one session's share of the trusted plane (step 6): its
 // evidence sink over the session log, the gateway's plane (lease book and
 // lease, approvals, outbound edge, gateway: gateway.NewPlane, the one
-// constructor), the channel the token opened and the broker serving it on
-// a Unix socket in a directory of its own. None of it can open a
+// constructor), and, for the agent being served, the channel the token
+// opened for it and the broker serving that channel on a Unix socket in
+// the session's broker directory. Each agent gets a channel and a broker
+// of its own, closed with it: what one agent's process (or a child it
+// left behind) does on its channel, its refusal budget and its calls in
+// flight, ends with it. None of it can open a
 // credential: the edge holds the custodian and reaches it only for a call
 // the gateway's pipeline authorized.
 type plane struct {
@@ -35,10 +39,16 @@ type plane struct {
 	gw        *gateway.Plane
 	lease     authz.Lease
 	approvals *authz.Approvals
-	channel   *gateway.Channel
-	broker    *broker.Broker
-	dir       string // the broker directory; the socket is dir/BrokerSocket
-	root      string // the 0700 directory holding dir (dir itself on the host)
+	// channel and broker are the current agent's, nil between agents.
+	// Guarded by the session's mu.
+	channel *gateway.Channel
+	broker  *broker.Broker
+	// mismatched is set when a process's evidence did not match: the
+	// sandbox is not the one admitted, and no later agent is served.
+	// Guarded by the session's mu.
+	mismatched bool
+	dir        string // the broker directory; the socket is dir/BrokerSocket
+	root       string // the 0700 directory holding dir (dir itself on the host)
 
 	// stop ends the broker's Serve and served reports its return; both
 	// nil while no process's evidence has matched. Guarded by the
@@ -76,17 +86,27 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 		return nil, err
 	}
 	p.lease, p.approvals = p.gw.Lease, p.gw.Approvals
-	if p.channel, err = p.gw.Gateway.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: r.tools}); err != nil {
-		return nil, err
-	}
-	if p.broker, err = broker.New(p.channel); err != nil {
-		return nil, err
-	}
 	_, shared := r.provider.(BrokerMounter)
 	if p.dir, p.root, err = tempDir(shared); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// open opens the next agent's channel under the session's token and its
+// broker.
+func (p *plane) open(ctx context.Context, s *Session) error {
+	ch, err := p.gw.Gateway.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: s.r.tools})
+	if err != nil {
+		return err
+	}
+	b, err := broker.New(ch)
+	if err != nil {
+		ch.Close()
+		return err
+	}
+	p.channel, p.broker = ch, b
+	return nil
 }
 
 // listen listens on the broker's socket for one process. Connections the
@@ -107,12 +127,16 @@ func (p *plane) serving() bool { return p.stop != nil }
 
 // stopServing ends the broker's sessions and closes its listener, which
 // removes the socket, so that the next process reaches nothing until
-// its own evidence has matched.
+// its own evidence has matched; then it closes the agent's channel.
 func (p *plane) stopServing() {
 	if p.stop != nil {
 		p.stop()
 		<-p.served
 		p.stop, p.served = nil, nil
+	}
+	if p.channel != nil {
+		p.channel.Close()
+		p.channel, p.broker = nil, nil
 	}
 }
 
@@ -124,10 +148,9 @@ func (p *plane) socket() string { return filepath.Join(p.dir, BrokerSocket) }
 // directory.
 func (p *plane) close() {
 	p.stopServing()
-	if p.channel != nil {
-		p.channel.Close()
+	if p.gw != nil {
+		p.gw.Close()
 	}
-	p.gw.Close()
 	if p.root != "" {
 		os.RemoveAll(p.root)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/gateway/broker"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -161,4 +162,26 @@ func repeats(result string) int {
 		}
 	}
 	return 1
+}
+
+// TestEachAgentHasItsOwnChannel: each agent of a session gets a gateway
+// channel and a broker of its own, closed with it. An agent that spends
+// its broker's refusal budget (broker.MaxRefusals refused calls) closes
+// its own channel, not the next agent's: the next agent's call reaches
+// the upstream.
+func TestEachAgentHasItsOwnChannel(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	var hidden []runnertest.Step
+	for range broker.MaxRefusals + 1 {
+		hidden = append(hidden, runnertest.Step{Tool: "delete_repo", Arguments: map[string]any{}})
+	}
+	turn(t, s, hidden)
+	if g.hits.Load() != 0 {
+		t.Fatalf("a hidden tool reached the upstream %d times", g.hits.Load())
+	}
+	said := turn(t, s, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}})
+	if g.hits.Load() != 1 {
+		t.Fatalf("the second agent's call reached the upstream %d times, want 1; it said %q", g.hits.Load(), said)
+	}
 }
