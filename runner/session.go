@@ -251,7 +251,7 @@ func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
 // step starts the span of the session step name, under ctx's span (the
 // host's), with the request context's identifiers.
 func (s *Session) step(ctx context.Context, name string) (context.Context, trace.Span) {
-	ctx, span := s.r.tracer.Start(ctx, "checkfu.runner/"+name)
+	ctx, span := telemetry.Start(ctx, s.r.tracer, "checkfu.runner/"+name)
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.Request(s.rc)...)
 	}

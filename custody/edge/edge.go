@@ -358,7 +358,7 @@ func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, s
 
 // send is one exchange inside its client span; see exchange.
 func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Rules, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
-	ctx, span := e.tracer.Start(ctx, "checkfu.edge/send", trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := telemetry.StartClient(ctx, e.tracer, "checkfu.edge/send")
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.KeyServer.String(req.URL.Hostname()))
 	}
@@ -383,7 +383,7 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Ru
 // rules allow its headers on req, and req itself otherwise (no span,
 // or a Connection that did not list them).
 func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.Request {
-	if !trace.SpanContextFromContext(ctx).IsValid() || rules == nil {
+	if !trace.SpanContextFromContext(ctx).IsValid() || !listsTraceparent(rules) {
 		return req
 	}
 	h := req.Header.Clone()
@@ -401,6 +401,22 @@ func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.R
 		return req
 	}
 	return out
+}
+
+// listsTraceparent reports whether a rule of rules lists the traceparent
+// header: only then can the rules allow the trace context on a request.
+func listsTraceparent(rules *egress.Rules) bool {
+	if rules == nil {
+		return false
+	}
+	for i := range rules.Len() {
+		for _, h := range rules.Rule(i).Headers {
+			if strings.EqualFold(h, "Traceparent") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // exchange opens the credential, lets the egress client attach it after its

@@ -195,19 +195,22 @@ func (ch *Channel) SetTrace(parent trace.SpanContext, attrs ...attribute.KeyValu
 // carries no span, with the request context's identifiers and the
 // attributes SetTrace gave. The caller ends it.
 func (ch *Channel) Span(ctx context.Context, name string) (context.Context, trace.Span) {
-	if ch == nil || ch.p == nil || ch.p.tracer == nil {
-		return ctx, trace.SpanFromContext(ctx)
+	if ch == nil || ch.p == nil {
+		return telemetry.Start(ctx, nil, name)
 	}
 	return ch.p.span(ctx, ch, name)
 }
 
 // span starts a span of ch's pipeline; see Channel.Span.
 func (p *Pipeline) span(ctx context.Context, ch *Channel, name string) (context.Context, trace.Span) {
+	if p.tracer == nil {
+		return telemetry.Start(ctx, nil, name)
+	}
 	t := ch.trace.Load()
 	if t != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, t.parent)
 	}
-	ctx, span := p.tracer.Start(ctx, name)
+	ctx, span := telemetry.Start(ctx, p.tracer, name)
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.Request(ch.rc)...)
 		if t != nil {
@@ -345,7 +348,7 @@ func (p *Pipeline) call(ctx context.Context, ch *Channel, capability string, arg
 		return err
 	}
 	if d.approval != "" {
-		actx, span := p.tracer.Start(ctx, "checkfu.pipeline/approval")
+		actx, span := telemetry.Start(ctx, p.tracer, "checkfu.pipeline/approval")
 		err = p.cfg.Approvals.Carry(actx, d.approval, d.binding, send)
 		telemetry.End(span, errCode(err))
 	} else {

@@ -5,8 +5,9 @@
 //
 // Invariants:
 //
-//   - A nil provider is the no-op provider: an embedder that sets none
-//     gets spans that record nothing and cost no allocation.
+//   - A nil provider turns tracing off: [Start] then starts no span and
+//     allocates nothing, so an embedder that sets no provider pays a
+//     nil check per hop.
 //   - Attributes are identifiers, codes and digests only: the request
 //     context's fields, a capability, an action or profile digest, a
 //     refusal code, an HTTP status. No constructor here takes content

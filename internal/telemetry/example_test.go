@@ -8,9 +8,9 @@ import (
 	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
-// With no provider the tracer is the no-op one: its spans record nothing.
+// With no provider tracing is off: Start's spans record nothing.
 func ExampleTracer() {
-	_, span := telemetry.Tracer(nil).Start(context.Background(), "checkfu.example/step")
+	_, span := telemetry.Start(context.Background(), telemetry.Tracer(nil), "checkfu.example/step")
 	fmt.Println(span.IsRecording())
 	telemetry.End(span, "permission_missing")
 	// Output: false
@@ -27,7 +27,7 @@ func ExampleRequest() {
 }
 
 func ExampleEnd() {
-	_, span := telemetry.Tracer(nil).Start(context.Background(), "checkfu.example/call")
+	_, span := telemetry.Start(context.Background(), telemetry.Tracer(nil), "checkfu.example/call")
 	telemetry.End(span, "") // ok: no code, no error status
 	// Output:
 }

@@ -1,6 +1,8 @@
 package telemetry
 
 import (
+	"context"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -12,13 +14,37 @@ import (
 // ScopeName is the instrumentation scope of every tracer checkfu makes.
 const ScopeName = "github.com/checkfu/checkfu"
 
-// Tracer returns checkfu's tracer from tp; a nil tp gives the no-op
-// tracer.
+// Tracer returns checkfu's tracer from tp; a nil tp gives a nil
+// Tracer, with which [Start] and [StartClient] start no span at all.
 func Tracer(tp trace.TracerProvider) trace.Tracer {
 	if tp == nil {
-		return noop.NewTracerProvider().Tracer(ScopeName)
+		return nil
 	}
 	return tp.Tracer(ScopeName)
+}
+
+// off is the span Start returns when tracing is off: it records
+// nothing, and ending it ends nothing.
+var off trace.Span = noop.Span{}
+
+// Start starts the span name with t, a child of ctx's span. With a nil
+// t (no provider) it returns ctx unchanged and a span that records
+// nothing, allocating nothing: an embedder that sets no provider pays a
+// nil check.
+func Start(ctx context.Context, t trace.Tracer, name string) (context.Context, trace.Span) {
+	if t == nil {
+		return ctx, off
+	}
+	return t.Start(ctx, name)
+}
+
+// StartClient is Start for a span of kind client (a request to a
+// provider).
+func StartClient(ctx context.Context, t trace.Tracer, name string) (context.Context, trace.Span) {
+	if t == nil {
+		return ctx, off
+	}
+	return t.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient))
 }
 
 // The attribute keys checkfu's spans carry.

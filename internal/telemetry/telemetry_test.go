@@ -43,10 +43,10 @@ func TestNilProviderAllocatesNothing(t *testing.T) {
 	tr := telemetry.Tracer(nil)
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(100, func() {
-		_, span := tr.Start(ctx, "x")
+		_, span := telemetry.Start(ctx, tr, "x")
 		telemetry.End(span, "failed")
 	})
-	if allocs > 1 {
+	if allocs != 0 {
 		t.Errorf("a no-op span costs %v allocations", allocs)
 	}
 }
