@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/address"
@@ -171,8 +173,20 @@ func NewRemote(t TB) *Rig {
 	return build(t, true, nil)
 }
 
-// build builds a rig; a model budget adds the model routes with it.
-func build(t TB, remote bool, budget *modelroute.Budget) *Rig {
+// NewTraced builds a Rig as New does, whose gateway and edge trace with
+// tp.
+func NewTraced(t TB, tp trace.TracerProvider) *Rig {
+	t.Helper()
+	return build(t, false, nil, tp)
+}
+
+// build builds a rig; a model budget adds the model routes with it, and
+// a TracerProvider traces its gateway and edge.
+func build(t TB, remote bool, budget *modelroute.Budget, tps ...trace.TracerProvider) *Rig {
+	var tp trace.TracerProvider
+	if len(tps) > 0 {
+		tp = tps[0]
+	}
 	model := budget != nil
 	t.Helper()
 	r := &Rig{T: t, Clock: &Clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, Evidence: &custodytest.MemoryEvidence{}, EdgeEvidence: &custodytest.MemoryEvidence{}, Assignments: &authz.Assignments{}}
@@ -284,11 +298,11 @@ func build(t TB, remote bool, budget *modelroute.Budget) *Rig {
 	r.Plane, err = gateway.NewPlane(gateway.PlaneConfig{
 		Authenticator: r.Tokens, Registry: r.Registry, Catalog: cat, Connections: conns, Assignments: r.Assignments,
 		Lease:    authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour},
-		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now,
+		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now, TracerProvider: tp,
 		Edge: func(leases *authz.Leases) (gateway.Edge, error) {
 			e, err := edge.NewEdge(edge.EdgeConfig{
 				Leases: leases, Custodian: custodian, Label: checkfu.LabelMock, Now: r.Clock.Now,
-				Evidence: edgeEvidence, Dialer: dialer, RootCAs: rootCAs,
+				Evidence: edgeEvidence, Dialer: dialer, RootCAs: rootCAs, TracerProvider: tp,
 			})
 			if err != nil {
 				return nil, err
