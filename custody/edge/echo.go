@@ -448,16 +448,24 @@ func indexEscape(s []byte) int {
 // copying the text between them in bulk.
 func removeLineBreaks(s []byte) []byte {
 	out := make([]byte, 0, len(s))
+	// cr is the next CR's offset in s, kept across the loop: looking it
+	// up again at every LF would scan the rest of s once per line.
+	cr := bytes.IndexByte(s, '\r')
 	for {
 		i := bytes.IndexByte(s, '\n')
-		if j := bytes.IndexByte(s, '\r'); j >= 0 && (i < 0 || j < i) {
-			i = j
+		if cr >= 0 && (i < 0 || cr < i) {
+			i = cr
 		}
 		if i < 0 {
 			return append(out, s...)
 		}
 		out = append(out, s[:i]...)
 		s = s[i+1:]
+		if cr >= 0 {
+			if cr -= i + 1; cr < 0 {
+				cr = bytes.IndexByte(s, '\r')
+			}
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/internal/outbound"
+	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -99,8 +100,20 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 	}
 	h := hresp.Header.Clone()
 	h.Del("Set-Cookie")
-	return read(&Stream{
-		Status: hresp.StatusCode, Header: h, Body: hresp.Body,
-		Screen: func(p []byte) error { return refuseEcho(secret, c.Credential, nil, p) },
+	// The echo forms are made once for the whole stream, inside the
+	// reveal callback, and zeroed when the reader is done: a stream's
+	// events are many and small.
+	return reveal.With(secret, func(tok []byte) error {
+		forms, buf := echoForms(tok)
+		defer clear(buf) // forms[0] is tok itself, which reveal clears
+		return read(&Stream{
+			Status: hresp.StatusCode, Header: h, Body: hresp.Body,
+			Screen: func(p []byte) error {
+				if echoIn(p, forms) {
+					return checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's answer for %s echoes the credential; the stream is cut", c.Credential)
+				}
+				return nil
+			},
+		})
 	})
 }
