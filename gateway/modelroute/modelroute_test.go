@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -238,6 +239,26 @@ func TestRelayScreensEachEvent(t *testing.T) {
 		}
 		return nil
 	})
+	if !errors.Is(err, screenErr) || out.Len() != 0 {
+		t.Fatalf("Relay of a stream that arrived at once = %v, wrote %q", err, out.String())
+	}
+	// Arriving event by event, the event before the echo goes out, the
+	// echo and everything after it do not.
+	out.Reset()
+	srcR, srcW := io.Pipe()
+	go func() {
+		for _, ev := range strings.SplitAfter(stream, "\n\n") {
+			srcW.Write([]byte(ev))
+		}
+		srcW.Close()
+	}()
+	_, err = modelroute.Relay(&out, nil, srcR, modelroute.OpenAIChat, func(p []byte) error {
+		if bytes.Contains(p, []byte("CANARY")) {
+			return screenErr
+		}
+		return nil
+	})
+	srcR.Close()
 	if !errors.Is(err, screenErr) || out.String() != "data: {\"a\":1}\n\n" {
 		t.Fatalf("Relay = %v, wrote %q", err, out.String())
 	}
@@ -324,4 +345,25 @@ func FuzzRelay(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRelayBatchBound: a stream that has arrived at once is screened and
+// written in batches of the whole events one read of MaxBatchBytes
+// completes.
+func TestRelayBatchBound(t *testing.T) {
+	ev := "data: " + strings.Repeat("x", 1024-len("data: ")-2) + "\n\n"
+	const n = 3*modelroute.MaxBatchBytes/1024 + 7
+	var sizes []int
+	var out bytes.Buffer
+	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) error {
+		sizes = append(sizes, len(p))
+		return nil
+	})
+	if err != nil || out.Len() != n*1024 {
+		t.Fatalf("Relay = %v, wrote %d of %d", err, out.Len(), n*1024)
+	}
+	want := []int{modelroute.MaxBatchBytes, modelroute.MaxBatchBytes, modelroute.MaxBatchBytes, 7 * 1024}
+	if fmt.Sprint(sizes) != fmt.Sprint(want) {
+		t.Fatalf("batches %v, want %v", sizes, want)
+	}
 }

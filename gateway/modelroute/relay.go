@@ -22,27 +22,53 @@ const MaxAnswerBytes = 32 << 20
 // written.
 type Screen func(p []byte) error
 
-// Relay copies src, a server-sent-event stream of dialect d, to dst one
-// event at a time as each arrives: an event is screened whole, then
-// written, then flush is called (nil for none), so the agent sees each
-// event as soon as the provider sent it and never a byte the screen
-// refused. It returns the usage the stream reported, with the first
-// error: the screen's, [CodeModelEventTooLarge], dst's, or src's (io.EOF
-// is the stream's normal end and is not an error; a partial last event
-// is dropped).
+// MaxBatchBytes is Relay's read buffer, 64 KiB: the most one read of
+// the provider's stream brings. The whole events one read completes are
+// screened and written together, so a batch is at most MaxBatchBytes
+// plus the start of the event a read ended inside (itself at most
+// MaxEventBytes). An event is never held back for a later one.
+const MaxBatchBytes = 64 << 10
+
+// Relay copies src, a server-sent-event stream of dialect d, to dst as
+// it arrives, whole events only: the events one read of src completed
+// (see MaxBatchBytes) are screened together, then written, then flush is
+// called (nil for none), as soon as no more of src has arrived. So the agent sees each event as
+// soon as the provider sent it, and never a byte the screen refused: a
+// refused batch is not written at all, nor anything after it. It returns
+// the usage the stream reported, with the first error: the screen's,
+// [CodeModelEventTooLarge], dst's, or src's (io.EOF is the stream's
+// normal end and is not an error; a partial last event is dropped).
 //
-// The screen sees one event at a time: a key split by the provider
-// across two events is not caught (the echo check's known limit for
-// split values, see custody/edge).
+// The screen sees a batch at a time: a key split by the provider across
+// two batches is not caught (the echo check's known limit for split
+// values, see custody/edge).
 func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
 	ur := usageReader{d: d}
-	br := bufio.NewReaderSize(src, 64<<10)
-	var ev, data []byte
+	br := bufio.NewReaderSize(src, MaxBatchBytes)
+	var ev, data, batch []byte
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if screen != nil {
+			if err := screen(batch); err != nil {
+				return err
+			}
+		}
+		if _, err := dst.Write(batch); err != nil {
+			return err
+		}
+		if flush != nil {
+			flush()
+		}
+		batch = batch[:0]
+		return nil
+	}
 	for {
 		line, err := readLine(br, MaxEventBytes-len(ev))
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return ur.u, nil
+				return ur.u, send()
 			}
 			return ur.u, err
 		}
@@ -58,21 +84,16 @@ func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen)
 			continue
 		}
 		// A blank line ends the event.
-		if screen != nil {
-			if err := screen(ev); err != nil {
-				return ur.u, err
-			}
-		}
-		if _, err := dst.Write(ev); err != nil {
-			return ur.u, err
-		}
-		if flush != nil {
-			flush()
-		}
+		batch = append(batch, ev...)
 		if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
 			ur.event(data)
 		}
 		ev, data = ev[:0], data[:0]
+		if br.Buffered() == 0 {
+			if err := send(); err != nil {
+				return ur.u, err
+			}
+		}
 	}
 }
 

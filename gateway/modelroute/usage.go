@@ -1,6 +1,7 @@
 package modelroute
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -25,6 +26,9 @@ type usageReader struct {
 // JSON answer of each dialect carries usage at its top level. Anything it
 // cannot read leaves the counts as they were.
 func (r *usageReader) event(data []byte) {
+	if !bytes.Contains(data, []byte(`"usage"`)) {
+		return // most events of a stream report nothing
+	}
 	var ev struct {
 		Type    string          `json:"type"`
 		Usage   json.RawMessage `json:"usage"`
