@@ -13,6 +13,7 @@ import (
 
 	"github.com/checkfu/checkfu/gateway/broker"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // benchBroker serves a broker whose channel allows list_issues.
@@ -166,5 +167,93 @@ func BenchmarkLongStream(b *testing.B) {
 		go srv.Serve(ln)
 		defer srv.Close()
 		run(b, "http://"+rigtest.ServeModelRelay(b, path))
+	})
+}
+
+// routeBench serves the whole model route for a benchmark: a model rig
+// with a budget no benchmark spends, its broker on a socket, and the
+// door's model relay to it; it returns the rig and the relay's URL.
+func routeBench(b *testing.B) (*rigtest.Rig, string) {
+	r := rigtest.NewModelBudget(b, modelroute.Budget{Requests: 1 << 40, Tokens: 1 << 60})
+	r.Grant(rigtest.ModelCapability)
+	br, err := broker.New(r.Channel(rigtest.Member()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r, "http://" + rigtest.ServeModelRelay(b, rigtest.ServeBroker(b, br))
+}
+
+// routeRequest is the streamed Messages request of the route benchmarks.
+const routeRequest = `{"model":"` + rigtest.AllowedModel + `","stream":true,"max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`
+
+// firstToken sends one streamed request and reads up to its first text
+// delta, then drains the answer.
+func firstToken(b *testing.B, c *http.Client, url string) {
+	resp, err := c.Post(url+"/v1/messages", "application/json", strings.NewReader(routeRequest))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			b.Fatal(line, err)
+		}
+		if strings.HasPrefix(line, "event: content_block_delta") {
+			break
+		}
+	}
+	io.Copy(io.Discard, br)
+}
+
+// BenchmarkModelRouteFirstToken: from a streamed Messages request to its
+// first text delta, on the scripted model server (a mock, TLS on
+// loopback) directly, and through the whole model route: the door's
+// relay, the broker, the pipeline's checks, the edge (key attached, TLS)
+// and the echo screen of each event.
+func BenchmarkModelRouteFirstToken(b *testing.B) {
+	r, url := routeBench(b)
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			firstToken(b, r.Model.DirectClient, r.Model.Direct)
+		}
+	})
+	b.Run("route", func(b *testing.B) {
+		c := &http.Client{}
+		for b.Loop() {
+			firstToken(b, c, url)
+		}
+	})
+}
+
+// BenchmarkModelRouteLongStream: a streamed answer of 100 000 text
+// deltas (about 19 MB) read whole, directly and through the whole model
+// route, which screens every event for the key (MB/s is the figure).
+func BenchmarkModelRouteLongStream(b *testing.B) {
+	r, url := routeBench(b)
+	r.Model.SetDeltas(100_000)
+	read := func(b *testing.B, c *http.Client, url string) {
+		resp, err := c.Post(url+"/v1/messages", "application/json", strings.NewReader(routeRequest))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(resp.StatusCode, n, err)
+		}
+		b.SetBytes(n)
+	}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			read(b, r.Model.DirectClient, r.Model.Direct)
+		}
+	})
+	b.Run("route", func(b *testing.B) {
+		c := &http.Client{}
+		for b.Loop() {
+			read(b, c, url)
+		}
 	})
 }

@@ -58,6 +58,11 @@ type ModelRequest struct {
 type Model struct {
 	// Base is https://model.example.com:PORT.
 	Base string
+	// Direct is the server's own URL (https://127.0.0.1:PORT) and
+	// DirectClient a client that trusts it: the same server without the
+	// route, for a benchmark's baseline.
+	Direct       string
+	DirectClient *http.Client
 
 	mu     sync.Mutex
 	got    []ModelRequest // guarded by mu
@@ -143,6 +148,7 @@ func startModel(t TB) (*Model, *httptest.Server) {
 	m := &Model{}
 	srv := httptest.NewTLSServer(m)
 	t.Cleanup(srv.Close)
+	m.Direct, m.DirectClient = srv.URL, srv.Client()
 	return m, srv
 }
 
