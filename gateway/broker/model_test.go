@@ -221,7 +221,9 @@ func TestModelRouteScreensTheStream(t *testing.T) {
 	if bytes.Contains(got, []byte("message_stop")) {
 		t.Fatalf("the stream was not cut: %q", got)
 	}
-	want := []string{"decision approved " + rigtest.AllowedModel + " ", "result failed " + rigtest.AllowedModel + " 200 credential_echoed in=100 out=1"}
+	// The usage counts what the provider reported, the cut part too: the
+	// provider produced (and bills) it.
+	want := []string{"decision approved " + rigtest.AllowedModel + " ", "result failed " + rigtest.AllowedModel + " 200 credential_echoed in=100 out=10"}
 	if ev := modelEvents(r); !slices.Equal(ev, want) {
 		t.Errorf("events:\n got %q\nwant %q", ev, want)
 	}
