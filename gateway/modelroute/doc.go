@@ -22,10 +22,11 @@
 //     cookies, Host, forwarding and proxy headers, organisation and
 //     project selectors) is dropped, so the agent's placeholder key never
 //     travels;
-//   - Relay copies a server-sent-event stream event by event as it
-//     arrives, each event bounded (MaxEventBytes) and passed through a
-//     screen (the edge's echo check) before a byte of it is written, and
-//     reads the provider's usage from it (Usage).
+//   - Relay copies a server-sent-event stream as it arrives, whole
+//     events only, each bounded (MaxEventBytes); the events one read
+//     completed (MaxBatchBytes) pass a screen (the edge's echo check)
+//     together before a byte of them is written, and it reads the
+//     provider's usage from them (Usage).
 //
 // Invariants: nothing here holds or reads a key; the request's content
 // (prompt, completion) is never kept, only the model, the token counts
