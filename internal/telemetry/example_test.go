@@ -31,3 +31,12 @@ func ExampleEnd() {
 	telemetry.End(span, "") // ok: no code, no error status
 	// Output:
 }
+
+// With no provider metrics are off: the instruments are nil and record
+// nothing.
+func ExampleNewCallMetrics() {
+	m := telemetry.NewCallMetrics(nil)
+	m.Refusal(context.Background(), "permission_missing")
+	fmt.Println(m == nil)
+	// Output: true
+}
