@@ -6,9 +6,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // Options configure a [Log]. The zero Options give a log that refuses
@@ -33,6 +35,9 @@ type Options struct {
 	// Witness, when set, receives every checkpoint [Log.Checkpoint]
 	// signs, and must accept it for Checkpoint to succeed.
 	Witness Witness
+	// MeterProvider gives the log's instrument, checkfu.log.appends
+	// (events appended and durable). Nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // A Log appends events to, and reads them from, the session logs of one
@@ -48,6 +53,7 @@ type Log struct {
 
 	signer  note.Signer
 	witness Witness
+	meters  *telemetry.LogMetrics
 
 	mu     sync.Mutex
 	queues map[string]*queue // guarded by mu; only sessions with appends in flight
@@ -107,7 +113,8 @@ func New(store Store, opts Options) (*Log, error) {
 		return nil, checkfu.Refuse(CodeCheckpointSignerMissing, "eventlog: a log with a Witness needs a Signer for its checkpoints")
 	}
 	return &Log{store: store, keys: opts.Keys, zdr: opts.ZeroDataRetention, now: now,
-		signer: opts.Signer, witness: opts.Witness, queues: map[string]*queue{}}, nil
+		signer: opts.Signer, witness: opts.Witness, queues: map[string]*queue{},
+		meters: telemetry.NewLogMetrics(opts.MeterProvider)}, nil
 }
 
 // Store returns the store the log writes to.
@@ -214,6 +221,9 @@ func (l *Log) Append(ctx context.Context, session string, ev Event) (uint64, err
 	}
 	select {
 	case r := <-p.done:
+		if r.err == nil {
+			l.meters.Appended(ctx, 1)
+		}
 		return r.seq, r.err
 	case <-ctx.Done():
 		return 0, ctx.Err()
@@ -312,6 +322,7 @@ func (l *Log) AppendBatch(ctx context.Context, session string, expected uint64, 
 	if err := l.store.Append(ctx, session, expected, recs); err != nil {
 		return nil, err
 	}
+	l.meters.Appended(ctx, len(recs))
 	heads := make([]Head, len(recs))
 	for i, r := range recs {
 		heads[i] = Head{Seq: r.Seq, Hash: r.Hash}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
@@ -34,6 +35,9 @@ type Config struct {
 	// TracerProvider traces the call pipeline (see
 	// pipeline.Config.TracerProvider); nil is the no-op provider.
 	TracerProvider trace.TracerProvider
+	// MeterProvider gives the call pipeline's instruments (see
+	// pipeline.Config.MeterProvider); nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // Edge is what the gateway needs of custody's outbound edge: the
@@ -84,7 +88,7 @@ func New(cfg Config) (*Gateway, error) {
 		Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: cfg.Leases, Approvals: cfg.Approvals, Edge: cfg.Edge, Remote: remoteCall,
 		Evidence: cfg.Evidence, Label: cfg.Label, Service: cfg.Service, Name: cfg.Name, Now: cfg.Now,
-		Logger: cfg.Logger, TracerProvider: cfg.TracerProvider,
+		Logger: cfg.Logger, TracerProvider: cfg.TracerProvider, MeterProvider: cfg.MeterProvider,
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
@@ -38,6 +39,9 @@ type PlaneConfig struct {
 	// TracerProvider traces the gateway's call pipeline; nil is the
 	// no-op provider. The edge takes its own, in Edge.
 	TracerProvider trace.TracerProvider
+	// MeterProvider gives the gateway's call pipeline its instruments;
+	// nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // A Plane is the trusted plane's share for one session or test: its lease
@@ -82,7 +86,7 @@ func NewPlane(cfg PlaneConfig) (*Plane, error) {
 		Authenticator: cfg.Authenticator, Assignments: cfg.Assignments, Registry: cfg.Registry, Connections: cfg.Connections,
 		Leases: p.Leases, Approvals: p.Approvals, Edge: p.edge, Evidence: cfg.Evidence, Label: cfg.Label,
 		Service: cfg.Lease.Scope.Service, Name: cfg.Lease.Scope.Gateway, Now: cfg.Now, Logger: cfg.Logger,
-		TracerProvider: cfg.TracerProvider,
+		TracerProvider: cfg.TracerProvider, MeterProvider: cfg.MeterProvider,
 	}); err != nil {
 		p.Close()
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
@@ -53,6 +54,10 @@ type Config struct {
 	// request context's identifiers, the capability, the action's digest
 	// and the code. Nil is the no-op provider.
 	TracerProvider trace.TracerProvider
+	// MeterProvider gives the instruments of every call: checkfu.calls
+	// (by outcome and code), checkfu.refusals (by code) and the
+	// checkfu.call.duration histogram. Nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // Edge is what the pipeline needs of custody's outbound edge: sending an
@@ -123,6 +128,7 @@ type Pipeline struct {
 	cfg    Config
 	conns  map[address.Binding]edge.Connection
 	tracer trace.Tracer
+	meters *telemetry.CallMetrics
 
 	mu       sync.Mutex
 	channels map[*Channel]bool // guarded by mu: open channels
@@ -145,7 +151,8 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}, tracer: telemetry.Tracer(cfg.TracerProvider)}
+	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}, tracer: telemetry.Tracer(cfg.TracerProvider),
+		meters: telemetry.NewCallMetrics(cfg.MeterProvider)}
 	for _, c := range cfg.Connections {
 		if c.Rules == nil || c.Credential.Validate() != nil {
 			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: a Connection needs a valid credential binding and egress rules")
@@ -289,9 +296,23 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	if p == nil || p.channels == nil || ch == nil || !p.open(ch) {
 		return nil, p.refuseChannel(ctx)
 	}
+	var start time.Time
+	if p.meters != nil {
+		start = time.Now()
+	}
 	ctx, span := p.span(ctx, ch, "checkfu.pipeline/call")
 	resp, err := p.call(ctx, ch, capability, args)
-	telemetry.End(span, errCode(err))
+	code := errCode(err)
+	telemetry.End(span, code)
+	if p.meters != nil {
+		outcome := "succeeded"
+		if _, refused := checkfu.CodeOf(err); refused {
+			outcome = "refused"
+		} else if err != nil {
+			outcome = "failed"
+		}
+		p.meters.Call(ctx, outcome, code, time.Since(start))
+	}
 	return resp, err
 }
 
@@ -574,6 +595,7 @@ func (p *Pipeline) refuseChannel(ctx context.Context) error {
 func (p *Pipeline) deny(ctx context.Context, ev authz.Evidence, err error) error {
 	ev.Outcome, ev.Time = authz.OutcomeRefused, p.cfg.Now()
 	ev.Code, _ = checkfu.CodeOf(err)
+	p.meters.Refusal(ctx, string(ev.Code))
 	p.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "pipeline: call refused", append(evidenceAttrs(ev), slog.String("cause", checkfu.Cause(err)))...)
 	if rerr := p.cfg.Evidence.Record(context.WithoutCancel(ctx), ev); rerr != nil {
 		p.unrecorded(ctx, ev, rerr)
