@@ -232,4 +232,11 @@ var mutants = []mutation.Mutant{
 			{Old: "		a.s.plane.stopServing()\n", New: "		a.s.plane.stop()\n		<-a.s.plane.served\n		a.s.plane.stop, a.s.plane.served = nil, nil\n"},
 		},
 		Kills: "TestEachAgentHasItsOwnChannel"},
+	// Metrics read back with the SDK's ManualReader.
+	{Name: "a refusal is not counted", File: "../custody/pipeline/pipeline.go",
+		Edits: []mutation.Edit{{Old: "\tp.meters.Refusal(ctx, string(ev.Code))\n", New: ""}},
+		Kills: "TestMetricsCountCallsRefusalsAndAppends"},
+	{Name: "a log append is not counted", File: "../eventlog/log.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tl.meters.Appended(ctx, 1)\n", New: ""}},
+		Kills: "TestMetricsCountCallsRefusalsAndAppends"},
 }

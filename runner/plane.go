@@ -81,7 +81,7 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 		Authenticator: r.tokens, Registry: r.registry, Catalog: r.catalog, Connections: r.conns, Assignments: r.assignments,
 		Lease:    authz.LeaseRequest{Provider: r.integration, Capabilities: ids, Scope: scope, Budget: DefaultLeaseBudget, TTL: DefaultLeaseTTL},
 		Evidence: p.sink, Label: r.cfg.Label, Now: r.now, Edge: r.newEdge, Logger: r.cfg.Logger,
-		TracerProvider: r.cfg.TracerProvider,
+		TracerProvider: r.cfg.TracerProvider, MeterProvider: r.cfg.MeterProvider,
 	}); err != nil {
 		return nil, err
 	}

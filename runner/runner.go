@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
@@ -158,6 +159,10 @@ type Config struct {
 	// the no-op provider: nothing is recorded and nothing allocated for
 	// it.
 	TracerProvider trace.TracerProvider
+	// MeterProvider gives the instruments of the call pipeline
+	// (checkfu.calls, checkfu.refusals, checkfu.call.duration) and of the
+	// session logs (checkfu.log.appends). Nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // A Runner wires checkfu's packages the way a host platform does. It is
@@ -305,7 +310,7 @@ func (r *Runner) openStores(ctx context.Context, keys KeySource) error {
 	if err != nil {
 		return err
 	}
-	r.log, err = eventlog.New(events, eventlog.Options{Keys: lk, Now: r.now})
+	r.log, err = eventlog.New(events, eventlog.Options{Keys: lk, Now: r.now, MeterProvider: r.cfg.MeterProvider})
 	return err
 }
 
