@@ -280,20 +280,35 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	if pl != nil {
 		ch = pl.channel
 	}
+	// spent closes the agent's client once the session's refusal budget
+	// is spent, before the refusal is answered: the agent never learns
+	// of a refusal past the budget on an open channel.
+	ready := make(chan struct{}) // closed once a.client is set
+	spent := func() {
+		if s.refusals.exhausted() {
+			<-ready
+			a.client.Close()
+		}
+	}
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
 		OnUpdate:   cfg.OnUpdate,
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			defer spent()
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
 			return s.tracedPermission(ctx, pl, ch, req)
 		},
-		OnRefusal: func(err error) { s.refusedByACP(err) },
+		OnRefusal: func(err error) {
+			s.refusedByACP(err)
+			spent()
+		},
 	})
+	close(ready)
 	go func() {
 		// A session that spent its refusal budget closes the channel
-		// of each of its agents.
+		// of each of its agents, the ones not refused just now too.
 		select {
 		case <-s.refusals.closed:
 			a.client.Close()

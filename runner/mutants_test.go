@@ -214,7 +214,10 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "	if r.spent == MaxRefusals {\n", New: "	if false {\n"}},
 		Kills: "TestRefusalBudgetClosesTheChannel"},
 	{Name: "a spent refusal budget leaves the channel open", File: "launch.go",
-		Edits: []mutation.Edit{{Old: "		case <-s.refusals.closed:\n			a.client.Close()\n", New: "		case <-s.refusals.closed:\n"}},
+		Edits: []mutation.Edit{
+			{Old: "		case <-s.refusals.closed:\n			a.client.Close()\n", New: "		case <-s.refusals.closed:\n"},
+			{Old: "		if s.refusals.exhausted() {\n", New: "		if false {\n"},
+		},
 		Kills: "TestRefusalBudgetClosesTheChannel"},
 	// Tracing: identifiers only, and trace context only where allowed.
 	{Name: "the edge sends trace context its rules do not allow", File: "../custody/edge/edge.go",

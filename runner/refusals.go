@@ -201,3 +201,10 @@ func (s *Session) refusedByACP(err error) {
 	}
 	_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACPPermission)}, err)
 }
+
+// exhausted reports whether the budget is spent.
+func (r *refusals) exhausted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spent >= MaxRefusals
+}
