@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
@@ -14,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway/modelroute"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // A ModelCall is an agent's own model request as the broker read it off
@@ -59,7 +61,36 @@ type ModelCall struct {
 // opens no credential; the caller answers the agent. Once the answer's
 // status is written, an error means the answer was cut short. Neither
 // the prompt nor the completion is kept or recorded.
+//
+// The call runs in the span checkfu.pipeline/model (under the channel's
+// trace parent), and counts in the call metrics as a call.
 func (ch *Channel) Model(ctx context.Context, capability string, call ModelCall, w http.ResponseWriter) error {
+	if ch == nil || ch.p == nil || ch.p.channels == nil || !ch.p.open(ch) {
+		return ch.model(ctx, capability, call, w)
+	}
+	p := ch.p
+	var start time.Time
+	if p.meters != nil {
+		start = time.Now()
+	}
+	ctx, span := p.span(ctx, ch, "checkfu.pipeline/model")
+	err := ch.model(ctx, capability, call, w)
+	code := errCode(err)
+	telemetry.End(span, code)
+	if p.meters != nil {
+		outcome := "succeeded"
+		if _, refused := checkfu.CodeOf(err); refused {
+			outcome = "refused"
+		} else if err != nil {
+			outcome = "failed"
+		}
+		p.meters.Call(ctx, outcome, code, time.Since(start))
+	}
+	return err
+}
+
+// model is Model inside its span.
+func (ch *Channel) model(ctx context.Context, capability string, call ModelCall, w http.ResponseWriter) error {
 	if ch == nil {
 		return errChannel
 	}

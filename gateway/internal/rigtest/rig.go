@@ -180,6 +180,13 @@ func NewTraced(t TB, tp trace.TracerProvider) *Rig {
 	return build(t, false, nil, tp)
 }
 
+// NewModelTraced builds a Rig as NewModel does, whose gateway and edge
+// trace with tp.
+func NewModelTraced(t TB, tp trace.TracerProvider) *Rig {
+	t.Helper()
+	return build(t, false, &modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens}, tp)
+}
+
 // build builds a rig; a model budget adds the model routes with it, and
 // a TracerProvider traces its gateway and edge.
 func build(t TB, remote bool, budget *modelroute.Budget, tps ...trace.TracerProvider) *Rig {
