@@ -68,13 +68,13 @@ type permissionCall struct {
 // tracedPermission is permission inside the span of the step
 // "permission", under the session's trace parent (the agent's request
 // cannot carry the host's context).
-func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, *sc)
 	}
 	ctx, span := s.step(ctx, "permission")
 	defer span.End()
-	return s.permission(ctx, p, ch, req)
+	return s.permission(ctx, p, ch, lease, req)
 }
 
 // permission answers an agent's session/request_permission. It is step
@@ -87,7 +87,7 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // CodePermissionUnbound, and an action the session's actor holds no
 // permission assignment for with authz.CodePermissionMissing, logged,
 // without asking the Approver.
-func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
@@ -105,12 +105,12 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
 	if err != nil {
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission), Grant: p.lease.ID}, err)
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission), Grant: lease}, err)
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
 	if err != nil {
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApprover), Action: ar.Action, Grant: p.lease.ID}, err)
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApprover), Action: ar.Action, Grant: lease}, err)
 		return reject(req)
 	}
 	ttl := dec.TTL
@@ -119,7 +119,7 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	}
 	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
-			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApproval), Action: ar.Action, Grant: p.lease.ID}, err)
+			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApproval), Action: ar.Action, Grant: lease}, err)
 		} else {
 			// Declined: authz recorded the decision; it spends the
 			// budget all the same.

@@ -58,11 +58,12 @@
 //     match, and the listener closes (removing the socket) when the
 //     process ends. A mismatch kills the process, closes its channel,
 //     and the session serves no later agent (adapters.CodeEvidenceMismatch).
-//   - Each agent gets a gateway channel and a broker of its own, opened
-//     under the session's token at its Launch and closed with it: its
-//     broker's refusal budget and calls in flight are its own, and no
-//     connection of it outlives it. The lease and approvals are the
-//     session's.
+//   - Each agent gets a lease, a gateway channel and a broker of its
+//     own, issued and opened under the session's token at its Launch and
+//     revoked and closed with it: its lease budget, its broker's refusal
+//     budget and its calls in flight are its own, and no connection of
+//     it outlives it. The approvals book is the session's, but an
+//     approval binds the agent's lease.
 //   - An approval is bound to the exact action: the agent's permission
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's

@@ -277,8 +277,9 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	}
 	pl := s.plane
 	var ch *gateway.Channel
+	var lease string
 	if pl != nil {
-		ch = pl.channel
+		ch, lease = pl.channel, pl.grant.ID
 	}
 	// spent closes the agent's client once the session's refusal budget
 	// is spent, before the refusal is answered: the agent never learns
@@ -298,7 +299,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
-			return s.tracedPermission(ctx, pl, ch, req)
+			return s.tracedPermission(ctx, pl, ch, lease, req)
 		},
 		OnRefusal: func(err error) {
 			s.refusedByACP(err)

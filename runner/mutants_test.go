@@ -242,4 +242,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a log append is not counted", File: "../eventlog/log.go",
 		Edits: []mutation.Edit{{Old: "\t\t\tl.meters.Appended(ctx, 1)\n", New: ""}},
 		Kills: "TestMetricsCountCallsRefusalsAndAppends"},
+	{Name: "a session's agents share one lease", File: "plane.go",
+		Edits: []mutation.Edit{{Old: "	l, err := p.gw.Leases.Issue(p.request)\n", New: "	l, err := p.gw.Lease, error(nil)\n"}},
+		Kills: "TestEachAgentHasItsOwnLease"},
 }

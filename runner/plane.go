@@ -37,12 +37,14 @@ const BrokerSocketEnv = "CHECKFU_BROKER_SOCKET"
 type plane struct {
 	sink      *evidencelog.Sink
 	gw        *gateway.Plane
-	lease     authz.Lease
 	approvals *authz.Approvals
-	// channel and broker are the current agent's, nil between agents.
-	// Guarded by the session's mu.
+	// grant, channel and broker are the current agent's: its lease,
+	// issued like the session's, and the channel and broker on it; zero
+	// between agents. Guarded by the session's mu.
+	grant   authz.Lease
 	channel *gateway.Channel
 	broker  *broker.Broker
+	request authz.LeaseRequest // what every agent's lease is issued with
 	// mismatched is set when a process's evidence did not match: the
 	// sandbox is not the one admitted, and no later agent is served.
 	// Guarded by the session's mu.
@@ -77,15 +79,16 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 		ids = append(ids, t.Capability)
 	}
 	scope := authz.LeaseScope{Service: Service, Gateway: GatewayName, Actor: s.rc.Actor}
+	p.request = authz.LeaseRequest{Provider: r.integration, Capabilities: ids, Scope: scope, Budget: DefaultLeaseBudget, TTL: DefaultLeaseTTL}
 	if p.gw, err = gateway.NewPlane(gateway.PlaneConfig{
 		Authenticator: r.tokens, Registry: r.registry, Catalog: r.catalog, Connections: r.conns, Assignments: r.assignments,
-		Lease:    authz.LeaseRequest{Provider: r.integration, Capabilities: ids, Scope: scope, Budget: DefaultLeaseBudget, TTL: DefaultLeaseTTL},
+		Lease:    p.request,
 		Evidence: p.sink, Label: r.cfg.Label, Now: r.now, Edge: r.newEdge, Logger: r.cfg.Logger,
 		TracerProvider: r.cfg.TracerProvider, MeterProvider: r.cfg.MeterProvider,
 	}); err != nil {
 		return nil, err
 	}
-	p.lease, p.approvals = p.gw.Lease, p.gw.Approvals
+	p.approvals = p.gw.Approvals
 	_, shared := r.provider.(BrokerMounter)
 	if p.dir, p.root, err = tempDir(shared); err != nil {
 		return nil, err
@@ -93,19 +96,25 @@ func (s *Session) buildPlane(ctx context.Context) (_ *plane, err error) {
 	return p, nil
 }
 
-// open opens the next agent's channel under the session's token and its
-// broker.
+// open issues the next agent's lease and opens its channel, under the
+// session's token, and its broker.
 func (p *plane) open(ctx context.Context, s *Session) error {
-	ch, err := p.gw.Gateway.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: p.lease.ID, Tools: s.r.tools})
+	l, err := p.gw.Leases.Issue(p.request)
 	if err != nil {
+		return err
+	}
+	ch, err := p.gw.Gateway.Open(ctx, gateway.ChannelConfig{Token: s.bearer(), Lease: l.ID, Tools: s.r.tools})
+	if err != nil {
+		_ = p.gw.Leases.Revoke(l.ID)
 		return err
 	}
 	b, err := broker.New(ch)
 	if err != nil {
 		ch.Close()
+		_ = p.gw.Leases.Revoke(l.ID)
 		return err
 	}
-	p.channel, p.broker = ch, b
+	p.grant, p.channel, p.broker = l, ch, b
 	return nil
 }
 
@@ -136,7 +145,8 @@ func (p *plane) stopServing() {
 	}
 	if p.channel != nil {
 		p.channel.Close()
-		p.channel, p.broker = nil, nil
+		_ = p.gw.Leases.Revoke(p.grant.ID)
+		p.grant, p.channel, p.broker = authz.Lease{}, nil, nil
 	}
 }
 

@@ -185,3 +185,23 @@ func TestEachAgentHasItsOwnChannel(t *testing.T) {
 		t.Fatalf("the second agent's call reached the upstream %d times, want 1; it said %q", g.hits.Load(), said)
 	}
 }
+
+// TestEachAgentHasItsOwnLease: each agent's calls are authorized against
+// a lease of its own, issued at its Launch and revoked at its close, so
+// one agent spends nothing of another's.
+func TestEachAgentHasItsOwnLease(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	call := []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}}
+	turn(t, s, call)
+	turn(t, s, call)
+	var grants []string
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Kind == eventlog.KindToolCall && e.Decision == eventlog.DecisionAllow {
+			grants = append(grants, e.Grant)
+		}
+	}
+	if len(grants) != 2 || grants[0] == "" || grants[0] == grants[1] {
+		t.Fatalf("the two agents' allowed calls carry leases %q, want two distinct", grants)
+	}
+}

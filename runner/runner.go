@@ -39,9 +39,10 @@ const (
 	// DefaultDeployment is the deployment name when Config.Deployment is
 	// empty.
 	DefaultDeployment = "checkfu-local"
-	// DefaultLeaseTTL is how long a session's lease lives.
+	// DefaultLeaseTTL is how long an agent's lease lives (each agent of a
+	// session gets its own, issued at its Launch, revoked at its close).
 	DefaultLeaseTTL = time.Hour
-	// DefaultLeaseBudget is a session lease's budget: the number of uses
+	// DefaultLeaseBudget is an agent lease's budget: the number of uses
 	// it allows, one spent per tool call the gateway authorizes against
 	// it (not bytes).
 	DefaultLeaseBudget = 1 << 20
