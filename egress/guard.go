@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/checkfu/checkfu"
 )
 
@@ -45,6 +47,10 @@ type GuardConfig struct {
 	// Logger receives one line per refusal and upstream failure. Nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// MeterProvider gives the guard's gauges (MetricGuardTunnels and
+	// the others: tunnels and connections held, and their bounds),
+	// observed when a reader collects. Nil records nothing.
+	MeterProvider metric.MeterProvider
 
 	// TunnelCloseGrace is how long a CONNECT tunnel stays open after one
 	// direction has ended (its sender closed or half-closed): the other
@@ -175,6 +181,8 @@ type Guard struct {
 	open      int                   // guarded by mu; tunnels holding a slot (see acquireTunnel)
 	perSource map[netip.Addr]int    // guarded by mu; open per workload source; no zero entries
 	closed    bool                  // guarded by mu; set by Shutdown
+
+	unobserve func() // unregisters the gauges; nil without a MeterProvider
 }
 
 // NewGuard returns a Guard for cfg. It refuses a missing policy or
@@ -219,6 +227,9 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		idleAfter: orDefault(cfg.TunnelIdleAfter, DefaultTunnelIdleAfter)}
 	g.maxIdle = orDefault(cfg.MaxIdleConnections, max(g.maxConns/IdleShare, 1))
 	g.pool.maxIdle = idleUp
+	if g.unobserve, err = g.observe(cfg.MeterProvider); err != nil {
+		return nil, err
+	}
 	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ConnState: g.connState}
 	return g, nil
@@ -444,6 +455,9 @@ func (g *Guard) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	err := g.srv.Shutdown(ctx)
+	if g.unobserve != nil {
+		g.unobserve()
+	}
 	g.pool.closeAll()
 	g.mu.Lock()
 	g.closed = true
