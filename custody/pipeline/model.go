@@ -140,6 +140,7 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 	res := ev
 	res.Kind, res.Time, res.Outcome = authz.EvidenceModelResult, p.cfg.Now(), authz.OutcomeSucceeded
 	res.Status, res.InputTokens, res.OutputTokens = status, usage.InputTokens, usage.OutputTokens
+	p.meters.Tokens(ctx, usage.InputTokens, usage.OutputTokens)
 	res.Duration = res.Time.Sub(start)
 	if err != nil {
 		res.Outcome = authz.OutcomeFailed

@@ -20,7 +20,13 @@ const (
 	MetricCallDuration = "checkfu.call.duration"
 	// MetricLogAppends counts events appended to a session log.
 	MetricLogAppends = "checkfu.log.appends"
+	// MetricModelTokens counts the tokens model providers reported, by
+	// checkfu.direction (input, output).
+	MetricModelTokens = "checkfu.model.tokens"
 )
+
+// KeyDirection is the attribute of a token count's direction.
+const KeyDirection = attribute.Key("checkfu.direction")
 
 // KeyOutcome is the attribute of a call's outcome.
 const KeyOutcome = attribute.Key("checkfu.outcome")
@@ -40,6 +46,7 @@ type CallMetrics struct {
 	calls    metric.Int64Counter
 	refusals metric.Int64Counter
 	duration metric.Float64Histogram
+	tokens   metric.Int64Counter
 }
 
 // NewCallMetrics returns the call pipeline's instruments from mp, or nil
@@ -50,10 +57,11 @@ func NewCallMetrics(mp metric.MeterProvider) *CallMetrics {
 		return nil
 	}
 	var cm CallMetrics
-	var err [3]error
+	var err [4]error
 	cm.calls, err[0] = m.Int64Counter(MetricCalls, metric.WithDescription("tool calls through the call pipeline"))
 	cm.refusals, err[1] = m.Int64Counter(MetricRefusals, metric.WithDescription("refusals of the call pipeline, by code"))
 	cm.duration, err[2] = m.Float64Histogram(MetricCallDuration, metric.WithUnit("s"), metric.WithDescription("latency of a tool call through the call pipeline"))
+	cm.tokens, err[3] = m.Int64Counter(MetricModelTokens, metric.WithDescription("tokens model providers reported, by direction"))
 	for _, e := range err {
 		if e != nil {
 			return nil
@@ -70,6 +78,19 @@ func (m *CallMetrics) Call(ctx context.Context, outcome, code string, d time.Dur
 	set := metric.WithAttributes(KeyOutcome.String(outcome), KeyCode.String(code))
 	m.calls.Add(ctx, 1, set)
 	m.duration.Record(ctx, d.Seconds(), metric.WithAttributes(KeyOutcome.String(outcome)))
+}
+
+// Tokens records the tokens a model provider reported for one call.
+func (m *CallMetrics) Tokens(ctx context.Context, input, output int64) {
+	if m == nil {
+		return
+	}
+	if input > 0 {
+		m.tokens.Add(ctx, input, metric.WithAttributes(KeyDirection.String("input")))
+	}
+	if output > 0 {
+		m.tokens.Add(ctx, output, metric.WithAttributes(KeyDirection.String("output")))
+	}
 }
 
 // Refusal records one refusal with its code.

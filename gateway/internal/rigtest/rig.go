@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/checkfu/checkfu"
@@ -177,22 +178,36 @@ func NewRemote(t TB) *Rig {
 // tp.
 func NewTraced(t TB, tp trace.TracerProvider) *Rig {
 	t.Helper()
-	return build(t, false, nil, tp)
+	return build(t, false, nil, Telemetry{Tracer: tp})
 }
 
 // NewModelTraced builds a Rig as NewModel does, whose gateway and edge
 // trace with tp.
 func NewModelTraced(t TB, tp trace.TracerProvider) *Rig {
 	t.Helper()
-	return build(t, false, &modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens}, tp)
+	return build(t, false, &modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens}, Telemetry{Tracer: tp})
+}
+
+// Telemetry is what a traced or metered rig reports to.
+type Telemetry struct {
+	Tracer trace.TracerProvider
+	Meter  metric.MeterProvider
+}
+
+// NewModelMetered builds a Rig as NewModel does, whose gateway records
+// its instruments with mp.
+func NewModelMetered(t TB, mp metric.MeterProvider) *Rig {
+	t.Helper()
+	return build(t, false, &modelroute.Budget{Requests: ModelRequests, Tokens: ModelTokens}, Telemetry{Meter: mp})
 }
 
 // build builds a rig; a model budget adds the model routes with it, and
 // a TracerProvider traces its gateway and edge.
-func build(t TB, remote bool, budget *modelroute.Budget, tps ...trace.TracerProvider) *Rig {
+func build(t TB, remote bool, budget *modelroute.Budget, tel ...Telemetry) *Rig {
 	var tp trace.TracerProvider
-	if len(tps) > 0 {
-		tp = tps[0]
+	var mp metric.MeterProvider
+	if len(tel) > 0 {
+		tp, mp = tel[0].Tracer, tel[0].Meter
 	}
 	model := budget != nil
 	t.Helper()
@@ -305,7 +320,7 @@ func build(t TB, remote bool, budget *modelroute.Budget, tps ...trace.TracerProv
 	r.Plane, err = gateway.NewPlane(gateway.PlaneConfig{
 		Authenticator: r.Tokens, Registry: r.Registry, Catalog: cat, Connections: conns, Assignments: r.Assignments,
 		Lease:    authz.LeaseRequest{Provider: Provider, Capabilities: ids, Scope: scope, Budget: 1 << 20, TTL: time.Hour},
-		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now, TracerProvider: tp,
+		Evidence: r.Evidence, Label: checkfu.LabelMock, Now: r.Clock.Now, TracerProvider: tp, MeterProvider: mp,
 		Edge: func(leases *authz.Leases) (gateway.Edge, error) {
 			e, err := edge.NewEdge(edge.EdgeConfig{
 				Leases: leases, Custodian: custodian, Label: checkfu.LabelMock, Now: r.Clock.Now,
