@@ -17,3 +17,9 @@ func SetDescription(r *Runner, d adapters.Description) { r.desc = d }
 func SetRefusalClock(s *Session, now func() time.Time, sleep func(context.Context, time.Duration) error) {
 	s.refusals.now, s.refusals.sleep = now, sleep
 }
+
+// LeaseRemaining returns the uses left on lease id of s's plane (zero
+// once revoked).
+func LeaseRemaining(s *Session, id string) (int64, error) {
+	return s.plane.gw.Leases.Remaining(id)
+}

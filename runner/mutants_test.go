@@ -245,4 +245,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a session's agents share one lease", File: "plane.go",
 		Edits: []mutation.Edit{{Old: "	l, err := p.gw.Leases.Issue(p.request)\n", New: "	l, err := p.gw.Lease, error(nil)\n"}},
 		Kills: "TestEachAgentHasItsOwnLease"},
+	{Name: "an agent's lease outlives it", File: "plane.go",
+		Edits: []mutation.Edit{{Old: "		_ = p.gw.Leases.Revoke(p.grant.ID)\n		p.grant,", New: "		p.grant,"}},
+		Kills: "TestEachAgentHasItsOwnLease"},
 }

@@ -204,4 +204,9 @@ func TestEachAgentHasItsOwnLease(t *testing.T) {
 	if len(grants) != 2 || grants[0] == "" || grants[0] == grants[1] {
 		t.Fatalf("the two agents' allowed calls carry leases %q, want two distinct", grants)
 	}
+	for _, id := range grants {
+		if n, err := runner.LeaseRemaining(s, id); err != nil || n != 0 {
+			t.Fatalf("a closed agent's lease has %d uses left (%v), want it revoked", n, err)
+		}
+	}
 }
