@@ -20,6 +20,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/eventlog/evidencelog"
 	"github.com/checkfu/checkfu/eventlog/pglog"
 	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 )
@@ -283,8 +284,9 @@ func logRead(e *env, args []string) error {
 	var lf logFlags
 	var from uint64
 	var follow bool
-	var format string
-	fs := lf.register(e, "read", "-store DSN -session ID [-from N] [-follow] [-format json|table]")
+	var format, keyFile string
+	fs := lf.register(e, "read", "-store DSN -session ID [-from N] [-follow] [-format json|table] [-key-file F]")
+	fs.StringVar(&keyFile, "key-file", "", "file with the workspace master key (64 hex digits): with -format json, add each event's operator part (the cause of a failure) as \"operator\"")
 	fs.Uint64Var(&from, "from", 1, "the first seq to print")
 	fs.BoolVar(&follow, "follow", false, "keep printing events as writers append them, until interrupted")
 	fs.StringVar(&format, "format", "json", "json (one entry per line), or table")
@@ -308,7 +310,11 @@ func logRead(e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	l, err := eventlog.New(store, eventlog.Options{})
+	keys, err := readKeys(keyFile)
+	if err != nil {
+		return err
+	}
+	l, err := eventlog.New(store, eventlog.Options{Keys: keys})
 	if err != nil {
 		return err
 	}
@@ -346,6 +352,9 @@ func logRead(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
+			if keys != nil {
+				b = withOperator(ctx, l, lf.session, entry, b)
+			}
 			out.Write(b)
 			out.WriteByte('\n')
 		}
@@ -364,6 +373,29 @@ func logRead(e *env, args []string) error {
 		return withHint(checkfu.Refuse(eventlog.CodeEventNotFound, "checkfu log read: session %q holds no events", lf.session), "check -session: \"checkfu log verify\" refuses the same session")
 	}
 	return nil
+}
+
+// withOperator returns b, the JSON of entry, with its operator part
+// (evidencelog.Operator: the cause of a failure) added as "operator"
+// when the entry's sealed content is one. Any other content (execution
+// content: arguments, outputs) is not printed.
+func withOperator(ctx context.Context, l *eventlog.Log, session string, entry eventlog.Entry, b []byte) []byte {
+	if entry.ContentMode != eventlog.ContentSealed || entry.Shredded || len(b) == 0 || b[len(b)-1] != '}' {
+		return b
+	}
+	content, err := l.Content(ctx, session, entry.Seq)
+	if err != nil {
+		return b
+	}
+	op, err := evidencelog.ParseOperator(content)
+	if err != nil {
+		return b
+	}
+	ob, err := json.Marshal(op)
+	if err != nil {
+		return b
+	}
+	return append(append(append(b[:len(b)-1:len(b)-1], `,"operator":`...), ob...), '}')
 }
 
 func logVerify(e *env, args []string) error {

@@ -420,3 +420,31 @@ func TestLogTwoWritersOneFile(t *testing.T) {
 		t.Fatalf("log verify: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
+
+// TestLogReadShowsTheOperatorPart: with -key-file, log read adds an
+// event's operator part (the cause a failed call's event seals) as
+// "operator"; without it, and for execution content, nothing of the
+// content is printed.
+func TestLogReadShowsTheOperatorPart(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := "sqlite:" + filepath.Join(dir, "log.db")
+	in := `{"kind":"tool_call","code":"upstream_failed","result":"failed","content":"{\"cause\":\"\\\"x509: certificate is valid for example.com, not api.example.net\\\"\"}"}` + "\n" +
+		`{"kind":"tool_call","content":"{\"path\":\"/etc/hosts\"}"}` + "\n"
+	if out, stderr, code := runCLI(t, in, "log", "append", "-store", store, "-session", "s", "-key-file", keyFile); code != 0 || ackedSeqs(out) != "1 2" {
+		t.Fatalf("append: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "log", "read", "-store", store, "-session", "s", "-key-file", keyFile)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"operator":{"cause":"\"x509: certificate is valid for example.com, not api.example.net\""}`) ||
+		strings.Contains(lines[1], "operator") || strings.Contains(out, "/etc/hosts") {
+		t.Fatalf("read -key-file: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, _, _ = runCLI(t, "", "log", "read", "-store", store, "-session", "s")
+	if strings.Contains(out, "x509") || strings.Contains(out, "operator") {
+		t.Errorf("read without a key printed the operator part: %q", out)
+	}
+}
