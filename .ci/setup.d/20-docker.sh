@@ -63,9 +63,18 @@ for docker_ci_tool in dockerd iptables-save ip6tables-save iptables-restore ip6t
 		exit 1
 	fi
 done
+# A docker0 with no dockerd alive is what a killed engine leaves (links
+# outlive processes): remove it, and the bridges and veths of our own
+# topologies, so this run starts clean. A live engine is never touched.
 if ip link show docker0 >/dev/null 2>&1; then
-	echo "20-docker.sh: docker0 already exists: another engine runs here; stop it first" >&2
-	exit 1
+	if pgrep -x dockerd >/dev/null 2>&1; then
+		echo "20-docker.sh: docker0 exists and dockerd $(pgrep -x dockerd | tr '\n' ' ')runs: another engine runs here; stop it first" >&2
+		exit 1
+	fi
+	for docker_ci_link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(docker0|cf[0-9]+[io]|br-[0-9a-f]{12})$' || true); do
+		echo "20-docker.sh: removing $docker_ci_link, left by an engine that no longer runs" >&2
+		ip link del "$docker_ci_link" 2>/dev/null || true
+	done
 fi
 
 mkdir -p "$docker_ci_dir"
