@@ -15,7 +15,7 @@ func SetDescription(r *Runner, d adapters.Description) { r.desc = d }
 // SetRefusalClock replaces the clock and the sleep of s's refusal rate,
 // so that a test sees the waits without taking them.
 func SetRefusalClock(s *Session, now func() time.Time, sleep func(context.Context, time.Duration) error) {
-	s.refusals.now, s.refusals.sleep = now, sleep
+	s.refusals.budget.SetClock(now, sleep)
 }
 
 // LeaseRemaining returns the uses left on lease id of s's plane (zero

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
+	"github.com/checkfu/checkfu/internal/refusalbudget"
 )
 
 // Bounds on the refusals an agent can cause over ACP: the permission
@@ -53,69 +53,34 @@ type coalesced struct {
 	repeats int
 }
 
-// refusals is a session's refusal budget, its rate (a token bucket of
-// RefusalsPerSecond tokens refilled at RefusalsPerSecond a second) and
+// refusals is a session's refusal budget and rate (a token bucket of
+// RefusalsPerSecond tokens refilled at RefusalsPerSecond a second), and
 // its coalesced kinds.
 type refusals struct {
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
+	budget *refusalbudget.Budget
 
-	mu     sync.Mutex // guards the fields below, and orders the records
-	spent  int
-	tokens float64
-	at     time.Time // when tokens was last brought up to date
+	mu     sync.Mutex // guards kinds, and orders the records
 	kinds  []coalesced
-	closed chan struct{} // closed when the budget is spent
+	closed chan struct{} // closed when the budget is spent and recorded
 }
 
 func newRefusals() *refusals {
-	return &refusals{now: time.Now, sleep: sleepCtx, tokens: RefusalsPerSecond, closed: make(chan struct{})}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return &refusals{budget: refusalbudget.New(MaxRefusals, RefusalsPerSecond), closed: make(chan struct{})}
 }
 
 // errRefusalsExceeded is the refusal of a request made once the budget
 // is spent.
 var errRefusalsExceeded = checkfu.Refuse(CodeAgentRefusalsExceeded, "runner: the session's refusal budget of %d is spent", MaxRefusals)
 
-// refill brings tokens up to date. The caller holds mu.
-func (r *refusals) refill() {
-	now := r.now()
-	if !r.at.IsZero() {
-		r.tokens = min(RefusalsPerSecond, r.tokens+now.Sub(r.at).Seconds()*RefusalsPerSecond)
-	}
-	r.at = now
-}
-
 // pace waits until the rate allows one more refusal, or ctx ends (then
 // it returns ctx's error), or the budget is spent (then it returns
 // errRefusalsExceeded).
 func (r *refusals) pace(ctx context.Context) error {
-	for {
-		r.mu.Lock()
-		if r.spent >= MaxRefusals {
-			r.mu.Unlock()
-			return errRefusalsExceeded
-		}
-		r.refill()
-		wait := time.Duration((1 - r.tokens) / RefusalsPerSecond * float64(time.Second))
-		r.mu.Unlock()
-		if wait <= 0 {
-			return nil
-		}
-		if err := r.sleep(ctx, wait); err != nil {
-			return err
-		}
+	err := r.budget.Pace(ctx)
+	if errors.Is(err, refusalbudget.ErrSpent) {
+		return errRefusalsExceeded
 	}
+	return err
 }
 
 // refuse spends one refusal of the budget and records ev (a denial
@@ -129,18 +94,16 @@ func (s *Session) refuse(ctx context.Context, ev *eventlog.Event, err error) err
 	r := s.refusals
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.spent >= MaxRefusals {
+	ok, last := r.budget.Spend()
+	if !ok {
 		return errRefusalsExceeded
 	}
 	ctx = context.WithoutCancel(ctx)
-	r.refill()
-	r.tokens--
-	r.spent++
 	var lerr error
 	if ev != nil {
 		lerr = r.record(ctx, s, *ev, err)
 	}
-	if r.spent == MaxRefusals {
+	if last {
 		lerr = errors.Join(lerr, r.flush(ctx, s),
 			s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBudget)}, errRefusalsExceeded, ""))
 		close(r.closed)
@@ -203,8 +166,4 @@ func (s *Session) refusedByACP(err error) {
 }
 
 // exhausted reports whether the budget is spent.
-func (r *refusals) exhausted() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.spent >= MaxRefusals
-}
+func (r *refusals) exhausted() bool { return r.budget.Exhausted() }

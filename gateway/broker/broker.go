@@ -21,6 +21,7 @@ import (
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway"
 	"github.com/checkfu/checkfu/gateway/mcpremote"
+	"github.com/checkfu/checkfu/internal/refusalbudget"
 	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
@@ -40,7 +41,7 @@ type Broker struct {
 	// MaxCallsInFlight slots: a connection served, a request handled.
 	conns    chan struct{}
 	inflight chan struct{}
-	refusals *refusals
+	refusals *refusalbudget.Budget
 	// pending and models are semaphores of connections waiting for
 	// their first byte and of model route connections.
 	pending chan struct{}
@@ -62,7 +63,7 @@ func New(ch *gateway.Channel) (*Broker, error) {
 	if ch == nil {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "broker: New needs a gateway channel")
 	}
-	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: newRefusals(),
+	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: refusalbudget.New(MaxRefusals, RefusalsPerSecond),
 		pending: make(chan struct{}, MaxPending), models: make(chan struct{}, MaxModelConnections),
 		firstByte: FirstByteTimeout, idle: ModelIdleTimeout, server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -145,7 +146,7 @@ func (b *Broker) call(ctx context.Context, capability string, remote bool, args 
 // forward is call inside the broker's span: the answer, and the error
 // it was made from, if any (for the span's code).
 func (b *Broker) forward(ctx context.Context, capability string, remote bool, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if err := b.refusals.pace(ctx); err != nil {
+	if err := b.pace(ctx); err != nil {
 		return errorResult(err), err
 	}
 	resp, err := b.ch.Call(ctx, capability, args)
@@ -254,7 +255,7 @@ func (b *Broker) serveMCP(ctx context.Context, nc *peeked) error {
 		nc.Close()
 		return errConnections
 	}
-	if b.refusals.exhausted() {
+	if b.refusals.Exhausted() {
 		nc.Close()
 		return errRefusalsExceeded
 	}
@@ -272,7 +273,7 @@ func (b *Broker) serveMCP(ctx context.Context, nc *peeked) error {
 	case err := <-waited:
 		return err
 	case <-life.Done():
-	case <-b.refusals.closed:
+	case <-b.refusals.Done():
 	}
 	// The SDK's Close waits for the handlers before it closes the
 	// connection. Closing it first ends the SDK's reader, which cancels
@@ -312,7 +313,7 @@ func (b *Broker) Serve(ctx context.Context, ln net.Listener) error {
 // channel, within the channel's refusal bounds: it waits for the rate,
 // and records nothing once the budget is spent.
 func (b *Broker) refuse(ctx context.Context, err error) {
-	if b.refusals.pace(ctx) != nil {
+	if b.pace(ctx) != nil {
 		return
 	}
 	_ = b.ch.Refuse(context.WithoutCancel(ctx), err)
@@ -323,7 +324,7 @@ func (b *Broker) refuse(ctx context.Context, err error) {
 // by one record of CodeRefusalsExceeded, and the channel closes: every
 // connection ends, and nothing more is served or recorded.
 func (b *Broker) spent(ctx context.Context) {
-	if b.refusals.spend() {
+	if _, last := b.refusals.Spend(); last {
 		_ = b.ch.Refuse(context.WithoutCancel(ctx), errRefusalsExceeded)
 		b.ch.Close()
 	}

@@ -7,7 +7,7 @@ import (
 
 // SetClock gives b's refusal rate a clock and a sleep of the test's.
 func SetClock(b *Broker, now func() time.Time, sleep func(context.Context, time.Duration) error) {
-	b.refusals.now, b.refusals.sleep = now, sleep
+	b.refusals.SetClock(now, sleep)
 }
 
 // SetTimeouts shortens b's FirstByteTimeout and ModelIdleTimeout.

@@ -169,7 +169,7 @@ func (a *answered) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 // connection, so the agent sees a broken answer rather than a short one.
 func (b *Broker) model(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if err := b.refusals.pace(ctx); err != nil {
+	if err := b.pace(ctx); err != nil {
 		refuseHTTP(w, err)
 		return
 	}
