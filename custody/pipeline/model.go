@@ -15,7 +15,6 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/gateway/modelroute"
-	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // A ModelCall is an agent's own model request as the broker read it off
@@ -75,17 +74,7 @@ func (ch *Channel) Model(ctx context.Context, capability string, call ModelCall,
 	}
 	ctx, span := p.span(ctx, ch, "checkfu.pipeline/model")
 	err := ch.model(ctx, capability, call, w)
-	code := errCode(err)
-	telemetry.End(span, code)
-	if p.meters != nil {
-		outcome := "succeeded"
-		if _, refused := checkfu.CodeOf(err); refused {
-			outcome = "refused"
-		} else if err != nil {
-			outcome = "failed"
-		}
-		p.meters.Call(ctx, outcome, code, time.Since(start))
-	}
+	p.finish(ctx, span, start, err)
 	return err
 }
 

@@ -302,18 +302,26 @@ func (p *Pipeline) Call(ctx context.Context, ch *Channel, capability string, arg
 	}
 	ctx, span := p.span(ctx, ch, "checkfu.pipeline/call")
 	resp, err := p.call(ctx, ch, capability, args)
+	p.finish(ctx, span, start, err)
+	return resp, err
+}
+
+// finish ends a call's span with err's code and, when metrics are on,
+// counts the call by outcome (succeeded, refused, failed) and code with
+// its latency since start.
+func (p *Pipeline) finish(ctx context.Context, span trace.Span, start time.Time, err error) {
 	code := errCode(err)
 	telemetry.End(span, code)
-	if p.meters != nil {
-		outcome := "succeeded"
-		if _, refused := checkfu.CodeOf(err); refused {
-			outcome = "refused"
-		} else if err != nil {
-			outcome = "failed"
-		}
-		p.meters.Call(ctx, outcome, code, time.Since(start))
+	if p.meters == nil {
+		return
 	}
-	return resp, err
+	outcome := "succeeded"
+	if _, refused := checkfu.CodeOf(err); refused {
+		outcome = "refused"
+	} else if err != nil {
+		outcome = "failed"
+	}
+	p.meters.Call(ctx, outcome, code, time.Since(start))
 }
 
 // errCode returns err's stable code for a span: its refusal or upstream
