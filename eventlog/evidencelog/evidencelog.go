@@ -213,7 +213,14 @@ func gatewayDecision(e *eventlog.Event, ev authz.Evidence) error {
 // answered, else the outcome.
 func gatewayResult(e *eventlog.Event, ev authz.Evidence) error {
 	e.Kind = eventlog.KindToolCall
-	e.Tool = eventlog.ToolDescriptor{Name: ev.Tool}
+	return result(e, ev, ev.Tool, "gateway")
+}
+
+// result fills what a tool call's and a model call's result share: the
+// name, the effect, the provider, and "http_NNN" when the provider
+// answered. what names the kind of result in the error.
+func result(e *eventlog.Event, ev authz.Evidence, name, what string) error {
+	e.Tool = eventlog.ToolDescriptor{Name: name}
 	e.EffectID = ev.Capability
 	e.Provider = ev.Provider
 	switch ev.Outcome {
@@ -222,7 +229,7 @@ func gatewayResult(e *eventlog.Event, ev authz.Evidence) error {
 			e.Result = "http_" + strconv.Itoa(ev.Status)
 		}
 	default:
-		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: gateway result outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
+		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: %s result outcome %s is not mapped", what, checkfu.Quote(string(ev.Outcome)))
 	}
 	return nil
 }
@@ -230,16 +237,8 @@ func gatewayResult(e *eventlog.Event, ev authz.Evidence) error {
 // modelResult maps the result of a model call to a settlement event.
 func modelResult(e *eventlog.Event, ev authz.Evidence) error {
 	e.Kind = eventlog.KindSettlement
-	e.Tool = eventlog.ToolDescriptor{Name: ev.Model}
-	e.EffectID = ev.Capability
-	e.Provider = ev.Provider
-	switch ev.Outcome {
-	case authz.OutcomeSucceeded, authz.OutcomeFailed, authz.OutcomeRefused:
-		if ev.Status > 0 {
-			e.Result = "http_" + strconv.Itoa(ev.Status)
-		}
-	default:
-		return checkfu.Refuse(CodeEvidenceUnknown, "evidencelog: model result outcome %s is not mapped", checkfu.Quote(string(ev.Outcome)))
+	if err := result(e, ev, ev.Model, "model"); err != nil {
+		return err
 	}
 	e.Scope = "in=" + strconv.FormatInt(max(ev.InputTokens, 0), 10) + "/out=" + strconv.FormatInt(max(ev.OutputTokens, 0), 10) +
 		"/ms=" + strconv.FormatInt(max(ev.Duration.Milliseconds(), 0), 10)
