@@ -83,7 +83,10 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // (authz.Action.Digest), the session's actor, lease and session, and put
 // to the Approver; its decision is recorded by authz.Approvals.Decide in
 // the session log. The gateway later finds that approval itself when the
-// call arrives; the agent never names it. Anything else is denied with
+// call arrives; the agent never names it. A request that names a
+// read_only tool of the profile with arguments it accepts is allowed
+// without the Approver and logged (KindSkip, ResultReadOnlyPermission).
+// Anything else is denied with
 // CodePermissionUnbound, and an action the session's actor holds no
 // permission assignment for with authz.CodePermissionMissing, logged,
 // without asking the Approver.
@@ -101,6 +104,12 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		return reject(req)
 	}
 	ar, binding, err := s.bind(ch, req)
+	if errors.Is(err, errReadOnlyPermission) {
+		// Logged as a skipped approval: nothing was asked, the agent is
+		// told yes, and the call still meets the gateway's checks.
+		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Action: ar.Action, Grant: lease}, nil, ResultReadOnlyPermission)
+		return allow(req)
+	}
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
 	}
@@ -130,6 +139,15 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	return allow(req)
 }
 
+// ResultReadOnlyPermission is the result of the log entry that records a
+// permission request for a read_only tool of the profile, allowed without
+// the Approver.
+const ResultReadOnlyPermission = "read_only_permission"
+
+// errReadOnlyPermission is bind's answer for a read_only tool of the
+// profile whose dry run passes: allowed, never put to the Approver.
+var errReadOnlyPermission = errors.New("runner: read_only tool")
+
 // bind resolves a permission request to the action it asks for, and the
 // binding the pipeline's dry run gives it.
 func (s *Session) bind(ch *gateway.Channel, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
@@ -156,7 +174,10 @@ func (s *Session) bind(ch *gateway.Channel, req acp.RequestPermissionRequest) (A
 		case err != nil:
 			return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: tool %s would be refused: %v", checkfu.Quote(t.Tool), err)
 		case plan.Effect != authz.ExternalEffect:
-			return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: tool %s is read_only and needs no approval", checkfu.Quote(t.Tool))
+			// A read_only tool of the profile whose dry run passes is
+			// allowed without asking anyone: the gateway still checks
+			// the call itself when it arrives.
+			return ApprovalRequest{Context: s.rc, Tool: t.Tool, Capability: plan.Capability, Effect: plan.Effect, Action: plan.Action}, authz.ApprovalBinding{}, errReadOnlyPermission
 		}
 		return ApprovalRequest{Context: s.rc, Tool: t.Tool, Capability: plan.Capability, Effect: plan.Effect, Action: plan.Action, Arguments: plan.Arguments}, plan.Binding, nil
 	}

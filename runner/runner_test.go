@@ -326,7 +326,7 @@ func TestPermissionUnbound(t *testing.T) {
 	g := newRig(t, nil)
 	s := g.admitted(t)
 	said := turn(t, s, []runnertest.Step{
-		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true},
+		{Tool: "list_issues", Arguments: map[string]any{"state": 7}, Ask: true},
 		{Tool: "delete_repo", Arguments: map[string]any{}, Ask: true},
 		{Tool: "create_issue", Arguments: map[string]any{"title": 7}, Ask: true},
 	})
@@ -342,6 +342,31 @@ func TestPermissionUnbound(t *testing.T) {
 	}
 	if denied != 3 {
 		t.Fatalf("%d permission_unbound denials, want 3; agent said %q", denied, said)
+	}
+}
+
+// TestPermissionReadOnlyAllowed: a permission request for a read_only
+// tool of the profile with arguments it accepts is allowed without the
+// Approver, logged as a skipped approval, and the call then goes through
+// the gateway.
+func TestPermissionReadOnlyAllowed(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	said := turn(t, s, []runnertest.Step{
+		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true},
+	})
+	if g.approvals.Load() != 0 {
+		t.Fatalf("approver asked %d times; agent said %q", g.approvals.Load(), said)
+	}
+	if slices.Contains(said, "[scripted] list_issues -> not permitted by the client") {
+		t.Fatalf("read_only permission refused; agent said %q", said)
+	}
+	var skipped bool
+	for _, e := range entries(t, g.Runner, member.Session) {
+		skipped = skipped || (e.Kind == eventlog.KindSkip && e.Result == runner.ResultReadOnlyPermission && e.Decision == eventlog.DecisionAllow)
+	}
+	if !skipped {
+		t.Fatalf("no read_only permission entry in the log; agent said %q", said)
 	}
 }
 
