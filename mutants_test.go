@@ -16,7 +16,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "return g.Valid() && min.Valid() && g >= min", New: "return g.Valid() && min.Valid() && g > min"}},
 		Kills: "TestPropGradeOrderLaws"},
 	{Name: "Quote bound", File: "quote.go",
-		Edits: []mutation.Edit{{Old: "if len(s) <= MaxQuoted {", New: "if true {"}},
+		Edits: []mutation.Edit{{Old: "if len(s) <= n {", New: "if true {"}},
 		Kills: "TestQuote"},
 	{Name: "Cause bound", File: "quote.go",
 		Edits: []mutation.Edit{{Old: "return quoteN(err.Error(), MaxCause)", New: "return quoteN(err.Error(), MaxCause+1)"}},
