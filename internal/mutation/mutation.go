@@ -20,6 +20,7 @@ package mutation
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,17 +56,15 @@ func Enabled() bool { return os.Getenv("CHECKFU_MUTANTS") == "1" }
 // Run builds the calling package's tests once per mutant, with the mutant
 // applied, and fails t for each mutant that no named test kills. Mutants
 // run as parallel subtests named after them.
+//
+// Without CHECKFU_MUTANTS=1 it builds nothing, but still checks that
+// every mutant is complete, uniquely named and applies to its file as it
+// is now, so that a check reworded without its mutant fails the ordinary
+// test run rather than the mutation step.
 func Run(t *testing.T, mutants []Mutant) {
 	t.Helper()
-	if !Enabled() {
-		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
-	}
 	if len(mutants) == 0 {
 		t.Fatal("mutation: no mutants listed")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("mutation: no go command on PATH")
 	}
 	names := map[string]bool{}
 	for _, m := range mutants {
@@ -76,6 +75,19 @@ func Run(t *testing.T, mutants []Mutant) {
 			t.Fatalf("mutation: two mutants are named %q", m.Name)
 		}
 		names[m.Name] = true
+		if _, err := apply(m); err != nil {
+			t.Errorf("mutation: mutant %q: %v", m.Name, err)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	if !Enabled() {
+		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("mutation: no go command on PATH")
 	}
 	flags := testFlags(t, goBin)
 	for _, m := range mutants {
@@ -115,17 +127,28 @@ func testFlags(t *testing.T, goBin string) []string {
 	return flagsVal
 }
 
-func runOne(t *testing.T, goBin string, flags []string, m Mutant) {
+// apply returns m.File's text with m's edits applied in order, or an
+// error when the file cannot be read or an Old does not occur exactly
+// once.
+func apply(m Mutant) (string, error) {
 	src, err := os.ReadFile(m.File)
 	if err != nil {
-		t.Fatalf("mutation: %v", err)
+		return "", err
 	}
 	text := string(src)
 	for _, e := range m.Edits {
 		if n := strings.Count(text, e.Old); n != 1 {
-			t.Fatalf("mutation: %s: %q occurs %d times, want 1 (update the mutant)", m.File, e.Old, n)
+			return "", fmt.Errorf("%s: %q occurs %d times, want 1 (update the mutant)", m.File, e.Old, n)
 		}
 		text = strings.Replace(text, e.Old, e.New, 1)
+	}
+	return text, nil
+}
+
+func runOne(t *testing.T, goBin string, flags []string, m Mutant) {
+	text, err := apply(m)
+	if err != nil {
+		t.Fatalf("mutation: %v", err)
 	}
 	dir := t.TempDir()
 	mutated := filepath.Join(dir, filepath.Base(m.File))
