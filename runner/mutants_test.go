@@ -120,7 +120,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a session holds its token by value", File: "session.go",
 		Edits: []mutation.Edit{
 			{Old: "	token *string\n", New: "	token string\n"},
-			{Old: "token: &token}", New: "token: token}"},
+			{Old: "token: &token,", New: "token: token,"},
 			{Old: "{ return *s.token }", New: "{ return s.token }"},
 		},
 		Kills: "TestSessionPrintsNoToken"},
@@ -215,7 +215,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "refusalbudget.New(MaxRefusals, RefusalsPerSecond)", New: "refusalbudget.New(MaxRefusals, RefusalsPerSecond-1)"}},
 		Kills: "TestRefusalFloodIsCoalesced"},
 	{Name: "refusals acp decides alone are not recorded", File: "launch.go",
-		Edits: []mutation.Edit{{Old: "		OnRefusal: func(err error) { s.refusedByACP(err) },\n", New: ""}},
+		Edits: []mutation.Edit{{Old: "\t\t\ts.refusedByACP(err)\n", New: ""}},
 		Kills: "TestRefusalFloodIsCoalesced"},
 	{Name: "the refusal budget is never spent", File: "refusals.go",
 		Edits: []mutation.Edit{{Old: "	if last {\n		lerr = errors.Join(", New: "	if last && false {\n		lerr = errors.Join("}},
