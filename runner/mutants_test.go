@@ -146,7 +146,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `		if err := createPrivate(path); err != nil {`, New: `		if err := error(nil); err != nil {`}},
 		Kills: "TestDefaultStoresPrivate"},
 	{Name: "the Approver is asked without an assignment", File: "../custody/pipeline/pipeline.go",
-		Edits: []mutation.Edit{{Old: "if err != nil || !listed {", New: "if !listed {"}},
+		Edits: []mutation.Edit{{Old: "if err != nil || !listed {", New: "if _ = err; !listed {"}},
 		Kills: "TestPermissionWithoutAssignmentAsksNoOne"},
 	{Name: "a killed process is waited for unbounded", File: "launch.go",
 		Edits: []mutation.Edit{{Old: "	case <-time.After(ExitGrace):\n		return checkfu.Refuse(CodeProcessUnreaped", New: "	case <-make(chan struct{}):\n		return checkfu.Refuse(CodeProcessUnreaped"}},
@@ -228,7 +228,10 @@ var mutants = []mutation.Mutant{
 		Kills: "TestRefusalBudgetClosesTheChannel"},
 	// Tracing: identifiers only, and trace context only where allowed.
 	{Name: "the edge sends trace context its rules do not allow", File: "../custody/edge/edge.go",
-		Edits: []mutation.Edit{{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"}},
+		Edits: []mutation.Edit{
+			{Old: "if !trace.SpanContextFromContext(ctx).IsValid() || !listsTraceparent(rules) {", New: "if !trace.SpanContextFromContext(ctx).IsValid() {"},
+			{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"},
+		},
 		Kills: "TestTraceContextOnlyWhereAllowed"},
 	{Name: "a span carries the call's arguments", File: "../custody/pipeline/pipeline.go",
 		Edits: []mutation.Edit{{Old: "span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(ev.Action))", New: "span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(string(args)))"}},
