@@ -227,6 +227,9 @@ var mutants = []mutation.Mutant{
 		},
 		Kills: "TestRefusalBudgetClosesTheChannel"},
 	// Tracing: identifiers only, and trace context only where allowed.
+	{Name: "the edge sends trace context to a request its rules do not allow", File: "../custody/edge/edge.go",
+		Edits: []mutation.Edit{{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"}},
+		Kills: "TestTraceContextOnlyOnRequestsItsRulesAllow"},
 	{Name: "the edge sends trace context its rules do not allow", File: "../custody/edge/edge.go",
 		Edits: []mutation.Edit{
 			{Old: "if !trace.SpanContextFromContext(ctx).IsValid() || !listsTraceparent(rules) {", New: "if !trace.SpanContextFromContext(ctx).IsValid() {"},

@@ -107,6 +107,29 @@ func TestApprovedCallIsOneTrace(t *testing.T) {
 	}
 }
 
+// TestTraceContextOnlyOnRequestsItsRulesAllow: a Connection whose rules
+// list traceparent for one request (the POST) gets no trace context on
+// another (the GET), and that call still runs.
+func TestTraceContextOnlyOnRequestsItsRulesAllow(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	g := newRig(t, func(c *runner.Config, _ *rig) {
+		c.TracerProvider = tp
+		conn := &c.Connections[0]
+		conn.Rules = append([]egress.Rule(nil), conn.Rules...)
+		conn.Rules[1].Headers = append(append([]string(nil), conn.Rules[1].Headers...), "Traceparent")
+	})
+	s := g.admitted(t)
+	said := turn(t, s, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}})
+	if g.hits.Load() != 1 {
+		t.Fatalf("upstream hits %d; agent said %q", g.hits.Load(), said)
+	}
+	if tp := g.traceparent.Load(); tp != "" {
+		t.Errorf("the provider got traceparent %q on a request its rules do not allow it on", tp)
+	}
+}
+
 // TestTraceContextOnlyWhereAllowed: a Connection whose rules do not
 // list traceparent gets no trace context, and the call still runs.
 func TestTraceContextOnlyWhereAllowed(t *testing.T) {
