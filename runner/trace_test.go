@@ -23,15 +23,7 @@ import (
 // gets the edge span's W3C trace context, which its Connection's rule
 // allows; and no attribute holds the call's arguments or the credential.
 func TestApprovedCallIsOneTrace(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	t.Cleanup(func() { tp.Shutdown(context.Background()) })
-	g := newRig(t, func(c *runner.Config, _ *rig) {
-		c.TracerProvider = tp
-		conn := &c.Connections[0]
-		conn.Rules = append([]egress.Rule(nil), conn.Rules...)
-		conn.Rules[1].Headers = append(append([]string(nil), conn.Rules[1].Headers...), "Traceparent")
-	})
+	g, exp, tp := tracedRig(t, true)
 	ctx, host := tp.Tracer("host").Start(context.Background(), "host request")
 	s := g.session(t)
 	v, err := s.Publish(ctx, profileDoc(`{"type": "unrestricted"}`), nil)
@@ -111,32 +103,44 @@ func TestApprovedCallIsOneTrace(t *testing.T) {
 // list traceparent for one request (the POST) gets no trace context on
 // another (the GET), and that call still runs.
 func TestTraceContextOnlyOnRequestsItsRulesAllow(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	t.Cleanup(func() { tp.Shutdown(context.Background()) })
-	g := newRig(t, func(c *runner.Config, _ *rig) {
-		c.TracerProvider = tp
-		conn := &c.Connections[0]
-		conn.Rules = append([]egress.Rule(nil), conn.Rules...)
-		conn.Rules[1].Headers = append(append([]string(nil), conn.Rules[1].Headers...), "Traceparent")
-	})
-	s := g.admitted(t)
-	said := turn(t, s, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}})
-	if g.hits.Load() != 1 {
-		t.Fatalf("upstream hits %d; agent said %q", g.hits.Load(), said)
-	}
-	if tp := g.traceparent.Load(); tp != "" {
-		t.Errorf("the provider got traceparent %q on a request its rules do not allow it on", tp)
-	}
+	g, _, _ := tracedRig(t, true)
+	listIssuesUntraced(t, g)
 }
 
 // TestTraceContextOnlyWhereAllowed: a Connection whose rules do not
 // list traceparent gets no trace context, and the call still runs.
 func TestTraceContextOnlyWhereAllowed(t *testing.T) {
+	g, exp, _ := tracedRig(t, false)
+	listIssuesUntraced(t, g)
+	if len(exp.GetSpans()) == 0 {
+		t.Error("no spans recorded")
+	}
+}
+
+// tracedRig is a rig whose Runner traces into an in-memory exporter;
+// with postTraceparent, the Connection's POST rule (and no other) lists
+// the traceparent header.
+func tracedRig(t *testing.T, postTraceparent bool) (*rig, *tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
+	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
-	g := newRig(t, func(c *runner.Config, _ *rig) { c.TracerProvider = tp })
+	g := newRig(t, func(c *runner.Config, _ *rig) {
+		c.TracerProvider = tp
+		if postTraceparent {
+			conn := &c.Connections[0]
+			conn.Rules = append([]egress.Rule(nil), conn.Rules...)
+			conn.Rules[1].Headers = append(append([]string(nil), conn.Rules[1].Headers...), "Traceparent")
+		}
+	})
+	return g, exp, tp
+}
+
+// listIssuesUntraced has an admitted session's agent list issues once,
+// and fails t unless the call reached the provider without a
+// traceparent header.
+func listIssuesUntraced(t *testing.T, g *rig) {
+	t.Helper()
 	s := g.admitted(t)
 	said := turn(t, s, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}})
 	if g.hits.Load() != 1 {
@@ -144,8 +148,5 @@ func TestTraceContextOnlyWhereAllowed(t *testing.T) {
 	}
 	if tp := g.traceparent.Load(); tp != "" {
 		t.Errorf("the provider got traceparent %q its rules do not allow", tp)
-	}
-	if len(exp.GetSpans()) == 0 {
-		t.Error("no spans recorded")
 	}
 }
