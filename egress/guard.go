@@ -183,6 +183,12 @@ type Guard struct {
 	closed    bool                  // guarded by mu; set by Shutdown
 
 	unobserve func() // unregisters the gauges; nil without a MeterProvider
+
+	// tunnelEnding, when set, runs on a tunnel's goroutine after it
+	// has closed both connections and before it gives back its slot.
+	// Only tests set it, to hold a closed tunnel's own ending while
+	// they observe the slots.
+	tunnelEnding atomic.Pointer[func()]
 }
 
 // NewGuard returns a Guard for cfg. It refuses a missing policy or
@@ -593,6 +599,11 @@ func (g *Guard) serveConnect(w http.ResponseWriter, r *http.Request) {
 // then closes both connections and releases the tunnel slot of src.
 func (g *Guard) runTunnel(t *tunnel, up, down net.Conn, early []byte) {
 	defer t.release()
+	defer func() {
+		if hook := g.tunnelEnding.Load(); hook != nil {
+			(*hook)()
+		}
+	}()
 	defer g.untrack(up, down)
 	down.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {

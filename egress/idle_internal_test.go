@@ -45,6 +45,12 @@ func TestGuardReclaimsIdleTunnels(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.cfg.TunnelCloseGrace = time.Hour
 			rig := newTunnelRig(t, true, tt.cfg)
+			// A closed tunnel's goroutine may not give back its slot
+			// before the test has looked: only reclaim itself may.
+			ending := make(chan struct{})
+			hold := func() { <-ending }
+			rig.g.tunnelEnding.Store(&hold)
+			defer close(ending)
 			var held []net.Conn
 			for range tt.held {
 				c, status, code := rig.dial(t, "")
