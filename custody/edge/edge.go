@@ -80,8 +80,9 @@ type EdgeConfig struct {
 	Logger *slog.Logger
 
 	// TracerProvider gives the tracer of each exchange's client span
-	// ("checkfu.edge/send": the registered host, the provider's status,
-	// the code). Nil is the no-op provider. The span's W3C trace context
+	// ("checkfu.edge/send", and "checkfu.edge/stream" for a model call,
+	// which ends with its stream: the registered host, the provider's
+	// status, the code). Nil is the no-op provider. The span's W3C trace context
 	// (traceparent, and tracestate when set) goes out to the provider
 	// only when the Connection's egress rules allow those headers on the
 	// request: a Connection declares it at authorization time by listing
@@ -363,8 +364,16 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Ru
 		span.SetAttributes(telemetry.KeyServer.String(req.URL.Hostname()))
 	}
 	resp, err := e.exchange(ctx, client, traced(ctx, req, rules), b, lease, scope, status)
-	if span.IsRecording() && *status != 0 {
-		span.SetAttributes(telemetry.KeyStatus.Int(*status))
+	endSpan(span, *status, err)
+	return resp, err
+}
+
+// endSpan ends the client span of an exchange that got status (0 for
+// none) and err: the status, and err's refusal or upstream code, or
+// "failed", never its text.
+func endSpan(span trace.Span, status int, err error) {
+	if span.IsRecording() && status != 0 {
+		span.SetAttributes(telemetry.KeyStatus.Int(status))
 	}
 	code := ""
 	if err != nil {
@@ -376,7 +385,6 @@ func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Ru
 		}
 	}
 	telemetry.End(span, code)
-	return resp, err
 }
 
 // traced returns req carrying the W3C trace context of ctx's span when

@@ -13,6 +13,7 @@ import (
 	"github.com/checkfu/checkfu/custody/internal/outbound"
 	"github.com/checkfu/checkfu/custody/internal/reveal"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
 // A Stream is a model provider's answer as it arrives, handed to the
@@ -46,7 +47,8 @@ type Stream struct {
 // with [CodeResponseEncoded], before read sees it. Unlike [Edge.Send],
 // the answer reaches the caller before the edge_call evidence is
 // recorded (a stream is not held back); a failure to record is still
-// returned.
+// returned. The trace context goes to the provider as with Send: only
+// where the Connection's rules allow it.
 func (e *Edge) Stream(ctx context.Context, a Authorized, read func(*Stream) error) error {
 	if e == nil || e.leases == nil {
 		return errZeroEdge
@@ -58,8 +60,20 @@ func (e *Edge) Stream(ctx context.Context, a Authorized, read func(*Stream) erro
 		return err
 	}
 	ev := e.edgeCall(ctx, c)
-	err := e.streamCall(ctx, c, &ev.Status, read)
+	err := e.tracedStream(ctx, c, &ev.Status, read)
 	_, err = e.record(ctx, &ev, nil, err)
+	return err
+}
+
+// tracedStream is streamCall inside its client span, which ends when
+// read has returned: the span covers the whole stream.
+func (e *Edge) tracedStream(ctx context.Context, c *outbound.Call, status *int, read func(*Stream) error) error {
+	ctx, span := telemetry.StartClient(ctx, e.tracer, "checkfu.edge/stream")
+	if span.IsRecording() && c.Request != nil && c.Request.URL != nil {
+		span.SetAttributes(telemetry.KeyServer.String(c.Request.URL.Hostname()))
+	}
+	err := e.streamCall(ctx, c, status, read)
+	endSpan(span, *status, err)
 	return err
 }
 
@@ -82,7 +96,7 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 		return err
 	}
 	defer secret.Destroy()
-	req := c.Request
+	req := traced(ctx, c.Request, c.Rules)
 	hresp, err := client.Do(req.WithContext(ctx), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))
 	if err != nil {
 		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {

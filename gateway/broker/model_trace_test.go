@@ -13,7 +13,8 @@ import (
 
 // TestModelCallIsTraced: a model call through the broker's model route
 // runs in the span checkfu.pipeline/model, under the channel's trace
-// parent, with no attribute holding the prompt.
+// parent, and its stream in the client span checkfu.edge/stream under
+// that, with the answer's status; no attribute holds the prompt.
 func TestModelCallIsTraced(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
@@ -33,7 +34,14 @@ func TestModelCallIsTraced(t *testing.T) {
 	}
 	host.End()
 	var found bool
+	var model, stream tracetest.SpanStub
 	for _, sp := range exp.GetSpans() {
+		switch sp.Name {
+		case "checkfu.pipeline/model":
+			model = sp
+		case "checkfu.edge/stream":
+			stream = sp
+		}
 		if sp.SpanContext.TraceID() != host.SpanContext().TraceID() {
 			t.Errorf("span %s is not in the host's trace", sp.Name)
 		}
@@ -51,5 +59,20 @@ func TestModelCallIsTraced(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no checkfu.pipeline/model span in %d spans", len(exp.GetSpans()))
+	}
+	if stream.Name == "" {
+		t.Fatalf("no checkfu.edge/stream span in %d spans", len(exp.GetSpans()))
+	}
+	if stream.Parent.SpanID() != model.SpanContext.SpanID() {
+		t.Errorf("the stream span's parent is %s, not the model span %s", stream.Parent.SpanID(), model.SpanContext.SpanID())
+	}
+	var status int64
+	for _, kv := range stream.Attributes {
+		if kv.Key == "http.response.status_code" {
+			status = kv.Value.AsInt64()
+		}
+	}
+	if status != 200 {
+		t.Errorf("the stream span's status is %d, want 200", status)
 	}
 }
