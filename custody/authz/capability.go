@@ -368,17 +368,82 @@ func compileSchema(id string, raw json.RawMessage, bad func(string, ...any) erro
 // Lookup returns the registration of the capability id, and false when it
 // is not registered.
 func (r *Registry) Lookup(capability string) (Registration, bool) {
-	if r == nil {
-		return Registration{}, false
-	}
-	reg, ok := r.regs[capability]
+	e, ok := r.Find(capability)
 	if !ok {
 		return Registration{}, false
 	}
-	out := reg.Registration
+	return e.Registration(), true
+}
+
+// An Entry is one registration of a Registry, found once by
+// [Registry.Find], for a caller that needs the registration's facts
+// before it resolves a call against it (the call pipeline checks the
+// permission assignment, which names the registration's credential,
+// between the two). Its fields are unexported: it reads the registry's
+// own copy, which never changes. The zero Entry is no registration: it
+// reports the zero credential and resolves no call.
+type Entry struct {
+	reg *registered
+}
+
+// Find returns the entry of the capability id, and false when it is not
+// registered.
+func (r *Registry) Find(capability string) (Entry, bool) {
+	if r == nil {
+		return Entry{}, false
+	}
+	reg, ok := r.regs[capability]
+	if !ok {
+		return Entry{}, false
+	}
+	return Entry{reg: reg}, true
+}
+
+// Registration returns a copy of e's registration, as [Registry.Lookup]
+// does (the zero Registration for the zero Entry).
+func (e Entry) Registration() Registration {
+	if e.reg == nil {
+		return Registration{}
+	}
+	out := e.reg.Registration
 	out.Tool.InputSchema = bytes.Clone(out.Tool.InputSchema)
 	out.Model.Models = slices.Clone(out.Model.Models)
-	return out, true
+	return out
+}
+
+// Credential returns the custody binding of e's credential: the
+// registration's Credential, without copying the rest.
+func (e Entry) Credential() address.Binding {
+	if e.reg == nil {
+		return address.Binding{}
+	}
+	return e.reg.Credential
+}
+
+// Protocol returns how the edge reaches e's resource: the
+// registration's Protocol, without copying the rest.
+func (e Entry) Protocol() Protocol {
+	if e.reg == nil {
+		return HTTPS
+	}
+	return e.reg.Protocol
+}
+
+// Resolve checks call against e, in the order of [Registry.Resolve] past
+// its lookup, and returns the canonical Action: the zero Entry resolves
+// nothing ([CodeCapabilityUnknown]); call must name e's capability, and
+// its tool name, operation, resource and the credential reference the
+// caller will use must all equal the registration
+// ([CodeCapabilityMismatch]); then the arguments must be strict JSON
+// satisfying the tool's schema ([CodeArgumentsInvalid]). It is pure.
+func (e Entry) Resolve(call ToolCall, credential address.Binding) (Action, error) {
+	if e.reg == nil {
+		return Action{}, errUnknown(call.Capability)
+	}
+	if call.Capability != e.reg.Capability {
+		return Action{}, checkfu.Refuse(CodeCapabilityMismatch, "authz: capability %s does not match the registration (%s)", checkfu.Quote(call.Capability), checkfu.Quote(e.reg.Capability))
+	}
+	return e.reg.resolve(call, credential)
 }
 
 // Resolve checks call against its registration and returns the canonical
@@ -393,6 +458,12 @@ func (r *Registry) Resolve(call ToolCall, credential address.Binding) (Action, e
 	if err != nil {
 		return Action{}, err
 	}
+	return reg.resolve(call, credential)
+}
+
+// resolve is Resolve past the lookup: the exact match, then the
+// arguments.
+func (reg *registered) resolve(call ToolCall, credential address.Binding) (Action, error) {
 	if err := reg.match(call, credential); err != nil {
 		return Action{}, err
 	}

@@ -11,9 +11,14 @@ func (r *Registry) registered(capability string) (*registered, error) {
 		reg = r.regs[capability]
 	}
 	if reg == nil {
-		return nil, checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", checkfu.Quote(capability))
+		return nil, errUnknown(capability)
 	}
 	return reg, nil
+}
+
+// errUnknown refuses a capability that is not registered.
+func errUnknown(capability string) error {
+	return checkfu.Refuse(CodeCapabilityUnknown, "authz: capability %s is not registered", checkfu.Quote(capability))
 }
 
 func (reg *registered) match(call ToolCall, credential address.Binding) error {
