@@ -8,7 +8,7 @@ import "github.com/checkfu/checkfu/internal/mutation"
 // here, where the remote rig lives).
 var remoteMutants = []mutation.Mutant{
 	{Name: "6r remote registrations go to the MCP client", File: pipelineFile,
-		Edits: []mutation.Edit{{Old: "if d.reg.Protocol != authz.MCP {", New: "if true || d.reg.Protocol != authz.MCP {"}},
+		Edits: []mutation.Edit{{Old: "if d.protocol != authz.MCP {", New: "if true || d.protocol != authz.MCP {"}},
 		Kills: "TestRemoteAllowed"},
 	{Name: "6r a remote tool's error result recorded as a success", File: pipelineFile,
 		Edits: []mutation.Edit{{Old: "if json.Unmarshal(resp.Body, &r) == nil && r.IsError {", New: "if json.Unmarshal(resp.Body, &r) == nil && false {"}},

@@ -43,7 +43,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if err != nil || !listed {", New: "if _ = listed; err != nil {"}},
 		Kills: "TestGatewayDenied"},
 	{Name: "2 permission refusal names the capability", File: pipelineFile,
-		Edits: []mutation.Edit{{Old: `return Tool{}, authz.Registration{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")`, New: `return Tool{}, authz.Registration{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission for %s", capability)`}},
+		Edits: []mutation.Edit{{Old: `return Tool{}, authz.Entry{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")`, New: `return Tool{}, authz.Entry{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission for %s", capability)`}},
 		Kills: "TestPermissionDenialIsUniform"},
 	{Name: "3 exact registration", File: "../custody/authz/capability.go",
 		Edits: []mutation.Edit{{Old: "\tif err := reg.match(call, credential); err != nil {\n\t\treturn Action{}, err", New: "\tif err := reg.match(call, credential); false && err != nil {\n\t\treturn Action{}, err"}},

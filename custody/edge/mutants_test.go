@@ -108,7 +108,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label,", New: "return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: checkfu.RequestContext{Actor: rc.Actor}, Label: e.label,"}},
 		Kills: "TestSendAttachesAndSpendsNothing"},
 	{Name: "a pipeline without a remote client sends a remote MCP registration", File: "../pipeline/pipeline.go",
-		Edits: []mutation.Edit{{Old: "if reg.Protocol == authz.MCP && p.cfg.Remote == nil {", New: "if false {"}},
+		Edits: []mutation.Edit{{Old: "if protocol == authz.MCP && p.cfg.Remote == nil {", New: "if false {"}},
 		Kills: "TestRemoteRegistrationOnPlainPath"},
 	{Name: "Send sends a remote MCP registration as a plain request", File: "edge.go",
 		Edits: []mutation.Edit{{Old: "\tif c.Protocol != authz.HTTPS || c.Request == nil {\n\t\treturn nil, errRemoteProtocol(c.Action.Capability)", New: "\tif c.Request == nil {\n\t\treturn nil, errRemoteProtocol(c.Action.Capability)"}},

@@ -167,11 +167,12 @@ type modelDecided struct {
 func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall, ev *authz.Evidence) (*modelDecided, error) {
 	rc := ch.rc
 	// 2. The assignment.
-	pt, reg, registered, err := p.permit(ch, capability, ev)
+	pt, entry, registered, err := p.permit(ch, capability, ev)
 	ev.Tool = "" // a model call's events name the model, once it is read
 	if err != nil {
 		return nil, err
 	}
+	reg := entry.Registration()
 	// 3. The registration: a model route, exactly the profile's, with a
 	// Connection.
 	conn, ok := p.conns[reg.Credential]
@@ -192,7 +193,7 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 		return nil, err
 	}
 	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: reg.Resource, Effect: reg.Effect, Body: bytes.Clone(call.Body)}
-	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), reg: reg, lease: ch.lease, session: rc.Session,
+	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), tool: reg.Tool.Name, protocol: reg.Protocol, lease: ch.lease, session: rc.Session,
 		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect}
 	ev.Action, ev.Effect = d.digest, action.Effect
 	// 6. The rules decide the request the route will send.
@@ -236,7 +237,7 @@ func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*ed
 	}
 	a := outbound.Mint(&outbound.Call{
 		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
-		Tool: d.reg.Tool.Name, Protocol: d.reg.Protocol, Request: d.req,
+		Tool: d.tool, Protocol: d.protocol, Request: d.req,
 		Lease: lease, Scope: d.scope, Session: d.session, KeyHeader: header, KeyPrefix: prefix,
 	})
 	return p.cfg.Edge.Stream(ctx, a, read)

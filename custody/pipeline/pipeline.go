@@ -125,10 +125,11 @@ type Tool struct {
 // to 5 alone, as a dry run. A Pipeline is safe for concurrent use; the
 // zero Pipeline refuses every call.
 type Pipeline struct {
-	cfg    Config
-	conns  map[address.Binding]edge.Connection
-	tracer trace.Tracer
-	meters *telemetry.CallMetrics
+	cfg      Config
+	registry finder // cfg.Registry: every call's one lookup goes through it
+	conns    map[address.Binding]edge.Connection
+	tracer   trace.Tracer
+	meters   *telemetry.CallMetrics
 
 	mu       sync.Mutex
 	channels map[*Channel]bool // guarded by mu: open channels
@@ -151,7 +152,7 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Pipeline{cfg: cfg, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}, tracer: telemetry.Tracer(cfg.TracerProvider),
+	p := &Pipeline{cfg: cfg, registry: cfg.Registry, conns: map[address.Binding]edge.Connection{}, channels: map[*Channel]bool{}, tracer: telemetry.Tracer(cfg.TracerProvider),
 		meters: telemetry.NewCallMetrics(cfg.MeterProvider)}
 	for _, c := range cfg.Connections {
 		if c.Rules == nil || c.Credential.Validate() != nil {
@@ -161,6 +162,15 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	return p, nil
 }
+
+// finder is what a call needs of the registry: the one lookup of its
+// capability. [*authz.Registry] implements it; a test counts the
+// lookups through it.
+type finder interface {
+	Find(capability string) (authz.Entry, bool)
+}
+
+var _ finder = (*authz.Registry)(nil)
 
 // A Channel is the route of one caller's calls to the pipeline: the
 // request context established when it opened (by the gateway, from a
@@ -371,7 +381,7 @@ func (p *Pipeline) call(ctx context.Context, ch *Channel, capability string, arg
 		var err error
 		resp, err = p.send(ctx, d)
 		if err == nil {
-			failed = answerFailed(d.reg.Protocol, resp)
+			failed = answerFailed(d.protocol, resp)
 			return failed
 		}
 		return err
@@ -386,7 +396,7 @@ func (p *Pipeline) call(ctx context.Context, ch *Channel, capability string, arg
 	// 9. The result, a separate event.
 	res := ev
 	res.Kind, res.Time, res.Outcome = authz.EvidenceGatewayResult, p.cfg.Now(), authz.OutcomeSucceeded
-	if resp != nil && d.reg.Protocol == authz.HTTPS {
+	if resp != nil && d.protocol == authz.HTTPS {
 		// A remote tool's answer has no status of its own (the edge_call
 		// event carries its exchanges'): its result is the outcome.
 		res.Status = resp.Status
@@ -448,7 +458,8 @@ type decided struct {
 	conn     edge.Connection
 	action   authz.Action
 	digest   string
-	reg      authz.Registration
+	tool     string         // the registration's tool name
+	protocol authz.Protocol // the registration's protocol
 	req      *http.Request
 	lease    string
 	scope    authz.LeaseScope
@@ -458,32 +469,35 @@ type decided struct {
 }
 
 // resolve runs steps 2 to 5 for a call of capability over ch, filling ev
-// as facts become known: the assignment, the one registry lookup, the
-// arguments and the one rule decision. It spends nothing.
+// as facts become known: the assignment, the one registry lookup (whose
+// entry steps 3 and 4 resolve the call against), the arguments and the
+// one rule decision. It spends nothing.
 func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage, ev *authz.Evidence) (*decided, error) {
 	rc := ch.rc
 	pt, reg, registered, err := p.permit(ch, capability, ev)
 	if err != nil {
 		return nil, err
 	}
-	if reg.Protocol == authz.ModelAPI {
+	protocol := reg.Protocol()
+	if protocol == authz.ModelAPI {
 		return nil, errModelOnTools(capability)
 	}
 	// 3 and 4. The exact static registration, through the Connection
 	// of its credential, then the arguments.
 	call := authz.ToolCall{Capability: capability, Tool: pt.Tool, Operation: pt.Operation, Resource: pt.Resource, Arguments: args}
-	conn, ok := p.conns[reg.Credential]
+	conn, ok := p.conns[reg.Credential()]
 	if !registered || !ok {
 		conn = edge.Connection{}
 	}
-	action, err := p.cfg.Registry.Resolve(call, conn.Credential)
+	action, err := reg.Resolve(call, conn.Credential)
 	if err != nil {
 		return nil, err
 	}
-	d := &decided{conn: conn, action: action, digest: action.Digest(), reg: reg, lease: ch.lease, session: rc.Session,
+	// Resolve held the call's tool name equal to the registration's.
+	d := &decided{conn: conn, action: action, digest: action.Digest(), tool: call.Tool, protocol: protocol, lease: ch.lease, session: rc.Session,
 		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}
 	ev.Action, ev.Effect = d.digest, action.Effect
-	if reg.Protocol == authz.MCP && p.cfg.Remote == nil {
+	if protocol == authz.MCP && p.cfg.Remote == nil {
 		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s is a remote MCP tool and this pipeline has no RemoteClient", checkfu.Quote(capability))
 	}
 	// 5. The request the action makes, against the Connection's egress
@@ -496,7 +510,7 @@ func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage,
 	if err := outbound.Decide(conn.Rules, req); err != nil {
 		return nil, err
 	}
-	if reg.Protocol == authz.HTTPS {
+	if protocol == authz.HTTPS {
 		d.req = req
 	}
 	if action.Effect != authz.ReadOnly {
@@ -508,17 +522,18 @@ func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage,
 // permit is step 2 for a call of capability over ch: the profile lists
 // the tool, and an assignment grants it. Both refusals are the same: a
 // tool the profile hides is not there. It returns the profile's tool and
-// the registration, if there is one, and fills in ev.
-func (p *Pipeline) permit(ch *Channel, capability string, ev *authz.Evidence) (Tool, authz.Registration, bool, error) {
+// the registry's entry, if there is one (the call's one lookup), and
+// fills in ev.
+func (p *Pipeline) permit(ch *Channel, capability string, ev *authz.Evidence) (Tool, authz.Entry, bool, error) {
 	pt, listed := ch.tools[capability]
 	target := authz.PermissionTarget{Capability: capability}
-	reg, registered := p.cfg.Registry.Lookup(capability)
+	reg, registered := p.registry.Find(capability)
 	if registered {
-		target.Connection = reg.Credential.String()
+		target.Connection = reg.Credential().String()
 	}
 	a, err := p.cfg.Assignments.Permit(ch.rc, target, p.cfg.Now())
 	if err != nil || !listed {
-		return Tool{}, authz.Registration{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")
+		return Tool{}, authz.Entry{}, false, checkfu.Refuse(authz.CodePermissionMissing, "authz: no permission assignment allows this call")
 	}
 	ev.Assignment = a.ID
 	ev.Capability, ev.Tool = capability, pt.Tool
@@ -567,10 +582,10 @@ func (p *Pipeline) send(ctx context.Context, d *decided) (*edge.Response, error)
 	}
 	a := outbound.Mint(&outbound.Call{
 		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
-		Tool: d.reg.Tool.Name, Protocol: d.reg.Protocol, Request: d.req,
+		Tool: d.tool, Protocol: d.protocol, Request: d.req,
 		Lease: lease, Scope: d.scope, Approval: d.approval, Session: d.session,
 	})
-	if d.reg.Protocol != authz.MCP {
+	if d.protocol != authz.MCP {
 		return p.cfg.Edge.Send(ctx, a)
 	}
 	t, err := p.cfg.Edge.Remote(ctx, a)

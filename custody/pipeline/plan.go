@@ -34,7 +34,7 @@ func (ch *Channel) Plan(capability string, args json.RawMessage) (Plan, error) {
 		return Plan{}, err
 	}
 	return Plan{
-		Capability: d.action.Capability, Tool: d.reg.Tool.Name, Effect: d.action.Effect, Action: d.digest,
+		Capability: d.action.Capability, Tool: d.tool, Effect: d.action.Effect, Action: d.digest,
 		Arguments: json.RawMessage(append([]byte(nil), d.action.Body...)), Binding: d.binding,
 	}, nil
 }
