@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/address"
@@ -122,26 +123,129 @@ func Bodiless(op string) bool { return op == "GET" || op == "HEAD" || op == "DEL
 
 // queryOf turns canonical object arguments of scalars into a query string
 // with sorted keys. A number keeps its literal text (as json.Number does);
-// an object, array or null member is refused.
+// an object, array or null member is refused. It accepts and refuses
+// what json.Unmarshal into a map[string]json.RawMessage did (a body that
+// is not one JSON value, or not an object or null, is refused; a
+// repeated member's last value counts), in one pass over the members:
+// json.Valid first, so that the walk reads only valid JSON, and a
+// string with no escape is taken as it stands.
 func queryOf(body []byte) (string, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query arguments are not an object")
+	if !json.Valid(body) {
+		return "", errNotObject
 	}
-	v := make(url.Values, len(m))
-	for k, raw := range m {
-		switch c := raw[0]; {
+	i := skipSpace(body, 0)
+	if body[i] == 'n' {
+		return "", nil // null: no arguments, as json.Unmarshal gives a nil map
+	}
+	if body[i] != '{' {
+		return "", errNotObject
+	}
+	v := url.Values{}
+	var bad map[string]bool // members whose last value is not a scalar
+	for i = skipSpace(body, i+1); body[i] != '}'; i = skipSpace(body, i+1) {
+		if body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+		end := stringEnd(body, i)
+		k, err := jsonString(body[i:end])
+		if err != nil {
+			return "", errNotObject
+		}
+		i = skipSpace(body, end)
+		i = skipSpace(body, i+1) // the colon
+		switch c := body[i]; {
 		case c == '"':
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
+			end = stringEnd(body, i)
+			s, err := jsonString(body[i:end])
+			if err != nil {
 				return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a string", checkfu.Quote(k))
 			}
 			v.Set(k, s)
+			delete(bad, k)
 		case c == 't' || c == 'f' || c == '-' || '0' <= c && c <= '9':
-			v.Set(k, string(raw)) // true, false, or a number's literal
+			end = i + 1
+			for end < len(body) && isScalarByte(body[end]) {
+				end++
+			}
+			v.Set(k, string(body[i:end])) // true, false, or a number's literal
+			delete(bad, k)
 		default:
-			return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a scalar", checkfu.Quote(k))
+			end = valueEnd(body, i)
+			if bad == nil {
+				bad = map[string]bool{}
+			}
+			bad[k] = true
 		}
+		i = end - 1
+	}
+	for k := range bad {
+		return "", checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query argument %s is not a scalar", checkfu.Quote(k))
 	}
 	return v.Encode(), nil
+}
+
+var errNotObject = checkfu.Refuse(authz.CodeArgumentsInvalid, "edge: query arguments are not an object")
+
+// skipSpace returns the index of the first byte of b at or after i that
+// is not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// isScalarByte reports whether c can continue a literal true, false or
+// number.
+func isScalarByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E'
+}
+
+// stringEnd returns the index just past the valid JSON string that
+// starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the valid JSON value (null, an
+// object or an array) that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	if b[i] == 'n' {
+		return i + len("null")
+	}
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			j = stringEnd(b, j) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return len(b)
+}
+
+// jsonString decodes the valid JSON string raw, quotes included: as it
+// stands when it has no escape and is valid UTF-8, else as
+// json.Unmarshal decodes it.
+func jsonString(raw []byte) (string, error) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
