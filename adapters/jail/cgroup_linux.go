@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/checkfu/checkfu/adapters"
 )
 
@@ -159,11 +161,48 @@ func newCgroup(name string, l adapters.Limits) (*cgroup, error) {
 
 func quota(nanoCPUs int64) int64 { return nanoCPUs * cfsPeriod / 1_000_000_000 }
 
-// add moves pid into every group.
-func (c *cgroup) add(pid int) error {
+// taskFiles opens the tasks file of each group, in the order of
+// controllers, for the init stage to move its own thread in (see
+// joinCgroups). The caller closes them once the init stage holds them.
+//
+// The init stage moves itself, not the Runner it: the kernel migrates
+// a process another process names (cgroup.procs, or tasks with a
+// thread id) under the global threadgroup lock, whose write side waits
+// out an RCU grace period when no migration ran just before, about
+// 15 ms on this kind of machine; a thread that writes 0 (itself) to
+// tasks skips that lock. The kernel checks the credentials the file was
+// opened with, the Runner's, so the jail's identity needs no right on
+// the groups. Other threads of the init stage stay where they were
+// until the exec ends them: the thread that execs is the one moved, and
+// the read-back checks that thread.
+func (c *cgroup) taskFiles() ([]*os.File, error) {
+	var fs []*os.File
 	for _, ctrl := range controllers {
-		if err := os.WriteFile(filepath.Join(c.dir(ctrl), "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
-			return fmt.Errorf("cgroup %s: %w", ctrl, err)
+		f, err := os.OpenFile(filepath.Join(c.dir(ctrl), "tasks"), os.O_WRONLY, 0)
+		if err != nil {
+			for _, f := range fs {
+				f.Close()
+			}
+			return nil, fmt.Errorf("cgroup %s: %w", ctrl, err)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// joinCgroups moves the calling thread into the group of each tasks
+// descriptor in fds (from taskFiles) and closes them. The caller has
+// its thread locked: it is the thread that execs the workload, and has
+// marked every descriptor close-on-exec.
+func joinCgroups(fds []int) error {
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	for _, fd := range fds {
+		if _, err := unix.Write(fd, []byte("0")); err != nil {
+			return fmt.Errorf("join cgroup: %w", err)
 		}
 	}
 	return nil
@@ -196,9 +235,10 @@ func (c *cgroup) limits() adapters.Limits {
 	return l
 }
 
-// holds reports whether the kernel lists pid in every group.
-func (c *cgroup) holds(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+// holds reports whether the kernel lists the thread whose /proc
+// directory is task in every group.
+func (c *cgroup) holds(task string) bool {
+	b, err := os.ReadFile(task + "/cgroup")
 	if err != nil {
 		return false
 	}

@@ -5,8 +5,10 @@ package jail_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -114,6 +116,20 @@ func tryEscape(what string, args []string) (bool, string) {
 			return false, strconv.Itoa(resp.StatusCode) + " " + code
 		}
 		return resp.StatusCode == 200, strconv.Itoa(resp.StatusCode) + " " + string(body)
+	case "fds": // a descriptor beyond stdin, stdout and stderr still open after the listing
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			return false, "list: " + err.Error()
+		}
+		var held []string
+		for _, e := range ents {
+			n, _ := strconv.Atoi(e.Name())
+			link, err := os.Readlink("/proc/self/fd/" + e.Name())
+			if n > 2 && !errors.Is(err, fs.ErrNotExist) { // the listing's own descriptor is closed by now
+				held = append(held, e.Name()+" -> "+link)
+			}
+		}
+		return len(held) > 0, "holds " + strings.Join(held, ", ")
 	case "list": // list each directory
 		for _, p := range args {
 			if _, err := os.ReadDir(p); err == nil {
@@ -303,6 +319,29 @@ func TestEscapeHostEnvironment(t *testing.T) {
 	p := newProvider(t, jail.Config{})
 	if ok, msg := escape(t, p, "env", canary, strconv.Itoa(os.Getpid())); ok {
 		t.Errorf("host environment: %s", msg)
+	}
+}
+
+// TestEscapeInheritedDescriptors: the workload starts with stdin,
+// stdout and stderr alone; nothing the Runner or the init stage opened
+// (the sync socket, the groups' tasks files, the bind sources) is left
+// open across the exec.
+//
+// The test holds a descriptor without close-on-exec, as a host process
+// may have inherited one from its own parent: os/exec passes it to every
+// child, so only the init stage can keep it from the workload.
+func TestEscapeInheritedDescriptors(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	p := newProvider(t, jail.Config{})
+	if ok, msg := escape(t, p, "fds"); ok {
+		t.Errorf("inherited descriptors: %s", msg)
 	}
 }
 

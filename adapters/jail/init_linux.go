@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,9 @@ type initConfig struct {
 	Landlock   int         `json:"landlock"`
 	Relay      []relayPort `json:"relay,omitempty"`
 	NoFile     uint64      `json:"nofile"`
+	// CgroupTasks are the descriptors of the groups' tasks files, which
+	// the init stage writes to join them (see cgroup.taskFiles).
+	CgroupTasks []int `json:"cgroup_tasks,omitempty"`
 	// Check, when set, makes the init stage only report that it runs in
 	// its namespaces, and exit 0: the provider's start-up trial.
 	Check bool `json:"check,omitempty"`
@@ -108,7 +112,13 @@ func InitMain() {
 func reply(b []byte) { unix.Write(syncFD, b) }
 
 func initStage() error {
-	unix.CloseOnExec(syncFD)
+	// Nothing open here reaches the workload: the sync socket, the
+	// groups' tasks files, the bind sources, and whatever the Runner's
+	// own process inherited without close-on-exec from its parent
+	// (os/exec passes those on to every child).
+	if err := unix.CloseRange(syncFD, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
 	buf := make([]byte, maxConfigBytes)
 	oob := make([]byte, unix.CmsgSpace(4*maxBinds))
 	n, oobn, _, _, err := unix.Recvmsg(syncFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
@@ -130,6 +140,9 @@ func initStage() error {
 	if cfg.Check {
 		reply([]byte{msgReady})
 		os.Exit(0)
+	}
+	if err := joinCgroups(cfg.CgroupTasks); err != nil {
+		return err
 	}
 	for i := range cfg.Binds {
 		if cfg.Binds[i].FD >= len(fds) {

@@ -175,6 +175,11 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if i.spec.NetworkMode == "allowlist" {
 		cfg.Relay = []relayPort{{Port: RelayPort}}
 	}
+	if i.p.support.Cgroups {
+		for k := range controllers {
+			cfg.CgroupTasks = append(cfg.CgroupTasks, syncFD+1+k) // ExtraFiles after the sync socket
+		}
+	}
 	config, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -200,6 +205,18 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	cmd := initCommand()
 	pipes.Attach(cmd)
 	cmd.ExtraFiles = []*os.File{childSync}
+	if cg != nil {
+		tasks, err := cg.taskFiles()
+		if err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
+		}
+		defer func() {
+			for _, f := range tasks {
+				f.Close()
+			}
+		}()
+		cmd.ExtraFiles = append(cmd.ExtraFiles, tasks...)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not start: %v", err)
 	}
@@ -209,11 +226,6 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	}
 	cleanup = append(cleanup, reap)
 	childSync.Close()
-	if cg != nil {
-		if err := cg.add(cmd.Process.Pid); err != nil {
-			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
-		}
-	}
 	deadline := time.Now().Add(StartTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d

@@ -45,8 +45,10 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `env := []string{"PATH=" + DefaultPath, "HOME=" + WorkspacePath, "TMPDIR=/tmp"}`, New: `env := append(os.Environ(), "PATH=" + DefaultPath, "HOME=" + WorkspacePath, "TMPDIR=/tmp")`}}, Kills: "TestEscapeHostEnvironment"},
 	{Name: "Kill asks politely", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }", New: "func killJail(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }"}}, Kills: "TestAdaptertest"},
-	{Name: "jail not in its cgroups", File: "instance_linux.go",
-		Edits: []mutation.Edit{{Old: "if err := cg.add(cmd.Process.Pid); err != nil {", New: "if err := error(nil); err != nil {"}}, Kills: "TestAdaptertest"},
+	{Name: "jail not in its cgroups", File: "cgroup_linux.go",
+		Edits: []mutation.Edit{{Old: `if _, err := unix.Write(fd, []byte("0")); err != nil {`, New: `if _, err := fd, error(nil); err != nil {`}}, Kills: "TestAdaptertest"},
+	{Name: "descriptors inherited by the Runner reach the workload", File: "init_linux.go",
+		Edits: []mutation.Edit{{Old: "if err := unix.CloseRange(syncFD, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {", New: "if err := error(nil); math.MaxUint32 == 0 || err != nil {"}}, Kills: "TestEscapeInheritedDescriptors"},
 	{Name: "read-back mismatch ignored", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {", New: "if false {"}}, Kills: "TestIsolationMismatchRefused"},
 

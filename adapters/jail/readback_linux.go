@@ -50,7 +50,7 @@ func readBack(pid int, rep readyReport, cfg initConfig, cg *cgroup) readback {
 			r.fail("namespace %s is shared", ns)
 		}
 	}
-	st := threadStatus(proc, rep.Tid)
+	task, st := thread(proc, rep.Tid)
 	r.capsZero = true
 	for _, c := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
 		if v, ok := st[c]; !ok || strings.Trim(v, "0") != "" {
@@ -77,7 +77,7 @@ func readBack(pid int, rep readyReport, cfg initConfig, cg *cgroup) readback {
 		r.fail("no landlock ruleset")
 	}
 	if cg != nil {
-		if r.cgroup = cg.holds(pid); !r.cgroup {
+		if r.cgroup = task != "" && cg.holds(task); !r.cgroup {
 			r.fail("the cgroups do not hold the jail")
 		}
 		r.limits = cg.limits()
@@ -85,18 +85,20 @@ func readBack(pid int, rep readyReport, cfg initConfig, cg *cgroup) readback {
 	return r
 }
 
-// threadStatus reads the status of the thread of process proc whose id
-// in the jail's PID namespace is tid (the init stage knows only that
-// one): the last field of its NSpid line.
-func threadStatus(proc string, tid int) map[string]string {
+// thread finds the thread of process proc whose id in the jail's PID
+// namespace is tid (the init stage knows only that one): the last field
+// of its NSpid line. It returns the thread's /proc directory and its
+// status, or "" and an empty status.
+func thread(proc string, tid int) (string, map[string]string) {
 	tasks, _ := os.ReadDir(proc + "/task")
 	for _, t := range tasks {
-		st := readStatus(proc + "/task/" + t.Name() + "/status")
+		dir := proc + "/task/" + t.Name()
+		st := readStatus(dir + "/status")
 		if f := strings.Fields(st["NSpid"]); len(f) > 0 && f[len(f)-1] == strconv.Itoa(tid) {
-			return st
+			return dir, st
 		}
 	}
-	return map[string]string{}
+	return "", map[string]string{}
 }
 
 func readStatus(path string) map[string]string {
