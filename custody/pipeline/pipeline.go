@@ -189,10 +189,13 @@ type Channel struct {
 	trace atomic.Pointer[channelTrace] // set by SetTrace
 }
 
-// channelTrace is what the opener of a channel set with SetTrace.
+// channelTrace is what every span of a channel starts with: the parent
+// and attributes the opener set with SetTrace, after the request
+// context's identifiers. It is made once per channel (at Open when the
+// pipeline traces, again at SetTrace), not per span.
 type channelTrace struct {
-	parent trace.SpanContext
-	attrs  []attribute.KeyValue
+	parent trace.SpanContext    // invalid until SetTrace
+	attrs  []attribute.KeyValue // the request context's, then SetTrace's
 }
 
 // SetTrace sets the span context the channel's calls are traced under
@@ -203,7 +206,7 @@ type channelTrace struct {
 // Runner gives the admitted profile's digest).
 func (ch *Channel) SetTrace(parent trace.SpanContext, attrs ...attribute.KeyValue) {
 	if ch != nil {
-		ch.trace.Store(&channelTrace{parent: parent, attrs: append([]attribute.KeyValue(nil), attrs...)})
+		ch.trace.Store(&channelTrace{parent: parent, attrs: append(telemetry.Request(ch.rc), attrs...)})
 	}
 }
 
@@ -224,15 +227,15 @@ func (p *Pipeline) span(ctx context.Context, ch *Channel, name string) (context.
 		return telemetry.Start(ctx, nil, name)
 	}
 	t := ch.trace.Load()
-	if t != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+	if t == nil {
+		t = &channelTrace{attrs: telemetry.Request(ch.rc)}
+	}
+	if t.parent.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, t.parent)
 	}
 	ctx, span := telemetry.Start(ctx, p.tracer, name)
 	if span.IsRecording() {
-		span.SetAttributes(telemetry.Request(ch.rc)...)
-		if t != nil {
-			span.SetAttributes(t.attrs...)
-		}
+		span.SetAttributes(t.attrs...)
 	}
 	return ctx, span
 }
@@ -248,6 +251,9 @@ func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (
 		return nil, err
 	}
 	ch := &Channel{p: p, rc: rc, lease: lease, tools: map[string]Tool{}}
+	if p.tracer != nil {
+		ch.trace.Store(&channelTrace{attrs: telemetry.Request(rc)})
+	}
 	for _, t := range tools {
 		if _, dup := ch.tools[t.Capability]; dup {
 			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: capability %s is listed twice", checkfu.Quote(t.Capability))
