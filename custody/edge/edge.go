@@ -468,7 +468,10 @@ func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Re
 			_ = rt.Invalidate(context.WithoutCancel(ctx), b)
 		}
 	}
-	h := hresp.Header.Clone()
+	// The header is this response's own (net/http makes one per
+	// response and keeps no reference to it): it is handed on, not
+	// copied, once the cookie is gone.
+	h := hresp.Header
 	h.Del("Set-Cookie")
 	return &Response{Status: hresp.StatusCode, Header: h, Body: body}, nil
 }
