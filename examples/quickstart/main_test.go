@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,13 @@ func checkRun(t *testing.T, out string) {
 func TestQuickstartProcess(t *testing.T) {
 	out := quickstart(t, "process", "")
 	checkSession(t, out)
+	checkThirdParty(t, out)
+}
+
+// checkThirdParty requires the third-party agent's turn in out when the
+// acp tests' environment names an agent.
+func checkThirdParty(t *testing.T, out string) {
+	t.Helper()
 	if os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT") != "" || os.Getenv("CHECKFU_TEST_ACP_AGENT") != "" {
 		third := regexp.MustCompile(`a third-party ACP agent: \S+ \(third-party, node\): turn ended end_turn`)
 		if !third.MatchString(out) {
@@ -151,7 +159,39 @@ func TestQuickstartJail(t *testing.T) {
 	}
 	out := quickstart(t, "jail", "")
 	checkSession(t, out)
+	checkThirdParty(t, out)
 	if want := regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:jail-provider@1 +isolation_checked$`); !want.MatchString(out) {
 		t.Errorf("the output does not match %s", want)
+	}
+}
+
+// TestThirdPartyPathsInTheJail: the agent's directory is the parent of
+// the node_modules its script is in (or the script's own directory), and
+// only arguments under it move to where it is bound.
+func TestThirdPartyPathsInTheJail(t *testing.T) {
+	for _, tt := range []struct {
+		argv []string
+		root string
+		want []string
+	}{
+		{[]string{"/usr/bin/node", "/ci/acp/sdk-agent.mjs"}, "/ci/acp", []string{"/usr/bin/node", jailThirdPartyPath + "/sdk-agent.mjs"}},
+		{[]string{"/usr/bin/node", "/ci/acp/node_modules/tsx/cli.mjs", "/ci/acp/node_modules/x/agent.ts"}, "/ci/acp",
+			[]string{"/usr/bin/node", jailThirdPartyPath + "/node_modules/tsx/cli.mjs", jailThirdPartyPath + "/node_modules/x/agent.ts"}},
+		{[]string{"/usr/bin/node", "/ci/acp/../etc/passwd", "/ci/acpxy/z", "/ci/acpx/a.mjs"}, "/ci/acpx",
+			[]string{"/usr/bin/node", "/ci/acp/../etc/passwd", "/ci/acpxy/z", jailThirdPartyPath + "/a.mjs"}},
+		{[]string{"node", "agent.mjs"}, "", nil},
+		{[]string{"node"}, "", nil},
+	} {
+		root := thirdPartyRoot(tt.argv)
+		if root != tt.root {
+			t.Errorf("thirdPartyRoot(%q) = %q, want %q", tt.argv, root, tt.root)
+			continue
+		}
+		if root == "" {
+			continue
+		}
+		if got := inJail(tt.argv, root); !slices.Equal(got, tt.want) {
+			t.Errorf("inJail(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -60,10 +62,54 @@ func jailProvider() (*jail.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	binds := []jail.Bind{{Source: exe, Target: jailAgentPath}}
+	if root := thirdPartyRoot(thirdPartyArgv()); root != "" {
+		binds = append(binds, jail.Bind{Source: root, Target: jailThirdPartyPath})
+	}
 	return jail.New(jail.Config{
-		Binds: []jail.Bind{{Source: exe, Target: jailAgentPath}},
+		Binds: binds,
 		Guard: jail.LocalGuard(jail.GuardOptions{}),
 	})
+}
+
+// jailThirdPartyPath is where the third-party agent's directory (its
+// script and its node_modules) is bound, read-only, in a jail.
+const jailThirdPartyPath = jail.BindRoot + "/acp-agent"
+
+// thirdPartyArgv is the command of the third-party ACP agent the acp
+// tests' environment names, or nil.
+func thirdPartyArgv() []string {
+	cmd := os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT")
+	if cmd == "" {
+		cmd = os.Getenv("CHECKFU_TEST_ACP_AGENT")
+	}
+	return strings.Fields(cmd)
+}
+
+// thirdPartyRoot is the directory that holds the agent's script and
+// packages: the parent of the node_modules its last argument is in, or
+// that argument's directory; "" for no agent or a relative path.
+func thirdPartyRoot(argv []string) string {
+	if len(argv) < 2 || !filepath.IsAbs(argv[len(argv)-1]) {
+		return ""
+	}
+	script := filepath.Clean(argv[len(argv)-1])
+	if before, _, ok := strings.Cut(script, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); ok {
+		return before
+	}
+	return filepath.Dir(script)
+}
+
+// inJail rewrites the arguments of argv that lie under root to where
+// root is bound in a jail.
+func inJail(argv []string, root string) []string {
+	out := slices.Clone(argv)
+	for k, a := range out {
+		if rel, err := filepath.Rel(root, a); err == nil && filepath.IsAbs(a) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out[k] = filepath.Join(jailThirdPartyPath, rel)
+		}
+	}
+	return out
 }
 
 // enroll plays the operator enrolling a remote provider: the provider

@@ -336,10 +336,8 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 	p.step("a third-party ACP agent")
 	if o.provider == "docker" {
 		p.done("skipped (node is not in the agent's busybox image)")
-	} else if desc.Identity.Provider == jail.Name {
-		p.done("skipped (its package is outside the jail's read-only system directories)")
 	} else {
-		p.done(thirdParty(ctx, s))
+		p.done(thirdParty(ctx, s, desc.Identity.Provider == jail.Name))
 	}
 	return nil
 }
@@ -407,21 +405,26 @@ func assurance(d adapters.Description) string {
 }
 
 // thirdParty runs one turn with a third-party ACP agent when the acp
-// tests' environment names one and node is installed.
-func thirdParty(ctx context.Context, s *runner.Session) string {
-	cmd := os.Getenv("CHECKFU_TEST_ACP_SDK_AGENT")
-	if cmd == "" {
-		cmd = os.Getenv("CHECKFU_TEST_ACP_AGENT")
-	}
-	if cmd == "" {
+// tests' environment names one and node is installed. In a jail, node
+// comes from the host's read-only system directories and the agent's
+// directory is bound read-only at jailThirdPartyPath.
+func thirdParty(ctx context.Context, s *runner.Session, jailed bool) string {
+	argv := thirdPartyArgv()
+	if len(argv) == 0 {
 		return "skipped (set CHECKFU_TEST_ACP_SDK_AGENT or CHECKFU_TEST_ACP_AGENT to a node ACP agent)"
 	}
-	argv := strings.Fields(cmd)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return "skipped (" + argv[0] + " is not installed)"
 	}
 	argv[0] = path
+	if jailed {
+		root := thirdPartyRoot(argv)
+		if root == "" {
+			return "skipped (the agent's script is not an absolute path, so it cannot be bound into the jail)"
+		}
+		argv = inJail(argv, root)
+	}
 	var updates atomic.Int64
 	a, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Argv: argv}, OnUpdate: func(acp.SessionNotification) { updates.Add(1) }})
 	if err != nil {
