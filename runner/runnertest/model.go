@@ -1,0 +1,259 @@
+package runnertest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// MaxModelBody bounds the request body the scripted model server reads
+// and records; a longer one is answered 413.
+const MaxModelBody = 8 << 20
+
+// ModelFinal is the text the scripted model answers once the tool's
+// result is in the conversation.
+const ModelFinal = "The scripted model read the tool's result. SCRIPTED-MODEL-DONE"
+
+// A ModelRequest is one request the scripted model server received.
+type ModelRequest struct {
+	Method, Path, RawQuery string
+	Header                 http.Header
+	Body                   []byte
+	// Reply is what the server answered: "tool", "final", "text" or
+	// "count_tokens".
+	Reply string
+}
+
+// A Model is a scripted model server, a mock: no model, a fixed script
+// decided per request. It speaks Anthropic Messages (POST /v1/messages,
+// streamed as server-sent events or whole, and count_tokens) well enough
+// for Claude Code's ACP adapter, and OpenAI Responses (POST
+// /v1/responses, streamed) well enough for Codex:
+//
+//   - a request whose conversation holds a tool result (an Anthropic
+//     tool_result block, an OpenAI function_call_output item) is
+//     answered with ModelFinal;
+//   - else a request that offers the tool Tool (by its name as the
+//     model sees it, inside the namespace Namespace when set) is
+//     answered with a call of it with Arguments;
+//   - else (a side call: a title, a classifier) with the text "OK".
+//
+// Every request is recorded (Received), its headers and body whole, so a
+// test can check what reached the model provider.
+type Model struct {
+	// Tool is the tool name the script calls, Namespace the namespace
+	// tool holding it (OpenAI Responses, Codex), Arguments its input.
+	Tool      string
+	Namespace string
+	Arguments map[string]any
+
+	mu  sync.Mutex
+	got []ModelRequest // guarded by mu
+	n   int            // guarded by mu
+}
+
+// Received returns the requests the server received, in order.
+func (m *Model) Received() []ModelRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ModelRequest(nil), m.got...)
+}
+
+// Start serves m on a loopback TLS httptest server, which the caller
+// closes.
+func (m *Model) Start() *httptest.Server { return httptest.NewTLSServer(m) }
+
+// ServeHTTP answers one request by the script.
+func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(req.Body, MaxModelBody+1))
+	if err != nil || len(body) > MaxModelBody {
+		http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	var parsed map[string]any
+	json.Unmarshal(body, &parsed)
+	reply := m.plan(req.URL.Path, parsed)
+	m.mu.Lock()
+	m.n++
+	id := m.n
+	m.got = append(m.got, ModelRequest{Method: req.Method, Path: req.URL.Path, RawQuery: req.URL.RawQuery, Header: req.Header.Clone(), Body: body, Reply: reply})
+	m.mu.Unlock()
+	model, _ := parsed["model"].(string)
+	stream, _ := parsed["stream"].(bool)
+	switch {
+	case reply == "count_tokens":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":100}`)
+	case strings.HasSuffix(req.URL.Path, "/responses"):
+		m.responses(w, reply, model, id)
+	case strings.HasSuffix(req.URL.Path, "/messages"):
+		m.messages(w, reply, model, id, stream)
+	default:
+		http.Error(w, "not found", http.StatusNotFound)
+	}
+}
+
+// plan decides the reply to a request at path with body.
+func (m *Model) plan(path string, body map[string]any) string {
+	switch {
+	case strings.HasSuffix(path, "/count_tokens"):
+		return "count_tokens"
+	case holdsToolResult(body):
+		return "final"
+	case m.offered(body["tools"], ""):
+		return "tool"
+	}
+	return "text"
+}
+
+// holdsToolResult reports whether a conversation holds a tool's result.
+func holdsToolResult(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if t, _ := x["type"].(string); t == "tool_result" || t == "function_call_output" {
+			return true
+		}
+		for _, y := range x {
+			if holdsToolResult(y) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if holdsToolResult(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// offered reports whether tools (a request's tools array) offers m.Tool,
+// inside m.Namespace when set; ns is the namespace tools sits in.
+func (m *Model) offered(tools any, ns string) bool {
+	list, _ := tools.([]any)
+	for _, t := range list {
+		tm, _ := t.(map[string]any)
+		name, _ := tm["name"].(string)
+		if typ, _ := tm["type"].(string); typ == "namespace" {
+			if m.offered(tm["tools"], name) {
+				return true
+			}
+			continue
+		}
+		if name == m.Tool && ns == m.Namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// sse writes events as a server-sent-event stream.
+func sse(w http.ResponseWriter, events []map[string]any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	var b bytes.Buffer
+	for _, e := range events {
+		data, _ := json.Marshal(e)
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", e["type"], data)
+	}
+	w.Write(b.Bytes())
+}
+
+// messages answers an Anthropic Messages request.
+func (m *Model) messages(w http.ResponseWriter, reply, model string, id int, stream bool) {
+	usage := map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	args, _ := json.Marshal(m.Arguments)
+	var block map[string]any
+	stop := "end_turn"
+	switch reply {
+	case "tool":
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_scripted_%d", id), "name": m.Tool, "input": json.RawMessage(args)}
+		stop = "tool_use"
+	case "final":
+		block = map[string]any{"type": "text", "text": ModelFinal}
+	default:
+		block = map[string]any{"type": "text", "text": "OK"}
+	}
+	msgID := fmt.Sprintf("msg_scripted_%d", id)
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": model,
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	start := map[string]any{"type": "message_start", "message": map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}}
+	events := []map[string]any{start}
+	if reply == "tool" {
+		events = append(events,
+			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": m.Tool, "input": map[string]any{}}},
+			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+	} else {
+		events = append(events,
+			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}},
+			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": block["text"]}})
+	}
+	events = append(events,
+		map[string]any{"type": "content_block_stop", "index": 0},
+		map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}},
+		map[string]any{"type": "message_stop"})
+	sse(w, events)
+}
+
+// responses answers an OpenAI Responses request, streamed.
+func (m *Model) responses(w http.ResponseWriter, reply, model string, id int) {
+	args, _ := json.Marshal(m.Arguments)
+	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens": 10,
+		"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}
+	base := map[string]any{"id": fmt.Sprintf("resp_scripted_%d", id), "object": "response", "created_at": 1764806400, "model": model, "status": "in_progress", "output": []any{}}
+	var item map[string]any
+	if reply == "tool" {
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_scripted_%d", id), "call_id": fmt.Sprintf("call_scripted_%d", id),
+			"name": m.Tool, "arguments": string(args), "status": "completed"}
+		if m.Namespace != "" {
+			item["namespace"] = m.Namespace
+		}
+	} else {
+		text := "OK"
+		if reply == "final" {
+			text = ModelFinal
+		}
+		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_scripted_%d", id), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
+	}
+	var events []map[string]any
+	seq := 0
+	push := func(e map[string]any) {
+		e["sequence_number"] = seq
+		seq++
+		events = append(events, e)
+	}
+	push(map[string]any{"type": "response.created", "response": base})
+	push(map[string]any{"type": "response.in_progress", "response": base})
+	push(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	if reply == "tool" {
+		push(map[string]any{"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": 0, "delta": string(args)})
+		push(map[string]any{"type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": 0, "arguments": string(args)})
+	} else {
+		part := item["content"].([]any)[0]
+		text := part.(map[string]any)["text"]
+		push(map[string]any{"type": "response.content_part.added", "item_id": item["id"], "output_index": 0, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+		push(map[string]any{"type": "response.output_text.delta", "item_id": item["id"], "output_index": 0, "content_index": 0, "delta": text})
+		push(map[string]any{"type": "response.output_text.done", "item_id": item["id"], "output_index": 0, "content_index": 0, "text": text})
+		push(map[string]any{"type": "response.content_part.done", "item_id": item["id"], "output_index": 0, "content_index": 0, "part": part})
+	}
+	push(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	done := map[string]any{}
+	for k, v := range base {
+		done[k] = v
+	}
+	done["status"], done["output"], done["usage"] = "completed", []any{item}, usage
+	push(map[string]any{"type": "response.completed", "response": done})
+	sse(w, events)
+}
