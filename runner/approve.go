@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/gateway"
@@ -68,13 +69,13 @@ type permissionCall struct {
 // tracedPermission is permission inside the span of the step
 // "permission", under the session's trace parent (the agent's request
 // cannot carry the host's context).
-func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, *sc)
 	}
 	ctx, span := s.step(ctx, "permission")
 	defer span.End()
-	return s.permission(ctx, p, ch, lease, req)
+	return s.permission(ctx, p, ch, lease, agent, req)
 }
 
 // permission answers an agent's session/request_permission. It is step
@@ -90,7 +91,7 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // CodePermissionUnbound, and an action the session's actor holds no
 // permission assignment for with authz.CodePermissionMissing, logged,
 // without asking the Approver.
-func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
@@ -103,7 +104,7 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission)}, err)
 		return reject(req)
 	}
-	ar, binding, err := s.bind(ch, req)
+	ar, binding, err := s.bind(ch, agent, req)
 	if errors.Is(err, errReadOnlyPermission) {
 		// Logged as a skipped approval: nothing was asked, the agent is
 		// told yes, and the call still meets the gateway's checks.
@@ -149,14 +150,17 @@ const ResultReadOnlyPermission = "read_only_permission"
 var errReadOnlyPermission = errors.New("runner: read_only tool")
 
 // bind resolves a permission request to the action it asks for, and the
-// binding the pipeline's dry run gives it.
-func (s *Session) bind(ch *gateway.Channel, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
+// binding the pipeline's dry run gives it. The request's title names a
+// profile tool by its name, or, for an agent launched from a harness
+// entry (agent non-nil), by the name that agent's model sees for it
+// through the door's MCP server (mcp__checkfu__list_issues).
+func (s *Session) bind(ch *gateway.Channel, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
 	var call permissionCall
 	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
 		return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
 	}
 	for _, t := range s.r.tools {
-		if t.Tool != call.Title {
+		if t.Tool != call.Title && !agentNames(agent, t.Tool, call.Title) {
 			continue
 		}
 		args := call.RawInput
@@ -202,4 +206,15 @@ func reject(req acp.RequestPermissionRequest) acp.PermissionOutcome {
 		}
 	}
 	return acp.CancelledOutcome()
+}
+
+// agentNames reports whether title is the name agent's model sees for
+// the profile's tool through the door's MCP server; an agent with no
+// harness entry names its tools only by their own names.
+func agentNames(agent *admission.AgentLaunch, tool, title string) bool {
+	if agent == nil || agent.ToolName == "" {
+		return false
+	}
+	name, _ := agent.Tool(MCPServerName, tool)
+	return name == title
 }

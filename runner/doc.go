@@ -92,6 +92,19 @@
 //     MCPServerName: the announcement holds the socket's path and nothing
 //     secret, and any MCP-speaking agent reaches the session's tools
 //     through it.
+//   - With LaunchConfig.Door and a model registration (authz.ModelAPI),
+//     the agent runs under the door, which serves the model route on a
+//     loopback port of the sandbox; the agent's settings point its
+//     ordinary base URL there and its only key is
+//     admission.PlaceholderKey, never substituted: the outbound edge
+//     attaches the real key because the registration says so. On a
+//     provider whose instance has a working directory on the host, each
+//     agent gets a fresh private (0700) HOME inside it; a harness entry's
+//     files (LaunchConfig.Agent) are written there only, bounded by
+//     MaxHomeFiles and MaxHomeFileBytes. A permission request may name a
+//     profile tool by the name the harness entry says the agent's model
+//     sees (mcp__checkfu__list_issues); it is bound exactly as by the
+//     tool's own name.
 //   - Each prompt turn's end (its ACP stop reason, or "failed" with a
 //     code, or "closed" when Agent.Close or Session.Close ended it first)
 //     and each agent process's end are in the log, once each, on every

@@ -33,6 +33,9 @@ import (
 // re-executes it in agent mode.
 func TestMain(m *testing.M) {
 	if os.Getenv(runnertest.AgentEnv) == "1" {
+		if os.Getenv(probeEnv) == "1" {
+			probeModel()
+		}
 		os.Exit(runnertest.Main())
 	}
 	os.Exit(clitest.Run(m))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"path"
 	"strconv"
 	"sync"
 	"time"
@@ -60,7 +59,25 @@ type LaunchConfig struct {
 	// MCPServerName, relayed to the broker socket, so an agent that
 	// speaks MCP lists and calls the session's tools. Empty announces
 	// no MCP server; the agent has BrokerSocketEnv alone.
+	//
+	// When the session also has a model route (a Connection's
+	// authz.ModelAPI registration), the Runner runs the agent under the
+	// door (checkfu-door run -model 127.0.0.1:PORT): the door serves the
+	// model route on that loopback port of the sandbox, relayed to the
+	// broker socket, and the agent gets the dialect's base-URL settings
+	// (ANTHROPIC_BASE_URL, or OPENAI_BASE_URL ending in /v1) with
+	// admission.PlaceholderKey as its only key. On a provider whose
+	// instance has a working directory on the host (process) the agent
+	// also gets a private HOME there (HomeDirPrefix), made fresh for it.
 	Door string
+	// Agent, with Door, is the harness catalog entry of a third-party
+	// agent (admission.Agent): its settings and HOME files are rendered
+	// with the model relay's URL, the private HOME and Install, and its
+	// argv is used when Process.Argv is empty. Nil runs Process as is.
+	Agent *admission.AgentLaunch
+	// Install is where Agent's package is installed, as the sandbox
+	// sees it (its {install}).
+	Install string
 }
 
 // An Agent is one agent process of a session, spoken to over ACP.
@@ -71,6 +88,7 @@ type Agent struct {
 	session string // the agent's ACP session id
 	info    *acp.InitializeResponse
 	cwd     string            // the cwd session/new names
+	home    string            // the agent's private HOME on the host, or ""
 	mcp     []json.RawMessage // the mcpServers session/new announces
 	stderr  chan struct{}     // closed when stderr reached its end
 	waited  chan struct{}     // closed when Wait returned code and werr
@@ -195,6 +213,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		s.instance = inst
 	}
 	ps := cfg.Process
+	home := "" // the agent's private HOME on the host, or ""
 	var mcpServers []json.RawMessage
 	var ln net.Listener
 	if s.plane == nil {
@@ -210,11 +229,21 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		}
 		ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
 		if cfg.Door != "" {
-			server, err := s.plane.placeDoor(cfg.Door, path.Join(path.Dir(socket), DoorName), socket)
+			door := doorPath(socket)
+			server, err := s.plane.placeDoor(cfg.Door, door, socket)
 			if err != nil {
 				return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 			}
 			mcpServers = append(mcpServers, server)
+			dl := doorLaunch{spec: ps, dialect: r.modelDialect(), agent: cfg.Agent, install: cfg.Install, door: door, socket: socket}
+			if _, mounted := r.provider.(BrokerMounter); !mounted {
+				if wd, ok := s.instance.(interface{ WorkDir() string }); ok {
+					dl.workDir = wd.WorkDir()
+				}
+			}
+			if ps, home, err = dl.render(); err != nil {
+				return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
+			}
 		}
 		if s.plane.serving() {
 			// One socket, one process: the first agent's broker still
@@ -244,7 +273,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		}
 		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedProcess), Provider: r.enrollment.Target()}, err, ""))
 	}
-	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, ps), mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
+	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, cfg.Process), home: home, mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
 	go func() {
 		// Wait needs stdout read, by the client or by kill.
 		a.code, a.werr = proc.Wait()
@@ -284,6 +313,11 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	// spent closes the agent's client once the session's refusal budget
 	// is spent, before the refusal is answered: the agent never learns
 	// of a refusal past the budget on an open channel.
+	agent := cfg.Agent // the harness entry, a copy the caller cannot change
+	if agent != nil {
+		c := *agent
+		agent = &c
+	}
 	ready := make(chan struct{}) // closed once a.client is set
 	spent := func() {
 		if s.refusals.exhausted() {
@@ -299,7 +333,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
-			return s.tracedPermission(ctx, pl, ch, lease, req)
+			return s.tracedPermission(ctx, pl, ch, lease, agent, req)
 		},
 		OnRefusal: func(err error) {
 			s.refusedByACP(err)
@@ -336,6 +370,11 @@ func (a *Agent) handshake(ctx context.Context) error {
 	a.session = ns.SessionID
 	return nil
 }
+
+// Home returns the agent's private HOME as the host sees it, or "" when
+// the Runner made none (see LaunchConfig.Door). It is removed with the
+// instance, at Session.Close.
+func (a *Agent) Home() string { return a.home }
 
 // Info returns the agent's initialize answer.
 func (a *Agent) Info() *acp.InitializeResponse { return a.info }

@@ -261,4 +261,32 @@ var mutants = []mutation.Mutant{
 	{Name: "an agent's lease outlives it", File: "plane.go",
 		Edits: []mutation.Edit{{Old: "		_ = p.gw.Leases.Revoke(p.grant.ID)\n		p.grant,", New: "		p.grant,"}},
 		Kills: "TestEachAgentHasItsOwnLease"},
+	{Name: "an agent's private HOME is open to other users", File: "model.go",
+		Edits: []mutation.Edit{{Old: `os.Chmod(home, 0o700)`, New: `os.Chmod(home, 0o755)`}},
+		Kills: "TestModelRouteUnderTheDoor"},
+	{Name: "the agent gets no private HOME", File: "model.go",
+		Edits: []mutation.Edit{{Old: `		env = append(env, "HOME="+home)
+`, New: ``}},
+		Kills: "TestModelRouteUnderTheDoor"},
+	{Name: "the agent's key is the host's, not the placeholder", File: "model.go",
+		Edits: []mutation.Edit{{Old: `"ANTHROPIC_API_KEY=" + admission.PlaceholderKey`, New: `"ANTHROPIC_API_KEY=" + os.Getenv("ANTHROPIC_API_KEY")`}},
+		Kills: "TestModelRouteUnderTheDoor"},
+	{Name: "the agent runs without the door's model relay", File: "model.go",
+		Edits: []mutation.Edit{{Old: `		door = append(door, "-model", addr)
+`, New: ``}},
+		Kills: "TestModelRouteUnderTheDoor"},
+	{Name: "an agent launch writes a file outside its HOME", File: "model.go",
+		Edits: []mutation.Edit{{Old: ` || rel == ".." || strings.HasPrefix(rel, "../")`, New: ``}},
+		Kills: "TestAgentLaunchHomeFiles"},
+	{Name: "an agent launch writes one HOME file too many", File: "model.go",
+		Edits: []mutation.Edit{{Old: `len(files) > MaxHomeFiles {`, New: `len(files) > MaxHomeFiles+1 {`}},
+		Kills: "TestAgentLaunchHomeFiles"},
+	{Name: "an agent launch writes a HOME file one byte too long", File: "model.go",
+		Edits: []mutation.Edit{{Old: `len(content) > MaxHomeFileBytes {`, New: `len(content) > MaxHomeFileBytes+1 {`}},
+		Kills: "TestAgentLaunchHomeFiles"},
+	{Name: "a permission named as the harness's model sees the tool is unbound", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `	return name == title
+`, New: `	return name == title && false
+`}},
+		Kills: "TestModelRouteUnderTheDoor"},
 }

@@ -8,6 +8,11 @@
 // Nothing here is a real model: it plays a fixed Script, and says so in
 // its agentInfo ("checkfu-scripted-agent") and in every message it sends.
 // Evidence gathered with it is checkfu.LabelMock.
+//
+// Model is a scripted model server, a mock too: it speaks enough of
+// Anthropic Messages and OpenAI Responses for a real third-party agent's
+// turn (a tool call, then text once the tool's result is back) and
+// records what it received.
 package runnertest
 
 import (
@@ -60,6 +65,10 @@ type Step struct {
 	// Attempt, when set, says what the step tries, for the agent's
 	// report line ("TOOL (ATTEMPT) -> ...").
 	Attempt string `json:",omitempty"`
+	// Title, when set with Ask, is the title the permission request
+	// names instead of Tool: the name a third-party agent's model sees
+	// for the tool (mcp__checkfu__list_issues).
+	Title string `json:",omitempty"`
 	// Session, when set with Ask, is the session id the permission
 	// request names instead of the agent's own: a foreign session.
 	Session string `json:",omitempty"`
@@ -317,7 +326,11 @@ func (a *Agent) connect(ctx context.Context) (*mcp.ClientSession, error) {
 // client allowed it.
 func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 	callID := fmt.Sprintf("call_%d", i)
-	raw, _ := json.Marshal(map[string]any{"toolCallId": callID, "title": st.Tool, "kind": "edit", "rawInput": st.Arguments})
+	title := st.Tool
+	if st.Title != "" {
+		title = st.Title
+	}
+	raw, _ := json.Marshal(map[string]any{"toolCallId": callID, "title": title, "kind": "edit", "rawInput": st.Arguments})
 	ch := make(chan acp.Message, 1)
 	a.mu.Lock()
 	id := acp.IntID(a.nextID)
