@@ -1,0 +1,197 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/internal/clitest"
+	"github.com/checkfu/checkfu/runner"
+	"github.com/checkfu/checkfu/runner/runnertest"
+)
+
+// realAgent returns the command of a pinned third-party agent from
+// envName (set by .ci/setup.d/50-real-agents.sh) and its install
+// directory. Unset, the test is skipped on a developer's machine and
+// fails in CI (CI set), so CI can never skip it silently.
+func realAgent(t *testing.T, envName string) ([]string, string) {
+	t.Helper()
+	cmd := strings.Fields(os.Getenv(envName))
+	if len(cmd) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set in CI: .ci/setup.d/50-real-agents.sh installs the pinned agents", envName)
+		}
+		t.Skipf("%s is not set: source .ci/setup.d/50-real-agents.sh (or /work/dev/agents-env.sh) to run the pinned agent", envName)
+	}
+	return cmd, os.Getenv("CHECKFU_TEST_AGENTS_DIR")
+}
+
+// lockedBuffer is a bytes.Buffer safe for the agent's stderr copier and
+// the test.
+type lockedBuffer struct {
+	mu chan struct{}
+	b  bytes.Buffer
+}
+
+func newLockedBuffer() *lockedBuffer { return &lockedBuffer{mu: make(chan struct{}, 1)} }
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
+	return bytes.Clone(l.b.Bytes())
+}
+
+// TestClaudeCodeThroughTheDoor runs a real third-party agent, Claude
+// Code's ACP adapter as pinned by .ci/agents (@zed-industries/claude-code-acp
+// 0.16.2), through the Runner on the process provider for one turn. Its
+// model is the scripted model server (a mock), reached only through the
+// door's model route; its tool is the session's list_issues, announced
+// in session/new mcpServers as the door's stdio MCP server, whose
+// upstream (a mock) sees the tool credential attached at the edge. The
+// agent is real; the model and the upstreams are mocks; the sandbox is a
+// plain process (no isolation).
+//
+// It checks: the model server saw the model key on every request, never
+// the placeholder; the agent called mcp__checkfu__list_issues, the call
+// reached the upstream, and its result went back to the model; the turn
+// ended with the model's final text; neither the model key nor the tool
+// credential is in the agent's environment and argv (as the door started
+// it), the files of its private HOME, anything it sent over ACP, or the
+// log; the log holds the tool call, the model calls and the turn's end.
+func TestClaudeCodeThroughTheDoor(t *testing.T) {
+	argv, install := realAgent(t, "CHECKFU_TEST_CLAUDE_ACP")
+	claude, ok := admission.Agent("claude-code")
+	if !ok {
+		t.Fatal("no claude-code harness entry")
+	}
+	tool, _ := claude.Tool(runner.MCPServerName, "list_issues")
+	m := &runnertest.Model{Tool: tool, Arguments: map[string]any{"state": "open"}}
+	g := modelRig(t, m, claudeModels...)
+	s := g.admitted(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	stderr := newLockedBuffer()
+	var said []string
+	var updates bytes.Buffer
+	onUpdate := func(n acp.SessionNotification) {
+		b, _ := json.Marshal(n)
+		updates.Write(append(b, '\n'))
+		collect(&said)(n)
+	}
+	a, err := s.Launch(ctx, runner.LaunchConfig{
+		Process: adapters.ProcessSpec{Argv: argv, Env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}},
+		Door:    clitest.Door(t), Agent: &claude, Install: install, Stderr: stderr, OnUpdate: onUpdate,
+	})
+	if err != nil {
+		t.Fatalf("Launch: %v\nstderr: %s", err, stderr.Bytes())
+	}
+	resp, err := a.Prompt(ctx, "List the open issues with the list_issues tool.")
+	home := a.Home()
+	files := homeFiles(t, home)
+	env := procEnviron(t, home)
+	if cerr := a.Close(context.Background()); cerr != nil {
+		t.Logf("Close: %v", cerr)
+	}
+	rowsOf := func() string {
+		var out []string
+		for _, e := range entries(t, g.Runner, member.Session) {
+			out = append(out, fmt.Sprintf("%s %s %s %s %s", e.Kind, e.Decision, e.Code, e.Result, e.Tool.Name))
+		}
+		return strings.Join(out, "\n")
+	}
+	if err != nil || resp.StopReason != acp.StopEndTurn {
+		t.Fatalf("Prompt = %v, %v\nlog:\n%s\nmodel requests: %d\nstderr: %s", resp, err, rowsOf(), len(m.Received()), stderr.Bytes())
+	}
+	got := m.Received()
+	var replies []string
+	for _, r := range got {
+		replies = append(replies, r.Reply)
+	}
+	t.Logf("model requests (%d): %v", len(got), replies)
+	for i, r := range got {
+		var b struct {
+			Model    string
+			Messages []any
+			Tools    []any
+		}
+		json.Unmarshal(r.Body, &b)
+		t.Logf("model request %d: %s %s?%s model %s, %d messages, %d tools, reply %s", i+1, r.Method, r.Path, r.RawQuery, b.Model, len(b.Messages), len(b.Tools), r.Reply)
+	}
+	checkModelUpstream(t, got)
+	if !strings.Contains(strings.Join(replies, " "), "tool") || replies[len(replies)-1] != "final" {
+		t.Errorf("the model replies %v; want a tool call, then the final text", replies)
+	}
+	if last := got[len(got)-1]; !bytes.Contains(last.Body, []byte(`{\"issues\":[1]}`)) && !bytes.Contains(last.Body, []byte(`{"issues":[1]}`)) {
+		t.Errorf("the tool's result did not reach the model: %s", last.Body)
+	}
+	if g.hits.Load() != 1 {
+		t.Errorf("the tool's upstream got %d calls with the credential, want 1", g.hits.Load())
+	}
+	if !strings.Contains(updates.String(), runnertest.ModelFinal) {
+		t.Errorf("the agent never relayed the model's final text; updates:\n%s", updates.String())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string][]byte{"what the agent sent over ACP": updates.Bytes(), "the agent's stderr": stderr.Bytes(), "the agent's environment and argv": env}
+	for f, b := range files {
+		seen["the file "+f] = b
+	}
+	log := rowsOf()
+	t.Logf("log:\n%s", log)
+	var full []string
+	for _, e := range entries(t, g.Runner, member.Session) {
+		full = append(full, fmt.Sprintf("%+v", e))
+	}
+	seen["the log"] = []byte(strings.Join(full, "\n"))
+	checkNoCanary(t, seen)
+	if len(files) == 0 {
+		t.Error("the agent wrote nothing in its private HOME")
+	}
+	for _, want := range []string{"skip allow  read_only_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + claudeModels[0], "turn_ended none  end_turn", "process_exited"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// claudeModels are the models the Claude Code test allows and pins the
+// agent to.
+var claudeModels = []string{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"}
+
+// procEnviron returns the environment and argv of every live process
+// whose environment names home as HOME: the door, the agent and what it
+// started, read from /proc while they run. It fails when it finds none.
+func procEnviron(t *testing.T, home string) []byte {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out [][]byte
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
+			continue
+		}
+		argv, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+		out = append(out, env, argv)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no live process has HOME=%s", home)
+	}
+	t.Logf("%d processes run with the agent's HOME", len(out)/2)
+	return bytes.Join(out, []byte("\n"))
+}
