@@ -45,6 +45,11 @@ type ServiceSpec struct {
 	// Ready, when set, is a line the service logs once it serves;
 	// StartService waits for it.
 	Ready string
+	// DNS is the upstream of the service's embedded DNS (127.0.0.11);
+	// empty means the engine's (the daemon's --dns). A conformance
+	// matrix sets its owned DNS here for a control whose forwarded
+	// questions it must see.
+	DNS []netip.Addr
 }
 
 // A Service is a running helper container of an [Allowlist]. It runs with
@@ -66,6 +71,9 @@ func (a *Allowlist) StartService(ctx context.Context, spec ServiceSpec) (_ *Serv
 	hc := engine.HostConfig{
 		Memory: 64 << 20, MemorySwap: 64 << 20, PidsLimit: &pids,
 		ReadonlyRootfs: true, CapDrop: []string{"ALL"}, CapAdd: []string{"NET_BIND_SERVICE"}, SecurityOpt: []string{"no-new-privileges"},
+	}
+	for _, d := range spec.DNS {
+		hc.Dns = append(hc.Dns, d.String())
 	}
 	var nc *engine.NetworkingConfig
 	switch spec.Network {
