@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/conformance"
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // A spec is one case: the checks the workload runs for it, and how its
@@ -125,7 +127,7 @@ func (r *run) specs() []*spec {
 	}
 	add(dd, "tcp_host_addresses", judgeBlocked, tcps...)
 	add(dd, "udp_host_addresses", judgeBlocked, udps...)
-	add(dd, "host_dns_tunnel", judgeTunnel, Check{ID: "dd-host-dns", Kind: "dns", Addr: "127.0.0.11:53", Name: r.nonce + ".tunnel.test"})
+	add(dd, "host_dns_tunnel", judgeTunnel, Check{ID: "dd-host-dns", Kind: "dns", Addr: "127.0.0.11:53", Name: r.nonce + "." + tunnelZone})
 
 	// authority_separation: what the Runner compiled, inspected.
 	as := conformance.AuthoritySeparation
@@ -359,10 +361,68 @@ func (r *run) asked(name string) bool {
 
 func judgeTunnel(r *run, s *spec) (Verdict, string, map[string]any) {
 	c := s.checks[0]
-	if r.asked(c.Name) {
-		return Fail, "a name asked of the engine's embedded DNS reached the owned DNS", nil
+	obs := tunnelObs{
+		Name: c.Name, Seen: r.seen[c.ID], Asked: r.asked(c.Name),
+		ControlName: r.controlName(), Control: r.dnsControl, ControlAsked: r.asked(r.controlName()),
+		ControlRan: r.dnsControlErr == nil && r.dnsControl.ID != "", Sentinel: r.at(r.outer, hostSentinel).String(),
 	}
-	return Pass, "the embedded DNS forwarded nothing to the owned DNS (answered: " + fmt.Sprint(r.seen[c.ID].Reached) + ")", nil
+	ev := map[string]any{"control": map[string]any{
+		"name": obs.ControlName, "seen": obs.Control, "owned_dns_saw_it": obs.ControlAsked, "error": fmt.Sprint(r.dnsControlErr),
+	}, "owned_dns_saw_workload_name": obs.Asked, "sentinel": obs.Sentinel}
+	v, why := tunnelVerdict(obs)
+	return v, why, ev
+}
+
+// A tunnelObs is what the host_dns_tunnel case observed: the workload
+// asked its embedded DNS for Name; the DNS control, whose embedded DNS's
+// upstream is the owned DNS, asked for ControlName.
+type tunnelObs struct {
+	Name  string
+	Seen  Seen // the workload's observation, with its decoded reply
+	Asked bool // the owned DNS logged Name
+	// ControlRan reports whether the control's probe ran and reported.
+	ControlRan   bool
+	ControlName  string
+	Control      Seen
+	ControlAsked bool   // the owned DNS logged ControlName
+	Sentinel     string // what the owned DNS answers for every name of tunnelZone
+}
+
+// tunnelVerdict judges the host_dns_tunnel case. It fails when the name
+// reached the owned DNS or the workload's resolver answered it with any
+// record; it passes only when, besides, the control saw a forward (the
+// owned DNS logged the control's name and the control got the sentinel
+// back, so the observation is not blind) and the workload's resolver
+// gave no answer or a decoded NXDOMAIN, REFUSED or SERVFAIL. Anything
+// else is unestablished. It does no I/O.
+func tunnelVerdict(o tunnelObs) (Verdict, string) {
+	a := o.Seen.DNS
+	switch {
+	case o.Asked:
+		return Fail, "the name the workload asked its embedded DNS reached the owned DNS"
+	case a != nil && (len(a.A) > 0 || a.Records > 0):
+		return Fail, fmt.Sprintf("the workload's embedded DNS answered %s with %d record(s) %v: a resolver beyond the sandbox answered it", o.Name, a.Records, a.A)
+	case !o.ControlRan:
+		return Unestablished, "the DNS control did not run: no proof the owned DNS can see a forward"
+	case !o.ControlAsked || o.Control.DNS == nil || !slices.Contains(o.Control.DNS.A, o.Sentinel):
+		return Unestablished, fmt.Sprintf("the DNS control, whose embedded DNS's upstream is the owned DNS, saw no forward (owned DNS logged it: %v; its answer: %s): the observation is blind", o.ControlAsked, describeAnswer(o.Control))
+	case a == nil && o.Seen.Detail == "":
+		return Unestablished, "the workload's probe recorded neither a reply nor why none came"
+	case a == nil:
+		return Pass, "the embedded DNS gave no answer (" + o.Seen.Detail + ") and the owned DNS never saw the name; the control's forward reached it"
+	case a.Err != "":
+		return Unestablished, "the workload's reply is not an answer to its question: " + a.Err
+	case a.RCode != dnsmessage.RCodeNameError.String() && a.RCode != dnsmessage.RCodeRefused.String() && a.RCode != dnsmessage.RCodeServerFailure.String():
+		return Unestablished, "the workload's embedded DNS answered " + a.RCode + " with no record: neither a refusal nor a forward"
+	}
+	return Pass, "the embedded DNS answered " + a.RCode + " with no record and the owned DNS never saw the name; the control's forward reached it"
+}
+
+func describeAnswer(s Seen) string {
+	if s.DNS == nil {
+		return "none (" + s.Detail + ")"
+	}
+	return fmt.Sprintf("%s %v %s", s.DNS.RCode, s.DNS.A, s.DNS.Err)
 }
 
 // judgeView judges a container as the engine reports it: the canary is

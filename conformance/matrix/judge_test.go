@@ -43,6 +43,18 @@ func seenStep(id string, st Step) Seen {
 	return Seen{ID: id, Reached: st.Status != 0, Steps: []Step{st}}
 }
 
+// refusedTunnel is a workload whose embedded DNS refused the name.
+func refusedTunnel(id string) Seen {
+	return Seen{ID: id, Reached: true, DNS: &DNSAnswer{RCode: "RCodeRefused"}}
+}
+
+// controlForwarded records a DNS control whose forward reached the owned
+// DNS and came back with the sentinel.
+func controlForwarded(r *run) {
+	r.dnsControl = Seen{ID: "dd-dns-control", Reached: true, DNS: &DNSAnswer{RCode: "RCodeSuccess", A: []string{"198.18.21.99"}, Records: 1}}
+	r.queries = append(r.queries, r.controlName()+" TypeA")
+}
+
 // TestJudges pins each judge's verdict on observations that hold and
 // that violate its fact.
 func TestJudges(t *testing.T) {
@@ -113,8 +125,39 @@ func TestJudges(t *testing.T) {
 		{"control blind", "control_guard_reachable", func(id string) Seen { return Seen{ID: id} }, nil, Fail, nil},
 		{"owned DNS asked directly", "udp_owned_dns", func(id string) Seen { return Seen{ID: id} }, nil, Fail,
 			func(r *run) { r.queries = []string{"n0nce.direct.test TypeA"} }},
-		{"tunnel through the embedded DNS", "host_dns_tunnel", func(id string) Seen { return Seen{ID: id, Reached: true} }, nil, Fail,
-			func(r *run) { r.queries = []string{"n0nce.tunnel.test TypeA"} }},
+		{"tunnel through the embedded DNS", "host_dns_tunnel", refusedTunnel, nil, Fail,
+			func(r *run) { controlForwarded(r); r.queries = append(r.queries, "n0nce.tunnel.test TypeA") }},
+		{"tunnel answered with the sentinel", "host_dns_tunnel", func(id string) Seen {
+			return Seen{ID: id, Reached: true, DNS: &DNSAnswer{RCode: "RCodeSuccess", A: []string{"198.18.21.99"}, Records: 1}}
+		}, nil, Fail, controlForwarded},
+		{"tunnel answered with another record", "host_dns_tunnel", func(id string) Seen {
+			return Seen{ID: id, Reached: true, DNS: &DNSAnswer{RCode: "RCodeSuccess", Records: 1}}
+		}, nil, Fail, controlForwarded},
+		{"tunnel refused, the control forwarded", "host_dns_tunnel", refusedTunnel, nil, Pass, controlForwarded},
+		{"tunnel NXDOMAIN, the control forwarded", "host_dns_tunnel", func(id string) Seen {
+			return Seen{ID: id, Reached: true, DNS: &DNSAnswer{RCode: "RCodeNameError"}}
+		}, nil, Pass, controlForwarded},
+		{"tunnel timed out, the control forwarded", "host_dns_tunnel", func(id string) Seen { return Seen{ID: id, Detail: "timeout"} }, nil, Pass, controlForwarded},
+		{"tunnel silent, no control", "host_dns_tunnel", refusedTunnel, nil, Unestablished, nil},
+		{"tunnel silent, the control did not run", "host_dns_tunnel", refusedTunnel, nil, Unestablished, func(r *run) {
+			controlForwarded(r)
+			r.dnsControlErr = errors.New("no engine")
+		}},
+		{"tunnel silent, the control's forward unseen", "host_dns_tunnel", refusedTunnel, nil, Unestablished, func(r *run) {
+			controlForwarded(r)
+			r.queries = nil
+		}},
+		{"tunnel silent, the control got no sentinel", "host_dns_tunnel", refusedTunnel, nil, Unestablished, func(r *run) {
+			controlForwarded(r)
+			r.dnsControl.DNS = &DNSAnswer{RCode: "RCodeServerFailure"}
+		}},
+		{"tunnel answered NOERROR with nothing", "host_dns_tunnel", func(id string) Seen {
+			return Seen{ID: id, Reached: true, DNS: &DNSAnswer{RCode: "RCodeSuccess"}}
+		}, nil, Unestablished, controlForwarded},
+		{"tunnel reply not an answer", "host_dns_tunnel", func(id string) Seen {
+			return Seen{ID: id, Reached: true, DNS: &DNSAnswer{Err: "not a response to the question"}}
+		}, nil, Unestablished, controlForwarded},
+		{"tunnel probe recorded nothing", "host_dns_tunnel", func(id string) Seen { return Seen{ID: id} }, nil, Unestablished, controlForwarded},
 		{"host listener reached", "udp_host_addresses", func(id string) Seen { return Seen{ID: id} }, nil, Fail,
 			func(r *run) { r.host.seen = []string{"udp 198.18.20.3:5555"} }},
 		{"canary in the guard's environment", "guard_compiled_environment", nil, nil, Fail,

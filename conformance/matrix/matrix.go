@@ -147,7 +147,18 @@ const (
 	hostPublic  = 3  // the public-looking target: listeners on 8080 and 8081
 	hostPrivate = 5  // a private address with a live listener on 8080
 	hostDNS     = 53 // the owned DNS server
+	// hostControl is the DNS control: a container on the outer network
+	// whose embedded DNS's upstream is the owned DNS.
+	hostControl = 54
+	// hostSentinel is the address the owned DNS answers for every name
+	// under tunnelZone; nothing listens there.
+	hostSentinel = 99
 )
+
+// tunnelZone is the zone of the names the host_dns_tunnel case asks: the
+// owned DNS answers every name under it with the sentinel address, so a
+// forwarded question is seen both in its log and in the asker's answer.
+const tunnelZone = "tunnel.test"
 
 // The names the owned DNS answers.
 const (
@@ -199,6 +210,8 @@ type run struct {
 	planeHits     []planeHit
 	guardLogs     string
 	nonce         string  // random label for names that must never reach the owned DNS
+	dnsControl    Seen    // what the DNS control's probe saw
+	dnsControlErr error   // why the DNS control could not run
 	cached        []*spec // specs' answer
 }
 
@@ -254,6 +267,7 @@ func Run(ctx context.Context, cfg Config) (_ *Report, err error) {
 	if err := r.liveness(ctx); err != nil {
 		return nil, err
 	}
+	r.observeDNSControl(ctx, tools)
 	if err := r.observe(ctx, tools); err != nil {
 		return nil, err
 	}
@@ -317,11 +331,12 @@ func (r *run) services(ctx context.Context, tools string) error {
 		privName + "=" + priv, multiName + "=" + pub + "," + priv, loopName + "=127.0.0.1", deadName + "=" + pub,
 		selfName + "=" + r.guard.Addr().String(),
 	}
-	dnsCmd := []string{"/usr/local/bin/checkfu", "matrix", "tool", "dnsd", "-listen", ":53", "-flip", flipName + "=" + pub + "," + priv}
+	dnsCmd := []string{"/usr/local/bin/checkfu", "matrix", "tool", "dnsd", "-listen", ":53", "-flip", flipName + "=" + pub + "," + priv,
+		"-sentinel", tunnelZone + "=" + r.at(r.outer, hostSentinel).String()}
 	for _, a := range records {
 		dnsCmd = append(dnsCmd, "-a", a)
 	}
-	r.topo["dns"] = append(records, "flip "+flipName+"="+pub+","+priv)
+	r.topo["dns"] = append(records, "flip "+flipName+"="+pub+","+priv, "sentinel *."+tunnelZone+"="+r.at(r.outer, hostSentinel).String())
 	tool := func(args ...string) []string {
 		return append([]string{"/usr/local/bin/checkfu", "matrix", "tool", "listen"}, args...)
 	}
@@ -362,6 +377,50 @@ func (r *run) liveness(ctx context.Context) error {
 	}
 	r.topo["liveness"] = got
 	return nil
+}
+
+// controlName is the name the DNS control asks: under tunnelZone, unique
+// to the run, and not the workload's.
+func (r *run) controlName() string { return "control-" + r.nonce + "." + tunnelZone }
+
+// observeDNSControl runs the DNS control: a container on the outer
+// network (where a route to the owned DNS exists) whose embedded DNS's
+// upstream is the owned DNS, asking its 127.0.0.11 the control's name
+// once. Its embedded DNS forwards, so the owned DNS must log the name and
+// the control must get the sentinel back: the proof that the
+// host_dns_tunnel observation can see a forward. A failure is recorded,
+// not returned: the case is then unestablished.
+func (r *run) observeDNSControl(ctx context.Context, tools string) {
+	dns := r.at(r.outer, hostDNS)
+	r.topo["dns_control"] = map[string]any{
+		"network": r.top.OuterNetwork(), "address": r.at(r.outer, hostControl).String(),
+		"embedded_dns_upstream": dns.String(), "name": r.controlName(),
+	}
+	r.dnsControlErr = func() error {
+		svc, err := r.top.StartService(ctx, docker.ServiceSpec{
+			Name: "dns-control", Image: tools, Network: docker.ServiceOuter, IP: r.at(r.outer, hostControl),
+			DNS: []netip.Addr{dns}, Ready: askedLine,
+			Cmd: []string{"/usr/local/bin/checkfu", "matrix", "tool", "ask", "-id", "dd-dns-control", "-server", "127.0.0.11:53", "-name", r.controlName()},
+		})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			svc.Close(cctx)
+			cancel()
+		}()
+		logs, err := svc.Logs(ctx)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(logs, "\n") {
+			if js, ok := strings.CutPrefix(line, seenPrefix); ok {
+				return json.Unmarshal([]byte(js), &r.dnsControl)
+			}
+		}
+		return checkfu.Refuse(CodeProbeFailed, "matrix: the DNS control logged no observation: %s", checkfu.Quote(logs))
+	}()
 }
 
 // observe runs the workload's probe once, with every check, and collects

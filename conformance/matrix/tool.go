@@ -30,7 +30,8 @@ import (
 // exit status: "dnsd" (the owned DNS server), "listen" (live HTTP
 // listeners that record every request they receive), "probe" (the
 // workload's probe: checks read as JSON on stdin, observations written as
-// JSON on stdout), "mcp SOCKET TOOL" (a capability-enabled workload: it
+// JSON on stdout), "ask" (the DNS control's probe: one DNS question,
+// logged), "mcp SOCKET TOOL" (a capability-enabled workload: it
 // lists the broker's tools and calls TOOL, writing a [BrokerSeen], then
 // waits for stdin to end) or "dockerproc" (the provider side of a Docker
 // process opened over acp/wire: it runs its argv in a fresh
@@ -49,6 +50,8 @@ func RunTool(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = listen(args[1:], stdout)
 	case "probe":
 		err = probe(stdin, stdout)
+	case "ask":
+		err = ask(args[1:], stdout)
 	case "mcp":
 		err = mcpCall(args[1:], stdin, stdout)
 	case "dockerproc":
@@ -84,18 +87,59 @@ func (a answers) Set(v string) error {
 	return nil
 }
 
+// A zone is what the owned DNS answers.
+type zone struct {
+	all, flip answers
+	// sentinel answers every A question for a name under one suffix
+	// with one address: a name only this server can answer, so a
+	// workload that gets the address back was answered by it.
+	sentinel sentinel
+}
+
+// sentinel is -sentinel SUFFIX=IP.
+type sentinel struct {
+	suffix string // lower case, no final dot; empty: none
+	addr   netip.Addr
+}
+
+func (s *sentinel) String() string {
+	if s.suffix == "" {
+		return ""
+	}
+	return s.suffix + "=" + s.addr.String()
+}
+
+func (s *sentinel) Set(v string) error {
+	suffix, ip, ok := strings.Cut(v, "=")
+	a, err := netip.ParseAddr(ip)
+	if !ok || suffix == "" || err != nil || !a.Is4() {
+		return fmt.Errorf("%q is not SUFFIX=IPv4", v)
+	}
+	s.suffix, s.addr = strings.ToLower(strings.Trim(suffix, ".")), a
+	return nil
+}
+
+// under reports whether name (lower case, no final dot) is under the
+// sentinel's suffix.
+func (s sentinel) under(name string) bool {
+	return s.suffix != "" && strings.HasSuffix(name, "."+s.suffix)
+}
+
 // dnsd is the owned DNS server. -a NAME=IP[,IP] answers every A question
 // for NAME with all the addresses; -flip NAME=IP,IP answers the n-th A
 // question for NAME with the (n mod 2)-th address, so an answer flips
-// between two addresses from one question to the next. Every answer has
-// TTL 0; AAAA questions for a known name get an empty answer; other names
-// NXDOMAIN. Every question is logged as "query NAME TYPE".
+// between two addresses from one question to the next; -sentinel
+// SUFFIX=IP answers every A question for a name under SUFFIX with IP.
+// Every answer has TTL 0; AAAA questions for a known name get an empty
+// answer; other names NXDOMAIN. Every question is logged as "query NAME
+// TYPE".
 func dnsd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dnsd", flag.ContinueOnError)
-	all, flip := answers{}, answers{}
+	z := &zone{all: answers{}, flip: answers{}}
 	listenAddr := fs.String("listen", ":53", "UDP address")
-	fs.Var(all, "a", "NAME=IP[,IP]")
-	fs.Var(flip, "flip", "NAME=IP,IP")
+	fs.Var(z.all, "a", "NAME=IP[,IP]")
+	fs.Var(z.flip, "flip", "NAME=IP,IP")
+	fs.Var(&z.sentinel, "sentinel", "SUFFIX=IP")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -104,6 +148,12 @@ func dnsd(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "listening on", pc.LocalAddr())
+	return serveDNS(pc, z, stdout)
+}
+
+// serveDNS answers questions on pc from z, logging each to log, until pc
+// is closed.
+func serveDNS(pc net.PacketConn, z *zone, log io.Writer) error {
 	counts := map[string]int{}
 	buf := make([]byte, 1500)
 	for {
@@ -121,19 +171,24 @@ func dnsd(args []string, stdout io.Writer) error {
 			continue
 		}
 		name := strings.ToLower(strings.TrimSuffix(q.Name.String(), "."))
-		fmt.Fprintf(stdout, "query %s %s\n", name, q.Type)
+		fmt.Fprintf(log, "query %s %s\n", name, q.Type)
 		var addrs []netip.Addr
 		known := false
-		if f, ok := flip[name]; ok {
+		if f, ok := z.flip[name]; ok {
 			known = true
 			if q.Type == dnsmessage.TypeA {
 				addrs = []netip.Addr{f[counts[name]%len(f)]}
 				counts[name]++
 			}
-		} else if a, ok := all[name]; ok {
+		} else if a, ok := z.all[name]; ok {
 			known = true
 			if q.Type == dnsmessage.TypeA {
 				addrs = a
+			}
+		} else if z.sentinel.under(name) {
+			known = true
+			if q.Type == dnsmessage.TypeA {
+				addrs = []netip.Addr{z.sentinel.addr}
 			}
 		}
 		rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired}
@@ -260,6 +315,8 @@ type Seen struct {
 	Reached bool   `json:"reached"`
 	Detail  string `json:"detail,omitempty"`
 	Steps   []Step `json:"steps,omitempty"`
+	// DNS is the decoded reply of a dns check; nil when none came.
+	DNS *DNSAnswer `json:"dns,omitempty"`
 }
 
 // probeDeadline bounds each direct network operation of the probe: what
@@ -271,6 +328,39 @@ const probeDeadline = 2 * time.Second
 // it is generous so that a loaded machine does not turn an answer into a
 // timeout.
 const httpDeadline = 15 * time.Second
+
+// askedLine ends what ask logs: the observation is written.
+const askedLine = "asked"
+
+// seenPrefix starts the line on which ask logs its observation.
+const seenPrefix = "seen "
+
+// askLinger is how long ask lives after it has logged its observation:
+// the container stays running until it is removed, so the wait for
+// askedLine never meets an exited container.
+const askLinger = 10 * time.Minute
+
+// ask is the DNS control's probe: it asks -server for -name's A record
+// once, as a dns check, logs "seen JSON" and askedLine, then lingers.
+func ask(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	server := fs.String("server", "127.0.0.11:53", "DNS server ip:port")
+	name := fs.String("name", "", "the name to ask")
+	id := fs.String("id", "", "the check's ID")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *name == "" || *id == "" {
+		return fmt.Errorf("ask: want -id and -name")
+	}
+	line, err := json.Marshal(runCheck(Check{ID: *id, Kind: "dns", Addr: *server, Name: *name}))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s%s\n%s\n", seenPrefix, line, askedLine)
+	time.Sleep(askLinger)
+	return nil
+}
 
 // probe runs the checks read from stdin, all at once, and writes the
 // observations in the same order.
@@ -318,14 +408,20 @@ func runCheck(c Check) Seen {
 			s.Detail = errWord(err)
 		}
 	case "udp":
-		s.Reached, s.Detail = exchangeUDP(c.Addr, []byte("ping"))
+		reply, detail := exchangeUDP(c.Addr, []byte("ping"))
+		s.Reached, s.Detail = reply != nil, detail
 	case "dns":
 		q, err := dnsQuestion(c.Name)
 		if err != nil {
 			s.Detail = err.Error()
 			break
 		}
-		s.Reached, s.Detail = exchangeUDP(c.Addr, q)
+		reply, detail := exchangeUDP(c.Addr, q)
+		s.Reached, s.Detail = reply != nil, detail
+		if reply != nil {
+			a := decodeAnswer(q, reply)
+			s.DNS = &a
+		}
 	default:
 		s.Detail = "unknown kind " + c.Kind
 	}
@@ -423,22 +519,30 @@ func connectVia(proxy, authority, path string) []Step {
 	return []Step{st, in}
 }
 
-func exchangeUDP(addr string, msg []byte) (bool, string) {
+// exchangeUDP sends msg to addr and returns the first datagram that
+// comes back (at most maxDatagram bytes), or nil and why none came.
+func exchangeUDP(addr string, msg []byte) ([]byte, string) {
 	c, err := net.Dial("udp", addr)
 	if err != nil {
-		return false, errWord(err)
+		return nil, errWord(err)
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(probeDeadline))
 	if _, err := c.Write(msg); err != nil {
-		return false, errWord(err)
+		return nil, errWord(err)
 	}
-	buf := make([]byte, 1500)
-	if _, err := c.Read(buf); err != nil {
-		return false, errWord(err)
+	buf := make([]byte, maxDatagram)
+	n, err := c.Read(buf)
+	if err != nil {
+		return nil, errWord(err)
 	}
-	return true, ""
+	return buf[:n], ""
 }
+
+// maxDatagram bounds the bytes of one reply the probe reads: a DNS
+// answer over UDP without EDNS is at most 512 bytes, and this is the
+// Ethernet MTU.
+const maxDatagram = 1500
 
 func dnsQuestion(name string) ([]byte, error) {
 	n, err := dnsmessage.NewName(strings.TrimSuffix(name, ".") + ".")
