@@ -35,6 +35,7 @@ func ExampleMutants() {
 	// redirects followed -> redirect_recheck
 	// exact match loosened to suffix -> exact_destination_match
 	// default route on the workload network -> default_deny
+	// embedded DNS forwards for the workload -> default_deny
 	// plane credential in the guard's environment -> authority_separation
 	// header denylist emptied -> exact_destination_match
 	// upstream failure answered as a denial -> connect_time_public_address

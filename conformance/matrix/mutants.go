@@ -83,6 +83,15 @@ var mutants = []Mutant{
 			{Old: `opts["com.docker.network.bridge.inhibit_ipv4"] = "true"`, New: `_ = opts`},
 			{Old: `if err := a.addRule(ctx, bin, "INPUT", "-i", a.innerBridge, "-j", "DROP"); err != nil {`, New: `if err := error(nil); bin == "" && err != nil {`},
 		}},
+	{Name: "embedded DNS forwards for the workload", Fact: conformance.DefaultDeny, File: "adapters/docker/instance.go",
+		// The allowlist workload's embedded DNS gets the topology's DNS
+		// server (its outer .53) as upstream and a route to it, the
+		// outer network, attached after the read-back: names the
+		// workload asks leave the sandbox as DNS questions.
+		Edits: []Edit{
+			{Old: "\t\thc.Dns = []string{BlackholeDNS}\n", New: "\t\thc.Dns = []string{i.cfg.Allowlist.addr(i.cfg.Allowlist.outer, 53).String()}\n"},
+			{Old: "\tif err := c.StartContainer(ctx, id); err != nil {\n", New: "\tif a := i.cfg.Allowlist; a != nil {\n\t\tif err := c.ConnectNetwork(ctx, a.outerName, id, \"\"); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n\tif err := c.StartContainer(ctx, id); err != nil {\n"},
+		}},
 	{Name: "plane credential in the guard's environment", Fact: conformance.AuthoritySeparation, File: "adapters/docker/topology.go",
 		// The Runner hands the guard its own environment, where it holds
 		// the plane credential.
