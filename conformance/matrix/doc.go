@@ -7,7 +7,10 @@
 // engine, plus what the matrix adds to it ([docker.Allowlist.StartService]):
 // its own DNS server, which answers TTL 0, flips one name between a public
 // and a private address from one question to the next, answers another
-// with both, and logs every question; live HTTP listeners on a
+// with both, answers every name under tunnel.test with a sentinel
+// address, and logs every question; a DNS control (a container on the
+// outer network whose embedded DNS's upstream is that server); live
+// HTTP listeners on a
 // public-looking address (two ports), on a private address and on the
 // guard's own loopback, recording every request; a TCP and UDP listener
 // on every address of the host; and the plane of a capability gateway
@@ -22,6 +25,16 @@
 //     listeners (or the engine's view of a container), and its digest; a
 //     fact holds only when every one of its cases passed. An
 //     unestablished case leaves its fact unheld, never held.
+//   - host_dns_tunnel passes only on an observation that can see a
+//     forward. The workload asks Docker's embedded DNS for a name unique
+//     to the run under tunnel.test, and the probe decodes the reply. The
+//     case fails when the owned DNS logged the name or the reply carries
+//     any record; it passes only when the DNS control's question (its
+//     embedded DNS forwards to the owned DNS) was logged and answered
+//     with the sentinel, and the workload got no reply or a decoded
+//     NXDOMAIN, REFUSED or SERVFAIL. Anything else is unestablished.
+//     With the owned DNS as the workload's upstream and a route to it
+//     (the control's topology), the case is red.
 //   - Every refusal is proven to be policy, not a dead port: each refused
 //     name resolves to a listener the host proved live before the cases
 //     ran, and a closed admitted port must answer as an upstream failure,
