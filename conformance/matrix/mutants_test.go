@@ -2,6 +2,9 @@ package matrix
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +162,25 @@ var pkgMutants = []mutation.Mutant{
 	{Name: "an unestablished case holds its fact", File: "matrix.go",
 		Edits: []mutation.Edit{{Old: "ok = ok && c.Verdict == Pass", New: "ok = ok && c.Verdict != Fail"}},
 		Kills: "TestHeld"},
+}
+
+// TestGuardMutantsApply checks, without an engine, that every guard and
+// provider mutant's edits still apply to the tree, each exactly once, so
+// a stale mutant fails in an ordinary run, not in CI's mutation step.
+func TestGuardMutantsApply(t *testing.T) {
+	for _, m := range Mutants() {
+		b, err := os.ReadFile(filepath.Join("../..", m.File))
+		if err != nil {
+			t.Errorf("mutant %q: %v", m.Name, err)
+			continue
+		}
+		text := string(b)
+		for i, e := range m.Edits {
+			if n := strings.Count(text, e.Old); n != 1 {
+				t.Errorf("mutant %q, edit %d: %s holds its text %d times, want once", m.Name, i, m.File, n)
+				continue
+			}
+			text = strings.Replace(text, e.Old, e.New, 1)
+		}
+	}
 }

@@ -39,7 +39,7 @@ import (
 // should.
 func RunTool(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "matrix tool: want dnsd, listen or probe")
+		fmt.Fprintln(stderr, "matrix tool: want dnsd, listen, probe, ask, mcp or dockerproc")
 		return 2
 	}
 	var err error
