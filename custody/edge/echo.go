@@ -46,8 +46,9 @@ import (
 func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body []byte) error {
 	echoed := false
 	err := reveal.With(secret, func(tok []byte) error {
-		forms, buf := echoForms(tok)
+		list, buf := echoForms(tok)
 		defer clear(buf) // forms[0] is tok itself, which reveal clears
+		forms := newEchoSet(list, false)
 		if echoIn(body, forms) {
 			echoed = true
 			return nil
@@ -55,14 +56,13 @@ func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body [
 		// The client canonicalised every header name's case before we
 		// see it, so names are searched with ASCII case folded. Folding
 		// the forms is done only for a name long enough to hold one.
-		var folded [][]byte
-		short := shortest(forms)
+		var folded *echoSet
 		for k, vs := range h {
-			if len(k) >= short {
+			if len(k) >= forms.short {
 				if folded == nil {
-					var fbuf []byte
-					folded, fbuf = foldForms(forms)
+					flist, fbuf := foldForms(list)
 					defer clear(fbuf)
+					folded = newEchoSet(flist, false)
 				}
 				name := appendASCIILower(make([]byte, 0, len(k)), []byte(k))
 				if echoIn(name, folded) { // a header name reaches the caller too
@@ -129,7 +129,7 @@ func withholdErrorEcho(secret *custody.Secret, b custody.Binding, err error) err
 	rerr := reveal.With(secret, func(tok []byte) error {
 		forms, buf := echoForms(tok)
 		defer clear(buf)
-		echoed = echoIn([]byte(err.Error()), forms)
+		echoed = echoIn([]byte(err.Error()), newEchoSet(forms, false))
 		return nil
 	})
 	ue := (*egress.UpstreamError)(nil)
@@ -263,10 +263,10 @@ func base64Core(align, n int) (first, last int) {
 
 // echoIn reports whether any form occurs in s as sent, in s with JSON
 // string escapes decoded, or in that decoded text percent-decoded.
-func echoIn(s []byte, forms [][]byte) bool {
+func echoIn(s []byte, forms *echoSet) bool {
 	// No view is longer than s (every decoding shrinks the text), so a
 	// text shorter than every form cannot hold one in any view.
-	if len(s) < shortest(forms) {
+	if len(s) < forms.short {
 		return false
 	}
 	if containsAny(s, forms) {
@@ -327,7 +327,7 @@ const maxViewRounds = 4
 // rounds have run; and in each round's text with CR and LF removed.
 // unescaped is echoIn's JSON view of s: a first round equal to it was
 // searched already and is not searched again.
-func echoInRepeated(s, unescaped []byte, forms [][]byte) bool {
+func echoInRepeated(s, unescaped []byte, forms *echoSet) bool {
 	cur, owned, first := s, false, 0
 	if bytes.IndexByte(s, '%') < 0 && bytes.IndexByte(s, '&') < 0 {
 		// With JSON escapes alone, the first round is the JSON view
@@ -519,15 +519,6 @@ func htmlRef(s []byte) (r rune, n int) {
 		return 0, 0
 	}
 	return r, i + 1
-}
-
-func containsAny(s []byte, forms [][]byte) bool {
-	for _, f := range forms {
-		if bytes.Contains(s, f) {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonUnescape returns a copy of s with every JSON string escape decoded,

@@ -221,8 +221,13 @@ func FuzzEchoViews(f *testing.F) {
 			}
 		}
 		body := append(append(bytes.Clone(text), placed...), text...)
-		if !echoIn(body, forms) {
-			t.Fatalf("token %q placed as %q in %q not found", tok, placed, body)
+		for _, filtered := range []bool{false, true} {
+			set := newEchoSet(forms, filtered)
+			found := echoIn(body, set)
+			set.clear()
+			if !found {
+				t.Fatalf("token %q placed as %q in %q not found (filtered %v)", tok, placed, body, filtered)
+			}
 		}
 	})
 }

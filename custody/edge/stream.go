@@ -118,8 +118,10 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 	// reveal callback, and zeroed when the reader is done: a stream's
 	// events are many and small.
 	return reveal.With(secret, func(tok []byte) error {
-		forms, buf := echoForms(tok)
+		list, buf := echoForms(tok)
 		defer clear(buf) // forms[0] is tok itself, which reveal clears
+		forms := newEchoSet(list, true)
+		defer forms.clear()
 		return read(&Stream{
 			Status: hresp.StatusCode, Header: h, Body: hresp.Body,
 			Screen: func(p []byte) error {

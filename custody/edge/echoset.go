@@ -1,0 +1,134 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+)
+
+// An echoSet is the forms echoIn looks for. A set made for a stream also
+// searches a long text for all of its forms in about one pass
+// (gramFilter) instead of one pass per form. It is not safe for
+// concurrent use, and it holds fragments of the credential: the caller
+// clears it with the forms' buffer.
+type echoSet struct {
+	forms    [][]byte
+	short    int         // the length of the shortest form
+	filtered bool        // search long texts through filter, built on first use
+	filter   *gramFilter // nil until built, or when the forms are too short for it
+}
+
+// newEchoSet returns the set of forms (non-empty); filtered asks for the
+// one-pass search of long texts, worth its set-up for a stream.
+func newEchoSet(forms [][]byte, filtered bool) *echoSet {
+	return &echoSet{forms: forms, short: shortest(forms), filtered: filtered}
+}
+
+// clear zeroes what the set derived from the forms.
+func (e *echoSet) clear() {
+	if e.filter != nil {
+		clear(e.filter.grams)
+		clear(e.filter.bits[:])
+	}
+}
+
+// filterMinText is the shortest text a filtered set searches through its
+// filter: below it, a pass per form is as quick.
+const filterMinText = 4 << 10
+
+// containsAny reports whether any form of e occurs in s.
+func containsAny(s []byte, e *echoSet) bool {
+	if e.filtered && len(s) >= filterMinText {
+		if e.filter == nil {
+			e.filter = newGramFilter(e.forms)
+			e.filtered = e.filter != nil
+		}
+		if e.filter != nil {
+			return e.filter.containsAny(s, e.forms)
+		}
+	}
+	return containsEach(s, e.forms)
+}
+
+// containsEach reports whether any of forms occurs in s, one pass per
+// form.
+func containsEach(s []byte, forms [][]byte) bool {
+	for _, f := range forms {
+		if bytes.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// gramLen is the length of the grams a gramFilter indexes: eight bytes,
+// read as one uint64.
+const gramLen = 8
+
+// minFilteredForm is the shortest form a gramFilter serves: with shorter
+// forms its stride would be too short to pay, and the forms are searched
+// one pass each.
+const minFilteredForm = 2 * gramLen
+
+// A gramFilter finds every occurrence of forms at least minFilteredForm
+// long while reading only every stride-th gram of a text. Every gram
+// (every eight bytes at every offset) of every form is in grams. An
+// occurrence of a form of length at least short covers the positions
+// p..p+short-1, so some multiple j of stride = short-gramLen+1 lies in
+// p..p+stride-1, and the gram at j ends by p+short: it lies inside the
+// occurrence, so it is one of grams. The filter looks up the gram at
+// every multiple of stride (a bit set first, then the sorted grams), and
+// on a hit searches the window around it that any occurrence through it
+// lies in, form by form. A miss everywhere proves no form occurs.
+type gramFilter struct {
+	stride int // short - gramLen + 1
+	long   int // the length of the longest form
+	bits   [1 << 10]uint64
+	grams  []uint64 // sorted, without duplicates
+}
+
+// newGramFilter returns the filter of forms, or nil when a form is
+// shorter than minFilteredForm.
+func newGramFilter(forms [][]byte) *gramFilter {
+	short, long, n := len(forms[0]), 0, 0
+	for _, f := range forms {
+		short, long, n = min(short, len(f)), max(long, len(f)), n+len(f)-gramLen+1
+	}
+	if short < minFilteredForm {
+		return nil
+	}
+	g := &gramFilter{stride: short - gramLen + 1, long: long, grams: make([]uint64, 0, n)}
+	for _, f := range forms {
+		for i := 0; i+gramLen <= len(f); i++ {
+			v := binary.LittleEndian.Uint64(f[i:])
+			h := gramHash(v)
+			g.bits[h/64] |= 1 << (h % 64)
+			g.grams = append(g.grams, v)
+		}
+	}
+	slices.Sort(g.grams)
+	g.grams = slices.Compact(g.grams)
+	return g
+}
+
+// gramHash maps a gram to a bit of gramFilter.bits.
+func gramHash(v uint64) uint32 { return uint32((v * 0x9e3779b97f4a7c15) >> 48) }
+
+// containsAny reports whether any of forms (those g was made from)
+// occurs in s.
+func (g *gramFilter) containsAny(s []byte, forms [][]byte) bool {
+	for j := 0; j+gramLen <= len(s); j += g.stride {
+		v := binary.LittleEndian.Uint64(s[j:])
+		h := gramHash(v)
+		if g.bits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		if _, ok := slices.BinarySearch(g.grams, v); !ok {
+			continue
+		}
+		if containsEach(s[max(0, j+gramLen-g.long):min(len(s), j+g.long)], forms) {
+			return true
+		}
+	}
+	return false
+}
