@@ -1,6 +1,12 @@
 package runner
 
-import "github.com/checkfu/checkfu"
+import (
+	"strconv"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/adapters"
+)
 
 // The codes of the refusals this package adds; every other refusal on
 // the Runner's path keeps the code of the package that refused
@@ -101,3 +107,88 @@ const (
 	// CodePublished: Session.Publish published a SandboxProfile version.
 	CodePublished ResultCode = "published"
 )
+
+// The results of a process_started event: what the comparison of the
+// instance's evidence with what the Runner holds can mean
+// (adapters.Assurance), recorded whether it passed or not.
+const (
+	// CodeIsolationChecked: the provider is in-process, and the
+	// enforcement clause compared its statement with a Runner-owned fact
+	// (adapters.AssuranceIsolationChecked).
+	CodeIsolationChecked ResultCode = "isolation_checked"
+	// CodeIdentityOnly: the provider sits across a wire, or its
+	// placement is unknown; the match is an identity check, never an
+	// isolation check (adapters.AssuranceIdentityOnly).
+	CodeIdentityOnly ResultCode = "identity_only"
+)
+
+// The results of a turn_ended event: the ACP stop reason the agent gave
+// (acp.StopReason), or why the turn ended without one.
+const (
+	// CodeEndTurn: the agent ended its turn (acp.StopEndTurn).
+	CodeEndTurn ResultCode = "end_turn"
+	// CodeMaxTokens: the model's token limit ended the turn
+	// (acp.StopMaxTokens).
+	CodeMaxTokens ResultCode = "max_tokens"
+	// CodeMaxTurnRequests: the agent's limit of requests in one turn
+	// ended it (acp.StopMaxTurnRequests).
+	CodeMaxTurnRequests ResultCode = "max_turn_requests"
+	// CodeRefusal: the agent refused to go on (acp.StopRefusal).
+	CodeRefusal ResultCode = "refusal"
+	// CodeCancelled: the turn was cancelled (acp.StopCancelled).
+	CodeCancelled ResultCode = "cancelled"
+	// CodeFailed: the prompt failed; the event's Code says why.
+	CodeFailed ResultCode = "failed"
+	// CodeClosed: Agent.Close or Session.Close ended the turn before
+	// the agent did.
+	CodeClosed ResultCode = "closed"
+)
+
+// The results of a process_exited event; an exit with a status is
+// exit_<status> (exitResult).
+const (
+	// CodeKilled: the Runner killed the process (a failed
+	// handshake, evidence that does not match, Session.Close) and did not
+	// wait for its status.
+	CodeKilled ResultCode = "killed"
+	// CodeUnreaped: the process was killed and its provider reported
+	// no exit within ExitGrace (the refusal's code is
+	// CodeProcessUnreaped).
+	CodeUnreaped ResultCode = "unreaped"
+)
+
+// assuranceResult returns the result of a process_started event whose
+// evidence comparison had assurance a. Anything but isolation_checked is
+// identity_only: a result never claims more than the comparison meant.
+func assuranceResult(a adapters.Assurance) ResultCode {
+	if a == adapters.AssuranceIsolationChecked {
+		return CodeIsolationChecked
+	}
+	return CodeIdentityOnly
+}
+
+// stopResult returns the result of a turn_ended event for the stop
+// reason r; a reason ACP v1 does not define (which the ACP client
+// refuses before it gets here) is CodeFailed.
+func stopResult(r acp.StopReason) ResultCode {
+	switch r {
+	case acp.StopEndTurn:
+		return CodeEndTurn
+	case acp.StopMaxTokens:
+		return CodeMaxTokens
+	case acp.StopMaxTurnRequests:
+		return CodeMaxTurnRequests
+	case acp.StopRefusal:
+		return CodeRefusal
+	case acp.StopCancelled:
+		return CodeCancelled
+	}
+	return CodeFailed
+}
+
+// exitResult returns the result of a process_exited event for a process
+// that exited with status: exit_<status>, the one result that carries a
+// number (the provider's exit status, never text).
+func exitResult(status int) ResultCode {
+	return ResultCode("exit_" + strconv.Itoa(status))
+}

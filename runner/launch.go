@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -162,7 +161,7 @@ func (s *Session) launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		}
 		delete(s.agents, a)
 		s.mu.Unlock()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACP)}, err, ""), a.exited(ctx, "killed"))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACP)}, err, ""), a.exited(ctx, CodeKilled))
 	}
 	return a, nil
 }
@@ -289,8 +288,9 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	}()
 	// Step 4: the evidence, against what the Runner holds.
 	m := adapters.MatchEvidence(r.held(spec), proc.Evidence())
-	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.enrollment.Target(), ProcessID: s.rc.Session, Result: string(m.Assurance)}
-	if err := s.decide(ctx, ev, m.Err(), string(m.Assurance)); err != nil || !m.OK() {
+	started := assuranceResult(m.Assurance)
+	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.enrollment.Target(), ProcessID: s.rc.Session, Result: string(started)}
+	if err := s.decide(ctx, ev, m.Err(), started); err != nil || !m.OK() {
 		// The sandbox is not the one admitted: nothing of it is
 		// served, now or later.
 		if ln != nil {
@@ -299,7 +299,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			s.plane.mismatched = true
 		}
 		a.kill()
-		return nil, errors.Join(m.Err(), err, a.exited(ctx, "killed"))
+		return nil, errors.Join(m.Err(), err, a.exited(ctx, CodeKilled))
 	}
 	if ln != nil {
 		s.plane.serve(ln)
@@ -406,9 +406,9 @@ func (a *Agent) prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 	a.turn = true
 	a.mu.Unlock()
 	resp, err := a.client.Prompt(ctx, a.session, acp.TextBlock(text))
-	result := "failed"
+	result := CodeFailed
 	if err == nil {
-		result = string(resp.StopReason)
+		result = stopResult(resp.StopReason)
 	}
 	open, lerr := a.endTurn(context.WithoutCancel(ctx), result, err)
 	if lerr != nil {
@@ -429,7 +429,7 @@ func (a *Agent) Cancel() error { return a.client.Cancel(a.session) }
 
 // endTurn appends the end of the turn in flight, once, and reports
 // whether a turn was in flight.
-func (a *Agent) endTurn(ctx context.Context, result string, err error) (bool, error) {
+func (a *Agent) endTurn(ctx context.Context, result ResultCode, err error) (bool, error) {
 	a.mu.Lock()
 	open := a.turn
 	a.turn = false
@@ -437,7 +437,7 @@ func (a *Agent) endTurn(ctx context.Context, result string, err error) (bool, er
 	if !open {
 		return false, nil
 	}
-	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.enrollment.Target()}
+	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: string(result), Provider: a.s.r.enrollment.Target()}
 	if err != nil {
 		ev.Code = codeOf(err)
 	}
@@ -445,7 +445,7 @@ func (a *Agent) endTurn(ctx context.Context, result string, err error) (bool, er
 }
 
 // exited appends the end of the process, once.
-func (a *Agent) exited(ctx context.Context, result string) error {
+func (a *Agent) exited(ctx context.Context, result ResultCode) error {
 	a.mu.Lock()
 	done := a.ended
 	a.ended = true
@@ -453,7 +453,7 @@ func (a *Agent) exited(ctx context.Context, result string) error {
 	if done {
 		return nil
 	}
-	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: result, Provider: a.s.r.enrollment.Target()})
+	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: string(result), Provider: a.s.r.enrollment.Target()})
 }
 
 // workDir is the cwd session/new names for a process of inst.
@@ -484,7 +484,7 @@ func (a *Agent) Close(ctx context.Context) error {
 // close is Close inside its span.
 func (a *Agent) close(ctx context.Context) error {
 	// A turn still in flight ends here, before the client does.
-	_, terr := a.endTurn(context.WithoutCancel(ctx), "closed", nil)
+	_, terr := a.endTurn(context.WithoutCancel(ctx), CodeClosed, nil)
 	a.client.Close()
 	var err error
 	select {
@@ -504,12 +504,12 @@ func (a *Agent) close(ctx context.Context) error {
 	ferr := a.s.flushRefusals(context.WithoutCancel(ctx))
 	// a.code is read only once Wait has returned it: unreaped, it may
 	// still be written.
-	result := "killed"
+	result := CodeKilled
 	switch {
 	case errors.Is(err, CodeProcessUnreaped):
-		result = "unreaped"
+		result = CodeUnreaped
 	case err == nil:
-		result = "exit_" + strconv.Itoa(a.code)
+		result = exitResult(a.code)
 	}
 	return errors.Join(terr, err, ferr, a.exited(ctx, result))
 }

@@ -155,7 +155,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `context.WithTimeout(context.Background(), ExitGrace)`, New: `context.WithCancel(context.Background())`}},
 		Kills: "TestStubbornProviderCannotHoldTheSession"},
 	{Name: "Session.Close logs no end of the turn in flight", File: "session.go",
-		Edits: []mutation.Edit{{Old: `		_, terr := a.endTurn(context.Background(), "closed", nil)
+		Edits: []mutation.Edit{{Old: `		_, terr := a.endTurn(context.Background(), CodeClosed, nil)
 `, New: `		var terr error
 `}},
 		Kills: "TestCloseEndsATurnThatNeverEnds"},
@@ -258,6 +258,9 @@ var mutants = []mutation.Mutant{
 	{Name: "a session's agents share one lease", File: "plane.go",
 		Edits: []mutation.Edit{{Old: "	l, err := p.gw.Leases.Issue(p.request)\n", New: "	l, err := p.gw.Lease, error(nil)\n"}},
 		Kills: "TestEachAgentHasItsOwnLease"},
+	{Name: "every process_started result claims isolation_checked", File: "codes.go",
+		Edits: []mutation.Edit{{Old: "if a == adapters.AssuranceIsolationChecked {", New: "if a != \"\" {"}},
+		Kills: "TestRemotePlacementNeverIsolationChecked"},
 	{Name: "an agent's lease outlives it", File: "plane.go",
 		Edits: []mutation.Edit{{Old: "		_ = p.gw.Leases.Revoke(p.grant.ID)\n		p.grant,", New: "		p.grant,"}},
 		Kills: "TestEachAgentHasItsOwnLease"},

@@ -10,15 +10,39 @@ import (
 )
 
 // resultLiterals returns the position of every string literal written
-// as an event's Result (a Result: "..." member or an x.Result = "..."
-// assignment) in the Go files fset parsed.
+// as an event's Result in the Go files fset parsed: a Result: "..."
+// member, an x.Result = "..." assignment, a non-empty literal passed
+// where a function of the files takes a ResultCode (a literal converts
+// to it silently), and a ResultCode("...") conversion outside codes.go.
 func resultLiterals(fset *token.FileSet, files []*ast.File) []string {
 	var out []string
 	isLit := func(e ast.Expr) bool {
 		lit, ok := e.(*ast.BasicLit)
 		return ok && lit.Kind == token.STRING
 	}
+	// takes[name] lists the parameter positions of type ResultCode of
+	// each function and method the files declare.
+	takes := map[string][]int{}
 	for _, f := range files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			i := 0
+			for _, field := range fn.Type.Params.List {
+				n := max(len(field.Names), 1)
+				if id, ok := field.Type.(*ast.Ident); ok && id.Name == "ResultCode" {
+					for j := range n {
+						takes[fn.Name.Name] = append(takes[fn.Name.Name], i+j)
+					}
+				}
+				i += n
+			}
+		}
+	}
+	for _, f := range files {
+		codes := filepath.Base(fset.Position(f.Pos()).Filename) == "codes.go"
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.KeyValueExpr:
@@ -29,6 +53,22 @@ func resultLiterals(fset *token.FileSet, files []*ast.File) []string {
 				for i, l := range n.Lhs {
 					if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Result" && i < len(n.Rhs) && isLit(n.Rhs[i]) {
 						out = append(out, fset.Position(n.Pos()).String())
+					}
+				}
+			case *ast.CallExpr:
+				var name string
+				switch fun := n.Fun.(type) {
+				case *ast.Ident:
+					name = fun.Name
+				case *ast.SelectorExpr:
+					name = fun.Sel.Name
+				}
+				if name == "ResultCode" && !codes && len(n.Args) == 1 && isLit(n.Args[0]) {
+					out = append(out, fset.Position(n.Pos()).String())
+				}
+				for _, i := range takes[name] {
+					if i < len(n.Args) && isLit(n.Args[i]) && n.Args[i].(*ast.BasicLit).Value != `""` {
+						out = append(out, fset.Position(n.Args[i].Pos()).String())
 					}
 				}
 			}
@@ -74,13 +114,19 @@ func f() {
 	ev.Result = "refused"
 	ev.Result = string(CodeRefused)
 	_ = Event{Result: string(CodeRefusedPlane)}
-}`
+	exited(ctx, "killed")
+	a.exited(ctx, CodeKilled)
+	s.decide(ctx, ev, err, "")
+	_ = ResultCode("exit_1")
+}
+func exited(ctx context.Context, result ResultCode) {}
+func (s *Session) decide(ctx context.Context, ev Event, err error, ok ResultCode) {}`
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resultLiterals(fset, []*ast.File{f}); len(got) != 2 {
-		t.Errorf("resultLiterals found %v, want the two free strings", got)
+	if got := resultLiterals(fset, []*ast.File{f}); len(got) != 4 {
+		t.Errorf("resultLiterals found %v, want the four free strings", got)
 	}
 }

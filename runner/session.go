@@ -112,7 +112,7 @@ func (s *Session) publish(ctx context.Context, doc []byte, prev *admission.Publi
 	if v != nil {
 		ev.Profile = profileRevision(v)
 	}
-	if lerr := s.decide(ctx, ev, err, string(CodePublished)); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, CodePublished); lerr != nil {
 		return nil, lerr
 	}
 	if err != nil {
@@ -158,7 +158,7 @@ func (s *Session) admitStep(ctx context.Context, v *admission.Published, lane ad
 	if rec != nil {
 		ev.Scope = "lane:" + rec.Facts().Lane.String()
 	}
-	if lerr := s.decide(ctx, ev, err, string(CodeAdmitted)); lerr != nil {
+	if lerr := s.decide(ctx, ev, err, CodeAdmitted); lerr != nil {
 		return lerr
 	}
 	if err != nil {
@@ -212,10 +212,10 @@ func (s *Session) Record() *admission.Record {
 // nil; deny with err's code otherwise, ev.Result naming what was refused
 // (CodeRefused when empty). An event that cannot be appended is an error
 // of its own: an unrecorded decision is no decision.
-func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok string) error {
+func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok ResultCode) error {
 	ev.Decision = eventlog.DecisionAllow
 	if err == nil {
-		ev.Result = ok
+		ev.Result = string(ok)
 	} else {
 		ev.Decision = eventlog.DecisionDeny
 		ev.Code = codeOf(err)
@@ -301,10 +301,10 @@ func (s *Session) Close() error {
 	for a := range s.agents {
 		// The turn ends here, before the client does: an answer the
 		// agent sends as its input closes is not the turn's end.
-		_, terr := a.endTurn(context.Background(), "closed", nil)
+		_, terr := a.endTurn(context.Background(), CodeClosed, nil)
 		a.client.Close()
 		a.proc.Kill()
-		err = errors.Join(err, terr, a.exited(context.Background(), "killed"))
+		err = errors.Join(err, terr, a.exited(context.Background(), CodeKilled))
 	}
 	s.agents = nil
 	err = errors.Join(err, s.flushRefusals(context.Background()))
