@@ -47,6 +47,20 @@ type AgentLaunch struct {
 	// ToolNamespace, when set, is the namespace tool that holds ToolName
 	// (Codex groups each server's tools in one).
 	ToolNamespace string
+	// PermissionTitle, when set, is the title of the agent's ACP
+	// permission request for tool {tool} of server {server}, where it
+	// is not ToolName (Codex: "Tool: {server}/{tool}").
+	PermissionTitle string
+	// PermissionArguments, when set, is the member of the permission
+	// request's rawInput that holds the tool's arguments (Codex:
+	// "arguments"); empty means rawInput is the arguments.
+	PermissionArguments string
+	// PermissionByToolCall says the agent's permission requests name no
+	// tool (codex-acp asks "Approve MCP tool call" for every one): the
+	// tool is the one of the tool call the agent announced earlier under
+	// the same toolCallId (ACP session/update tool_call), whose title
+	// and rawInput PermissionTitle and PermissionArguments describe.
+	PermissionByToolCall bool
 }
 
 // agentLaunches are the agents the notes show running offline under ACP
@@ -88,6 +102,10 @@ enabled = false
 		OptOuts:       []string{"check_for_update_on_startup", "analytics.enabled"},
 		ToolName:      "{tool}",
 		ToolNamespace: "mcp__{server}",
+		// codex-acp 0.16.0 announces the call as "Tool: checkfu/list_issues"
+		// with rawInput {"server", "tool", "arguments"}, then asks
+		// "Approve MCP tool call" under the same toolCallId.
+		PermissionTitle: "Tool: {server}/{tool}", PermissionArguments: "arguments", PermissionByToolCall: true,
 	},
 	"gemini-cli": {
 		Vendor: "Google", Package: "@google/gemini-cli@0.61.0",
@@ -165,6 +183,17 @@ func (a AgentLaunch) Render(install, home, modelURL string) Rendered {
 		out.Files[path.Join(home, p)] = r.Replace(c)
 	}
 	return out
+}
+
+// Permission returns the title of the agent's permission request for
+// tool of MCP server server: PermissionTitle, else the name its model
+// sees (ToolName).
+func (a AgentLaunch) Permission(server, tool string) string {
+	if a.PermissionTitle == "" {
+		name, _ := a.Tool(server, tool)
+		return name
+	}
+	return strings.NewReplacer("{server}", server, "{tool}", tool).Replace(a.PermissionTitle)
 }
 
 // Tool returns the name the agent's model sees for tool of MCP server

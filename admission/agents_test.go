@@ -75,6 +75,15 @@ func TestAgentHarnesses(t *testing.T) {
 	if n, ns := codex.Tool("checkfu", "list_issues"); n != "list_issues" || ns != "mcp__checkfu" {
 		t.Errorf("codex tool name %q %q", n, ns)
 	}
+	// How each names a tool in its permission requests, as observed with
+	// the pinned versions: Claude Code by the model's name; codex-acp
+	// by the title of the tool call it announced first.
+	if p := claude.Permission("checkfu", "list_issues"); p != "mcp__checkfu__list_issues" || claude.PermissionByToolCall {
+		t.Errorf("claude-code permission title %q, by tool call %v", p, claude.PermissionByToolCall)
+	}
+	if p := codex.Permission("checkfu", "list_issues"); p != "Tool: checkfu/list_issues" || !codex.PermissionByToolCall || codex.PermissionArguments != "arguments" {
+		t.Errorf("codex permission title %q, by tool call %v, arguments %q", p, codex.PermissionByToolCall, codex.PermissionArguments)
+	}
 	if _, ok := admission.Agent("claude"); ok {
 		t.Error("an unknown agent was found")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -62,14 +63,15 @@ func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approva
 // call: ACP's title names the profile's tool, and rawInput holds the
 // arguments the agent will call it with. Every other member is ignored.
 type permissionCall struct {
-	Title    string          `json:"title"`
-	RawInput json.RawMessage `json:"rawInput"`
+	ToolCallID string          `json:"toolCallId"`
+	Title      string          `json:"title"`
+	RawInput   json.RawMessage `json:"rawInput"`
 }
 
 // tracedPermission is permission inside the span of the step
 // "permission", under the session's trace parent (the agent's request
 // cannot carry the host's context).
-func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, *sc)
 	}
@@ -91,7 +93,7 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // CodePermissionUnbound, and an action the session's actor holds no
 // permission assignment for with authz.CodePermissionMissing, logged,
 // without asking the Approver.
-func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
@@ -154,16 +156,31 @@ var errReadOnlyPermission = errors.New("runner: read_only tool")
 // profile tool by its name, or, for an agent launched from a harness
 // entry (agent non-nil), by the name that agent's model sees for it
 // through the door's MCP server (mcp__checkfu__list_issues).
-func (s *Session) bind(ch *gateway.Channel, agent *admission.AgentLaunch, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
+func (s *Session) bind(ch *gateway.Channel, agent *harness, req acp.RequestPermissionRequest) (ApprovalRequest, authz.ApprovalBinding, error) {
 	var call permissionCall
 	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
 		return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
 	}
+	if noted, ok := agent.toolCall(call.ToolCallID); ok {
+		// The agent's request names no tool (codex-acp): the tool call
+		// it announced under the same id does.
+		call = noted
+	}
 	for _, t := range s.r.tools {
-		if t.Tool != call.Title && !agentNames(agent, t.Tool, call.Title) {
+		byAgent := t.Tool != call.Title
+		if byAgent && !agent.names(t.Tool, call.Title) {
 			continue
 		}
 		args := call.RawInput
+		if byAgent && agent.launch.PermissionArguments != "" {
+			// The agent wraps the arguments (codex-acp: {"server",
+			// "tool", "arguments"}): the dry run binds the wrapped ones.
+			var wrapped map[string]json.RawMessage
+			if err := strictjson.Unmarshal(args, &wrapped, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
+				return ApprovalRequest{}, authz.ApprovalBinding{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's rawInput is not a JSON object: %v", err)
+			}
+			args = wrapped[agent.launch.PermissionArguments]
+		}
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
@@ -208,13 +225,74 @@ func reject(req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	return acp.CancelledOutcome()
 }
 
-// agentNames reports whether title is the name agent's model sees for
-// the profile's tool through the door's MCP server; an agent with no
-// harness entry names its tools only by their own names.
-func agentNames(agent *admission.AgentLaunch, tool, title string) bool {
-	if agent == nil || agent.ToolName == "" {
+// MaxNotedToolCalls bounds the tool calls the Runner remembers of an
+// agent whose harness entry binds permission requests by tool call
+// (admission.AgentLaunch.PermissionByToolCall): the most recent ones are
+// kept, an older one is forgotten and a permission request naming it is
+// unbound.
+const MaxNotedToolCalls = 64
+
+// A harness is an agent's harness entry, as the Runner uses it to bind
+// its permission requests, with the tool calls it announced. A nil
+// harness binds by the tool's own name only.
+type harness struct {
+	launch *admission.AgentLaunch
+
+	mu    sync.Mutex
+	calls map[string]permissionCall // guarded by mu
+	order []string                  // guarded by mu: ids, oldest first
+}
+
+// newHarness returns the harness of a copy of launch, or nil.
+func newHarness(launch *admission.AgentLaunch) *harness {
+	if launch == nil {
+		return nil
+	}
+	c := *launch
+	return &harness{launch: &c, calls: map[string]permissionCall{}}
+}
+
+// names reports whether title is the name the harness's permission
+// requests give the profile's tool (admission.AgentLaunch.Permission):
+// mcp__checkfu__list_issues for Claude Code.
+func (h *harness) names(tool, title string) bool {
+	if h == nil {
 		return false
 	}
-	name, _ := agent.Tool(MCPServerName, tool)
-	return name == title
+	name := h.launch.Permission(MCPServerName, tool)
+	return name != "" && name == title
+}
+
+// note remembers a tool call the agent announced (session/update
+// tool_call), when its harness binds permission requests by tool call.
+func (h *harness) note(n acp.SessionNotification) {
+	if h == nil || !h.launch.PermissionByToolCall || n.Kind() != "tool_call" {
+		return
+	}
+	var call permissionCall
+	if strictjson.Unmarshal(n.Update, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}) != nil || call.ToolCallID == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.calls[call.ToolCallID]; !ok {
+		h.order = append(h.order, call.ToolCallID)
+	}
+	h.calls[call.ToolCallID] = call
+	if len(h.order) > MaxNotedToolCalls {
+		delete(h.calls, h.order[0])
+		h.order = h.order[1:]
+	}
+}
+
+// toolCall returns the tool call the agent announced as id, when its
+// harness binds permission requests by tool call.
+func (h *harness) toolCall(id string) (permissionCall, bool) {
+	if h == nil || !h.launch.PermissionByToolCall || id == "" {
+		return permissionCall{}, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.calls[id]
+	return c, ok
 }

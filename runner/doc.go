@@ -104,7 +104,11 @@
 //     MaxHomeFiles and MaxHomeFileBytes. A permission request may name a
 //     profile tool by the name the harness entry says the agent's model
 //     sees (mcp__checkfu__list_issues); it is bound exactly as by the
-//     tool's own name.
+//     tool's own name. For an agent whose requests name no tool
+//     (admission.AgentLaunch.PermissionByToolCall: codex-acp), the
+//     request is bound to the tool call the agent announced under the
+//     same toolCallId, of which the Runner remembers the
+//     MaxNotedToolCalls most recent; an id never announced is unbound.
 //   - Each prompt turn's end (its ACP stop reason, or "failed" with a
 //     code, or "closed" when Agent.Close or Session.Close ended it first)
 //     and each agent process's end are in the log, once each, on every

@@ -313,12 +313,8 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	// spent closes the agent's client once the session's refusal budget
 	// is spent, before the refusal is answered: the agent never learns
 	// of a refusal past the budget on an open channel.
-	agent := cfg.Agent // the harness entry, a copy the caller cannot change
-	if agent != nil {
-		c := *agent
-		agent = &c
-	}
-	ready := make(chan struct{}) // closed once a.client is set
+	agent := newHarness(cfg.Agent) // a copy the caller cannot change
+	ready := make(chan struct{})   // closed once a.client is set
 	spent := func() {
 		if s.refusals.exhausted() {
 			<-ready
@@ -327,7 +323,14 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	}
 	a.client = acp.NewClient(proc.Stdout(), proc.Stdin(), acp.Config{
 		ClientInfo: &acp.Implementation{Name: "checkfu-runner", Version: "v1"},
-		OnUpdate:   cfg.OnUpdate,
+		OnUpdate: func(n acp.SessionNotification) {
+			// In arrival order, before any later permission request
+			// is answered: the tool calls it may name are noted.
+			agent.note(n)
+			if cfg.OnUpdate != nil {
+				cfg.OnUpdate(n)
+			}
+		},
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 			defer spent()
 			if !inProcess {

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,21 +85,30 @@ func probeModel() {
 // is modelCanary, assigned to the member.
 func modelRig(t *testing.T, m *runnertest.Model, models ...string) *rig {
 	t.Helper()
+	return dialectRig(t, m, modelroute.AnthropicMessages, models...)
+}
+
+// dialectRig is modelRig for the model route of dialect d.
+func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, models ...string) *rig {
+	t.Helper()
 	srv := m.Start()
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
 	base := "https://model.example.com:" + strconv.Itoa(int(port))
+	headers := []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}
+	if d != modelroute.AnthropicMessages {
+		headers = []string{"Content-Type", "Accept", "Openai-Beta"}
+	}
 	g := newRig(t, func(c *runner.Config, g *rig) {
 		g.dns.Set("model.example.com", netip.MustParseAddr("127.0.0.1"))
 		c.Connections = append(c.Connections, runner.Connection{Credential: modelCred, Provider: integration,
-			Rules: []egress.Rule{{Host: "model.example.com", Port: port, PathPrefix: "/v1/messages", Methods: []string{"POST"},
-				Headers: []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}}},
-			Tools: []authz.Registration{{Capability: "model.anthropic", Operation: "POST", Resource: base + "/v1/messages", Credential: modelCred,
+			Rules: []egress.Rule{{Host: "model.example.com", Port: port, PathPrefix: d.Path(), Methods: []string{"POST"}, Headers: headers}},
+			Tools: []authz.Registration{{Capability: "model." + string(d), Operation: "POST", Resource: base + d.Path(), Credential: modelCred,
 				Effect: authz.ReadOnly, Protocol: authz.ModelAPI,
 				Tool:  authz.ToolDescriptor{Name: "model", Description: "The agent's own model.", InputSchema: json.RawMessage(`{"type":"object"}`)},
-				Model: authz.ModelRoute{Dialect: modelroute.AnthropicMessages, Models: models, Requests: 64, Tokens: 1 << 20}}},
+				Model: authz.ModelRoute{Dialect: d, Models: models, Requests: 64, Tokens: 1 << 20}}},
 		})
-		c.Assignments = append(c.Assignments, authz.PermissionAssignment{Actor: member.Actor, Capability: "model.anthropic",
+		c.Assignments = append(c.Assignments, authz.PermissionAssignment{Actor: member.Actor, Capability: "model." + string(d),
 			Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)})
 	})
 	if err := g.PutCredential(context.Background(), modelCred, custody.NewSecret([]byte(modelCanary))); err != nil {
@@ -116,8 +126,13 @@ func checkModelUpstream(t *testing.T, got []runnertest.ModelRequest) {
 		t.Fatal("the model server received nothing")
 	}
 	for i, req := range got {
-		if req.Header.Get("X-Api-Key") != modelCanary || req.Header.Get("Authorization") != "" {
-			t.Errorf("model request %d: x-api-key %q, authorization %q; want the key the edge attached, alone", i+1, req.Header.Get("X-Api-Key"), req.Header.Get("Authorization"))
+		key, other := req.Header.Get("X-Api-Key"), req.Header.Get("Authorization")
+		if strings.HasSuffix(req.Path, "/responses") {
+			// OpenAI: the key as a bearer token.
+			key, other = strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer "), req.Header.Get("X-Api-Key")
+		}
+		if key != modelCanary || other != "" {
+			t.Errorf("model request %d: key %q, other credential header %q; want the key the edge attached, alone", i+1, key, other)
 		}
 		if strings.Contains(fmt.Sprint(req.Header), admission.PlaceholderKey) || bytes.Contains(req.Body, []byte(admission.PlaceholderKey)) {
 			t.Errorf("model request %d carries the agent's placeholder", i+1)
@@ -317,4 +332,52 @@ func TestAgentLaunchHomeFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPermissionByToolCall: for a harness entry whose permission requests
+// name no tool (codex-acp asks "Approve MCP tool call" for each), the
+// Runner binds a request to the tool call the agent announced under the
+// same toolCallId: an announced read_only call is allowed and logged as
+// such, and a request whose id was never announced is unbound, logged.
+func TestPermissionByToolCall(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	codex, _ := admission.Agent("codex")
+	announce := codex.Permission(runner.MCPServerName, "list_issues")
+	said := turnWith(t, s, runner.LaunchConfig{Agent: &codex}, []runnertest.Step{
+		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true, Title: "Approve MCP tool call", Announce: announce},
+		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true, Title: "Approve MCP tool call"},
+	})
+	want := []string{"[scripted] tools/list -> create_issue, list_issues", "[scripted] list_issues -> permitted by the client", `[scripted] list_issues -> {"issues":[1]}`, "[scripted] list_issues -> not permitted by the client"}
+	if strings.Join(said, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the agent said %q, want %q", said, want)
+	}
+	var got []row
+	for _, r := range rows(entries(t, g.Runner, member.Session)) {
+		if r.Kind == eventlog.KindSkip || r.Kind == eventlog.KindDenial {
+			got = append(got, r)
+		}
+	}
+	if wantRows := []row{{eventlog.KindSkip, eventlog.DecisionAllow, "", runner.ResultReadOnlyPermission}, {eventlog.KindDenial, eventlog.DecisionDeny, string(runner.CodePermissionUnbound), string(runner.CodeRefusedPermission)}}; !slices.Equal(got, wantRows) {
+		t.Fatalf("log %v, want %v", got, wantRows)
+	}
+}
+
+// turnWith is turn with cfg's other fields.
+func turnWith(t *testing.T, s *runner.Session, cfg runner.LaunchConfig, script []runnertest.Step) []string {
+	t.Helper()
+	ctx := context.Background()
+	var said []string
+	cfg.Process, cfg.OnUpdate = agentSpec(t, script), collect(&said)
+	a, err := s.Launch(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Prompt(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return said
 }

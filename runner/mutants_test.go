@@ -288,8 +288,22 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `len(content) > MaxHomeFileBytes {`, New: `len(content) > MaxHomeFileBytes+1 {`}},
 		Kills: "TestAgentLaunchHomeFiles"},
 	{Name: "a permission named as the harness's model sees the tool is unbound", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `	return name == title
-`, New: `	return name == title && false
+		Edits: []mutation.Edit{{Old: `	return name != "" && name == title
+`, New: `	return name != "" && name == title+"?"
 `}},
 		Kills: "TestModelRouteUnderTheDoor"},
+	{Name: "an agent's announced tool calls are remembered without bound", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `len(h.order) > MaxNotedToolCalls {`, New: `len(h.order) > MaxNotedToolCalls+1 {`}},
+		Kills: "TestHarnessNotesAtMostMaxNotedToolCalls"},
+	{Name: "a tool call update is noted as the call the agent announced", File: "approve.go",
+		Edits: []mutation.Edit{{Old: ` || n.Kind() != "tool_call" {`, New: ` {`}},
+		Kills: "TestHarnessNotesAtMostMaxNotedToolCalls"},
+	{Name: "a permission request naming no tool is never bound to its tool call", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `agent.toolCall(call.ToolCallID); ok {`, New: `agent.toolCall(call.ToolCallID); ok && false {`}},
+		Kills: "TestPermissionByToolCall"},
+	{Name: "a wrapped permission request is dry-run on its wrapper", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `			args = wrapped[agent.launch.PermissionArguments]
+`, New: `			_ = wrapped
+`}},
+		Kills: "TestPermissionByToolCall"},
 }

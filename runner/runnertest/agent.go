@@ -69,6 +69,12 @@ type Step struct {
 	// names instead of Tool: the name a third-party agent's model sees
 	// for the tool (mcp__checkfu__list_issues).
 	Title string `json:",omitempty"`
+	// Announce, when set with Ask, makes the agent first announce the
+	// call (session/update tool_call) under the id it then asks with,
+	// titled Announce with rawInput {"server": "checkfu", "tool": Tool,
+	// "arguments": Arguments}, and ask with a rawInput that names no
+	// tool: as codex-acp does.
+	Announce string `json:",omitempty"`
 	// Session, when set with Ask, is the session id the permission
 	// request names instead of the agent's own: a foreign session.
 	Session string `json:",omitempty"`
@@ -331,6 +337,15 @@ func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 		title = st.Title
 	}
 	raw, _ := json.Marshal(map[string]any{"toolCallId": callID, "title": title, "kind": "edit", "rawInput": st.Arguments})
+	if st.Announce != "" {
+		u, _ := json.Marshal(map[string]any{"sessionUpdate": "tool_call", "toolCallId": callID, "title": st.Announce, "status": "in_progress",
+			"rawInput": map[string]any{"server": "checkfu", "tool": st.Tool, "arguments": st.Arguments}})
+		p, _ := json.Marshal(acp.SessionNotification{SessionID: session, Update: u})
+		if err := a.out.WriteMessage(acp.Message{Method: acp.MethodSessionUpdate, Params: p}); err != nil {
+			return false, err
+		}
+		raw, _ = json.Marshal(map[string]any{"toolCallId": callID, "title": title, "rawInput": map[string]any{"server_name": "checkfu"}})
+	}
 	ch := make(chan acp.Message, 1)
 	a.mu.Lock()
 	id := acp.IntID(a.nextID)
