@@ -14,6 +14,7 @@ import (
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/runner"
 	"github.com/checkfu/checkfu/runner/runnertest"
@@ -74,14 +75,40 @@ func (l *lockedBuffer) Bytes() []byte {
 // it), the files of its private HOME, anything it sent over ACP, or the
 // log; the log holds the tool call, the model calls and the turn's end.
 func TestClaudeCodeThroughTheDoor(t *testing.T) {
-	argv, install := realAgent(t, "CHECKFU_TEST_CLAUDE_ACP")
-	claude, ok := admission.Agent("claude-code")
+	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
+		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}})
+}
+
+// TestCodexThroughTheDoor is TestClaudeCodeThroughTheDoor for Codex's
+// ACP adapter as pinned by .ci/agents (@zed-industries/codex-acp 0.16.0):
+// OpenAI Responses, its base URL in the config.toml of its private HOME
+// (the harness entry's file), its MCP tools inside the namespace tool
+// mcp__checkfu.
+func TestCodexThroughTheDoor(t *testing.T) {
+	realTurn(t, realCase{envName: "CHECKFU_TEST_CODEX_ACP", harness: "codex", dialect: modelroute.OpenAIResponses, models: []string{"gpt-5.4"}})
+}
+
+// A realCase is a pinned real agent's turn: the variable naming its
+// command, its harness entry, the dialect it speaks, the models the
+// route allows (the first is the one the agent is pinned to) and extra
+// settings.
+type realCase struct {
+	envName, harness string
+	dialect          modelroute.Dialect
+	models           []string
+	env              []string
+}
+
+// realTurn runs c's agent for one turn; see TestClaudeCodeThroughTheDoor.
+func realTurn(t *testing.T, c realCase) {
+	argv, install := realAgent(t, c.envName)
+	agent, ok := admission.Agent(c.harness)
 	if !ok {
-		t.Fatal("no claude-code harness entry")
+		t.Fatalf("no %s harness entry", c.harness)
 	}
-	tool, _ := claude.Tool(runner.MCPServerName, "list_issues")
-	m := &runnertest.Model{Tool: tool, Arguments: map[string]any{"state": "open"}}
-	g := modelRig(t, m, claudeModels...)
+	tool, ns := agent.Tool(runner.MCPServerName, "list_issues")
+	m := &runnertest.Model{Tool: tool, Namespace: ns, Arguments: map[string]any{"state": "open"}}
+	g := dialectRig(t, m, c.dialect, c.models...)
 	s := g.admitted(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -94,8 +121,8 @@ func TestClaudeCodeThroughTheDoor(t *testing.T) {
 		collect(&said)(n)
 	}
 	a, err := s.Launch(ctx, runner.LaunchConfig{
-		Process: adapters.ProcessSpec{Argv: argv, Env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}},
-		Door:    clitest.Door(t), Agent: &claude, Install: install, Stderr: stderr, OnUpdate: onUpdate,
+		Process: adapters.ProcessSpec{Argv: argv, Env: c.env},
+		Door:    clitest.Door(t), Agent: &agent, Install: install, Stderr: stderr, OnUpdate: onUpdate,
 	})
 	if err != nil {
 		t.Fatalf("Launch: %v\nstderr: %s", err, stderr.Bytes())
@@ -136,7 +163,8 @@ func TestClaudeCodeThroughTheDoor(t *testing.T) {
 	if !strings.Contains(strings.Join(replies, " "), "tool") || replies[len(replies)-1] != "final" {
 		t.Errorf("the model replies %v; want a tool call, then the final text", replies)
 	}
-	if last := got[len(got)-1]; !bytes.Contains(last.Body, []byte(`{\"issues\":[1]}`)) && !bytes.Contains(last.Body, []byte(`{"issues":[1]}`)) {
+	// The result, however many times the agent quoted it.
+	if last := got[len(got)-1]; !bytes.Contains(bytes.ReplaceAll(last.Body, []byte(`\`), nil), []byte(`{"issues":[1]}`)) {
 		t.Errorf("the tool's result did not reach the model: %s", last.Body)
 	}
 	if g.hits.Load() != 1 {
@@ -160,10 +188,13 @@ func TestClaudeCodeThroughTheDoor(t *testing.T) {
 	}
 	seen["the log"] = []byte(strings.Join(full, "\n"))
 	checkNoCanary(t, seen)
+	if t.Failed() {
+		t.Logf("updates:\n%s", updates.String())
+	}
 	if len(files) == 0 {
 		t.Error("the agent wrote nothing in its private HOME")
 	}
-	for _, want := range []string{"skip allow  read_only_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + claudeModels[0], "turn_ended none  end_turn", "process_exited"} {
+	for _, want := range []string{"skip allow  read_only_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + c.models[0], "turn_ended none  end_turn", "process_exited"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
