@@ -85,11 +85,12 @@ func probeModel() {
 // is modelCanary, assigned to the member.
 func modelRig(t *testing.T, m *runnertest.Model, models ...string) *rig {
 	t.Helper()
-	return dialectRig(t, m, modelroute.AnthropicMessages, models...)
+	return dialectRig(t, m, modelroute.AnthropicMessages, nil, models...)
 }
 
-// dialectRig is modelRig for the model route of dialect d.
-func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, models ...string) *rig {
+// dialectRig is modelRig for the model route of dialect d; edit, when
+// set, changes the Config last.
+func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, edit func(*runner.Config), models ...string) *rig {
 	t.Helper()
 	srv := m.Start()
 	t.Cleanup(srv.Close)
@@ -110,6 +111,9 @@ func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, models 
 		})
 		c.Assignments = append(c.Assignments, authz.PermissionAssignment{Actor: member.Actor, Capability: "model." + string(d),
 			Tenant: member.Tenant, Workspace: member.Workspace, Project: member.Project, ExpiresAt: time.Now().Add(time.Hour)})
+		if edit != nil {
+			edit(c)
+		}
 	})
 	if err := g.PutCredential(context.Background(), modelCred, custody.NewSecret([]byte(modelCanary))); err != nil {
 		t.Fatal(err)

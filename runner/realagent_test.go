@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/gateway/modelroute"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/runner"
@@ -69,14 +71,17 @@ func (l *lockedBuffer) Bytes() []byte {
 //
 // It checks: the model server saw the model key on every request, never
 // the placeholder; the agent called mcp__checkfu__list_issues, the call
-// reached the upstream, and its result went back to the model; the turn
-// ended with the model's final text; neither the model key nor the tool
+// reached the upstream, and its result went back to the model; it then
+// tried mcp__checkfu__create_issue, which the member holds no assignment
+// for: the Runner refused its permission request (permission_missing,
+// logged) and the upstream never saw it; the turn ended (for Codex, with
+// the model's final text); neither the model key nor the tool
 // credential is in the agent's environment and argv (as the door started
 // it), the files of its private HOME, anything it sent over ACP, or the
 // log; the log holds the tool call, the model calls and the turn's end.
 func TestClaudeCodeThroughTheDoor(t *testing.T) {
 	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
-		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}})
+		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true})
 }
 
 // TestCodexThroughTheDoor is TestClaudeCodeThroughTheDoor for Codex's
@@ -97,6 +102,9 @@ type realCase struct {
 	dialect          modelroute.Dialect
 	models           []string
 	env              []string
+	// refusalEndsTurn: the agent ends its turn when a permission
+	// request is refused, without telling its model.
+	refusalEndsTurn bool
 }
 
 // realTurn runs c's agent for one turn; see TestClaudeCodeThroughTheDoor.
@@ -106,9 +114,18 @@ func realTurn(t *testing.T, c realCase) {
 	if !ok {
 		t.Fatalf("no %s harness entry", c.harness)
 	}
-	tool, ns := agent.Tool(runner.MCPServerName, "list_issues")
-	m := &runnertest.Model{Tool: tool, Namespace: ns, Arguments: map[string]any{"state": "open"}}
-	g := dialectRig(t, m, c.dialect, c.models...)
+	// The script: list_issues (allowed, credentialed), then create_issue,
+	// which the member holds no assignment for: refused at the agent's
+	// permission request, before the broker.
+	list, listNS := agent.Tool(runner.MCPServerName, "list_issues")
+	create, createNS := agent.Tool(runner.MCPServerName, "create_issue")
+	m := &runnertest.Model{Calls: []runnertest.ToolUse{
+		{Tool: list, Namespace: listNS, Arguments: map[string]any{"state": "open"}},
+		{Tool: create, Namespace: createNS, Arguments: map[string]any{"title": "filed by a real agent"}},
+	}}
+	g := dialectRig(t, m, c.dialect, func(cfg *runner.Config) {
+		cfg.Assignments = slices.DeleteFunc(cfg.Assignments, func(a authz.PermissionAssignment) bool { return a.Capability == "issues.create" })
+	}, c.models...)
 	s := g.admitted(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -160,8 +177,18 @@ func realTurn(t *testing.T, c realCase) {
 		t.Logf("model request %d: %s %s?%s model %s, %d messages, %d tools, reply %s", i+1, r.Method, r.Path, r.RawQuery, b.Model, len(b.Messages), len(b.Tools), r.Reply)
 	}
 	checkModelUpstream(t, got)
-	if !strings.Contains(strings.Join(replies, " "), "tool") || replies[len(replies)-1] != "final" {
-		t.Errorf("the model replies %v; want a tool call, then the final text", replies)
+	// Claude Code ends its turn when a permission is refused, so its
+	// model never hears of the refused call; Codex reports it to the
+	// model, which answers with the final text.
+	want := "tool tool final"
+	if c.refusalEndsTurn {
+		want = "tool tool"
+	}
+	if !strings.HasSuffix(strings.Join(replies, " "), want) {
+		t.Errorf("the model replies %v; want them to end %q", replies, want)
+	}
+	if !strings.Contains(updates.String(), `"status":"failed"`) || !strings.Contains(updates.String(), "create_issue") {
+		t.Error("the agent never reported the refused create_issue call as failed")
 	}
 	// The result, however many times the agent quoted it.
 	if last := got[len(got)-1]; !bytes.Contains(bytes.ReplaceAll(last.Body, []byte(`\`), nil), []byte(`{"issues":[1]}`)) {
@@ -170,7 +197,7 @@ func realTurn(t *testing.T, c realCase) {
 	if g.hits.Load() != 1 {
 		t.Errorf("the tool's upstream got %d calls with the credential, want 1", g.hits.Load())
 	}
-	if !strings.Contains(updates.String(), runnertest.ModelFinal) {
+	if !c.refusalEndsTurn && !strings.Contains(updates.String(), runnertest.ModelFinal) {
 		t.Errorf("the agent never relayed the model's final text; updates:\n%s", updates.String())
 	}
 	if err := s.Close(); err != nil {
@@ -194,7 +221,7 @@ func realTurn(t *testing.T, c realCase) {
 	if len(files) == 0 {
 		t.Error("the agent wrote nothing in its private HOME")
 	}
-	for _, want := range []string{"skip allow  read_only_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + c.models[0], "turn_ended none  end_turn", "process_exited"} {
+	for _, want := range []string{"skip allow  read_only_permission", "denial deny permission_missing refused_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + c.models[0], "turn_ended none  end_turn", "process_exited"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}

@@ -29,28 +29,33 @@ type ModelRequest struct {
 	Reply string
 }
 
+// A ToolUse is one tool call of a Model's script: the tool's name as the
+// model sees it, the namespace tool holding it (OpenAI Responses, Codex;
+// "" for none) and its input.
+type ToolUse struct {
+	Tool      string
+	Namespace string
+	Arguments map[string]any
+}
+
 // A Model is a scripted model server, a mock: no model, a fixed script
 // decided per request. It speaks Anthropic Messages (POST /v1/messages,
 // streamed as server-sent events or whole, and count_tokens) well enough
 // for Claude Code's ACP adapter, and OpenAI Responses (POST
-// /v1/responses, streamed) well enough for Codex:
+// /v1/responses, streamed) well enough for Codex. With n tool results
+// in the request's conversation (Anthropic tool_result blocks, OpenAI
+// function_call_output items):
 //
-//   - a request whose conversation holds a tool result (an Anthropic
-//     tool_result block, an OpenAI function_call_output item) is
-//     answered with ModelFinal;
-//   - else a request that offers the tool Tool (by its name as the
-//     model sees it, inside the namespace Namespace when set) is
-//     answered with a call of it with Arguments;
+//   - when n < len(Calls) and the request offers Calls[n]'s tool, it is
+//     answered with a call of it;
+//   - else, when n > 0, with ModelFinal;
 //   - else (a side call: a title, a classifier) with the text "OK".
 //
 // Every request is recorded (Received), its headers and body whole, so a
 // test can check what reached the model provider.
 type Model struct {
-	// Tool is the tool name the script calls, Namespace the namespace
-	// tool holding it (OpenAI Responses, Codex), Arguments its input.
-	Tool      string
-	Namespace string
-	Arguments map[string]any
+	// Calls are the tool calls the script makes, in order.
+	Calls []ToolUse
 
 	mu  sync.Mutex
 	got []ModelRequest // guarded by mu
@@ -77,7 +82,7 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	var parsed map[string]any
 	json.Unmarshal(body, &parsed)
-	reply := m.plan(req.URL.Path, parsed)
+	reply, call := m.plan(req.URL.Path, parsed)
 	m.mu.Lock()
 	m.n++
 	id := m.n
@@ -90,63 +95,63 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"input_tokens":100}`)
 	case strings.HasSuffix(req.URL.Path, "/responses"):
-		m.responses(w, reply, model, id)
+		m.responses(w, reply, call, model, id)
 	case strings.HasSuffix(req.URL.Path, "/messages"):
-		m.messages(w, reply, model, id, stream)
+		m.messages(w, reply, call, model, id, stream)
 	default:
 		http.Error(w, "not found", http.StatusNotFound)
 	}
 }
 
-// plan decides the reply to a request at path with body.
-func (m *Model) plan(path string, body map[string]any) string {
-	switch {
-	case strings.HasSuffix(path, "/count_tokens"):
-		return "count_tokens"
-	case holdsToolResult(body):
-		return "final"
-	case m.offered(body["tools"], ""):
-		return "tool"
+// plan decides the reply to a request at path with body: "tool" with
+// the call to make, "final", "text" or "count_tokens".
+func (m *Model) plan(path string, body map[string]any) (string, ToolUse) {
+	if strings.HasSuffix(path, "/count_tokens") {
+		return "count_tokens", ToolUse{}
 	}
-	return "text"
+	n := toolResults(body)
+	if n < len(m.Calls) && offered(body["tools"], "", m.Calls[n]) {
+		return "tool", m.Calls[n]
+	}
+	if n > 0 {
+		return "final", ToolUse{}
+	}
+	return "text", ToolUse{}
 }
 
-// holdsToolResult reports whether a conversation holds a tool's result.
-func holdsToolResult(v any) bool {
+// toolResults counts the tool results in a conversation.
+func toolResults(v any) int {
+	n := 0
 	switch x := v.(type) {
 	case map[string]any:
 		if t, _ := x["type"].(string); t == "tool_result" || t == "function_call_output" {
-			return true
+			n++
 		}
 		for _, y := range x {
-			if holdsToolResult(y) {
-				return true
-			}
+			n += toolResults(y)
 		}
 	case []any:
 		for _, y := range x {
-			if holdsToolResult(y) {
-				return true
-			}
+			n += toolResults(y)
 		}
 	}
-	return false
+	return n
 }
 
-// offered reports whether tools (a request's tools array) offers m.Tool,
-// inside m.Namespace when set; ns is the namespace tools sits in.
-func (m *Model) offered(tools any, ns string) bool {
+// offered reports whether tools (a request's tools array) offers call's
+// tool, inside its namespace when set; ns is the namespace tools sits in.
+func offered(tools any, ns string, call ToolUse) bool {
 	list, _ := tools.([]any)
 	for _, t := range list {
 		tm, _ := t.(map[string]any)
 		name, _ := tm["name"].(string)
 		if typ, _ := tm["type"].(string); typ == "namespace" {
-			if m.offered(tm["tools"], name) {
+			if offered(tm["tools"], name, call) {
 				return true
 			}
 			continue
 		}
-		if name == m.Tool && ns == m.Namespace {
+		if name == call.Tool && ns == call.Namespace {
 			return true
 		}
 	}
@@ -166,14 +171,14 @@ func sse(w http.ResponseWriter, events []map[string]any) {
 }
 
 // messages answers an Anthropic Messages request.
-func (m *Model) messages(w http.ResponseWriter, reply, model string, id int, stream bool) {
+func (m *Model) messages(w http.ResponseWriter, reply string, call ToolUse, model string, id int, stream bool) {
 	usage := map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	args, _ := json.Marshal(m.Arguments)
+	args, _ := json.Marshal(call.Arguments)
 	var block map[string]any
 	stop := "end_turn"
 	switch reply {
 	case "tool":
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_scripted_%d", id), "name": m.Tool, "input": json.RawMessage(args)}
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_scripted_%d", id), "name": call.Tool, "input": json.RawMessage(args)}
 		stop = "tool_use"
 	case "final":
 		block = map[string]any{"type": "text", "text": ModelFinal}
@@ -192,7 +197,7 @@ func (m *Model) messages(w http.ResponseWriter, reply, model string, id int, str
 	events := []map[string]any{start}
 	if reply == "tool" {
 		events = append(events,
-			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": m.Tool, "input": map[string]any{}}},
+			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": call.Tool, "input": map[string]any{}}},
 			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
 	} else {
 		events = append(events,
@@ -207,17 +212,17 @@ func (m *Model) messages(w http.ResponseWriter, reply, model string, id int, str
 }
 
 // responses answers an OpenAI Responses request, streamed.
-func (m *Model) responses(w http.ResponseWriter, reply, model string, id int) {
-	args, _ := json.Marshal(m.Arguments)
+func (m *Model) responses(w http.ResponseWriter, reply string, call ToolUse, model string, id int) {
+	args, _ := json.Marshal(call.Arguments)
 	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens": 10,
 		"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}
 	base := map[string]any{"id": fmt.Sprintf("resp_scripted_%d", id), "object": "response", "created_at": 1764806400, "model": model, "status": "in_progress", "output": []any{}}
 	var item map[string]any
 	if reply == "tool" {
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_scripted_%d", id), "call_id": fmt.Sprintf("call_scripted_%d", id),
-			"name": m.Tool, "arguments": string(args), "status": "completed"}
-		if m.Namespace != "" {
-			item["namespace"] = m.Namespace
+			"name": call.Tool, "arguments": string(args), "status": "completed"}
+		if call.Namespace != "" {
+			item["namespace"] = call.Namespace
 		}
 	} else {
 		text := "OK"
