@@ -78,6 +78,15 @@ type Step struct {
 	// Session, when set with Ask, is the session id the permission
 	// request names instead of the agent's own: a foreign session.
 	Session string `json:",omitempty"`
+	// Kind, when set with Ask, is the ACP tool kind the permission
+	// request names instead of "edit"; Locations are the paths of its
+	// locations.
+	Kind      string   `json:",omitempty"`
+	Locations []string `json:",omitempty"`
+	// Own, with Ask, makes the step the agent's own tool, as a
+	// third-party agent's file read is: it asks permission, reports the
+	// answer, and calls nothing through the broker.
+	Own bool `json:",omitempty"`
 }
 
 // QuickstartScript is the turn examples/quickstart plays: an allowed
@@ -266,6 +275,9 @@ func (a *Agent) turn(session string) acp.StopReason {
 				continue
 			}
 			a.say(session, name+" -> permitted by the client")
+			if st.Own {
+				continue
+			}
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: st.Tool, Arguments: st.Arguments})
 		if err != nil {
@@ -336,7 +348,18 @@ func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 	if st.Title != "" {
 		title = st.Title
 	}
-	raw, _ := json.Marshal(map[string]any{"toolCallId": callID, "title": title, "kind": "edit", "rawInput": st.Arguments})
+	call := map[string]any{"toolCallId": callID, "title": title, "kind": "edit", "rawInput": st.Arguments}
+	if st.Kind != "" {
+		call["kind"] = st.Kind
+	}
+	if len(st.Locations) > 0 {
+		locs := make([]map[string]any, len(st.Locations))
+		for i, p := range st.Locations {
+			locs[i] = map[string]any{"path": p}
+		}
+		call["locations"] = locs
+	}
+	raw, _ := json.Marshal(call)
 	if st.Announce != "" {
 		u, _ := json.Marshal(map[string]any{"sessionUpdate": "tool_call", "toolCallId": callID, "title": st.Announce, "status": "in_progress",
 			"rawInput": map[string]any{"server": "checkfu", "tool": st.Tool, "arguments": st.Arguments}})
