@@ -68,16 +68,66 @@ type permissionCall struct {
 	RawInput   json.RawMessage `json:"rawInput"`
 }
 
+// ownCall is what the Runner reads of a permission request's tool call
+// when it names no tool of the profile, the agent's own tool: kind is
+// ACP's ToolKind and locations the paths the call touches, as the
+// request itself states them (never as an earlier tool_call update did).
+type ownCall struct {
+	Title     string `json:"title"`
+	Kind      string `json:"kind"`
+	Locations []struct {
+		Path string `json:"path"`
+	} `json:"locations"`
+}
+
+// paths returns the paths of c's locations.
+func (c *ownCall) paths() []string {
+	out := make([]string, len(c.Locations))
+	for i, l := range c.Locations {
+		out[i] = l.Path
+	}
+	return out
+}
+
+// decodeOwn reads the tool call of req as ownCall, bounded by
+// MaxPermissionBytes.
+func decodeOwn(req acp.RequestPermissionRequest) (ownCall, error) {
+	var call ownCall
+	if err := strictjson.Unmarshal(req.ToolCall.Raw, &call, strictjson.Options{MaxBytes: MaxPermissionBytes, AllowUnknownMembers: true}); err != nil {
+		return ownCall{}, checkfu.Refuse(CodePermissionUnbound, "runner: the permission request's tool call is not a JSON object: %v", err)
+	}
+	return call, nil
+}
+
+// profileTool reports whether a permission request names a tool of the
+// Runner's profile as bind finds it: by its title, the tool's own name or
+// the name agent's model sees for it, or by the tool call the agent
+// announced under the request's id (harness.toolCall).
+func (s *Session) profileTool(agent *harness, req acp.RequestPermissionRequest, title string) bool {
+	titles := []string{title}
+	if noted, ok := agent.toolCall(req.ToolCall.ToolCallID); ok {
+		titles = append(titles, noted.Title)
+	}
+	for _, t := range s.r.tools {
+		for _, title := range titles {
+			if t.Tool == title || agent.names(t.Tool, title) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // tracedPermission is permission inside the span of the step
 // "permission", under the session's trace parent (the agent's request
 // cannot carry the host's context).
-func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Channel, lease, root string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	if sc := s.parent.Load(); sc != nil && !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, *sc)
 	}
 	ctx, span := s.step(ctx, "permission")
 	defer span.End()
-	return s.permission(ctx, p, ch, lease, agent, req)
+	return s.permission(ctx, p, ch, lease, root, agent, req)
 }
 
 // permission answers an agent's session/request_permission. It is step
@@ -89,21 +139,39 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // call arrives; the agent never names it. A request that names a
 // read_only tool of the profile with arguments it accepts is allowed
 // without the Approver and logged (KindSkip, ResultReadOnlyPermission).
-// Anything else is denied with
-// CodePermissionUnbound, and an action the session's actor holds no
-// permission assignment for with authz.CodePermissionMissing, logged,
-// without asking the Approver.
-func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+// A request that names no tool of the profile (see profileTool), or any
+// request of a capability-free session, is the agent's own tool: it is
+// allowed without the Approver and logged (KindSkip,
+// CodeWorkspaceReadPermission) when its own ACP kind and locations make
+// it a read of the workspace under root (see workspaceRead). Anything
+// else is denied with CodePermissionUnbound, and an action the session's
+// actor holds no permission assignment for with
+// authz.CodePermissionMissing, logged, without asking the Approver.
+func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease, root string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
 	ctx = checkfu.WithRequestContext(ctx, s.rc)
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
 		// waited for the rate.
 		return reject(req)
 	}
-	if p == nil {
-		// A capability-free session has no tool to approve.
-		err := checkfu.Refuse(CodePermissionUnbound, "runner: the session holds no capability")
-		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission)}, err)
+	own, err := decodeOwn(req)
+	if err == nil && (p == nil || !s.profileTool(agent, req, own.Title)) {
+		ok, why := workspaceRead(root, own.Kind, own.paths())
+		if ok {
+			// Logged as a skipped approval: nothing was asked, and the
+			// agent's own tool reads inside its sandbox.
+			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Grant: lease}, nil, CodeWorkspaceReadPermission)
+			return allow(req)
+		}
+		if p == nil {
+			// A capability-free session has no tool to approve.
+			err = checkfu.Refuse(CodePermissionUnbound, "runner: the session holds no capability, and the request is no workspace read: %s", why)
+		} else {
+			err = checkfu.Refuse(CodePermissionUnbound, "runner: the permission request names no tool of the profile (title %s) and is no workspace read: %s", checkfu.Quote(own.Title), why)
+		}
+	}
+	if err != nil {
+		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPermission), Grant: lease}, err)
 		return reject(req)
 	}
 	ar, binding, err := s.bind(ch, agent, req)

@@ -16,7 +16,9 @@ const (
 	// CodePermissionUnbound: an agent's session/request_permission does
 	// not name an external_effect tool of the session's profile with
 	// arguments that tool accepts, so there is no action to bind an
-	// approval to. It is denied without asking the Approver.
+	// approval to, nor is it a read of the session's workspace by the
+	// agent's own tool (CodeWorkspaceReadPermission). It is denied
+	// without asking the Approver.
 	CodePermissionUnbound checkfu.Code = "permission_unbound"
 	// CodeProviderUnenrolled: the provider is not in-process and the
 	// Config carries no enrollment for it; the Runner signs a
@@ -90,6 +92,12 @@ const (
 	// before the Approver was asked (no capability, no action to bind,
 	// no Approver, a remote placement).
 	CodeRefusedPermission ResultCode = "refused_permission"
+	// CodeWorkspaceReadPermission: an agent's permission request for its
+	// own tool (one naming no tool of the profile) was allowed without
+	// the Approver: its ACP kind is read, search or think, and each of
+	// its at most MaxPermissionLocations locations is lexically inside
+	// the session's workspace root.
+	CodeWorkspaceReadPermission ResultCode = "workspace_read_permission"
 	// CodeRefusedApprover: the Approver failed to answer.
 	CodeRefusedApprover ResultCode = "refused_approver"
 	// CodeRefusedApproval: the Approver's answer could not be recorded

@@ -71,6 +71,21 @@
 //     itself; the agent never names one. Anything unresolvable, or that
 //     the actor holds no permission assignment for, is denied without
 //     asking the Approver.
+//   - An agent's permission request for its own tool (one whose title
+//     names no tool of the profile, as a third-party agent's file read
+//     or grep is) is allowed without the Approver only when it is a
+//     workspace read: its ACP kind is "read", "search" or "think", it
+//     names at most MaxPermissionLocations locations (at least one unless
+//     "think"), and every one is absolute, has no ".." element and is
+//     lexically at or below the cwd session/new named (never the
+//     fallback Cwd, never "/"). It is logged as
+//     CodeWorkspaceReadPermission. Anything else of the agent's own
+//     (edit, delete, move, execute, fetch, switch_mode, other, a location
+//     outside) is denied with CodePermissionUnbound, logged, and the
+//     Approver is not asked. The check is lexical: a symbolic link inside
+//     the workspace may lead out of it, and the host cannot resolve links
+//     in an isolated or remote sandbox's file system; the sandbox, not
+//     this consent, bounds what the agent's own tools reach.
 //   - The agent cannot hold its session open: the ACP handshake and the
 //     turns run without the session's lock, and Session.Close ends every
 //     agent's ACP client and kills its process itself before destroying
@@ -116,7 +131,8 @@
 //     evidence match, Agent.Close and Session.Close.
 //   - Capability-free code gets no broker: a Runner without Connections
 //     launches its agents with no plane, no socket, no BrokerSocketEnv
-//     and no MCP server announced, and denies every permission request.
+//     and no MCP server announced, and denies every permission request
+//     but a workspace read.
 //   - Placement is the enrollment's, never the provider's word. New
 //     refuses a Description that disagrees with the enrollment
 //     (placement, materialization revision, capability) with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
 )
 
@@ -23,3 +24,19 @@ func SetRefusalClock(s *Session, now func() time.Time, sleep func(context.Contex
 func LeaseRemaining(s *Session, id string) (int64, error) {
 	return s.plane.gw.Leases.Remaining(id)
 }
+
+// WorkspaceRead is workspaceRead, the pure decision of a permission
+// request for the agent's own tool.
+func WorkspaceRead(root, kind string, paths []string) (bool, string) {
+	return workspaceRead(root, kind, paths)
+}
+
+// DecodePermission reads a permission request's tool call as the Runner
+// does and returns its kind and the paths of its locations.
+func DecodePermission(raw []byte) (kind string, paths []string, err error) {
+	call, err := decodeOwn(acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{Raw: raw}})
+	return call.Kind, call.paths(), err
+}
+
+// WorkspaceRoot is workspaceRoot.
+func WorkspaceRoot(cwd string) string { return workspaceRoot(cwd) }

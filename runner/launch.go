@@ -336,7 +336,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			if !inProcess {
 				return s.unsupported(ctx, req)
 			}
-			return s.tracedPermission(ctx, pl, ch, lease, agent, req)
+			return s.tracedPermission(ctx, pl, ch, lease, workspaceRoot(a.cwd), agent, req)
 		},
 		OnRefusal: func(err error) {
 			s.refusedByACP(err)

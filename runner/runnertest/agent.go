@@ -349,16 +349,20 @@ func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 		title = st.Title
 	}
 	call := map[string]any{"toolCallId": callID, "title": title, "kind": "edit", "rawInput": st.Arguments}
-	if st.Kind != "" {
-		call["kind"] = st.Kind
-	}
-	if len(st.Locations) > 0 {
-		locs := make([]map[string]any, len(st.Locations))
-		for i, p := range st.Locations {
-			locs[i] = map[string]any{"path": p}
+	// own adds the step's Kind and Locations to call.
+	own := func(call map[string]any) {
+		if st.Kind != "" {
+			call["kind"] = st.Kind
 		}
-		call["locations"] = locs
+		if len(st.Locations) > 0 {
+			locs := make([]map[string]any, len(st.Locations))
+			for i, p := range st.Locations {
+				locs[i] = map[string]any{"path": p}
+			}
+			call["locations"] = locs
+		}
 	}
+	own(call)
 	raw, _ := json.Marshal(call)
 	if st.Announce != "" {
 		u, _ := json.Marshal(map[string]any{"sessionUpdate": "tool_call", "toolCallId": callID, "title": st.Announce, "status": "in_progress",
@@ -367,7 +371,9 @@ func (a *Agent) ask(session string, i int, st Step) (bool, error) {
 		if err := a.out.WriteMessage(acp.Message{Method: acp.MethodSessionUpdate, Params: p}); err != nil {
 			return false, err
 		}
-		raw, _ = json.Marshal(map[string]any{"toolCallId": callID, "title": title, "rawInput": map[string]any{"server_name": "checkfu"}})
+		call = map[string]any{"toolCallId": callID, "title": title, "rawInput": map[string]any{"server_name": "checkfu"}}
+		own(call)
+		raw, _ = json.Marshal(call)
 	}
 	ch := make(chan acp.Message, 1)
 	a.mu.Lock()
