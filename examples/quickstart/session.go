@@ -439,7 +439,7 @@ func thirdParty(ctx context.Context, s *runner.Session, jailed bool) string {
 	if a.Info().AgentInfo != nil {
 		name = printable(a.Info().AgentInfo.Name)
 	}
-	return fmt.Sprintf("%s (third-party, node): turn ended %s after %d updates; permission requests naming no profile tool are denied (permission_unbound)", name, res.StopReason, updates.Load())
+	return fmt.Sprintf("%s (third-party, node): turn ended %s after %d updates; its own tools are allowed only to read the workspace (workspace_read_permission), else denied (permission_unbound)", name, res.StopReason, updates.Load())
 }
 
 // An upstream is the local provider the Connection reaches.
