@@ -18,6 +18,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/custody"
 	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/authz"
@@ -32,6 +33,7 @@ import (
 // TestMain makes the test binary the scripted agent when a Runner
 // re-executes it in agent mode.
 func TestMain(m *testing.M) {
+	jail.InitMain() // a jail's init stage is this binary, re-executed
 	if os.Getenv(runnertest.AgentEnv) == "1" {
 		if os.Getenv(probeEnv) == "1" {
 			probeModel()

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/gateway/modelroute"
@@ -105,11 +107,21 @@ type realCase struct {
 	// refusalEndsTurn: the agent ends its turn when a permission
 	// request is refused, without telling its model.
 	refusalEndsTurn bool
+	// argv and install, when set, replace what envName names; provider,
+	// when set, is the sandbox provider (process otherwise), admitted
+	// with the network policy profile.
+	argv     []string
+	install  string
+	provider runner.Provider
+	profile  string
 }
 
 // realTurn runs c's agent for one turn; see TestClaudeCodeThroughTheDoor.
 func realTurn(t *testing.T, c realCase) {
-	argv, install := realAgent(t, c.envName)
+	argv, install := c.argv, c.install
+	if argv == nil {
+		argv, install = realAgent(t, c.envName)
+	}
 	agent, ok := admission.Agent(c.harness)
 	if !ok {
 		t.Fatalf("no %s harness entry", c.harness)
@@ -125,11 +137,29 @@ func realTurn(t *testing.T, c realCase) {
 	}}
 	g := dialectRig(t, m, c.dialect, func(cfg *runner.Config) {
 		cfg.Assignments = slices.DeleteFunc(cfg.Assignments, func(a authz.PermissionAssignment) bool { return a.Capability == "issues.create" })
+		if c.provider != nil {
+			cfg.Provider = c.provider
+		}
 	}, c.models...)
-	s := g.admitted(t)
+	var s *runner.Session
+	if c.profile == "" {
+		s = g.admitted(t)
+	} else {
+		s = g.session(t)
+		v, err := s.Publish(context.Background(), profileDoc(c.profile), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Admit(context.Background(), v, laneTrusted, provenance); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	stderr := newLockedBuffer()
+	// marker finds the agent's processes (the door's children inherit
+	// it; an MCP server started with a scrubbed environment does not).
+	marker := "CHECKFU_TEST_REAL_AGENT=" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	var said []string
 	var updates bytes.Buffer
 	onUpdate := func(n acp.SessionNotification) {
@@ -138,7 +168,7 @@ func realTurn(t *testing.T, c realCase) {
 		collect(&said)(n)
 	}
 	a, err := s.Launch(ctx, runner.LaunchConfig{
-		Process: adapters.ProcessSpec{Argv: argv, Env: c.env},
+		Process: adapters.ProcessSpec{Argv: argv, Env: append(slices.Clone(c.env), marker)},
 		Door:    clitest.Door(t), Agent: &agent, Install: install, Stderr: stderr, OnUpdate: onUpdate,
 	})
 	if err != nil {
@@ -147,7 +177,7 @@ func realTurn(t *testing.T, c realCase) {
 	resp, err := a.Prompt(ctx, "List the open issues with the list_issues tool.")
 	home := a.Home()
 	files := homeFiles(t, home)
-	env := procEnviron(t, home)
+	env := procEnviron(t, marker)
 	if cerr := a.Close(context.Background()); cerr != nil {
 		t.Logf("Close: %v", cerr)
 	}
@@ -218,7 +248,12 @@ func realTurn(t *testing.T, c realCase) {
 	if t.Failed() {
 		t.Logf("updates:\n%s", updates.String())
 	}
-	if len(files) == 0 {
+	switch {
+	case home == "":
+		// The jail's workspace is the agent's HOME, not reachable from
+		// here: its files are not inspected.
+		t.Log("no private HOME on this provider: the agent's files are not inspected")
+	case len(files) == 0:
 		t.Error("the agent wrote nothing in its private HOME")
 	}
 	for _, want := range []string{"skip allow  read_only_permission", "denial deny permission_missing refused_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + c.models[0], "turn_ended none  end_turn", "process_exited"} {
@@ -233,23 +268,53 @@ func realTurn(t *testing.T, c realCase) {
 var claudeModels = []string{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"}
 
 // procEnviron returns the environment and argv of every live process
-// whose environment names home as HOME: the door, the agent and what it
-// started, read from /proc while they run. It fails when it finds none.
-func procEnviron(t *testing.T, home string) []byte {
+// whose environment holds the variable marker (the whole "K=V"): the door,
+// the agent and what it started, read from /proc while they run. It fails
+// when it finds none.
+func procEnviron(t *testing.T, marker string) []byte {
 	t.Helper()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var out [][]byte
 	for _, d := range dirs {
 		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
+		if err != nil || !bytes.Contains(env, []byte("\x00"+marker+"\x00")) && !bytes.HasPrefix(env, []byte(marker+"\x00")) {
 			continue
 		}
 		argv, _ := os.ReadFile(filepath.Join(d, "cmdline"))
 		out = append(out, env, argv)
 	}
 	if len(out) == 0 {
-		t.Fatalf("no live process has HOME=%s", home)
+		t.Fatalf("no live process has %s", marker)
 	}
-	t.Logf("%d processes run with the agent's HOME", len(out)/2)
+	t.Logf("%d processes run with the agent's environment", len(out)/2)
 	return bytes.Join(out, []byte("\n"))
+}
+
+// TestClaudeCodeInTheJail is TestClaudeCodeThroughTheDoor's turn with the
+// agent in the jail provider (adapters/jail, graded isolated), with
+// network none: an empty network namespace with loopback only, where the
+// door's model relay and its MCP server, both relayed to the broker socket
+// mounted into the jail, are the agent's only way out. The agent's
+// install directory is bound read-only; node is the host's read-only
+// /usr. The jail gives the agent its workspace as HOME (the Runner makes
+// no private HOME on a provider whose instance has no host directory).
+// Skipped where the kernel offers no jail, outside CI.
+func TestClaudeCodeInTheJail(t *testing.T) {
+	argv, install := realAgent(t, "CHECKFU_TEST_CLAUDE_ACP")
+	const agentsPath = jail.BindRoot + "/agents"
+	p, err := jail.New(jail.Config{Binds: []jail.Bind{{Source: install, Target: agentsPath}}})
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no jail in CI: %v", err)
+		}
+		t.Skipf("no jail here: %v", err)
+	}
+	for i, a := range argv {
+		if rel, err := filepath.Rel(install, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
+			argv[i] = filepath.Join(agentsPath, rel)
+		}
+	}
+	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
+		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true,
+		provider: p, install: agentsPath, profile: `{"type": "none"}`})
 }
