@@ -18,6 +18,7 @@ import (
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/gateway/modelroute"
 	"github.com/checkfu/checkfu/internal/clitest"
 	"github.com/checkfu/checkfu/runner"
@@ -232,6 +233,17 @@ func realTurn(t *testing.T, c realCase) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// The log verifies, and each model call, tool call and denial the
+	// agent caused carries the session's request context.
+	if head, err := s.Verify(context.Background()); err != nil || head.Seq == 0 {
+		t.Errorf("Verify = %v, %v", head, err)
+	}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if (e.Kind == eventlog.KindToolCall || e.Kind == eventlog.KindSettlement || e.Kind == eventlog.KindDenial) &&
+			(e.Actor != member.Actor || e.SessionID != member.Session || e.Tenant != member.Tenant || e.Project != member.Project) {
+			t.Errorf("%s %s %s lacks the request context: actor %q session %q", e.Kind, e.Result, e.Tool.Name, e.Actor, e.SessionID)
+		}
 	}
 	seen := map[string][]byte{"what the agent sent over ACP": updates.Bytes(), "the agent's stderr": stderr.Bytes(), "the agent's environment and argv": env}
 	for f, b := range files {
