@@ -79,7 +79,11 @@ var agentLaunches = map[string]AgentLaunch{
 	},
 	"codex": {
 		Vendor: "OpenAI", Package: "@zed-industries/codex-acp@0.16.0",
-		Argv:    []string{"{install}/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"},
+		// The provider is given on the command line too, so that it holds
+		// where the Runner writes no HOME file (a jail's HOME is its own).
+		Argv: []string{"{install}/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp",
+			"-c", `model="gpt-5.4"`, "-c", `model_provider="checkfu"`,
+			"-c", `model_providers.checkfu={ name = "checkfu model route", base_url = "{model_url}/v1", env_key = "CHECKFU_MODEL_KEY", wire_api = "responses", requires_openai_auth = false, request_max_retries = 0, stream_max_retries = 0 }`},
 		Dialect: "openai-responses",
 		// OPENAI_BASE_URL is ignored: only the config file's provider works.
 		Env: []string{"HOME={home}", "CHECKFU_MODEL_KEY={key}", "RUST_LOG=warn"},

@@ -123,6 +123,9 @@ func realTurn(t *testing.T, c realCase) {
 	if argv == nil {
 		argv, install = realAgent(t, c.envName)
 	}
+	if len(argv) == 0 {
+		argv = nil // the harness entry's own argv
+	}
 	agent, ok := admission.Agent(c.harness)
 	if !ok {
 		t.Fatalf("no %s harness entry", c.harness)
@@ -313,20 +316,43 @@ func procEnviron(t *testing.T, marker string) []byte {
 // Skipped where the kernel offers no jail, outside CI.
 func TestClaudeCodeInTheJail(t *testing.T) {
 	argv, install := realAgent(t, "CHECKFU_TEST_CLAUDE_ACP")
-	const agentsPath = jail.BindRoot + "/agents"
-	p, err := jail.New(jail.Config{Binds: []jail.Bind{{Source: install, Target: agentsPath}}})
+	p := jailFor(t, install)
+	for i, a := range argv {
+		if rel, err := filepath.Rel(install, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
+			argv[i] = filepath.Join(jailAgentsPath, rel)
+		}
+	}
+	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
+		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true,
+		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
+}
+
+// TestCodexInTheJail is TestCodexThroughTheDoor's turn in the jail with
+// network none, as TestClaudeCodeInTheJail: codex-acp's native binary
+// from the read-only install directory, started by the harness entry's
+// own argv, which names the model provider on the command line (the
+// jail's HOME is its own, where the Runner writes no config.toml).
+func TestCodexInTheJail(t *testing.T) {
+	_, install := realAgent(t, "CHECKFU_TEST_CODEX_ACP")
+	p := jailFor(t, install)
+	realTurn(t, realCase{argv: []string{}, harness: "codex", dialect: modelroute.OpenAIResponses, models: []string{"gpt-5.4"},
+		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
+}
+
+// jailAgentsPath is where the agents' install directory is bound in a
+// jail.
+const jailAgentsPath = jail.BindRoot + "/agents"
+
+// jailFor returns a jail provider with install bound read-only at
+// jailAgentsPath. Where the kernel offers no jail it skips, outside CI.
+func jailFor(t *testing.T, install string) *jail.Provider {
+	t.Helper()
+	p, err := jail.New(jail.Config{Binds: []jail.Bind{{Source: install, Target: jailAgentsPath}}})
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no jail in CI: %v", err)
 		}
 		t.Skipf("no jail here: %v", err)
 	}
-	for i, a := range argv {
-		if rel, err := filepath.Rel(install, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
-			argv[i] = filepath.Join(agentsPath, rel)
-		}
-	}
-	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
-		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true,
-		provider: p, install: agentsPath, profile: `{"type": "none"}`})
+	return p
 }
