@@ -16,6 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
@@ -112,6 +118,7 @@ func runGuard(e *env, args []string) error {
 	maxPerSource := fs.Int("max-tunnels-per-source", 0, "CONNECT tunnels open at once per workload source address (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnelsPerSource)")
 	maxIdle := fs.Int("max-idle-connections", 0, "workload connections held idle at once: keep-alives between requests, tunnels silent for egress.DefaultTunnelIdleAfter or closing; past it, or at a cap, the longest idle is closed (0: a quarter of -max-connections)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
+	metricsListen := fs.String("metrics-listen", "", "`address` to serve the guard's metrics on, at /metrics in the Prometheus text format (tunnels and connections held, and their limits; no request content); empty: none")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -149,6 +156,16 @@ func runGuard(e *env, args []string) error {
 	if resolverAddr != *resolver {
 		log.Info("checkfu guard: resolver", "name", *resolver, "address", resolverAddr)
 	}
+	var meters metric.MeterProvider
+	var metricsAddr net.Addr
+	if *metricsListen != "" {
+		mp, addr, stop, err := serveMetrics(*metricsListen)
+		if err != nil {
+			return withHint(err, "choose a free -metrics-listen address")
+		}
+		defer stop()
+		meters, metricsAddr = mp, addr
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return withHint(err, "choose a free -listen address")
@@ -163,6 +180,7 @@ func runGuard(e *env, args []string) error {
 		MaxTunnels:              *maxTunnels,
 		MaxTunnelsPerSource:     *maxPerSource,
 		MaxIdleConnections:      *maxIdle,
+		MeterProvider:           meters,
 	})
 	if err != nil {
 		ln.Close()
@@ -188,6 +206,9 @@ func runGuard(e *env, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- g.Serve() }()
 	fmt.Fprintf(e.stdout, "listening on %s\n", ln.Addr())
+	if metricsAddr != nil {
+		fmt.Fprintf(e.stdout, "metrics on http://%s/metrics\n", metricsAddr)
+	}
 
 	select {
 	case err := <-served:
@@ -202,4 +223,33 @@ func runGuard(e *env, args []string) error {
 		err = serr
 	}
 	return err
+}
+
+// metricsReadTimeout bounds how long the metrics listener waits for a
+// scraper's request.
+const metricsReadTimeout = 10 * time.Second
+
+// serveMetrics serves a meter provider's metrics on addr, at /metrics,
+// in the Prometheus text format, through the OpenTelemetry Prometheus
+// exporter; stop shuts the listener and the provider down.
+func serveMetrics(addr string) (mp metric.MeterProvider, at net.Addr, stop func(), err error) {
+	reg := prometheus.NewRegistry()
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		provider.Shutdown(context.Background())
+		return nil, nil, nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: metricsReadTimeout, ReadTimeout: metricsReadTimeout}
+	go srv.Serve(ln)
+	return provider, ln.Addr(), func() {
+		srv.Close()
+		provider.Shutdown(context.Background())
+	}, nil
 }
