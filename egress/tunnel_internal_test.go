@@ -191,9 +191,15 @@ func TestGuardReleasesTunnelsWhenDestinationCloses(t *testing.T) {
 	}
 }
 
-// TestGuardClosesIdleTunnels: neither side closes nor sends; the idle
-// timeout ends the tunnel, while a tunnel carrying bytes in one direction
-// only stays open past it.
+// TestGuardClosesIdleTunnels: neither side closes; the idle timeout ends
+// the tunnel, at once and not after the close grace, while a tunnel
+// carrying bytes in one direction only stays open past it.
+//
+// The idle tunnel carries one byte from the workload first, so its two
+// directions go idle at different times: the destination's direction,
+// which saw the byte go the other way, is still waiting when the
+// workload's direction ends idle, and only the idle ending's own close
+// (not the grace, an hour here) can end it in time.
 func TestGuardClosesIdleTunnels(t *testing.T) {
 	rig := newTunnelRig(t, true, GuardConfig{TunnelIdleTimeout: 200 * time.Millisecond, TunnelCloseGrace: time.Hour})
 	idle, status, _ := rig.dial(t, "")
@@ -201,6 +207,9 @@ func TestGuardClosesIdleTunnels(t *testing.T) {
 		t.Fatalf("CONNECT = %d", status)
 	}
 	defer idle.Close()
+	if _, err := idle.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
 	busy, status, _ := rig.dial(t, "")
 	if status != http.StatusOK {
 		t.Fatalf("CONNECT = %d", status)
