@@ -257,7 +257,9 @@ func (s *suite) run(t tester, inst adapters.Instance, script string, stdin []byt
 	return s.collect(t, s.open(t, inst, adapters.ProcessSpec{Argv: s.sh(script)}), stdin)
 }
 
-// within runs f and fails the test when it outlives the timeout.
+// within runs f and fails the test when it outlives the timeout. f
+// must not use t: after a timeout it may still be running when the test
+// has ended.
 func (s *suite) within(t tester, what string, f func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -313,11 +315,12 @@ func testLifecycle(t tester, s *suite, p adapters.Provider) {
 	}
 
 	live := s.open(t, inst, adapters.ProcessSpec{Argv: s.sh("sleep 60")})
-	s.within(t, "Destroy with a live process", func() {
-		if err := inst.Destroy(ctx); err != nil {
-			t.Errorf("Destroy: %v", err)
-		}
-	})
+	// f must not touch t: after a timeout it runs on past the test.
+	var derr error
+	s.within(t, "Destroy with a live process", func() { derr = inst.Destroy(ctx) })
+	if derr != nil {
+		t.Errorf("Destroy: %v", derr)
+	}
 	s.within(t, "Wait after Destroy", func() { live.Wait() })
 	if err := inst.Destroy(ctx); err != nil {
 		t.Errorf("second Destroy: %v", err)
