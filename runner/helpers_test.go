@@ -222,9 +222,24 @@ func agentSpec(t tb, script []runnertest.Step) adapters.ProcessSpec {
 // it, and returns what the agent said.
 func turn(t tb, s *runner.Session, script []runnertest.Step) []string {
 	t.Helper()
+	return turnWith(t, s, runner.LaunchConfig{Stderr: os.Stderr}, script)
+}
+
+// turnWith is turn with cfg's other fields.
+func turnWith(t tb, s *runner.Session, cfg runner.LaunchConfig, script []runnertest.Step) []string {
+	t.Helper()
+	_, said := launchTurn(t, s, cfg, agentSpec(t, script))
+	return said
+}
+
+// launchTurn launches ps with cfg's other fields, plays one turn,
+// closes the agent, and returns it with what it said.
+func launchTurn(t tb, s *runner.Session, cfg runner.LaunchConfig, ps adapters.ProcessSpec) (*runner.Agent, []string) {
+	t.Helper()
 	ctx := context.Background()
 	var said []string
-	a, err := s.Launch(ctx, runner.LaunchConfig{Process: agentSpec(t, script), Stderr: os.Stderr, OnUpdate: collect(&said)})
+	cfg.Process, cfg.OnUpdate = ps, collect(&said)
+	a, err := s.Launch(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +249,7 @@ func turn(t tb, s *runner.Session, script []runnertest.Step) []string {
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return said
+	return a, said
 }
 
 // entries reads the session's log.

@@ -366,22 +366,3 @@ func TestPermissionByToolCall(t *testing.T) {
 		t.Fatalf("log %v, want %v", got, wantRows)
 	}
 }
-
-// turnWith is turn with cfg's other fields.
-func turnWith(t *testing.T, s *runner.Session, cfg runner.LaunchConfig, script []runnertest.Step) []string {
-	t.Helper()
-	ctx := context.Background()
-	var said []string
-	cfg.Process, cfg.OnUpdate = agentSpec(t, script), collect(&said)
-	a, err := s.Launch(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Prompt(ctx, "go"); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return said
-}

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -40,25 +39,29 @@ func playOwn(t *testing.T, s *runner.Session, root string, script []runnertest.S
 // playOwnWith is playOwn with cfg's other fields.
 func playOwnWith(t *testing.T, s *runner.Session, root string, cfg runner.LaunchConfig, script []runnertest.Step) []string {
 	t.Helper()
-	ctx := context.Background()
-	var said []string
-	cfg.Process = agentSpec(t, script)
-	cfg.Process.Dir = root
-	cfg.Stderr, cfg.OnUpdate = os.Stderr, collect(&said)
-	a, err := s.Launch(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := agentSpec(t, script)
+	ps.Dir = root
+	cfg.Stderr = os.Stderr
+	a, said := launchTurn(t, s, cfg, ps)
 	if a.Cwd() != root {
 		t.Fatalf("cwd %q, want %q", a.Cwd(), root)
 	}
-	if _, err := a.Prompt(ctx, "go"); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
 	return said
+}
+
+// checkPutToApprover checks that the turn's one permission request,
+// a profile tool dressed as a read inside the workspace, went to the
+// Approver and was never allowed as a workspace read.
+func checkPutToApprover(t *testing.T, g *rig, said []string) {
+	t.Helper()
+	if g.approvals.Load() != 1 {
+		t.Fatalf("approver asked %d times, want 1; the agent said %q", g.approvals.Load(), said)
+	}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Result == string(runner.CodeWorkspaceReadPermission) {
+			t.Fatalf("a profile tool was allowed as a workspace read: %v", rows([]eventlog.Entry{e}))
+		}
+	}
 }
 
 // checkOwnReads checks the turn of ownReads: the two reads inside were
@@ -129,14 +132,7 @@ func TestProfileToolDressedAsRead(t *testing.T) {
 	said := playOwn(t, s, root, []runnertest.Step{
 		{Tool: "create_issue", Arguments: map[string]any{"title": "x"}, Kind: "read", Locations: []string{root + "/a"}, Ask: true},
 	})
-	if g.approvals.Load() != 1 {
-		t.Fatalf("approver asked %d times, want 1; the agent said %q", g.approvals.Load(), said)
-	}
-	for _, e := range entries(t, g.Runner, member.Session) {
-		if e.Result == string(runner.CodeWorkspaceReadPermission) {
-			t.Fatalf("a profile tool was allowed as a workspace read: %v", rows([]eventlog.Entry{e}))
-		}
-	}
+	checkPutToApprover(t, g, said)
 }
 
 // TestWorkspaceRootFallback: the fallback cwd Cwd, which nothing named,
@@ -161,33 +157,12 @@ func TestHarnessToolDressedAsRead(t *testing.T) {
 	claude, _ := admission.Agent("claude-code")
 	g := modelRig(t, &runnertest.Model{}, "claude-sonnet-4-5")
 	s := g.admitted(t)
-	ctx := context.Background()
 	root := t.TempDir()
 	title, _ := claude.Tool(runner.MCPServerName, "create_issue")
-	ps := agentSpec(t, []runnertest.Step{{Tool: "create_issue", Title: title, Arguments: map[string]any{"title": "x"}, Kind: "read", Locations: []string{root + "/a"}, Ask: true}})
-	ps.Dir = root
-	var said []string
-	a, err := s.Launch(ctx, runner.LaunchConfig{Process: ps, Door: clitest.Door(t), Agent: &claude, Install: t.TempDir(), OnUpdate: collect(&said)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Cwd() != root {
-		t.Fatalf("cwd %q, want %q", a.Cwd(), root)
-	}
-	if _, err := a.Prompt(ctx, "go"); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if g.approvals.Load() != 1 {
-		t.Fatalf("approver asked %d times, want 1; the agent said %q", g.approvals.Load(), said)
-	}
-	for _, e := range entries(t, g.Runner, member.Session) {
-		if e.Result == string(runner.CodeWorkspaceReadPermission) {
-			t.Fatalf("a profile tool was allowed as a workspace read: %v", rows([]eventlog.Entry{e}))
-		}
-	}
+	said := playOwnWith(t, s, root, runner.LaunchConfig{Door: clitest.Door(t), Agent: &claude, Install: t.TempDir()}, []runnertest.Step{
+		{Tool: "create_issue", Title: title, Arguments: map[string]any{"title": "x"}, Kind: "read", Locations: []string{root + "/a"}, Ask: true},
+	})
+	checkPutToApprover(t, g, said)
 }
 
 // TestAnnouncedToolDressedAsRead: for an agent whose harness binds
@@ -204,12 +179,5 @@ func TestAnnouncedToolDressedAsRead(t *testing.T) {
 		{Tool: "create_issue", Arguments: map[string]any{"title": "x"}, Ask: true, Title: "Approve MCP tool call",
 			Announce: codex.Permission(runner.MCPServerName, "create_issue"), Kind: "read", Locations: []string{root + "/a"}},
 	})
-	if g.approvals.Load() != 1 {
-		t.Fatalf("approver asked %d times, want 1; the agent said %q", g.approvals.Load(), said)
-	}
-	for _, e := range entries(t, g.Runner, member.Session) {
-		if e.Result == string(runner.CodeWorkspaceReadPermission) {
-			t.Fatalf("an announced profile tool was allowed as a workspace read: %v", rows([]eventlog.Entry{e}))
-		}
-	}
+	checkPutToApprover(t, g, said)
 }
