@@ -17,7 +17,8 @@ import (
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the goroutines that log.
+// syncBuffer is a bytes.Buffer safe for the goroutines that write to
+// it (a logger, an agent's stderr copier) while the test reads.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

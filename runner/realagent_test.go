@@ -41,27 +41,6 @@ func realAgent(t *testing.T, envName string) ([]string, string) {
 	return cmd, os.Getenv("CHECKFU_TEST_AGENTS_DIR")
 }
 
-// lockedBuffer is a bytes.Buffer safe for the agent's stderr copier and
-// the test.
-type lockedBuffer struct {
-	mu chan struct{}
-	b  bytes.Buffer
-}
-
-func newLockedBuffer() *lockedBuffer { return &lockedBuffer{mu: make(chan struct{}, 1)} }
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) Bytes() []byte {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
-	return bytes.Clone(l.b.Bytes())
-}
-
 // TestClaudeCodeThroughTheDoor runs a real third-party agent, Claude
 // Code's ACP adapter as pinned by .ci/agents (@zed-industries/claude-code-acp
 // 0.16.2), through the Runner on the process provider for one turn. Its
@@ -160,7 +139,7 @@ func realTurn(t *testing.T, c realCase) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	stderr := newLockedBuffer()
+	stderr := &syncBuffer{} // the agent's stderr copier writes while the test reads
 	// marker finds the agent's processes (the door's children inherit
 	// it; an MCP server started with a scrubbed environment does not).
 	marker := "CHECKFU_TEST_REAL_AGENT=" + strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -176,7 +155,7 @@ func realTurn(t *testing.T, c realCase) {
 		Door:    clitest.Door(t), Agent: &agent, Install: install, Stderr: stderr, OnUpdate: onUpdate,
 	})
 	if err != nil {
-		t.Fatalf("Launch: %v\nstderr: %s", err, stderr.Bytes())
+		t.Fatalf("Launch: %v\nstderr: %s", err, stderr.String())
 	}
 	resp, err := a.Prompt(ctx, "List the open issues with the list_issues tool.")
 	home := a.Home()
@@ -193,7 +172,7 @@ func realTurn(t *testing.T, c realCase) {
 		return strings.Join(out, "\n")
 	}
 	if err != nil || resp.StopReason != acp.StopEndTurn {
-		t.Fatalf("Prompt = %v, %v\nlog:\n%s\nmodel requests: %d\nstderr: %s", resp, err, rowsOf(), len(m.Received()), stderr.Bytes())
+		t.Fatalf("Prompt = %v, %v\nlog:\n%s\nmodel requests: %d\nstderr: %s", resp, err, rowsOf(), len(m.Received()), stderr.String())
 	}
 	got := m.Received()
 	var replies []string
@@ -248,7 +227,7 @@ func realTurn(t *testing.T, c realCase) {
 			t.Errorf("%s %s %s lacks the request context: actor %q session %q", e.Kind, e.Result, e.Tool.Name, e.Actor, e.SessionID)
 		}
 	}
-	seen := map[string][]byte{"what the agent sent over ACP": updates.Bytes(), "the agent's stderr": stderr.Bytes(), "the agent's environment and argv": env}
+	seen := map[string][]byte{"what the agent sent over ACP": updates.Bytes(), "the agent's stderr": []byte(stderr.String()), "the agent's environment and argv": env}
 	for f, b := range files {
 		seen["the file "+f] = b
 	}
