@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/checkfu/checkfu/internal/clitest"
 )
 
 // guardRefusalLog runs the guard with -log-format format, sends it one
@@ -19,38 +15,17 @@ import (
 func guardRefusalLog(t *testing.T, format string) string {
 	t.Helper()
 	policy := writePolicy(t, `{"type":"allowlist","allowed_hosts":["api.example.test:443"]}`)
-	cmd := exec.Command(clitest.Binary(t), "guard", "-listen", "127.0.0.1:0", "-policy", policy, "-log-format", format)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := false
-	t.Cleanup(func() {
-		if !done {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err != nil || !ok {
-		t.Fatalf("ready line %q, %v (stderr %q)", line, err, stderr.String())
-	}
+	g := startGuardCommand(t, "-policy", policy, "-log-format", format)
+	addr := g.addr
 	tr := &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: addr}), DisableKeepAlives: true}
 	resp, err := (&http.Client{Transport: tr}).Get("http://other.example.test/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	done = true
-	return stderr.String()
+	g.cmd.Process.Signal(syscall.SIGTERM)
+	g.cmd.Wait()
+	return g.stderr.String()
 }
 
 // TestGuardLogFormats: the text log names a refused target once quoted

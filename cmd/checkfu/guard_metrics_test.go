@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/checkfu/checkfu/internal/clitest"
 )
 
 // TestGuardServesMetrics: with -metrics-listen the guard says where its
@@ -21,37 +17,20 @@ import (
 // configured, and the connection a workload holds open.
 func TestGuardServesMetrics(t *testing.T) {
 	policy := writePolicy(t, `{"type":"none"}`)
-	cmd := exec.Command(clitest.Binary(t), "guard", "-listen", "127.0.0.1:0", "-policy", policy,
-		"-metrics-listen", "127.0.0.1:0", "-max-tunnels", "7", "-max-connections", "9")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	g := startGuardCommand(t, "-policy", policy, "-metrics-listen", "127.0.0.1:0", "-max-tunnels", "7", "-max-connections", "9")
 	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
+		g.cmd.Process.Signal(syscall.SIGTERM)
+		g.cmd.Wait()
 	}()
-	r := bufio.NewReader(stdout)
-	var lines [2]string
-	for i := range lines {
-		if lines[i], err = r.ReadString('\n'); err != nil {
-			t.Fatalf("reading line %d: %v (stderr %q)", i+1, err, stderr.String())
-		}
+	line, err := g.stdout.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the metrics line: %v (stderr %q)", err, g.stderr.String())
 	}
-	addr, ok := strings.CutPrefix(strings.TrimSpace(lines[0]), "listening on ")
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "metrics on ")
 	if !ok {
-		t.Fatalf("first line %q, want \"listening on ADDR\"", lines[0])
+		t.Fatalf("second line %q, want \"metrics on URL\"", line)
 	}
-	url, ok := strings.CutPrefix(strings.TrimSpace(lines[1]), "metrics on ")
-	if !ok {
-		t.Fatalf("second line %q, want \"metrics on URL\"", lines[1])
-	}
-	held, err := net.Dial("tcp", addr) // a workload connection, held open
+	held, err := net.Dial("tcp", g.addr) // a workload connection, held open
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,44 @@ func writePolicy(t *testing.T, doc string) string {
 	return p
 }
 
+// A guardCommand is a running `checkfu guard`, past its ready line.
+type guardCommand struct {
+	cmd    *exec.Cmd
+	addr   string           // where it listens, from its ready line
+	stdout *bufio.Reader    // the rest of its stdout
+	stderr *strings.Builder // read it once the guard has exited, or to report a failure
+}
+
+// startGuardCommand starts `checkfu guard -listen 127.0.0.1:0` with
+// args and reads its ready line. The test's cleanup kills it unless the
+// test has waited for it.
+func startGuardCommand(t *testing.T, args ...string) *guardCommand {
+	t.Helper()
+	g := &guardCommand{cmd: exec.Command(clitest.Binary(t), append([]string{"guard", "-listen", "127.0.0.1:0"}, args...)...), stderr: &strings.Builder{}}
+	stdout, err := g.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.cmd.Stderr = g.stderr
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if g.cmd.ProcessState == nil {
+			g.cmd.Process.Kill()
+			g.cmd.Wait()
+		}
+	})
+	g.stdout = bufio.NewReader(stdout)
+	line, err := g.stdout.ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("ready line %q, %v, want \"listening on ADDR\" (stderr %q)", line, err, g.stderr.String())
+	}
+	g.addr = addr
+	return g
+}
+
 func TestGuardCommandLine(t *testing.T) {
 	good := writePolicy(t, `{"type":"none"}`)
 	bad := writePolicy(t, `{"type":"none","required_egress_certification":"security_boundary"}`)
@@ -101,33 +139,8 @@ func TestGuardProcess(t *testing.T) {
 	dns.Set("rebind.example.test", netip.MustParseAddr("127.0.0.2"))
 	policy := writePolicy(t, `{"type":"allowlist","allowed_hosts":["api.example.test:`+upPort+`","rebind.example.test:`+privPort+`"]}`)
 
-	cmd := exec.Command(clitest.Binary(t), "guard", "-listen", "127.0.0.1:0", "-policy", policy,
-		"-resolver", dns.Addr(), "-treat-as-public", "127.0.0.1/32")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := false
-	t.Cleanup(func() {
-		if !exited {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the ready line: %v (stderr %q)", err, stderr.String())
-	}
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q, want \"listening on ADDR\"", line)
-	}
-
+	g := startGuardCommand(t, "-policy", policy, "-resolver", dns.Addr(), "-treat-as-public", "127.0.0.1/32")
+	cmd, addr, stdout, stderr := g.cmd, g.addr, g.stdout, g.stderr
 	tr := &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: addr}), DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -163,7 +176,6 @@ func TestGuardProcess(t *testing.T) {
 	}
 	io.Copy(io.Discard, stdout)
 	err = cmd.Wait()
-	exited = true
 	if err != nil {
 		t.Errorf("guard exited with %v after SIGTERM (stderr %q)", err, stderr.String())
 	}
