@@ -84,21 +84,29 @@ type Request struct {
 	Dialect Dialect
 	Model   string
 	Stream  bool
+	// MaxOutput is the request's own cap on output tokens (Anthropic's
+	// max_tokens, Responses' max_output_tokens, Chat's
+	// max_completion_tokens or else max_tokens), 0 when it names none.
+	// A stream cut before its usage is charged it (Meter.Settle).
+	MaxOutput int64
 }
 
 // ParseRequest reads an agent's request in dialect d. The method must be
 // POST and the path exactly the dialect's, with no query but
 // AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]); the body a strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
-// "model" of at most 256 bytes and, if present, a boolean "stream"
-// ([CodeModelRequestInvalid]).
+// "model" of at most 256 bytes and, if present, a boolean "stream" and
+// integer output caps ([CodeModelRequestInvalid]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
 	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}
 	var fields struct {
-		Model  *string `json:"model"`
-		Stream *bool   `json:"stream"`
+		Model               *string `json:"model"`
+		Stream              *bool   `json:"stream"`
+		MaxTokens           *int64  `json:"max_tokens"`
+		MaxOutputTokens     *int64  `json:"max_output_tokens"`
+		MaxCompletionTokens *int64  `json:"max_completion_tokens"`
 	}
 	if err := strictjson.Unmarshal(body, &fields, strictjson.Options{MaxBytes: MaxRequestBytes, AllowUnknownMembers: true}); err != nil {
 		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request body is not a strict JSON object: %v", err)
@@ -106,5 +114,16 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 	if fields.Model == nil || *fields.Model == "" || len(*fields.Model) > 256 {
 		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request names no model")
 	}
-	return Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream}, nil
+	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream}
+	for _, c := range map[Dialect][]*int64{
+		AnthropicMessages: {fields.MaxTokens},
+		OpenAIResponses:   {fields.MaxOutputTokens},
+		OpenAIChat:        {fields.MaxCompletionTokens, fields.MaxTokens},
+	}[d] {
+		if c != nil && *c > 0 {
+			r.MaxOutput = *c
+			break
+		}
+	}
+	return r, nil
 }

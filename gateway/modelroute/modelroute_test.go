@@ -218,7 +218,7 @@ func TestRelayStreamsAsItArrives(t *testing.T) {
 		}
 		srcW.Close()
 		r := <-done
-		if r.err != nil || r.u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10}) {
+		if r.err != nil || r.u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}) {
 			t.Errorf("%s: usage %+v, %v", d, r.u, r.err)
 		}
 		if got.String() != stream {
@@ -298,7 +298,7 @@ func TestRelayAnswerUsage(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		u, err := modelroute.RelayAnswer(&out, strings.NewReader(body), d, nil)
-		if err != nil || u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10}) || out.String() != body {
+		if err != nil || u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}) || out.String() != body {
 			t.Errorf("%s: %+v, %v, %q", d, u, err, out.String())
 		}
 	}

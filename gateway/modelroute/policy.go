@@ -74,16 +74,35 @@ func (m *Meter) spent() error {
 	return nil
 }
 
-// End adds the tokens one request used. Negative counts are ignored.
+// End adds the tokens one request used. Negative counts are ignored,
+// and the sum stays at math.MaxInt64 rather than wrap.
 func (m *Meter) End(u Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if u.InputTokens > 0 {
-		m.used.Tokens += u.InputTokens
+	m.used.Tokens = addTokens(addTokens(m.used.Tokens, u.InputTokens), u.OutputTokens)
+}
+
+// Settle ends request r, whose answer had status and reported u, and
+// returns the usage it was charged. A 2xx answer that ended without its
+// final usage (u.Final false: the stream was cut, by the agent hanging
+// up or the provider, or the provider reported none) produced output
+// nobody counted: it is charged at least the request's own output cap
+// (r.MaxOutput), or, when the request named none, the rest of the token
+// budget. Any other answer (an error, no answer) is charged what it
+// reported.
+func (m *Meter) Settle(r Request, status int, u Usage) Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if status/100 == 2 && !u.Final {
+		if r.MaxOutput > 0 {
+			u.OutputTokens = max(u.OutputTokens, r.MaxOutput)
+		} else {
+			rest := m.budget.Tokens - addTokens(addTokens(m.used.Tokens, u.InputTokens), 0)
+			u.OutputTokens = max(u.OutputTokens, rest, 0)
+		}
 	}
-	if u.OutputTokens > 0 {
-		m.used.Tokens += u.OutputTokens
-	}
+	m.used.Tokens = addTokens(addTokens(m.used.Tokens, u.InputTokens), u.OutputTokens)
+	return u
 }
 
 // Used returns what has been spent.

@@ -3,12 +3,31 @@ package modelroute
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 )
 
-// Usage is what a provider reports a request used.
+// Usage is what a provider reports a request used. Counts are never
+// negative: a negative report counts as zero, and a sum past the int64
+// range stays at its largest value (a provider cannot wrap the budget).
 type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
+	// Final reports that the provider reported the request's final
+	// usage: Anthropic's message_delta (or a whole answer's usage),
+	// OpenAI Responses' usage of its terminal event, a Chat Completions
+	// chunk or answer with usage. A stream cut before it (the agent hung
+	// up, the provider stopped) has not.
+	Final bool
+}
+
+// addTokens adds b to a, both taken as at least zero, and stays at
+// math.MaxInt64 instead of wrapping.
+func addTokens(a, b int64) int64 {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // usageReader reads the usage a dialect's stream or answer reports.
@@ -58,10 +77,13 @@ func (r *usageReader) event(data []byte) {
 			return
 		}
 		if u.Input != nil {
-			r.u.InputTokens = *u.Input + u.CacheCreate + u.CacheRead
+			r.u.InputTokens = addTokens(addTokens(*u.Input, u.CacheCreate), u.CacheRead)
 		}
 		if u.Output != nil {
-			r.u.OutputTokens = *u.Output
+			r.u.OutputTokens = max(*u.Output, 0)
+			// message_start reports the output so far; a message_delta
+			// or a whole answer, the final count.
+			r.u.Final = r.u.Final || ev.Type != "message_start"
 		}
 	case OpenAIResponses:
 		raw := ev.Usage
@@ -76,10 +98,11 @@ func (r *usageReader) event(data []byte) {
 			return
 		}
 		if u.Input != nil {
-			r.u.InputTokens = *u.Input
+			r.u.InputTokens = max(*u.Input, 0)
 		}
 		if u.Output != nil {
-			r.u.OutputTokens = *u.Output
+			r.u.OutputTokens = max(*u.Output, 0)
+			r.u.Final = true // only a terminal event carries usage
 		}
 	case OpenAIChat:
 		var u struct {
@@ -90,10 +113,11 @@ func (r *usageReader) event(data []byte) {
 			return
 		}
 		if u.Prompt != nil {
-			r.u.InputTokens = *u.Prompt
+			r.u.InputTokens = max(*u.Prompt, 0)
 		}
 		if u.Completion != nil {
-			r.u.OutputTokens = *u.Completion
+			r.u.OutputTokens = max(*u.Completion, 0)
+			r.u.Final = true
 		}
 	}
 }

@@ -1,0 +1,119 @@
+package modelroute_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/checkfu/checkfu/gateway/modelroute"
+)
+
+// TestUsageNeverWraps (red team): usage fields a provider reports huge
+// or negative cannot wrap the token count negative, which would make the
+// budget unlimited: a sum past the int64 range stays at its largest
+// value, a negative count counts as zero.
+func TestUsageNeverWraps(t *testing.T) {
+	stream := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9223372036854775807,\"cache_read_input_tokens\":1,\"output_tokens\":-7}}}\n\n"
+	u, err := modelroute.Relay(&bytes.Buffer{}, nil, strings.NewReader(stream), modelroute.AnthropicMessages, nil)
+	if err != nil || u.InputTokens != math.MaxInt64 || u.OutputTokens != 0 {
+		t.Fatalf("usage %+v, %v: want input at MaxInt64 and output 0", u, err)
+	}
+	m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 1000})
+	_ = m.Begin()
+	m.End(modelroute.Usage{InputTokens: 500})
+	m.End(modelroute.Usage{InputTokens: -400, OutputTokens: -1})
+	if got := m.Used().Tokens; got != 500 {
+		t.Fatalf("tokens used %d after a negative report, want 500", got)
+	}
+	m.End(modelroute.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64})
+	if got := m.Used().Tokens; got != math.MaxInt64 {
+		t.Fatalf("tokens used %d, want MaxInt64", got)
+	}
+	if err := m.Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+		t.Fatalf("a wrapped budget allowed a request: %v", err)
+	}
+}
+
+// TestMeterSettle: a 2xx answer that ended without its final usage is
+// charged at least the request's output cap, or the rest of the budget
+// when it named none; an error answer, and one with its final usage, are
+// charged what they reported.
+func TestMeterSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		status    int
+		maxOutput int64
+		u         modelroute.Usage
+		want      modelroute.Usage
+		used      int64
+	}{
+		{"final", 200, 4096, modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}, modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}, 110},
+		{"cut, with a cap", 200, 4096, modelroute.Usage{InputTokens: 100, OutputTokens: 1}, modelroute.Usage{InputTokens: 100, OutputTokens: 4096}, 4196},
+		{"cut past its cap", 200, 5, modelroute.Usage{InputTokens: 100, OutputTokens: 9}, modelroute.Usage{InputTokens: 100, OutputTokens: 9}, 109},
+		{"no usage, no cap", 200, 0, modelroute.Usage{}, modelroute.Usage{OutputTokens: 10000}, 10000},
+		{"input only, no cap", 200, 0, modelroute.Usage{InputTokens: 300}, modelroute.Usage{InputTokens: 300, OutputTokens: 9700}, 10000},
+		{"an error answer", 429, 4096, modelroute.Usage{}, modelroute.Usage{}, 0},
+		{"no answer", 0, 4096, modelroute.Usage{}, modelroute.Usage{}, 0},
+	} {
+		m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 10000})
+		_ = m.Begin()
+		got := m.Settle(modelroute.Request{MaxOutput: tc.maxOutput}, tc.status, tc.u)
+		if got != tc.want || m.Used().Tokens != tc.used {
+			t.Errorf("%s: charged %+v, used %d; want %+v, %d", tc.name, got, m.Used().Tokens, tc.want, tc.used)
+		}
+	}
+}
+
+// TestParseRequestMaxOutput: each dialect's own output cap is read; a
+// cap of another dialect, or one that is not positive, is none; a cap
+// that is not an integer is refused.
+func TestParseRequestMaxOutput(t *testing.T) {
+	for _, tc := range []struct {
+		d    modelroute.Dialect
+		body string
+		want int64
+	}{
+		{modelroute.AnthropicMessages, `{"model":"m","max_tokens":4096}`, 4096},
+		{modelroute.AnthropicMessages, `{"model":"m","max_output_tokens":4096}`, 0},
+		{modelroute.AnthropicMessages, `{"model":"m","max_tokens":-1}`, 0},
+		{modelroute.OpenAIResponses, `{"model":"m","max_output_tokens":77}`, 77},
+		{modelroute.OpenAIResponses, `{"model":"m","max_tokens":77}`, 0},
+		{modelroute.OpenAIChat, `{"model":"m","max_tokens":5,"max_completion_tokens":9}`, 9},
+		{modelroute.OpenAIChat, `{"model":"m","max_tokens":5}`, 5},
+	} {
+		r, err := modelroute.ParseRequest(tc.d, "POST", tc.d.Path(), "", []byte(tc.body))
+		if err != nil || r.MaxOutput != tc.want {
+			t.Errorf("%s %s: %+v, %v; want MaxOutput %d", tc.d, tc.body, r, err, tc.want)
+		}
+	}
+	for _, body := range []string{`{"model":"m","max_tokens":1.5}`, `{"model":"m","max_tokens":"9"}`, `{"model":"m","MAX_TOKENS":9}`} {
+		if _, err := modelroute.ParseRequest(modelroute.AnthropicMessages, "POST", "/v1/messages", "", []byte(body)); !errors.Is(err, modelroute.CodeModelRequestInvalid) {
+			t.Errorf("%s: %v, want model_request_invalid", body, err)
+		}
+	}
+}
+
+// TestUsageFinal: only the provider's final report makes usage final:
+// Anthropic's message_start alone does not; a Chat stream without usage
+// does not.
+func TestUsageFinal(t *testing.T) {
+	for _, tc := range []struct {
+		d      modelroute.Dialect
+		stream string
+		final  bool
+	}{
+		{modelroute.AnthropicMessages, streams[modelroute.AnthropicMessages], true},
+		{modelroute.AnthropicMessages, strings.SplitAfter(streams[modelroute.AnthropicMessages], "\n\n")[0], false},
+		{modelroute.OpenAIResponses, streams[modelroute.OpenAIResponses], true},
+		{modelroute.OpenAIResponses, strings.SplitAfter(streams[modelroute.OpenAIResponses], "\n\n")[0], false},
+		{modelroute.OpenAIChat, streams[modelroute.OpenAIChat], true},
+		{modelroute.OpenAIChat, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n", false},
+	} {
+		u, err := modelroute.Relay(&bytes.Buffer{}, nil, strings.NewReader(tc.stream), tc.d, nil)
+		if err != nil || u.Final != tc.final {
+			t.Errorf("%s %q: %+v, %v; want final %v", tc.d, tc.stream, u, err, tc.final)
+		}
+	}
+}
