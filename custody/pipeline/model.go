@@ -54,7 +54,12 @@ type ModelCall struct {
 //     dialect's header and sends; the answer is relayed as it arrives,
 //     each event screened for the key ([edge.Stream.Screen]);
 //  10. events: the result, a model_result event with the model, the
-//     tokens the provider reported, the status and the duration.
+//     tokens charged to the budget, the status and the duration. The
+//     tokens are those the provider reported; a 2xx answer that ended
+//     without its final usage (the agent hung up, the provider cut or
+//     reported none) is charged at least the request's own output cap,
+//     or the rest of the budget when it named none
+//     ([modelroute.Meter.Settle]).
 //
 // A refusal at any step before 9 writes nothing to w, spends nothing and
 // opens no credential; the caller answers the agent. Once the answer's
@@ -119,7 +124,7 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 		} else {
 			usage, err = modelroute.RelayAnswer(w, s.Body, d.dialect, s.Screen)
 		}
-		d.meter.End(usage)
+		usage = d.meter.Settle(d.request, status, usage)
 		return err
 	})
 	if err == nil && status >= 400 {
@@ -159,6 +164,7 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 type modelDecided struct {
 	decided
 	dialect modelroute.Dialect
+	request modelroute.Request
 	meter   *modelroute.Meter
 }
 
@@ -194,7 +200,7 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	}
 	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: reg.Resource, Effect: reg.Effect, Body: bytes.Clone(call.Body)}
 	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), tool: reg.Tool.Name, protocol: reg.Protocol, lease: ch.lease, session: rc.Session,
-		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect}
+		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect, request: req}
 	ev.Action, ev.Effect = d.digest, action.Effect
 	// 6. The rules decide the request the route will send.
 	hreq, err := http.NewRequestWithContext(context.Background(), reg.Operation, reg.Resource, bytes.NewReader(d.action.Body))

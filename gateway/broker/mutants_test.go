@@ -103,4 +103,7 @@ var mutants = []mutation.Mutant{
 	{Name: "the OpenAI key without its Bearer prefix", File: "../../custody/pipeline/model.go",
 		Edits: []mutation.Edit{{Old: `prefix = "Bearer "`, New: `prefix = ""`}},
 		Kills: "TestModelRouteOpenAIBearer"},
+	{Name: "a model call is charged only the usage reported", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "		usage = d.meter.Settle(d.request, status, usage)", New: "		d.meter.End(usage)"}},
+		Kills: "TestModelStreamCutBeforeUsageIsCharged|TestModelStreamWithoutUsageIsCharged"},
 }

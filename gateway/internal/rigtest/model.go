@@ -64,9 +64,19 @@ type Model struct {
 	Direct       string
 	DirectClient *http.Client
 
-	mu     sync.Mutex
-	got    []ModelRequest // guarded by mu
-	deltas int            // guarded by mu: text deltas per stream; 0 means 1
+	mu      sync.Mutex
+	got     []ModelRequest // guarded by mu
+	deltas  int            // guarded by mu: text deltas per stream; 0 means 1
+	handler http.Handler   // guarded by mu: answers in the place of the script
+}
+
+// SetHandler makes h answer every later request in the place of the
+// script (a hostile or scripted provider); the requests are still
+// recorded, and h reads the body the server already read.
+func (m *Model) SetHandler(h http.Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.handler = h
 }
 
 // SetDeltas makes each streamed answer carry n text deltas (a long
@@ -103,11 +113,16 @@ const modelDelta = "event: content_block_delta\ndata: {\"type\":\"content_block_
 func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	m.mu.Lock()
-	deltas := m.deltas
+	deltas, h := m.deltas, m.handler
 	if deltas == 0 {
 		m.got = append(m.got, ModelRequest{Method: req.Method, Path: req.URL.Path, RawQuery: req.URL.RawQuery, Host: req.Host, Header: req.Header.Clone(), Body: body})
 	}
 	m.mu.Unlock()
+	if h != nil {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, req)
+		return
+	}
 	text := "hello from the scripted model"
 	if bytes.Contains(body, []byte(EchoKey)) {
 		text = "your key is " + req.Header.Get("X-Api-Key") + req.Header.Get("Authorization")
