@@ -45,56 +45,89 @@ const MaxBatchBytes = 64 << 10
 func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
 	ur := usageReader{d: d}
 	br := bufio.NewReaderSize(src, MaxBatchBytes)
-	var ev, data, batch []byte
+	// batch holds the whole events read and not yet written, batch[:end],
+	// then what has arrived of the next; each byte is copied into it once.
+	var batch, data []byte
+	end := 0
 	send := func() error {
-		if len(batch) == 0 {
+		if end == 0 {
 			return nil
 		}
 		if screen != nil {
-			if err := screen(batch); err != nil {
+			if err := screen(batch[:end]); err != nil {
 				return err
 			}
 		}
-		if _, err := dst.Write(batch); err != nil {
+		if _, err := dst.Write(batch[:end]); err != nil {
 			return err
 		}
 		if flush != nil {
 			flush()
 		}
-		batch = batch[:0]
+		// send runs only where an event has just ended, or at the end of
+		// the stream, where a partial event is dropped.
+		batch, end = batch[:0], 0
 		return nil
 	}
 	for {
-		line, err := readLine(br, MaxEventBytes-len(ev))
+		line, err := readLine(br, MaxEventBytes-(len(batch)-end))
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return ur.u, send()
 			}
 			return ur.u, err
 		}
-		ev = append(ev, line...)
-		body := bytes.TrimRight(line, "\r\n")
-		if v, ok := bytes.CutPrefix(body, []byte("data:")); ok {
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
-		}
-		if len(body) != 0 {
+		batch = append(batch, line...)
+		if len(trimEOL(line)) != 0 {
 			continue
 		}
 		// A blank line ends the event.
-		batch = append(batch, ev...)
-		if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
-			ur.event(data)
+		if ev := batch[end:]; bytes.Contains(ev, []byte(`usage"`)) {
+			data = eventData(data[:0], ev)
+			if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
+				ur.event(data)
+			}
 		}
-		ev, data = ev[:0], data[:0]
+		end = len(batch)
 		if br.Buffered() == 0 {
 			if err := send(); err != nil {
 				return ur.u, err
 			}
 		}
 	}
+}
+
+// eventData appends to dst the data of the event ev, its lines each
+// ending with a newline: the value of each data line (after "data:" and
+// one optional space), joined by newlines.
+func eventData(dst, ev []byte) []byte {
+	for len(ev) > 0 {
+		line := ev
+		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+			line, ev = ev[:i+1], ev[i+1:]
+		} else {
+			ev = nil
+		}
+		v, ok := bytes.CutPrefix(trimEOL(line), []byte("data:"))
+		if !ok {
+			continue
+		}
+		if len(dst) > 0 {
+			dst = append(dst, '\n')
+		}
+		dst = append(dst, bytes.TrimPrefix(v, []byte(" "))...)
+	}
+	return dst
+}
+
+// trimEOL returns line without the carriage returns and newlines it ends
+// with.
+func trimEOL(line []byte) []byte {
+	n := len(line)
+	for n > 0 && (line[n-1] == '\n' || line[n-1] == '\r') {
+		n--
+	}
+	return line[:n]
 }
 
 // readLine reads one line, its newline included, of at most max bytes.
