@@ -227,14 +227,63 @@ func BenchmarkModelRouteFirstToken(b *testing.B) {
 	})
 }
 
+// serveHops serves the model route's topology with none of the plane's
+// model work in it, as the baseline for what that work costs: the
+// door's own byte relay from loopback TCP to a Unix socket, where a
+// plain relay (in the plane's place) sends the request over TLS to the
+// model server and copies the answer back, flushing every read as the
+// route does. It returns the door's URL.
+func serveHops(b *testing.B, model string, tls *http.Client) string {
+	sock := b.TempDir() + "/hops.sock"
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, model+r.URL.Path, r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		req.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+		resp, err := tls.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		buf := make([]byte, modelroute.MaxBatchBytes)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				if _, werr := w.Write(buf[:n]); werr != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+			if err != nil {
+				return
+			}
+		}
+	})}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Close() })
+	return "http://" + rigtest.ServeModelRelay(b, sock)
+}
+
 // BenchmarkModelRouteLongStream: a streamed answer of 100 000 text
-// deltas (about 19 MB) read whole, directly and through the whole model
-// route, which screens every event for the key (MB/s is the figure).
+// deltas (about 19 MB) read whole, directly, through the route's hops
+// with none of the plane's model work in them (serveHops), and through
+// the whole model route, which screens every event for the key (MB/s is the
+// figure). route/hops is what the route's own work costs; hops/direct
+// is what the topology costs.
 func BenchmarkModelRouteLongStream(b *testing.B) {
-	r, url := routeBench(b)
+	r, routeURL := routeBench(b)
 	r.Model.SetDeltas(100_000)
-	read := func(b *testing.B, c *http.Client, url string) {
-		resp, err := c.Post(url+"/v1/messages", "application/json", strings.NewReader(routeRequest))
+	read := func(b *testing.B, c *http.Client, to string) {
+		resp, err := c.Post(to+"/v1/messages", "application/json", strings.NewReader(routeRequest))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -250,10 +299,17 @@ func BenchmarkModelRouteLongStream(b *testing.B) {
 			read(b, r.Model.DirectClient, r.Model.Direct)
 		}
 	})
+	b.Run("hops", func(b *testing.B) {
+		hops := serveHops(b, r.Model.Direct, r.Model.DirectClient)
+		c := &http.Client{}
+		for b.Loop() {
+			read(b, c, hops)
+		}
+	})
 	b.Run("route", func(b *testing.B) {
 		c := &http.Client{}
 		for b.Loop() {
-			read(b, c, url)
+			read(b, c, routeURL)
 		}
 	})
 }
