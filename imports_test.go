@@ -39,6 +39,7 @@ var importRules = []importRule{
 	{"runner", []string{"cmd", "examples"}, "the Runner is library code: examples and the CLI build on it, never the reverse"},
 	{"gateway/modelroute", []string{"custody", "adapters", "acp", "admission", "runner", "eventlog"}, "the model route's pure parts read requests and streams and hold no key"},
 	{"gateway/door", []string{"custody", "gateway/broker", "egress", "eventlog", "adapters", "acp", "admission", "runner"}, "the door runs inside the sandbox: it holds nothing of the plane and relays bytes only"},
+	{"adapters/jail/internal/initstage", []string{"*"}, "a jail's init stage stays a small program: it imports nothing of the module"},
 }
 
 // A notDirectRule forbids packages under from to import any package under

@@ -60,7 +60,9 @@ func firstByte(b *testing.B, argv []string) *exec.Cmd {
 
 // BenchmarkStartToFirstByte measures, in one run, from the start to the
 // first byte of echo's stdout: the jail (Create of a fresh instance,
-// OpenProcess: a new jail built, read back and exec'd), a bare fork and
+// OpenProcess: a new jail built, read back and exec'd), with the init
+// stage re-executed from this binary (jail) and with the
+// checkfu-jail-init program (jail_program), a bare fork and
 // exec of the same command (the baseline), bwrap with the same
 // namespaces and mount plan (where bwrap is installed), and docker run
 // (where CHECKFU_BENCH_DOCKER_IMAGE names an image of a reachable
@@ -75,31 +77,8 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	b.Run("jail", func(b *testing.B) {
-		p := newProvider(b, jail.Config{})
-		ctx := context.Background()
-		buf := make([]byte, 1)
-		for i := 0; b.Loop(); i++ {
-			inst, err := p.Create(ctx, p.Spec("bench-"+strconv.Itoa(i), testDigest))
-			if err != nil {
-				b.Fatal(err)
-			}
-			proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: echoArgv})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			proc.Stdin().Close()
-			io.Copy(io.Discard, proc.Stdout())
-			io.Copy(io.Discard, proc.Stderr())
-			proc.Wait()
-			inst.Destroy(ctx)
-			b.StartTimer()
-		}
-	})
+	b.Run("jail", func(b *testing.B) { benchJail(b, jail.Config{}) })
+	b.Run("jail_program", func(b *testing.B) { benchJail(b, jail.Config{InitProgram: mustInitProgram(b)}) })
 	b.Run("bwrap", func(b *testing.B) {
 		bwrap, err := exec.LookPath("bwrap")
 		if err != nil {
@@ -134,6 +113,34 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// benchJail is the jail row of BenchmarkStartToFirstByte, on cfg's init
+// stage.
+func benchJail(b *testing.B, cfg jail.Config) {
+	p := newProvider(b, cfg)
+	ctx := context.Background()
+	buf := make([]byte, 1)
+	for i := 0; b.Loop(); i++ {
+		inst, err := p.Create(ctx, p.Spec("bench-"+strconv.Itoa(i), testDigest))
+		if err != nil {
+			b.Fatal(err)
+		}
+		proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: echoArgv})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		proc.Stdin().Close()
+		io.Copy(io.Discard, proc.Stdout())
+		io.Copy(io.Discard, proc.Stderr())
+		proc.Wait()
+		inst.Destroy(ctx)
+		b.StartTimer()
+	}
 }
 
 // BenchmarkIdleMemory reports what one idle jail (sleep, in a fresh

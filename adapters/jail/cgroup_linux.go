@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/checkfu/checkfu/adapters"
 )
 
@@ -163,7 +161,7 @@ func quota(nanoCPUs int64) int64 { return nanoCPUs * cfsPeriod / 1_000_000_000 }
 
 // taskFiles opens the tasks file of each group, in the order of
 // controllers, for the init stage to move its own thread in (see
-// joinCgroups). The caller closes them once the init stage holds them.
+// initstage.joinCgroups). The caller closes them once the init stage holds them.
 //
 // The init stage moves itself, not the Runner it: the kernel migrates
 // a process another process names (cgroup.procs, or tasks with a
@@ -188,24 +186,6 @@ func (c *cgroup) taskFiles() ([]*os.File, error) {
 		fs = append(fs, f)
 	}
 	return fs, nil
-}
-
-// joinCgroups moves the calling thread into the group of each tasks
-// descriptor in fds (from taskFiles) and closes them. The caller has
-// its thread locked: it is the thread that execs the workload, and has
-// marked every descriptor close-on-exec.
-func joinCgroups(fds []int) error {
-	defer func() {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-	}()
-	for _, fd := range fds {
-		if _, err := unix.Write(fd, []byte("0")); err != nil {
-			return fmt.Errorf("join cgroup: %w", err)
-		}
-	}
-	return nil
 }
 
 // limits reads the limits back from the groups, as [adapters.Limits]:

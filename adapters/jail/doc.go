@@ -1,14 +1,22 @@
 // Package jail is a daemonless sandbox provider for Linux: each process
 // of an instance runs in a fresh namespace jail, built by the Runner's
-// own binary with no daemon, no setuid helper and no container engine.
+// own binary or a small init program of this module, with no daemon, no
+// setuid helper and no container engine.
 //
 // Entry points: [New] (with [Config]) and [Provider.Spec], the instance
-// spec it accepts; [LocalGuard], the guard of the allowlist mode; [InitMain], which the program must call first thing
-// in main (and in TestMain), because a jail is started by re-executing
-// the program as its init stage; [Probe], what the kernel offers.
+// spec it accepts; [LocalGuard], the guard of the allowlist mode;
+// [InitMain], which the program must call first thing in main (and in
+// TestMain) unless [Config.InitProgram] is set, because a jail is then
+// started by re-executing the program as its init stage; [Probe], what
+// the kernel offers.
 //
 // How a jail starts. Go cannot unshare a multithreaded process, so the
-// Runner starts its own binary (/proc/self/exe, [InitArg]) with
+// Runner starts an init stage, with [InitArg], either its own binary
+// again (/proc/self/exe) or the checkfu-jail-init program
+// ([Config.InitProgram], adapters/jail/cmd/checkfu-jail-init: the same
+// stage as a small static program, which starts in about a millisecond
+// where a large Runner pays its runtime start and every package init;
+// New checks the file and every jail execs the one it opened), with
 // SysProcAttr clone flags: new user, mount, PID, network, IPC, UTS and
 // cgroup namespaces, the namespace's root mapped to one unprivileged
 // host identity (nobody when the Runner is root, the Runner's own user

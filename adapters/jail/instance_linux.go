@@ -21,6 +21,7 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/internal/procset"
+	"github.com/checkfu/checkfu/adapters/jail/internal/initstage"
 	"golang.org/x/sys/unix"
 )
 
@@ -149,16 +150,19 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	sync := fc.(*net.UnixConn)
 	cleanup = append(cleanup, func() { sync.Close() })
 
-	cfg := initConfig{
+	cfg := initstage.Config{
 		SystemDirs: i.p.sys, Hostname: Hostname, Argv: spec.Argv, Env: i.env(spec.Env), Dir: spec.Dir,
-		Landlock: i.p.support.Landlock, NoFile: NoFile,
+		Landlock: i.p.support.Landlock, NoFile: NoFile, TmpBytes: TmpBytes,
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = WorkspacePath
 	}
 	// Bind sources are opened by the Runner in the init stage's own
 	// mount namespace, once it exists (a mount of another namespace
 	// cannot be bound), and handed over with the config.
 	var sources []string
 	bind := func(src, target string, dir, writable bool) {
-		cfg.Binds = append(cfg.Binds, initBind{FD: len(sources), Target: target, Dir: dir, Writable: writable})
+		cfg.Binds = append(cfg.Binds, initstage.Bind{FD: len(sources), Target: target, Dir: dir, Writable: writable})
 		sources = append(sources, src)
 	}
 	bind(i.ws, WorkspacePath, true, true)
@@ -173,19 +177,19 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		bind(i.broker, BrokerMount, true, false)
 	}
 	if i.spec.NetworkMode == "allowlist" {
-		cfg.Relay = []relayPort{{Port: RelayPort}}
+		cfg.Relay = []initstage.Relay{{Port: RelayPort}}
 	}
 	if i.p.support.Cgroups {
 		for k := range controllers {
-			cfg.CgroupTasks = append(cfg.CgroupTasks, syncFD+1+k) // ExtraFiles after the sync socket
+			cfg.CgroupTasks = append(cfg.CgroupTasks, initstage.SyncFD+1+k) // ExtraFiles after the sync socket
 		}
 	}
 	config, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if len(config) > maxConfigBytes {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the process's argv and environment exceed %d bytes", maxConfigBytes)
+	if len(config) > initstage.MaxConfigBytes {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the process's argv and environment exceed %d bytes", initstage.MaxConfigBytes)
 	}
 
 	pipes, err := procset.NewPipes()
@@ -217,6 +221,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		}()
 		cmd.ExtraFiles = append(cmd.ExtraFiles, tasks...)
 	}
+	i.p.attachInit(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not start: %v", err)
 	}
@@ -255,7 +260,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if err := initFailure(msg, spec.Argv[0]); err != nil {
 		return nil, err
 	}
-	var rep readyReport
+	var rep initstage.Ready
 	if err := json.Unmarshal(msg[1:], &rep); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage's report is not JSON")
 	}
@@ -264,7 +269,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {
 		return nil, checkfu.Refuse(CodeReadBackMismatch, "jail: the kernel's read-back of the jail differs from the plan: %s", rb)
 	}
-	if _, err := sync.Write([]byte{msgGo}); err != nil {
+	if _, err := sync.Write([]byte{initstage.MsgGo}); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
 	}
 	msg, _, err = readSync(sync)
@@ -349,19 +354,21 @@ func readSync(c *net.UnixConn) ([]byte, []int, error) {
 // or nil for a ready message.
 func initFailure(msg []byte, argv0 string) error {
 	switch {
-	case len(msg) > 0 && msg[0] == msgReady:
+	case len(msg) > 0 && msg[0] == initstage.MsgReady:
 		return nil
-	case len(msg) > 0 && msg[0] == msgExecError:
+	case len(msg) > 0 && msg[0] == initstage.MsgExecError:
 		return checkfu.Refuse(wire.CodeProcessStartFailed, "jail: %s did not start: %s", checkfu.Quote(argv0), checkfu.Quote(string(msg[1:])))
-	case len(msg) > 0 && msg[0] == msgError:
+	case len(msg) > 0 && msg[0] == initstage.MsgError:
 		return checkfu.Refuse(CodeJailStartFailed, "jail: the init stage failed: %s", checkfu.Quote(string(msg[1:])))
 	}
 	return checkfu.Refuse(CodeJailStartFailed, "jail: the init stage answered %s", checkfu.Quote(string(msg)))
 }
 
-// initCommand is the init stage: this binary again ([InitMain]), in new
+// initCommand is the init stage, this binary again ([InitMain]), in new
 // user, mount, PID, network, IPC, UTS and cgroup namespaces, its root
-// mapped to the jail's host identity, killed if the Runner dies.
+// mapped to the jail's host identity, killed if the Runner dies. With
+// an init program, [Provider.attachInit] makes it that program once the
+// ExtraFiles are set.
 func initCommand() *exec.Cmd {
 	uid, gid := jailUID()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"checkfu-jail", InitArg}, Env: []string{}}
@@ -377,6 +384,20 @@ func initCommand() *exec.Cmd {
 		Pdeathsig:  syscall.SIGKILL,
 	}
 	return cmd
+}
+
+// attachInit makes cmd exec the init program New opened, if any,
+// through its descriptor (so a file put at its path since is never
+// run): the descriptor is passed as the last of cmd.ExtraFiles, the one
+// number the child's descriptor shuffle leaves in place, and exec'd as
+// /proc/self/fd/N. The init stage marks it close-on-exec with the rest.
+// Call it after every other ExtraFile is set.
+func (p *Provider) attachInit(cmd *exec.Cmd) {
+	if p.init == nil {
+		return
+	}
+	cmd.Path = "/proc/self/fd/" + strconv.Itoa(initstage.SyncFD+len(cmd.ExtraFiles))
+	cmd.ExtraFiles = append(cmd.ExtraFiles, p.init)
 }
 
 func randomName() string {

@@ -87,6 +87,19 @@ type Config struct {
 	// allowlist instance's relay forwards to the guard Guard starts for
 	// the instance's allowed hosts.
 	Guard GuardFunc
+	// InitProgram, when set, is the absolute path of the
+	// checkfu-jail-init program (adapters/jail/cmd/checkfu-jail-init,
+	// built from the same revision of this module), which then starts
+	// every jail instead of the Runner's own binary re-executed: a small
+	// static program starts in about a millisecond, where a large Runner
+	// pays its whole runtime start and package inits first. It is never
+	// searched for. [New] opens it once and refuses it unless it is a
+	// regular file owned by root or the Runner's user and writable by
+	// its owner alone, and unless it answers a trial start with this
+	// package's protocol; every jail then execs that opened file, so a
+	// file put at the path later is never run. Empty: the Runner's own
+	// binary, which must call [InitMain].
+	InitProgram string
 }
 
 // A Provider implements [adapters.Provider] with daemonless Linux
@@ -94,6 +107,7 @@ type Config struct {
 type Provider struct {
 	cfg     Config
 	sys     []string
+	init    *os.File // Config.InitProgram, opened by New; nil for the Runner's own binary
 	support Support
 	desc    adapters.Description
 }
@@ -103,8 +117,10 @@ var _ adapters.Provider = (*Provider)(nil)
 // New returns a provider for cfg after trying the kernel: it refuses,
 // with [CodeKernelUnsupported], a kernel without user namespaces (with
 // mount, PID, network, IPC and UTS namespaces), Landlock or seccomp,
-// naming each one missing ([Support.Lacks]); and a Bind whose target is
-// not beneath [BindRoot], with checkfu.CodeConfigInvalid.
+// naming each one missing ([Support.Lacks]); and, with
+// checkfu.CodeConfigInvalid, a Bind whose target is not beneath
+// [BindRoot] and an InitProgram it cannot trust or that does not answer
+// its trial start with this package's protocol.
 func New(cfg Config) (*Provider, error) {
 	for _, b := range cfg.Binds {
 		if !filepath.IsAbs(b.Source) || filepath.Clean(b.Target) != b.Target || !strings.HasPrefix(b.Target, BindRoot+"/") {
@@ -119,16 +135,37 @@ func New(cfg Config) (*Provider, error) {
 	if sys == nil {
 		sys = DefaultSystemDirs
 	}
-	s := Probe()
+	p := &Provider{cfg: cfg, sys: slices.Clone(sys)}
+	if cfg.InitProgram != "" {
+		f, err := openInitProgram(cfg.InitProgram)
+		if err != nil {
+			return nil, err
+		}
+		p.init = f
+	}
+	s, stageErr := p.probe()
+	if stageErr != nil && p.init != nil {
+		p.close()
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: init program %s: %v", checkfu.Quote(cfg.InitProgram), stageErr)
+	}
 	if lacks := s.Lacks(); len(lacks) > 0 {
+		p.close()
 		return nil, checkfu.Refuse(CodeKernelUnsupported, "jail: the kernel lacks %s; the jail never runs without them", strings.Join(lacks, ", "))
 	}
-	cfg.Binds = slices.Clone(cfg.Binds)
-	d := describe(s, cfg.Guard != nil)
+	p.cfg.Binds = slices.Clone(cfg.Binds)
+	p.support, p.desc = s, describe(s, cfg.Guard != nil)
 	if cfg.Guard != nil {
-		d.Capability.PackageManagers = packageManagers(sys)
+		p.desc.Capability.PackageManagers = packageManagers(sys)
 	}
-	return &Provider{cfg: cfg, sys: slices.Clone(sys), support: s, desc: d}, nil
+	return p, nil
+}
+
+// close releases the init program's descriptor, for a provider New
+// refuses.
+func (p *Provider) close() {
+	if p.init != nil {
+		p.init.Close()
+	}
 }
 
 // describe is the Description of a provider on a kernel with support s:

@@ -18,7 +18,7 @@ import (
 // (the image): every jail's read-back then differs from the statement,
 // and the process is refused before the workload runs.
 func TestIsolationMismatchRefused(t *testing.T) {
-	p, err := New(Config{})
+	p, err := New(testConfig(Config{}))
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail/internal/initstage"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -21,8 +22,8 @@ import (
 func TestReadBackOfAnUnjailedProcess(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cfg := initConfig{SystemDirs: DefaultSystemDirs, Binds: []initBind{{Target: WorkspacePath, Dir: true, Writable: true}}}
-	r := readBack(os.Getpid(), readyReport{Tid: unix.Gettid()}, cfg, nil)
+	cfg := initstage.Config{SystemDirs: DefaultSystemDirs, Binds: []initstage.Bind{{Target: WorkspacePath, Dir: true, Writable: true}}}
+	r := readBack(os.Getpid(), initstage.Ready{Tid: unix.Gettid()}, cfg, nil)
 	for ns, differs := range r.newNS {
 		if differs {
 			t.Errorf("namespace %s of the test process reads as new", ns)

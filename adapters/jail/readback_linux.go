@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/jail/internal/initstage"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -39,7 +40,7 @@ func (r *readback) fail(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-func readBack(pid int, rep readyReport, cfg initConfig, cg *cgroup) readback {
+func readBack(pid int, rep initstage.Ready, cfg initstage.Config, cg *cgroup) readback {
 	r := readback{newNS: map[string]bool{}, landlock: rep.Landlock}
 	proc := "/proc/" + strconv.Itoa(pid)
 	for _, ns := range namespaces {
@@ -124,7 +125,7 @@ type plannedMount struct {
 }
 
 // plannedMounts is the jail's mount plan, as its mountinfo shows it.
-func plannedMounts(cfg initConfig) map[string]plannedMount {
+func plannedMounts(cfg initstage.Config) map[string]plannedMount {
 	m := map[string]plannedMount{"/": {ro: true}, "/tmp": {}, "/proc": {}, "/dev": {}, "/dev/shm": {}}
 	for _, d := range cfg.SystemDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
@@ -134,7 +135,7 @@ func plannedMounts(cfg initConfig) map[string]plannedMount {
 	for _, b := range cfg.Binds {
 		m[b.Target] = plannedMount{ro: !b.Writable}
 	}
-	for _, d := range devices {
+	for _, d := range initstage.Devices {
 		m["/dev/"+d] = plannedMount{device: true}
 	}
 	return m

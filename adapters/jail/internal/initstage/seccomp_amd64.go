@@ -1,6 +1,6 @@
 //go:build linux
 
-package jail
+package initstage
 
 import "golang.org/x/sys/unix"
 

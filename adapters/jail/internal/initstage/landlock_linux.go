@@ -1,4 +1,4 @@
-package jail
+package initstage
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// landlockABI returns the Landlock ABI version the kernel offers, or 0
+// LandlockABI returns the Landlock ABI version the kernel offers, or 0
 // when it has none (not built, or not enabled at boot).
-func landlockABI() int {
+func LandlockABI() int {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	if errno != 0 {
 		return 0
@@ -55,7 +55,7 @@ type landlockRule struct {
 // /dev/shm written, the device nodes read and written, /proc read.
 // Nothing else (not even the root directory itself) is reachable
 // through open.
-func ruleset(cfg initConfig) []landlockRule {
+func ruleset(cfg Config) []landlockRule {
 	var rs []landlockRule
 	for _, d := range cfg.SystemDirs {
 		rs = append(rs, landlockRule{d, fsExec})

@@ -1,4 +1,4 @@
-package jail
+package initstage
 
 import (
 	"fmt"
@@ -94,8 +94,12 @@ func installSeccomp() error {
 	return nil
 }
 
-// seccompAvailable reports whether the kernel can filter system calls.
-func seccompAvailable() bool {
+// SeccompAvailable reports whether the kernel can filter system calls
+// and the stage has a filter for this architecture.
+func SeccompAvailable() bool {
+	if auditArch == 0 {
+		return false
+	}
 	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
 	if err != nil {
 		return false

@@ -1,6 +1,6 @@
 //go:build linux && !amd64
 
-package jail
+package initstage
 
 // No filter is written for this architecture yet: the provider reports
 // seccomp missing and refuses to start (it never runs unfiltered).

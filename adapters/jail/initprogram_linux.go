@@ -1,0 +1,49 @@
+package jail
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/checkfu/checkfu"
+)
+
+// openInitProgram opens path, [Config.InitProgram], for the provider to
+// exec through the descriptor, and refuses it with
+// checkfu.CodeConfigInvalid unless it is an absolute path to a regular
+// file owned by root or the Runner's user, writable by that owner alone
+// and executable. The checks are on the opened file, not the path: the
+// file checked is the one every jail execs.
+func openInitProgram(path string) (*os.File, error) {
+	refuse := func(why string) error {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: init program %s: %s", checkfu.Quote(path), why)
+	}
+	if !filepath.IsAbs(path) {
+		return nil, refuse("the path must be absolute")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, refuse(err.Error())
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, refuse(err.Error())
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.Mode().IsRegular():
+		err = refuse("not a regular file")
+	case st == nil || st.Uid != 0 && int(st.Uid) != os.Geteuid():
+		err = refuse("owned by neither root nor the Runner's user")
+	case fi.Mode().Perm()&0o022 != 0 || fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0:
+		err = refuse("writable by others than its owner, or set-id")
+	case fi.Mode().Perm()&0o001 == 0:
+		err = refuse("the jail's identity cannot execute it (mode o+x is needed)")
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

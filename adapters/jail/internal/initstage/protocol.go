@@ -1,0 +1,87 @@
+package initstage
+
+// Arg is the first argument that makes [Main] act as the init stage.
+const Arg = "checkfu-jail-init"
+
+// Protocol names the revision of [Config], [Ready] and the messages: a
+// stage answers a trial start with [MsgReady] followed by Protocol, and
+// the provider refuses any other answer.
+const Protocol = "checkfu-jail-init/1"
+
+// SyncFD is the descriptor of the stage's end of the sync socket (the
+// first of exec.Cmd.ExtraFiles).
+const SyncFD = 3
+
+// MaxConfigBytes bounds the configuration the provider sends the
+// stage: argv and environment included.
+const MaxConfigBytes = 1 << 20
+
+// MaxBinds bounds the binds of one jail (the descriptors of one
+// message).
+const MaxBinds = 64
+
+// The messages of the sync socket. The provider sends the [Config], the
+// stage answers MsgReady (locks applied, before exec) or MsgError, the
+// provider answers MsgGo once it has read the jail back, and the exec
+// closes the socket (close-on-exec): EOF after MsgGo means the workload
+// runs.
+const (
+	MsgReady = 'R'
+	MsgError = 'E'
+	// MsgExecError: the workload's command could not be found or
+	// executed.
+	MsgExecError = 'X'
+	MsgGo        = 'G'
+)
+
+// Config is what the provider tells the stage. Descriptors are numbers
+// in the stage (ExtraFiles from [SyncFD] on).
+type Config struct {
+	SystemDirs []string `json:"system_dirs"`
+	Binds      []Bind   `json:"binds"`
+	Hostname   string   `json:"hostname"`
+	Argv       []string `json:"argv"`
+	Env        []string `json:"env"`
+	// Dir is the workload's working directory in the jail.
+	Dir      string  `json:"dir"`
+	Landlock int     `json:"landlock"`
+	Relay    []Relay `json:"relay,omitempty"`
+	NoFile   uint64  `json:"nofile"`
+	// TmpBytes bounds the private /tmp and /dev/shm.
+	TmpBytes int64 `json:"tmp_bytes"`
+	// CgroupTasks are the descriptors of the groups' tasks files, which
+	// the stage writes to join them.
+	CgroupTasks []int `json:"cgroup_tasks,omitempty"`
+	// Check, when set, makes the stage only report that it runs in its
+	// namespaces, with [Protocol], and exit 0: the provider's trial
+	// start.
+	Check bool `json:"check,omitempty"`
+}
+
+// A Bind is one bind mount from a descriptor the provider opened
+// (O_PATH, in the stage's mount namespace) to a path in the jail; FD is
+// its index among the descriptors sent with the config.
+type Bind struct {
+	FD       int    `json:"fd"`
+	Target   string `json:"target"`
+	Dir      bool   `json:"dir"`
+	Writable bool   `json:"writable"`
+}
+
+// A Relay is a loopback TCP port the stage listens on inside the jail's
+// network namespace and hands to the provider.
+type Relay struct {
+	Port int `json:"port"`
+}
+
+// Ready is what the stage reports with [MsgReady].
+type Ready struct {
+	// Tid is the thread that applied the locks and will exec.
+	Tid int `json:"tid"`
+	// Landlock is the Landlock ABI whose ruleset the thread is
+	// restricted by.
+	Landlock int `json:"landlock"`
+}
+
+// Devices are the host device nodes a jail's /dev holds.
+var Devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
