@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -49,6 +50,9 @@ type Broker struct {
 	// firstByte and idle are FirstByteTimeout and ModelIdleTimeout (a
 	// test shortens them).
 	firstByte, idle time.Duration
+	// held is the bytes of model request bodies reserved at once
+	// (MaxModelHeldBytes).
+	held atomic.Int64
 }
 
 // New returns the broker for ch. Every tool the profile lists must be

@@ -35,4 +35,8 @@ const (
 	// route) request on the socket, and the session's profile lists no
 	// model registration.
 	CodeModelRouteUnregistered checkfu.Code = "model_route_unregistered"
+	// CodeModelBytesExceeded: a model request's body would take the
+	// bodies the broker holds at once past MaxModelHeldBytes; it is
+	// refused (HTTP 503) and may be retried once a call has ended.
+	CodeModelBytesExceeded checkfu.Code = "model_bytes_exceeded"
 )

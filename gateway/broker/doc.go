@@ -49,7 +49,8 @@
 //     HTTP error whose body names the code alone. Bounds:
 //     [MaxModelConnections], [MaxPending] connections waiting at most
 //     [FirstByteTimeout] for their first byte, [MaxModelHeaderBytes],
-//     [ModelIdleTimeout]. The model registration is never an MCP tool.
+//     [ModelIdleTimeout], and [MaxModelHeldBytes] of request bodies
+//     held at once. The model registration is never an MCP tool.
 //   - The broker holds no credential and dials nothing; a Runner gives
 //     capability-free code no broker at all.
 //

@@ -40,6 +40,13 @@ const (
 	// ModelIdleTimeout closes a model connection that has been idle
 	// between requests this long.
 	ModelIdleTimeout = 2 * time.Minute
+	// MaxModelHeldBytes bounds the model request bodies the broker holds
+	// at once over all its model connections, from their first byte
+	// read to the end of their call (the pipeline holds the body while
+	// the answer streams): two of the largest, modelroute.MaxRequestBytes.
+	// A body that would take the total past it is refused with
+	// CodeModelBytesExceeded.
+	MaxModelHeldBytes = 2 * modelroute.MaxRequestBytes
 )
 
 // speaksHTTP reports whether a connection's first byte starts an HTTP
@@ -179,7 +186,13 @@ func (b *Broker) model(w http.ResponseWriter, r *http.Request) {
 		refuseHTTP(w, errModelUnregistered)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, modelroute.MaxRequestBytes+1))
+	body, err := b.readBody(r.Body)
+	defer b.held.Add(-int64(cap(body))) // what readBody reserved
+	if _, refused := checkfu.CodeOf(err); refused {
+		b.refuse(ctx, err)
+		refuseHTTP(w, err)
+		return
+	}
 	if err != nil {
 		return // the agent's side went away
 	}
@@ -200,6 +213,48 @@ func (b *Broker) model(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// readBody reads a model request's body, at most
+// modelroute.MaxRequestBytes (a longer one is refused with
+// modelroute.CodeModelRequestInvalid), into a slice whose capacity it
+// has reserved in b.held, piece by piece as it grows, within
+// MaxModelHeldBytes (else CodeModelBytesExceeded). The caller gives the
+// capacity back when the call has ended, on error too: the slice's
+// capacity is exactly what is reserved.
+func (b *Broker) readBody(r io.Reader) ([]byte, error) {
+	var body []byte
+	for {
+		if len(body) == cap(body) {
+			if cap(body) == modelroute.MaxRequestBytes {
+				var probe [1]byte
+				n, err := io.ReadFull(r, probe[:])
+				if n > 0 {
+					return body, errModelBodyTooLong
+				}
+				if errors.Is(err, io.EOF) {
+					return body, nil
+				}
+				return body, err
+			}
+			grow := min(max(cap(body), 64<<10), modelroute.MaxRequestBytes-cap(body))
+			if b.held.Add(int64(grow)) > MaxModelHeldBytes {
+				b.held.Add(-int64(grow))
+				return body, errModelBytes
+			}
+			grown := make([]byte, len(body), cap(body)+grow) // exactly what is reserved
+			copy(grown, body)
+			body = grown
+		}
+		n, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if errors.Is(err, io.EOF) {
+			return body, nil
+		}
+		if err != nil {
+			return body, err
+		}
+	}
+}
+
 // refuseHTTP answers a refused or failed model request: the status says
 // which kind, the body carries the code alone (as for a tool call, the
 // pipeline's message is not the agent's to see), in a shape both
@@ -213,6 +268,8 @@ func refuseHTTP(w http.ResponseWriter, err error) {
 			status = http.StatusNotFound
 		case modelroute.CodeModelRequestInvalid:
 			status = http.StatusBadRequest
+		case CodeModelBytesExceeded:
+			status = http.StatusServiceUnavailable
 		}
 	} else {
 		status = http.StatusBadGateway
@@ -231,4 +288,6 @@ var (
 	errModelConnections  = checkfu.Refuse(CodeConnectionsExceeded, "broker: more than %d model connections at once", MaxModelConnections)
 	errPendingExceeded   = checkfu.Refuse(CodeConnectionsExceeded, "broker: more than %d connections waiting for their first byte", MaxPending)
 	errModelUnregistered = checkfu.Refuse(CodeModelRouteUnregistered, "broker: the session has no model route")
+	errModelBodyTooLong  = checkfu.Refuse(modelroute.CodeModelRequestInvalid, "broker: a model request's body is longer than %d bytes", modelroute.MaxRequestBytes)
+	errModelBytes        = checkfu.Refuse(CodeModelBytesExceeded, "broker: the model request bodies held at once would pass %d bytes", MaxModelHeldBytes)
 )

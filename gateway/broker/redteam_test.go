@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -148,4 +149,99 @@ func mustBroker(t *testing.T, r *rigtest.Rig) *broker.Broker {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// modelBody is a valid streamed Messages request of exactly n bytes.
+func modelBody(n int) []byte {
+	head := `{"model":"` + rigtest.AllowedModel + `","stream":true,"pad":"`
+	b := []byte(head + strings.Repeat("x", n-len(head)-2) + `"}`)
+	return b
+}
+
+// TestModelBodiesHeldBound (red team): the broker read each model
+// request's body whole (up to modelroute.MaxRequestBytes, 32 MiB) on
+// each of its MaxModelConnections (16) connections at once, and held it
+// for the whole call: 512 MiB of the plane's memory, and a copy more in
+// the pipeline. Now the bodies held at once are bounded by
+// broker.MaxModelHeldBytes: two requests of the largest size are held at
+// exactly the bound while their calls are in flight, and one byte more
+// is refused (model_bytes_exceeded) and recorded; once a call ends its
+// bytes are free again.
+func TestModelBodiesHeldBound(t *testing.T) {
+	if broker.MaxModelHeldBytes != 2*modelroute.MaxRequestBytes {
+		t.Fatalf("MaxModelHeldBytes = %d, the test holds two bodies of MaxRequestBytes", broker.MaxModelHeldBytes)
+	}
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 20})
+	r.Grant(rigtest.ModelCapability)
+	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"type":"message","usage":{"input_tokens":1,"output_tokens":1}}`)
+	}))
+	c := modelClient(t, rigtest.ServeBroker(t, mustBroker(t, r)))
+	body := modelBody(modelroute.MaxRequestBytes)
+	done := make(chan int, 2)
+	for range 2 {
+		go func() {
+			resp, err := c.Post("http://door/v1/messages", "application/json", bytes.NewReader(body))
+			if err != nil {
+				done <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+	}
+	for range 2 {
+		select {
+		case <-arrived: // the broker has read that body whole
+		case <-time.After(30 * time.Second):
+			close(release)
+			t.Fatal("a largest body at the bound never reached the provider")
+		}
+	}
+	status, got := post(t, c, "POST", "/v1/messages", "{")
+	close(release)
+	if status != http.StatusServiceUnavailable || !strings.Contains(got, `"refused: model_bytes_exceeded"`) {
+		t.Errorf("one byte past the bodies held: %d %q, want 503 model_bytes_exceeded", status, got)
+	}
+	for range 2 {
+		if s := <-done; s != 200 {
+			t.Errorf("a body at the bound: %d, want 200", s)
+		}
+	}
+	if n := refusals(r, broker.CodeModelBytesExceeded); n != 1 {
+		t.Errorf("%d model_bytes_exceeded refusals recorded, want 1", n)
+	}
+	r.Model.SetHandler(nil)
+	if status, got := post(t, c, "POST", "/v1/messages", allowed); status != 200 {
+		t.Errorf("after the calls ended: %d %q", status, got)
+	}
+	// A body one byte over MaxRequestBytes is refused as invalid, sent
+	// with a length or chunked.
+	long := append(modelBody(modelroute.MaxRequestBytes), ' ')
+	for _, chunked := range []bool{false, true} {
+		var rd io.Reader = bytes.NewReader(long)
+		if chunked {
+			rd = io.MultiReader(rd) // no length known: sent chunked
+		}
+		resp, err := c.Post("http://door/v1/messages", "application/json", rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(got), "model_request_invalid") {
+			t.Errorf("a body of MaxRequestBytes+1 (chunked %v): %d %q", chunked, resp.StatusCode, got)
+		}
+	}
+	if n := len(r.Model.Received()); n != 3 {
+		t.Errorf("the provider received %d requests, want 3", n)
+	}
 }
