@@ -23,13 +23,14 @@
 //     (never JSON) holding the session, seq, the hash of the previous
 //     record, and the event's envelope fields. The record hash is SHA-256
 //     over a domain label and the envelope. The log writes envelope
-//     version 2, which holds the whole request context (actor, role,
+//     version 3, which holds the whole request context (actor, role,
 //     tenant, workspace, project, session_id, request_id, run_id,
-//     release); version 1, which lacked role, tenant, workspace, project
-//     and session_id, is still read and verified with those fields
-//     empty, so a store written before the change keeps verifying. The
-//     version byte is hashed with the rest, so the domain label stayed
-//     as it was and the versions never hash alike.
+//     release) and the channel the event's call came through; version 1,
+//     which lacked role, tenant, workspace, project and session_id, and
+//     version 2, which lacked the channel, are still read and verified
+//     with those fields empty, so a store written before a change keeps
+//     verifying. The version byte is hashed with the rest, so the domain
+//     label stayed as it was and the versions never hash alike.
 //   - An event with no actor and no other context field records a fact no
 //     authenticated context stands behind (a call on a channel the
 //     gateway never opened): the log never invents an actor for it. [Verify] names the first seq

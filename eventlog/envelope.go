@@ -85,12 +85,15 @@ func (m ContentMode) MarshalText() ([]byte, error) { return []byte(m.String()), 
 //
 // Version 2 added the rest of the request context (role, tenant,
 // workspace, project, session_id) after the 20 identifier fields of
-// version 1. Version 1 envelopes are still read and verified, with those
-// fields empty, so a log written before the change keeps verifying; no
-// envelope of version 1 is written any more. A record's version is one of
-// the bytes its hash covers, so changing it is a change like any other.
+// version 1; version 3 added the channel after them. Envelopes of
+// versions 1 and 2 are still read and verified, with the fields a later
+// version added empty, so a log written before a change keeps verifying;
+// no envelope of an older version is written any more. A record's
+// version is one of the bytes its hash covers, so changing it is a
+// change like any other.
 const (
-	envelopeVersion   = 2
+	envelopeVersion   = 3
+	envelopeVersionV2 = 2
 	envelopeVersionV1 = 1
 )
 
@@ -118,10 +121,20 @@ type envelope struct {
 	// kind.
 	shredOf  uint64
 	shredTag Hash
-	// v1 reports that env was read from an envelope of version 1; it is
-	// encoded again as one, without the fields version 2 added (which
-	// decoding left empty). The zero envelope is of the current version.
-	v1 bool
+	// old is the version env was read from when it is older than the
+	// current one ([envelopeVersionV1] or [envelopeVersionV2]); env is
+	// encoded again as that version, without the fields later versions
+	// added (which decoding left empty). The zero envelope is of the
+	// current version.
+	old uint8
+}
+
+// version returns the version env is encoded as.
+func (env *envelope) version() uint8 {
+	if env.old != 0 {
+		return env.old
+	}
+	return envelopeVersion
 }
 
 // fields returns the envelope strings of env's version, in order.
@@ -130,8 +143,11 @@ func (env *envelope) fields() []struct {
 	v    *string
 } {
 	all := env.event.identFields()
-	if env.v1 {
+	switch env.old {
+	case envelopeVersionV1:
 		return all[:v1Fields]
+	case envelopeVersionV2:
+		return all[:v2Fields]
 	}
 	return all[:]
 }
@@ -147,11 +163,7 @@ func (env *envelope) encode() []byte {
 		size += 2 + len(*f.v)
 	}
 	b := make([]byte, 0, size)
-	if env.v1 {
-		b = append(b, envelopeVersionV1)
-	} else {
-		b = append(b, envelopeVersion)
-	}
+	b = append(b, env.version())
 	b = appendString(b, env.session)
 	b = binary.BigEndian.AppendUint64(b, env.seq)
 	b = append(b, env.prev[:]...)
@@ -220,8 +232,8 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 	}
 	switch version {
 	case envelopeVersion:
-	case envelopeVersionV1:
-		env.v1 = true
+	case envelopeVersionV1, envelopeVersionV2:
+		env.old = version
 	default:
 		return nil, bad("unknown version")
 	}

@@ -29,13 +29,17 @@ func genEnvelope() *rapid.Generator[envelope] {
 				Result:   ident.Draw(t, "result"),
 			},
 			mode: ContentMode(rapid.IntRange(0, 2).Draw(t, "mode")),
-			v1:   rapid.Bool().Draw(t, "v1"),
+			old:  rapid.SampledFrom([]uint8{0, envelopeVersionV1, envelopeVersionV2}).Draw(t, "old"),
 		}
-		if !env.v1 {
+		e := &env.event
+		if env.old != envelopeVersionV1 {
 			// The fields version 2 added: a version 1 envelope has none.
-			e := &env.event
 			e.Role, e.Tenant, e.Workspace = ident.Draw(t, "role"), ident.Draw(t, "tenant"), ident.Draw(t, "workspace")
 			e.Project, e.SessionID = ident.Draw(t, "project"), ident.Draw(t, "session_id")
+		}
+		if env.old == 0 {
+			// The field version 3 added.
+			e.Channel = ident.Draw(t, "channel")
 		}
 		if env.event.Kind == KindShred {
 			env.seq = rapid.Uint64Min(2).Draw(t, "shred_seq")
@@ -76,10 +80,11 @@ func TestEnvelopeStrict(t *testing.T) {
 	tests := map[string][]byte{
 		"trailing byte": append(bytes.Clone(good), 0),
 		"version 0":     append([]byte{0}, good[1:]...),
-		"version 3":     append([]byte{3}, good[1:]...),
-		// A version 2 body under version 1: the fields version 2 added
-		// are left over.
-		"version 1 of a version 2 body": append([]byte{1}, good[1:]...),
+		"version 4":     append([]byte{4}, good[1:]...),
+		// A version 3 body under an older version: the fields later
+		// versions added are left over.
+		"version 1 of a version 3 body": append([]byte{1}, good[1:]...),
+		"version 2 of a version 3 body": append([]byte{2}, good[1:]...),
 		"truncated":                     good[:len(good)-1],
 		"empty":                         nil,
 		"kind 0":                        replaceAt(good, 1+2+1+8+32+8, 0),
@@ -112,6 +117,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	}
 	f.Add(mustHex(f, v1Vector))
 	f.Add(mustHex(f, v2Vector))
+	f.Add(mustHex(f, v3Vector))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		env, err := decodeEnvelope(data)
 		if err != nil {

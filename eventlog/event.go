@@ -196,6 +196,14 @@ type Event struct {
 	Workspace string
 	Project   string
 	SessionID string
+	// Channel names the gateway channel the event's call came through:
+	// one agent process's own route to its tools, opened for it and
+	// closed with it (custody/pipeline's Channel.ID). An event the plane
+	// recorded about that agent (its process, its turns, its refused
+	// permissions) names it too, so a reader puts each call in its
+	// agent's window by name, not by time. Empty for an event no channel
+	// stands behind.
+	Channel string
 
 	// Decision and Code are the authority decision and its stable code,
 	// such as deny / "no_rule_matched".
@@ -238,8 +246,8 @@ const MaxContent = 1 << 20
 // identFields lists the envelope strings of e in their fixed order, with
 // their names for error messages. The first [v1Fields] are the fields of
 // an envelope of version 1; version 2 appends the rest of the request
-// context.
-func (e *Event) identFields() [25]struct {
+// context ([v2Fields] in all); version 3 appends the channel.
+func (e *Event) identFields() [26]struct {
 	name string
 	v    *string
 } {
@@ -272,12 +280,17 @@ func (e *Event) identFields() [25]struct {
 		{"workspace", &e.Workspace},
 		{"project", &e.Project},
 		{"session_id", &e.SessionID},
+		{"channel", &e.Channel},
 	}
 }
 
 // v1Fields is how many of [Event.identFields] an envelope of version 1
 // holds: every field up to release.
 const v1Fields = 20
+
+// v2Fields is how many of [Event.identFields] an envelope of version 2
+// holds: every field up to session_id.
+const v2Fields = 25
 
 // Validate reports why e cannot be appended, as a refusal with code
 // [CodeEventInvalid], or nil. The kind, label and decision must be defined

@@ -34,6 +34,8 @@ func TestValidate(t *testing.T) {
 		{"long workspace", func(e *eventlog.Event) { e.Workspace = strings.Repeat("w", 257) }, "eventlog: workspace is 257 bytes"},
 		{"quote in project", func(e *eventlog.Event) { e.Project = `p"` }, "eventlog: project has a byte at offset 1"},
 		{"NUL in session_id", func(e *eventlog.Event) { e.SessionID = "s\x00" }, "eventlog: session_id has a byte at offset 1"},
+		{"space in channel", func(e *eventlog.Event) { e.Channel = "ch 1" }, "eventlog: channel has a byte at offset 2"},
+		{"long channel", func(e *eventlog.Event) { e.Channel = strings.Repeat("c", 257) }, "eventlog: channel is 257 bytes"},
 		{"long release", func(e *eventlog.Event) { e.Release = strings.Repeat("r", 257) }, "eventlog: release is 257 bytes, more than the 256 allowed"},
 		{"huge content", func(e *eventlog.Event) { e.Content = make([]byte, eventlog.MaxContent+1) }, "eventlog: content is 1048577 bytes"},
 		{"time before 1970", func(e *eventlog.Event) { e.Time = time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC) }, "eventlog: event time 1969-01-01T00:00:00Z is outside 1970..2262"},

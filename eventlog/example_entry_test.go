@@ -47,5 +47,5 @@ func ExampleEvent_Format() {
 	ev := eventlog.Event{Kind: eventlog.KindToolCall, Actor: "agent:1", Content: []byte("secret-plans.md")}
 	fmt.Printf("%+v\n", ev)
 	// Output:
-	// {Kind:tool_call Time:0001-01-01 00:00:00 +0000 UTC Label:mock RequestID: RunID: Actor:agent:1 Role: Tenant: Workspace: Project: SessionID: Decision:none Code: Profile:{Profile: Revision:} Provider:@ Tool:{Name: Revision:} ApprovalID: Approver: Grant: Action: EffectClass: Scope: EffectID: ProcessID: Result: Release: Content:[]}
+	// {Kind:tool_call Time:0001-01-01 00:00:00 +0000 UTC Label:mock RequestID: RunID: Actor:agent:1 Role: Tenant: Workspace: Project: SessionID: Channel: Decision:none Code: Profile:{Profile: Revision:} Provider:@ Tool:{Name: Revision:} ApprovalID: Approver: Grant: Action: EffectClass: Scope: EffectID: ProcessID: Result: Release: Content:[]}
 }

@@ -39,6 +39,7 @@ type wireEvent struct {
 	Workspace  string        `json:"workspace,omitempty"`
 	Project    string        `json:"project,omitempty"`
 	SessionID  string        `json:"session_id,omitempty"`
+	Channel    string        `json:"channel,omitempty"`
 	Decision   *Decision     `json:"decision,omitempty"`
 	Code       string        `json:"code,omitempty"`
 	Profile    *wireProfile  `json:"profile,omitempty"`
@@ -71,6 +72,7 @@ type inEvent struct {
 	Workspace  string        `json:"workspace"`
 	Project    string        `json:"project"`
 	SessionID  string        `json:"session_id"`
+	Channel    string        `json:"channel"`
 	Decision   *string       `json:"decision"`
 	Code       string        `json:"code"`
 	Profile    *wireProfile  `json:"profile"`
@@ -126,7 +128,8 @@ func DecodeEvent(data []byte) (Event, error) {
 	ev := Event{
 		Kind: kind, RequestID: w.RequestID, RunID: w.RunID, Actor: w.Actor,
 		Role: w.Role, Tenant: w.Tenant, Workspace: w.Workspace, Project: w.Project, SessionID: w.SessionID,
-		Code: w.Code, ApprovalID: w.ApprovalID, Approver: w.Approver, Grant: w.Grant, Action: w.Action,
+		Channel: w.Channel,
+		Code:    w.Code, ApprovalID: w.ApprovalID, Approver: w.Approver, Grant: w.Grant, Action: w.Action,
 		EffectClass: w.Effect, Scope: w.Scope, EffectID: w.EffectID, ProcessID: w.ProcessID,
 		Result: w.Result, Release: w.Release,
 	}
@@ -175,7 +178,8 @@ func toWire(ev *Event) wireEvent {
 	w := wireEvent{
 		Kind: ev.Kind, Label: ev.Label, RequestID: ev.RequestID, RunID: ev.RunID, Actor: ev.Actor,
 		Role: ev.Role, Tenant: ev.Tenant, Workspace: ev.Workspace, Project: ev.Project, SessionID: ev.SessionID,
-		Code: ev.Code, ApprovalID: ev.ApprovalID, Approver: ev.Approver, Grant: ev.Grant, Action: ev.Action,
+		Channel: ev.Channel,
+		Code:    ev.Code, ApprovalID: ev.ApprovalID, Approver: ev.Approver, Grant: ev.Grant, Action: ev.Action,
 		Effect: ev.EffectClass, Scope: ev.Scope, EffectID: ev.EffectID, ProcessID: ev.ProcessID,
 		Result: ev.Result, Release: ev.Release,
 	}

@@ -446,12 +446,12 @@ func testZDR(t testing.TB, h harness) {
 		t.Fatalf("entry = %+v, want digest_only with a digest", e)
 	}
 	// The envelope is kept whole: the request context (actor, role,
-	// tenant, workspace, project, session, request, run, release) and
+	// tenant, workspace, project, session, channel, request, run, release) and
 	// every other envelope field survive without the content.
 	if want := Sample(eventlog.KindToolCall, 1, ""); !sameEnvelope(e[0].Event, want) {
 		t.Errorf("zero-data-retention entry = %+v, want the envelope of %+v", e[0].Event, want)
 	}
-	for _, f := range []string{"agent:test", "member", "org-1", "ws-1", "proj-1", "sess-1", "req-1", "run-1", "checkfu@dev"} {
+	for _, f := range []string{"agent:test", "member", "org-1", "ws-1", "proj-1", "sess-1", "chan-1", "req-1", "run-1", "checkfu@dev"} {
 		if !bytes.Contains(r.Envelope, []byte(f)) {
 			t.Errorf("zero-data-retention envelope lost the context field %q", f)
 		}

@@ -89,12 +89,12 @@ func testTamperRehashed(t testing.TB, h harness) {
 }
 
 // testTamperContext rewrites who an event was for: the tenant, the
-// session and the actor of seq 3's request context, each to a value of
+// session, the channel and the actor of seq 3's request context, each to a value of
 // the same length, the record rehashed. Each is caught at seq 4, whose
 // link no longer holds; left unhashed, at seq 3 itself.
 func testTamperContext(t testing.TB, h harness) {
 	for _, f := range []struct{ from, to string }{
-		{"org-1", "org-2"}, {"ws-1", "ws-2"}, {"proj-1", "proj-2"}, {"sess-1", "sess-2"}, {"member", "admins"}, {"agent:test", "agent:root"},
+		{"org-1", "org-2"}, {"ws-1", "ws-2"}, {"proj-1", "proj-2"}, {"sess-1", "sess-2"}, {"chan-1", "chan-2"}, {"member", "admins"}, {"agent:test", "agent:root"},
 	} {
 		edit := func(rehash bool) func(r []eventlog.Record) []eventlog.Record {
 			return func(r []eventlog.Record) []eventlog.Record {
