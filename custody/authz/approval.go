@@ -211,7 +211,7 @@ func (s *Approvals) record(ctx context.Context, kind EvidenceKind, id, approver 
 	ev := Evidence{
 		Kind: kind, Request: rc, Label: s.label, Time: at, Approval: id, Approver: approver,
 		Actor: b.Actor, Grant: b.Grant, Action: b.Action, Effect: b.Effect, Scope: b.Scope,
-		Outcome: o, Code: code,
+		Outcome: o, Code: code, Channel: ChannelFrom(ctx),
 	}
 	if err := s.sink.Record(ctx, ev); err != nil {
 		return &EvidenceError{Kind: kind, Err: err}

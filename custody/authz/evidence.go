@@ -88,6 +88,13 @@ type Evidence struct {
 	// call (empty when none did).
 	Assignment string
 
+	// Channel is the gateway channel the event's call came through (the
+	// channel's ID: one agent process's route to its tools), taken from
+	// the plane's Go context ([ChannelFrom]) like Request; empty for an
+	// event no channel stands behind, such as an approver's decision or
+	// a call on a channel that is not open.
+	Channel string
+
 	// Cause is the operator's cause of a failure or refusal
 	// (checkfu.Cause of the error: the dial or TLS error behind
 	// upstream_failed, a store's error), or empty. It is for the
@@ -104,6 +111,26 @@ type Evidence struct {
 	InputTokens  int64
 	OutputTokens int64
 	Duration     time.Duration
+}
+
+type channelKey struct{}
+
+// WithChannel returns a copy of ctx naming id as the gateway channel its
+// call came through, for the hops of that call inside the trusted plane
+// (custody/pipeline sets it beside the request context). Sandbox code
+// holds no Go context, so it can neither set nor replace it. An empty id
+// is not attached.
+func WithChannel(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, channelKey{}, id)
+}
+
+// ChannelFrom returns the channel ctx names ([WithChannel]), or "".
+func ChannelFrom(ctx context.Context) string {
+	id, _ := ctx.Value(channelKey{}).(string)
+	return id
 }
 
 // An EvidenceSink durably records evidence events in order. The eventlog

@@ -211,12 +211,13 @@ func (e *Edge) Send(ctx context.Context, a Authorized) (*Response, error) {
 }
 
 // edgeCall returns the edge_call evidence of c, carrying the request
-// context ctx holds; [Edge.Send] and [Edge.Remote] complete it.
+// context and the channel ctx holds; [Edge.Send] and [Edge.Remote] complete it.
 func (e *Edge) edgeCall(ctx context.Context, c *outbound.Call) authz.Evidence {
 	rc, _ := checkfu.RequestContextFrom(ctx)
 	return authz.Evidence{Kind: authz.EvidenceEdgeCall, Request: rc, Label: e.label, Actor: c.Scope.Actor, Grant: c.Lease.ID,
 		Provider: c.Lease.Provider, Approval: c.Approval, Scope: c.Session,
-		Capability: c.Action.Capability, Tool: c.Tool, Action: c.Digest, Effect: c.Action.Effect}
+		Capability: c.Action.Capability, Tool: c.Tool, Action: c.Digest, Effect: c.Action.Effect,
+		Channel: authz.ChannelFrom(ctx)}
 }
 
 func (e *Edge) sendCall(ctx context.Context, c *outbound.Call, ev *authz.Evidence) (*Response, error) {

@@ -34,6 +34,11 @@
 //     carrying the whole request context of the channel; a decision that
 //     cannot be recorded is no decision and the call does not run. A call
 //     over no open channel is recorded with no context at all.
+//   - Every event of a call over a channel names the channel ([Channel.ID],
+//     drawn at Open, distinct per channel): the decision and the result,
+//     and, through the call's Go context ([authz.WithChannel]), the
+//     edge's edge_call and the approval's result. A call over no open
+//     channel names none.
 //   - An agent's own model call ([Channel.Model]) passes the same order,
 //     with the model route's checks in the place of the arguments: the
 //     model registration, the dialect's one method and path and a strict

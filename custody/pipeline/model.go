@@ -92,9 +92,7 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 	if p == nil || p.channels == nil || !p.open(ch) {
 		return p.refuseChannel(ctx)
 	}
-	rc := ch.rc
-	ctx = checkfu.WithRequestContext(ctx, rc)
-	ev := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}
+	ctx, ev := ch.bind(ctx)
 	d, err := p.authorizeModel(ch, capability, call, &ev)
 	if err != nil {
 		return p.deny(ctx, ev, err)

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -175,10 +177,12 @@ var _ finder = (*authz.Registry)(nil)
 // A Channel is the route of one caller's calls to the pipeline: the
 // request context established when it opened (by the gateway, from a
 // server-owned token), the lease its calls spend and the tools its
-// profile lists. Nothing sent over it can change them.
+// profile lists. Nothing sent over it can change them. Every event
+// recorded for a call over it names it by its ID.
 type Channel struct {
 	p     *Pipeline
 	rc    checkfu.RequestContext
+	id    string // set at Open, never reused; see ID
 	lease string
 	tools map[string]Tool
 	list  []Tool
@@ -250,7 +254,7 @@ func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (
 	if err := rc.Validate(); err != nil {
 		return nil, err
 	}
-	ch := &Channel{p: p, rc: rc, lease: lease, tools: map[string]Tool{}}
+	ch := &Channel{p: p, rc: rc, id: newChannelID(), lease: lease, tools: map[string]Tool{}}
 	if p.tracer != nil {
 		ch.trace.Store(&channelTrace{attrs: telemetry.Request(rc)})
 	}
@@ -269,6 +273,33 @@ func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (
 
 // Context returns the request context the channel is bound to.
 func (ch *Channel) Context() checkfu.RequestContext { return ch.rc }
+
+// ID returns the channel's identity: "ch-" and 24 hex digits drawn at
+// Open, distinct for every channel of every pipeline (96 random bits).
+// Every event recorded for a call over the channel names it
+// (authz.Evidence's Channel, eventlog.Event's Channel), so that a
+// reader puts each call in the window of the agent process the channel
+// was opened for (runner opens one per agent and closes it with the
+// agent), not by time. It is an identity, not an authority: knowing it
+// opens nothing.
+func (ch *Channel) ID() string { return ch.id }
+
+// newChannelID draws a channel's ID.
+func newChannelID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "ch-" + hex.EncodeToString(b[:])
+}
+
+// bind returns ctx carrying the channel's request context and ID, for
+// every hop of one call over ch (the edge's and the approvals' evidence
+// read them from it), and the evidence of the call's decision, which
+// names both: the one place the events of a call over a channel begin.
+func (ch *Channel) bind(ctx context.Context) (context.Context, authz.Evidence) {
+	rc := ch.rc
+	ctx = authz.WithChannel(checkfu.WithRequestContext(ctx, rc), ch.id)
+	return ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: ch.p.cfg.Label, Actor: rc.Actor, Scope: rc.Session, Channel: ch.id}
+}
 
 // Tools returns the profile's tools on this channel, in the order given.
 func (ch *Channel) Tools() []Tool { return append([]Tool(nil), ch.list...) }
@@ -361,9 +392,7 @@ func errCode(err error) string {
 
 // call is Call past step 1, inside the call's span.
 func (p *Pipeline) call(ctx context.Context, ch *Channel, capability string, args json.RawMessage) (*edge.Response, error) {
-	rc := ch.rc
-	ctx = checkfu.WithRequestContext(ctx, rc)
-	ev := authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}
+	ctx, ev := ch.bind(ctx)
 	d, err := p.authorize(ch, capability, args, &ev)
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.SetAttributes(telemetry.KeyCapability.String(ev.Capability), telemetry.KeyAction.String(ev.Action))
@@ -655,7 +684,7 @@ func evidenceAttrs(ev authz.Evidence) []slog.Attr {
 // Refuse records err, a refusal the caller decided for a call over ch
 // before the call named a capability (the broker: a message over its
 // bound, a tools/call its MCP session could not take), as a refused
-// decision with ch's request context and err's code, and returns err
+// decision with ch's request context and ID and err's code, and returns err
 // (joined with the recording failure, if any). On a channel this pipeline
 // did not open, or has closed, it records and returns what [Channel.Call]
 // would: [CodeChannelUnknown], with no request context.
@@ -667,7 +696,6 @@ func (ch *Channel) Refuse(ctx context.Context, err error) error {
 	if p == nil || p.channels == nil || !p.open(ch) {
 		return p.refuseChannel(ctx)
 	}
-	rc := ch.rc
-	ctx = checkfu.WithRequestContext(ctx, rc)
-	return p.deny(ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: p.cfg.Label, Actor: rc.Actor, Scope: rc.Session}, err)
+	ctx, ev := ch.bind(ctx)
+	return p.deny(ctx, ev, err)
 }

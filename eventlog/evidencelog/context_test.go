@@ -29,8 +29,9 @@ func contextOf(e eventlog.Event) checkfu.RequestContext {
 
 // TestEveryKindCarriesTheContext maps one evidence event of every kind
 // custody records, each with the whole request context, and reads the
-// context back from the session log: all nine fields, for every kind.
-// Evidence without a context maps to an event with none.
+// context back from the session log: all nine fields, for every kind, and
+// the channel the call came through. Evidence without a context maps to
+// an event with none.
 func TestEveryKindCarriesTheContext(t *testing.T) {
 	ctx := context.Background()
 	l, sink := newSink(t)
@@ -47,7 +48,7 @@ func TestEveryKindCarriesTheContext(t *testing.T) {
 	}
 	for _, k := range kinds {
 		ev := sample(k.kind, k.outcome)
-		ev.Actor, ev.Request = "", fullContext()
+		ev.Actor, ev.Request, ev.Channel = "", fullContext(), "ch-agent-1"
 		if err := sink.Record(ctx, ev); err != nil {
 			t.Fatalf("Record(%s %s): %v", k.kind, k.outcome, err)
 		}
@@ -60,6 +61,9 @@ func TestEveryKindCarriesTheContext(t *testing.T) {
 		if got := contextOf(e.Event); got != fullContext() {
 			t.Errorf("event %d (%s from %s) carries %+v, want %+v", e.Seq, e.Kind, kinds[n].kind, got, fullContext())
 		}
+		if e.Channel != "ch-agent-1" {
+			t.Errorf("event %d (%s from %s) names channel %q, want %q", e.Seq, e.Kind, kinds[n].kind, e.Channel, "ch-agent-1")
+		}
 		n++
 	}
 	if n != len(kinds) {
@@ -71,7 +75,7 @@ func TestEveryKindCarriesTheContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := contextOf(e); got != (checkfu.RequestContext{}) {
-		t.Errorf("evidence without a context maps to an event carrying %+v", got)
+	if got := contextOf(e); got != (checkfu.RequestContext{}) || e.Channel != "" {
+		t.Errorf("evidence without a context maps to an event carrying %+v on channel %q", got, e.Channel)
 	}
 }

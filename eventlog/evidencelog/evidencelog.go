@@ -113,6 +113,7 @@ func Event(ev authz.Evidence) (eventlog.Event, error) {
 		RequestID: ev.Request.Request, RunID: ev.Request.Run, Release: ev.Request.Release,
 		Role: ev.Request.Role, Tenant: ev.Request.Tenant, Workspace: ev.Request.Workspace,
 		Project: ev.Request.Project, SessionID: ev.Request.Session,
+		Channel: ev.Channel,
 	}
 	if e.Actor == "" {
 		e.Actor = ev.Request.Actor

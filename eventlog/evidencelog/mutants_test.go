@@ -36,4 +36,7 @@ var mutants = []mutation.Mutant{
 	{Name: "the context's role dropped", File: "evidencelog.go",
 		Edits: []mutation.Edit{{Old: "Role: ev.Request.Role, ", New: ""}},
 		Kills: "TestEveryKindCarriesTheContext"},
+	{Name: "the channel dropped", File: "evidencelog.go",
+		Edits: []mutation.Edit{{Old: "\t\tChannel: ev.Channel,\n", New: ""}},
+		Kills: "TestEveryKindCarriesTheContext"},
 }
