@@ -148,7 +148,9 @@ func (s *Session) tracedPermission(ctx context.Context, p *plane, ch *gateway.Ch
 // actor holds no permission assignment for with
 // authz.CodePermissionMissing, logged, without asking the Approver.
 func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel, lease, root string, agent *harness, req acp.RequestPermissionRequest) acp.PermissionOutcome {
-	ctx = checkfu.WithRequestContext(ctx, s.rc)
+	// The asking agent's channel: every record of the request names it
+	// (Session.append), the approval's decision too.
+	ctx = authz.WithChannel(checkfu.WithRequestContext(ctx, s.rc), channelID(ch))
 	if s.refusals.pace(ctx) != nil {
 		// The budget is spent, or the request was cancelled while it
 		// waited for the rate.
@@ -363,4 +365,12 @@ func (h *harness) toolCall(id string) (permissionCall, bool) {
 	defer h.mu.Unlock()
 	c, ok := h.calls[id]
 	return c, ok
+}
+
+// channelID returns ch's ID, or "" for no channel.
+func channelID(ch *gateway.Channel) string {
+	if ch == nil {
+		return ""
+	}
+	return ch.ID()
 }

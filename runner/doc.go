@@ -63,7 +63,10 @@
 //     revoked and closed with it: its lease budget, its broker's refusal
 //     budget and its calls in flight are its own, and no connection of
 //     it outlives it. The approvals book is the session's, but an
-//     approval binds the agent's lease.
+//     approval binds the agent's lease. Every event of the agent's calls
+//     names its channel (the gateway's), and so does every event the
+//     Runner records about the agent (its process, turns and permission
+//     requests): its window in the log is the events naming its channel.
 //   - An approval is bound to the exact action: the agent's permission
 //     request is resolved to a profile tool with external_effect and
 //     arguments its schema accepts, and the approval binds the action's

@@ -89,6 +89,7 @@ type Agent struct {
 	cwd     string            // the cwd session/new names
 	home    string            // the agent's private HOME on the host, or ""
 	mcp     []json.RawMessage // the mcpServers session/new announces
+	channel string            // the ID of the agent's gateway channel, or "" (capability-free, remote)
 	stderr  chan struct{}     // closed when stderr reached its end
 	waited  chan struct{}     // closed when Wait returned code and werr
 	code    int
@@ -161,7 +162,7 @@ func (s *Session) launch(ctx context.Context, cfg LaunchConfig) (*Agent, error) 
 		}
 		delete(s.agents, a)
 		s.mu.Unlock()
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACP)}, err, ""), a.exited(ctx, CodeKilled))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedACP), Channel: a.channel}, err, ""), a.exited(ctx, CodeKilled))
 	}
 	return a, nil
 }
@@ -264,15 +265,21 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
 		}
 	}
+	// The agent's events name its channel, as the gateway's events of
+	// its calls do: a reader puts both in the agent's window by name.
+	var channel string
+	if s.plane != nil && s.plane.channel != nil {
+		channel = s.plane.channel.ID()
+	}
 	proc, err := s.instance.OpenProcess(ctx, ps)
 	if err != nil {
 		if ln != nil {
 			ln.Close()
 			s.plane.stopServing()
 		}
-		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedProcess), Provider: r.enrollment.Target()}, err, ""))
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedProcess), Provider: r.enrollment.Target(), Channel: channel}, err, ""))
 	}
-	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, cfg.Process), home: home, mcp: mcpServers, stderr: make(chan struct{}), waited: make(chan struct{})}
+	a := &Agent{s: s, proc: proc, cwd: workDir(s.instance, cfg.Process), home: home, mcp: mcpServers, channel: channel, stderr: make(chan struct{}), waited: make(chan struct{})}
 	go func() {
 		// Wait needs stdout read, by the client or by kill.
 		a.code, a.werr = proc.Wait()
@@ -289,7 +296,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 	// Step 4: the evidence, against what the Runner holds.
 	m := adapters.MatchEvidence(r.held(spec), proc.Evidence())
 	started := assuranceResult(m.Assurance)
-	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.enrollment.Target(), ProcessID: s.rc.Session, Result: string(started)}
+	ev := eventlog.Event{Kind: eventlog.KindProcessStarted, Provider: r.enrollment.Target(), ProcessID: s.rc.Session, Channel: a.channel, Result: string(started)}
 	if err := s.decide(ctx, ev, m.Err(), started); err != nil || !m.OK() {
 		// The sandbox is not the one admitted: nothing of it is
 		// served, now or later.
@@ -339,7 +346,7 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 			return s.tracedPermission(ctx, pl, ch, lease, workspaceRoot(a.cwd), agent, req)
 		},
 		OnRefusal: func(err error) {
-			s.refusedByACP(err)
+			s.refusedByACP(err, channel)
 			spent()
 		},
 	})
@@ -440,7 +447,7 @@ func (a *Agent) endTurn(ctx context.Context, result ResultCode, err error) (bool
 	if !open {
 		return false, nil
 	}
-	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Result: string(result), Provider: a.s.r.enrollment.Target()}
+	ev := eventlog.Event{Kind: eventlog.KindTurnEnded, ProcessID: a.s.rc.Session, Channel: a.channel, Result: string(result), Provider: a.s.r.enrollment.Target()}
 	if err != nil {
 		ev.Code = codeOf(err)
 	}
@@ -456,7 +463,7 @@ func (a *Agent) exited(ctx context.Context, result ResultCode) error {
 	if done {
 		return nil
 	}
-	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Result: string(result), Provider: a.s.r.enrollment.Target()})
+	return a.s.append(ctx, eventlog.Event{Kind: eventlog.KindProcessExited, ProcessID: a.s.rc.Session, Channel: a.channel, Result: string(result), Provider: a.s.r.enrollment.Target()})
 }
 
 // workDir is the cwd session/new names for a process of inst.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/eventlog"
 	"github.com/checkfu/checkfu/internal/refusalbudget"
 )
@@ -41,8 +42,8 @@ const (
 // refusalKind is what makes two refusals identical: every envelope
 // field the Runner sets on a refusal, but the time.
 type refusalKind struct {
-	kind                        eventlog.Kind
-	code, result, action, grant string
+	kind                                 eventlog.Kind
+	code, result, action, grant, channel string
 }
 
 // coalesced is one kind of refusal recorded in full, and how many
@@ -101,7 +102,13 @@ func (s *Session) refuse(ctx context.Context, ev *eventlog.Event, err error) err
 	ctx = context.WithoutCancel(ctx)
 	var lerr error
 	if ev != nil {
-		lerr = r.record(ctx, s, *ev, err)
+		e := *ev
+		if e.Channel == "" {
+			// The agent whose request it was: kept with a coalesced
+			// kind, whose count is recorded later, at a close.
+			e.Channel = authz.ChannelFrom(ctx)
+		}
+		lerr = r.record(ctx, s, e, err)
 	}
 	if last {
 		lerr = errors.Join(lerr, r.flush(ctx, s),
@@ -115,7 +122,7 @@ func (s *Session) refuse(ctx context.Context, ev *eventlog.Event, err error) err
 // recorded before. The caller holds mu.
 func (r *refusals) record(ctx context.Context, s *Session, ev eventlog.Event, err error) error {
 	ev.Decision, ev.Code = eventlog.DecisionDeny, codeOf(err)
-	key := refusalKind{kind: ev.Kind, code: ev.Code, result: ev.Result, action: ev.Action, grant: ev.Grant}
+	key := refusalKind{kind: ev.Kind, code: ev.Code, result: ev.Result, action: ev.Action, grant: ev.Grant, channel: ev.Channel}
 	for i := range r.kinds {
 		if r.kinds[i].key == key {
 			r.kinds[i].repeats++
@@ -157,8 +164,10 @@ func (s *Session) flushRefusals(ctx context.Context) error {
 // refusedByACP records a permission request acp denied alone (a foreign
 // session, over its pending bound, too many options, undecodable
 // params), paced and counted against the budget like the Runner's own.
-func (s *Session) refusedByACP(err error) {
-	ctx := checkfu.WithRequestContext(context.Background(), s.rc)
+// channel is the ID of the asking agent's channel, which the record
+// names.
+func (s *Session) refusedByACP(err error, channel string) {
+	ctx := authz.WithChannel(checkfu.WithRequestContext(context.Background(), s.rc), channel)
 	if s.refusals.pace(ctx) != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,5 +209,62 @@ func TestEachAgentHasItsOwnLease(t *testing.T) {
 		if n, err := runner.LeaseRemaining(s, id); err != nil || n != 0 {
 			t.Fatalf("a closed agent's lease has %d uses left (%v), want it revoked", n, err)
 		}
+	}
+}
+
+// TestEveryEventNamesItsAgentsChannel: two agents of one session, one
+// after the other. Each agent's process_started names its channel, the
+// two channels differ, and every event from it to the agent's
+// process_exited names that channel and no other: the gateway's records
+// of its calls (allowed, and refused for a hidden tool), the approval of
+// its permission request and the approved call's result, acp's refusal
+// of a request naming a foreign session and the count of its repeat, the
+// end of its turn. A reader puts each call in its
+// agent's window by the channel it names, not by time.
+func TestEveryEventNamesItsAgentsChannel(t *testing.T) {
+	g := newRig(t, nil)
+	s := g.admitted(t)
+	list := runnertest.Step{Tool: "list_issues", Arguments: map[string]any{"state": "open"}}
+	turn(t, s, []runnertest.Step{
+		list,
+		{Tool: "delete_repo", Arguments: map[string]any{}},
+		{Tool: "create_issue", Arguments: map[string]any{"title": "bug"}, Ask: true},
+		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true, Session: "sess-foreign"},
+		{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true, Session: "sess-foreign"},
+	})
+	turn(t, s, []runnertest.Step{list})
+	var channels []string
+	cur := ""
+	counts := map[string]int{}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		switch {
+		case e.Kind == eventlog.KindProcessStarted:
+			if cur != "" {
+				t.Fatalf("seq %d: a process started inside channel %s's window", e.Seq, cur)
+			}
+			if e.Channel == "" || slices.Contains(channels, e.Channel) {
+				t.Fatalf("seq %d: process_started names channel %q after %q", e.Seq, e.Channel, channels)
+			}
+			cur = e.Channel
+			channels = append(channels, cur)
+		case cur == "":
+			continue // the session's own events, outside any agent's window
+		case e.Channel != cur:
+			t.Errorf("seq %d (%s %s %s) in channel %s's window names channel %q", e.Seq, e.Kind, e.Result, e.Code, cur, e.Channel)
+		}
+		if cur != "" {
+			counts[e.Kind.String()+"/"+e.Decision.String()]++
+		}
+		if e.Kind == eventlog.KindProcessExited {
+			cur = ""
+		}
+	}
+	if len(channels) != 2 || cur != "" {
+		t.Fatalf("agents' channels %q, last window open: %q", channels, cur)
+	}
+	// Both agents' allowed calls, the first's approval and refusals were
+	// in the windows: the check above looked at them.
+	if counts["tool_call/allow"] < 3 || counts["denial/deny"] < 3 || counts["approval_decision/allow"] != 1 || counts["approval_result/none"] != 1 {
+		t.Errorf("events in the agents' windows by kind: %v", counts)
 	}
 }

@@ -229,9 +229,13 @@ func (s *Session) decide(ctx context.Context, ev eventlog.Event, err error, ok R
 }
 
 // append stamps ev with the session's request context, the Runner's
-// label and release, and appends it.
+// label and release, and, unless ev names one, the channel ctx names (the
+// agent whose request ev records), and appends it.
 func (s *Session) append(ctx context.Context, ev eventlog.Event) error {
 	ev.Label = s.r.cfg.Label
+	if ev.Channel == "" {
+		ev.Channel = authz.ChannelFrom(ctx)
+	}
 	ev.RequestID, ev.RunID, ev.Actor = s.rc.Request, s.rc.Run, s.rc.Actor
 	ev.Role, ev.Tenant, ev.Workspace, ev.Project, ev.SessionID = s.rc.Role, s.rc.Tenant, s.rc.Workspace, s.rc.Project, s.rc.Session
 	if ev.Release == "" {
