@@ -78,6 +78,9 @@ func TestALeftChildCannotCallInTheNextAgentsLife(t *testing.T) {
 		t.Fatalf("the first agent's call reached the upstream %d times, want 1", g.hits.Load())
 	}
 	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || pid <= 1 {
 		t.Fatalf("the child's pid: %q, %v", b, err)
 	}
