@@ -7,7 +7,9 @@
 //	    session/new announces to the agent as a stdio MCP server)
 //	checkfu-door run -socket PATH [-model 127.0.0.1:PORT] -- AGENT [ARGS...]
 //	    relay the model route on a loopback port to the socket, and run
-//	    the agent with the door's own standard streams
+//	    the agent in a process group of its own, with the door's output
+//	    and its input copied; the group is stopped once the input has
+//	    ended and the agent has not (door.InputGrace)
 //
 // See package gateway/door.
 package main

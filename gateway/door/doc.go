@@ -20,9 +20,12 @@
 //     route, which attaches the key at the outbound edge. The agent holds
 //     only a placeholder key, which the door passes on unread.
 //
-// Run starts the model relay and then the agent as the door's child, with
-// the door's own standard streams, so ACP flows between the Runner and
-// the agent without the door in the way; the agent ends with the door.
+// Run starts the model relay and then the agent as the door's child, in a
+// process group of its own, with the door's own standard output, so ACP
+// flows from the agent to the Runner without the door in the way; the
+// door copies its input to the agent's. The agent ends with the door,
+// and, when its input has ended, within InputGrace plus StopGrace, its
+// process group with it.
 //
 // Invariants:
 //

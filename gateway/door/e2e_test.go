@@ -155,7 +155,17 @@ func TestModelRouteThroughTheDoor(t *testing.T) {
 	cmd.Env = []string{agentEnv + "=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_API_KEY=" + admission.PlaceholderKey}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	// The agent's input stays open while it works, as the Runner's ACP
+	// stream does.
+	input, open, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	cmd.Stdin = input
+	err = cmd.Run()
+	input.Close()
+	if err != nil {
 		t.Fatalf("the door and its agent: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
 	}
 	got := map[string]step{}

@@ -40,4 +40,10 @@ var mutants = []mutation.Mutant{
 	{Name: "end to end: the agent's headers travel to the model", File: "../../custody/pipeline/model.go",
 		Edits: []mutation.Edit{{Old: "hreq.Header = dialect.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
 		Kills: "TestModelRouteThroughTheDoor"},
+	{Name: "an agent that outlives its input is never stopped", File: "run.go",
+		Edits: []mutation.Edit{{Old: "inputEnded, stop = nil, time.After(InputGrace)", New: "inputEnded = nil"}},
+		Kills: "TestRunStopsAnAgentThatOutlivesItsInput"},
+	{Name: "the stop reaches the agent, not its process group", File: "attr_linux.go",
+		Edits: []mutation.Edit{{Old: "syscall.Kill(-p.Pid, sig)", New: "syscall.Kill(p.Pid, sig)"}},
+		Kills: "TestRunStopsAnAgentThatOutlivesItsInput"},
 }

@@ -3,10 +3,12 @@ package door
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/checkfu/checkfu"
 )
@@ -14,6 +16,17 @@ import (
 // ModelURLEnv is the environment variable through which Run tells the
 // agent the model relay's base URL (http://127.0.0.1:PORT).
 const ModelURLEnv = "CHECKFU_MODEL_URL"
+
+// InputGrace is how long the agent may run on after its input ends
+// before Run stops it. An ACP agent's input ending is its client gone
+// (the Runner closed the agent), yet some agents, and the children they
+// start, do not exit on it: Run then sends SIGTERM to the agent's process
+// group, and SIGKILL StopGrace later.
+const InputGrace = 2 * time.Second
+
+// StopGrace is how long the agent's process group has to exit after
+// SIGTERM before Run sends it SIGKILL.
+const StopGrace = 2 * time.Second
 
 // A RunConfig says what Run starts.
 type RunConfig struct {
@@ -27,12 +40,16 @@ type RunConfig struct {
 }
 
 // Run starts the model relay (when cfg.ModelAddr is set) and then the
-// agent, cfg.Command, as the door's child with the door's own standard
-// streams and environment (plus ModelURLEnv), so ACP flows between the
-// Runner and the agent directly. It forwards SIGTERM, SIGINT and SIGHUP
-// to the agent; where the platform allows, the agent is killed when the
-// door dies. It returns the agent's exit code once the agent has ended,
-// and stops the relay.
+// agent, cfg.Command, as the door's child in a process group of its own,
+// with the door's standard output, error and environment (plus
+// ModelURLEnv), so ACP flows from the agent to the Runner directly. The
+// door's standard input is copied to the agent's; when it ends, the
+// agent's ends, and an agent still running InputGrace later is stopped
+// (see InputGrace). It forwards SIGTERM, SIGINT and SIGHUP to the
+// agent's process group; where the platform allows, the agent is killed
+// when the door dies. It returns the agent's exit code once the agent has
+// ended, after killing what is left of its process group, and stops the
+// relay.
 func Run(ctx context.Context, cfg RunConfig) (int, error) {
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
 		return 2, checkfu.Refuse(CodeRelayArgumentsInvalid, "door: run needs the agent's command")
@@ -55,8 +72,14 @@ func Run(ctx context.Context, cfg RunConfig) (int, error) {
 		served <- nil
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		cancel()
+		<-served
+		return 127, checkfu.Refuse(CodeRelayArgumentsInvalid, "door: the agent's input cannot be made: %v", err)
+	}
 	cmd.SysProcAttr = childAttr()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -66,17 +89,34 @@ func Run(ctx context.Context, cfg RunConfig) (int, error) {
 		<-served
 		return 127, checkfu.Refuse(CodeRelayArgumentsInvalid, "door: the agent cannot be started: %v", err)
 	}
+	inputEnded := make(chan struct{})
+	go func() {
+		io.Copy(stdin, os.Stdin)
+		stdin.Close()
+		close(inputEnded)
+	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	var werr error
+	var stop, kill <-chan time.Time
 	for done := false; !done; {
 		select {
 		case s := <-sigs:
-			cmd.Process.Signal(s)
+			signalGroup(cmd.Process, s)
+		case <-inputEnded:
+			inputEnded, stop = nil, time.After(InputGrace)
+		case <-stop:
+			signalGroup(cmd.Process, syscall.SIGTERM)
+			stop, kill = nil, time.After(StopGrace)
+		case <-kill:
+			signalGroup(cmd.Process, syscall.SIGKILL)
+			kill = nil
 		case werr = <-waited:
 			done = true
 		}
 	}
+	// What the agent started and left behind in its group ends with it.
+	signalGroup(cmd.Process, syscall.SIGKILL)
 	cancel()
 	<-served
 	var ee *exec.ExitError

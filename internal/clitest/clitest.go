@@ -111,7 +111,11 @@ func Door(t testing.TB) string {
 		}
 		doorDir = d
 		door = filepath.Join(d, "checkfu-door")
-		cmd := exec.Command(goTool(), "build", "-o", door, "github.com/checkfu/checkfu/cmd/checkfu-door")
+		args := []string{"build", "-o", door}
+		if o := os.Getenv(mutation.OverlayEnv); o != "" { // under a mutant: build the mutated code
+			args = append(args, "-overlay", o)
+		}
+		cmd := exec.Command(goTool(), append(args, "github.com/checkfu/checkfu/cmd/checkfu-door")...)
 		cmd.Dir = moduleRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
