@@ -189,12 +189,13 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	if err != nil {
 		return nil, err
 	}
-	if authz.ValidModelName(req.Model) {
-		ev.Tool, ev.Model = req.Model, req.Model
-	}
-	// 5. The model.
+	// 5. The model. A refused one is the agent's own text: it is
+	// recorded by its code alone, never by name.
 	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {
 		return nil, err
+	}
+	if authz.ValidModelName(req.Model) {
+		ev.Tool, ev.Model = req.Model, req.Model
 	}
 	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: reg.Resource, Effect: reg.Effect, Body: bytes.Clone(call.Body)}
 	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), tool: reg.Tool.Name, protocol: reg.Protocol, lease: ch.lease, session: rc.Session,

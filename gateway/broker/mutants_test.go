@@ -118,4 +118,8 @@ var mutants = []mutation.Mutant{
 	{Name: "a model body past MaxRequestBytes cut and sent", File: "model.go",
 		Edits: []mutation.Edit{{Old: "				if n > 0 {\n					return body, errModelBodyTooLong", New: "				if n > 0 && false {\n					return body, errModelBodyTooLong"}},
 		Kills: "TestModelBodiesHeldBound"},
+	{Name: "a refused model recorded by name", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {\n		return nil, err\n	}\n	if authz.ValidModelName(req.Model) {\n		ev.Tool, ev.Model = req.Model, req.Model\n	}\n",
+			New: "	if authz.ValidModelName(req.Model) {\n		ev.Tool, ev.Model = req.Model, req.Model\n	}\n	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {\n		return nil, err\n	}\n"}},
+		Kills: "TestRefusedModelNameNotRecorded"},
 }

@@ -245,3 +245,132 @@ func TestModelBodiesHeldBound(t *testing.T) {
 		t.Errorf("the provider received %d requests, want 3", n)
 	}
 }
+
+// rawExchange writes req on a new connection to the socket and reads the
+// answers (as many as n) to it.
+func rawExchange(t *testing.T, sock, req string, n int) []*http.Response {
+	t.Helper()
+	nc := dialRaw(t, sock)
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(nc, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(nc)
+	var out []*http.Response
+	for range n {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d of %q: %v", len(out)+1, req, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		out = append(out, resp)
+	}
+	return out
+}
+
+// TestModelRouteRawRequestsHeld (red team, held): requests written
+// byte by byte on the socket as a hostile agent would, with an
+// absolute-form target naming another host, a forged Host, the
+// placeholder in every casing and spelling of a key header, a
+// Connection header naming a kept header, and a model spelled with a
+// unicode escape, reach the provider as the registration says: its
+// host, path and method, the key once in x-api-key, no placeholder. Dot
+// segments, encoded dots, empty segments, path parameters, CONNECT, a
+// model in the query, and a refused request pipelined behind an allowed
+// one never reach it.
+func TestModelRouteRawRequestsHeld(t *testing.T) {
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 20})
+	r.Grant(rigtest.ModelCapability)
+	sock := rigtest.ServeBroker(t, mustBroker(t, r))
+	body := `{"model":"\u0063laude-sonnet-4-5","stream":true,"max_tokens":8}`
+	req := func(target string, extra string, body string) string {
+		return "POST " + target + " HTTP/1.1\r\nHost: evil.example\r\n" + extra +
+			"Content-Type: application/json\r\nAnthropic-Version: 2023-06-01\r\n" +
+			"Content-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
+	}
+	keys := "x-api-key: " + placeholder + "\r\nX-API-KEY: " + placeholder + "\r\nX_Api_Key: " + placeholder + "\r\n" +
+		"authorization: Bearer " + placeholder + "\r\nProxy-Authorization: Basic " + placeholder + "\r\n" +
+		"Forwarded: host=evil.example\r\nX-Forwarded-Host: evil.example\r\nConnection: keep-alive, Anthropic-Version, X-Api-Key\r\n"
+	resp := rawExchange(t, sock, req("http://evil.example:8443/v1/messages?beta=true", keys, body), 1)[0]
+	if resp.StatusCode != 200 {
+		t.Fatalf("the allowed request: %d", resp.StatusCode)
+	}
+	got := r.Model.Received()
+	if len(got) != 1 {
+		t.Fatalf("the provider received %d requests, want 1", len(got))
+	}
+	up := got[0]
+	if !strings.HasPrefix(up.Host, "model.example.com:") || up.Path != "/v1/messages" || up.RawQuery != "" || up.Method != "POST" {
+		t.Errorf("the provider got %s %s?%s at %s", up.Method, up.Path, up.RawQuery, up.Host)
+	}
+	if vs := up.Header.Values("X-Api-Key"); len(vs) != 1 || vs[0] != rigtest.ModelCanary {
+		t.Errorf("x-api-key at the provider: %q, want the key once", vs)
+	}
+	for name, vs := range up.Header {
+		for _, v := range vs {
+			if strings.Contains(v, placeholder) || strings.Contains(v, "evil.example") {
+				t.Errorf("the agent's %s reached the provider: %q", name, v)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		raw    string
+		status int
+	}{
+		{req("/v1/%2e%2e/v1/messages", "", body), 404},
+		{req("/v1/messages/%2e%2e/messages", "", body), 404},
+		{req("/v1//messages", "", body), 404},
+		{req("/v1/messages;beta=true", "", body), 404},
+		{req("/v1/messages?model=claude-opus-4", "", body), 404},
+		{req("/v1/messages", "", `{"model":"claude-opus-4","stream":true}`), 403},
+		{req("/v1/messages", "", `{"model":"Claude-Sonnet-4-5","stream":true}`), 403},
+		{req("/v1/messages", "", `{"model":"claude-sonnet-4-5 ","stream":true}`), 403},
+		{req("/v1/messages", "", `{"model":"claude-opus-4","MODEL":"claude-sonnet-4-5"}`), 400},
+		{"CONNECT model.example.com:443 HTTP/1.1\r\nHost: model.example.com:443\r\n\r\n", 404},
+	} {
+		if resp := rawExchange(t, sock, tc.raw, 1)[0]; resp.StatusCode != tc.status {
+			t.Errorf("%q: %d, want %d", tc.raw, resp.StatusCode, tc.status)
+		}
+	}
+	// Two pipelined requests: the second, refused, is decided on its own.
+	two := rawExchange(t, sock, req("/v1/messages", "", body)+req("/v1/messages", "", `{"model":"claude-opus-4","stream":true}`), 2)
+	if two[0].StatusCode != 200 || two[1].StatusCode != 403 {
+		t.Errorf("pipelined: %d then %d, want 200 then 403", two[0].StatusCode, two[1].StatusCode)
+	}
+	if n := len(r.Model.Received()); n != 2 {
+		t.Errorf("the provider received %d requests, want 2", n)
+	}
+}
+
+// TestRefusedModelNameNotRecorded (red team): the model a refused
+// request names is the agent's own text; recorded, it let a hijacked
+// agent write 128 characters of its choosing into the session's log per
+// refusal, zero-data-retention workspaces included. A refused model is
+// recorded by its code alone; an allowed one by its name, which the
+// registration fixes.
+func TestRefusedModelNameNotRecorded(t *testing.T) {
+	r, c := modelBroker(t, rigtest.ModelCapability)
+	const smuggled = "the-prompt-said.secret-plan:v1/exfil"
+	if status, got := post(t, c, "POST", "/v1/messages", `{"model":"`+smuggled+`","stream":true}`); status != 403 || !strings.Contains(got, "model_not_allowed") {
+		t.Fatalf("a refused model: %d %q", status, got)
+	}
+	var refused int
+	for _, ev := range r.Evidence.Events() {
+		if s := fmt.Sprintf("%+v", ev); strings.Contains(s, smuggled) {
+			t.Errorf("an event holds the refused model's name: %s", s)
+		}
+		if ev.Code == modelroute.CodeModelNotAllowed {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d model_not_allowed decisions recorded, want 1", refused)
+	}
+	if status, _ := post(t, c, "POST", "/v1/messages", allowed); status != 200 {
+		t.Fatalf("an allowed model: %d", status)
+	}
+	if ev := modelEvents(r); ev[len(ev)-1] != "result succeeded "+rigtest.AllowedModel+" 200  in=100 out=10" {
+		t.Errorf("the allowed model's result: %q", ev)
+	}
+}
