@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Start to first byte of `echo x` on the jail provider, against a bare
+# Start to first byte of `echo x` on the jail provider (init stage: the
+# test binary re-executed, jail; the checkfu-jail-init program, built
+# from the tree with go build, jail_program), against a bare
 # fork and exec of the same command (the baseline), bwrap with the same
 # namespaces and mount plan, and `docker run` where an engine answers,
-# all in one run; then the memory one idle jail holds. Prints each
+# in rounds that alternate the variants; then the memory one idle jail
+# holds. Prints each
 # variant's median over COUNT runs and its ratio to the baseline and to
-# bwrap. Recorded in docs/benchmarks/adapters.md.
+# bwrap, and the jail's ratio to bwrap round by round (median).
+# Recorded in docs/benchmarks/adapters.md.
 #
 # Usage (from the repository root, as root or with user namespaces):
 #   COUNT=5 BENCHTIME=50x bench/jail/run.sh
@@ -30,7 +34,16 @@ if [ -n "${CHECKFU_BENCH_DOCKER_IMAGE:-}" ] && ! docker info >/dev/null 2>&1; th
 fi
 command -v bwrap >/dev/null 2>&1 && bwrap --version >&2 || true
 
-out=$(go test -run '^$' -bench '^(BenchmarkStartToFirstByte|BenchmarkIdleMemory)$' -benchtime="$benchtime" -count="$count" ./adapters/jail/)
+# One test binary; COUNT rounds, each running every variant once in
+# turn (os_exec, jail, jail_program, bwrap, docker_run, then the next
+# round), so the variants alternate as the machine's speed drifts.
+bin=$(mktemp -d /tmp/checkfu-jail-bench.XXXXXX)
+trap 'rm -rf "$bin"' EXIT
+go test -c -o "$bin/jail.test" ./adapters/jail/
+out=$(for ((r = 1; r <= count; r++)); do
+	(cd adapters/jail && "$bin/jail.test" -test.run '^$' -test.bench '^BenchmarkStartToFirstByte$' -test.benchtime="$benchtime")
+done
+(cd adapters/jail && "$bin/jail.test" -test.run '^$' -test.bench '^BenchmarkIdleMemory$' -test.benchtime="$benchtime" -test.count="$count"))
 echo "$out" | grep -E '^(Benchmark|goos|goarch|cpu)' >&2
 echo "$out" | awk '
 function median(name,   n, i, j, t, a) {
@@ -41,19 +54,30 @@ function median(name,   n, i, j, t, a) {
 }
 /^BenchmarkStartToFirstByte\// {
 	split($1, p, "/"); name = p[2]; sub(/-[0-9]+$/, "", name)
+	if (name == "os_exec") round++
 	v[name, ++cnt[name]] = $3 / 1e6
+	r[name, round] = $3 / 1e6
 }
 /^BenchmarkIdleMemory/ {
 	for (i = 3; i < NF; i++) if ($(i + 1) ~ /_kB$/) { m = $(i + 1); v[m, ++cnt[m]] = $i }
 }
 END {
 	base = median("os_exec"); bw = cnt["bwrap"] ? median("bwrap") : 0
-	printf "%-10s %12s %12s %12s\n", "variant", "median ms", "/ os_exec", "/ bwrap"
-	split("os_exec jail bwrap docker_run", names, " ")
-	for (k = 1; k <= 4; k++) {
-		n = names[k]; if (!cnt[n]) { printf "%-10s %12s\n", n, "skipped"; continue }
+	printf "%-12s %12s %12s %12s\n", "variant", "median ms", "/ os_exec", "/ bwrap"
+	split("os_exec jail jail_program bwrap docker_run", names, " ")
+	for (k = 1; k <= 5; k++) {
+		n = names[k]; if (!cnt[n]) { printf "%-12s %12s\n", n, "skipped"; continue }
 		m = median(n)
-		printf "%-10s %12.2f %12.2f %12s\n", n, m, m / base, bw ? sprintf("%.2f", m / bw) : "-"
+		printf "%-12s %12.2f %12.2f %12s\n", n, m, m / base, bw ? sprintf("%.2f", m / bw) : "-"
+	}
+	# The ratio to bwrap round by round (the pairing keeps it meaningful
+	# while the machine drifts), its median over the rounds.
+	split("jail jail_program", pn, " ")
+	for (k = 1; k <= 2; k++) {
+		n = pn[k]; m = 0
+		for (i = 1; i <= round; i++) if (r[n, i] && r["bwrap", i]) v["pair_" n, ++m] = r[n, i] / r["bwrap", i]
+		cnt["pair_" n] = m
+		if (m) printf "%-12s paired / bwrap, median of %d rounds: %.2f\n", n, m, median("pair_" n)
 	}
 	if (cnt["rss_kB"]) printf "idle jail: rss %.0f kB, cgroup %.0f kB; bare sleep rss %.0f kB\n", median("rss_kB"), median("cgroup_kB"), median("bare_rss_kB")
 }'
