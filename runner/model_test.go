@@ -121,26 +121,15 @@ func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, edit fu
 	return g
 }
 
-// checkModelUpstream checks that every request the model server got
-// carries the model key, attached by the edge, and nothing of the
-// agent's placeholder.
-func checkModelUpstream(t *testing.T, got []runnertest.ModelRequest) {
+// checkModelUpstream checks that every request the model server of
+// dialect d got carries the model key, attached by the edge, and
+// nothing of the agent's placeholder (runnertest.CheckKey).
+func checkModelUpstream(t *testing.T, got []runnertest.ModelRequest, d modelroute.Dialect) {
 	t.Helper()
-	if len(got) == 0 {
-		t.Fatal("the model server received nothing")
-	}
-	for i, req := range got {
-		key, other := req.Header.Get("X-Api-Key"), req.Header.Get("Authorization")
-		if strings.HasSuffix(req.Path, "/responses") {
-			// OpenAI: the key as a bearer token.
-			key, other = strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer "), req.Header.Get("X-Api-Key")
-		}
-		if key != modelCanary || other != "" {
-			t.Errorf("model request %d: key %q, other credential header %q; want the key the edge attached, alone", i+1, key, other)
-		}
-		if strings.Contains(fmt.Sprint(req.Header), admission.PlaceholderKey) || bytes.Contains(req.Body, []byte(admission.PlaceholderKey)) {
-			t.Errorf("model request %d carries the agent's placeholder", i+1)
-		}
+	if err := runnertest.CheckKey(got, d, modelCanary); len(got) == 0 {
+		t.Fatal(err)
+	} else if err != nil {
+		t.Error(err)
 	}
 }
 
@@ -252,7 +241,7 @@ func modelRouteUnderTheDoor(t *testing.T, agent *admission.AgentLaunch) {
 	if strings.Count(env, "ANTHROPIC_API_KEY=") != 1 {
 		t.Errorf("the agent's environment names its key %d times, want once: the placeholder", strings.Count(env, "ANTHROPIC_API_KEY="))
 	}
-	checkModelUpstream(t, m.Received())
+	checkModelUpstream(t, m.Received(), modelroute.AnthropicMessages)
 	if len(m.Received()) != 1 {
 		t.Errorf("the model server got %d requests, want 1", len(m.Received()))
 	}
@@ -364,5 +353,52 @@ func TestPermissionByToolCall(t *testing.T) {
 	}
 	if wantRows := []row{{eventlog.KindSkip, eventlog.DecisionAllow, "", runner.ResultReadOnlyPermission}, {eventlog.KindDenial, eventlog.DecisionDeny, string(runner.CodePermissionUnbound), string(runner.CodeRefusedPermission)}}; !slices.Equal(got, wantRows) {
 		t.Fatalf("log %v, want %v", got, wantRows)
+	}
+}
+
+// TestModelKeyCheckCanFail: runnertest.CheckKey, the check behind "the
+// model server saw the key attached by the edge and never the
+// placeholder" (here and in examples/quickstart), refuses a request
+// without the key, with the agent's own credential header beside it, or
+// with the placeholder in a header or the body, and an empty record; it
+// passes requests that carry the key alone, in each dialect's header.
+// Its error names no key.
+func TestModelKeyCheckCanFail(t *testing.T) {
+	const key = "sk-CHECKKEYCANARY"
+	anthropic := func(h ...string) runnertest.ModelRequest {
+		r := runnertest.ModelRequest{Path: "/v1/messages", Header: http.Header{}, Body: []byte(`{"model":"m"}`)}
+		for i := 0; i+1 < len(h); i += 2 {
+			r.Header.Add(h[i], h[i+1])
+		}
+		return r
+	}
+	openai := anthropic("Authorization", "Bearer "+key)
+	openai.Path = "/v1/responses"
+	inBody := anthropic("X-Api-Key", key)
+	inBody.Body = []byte(`{"metadata":"` + admission.PlaceholderKey + `"}`)
+	for _, c := range []struct {
+		name string
+		d    modelroute.Dialect
+		got  []runnertest.ModelRequest
+		ok   bool
+	}{
+		{"anthropic key alone", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", key), anthropic("X-Api-Key", key, "Anthropic-Version", "2023-06-01")}, true},
+		{"openai bearer alone", modelroute.OpenAIResponses, []runnertest.ModelRequest{openai}, true},
+		{"nothing received", modelroute.AnthropicMessages, nil, false},
+		{"no key", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", key), anthropic()}, false},
+		{"another key", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", "sk-other")}, false},
+		{"the agent's Authorization beside the key", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", key, "Authorization", "Bearer x")}, false},
+		{"the agent's x-api-key beside the bearer", modelroute.OpenAIResponses, []runnertest.ModelRequest{openai, anthropic("Authorization", "Bearer "+key, "X-Api-Key", "x")}, false},
+		{"the placeholder in a header", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", key, "Anthropic-Beta", admission.PlaceholderKey)}, false},
+		{"the placeholder as the key", modelroute.AnthropicMessages, []runnertest.ModelRequest{anthropic("X-Api-Key", admission.PlaceholderKey)}, false},
+		{"the placeholder in the body", modelroute.AnthropicMessages, []runnertest.ModelRequest{inBody}, false},
+	} {
+		err := runnertest.CheckKey(c.got, c.d, key)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: CheckKey = %v, want ok %v", c.name, err, c.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), key) {
+			t.Errorf("%s: the error holds the key: %v", c.name, err)
+		}
 	}
 }

@@ -361,4 +361,10 @@ var mutants = []mutation.Mutant{
 	{Name: "a coalesced refusal's count names no channel", File: "refusals.go",
 		Edits: []mutation.Edit{{Old: "\t\t\te.Channel = authz.ChannelFrom(ctx)\n", New: ""}},
 		Kills: "TestEveryEventNamesItsAgentsChannel"},
+	{Name: "the model server's placeholder check sees nothing", File: "runnertest/model.go",
+		Edits: []mutation.Edit{{Old: `if strings.Contains(fmt.Sprint(req.Header), admission.PlaceholderKey) || bytes.Contains(req.Body, []byte(admission.PlaceholderKey)) {`, New: `if (strings.Contains(fmt.Sprint(req.Header), admission.PlaceholderKey) || bytes.Contains(req.Body, []byte(admission.PlaceholderKey))) && false {`}},
+		Kills: "TestModelKeyCheckCanFail"},
+	{Name: "the model server's key check lets the agent's own credential header by", File: "runnertest/model.go",
+		Edits: []mutation.Edit{{Old: `if have != key || other != "" {`, New: `if have != key {`}},
+		Kills: "TestModelKeyCheckCanFail"},
 }

@@ -189,7 +189,7 @@ func realTurn(t *testing.T, c realCase) {
 		json.Unmarshal(r.Body, &b)
 		t.Logf("model request %d: %s %s?%s model %s, %d messages, %d tools, reply %s", i+1, r.Method, r.Path, r.RawQuery, b.Model, len(b.Messages), len(b.Tools), r.Reply)
 	}
-	checkModelUpstream(t, got)
+	checkModelUpstream(t, got, c.dialect)
 	// Claude Code ends its turn when a permission is refused, so its
 	// model never hears of the refused call; Codex reports it to the
 	// model, which answers with the final text.

@@ -3,12 +3,16 @@ package runnertest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // MaxModelBody bounds the request body the scripted model server reads
@@ -67,6 +71,34 @@ func (m *Model) Received() []ModelRequest {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]ModelRequest(nil), m.got...)
+}
+
+// CheckKey checks what a model server of dialect d received through the
+// model route: every request carries key, in the header the outbound
+// edge puts it in (d.KeyHeader; "Bearer KEY" in Authorization), no other
+// credential header (the agent's own x-api-key or Authorization), and
+// admission.PlaceholderKey in none of its headers and nowhere in its
+// body. An empty got is an error too: a server that saw nothing proves
+// nothing. The error names requests by number, never a header's value,
+// so it holds no key.
+func CheckKey(got []ModelRequest, d modelroute.Dialect, key string) error {
+	if len(got) == 0 {
+		return errors.New("runnertest: the model server received no request")
+	}
+	var errs []error
+	for i, req := range got {
+		have, other := req.Header.Get("X-Api-Key"), req.Header.Get("Authorization")
+		if d.KeyHeader() == "Authorization" {
+			have, other = strings.TrimPrefix(other, "Bearer "), have
+		}
+		if have != key || other != "" {
+			errs = append(errs, fmt.Errorf("runnertest: model request %d does not carry the key the edge attaches, alone, in %s", i+1, d.KeyHeader()))
+		}
+		if strings.Contains(fmt.Sprint(req.Header), admission.PlaceholderKey) || bytes.Contains(req.Body, []byte(admission.PlaceholderKey)) {
+			errs = append(errs, fmt.Errorf("runnertest: model request %d carries the agent's placeholder key", i+1))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Start serves m on a loopback TLS httptest server, which the caller
