@@ -65,3 +65,37 @@ func TestCredentialCheckCanFail(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakScanFindsSecrets: the scan behind "no key or credential in the
+// real agent's ACP messages, stderr or HOME" finds each secret whole or
+// hex-encoded, also when it is split across writes, keeps a tail shorter
+// than any encoding of a secret, and passes text without one.
+func TestLeakScanFindsSecrets(t *testing.T) {
+	secrets := []string{"qs_0123456789abcdef", "qs_model_fedcba9876543210"}
+	for _, c := range []struct {
+		name   string
+		writes []string
+		want   bool
+	}{
+		{"whole", []string{`{"text":"qs_model_fedcba9876543210"}`}, true},
+		{"split", []string{`{"text":"qs_01234`, `56789abcdef"}`}, true},
+		{"split byte by byte", strings.Split("key: qs_model_fedcba9876543210.", ""), true},
+		{"hex, split", []string{"x" + hex.EncodeToString([]byte(secrets[0]))[:20], hex.EncodeToString([]byte(secrets[0]))[20:]}, true},
+		{"clean", []string{"qs_0123456789abcde", "f is not it: a file ends between them"}, false},
+		{"none", nil, false},
+	} {
+		l := &leakScan{secrets: secrets}
+		for i, w := range c.writes {
+			if c.name == "clean" && i == 1 {
+				l.Write([]byte{0})
+			}
+			l.Write([]byte(w))
+			if len(l.tail) >= 2*len(secrets[1]) {
+				t.Errorf("%s: the scan keeps %d bytes, as long as a secret's hex encoding", c.name, len(l.tail))
+			}
+		}
+		if got := l.leaked(); got != c.want {
+			t.Errorf("%s: leaked() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -5,14 +5,25 @@
 // whose evidence is checked, and its tool calls served through the
 // capability gateway and custody's outbound edge to a local upstream:
 // one allowed credentialed call, one denied header smuggle attempt and
-// one approved external effect. Then it prints the session's event log,
-// verifies its hash chain and says where the log file is.
+// one approved external effect. When the agents pinned in .ci/agents are
+// installed where CHECKFU_TEST_AGENTS_DIR says (.ci/setup.d/50-real-agents.sh
+// exports it), it then runs one turn of a real coding agent (Codex, or
+// Claude Code with -agent claude-code) through the Runner and the door on
+// the same provider: the agent lists the session's tools, calls
+// list_issues, and its model calls reach, only through the model route, a
+// scripted model server on loopback (a mock, runnertest.Model); the run
+// fails if that server missed the key the edge attaches or saw the
+// agent's placeholder, or if a secret reached what the agent said or
+// wrote. Otherwise that step is one line saying how to enable it. Then it
+// prints the session's event log, verifies its hash chain and says where
+// the log file is.
 //
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -provider process-wire     # the agent across acp/wire
 //	go run ./examples/quickstart -provider docker           # in a container, when an engine answers
 //	go run ./examples/quickstart -store postgres://...      # the log in PostgreSQL
 //	go run ./examples/quickstart -keep                      # keep the log directory (and the Docker image)
+//	go run ./examples/quickstart -agent claude-code         # step 7 with Claude Code (needs node)
 //
 // A usage error exits 2, a failed run 1 with a hint that fits the error.
 // What the run created is removed at exit unless -keep is given.
@@ -52,6 +63,7 @@ func main() {
 	flag.StringVar(&o.store, "store", "", "a postgres:// DSN to log to PostgreSQL; empty means SQLite in a temporary directory")
 	flag.BoolVar(&o.keep, "keep", false, "keep what the run created (the temporary directory with the SQLite log, the Docker image); by default it is removed at exit")
 	flag.StringVar(&o.namePrefix, "name-prefix", "", "with -provider docker: the prefix of the image names (default: the adapter's, checkfu)")
+	flag.StringVar(&o.agent, "agent", "codex", "the real coding agent of step 7, when "+agentsDirEnv+" names where .ci/agents is installed: codex (about 6 s) or claude-code (about 10 s, on node)")
 	flag.Parse()
 	if err := checkUsage(o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "usage error:", err)
@@ -59,6 +71,7 @@ func main() {
 		os.Exit(2)
 	}
 	o.terminal = isTerminal(os.Stdout)
+	o.agentsDir = os.Getenv(agentsDirEnv)
 	// No overall deadline: a cold Docker build (a package download and a
 	// static go build) takes minutes on a slow machine. Each step bounds
 	// its own waits; an interrupt ends the run and its cleanup runs.
@@ -85,6 +98,9 @@ func checkUsage(o options, args []string) error {
 	default:
 		return fmt.Errorf("-provider %q is not jail, process, process-wire or docker", o.provider)
 	}
+	if o.agent != "claude-code" && o.agent != "codex" {
+		return fmt.Errorf("-agent %q is not claude-code or codex", o.agent)
+	}
 	if o.namePrefix != "" && o.provider != "docker" {
 		return fmt.Errorf("-name-prefix goes with -provider docker")
 	}
@@ -100,6 +116,8 @@ func hint(err error) string {
 		return "-provider docker needs a Docker engine: start one, or set DOCKER_HOST=unix:///path/to/docker.sock"
 	case code == docker.CodeImageBuildFailed:
 		return "building the agent image needs the go command and, on the first run, apt-get download busybox-static (a Debian mirror); run it again once those work"
+	case errors.Is(err, errDoorBuild):
+		return "step 7 builds the door from cmd/checkfu-door with the go command: run it inside the checkfu module, or unset " + agentsDirEnv + " to skip the real agent"
 	case errors.Is(err, errOutsideModule):
 		return "run it inside the checkfu module: go run ./examples/quickstart"
 	case errors.Is(err, context.Canceled):

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,13 +27,15 @@ func TestMain(m *testing.M) {
 }
 
 // quickstart runs the quickstart with provider (and the log in the
-// PostgreSQL at store, when not empty) and returns its output.
-func quickstart(t *testing.T, provider, store string) string {
+// PostgreSQL at store, when not empty) and returns its output. agent,
+// when not empty, is the real agent of step 7, run when agentsDir names
+// where the pinned agents are installed.
+func quickstart(t *testing.T, provider, store, agent, agentsDir string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	err := run(ctx, options{provider: provider, store: store, dir: t.TempDir()}, &out)
+	err := run(ctx, options{provider: provider, store: store, dir: t.TempDir(), agent: agent, agentsDir: agentsDir}, &out)
 	t.Logf("output:\n%s", out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -41,19 +44,21 @@ func quickstart(t *testing.T, provider, store string) string {
 }
 
 // checkSession checks that the printed log shows the allowed call, the
-// denied call with its code, the approval and the verified chain, and
-// that the credential never reached the output.
-func checkSession(t *testing.T, out string) {
+// denied call with its code, the approval and the verified chain, that
+// the credential never reached the output, and that the upstream saw
+// hits credentialed requests.
+func checkSession(t *testing.T, out string, hits int) {
 	t.Helper()
-	checkRun(t, out)
+	checkRun(t, out, hits)
 	if want := regexp.MustCompile(`(?m)^\d+ +admission +deny +provider_unavailable +user:alice +profile quickstart@1 on `); !want.MatchString(out) {
 		t.Errorf("the output does not match %s", want)
 	}
 }
 
 // checkRun checks what every provider's run shows, whichever profile
-// version was admitted.
-func checkRun(t *testing.T, out string) {
+// version was admitted: the scripted agent's calls, and hits
+// credentialed requests at the upstream in all.
+func checkRun(t *testing.T, out string, hits int) {
 	t.Helper()
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +\S+ +(isolation_checked|identity_only)$`),
@@ -67,7 +72,7 @@ func checkRun(t *testing.T, out string) {
 		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
 		regexp.MustCompile(`agent: \[scripted\] list_issues \(smuggling an Authorization header in its arguments\) -> refused: arguments_invalid`),
 		regexp.MustCompile(`approver user:carol APPROVES create_issue`),
-		regexp.MustCompile(`upstream saw 2 credentialed requests`),
+		regexp.MustCompile(`upstream saw ` + strconv.Itoa(hits) + ` credentialed requests`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("the output does not match %s", want)
@@ -80,11 +85,72 @@ func checkRun(t *testing.T, out string) {
 
 // TestQuickstartProcess runs the quickstart on the process provider.
 // When the acp tests' environment names a third-party agent (CI sets it,
-// .ci/setup.d/30-acp-agent.sh), its turn must have run too.
+// .ci/setup.d/30-acp-agent.sh), its turn must have run too, and so must
+// Claude Code's when the pinned agents are installed (pinnedAgents).
 func TestQuickstartProcess(t *testing.T) {
-	out := quickstart(t, "process", "")
-	checkSession(t, out)
+	dir := pinnedAgents(t)
+	out := quickstart(t, "process", "", "claude-code", dir)
+	checkSession(t, out, hits(dir))
 	checkThirdParty(t, out)
+	checkRealAgent(t, out, "claude-code", dir != "")
+}
+
+// pinnedAgents returns where the agents pinned in .ci/agents are
+// installed (agentsDirEnv, exported by .ci/setup.d/50-real-agents.sh):
+// "" on a developer's machine without them, where step 7 prints how to
+// enable it; in CI (CI set) a missing install fails the test, so CI
+// never passes without the real agent's turn.
+func pinnedAgents(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv(agentsDirEnv)
+	if dir == "" && os.Getenv("CI") != "" {
+		t.Fatalf("%s is not set in CI: .ci/setup.d/50-real-agents.sh installs the pinned agents", agentsDirEnv)
+	}
+	return dir
+}
+
+// hits is how many credentialed requests the upstream sees: the scripted
+// agent's two, and the real agent's one when it runs.
+func hits(agentsDir string) int {
+	if agentsDir != "" {
+		return 3
+	}
+	return 2
+}
+
+// checkRealAgent checks step 7: with ran, agent's turn ended through the
+// door, its model (labelled a mock) saw only the key the edge attached,
+// its list_issues call and its model calls are in the log; otherwise
+// step 7 is one line saying how to enable it.
+func checkRealAgent(t *testing.T, out, agent string, ran bool) {
+	t.Helper()
+	if !ran {
+		skip := regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): skipped: to run .* for one turn, set ` + agentsDirEnv + ` to .*\n(step 8/8 )`)
+		if !skip.MatchString(out) {
+			t.Errorf("step 7 is not one line matching %s", skip)
+		}
+		return
+	}
+	model := regexp.QuoteMeta(agentModels[agent][0])
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitles[agent]) + `: turn ended end_turn \(`),
+		regexp.MustCompile(`(?m)^  agent: ` + regexp.QuoteMeta(runnertest.ModelFinal) + `$`),
+		regexp.MustCompile(`(?m)^  model: MOCK, runnertest.Model, .*: \d+ \S+ requests, all through the door's model route$`),
+		regexp.MustCompile(`(?m)^  checked: the model server saw the key the edge attached on every request, never the agent's placeholder; `),
+		regexp.MustCompile(`(?m)^\d+ +skip +allow +- +user:alice +- +read_only_permission$`),
+		regexp.MustCompile(`(?m)^\d+ +tool_call +allow +- +user:alice +tool ` + model + ` +authorized$`),
+		regexp.MustCompile(`(?m)^\d+ +settlement +- +- +user:alice +tool ` + model + ` +http_200$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the output does not match %s", want)
+		}
+	}
+	if n := len(regexp.MustCompile(`(?m)^\d+ +tool_call +- +- +user:alice +tool list_issues +http_200$`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("the log shows %d list_issues calls answered 200, want 2 (the scripted agent's and %s's)", n, agent)
+	}
+	if strings.Contains(out, "real model") {
+		t.Error("the output calls the mock a real model")
+	}
 }
 
 // checkThirdParty requires the third-party agent's turn in out when the
@@ -105,13 +171,14 @@ func checkThirdParty(t *testing.T, out string) {
 // reaches the gateway, its permission request is denied
 // capability_unsupported and the upstream sees nothing.
 func TestQuickstartProcessWire(t *testing.T) {
-	out := quickstart(t, "process-wire", "")
+	out := quickstart(t, "process-wire", "", "", os.Getenv(agentsDirEnv))
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:process-wire-provider@1 +identity_only$`),
 		regexp.MustCompile(`(?m)^\d+ +denial +deny +capability_unsupported +user:alice +`),
 		regexp.MustCompile(`agent: \[scripted\] cannot reach the broker`),
 		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
 		regexp.MustCompile(`upstream saw 0 credentialed requests`),
+		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): skipped \(a remote placement gets no broker, so no door: use -provider jail or process\)`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("the output does not match %s", want)
@@ -129,8 +196,9 @@ func TestQuickstartProcessWire(t *testing.T) {
 // CHECKFU_TEST_POSTGRES_DSN names a server, in a schema of its own, and
 // fails under CI without one (internal/pgtest).
 func TestQuickstartPostgres(t *testing.T) {
-	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"))
-	checkSession(t, out)
+	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"), "", "")
+	checkSession(t, out, 2)
+	checkRealAgent(t, out, "codex", false)
 	if !strings.Contains(out, "log: PostgreSQL, session qs-") {
 		t.Error("the output does not say the log is in PostgreSQL")
 	}
@@ -143,13 +211,18 @@ func TestQuickstartDocker(t *testing.T) {
 	if os.Getenv("CHECKFU_TEST_DOCKER") != "1" {
 		t.Skip("set CHECKFU_TEST_DOCKER=1 with an engine at DOCKER_HOST")
 	}
-	checkSession(t, quickstart(t, "docker", ""))
+	out := quickstart(t, "docker", "", "", os.Getenv(agentsDirEnv))
+	checkSession(t, out, 2)
+	if !strings.Contains(out, "step 7/8 a real coding agent through the door (its model a mock): skipped (node and the pinned agents are not in the agent's busybox image") {
+		t.Error("step 7 does not say why it is skipped in a container")
+	}
 }
 
 // TestQuickstartJail runs the quickstart on the jail provider, its
 // default: the agent runs in a namespace jail with the broker's socket
 // bound in, its isolation read back. Under CI the kernel must allow the
-// jail.
+// jail. Step 7 runs Codex, the default -agent, in the jail with network
+// none when the pinned agents are installed, which CI requires.
 func TestQuickstartJail(t *testing.T) {
 	if _, err := jail.New(jail.Config{}); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -157,9 +230,11 @@ func TestQuickstartJail(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	out := quickstart(t, "jail", "")
-	checkSession(t, out)
+	dir := pinnedAgents(t)
+	out := quickstart(t, "jail", "", "codex", dir)
+	checkSession(t, out, hits(dir))
 	checkThirdParty(t, out)
+	checkRealAgent(t, out, "codex", dir != "")
 	if want := regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:jail-provider@1 +isolation_checked$`); !want.MatchString(out) {
 		t.Errorf("the output does not match %s", want)
 	}

@@ -6,8 +6,9 @@ import (
 	"github.com/checkfu/checkfu/internal/mutation"
 )
 
-// TestMutants proves the quickstart's bounds on agent text are tested:
-// every mutant deletes one, and a named test must go red.
+// TestMutants proves the quickstart's bounds on agent text and its
+// secret checks are tested: every mutant deletes one, and a named test
+// must go red.
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
@@ -25,4 +26,10 @@ var mutants = []mutation.Mutant{
 	{Name: "an agent without agentInfo crashes the quickstart", File: "session.go",
 		Edits: []mutation.Edit{{Old: `	if info == nil || info.AgentInfo == nil {`, New: `	if false {`}},
 		Kills: "TestAgentTextCannotDriveTheTerminal"},
+	{Name: "the real agent's output is never scanned for the keys", File: "realagent.go",
+		Edits: []mutation.Edit{{Old: `		if holds(buf, s) {`, New: `		if false {`}},
+		Kills: "TestLeakScanFindsSecrets"},
+	{Name: "a secret split across two writes of the real agent is missed", File: "realagent.go",
+		Edits: []mutation.Edit{{Old: `keep = max(keep, 2*len(s)-1)`, New: `keep = max(keep, 0)`}},
+		Kills: "TestLeakScanFindsSecrets"},
 }

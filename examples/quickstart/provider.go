@@ -28,7 +28,7 @@ const dockerAgentPath = "/usr/local/bin/quickstart"
 
 // provider returns the provider named by -provider, its enrollment when
 // the Runner cannot enroll it itself, and what stops it.
-func provider(ctx context.Context, o options, w io.Writer) (runner.Provider, *admission.Enrollment, func(), error) {
+func provider(ctx context.Context, o options, w io.Writer, agentsDir string) (runner.Provider, *admission.Enrollment, func(), error) {
 	name := o.provider
 	switch name {
 	case "process":
@@ -41,7 +41,7 @@ func provider(ctx context.Context, o options, w io.Writer) (runner.Provider, *ad
 		p, stop, err := dockerProvider(ctx, o, w)
 		return p, nil, stop, err
 	case "jail":
-		p, err := jailProvider()
+		p, err := jailProvider(agentsDir)
 		if err != nil {
 			fmt.Fprintf(w, "quickstart: no jail here, falling back to process: %v\n", err)
 			return runner.Process(), nil, func() {}, nil
@@ -55,9 +55,10 @@ func provider(ctx context.Context, o options, w io.Writer) (runner.Provider, *ad
 const jailAgentPath = jail.BindRoot + "/quickstart"
 
 // jailProvider is the jail provider with this binary bound in every
-// jail as the agent, and the reference guard deciding every request of
-// an allowlist instance.
-func jailProvider() (*jail.Provider, error) {
+// jail as the agent, the real agents' install directory agentsDir (when
+// not empty) bound read-only at jailAgentsPath, and the reference guard
+// deciding every request of an allowlist instance.
+func jailProvider(agentsDir string) (*jail.Provider, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -65,6 +66,9 @@ func jailProvider() (*jail.Provider, error) {
 	binds := []jail.Bind{{Source: exe, Target: jailAgentPath}}
 	if root := thirdPartyRoot(thirdPartyArgv()); root != "" {
 		binds = append(binds, jail.Bind{Source: root, Target: jailThirdPartyPath})
+	}
+	if agentsDir != "" {
+		binds = append(binds, jail.Bind{Source: agentsDir, Target: jailAgentsPath})
 	}
 	return jail.New(jail.Config{
 		Binds: binds,

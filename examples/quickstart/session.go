@@ -53,6 +53,10 @@ type options struct {
 	// namePrefix is the docker adapter's name prefix; empty means its
 	// default.
 	namePrefix string
+	// agent is the harness entry of step 7's real agent, and agentsDir
+	// where the pinned agents are installed (agentsDirEnv); empty skips
+	// step 7 with a line that says how to enable it.
+	agent, agentsDir string
 }
 
 // The session's request context, as the application server resolved it;
@@ -82,7 +86,7 @@ func profile(extra, np string) []byte {
 // run runs the session and prints it to w.
 func run(ctx context.Context, o options, w io.Writer) error {
 	began := time.Now()
-	p := &progress{w: w, terminal: o.terminal, of: 7}
+	p := &progress{w: w, terminal: o.terminal, of: 8}
 	fmt.Fprintln(w, "checkfu quickstart: one session, every decision logged")
 
 	// The platform's side: a local upstream and its credential.
@@ -95,7 +99,16 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	}
 	defer up.close()
 	fmt.Fprintf(w, "upstream: %s (httptest TLS on 127.0.0.1; the edge treats 127.0.0.1/32 as public with the testing-only egress.DialerConfig.TreatAsPublicForTesting)\n", up.base)
-	cfg, stop, err := config(ctx, o, w, p, up)
+	// Step 7's real agent, when it is installed, and its model: a mock.
+	rand.Read(secret)
+	modelKey := "qs_model_" + hex.EncodeToString(secret)
+	agent, skip := findAgent(o)
+	var mm *mockModel
+	if agent != nil {
+		mm = startModel(agent, modelKey)
+		defer mm.srv.Close()
+	}
+	cfg, stop, err := config(ctx, o, w, p, up, agent, mm)
 	if err != nil {
 		return err
 	}
@@ -107,6 +120,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	defer r.Close()
 	if err := r.PutCredential(ctx, credential, custody.NewSecret([]byte(credentialText))); err != nil {
 		return err
+	}
+	if mm != nil {
+		if err := r.PutCredential(ctx, modelCredential, custody.NewSecret([]byte(modelKey))); err != nil {
+			return err
+		}
 	}
 
 	// The application server's side: the session's server-owned token.
@@ -129,6 +147,12 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err := converse(ctx, o, p, r.Description(), s, credentialText); err != nil {
 		return err
 	}
+	p.step("a real coding agent through the door (its model a mock)")
+	if agent == nil {
+		p.done(skip)
+	} else if err := realTurn(ctx, p, s, r.Description().Identity.Provider == jail.Name, agent, mm, up, []string{credentialText, modelKey}); err != nil {
+		return err
+	}
 	if err := s.Close(); err != nil {
 		return err
 	}
@@ -138,8 +162,8 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err := s.WriteLog(ctx, io.MultiWriter(w, &logText)); err != nil {
 		return err
 	}
-	if holds(logText.Bytes(), credentialText) {
-		return errors.New("quickstart: the credential is in the session's event log")
+	if holds(logText.Bytes(), credentialText) || holds(logText.Bytes(), modelKey) {
+		return errors.New("quickstart: the credential or the model key is in the session's event log")
 	}
 	head, err := s.Verify(ctx)
 	if err != nil {
@@ -159,10 +183,12 @@ func run(ctx context.Context, o options, w io.Writer) error {
 }
 
 // config returns the Runner's configuration: the provider -provider
-// names, the Connection with its two egress rules and two tools, the
+// names (a jail binding agent's install directory, when agent is set),
+// the Connection with its two egress rules and two tools (and, with mm,
+// the model route's Connection to the mock model), the
 // member's permission assignments, an approver that approves and says
 // so, the upstream's test-only dialer and roots, and the log store.
-func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstream) (runner.Config, func(), error) {
+func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstream, agent *realAgent, mm *mockModel) (runner.Config, func(), error) {
 	dir := o.dir
 	if dir == "" {
 		var err error
@@ -174,7 +200,11 @@ func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstre
 	if o.dir == "" && !o.keep {
 		removeDir = func() { os.RemoveAll(dir) }
 	}
-	prov, enrollment, stopProv, err := provider(ctx, o, w)
+	agentsDir := ""
+	if agent != nil {
+		agentsDir = agent.dir
+	}
+	prov, enrollment, stopProv, err := provider(ctx, o, w, agentsDir)
 	if err != nil {
 		removeDir()
 		return runner.Config{}, nil, err
@@ -205,6 +235,11 @@ func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstre
 			return runner.Approval{Approve: true, Approver: "user:carol"}, nil
 		}),
 		Dialer: up.dialer, RootCAs: up.roots,
+	}
+	if mm != nil {
+		// Step 7's model route, and the member's permission to use it.
+		cfg.Connections = append(cfg.Connections, mm.connection(up))
+		cfg.Assignments = append(cfg.Assignments, assign("model."+string(mm.dialect)))
 	}
 	if o.store != "" {
 		s, err := pglog.Open(ctx, o.store)
@@ -282,16 +317,10 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 		if holds(n.Update, secret) {
 			leaked.Store(true)
 		}
-		var u struct {
-			Content struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		}
-		// The update is the agent's text: decoded strictly, bounded.
-		if n.Kind() == "agent_message_chunk" && strictjson.Unmarshal(n.Update, &u, strictjson.Options{MaxBytes: 64 << 10, AllowUnknownMembers: true}) == nil {
+		if text, ok := agentText(n); ok {
 			mu.Lock()
 			if len(updates) < maxAgentLines {
-				updates = append(updates, printable(u.Content.Text))
+				updates = append(updates, printable(text))
 			} else {
 				dropped++
 			}
@@ -340,6 +369,20 @@ func converse(ctx context.Context, o options, p *progress, desc adapters.Descrip
 		p.done(thirdParty(ctx, s, desc.Identity.Provider == jail.Name))
 	}
 	return nil
+}
+
+// agentText returns the text of an agent_message_chunk update, decoded
+// strictly and bounded; false for any other update.
+func agentText(n acp.SessionNotification) (string, bool) {
+	var u struct {
+		Content struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if n.Kind() != "agent_message_chunk" || strictjson.Unmarshal(n.Update, &u, strictjson.Options{MaxBytes: 64 << 10, AllowUnknownMembers: true}) != nil {
+		return "", false
+	}
+	return u.Content.Text, true
 }
 
 // holds reports whether b holds secret, whole or hex-encoded: the

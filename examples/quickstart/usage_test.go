@@ -23,8 +23,11 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		ok   bool
 	}{
-		{options{provider: "process"}, nil, true},
-		{options{provider: "docker", namePrefix: "qs"}, nil, true},
+		{options{provider: "process", agent: "claude-code"}, nil, true},
+		{options{provider: "jail", agent: "codex"}, nil, true},
+		{options{provider: "docker", namePrefix: "qs", agent: "claude-code"}, nil, true},
+		{options{provider: "process", agent: "gemini-cli"}, nil, false},
+		{options{provider: "process", agent: ""}, nil, false},
 		{options{provider: "nope"}, nil, false},
 		{options{provider: ""}, nil, false},
 		{options{provider: "process"}, []string{"extra"}, false},
