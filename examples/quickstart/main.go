@@ -112,12 +112,12 @@ func checkUsage(o options, args []string) error {
 func hint(err error) string {
 	code, _ := checkfu.CodeOf(err)
 	switch {
+	case errors.Is(err, errDoorBuild):
+		return "step 7 builds the door from cmd/checkfu-door with the go command: run it inside the checkfu module, or unset " + agentsDirEnv + " to skip the real agent"
 	case code == docker.CodeEngineUnreachable:
 		return "-provider docker needs a Docker engine: start one, or set DOCKER_HOST=unix:///path/to/docker.sock"
 	case code == docker.CodeImageBuildFailed:
 		return "building the agent image needs the go command and, on the first run, apt-get download busybox-static (a Debian mirror); run it again once those work"
-	case errors.Is(err, errDoorBuild):
-		return "step 7 builds the door from cmd/checkfu-door with the go command: run it inside the checkfu module, or unset " + agentsDirEnv + " to skip the real agent"
 	case errors.Is(err, errOutsideModule):
 		return "run it inside the checkfu module: go run ./examples/quickstart"
 	case errors.Is(err, context.Canceled):

@@ -220,8 +220,8 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 }
 
 // realTurnTimeout bounds step 7: building the door, the agent's start,
-// its turn and its end (Claude Code takes about 12 s here, 5 of them
-// runner.ExitGrace).
+// its turn and its end (Codex takes about 7 s here and Claude Code 10 to
+// 14 s, 5 s of each runner.ExitGrace, after which Close kills it).
 const realTurnTimeout = 3 * time.Minute
 
 // errDoorBuild: the door program is built from the module's source.

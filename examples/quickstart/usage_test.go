@@ -49,6 +49,7 @@ func TestHintsFitTheError(t *testing.T) {
 	}{
 		{checkfu.Refuse(docker.CodeEngineUnreachable, "x"), "DOCKER_HOST"},
 		{checkfu.Refuse(docker.CodeImageBuildFailed, "x"), "busybox-static"},
+		{fmt.Errorf("%w: %w", errDoorBuild, checkfu.Refuse(docker.CodeImageBuildFailed, "x")), "cmd/checkfu-door"},
 		{fmt.Errorf("wrapped: %w", errOutsideModule), "inside the checkfu module"},
 		{&eventlog.StoreError{Op: "append", Err: errors.New("down")}, "-store"},
 		{context.Canceled, "-keep"},
