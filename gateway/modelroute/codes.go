@@ -14,6 +14,11 @@ const (
 	// CodeModelNotAllowed: the request's model is not one of the
 	// session's allowed models.
 	CodeModelNotAllowed checkfu.Code = "model_not_allowed"
+	// CodeModelToolRefused: the request asks the provider to connect to
+	// a destination the request names (Anthropic mcp_servers or a
+	// web_fetch server tool, an OpenAI Responses mcp tool): a way out of
+	// the sandbox through the provider.
+	CodeModelToolRefused checkfu.Code = "model_tool_refused"
 	// CodeModelBudgetExhausted: the session's model budget, in requests
 	// or in tokens, is spent.
 	CodeModelBudgetExhausted checkfu.Code = "model_budget_exhausted"

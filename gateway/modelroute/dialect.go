@@ -1,9 +1,11 @@
 package modelroute
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/textproto"
 	"slices"
+	"strings"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -78,6 +80,21 @@ func (d Dialect) Headers(in http.Header) http.Header {
 // route keeps: the request sent upstream has no query.
 const AnthropicBetaQuery = "beta=true"
 
+// providerDials reports whether a tool of type typ in dialect d makes
+// the provider itself connect to a destination the request names: an
+// Anthropic web_fetch server tool (any version), an OpenAI Responses
+// remote MCP tool. Through such a tool an agent in a sandbox without a
+// network would have the provider carry its data to any URL.
+func providerDials(d Dialect, typ string) bool {
+	switch d {
+	case AnthropicMessages:
+		return strings.HasPrefix(typ, "web_fetch")
+	case OpenAIResponses:
+		return typ == "mcp"
+	}
+	return false
+}
+
 // A Request is what the route reads of an agent's model request: never
 // its content.
 type Request struct {
@@ -95,24 +112,40 @@ type Request struct {
 // POST and the path exactly the dialect's, with no query but
 // AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]); the body a strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
-// "model" of at most 256 bytes and, if present, a boolean "stream" and
-// integer output caps ([CodeModelRequestInvalid]).
+// "model" of at most 256 bytes and, if present, a boolean "stream",
+// integer output caps and tools whose "type" is a string
+// ([CodeModelRequestInvalid]). A request that asks the provider to
+// connect to a destination it names (Anthropic "mcp_servers" or a
+// web_fetch server tool, an OpenAI Responses "mcp" tool) is refused
+// ([CodeModelToolRefused]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
 	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}
 	var fields struct {
-		Model               *string `json:"model"`
-		Stream              *bool   `json:"stream"`
-		MaxTokens           *int64  `json:"max_tokens"`
-		MaxOutputTokens     *int64  `json:"max_output_tokens"`
-		MaxCompletionTokens *int64  `json:"max_completion_tokens"`
+		Model               *string         `json:"model"`
+		Stream              *bool           `json:"stream"`
+		MaxTokens           *int64          `json:"max_tokens"`
+		MaxOutputTokens     *int64          `json:"max_output_tokens"`
+		MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+		MCPServers          json.RawMessage `json:"mcp_servers"`
+		Tools               []struct {
+			Type string `json:"type"`
+		} `json:"tools"`
 	}
 	if err := strictjson.Unmarshal(body, &fields, strictjson.Options{MaxBytes: MaxRequestBytes, AllowUnknownMembers: true}); err != nil {
 		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request body is not a strict JSON object: %v", err)
 	}
 	if fields.Model == nil || *fields.Model == "" || len(*fields.Model) > 256 {
 		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request names no model")
+	}
+	if d == AnthropicMessages && len(fields.MCPServers) > 0 && !slices.Contains([]string{"null", "[]"}, string(fields.MCPServers)) {
+		return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request names MCP servers for the provider to connect to")
+	}
+	for _, tool := range fields.Tools {
+		if providerDials(d, tool.Type) {
+			return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request asks for the provider-side tool %s", checkfu.Quote(tool.Type))
+		}
 	}
 	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream}
 	for _, c := range map[Dialect][]*int64{

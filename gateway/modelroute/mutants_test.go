@@ -72,4 +72,13 @@ var mutants = []mutation.Mutant{
 	{Name: "the request's output cap is not read", File: "dialect.go",
 		Edits: []mutation.Edit{{Old: "			r.MaxOutput = *c\n", New: ""}},
 		Kills: "TestParseRequestMaxOutput"},
+	{Name: "Anthropic mcp_servers passed to the provider", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: "if d == AnthropicMessages && len(fields.MCPServers) > 0 &&", New: "if false && len(fields.MCPServers) > 0 &&"}},
+		Kills: "TestParseRequestRefusesProviderDials"},
+	{Name: "a web_fetch server tool passed to the provider", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `return strings.HasPrefix(typ, "web_fetch")`, New: `return false && strings.HasPrefix(typ, "web_fetch")`}},
+		Kills: "TestParseRequestRefusesProviderDials"},
+	{Name: "a Responses mcp tool passed to the provider", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: `return typ == "mcp"`, New: `return false`}},
+		Kills: "TestParseRequestRefusesProviderDials"},
 }

