@@ -63,7 +63,7 @@ func main() {
 	flag.StringVar(&o.store, "store", "", "a postgres:// DSN to log to PostgreSQL; empty means SQLite in a temporary directory")
 	flag.BoolVar(&o.keep, "keep", false, "keep what the run created (the temporary directory with the SQLite log, the Docker image); by default it is removed at exit")
 	flag.StringVar(&o.namePrefix, "name-prefix", "", "with -provider docker: the prefix of the image names (default: the adapter's, checkfu)")
-	flag.StringVar(&o.agent, "agent", "codex", "the real coding agent of step 7, when "+agentsDirEnv+" names where .ci/agents is installed: codex (about 6 s) or claude-code (about 10 s, on node)")
+	flag.StringVar(&o.agent, "agent", "codex", "the real coding agent of step 7, when "+agentsDirEnv+" names where .ci/agents is installed: codex (about 3 s) or claude-code (about 8 s, on node)")
 	flag.Parse()
 	if err := checkUsage(o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "usage error:", err)

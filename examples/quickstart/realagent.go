@@ -179,8 +179,8 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 	}
 	res, err := agent.Prompt(ctx, "List the open issues of acme/app with the list_issues tool.")
 	home := agent.Home()
-	// A real agent outlives its stdin: Close kills it after
-	// runner.ExitGrace (logged exit_137).
+	// A real agent outlives its stdin: the door ends its process group
+	// once its input has ended (logged exit_143).
 	cerr := agent.Close(context.WithoutCancel(ctx))
 	if err != nil {
 		return fmt.Errorf("quickstart: %s's turn: %w", a.name, err)
@@ -220,8 +220,7 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 }
 
 // realTurnTimeout bounds step 7: building the door, the agent's start,
-// its turn and its end (Codex takes about 7 s here and Claude Code 10 to
-// 14 s, 5 s of each runner.ExitGrace, after which Close kills it).
+// its turn and its end (about 3 s for Codex here, 8 s for Claude Code).
 const realTurnTimeout = 3 * time.Minute
 
 // errDoorBuild: the door program is built from the module's source.
