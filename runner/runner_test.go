@@ -145,6 +145,36 @@ func TestOpenRefusesForeignToken(t *testing.T) {
 	}
 }
 
+// TestRefusedOpensAreNotBounded shows a limit SECURITY.md states (asset
+// 13): refused Runner.Open calls are neither paced, coalesced nor
+// budgeted as an agent's refusals are. The caller is the application
+// server, not the sandbox; each refused Open, identical or not, is one
+// denial in the plane log. If they become bounded, this test and the
+// limit change together.
+func TestRefusedOpensAreNotBounded(t *testing.T) {
+	g := newRig(t, nil)
+	other := newRig(t, nil)
+	tok, err := other.IssueToken(member, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = runner.MaxRefusals + 4 // past an agent's burst and budget
+	for range n {
+		if _, err := g.Open(context.Background(), tok); !errors.Is(err, gateway.CodeTokenInvalid) {
+			t.Fatalf("Open(foreign token) = %v, want %s", err, gateway.CodeTokenInvalid)
+		}
+	}
+	es := entries(t, g.Runner, runner.PlaneSession)
+	if len(es) != n {
+		t.Fatalf("plane log holds %d events for %d identical refused Opens, want one each", len(es), n)
+	}
+	for _, e := range es {
+		if e.Result != es[0].Result || strings.Contains(e.Result, "_repeated_") {
+			t.Fatalf("a refused Open was coalesced: %q", e.Result)
+		}
+	}
+}
+
 // TestAdmitRefusalIsLogged: an allowlist profile cannot run on the
 // process provider (grade unsupported); the refusal keeps admission's
 // code, is logged as a deny, and the session can admit another version.
