@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
@@ -94,6 +95,25 @@ func TestGuardCommandLine(t *testing.T) {
 		_, stderr, code := runCLI(t, "", tt.args...)
 		if code != tt.code || !strings.Contains(stderr, tt.want) {
 			t.Errorf("checkfu %v: exit %d, stderr %q; want exit %d and %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestGuardCapFlagsReachTheGuard: each cap flag of checkfu guard reaches
+// the guard's configuration: at -1 the guard refuses to start
+// (config_invalid), where an unwired flag would leave the cap derived and
+// the guard would start listening.
+func TestGuardCapFlagsReachTheGuard(t *testing.T) {
+	good := writePolicy(t, `{"type":"none"}`)
+	for _, flag := range []string{"-max-connections", "-max-tunnels", "-max-tunnels-per-source", "-max-idle-connections"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, clitest.Binary(t), "guard", "-listen", "127.0.0.1:0", "-policy", good, flag, "-1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		if strings.Contains(string(out), "listening on") || err == nil || !strings.Contains(stderr.String(), "code: config_invalid") {
+			t.Errorf("checkfu guard %s -1: %v, stdout %q, stderr %q; want it refused config_invalid before listening", flag, err, out, stderr.String())
 		}
 	}
 }
