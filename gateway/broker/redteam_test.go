@@ -395,3 +395,54 @@ func TestModelRouteRefusesProviderDials(t *testing.T) {
 		t.Fatalf("the provider received %d requests", n)
 	}
 }
+
+// TestModelRequestBudgetUnderRace (red team, held): twelve requests
+// sent at once on twelve connections against a budget of three requests
+// reach the provider exactly three times; the others are refused
+// model_budget_exhausted. The provider holds the first ones until all
+// twelve were decided, so none ends before another begins.
+func TestModelRequestBudgetUnderRace(t *testing.T) {
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 3, Tokens: 1 << 20})
+	r.Grant(rigtest.ModelCapability)
+	release := make(chan struct{})
+	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"type":"message","usage":{"input_tokens":1,"output_tokens":1}}`)
+	}))
+	sock := rigtest.ServeBroker(t, mustBroker(t, r))
+	const n = 12
+	statuses := make(chan int, n)
+	for range n {
+		go func() {
+			c := modelClient(t, sock)
+			resp, err := c.Post("http://door/v1/messages", "application/json", strings.NewReader(allowed))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	var refused int
+	for range n - 3 {
+		if s := <-statuses; s == 403 {
+			refused++
+		}
+	}
+	close(release)
+	var ok int
+	for range 3 {
+		if s := <-statuses; s == 200 {
+			ok++
+		}
+	}
+	if ok != 3 || refused != n-3 || len(r.Model.Received()) != 3 {
+		t.Fatalf("%d allowed, %d refused, %d reached the provider; want 3, %d, 3", ok, refused, len(r.Model.Received()), n-3)
+	}
+}
