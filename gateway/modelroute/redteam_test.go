@@ -158,3 +158,28 @@ func TestParseRequestRefusesProviderDials(t *testing.T) {
 		t.Errorf("a tool type that is not a string: %v", err)
 	}
 }
+
+// TestRelayBatchBoundMisaligned (red team): a provider whose reads end
+// inside an event (1000-byte events in 64 KiB reads) kept the relay
+// from ever finding its buffer empty at an event's end, so it held the
+// whole stream (20 MB here) as one batch: the plane's memory grew with
+// the answer, and the agent saw nothing until the stream ended. A batch
+// is now written once its whole events reach MaxBatchBytes, so no batch
+// is longer than MaxBatchBytes plus one event, and the stream arrives
+// byte for byte.
+func TestRelayBatchBoundMisaligned(t *testing.T) {
+	const size, n = 1000, 20000
+	ev := "data: " + strings.Repeat("x", size-len("data: ")-2) + "\n\n"
+	var out bytes.Buffer
+	biggest, batches := 0, 0
+	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) error {
+		biggest, batches = max(biggest, len(p)), batches+1
+		return nil
+	})
+	if err != nil || out.Len() != size*n || out.String() != strings.Repeat(ev, n) {
+		t.Fatalf("Relay = %v, wrote %d of %d", err, out.Len(), size*n)
+	}
+	if biggest > modelroute.MaxBatchBytes+size || biggest < modelroute.MaxBatchBytes {
+		t.Fatalf("the biggest batch is %d bytes (of %d batches), want MaxBatchBytes (%d) plus at most one event", biggest, batches, modelroute.MaxBatchBytes)
+	}
+}

@@ -23,16 +23,18 @@ const MaxAnswerBytes = 32 << 20
 type Screen func(p []byte) error
 
 // MaxBatchBytes is Relay's read buffer, 64 KiB: the most one read of
-// the provider's stream brings. The whole events one read completes are
-// screened and written together, so a batch is at most MaxBatchBytes
-// plus the start of the event a read ended inside (itself at most
-// MaxEventBytes). An event is never held back for a later one.
+// the provider's stream brings. The whole events read are screened and
+// written together as soon as nothing more has arrived, or once they
+// reach MaxBatchBytes, so a batch is at most MaxBatchBytes plus one
+// event (itself at most MaxEventBytes), whatever the provider's reads
+// look like. An event is never held back for a later one.
 const MaxBatchBytes = 64 << 10
 
 // Relay copies src, a server-sent-event stream of dialect d, to dst as
-// it arrives, whole events only: the events one read of src completed
-// (see MaxBatchBytes) are screened together, then written, then flush is
-// called (nil for none), as soon as no more of src has arrived. So the agent sees each event as
+// it arrives, whole events only: the events read (see MaxBatchBytes)
+// are screened together, then written, then flush is called (nil for
+// none), as soon as no more of src has arrived or they reach
+// MaxBatchBytes. So the agent sees each event as
 // soon as the provider sent it, and never a byte the screen refused: a
 // refused batch is not written at all, nor anything after it. It returns
 // the usage the stream reported, with the first error: the screen's,
@@ -89,7 +91,10 @@ func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen)
 			}
 		}
 		end = len(batch)
-		if br.Buffered() == 0 {
+		// Written as soon as nothing more has arrived, or once the whole
+		// events held reach MaxBatchBytes: a provider whose reads end
+		// inside events never empties the buffer at an event's end.
+		if br.Buffered() == 0 || end >= MaxBatchBytes {
 			if err := send(); err != nil {
 				return ur.u, err
 			}
