@@ -96,9 +96,10 @@ type Config struct {
 	// searched for. [New] opens it once and refuses it unless it is a
 	// regular file owned by root or the Runner's user and writable by
 	// its owner alone, and unless it answers a trial start with this
-	// package's protocol; every jail then execs that opened file, so a
-	// file put at the path later is never run. Empty: the Runner's own
-	// binary, which must call [InitMain].
+	// package's protocol; every jail then execs that opened file (the
+	// descriptor stays open as long as the provider), so a file put at
+	// the path later is never run. Empty: the Runner's own binary, which
+	// must call [InitMain].
 	InitProgram string
 }
 
