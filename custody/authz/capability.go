@@ -145,8 +145,9 @@ type Registration struct {
 
 // A ModelRoute is what a ModelAPI registration allows an agent's own
 // model calls: the dialect the provider speaks, the exact model names
-// (no pattern, no prefix), and a budget per channel (one session) in
-// requests and in tokens as the provider reports them.
+// (no pattern, no prefix), and a budget per session (shared by the
+// channels of all its agents) in requests and in tokens as the provider
+// reports them.
 type ModelRoute struct {
 	Dialect  modelroute.Dialect
 	Models   []string

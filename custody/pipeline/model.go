@@ -45,9 +45,9 @@ type ModelCall struct {
 //     ([modelroute.CodeModelNotAllowed]);
 //  6. rules: the request to the registered resource, with the headers
 //     the dialect keeps, decided by the Connection's egress rules;
-//  7. budget: the channel's model budget for the capability, in requests
-//     and in tokens ([modelroute.CodeModelBudgetExhausted]), is not
-//     spent;
+//  7. budget: the session's model budget for the capability (shared by
+//     every channel of the session), in requests and in tokens
+//     ([modelroute.CodeModelBudgetExhausted]), is not spent;
 //  8. lease: the channel's lease would allow the use;
 //  9. edge: the decision is recorded; the budget reserves one request
 //     and the lease is spent, and the edge attaches the model key in the
@@ -212,7 +212,7 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	}
 	d.req = hreq
 	// 7. The budget.
-	d.meter = ch.meter(capability, reg.Model)
+	d.meter = p.meter(rc.Session, capability, reg.Model)
 	if err := d.meter.Allow(); err != nil {
 		return nil, err
 	}
@@ -248,18 +248,21 @@ func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*ed
 	return p.cfg.Edge.Stream(ctx, a, read)
 }
 
-// meter returns the channel's meter of capability's model budget,
-// making it on first use.
-func (ch *Channel) meter(capability string, route authz.ModelRoute) *modelroute.Meter {
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	if ch.meters == nil {
-		ch.meters = map[string]*modelroute.Meter{}
+// meter returns the meter of capability's model budget for session,
+// making it on first use. Every channel of the session (one per agent)
+// spends the same budget: an agent launched later, or again, starts
+// with what the session has left.
+func (p *Pipeline) meter(session, capability string, route authz.ModelRoute) *modelroute.Meter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.budgets == nil {
+		p.budgets = map[budgetKey]*modelroute.Meter{}
 	}
-	m, ok := ch.meters[capability]
+	k := budgetKey{session, capability}
+	m, ok := p.budgets[k]
 	if !ok {
 		m = modelroute.NewMeter(modelroute.Budget{Requests: route.Requests, Tokens: route.Tokens})
-		ch.meters[capability] = m
+		p.budgets[k] = m
 	}
 	return m
 }

@@ -135,7 +135,14 @@ type Pipeline struct {
 
 	mu       sync.Mutex
 	channels map[*Channel]bool // guarded by mu: open channels
+	// budgets is the model budget of each session and model capability,
+	// spent by every channel of the session (one per agent). Guarded by
+	// mu.
+	budgets map[budgetKey]*modelroute.Meter
 }
+
+// budgetKey names a session's model budget of one capability.
+type budgetKey struct{ session, capability string }
 
 // New validates cfg and returns a Pipeline. A missing part or an invalid
 // label is refused with [checkfu.CodeConfigInvalid].
@@ -186,9 +193,6 @@ type Channel struct {
 	lease string
 	tools map[string]Tool
 	list  []Tool
-
-	mu     sync.Mutex                   // guards meters
-	meters map[string]*modelroute.Meter // the model budget of each model capability, spent by this channel
 
 	trace atomic.Pointer[channelTrace] // set by SetTrace
 }

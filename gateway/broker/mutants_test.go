@@ -122,4 +122,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {\n		return nil, err\n	}\n	if authz.ValidModelName(req.Model) {\n		ev.Tool, ev.Model = req.Model, req.Model\n	}\n",
 			New: "	if authz.ValidModelName(req.Model) {\n		ev.Tool, ev.Model = req.Model, req.Model\n	}\n	if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {\n		return nil, err\n	}\n"}},
 		Kills: "TestRefusedModelNameNotRecorded"},
+	{Name: "the model budget kept per channel, not per session", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "	d.meter = p.meter(rc.Session, capability, reg.Model)", New: "	d.meter = p.meter(ch.id, capability, reg.Model)"}},
+		Kills: "TestModelBudgetIsTheSessions"},
 }

@@ -446,3 +446,42 @@ func TestModelRequestBudgetUnderRace(t *testing.T) {
 		t.Fatalf("%d allowed, %d refused, %d reached the provider; want 3, %d, 3", ok, refused, len(r.Model.Received()), n-3)
 	}
 }
+
+// TestModelBudgetIsTheSessions (red team): the model budget is the
+// session's (SECURITY.md, asset 12), yet it was kept per channel, and
+// since each agent of a session has a channel of its own, every agent
+// the host launched (or relaunched after the agent exited) started with
+// a fresh budget. Two channels of one session, each behind its own
+// broker, now share one budget of three requests.
+func TestModelBudgetIsTheSessions(t *testing.T) {
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 3, Tokens: 1 << 20})
+	r.Grant(rigtest.ModelCapability)
+	first := modelClient(t, rigtest.ServeBroker(t, mustBroker(t, r)))
+	for i := range 2 {
+		if status, got := post(t, first, "POST", "/v1/messages", allowed); status != 200 {
+			t.Fatalf("request %d on the first agent's channel: %d %q", i+1, status, got)
+		}
+	}
+	second := modelClient(t, rigtest.ServeBroker(t, mustBroker(t, r)))
+	if status, got := post(t, second, "POST", "/v1/messages", allowed); status != 200 {
+		t.Fatalf("the session's third request, on the second agent's channel: %d %q", status, got)
+	}
+	for _, c := range []*http.Client{second, first} {
+		if status, got := post(t, c, "POST", "/v1/messages", allowed); status != 403 || !strings.Contains(got, "model_budget_exhausted") {
+			t.Errorf("the session's fourth request: %d %q, want model_budget_exhausted", status, got)
+		}
+	}
+	if n := len(r.Model.Received()); n != 3 {
+		t.Errorf("the provider received %d requests, want the session's budget of 3", n)
+	}
+	// Another session's channel has a budget of its own.
+	other := rigtest.Member()
+	other.Session = "sess-2"
+	b, err := broker.New(r.Channel(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, got := post(t, modelClient(t, rigtest.ServeBroker(t, b)), "POST", "/v1/messages", allowed); status != 200 {
+		t.Errorf("another session's first request: %d %q", status, got)
+	}
+}
