@@ -20,6 +20,10 @@ func TestUsageNeverWraps(t *testing.T) {
 	if err != nil || u.InputTokens != math.MaxInt64 || u.OutputTokens != 0 {
 		t.Fatalf("usage %+v, %v: want input at MaxInt64 and output 0", u, err)
 	}
+	cancel := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":100,\"cache_read_input_tokens\":-1000,\"output_tokens\":1}}}\n\n"
+	if u, err := modelroute.Relay(&bytes.Buffer{}, nil, strings.NewReader(cancel), modelroute.AnthropicMessages, nil); err != nil || u.InputTokens != 100 {
+		t.Fatalf("usage %+v, %v: a negative cache count cancelled the input, want 100", u, err)
+	}
 	m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 1000})
 	_ = m.Begin()
 	m.End(modelroute.Usage{InputTokens: 500})
