@@ -64,6 +64,11 @@ func noLeak(t *testing.T, what string, b []byte) {
 	if leaks := custodytest.FindLeaks([]byte(rigtest.Canary), b); len(leaks) > 0 {
 		t.Fatalf("%s leaks the credential as %v", what, leaks)
 	}
+	// The model key too: the model route's tests call noLeak on what the
+	// agent read (it once looked for the tool credential alone there).
+	if leaks := custodytest.FindLeaks([]byte(rigtest.ModelCanary), b); len(leaks) > 0 {
+		t.Fatalf("%s leaks the model key as %v", what, leaks)
+	}
 }
 
 func text(r *mcp.CallToolResult) string {

@@ -125,4 +125,10 @@ var mutants = []mutation.Mutant{
 	{Name: "the model budget kept per channel, not per session", File: "../../custody/pipeline/model.go",
 		Edits: []mutation.Edit{{Old: "	d.meter = p.meter(rc.Session, capability, reg.Model)", New: "	d.meter = p.meter(ch.id, capability, reg.Model)"}},
 		Kills: "TestModelBudgetIsTheSessions"},
+	{Name: "a model answer's headers unscreened", File: "../../custody/edge/stream.go",
+		Edits: []mutation.Edit{{Old: "	if err := refuseEcho(secret, c.Credential, hresp.Header, nil); err != nil {\n		return err\n	}\n", New: ""}},
+		Kills: "TestModelAnswerHeadersAndCodingsScreened"},
+	{Name: "a model answer in a content coding relayed", File: "../../custody/edge/stream.go",
+		Edits: []mutation.Edit{{Old: "	if encoded(hresp.Header) {", New: "	if false && encoded(hresp.Header) {"}},
+		Kills: "TestModelAnswerHeadersAndCodingsScreened"},
 }

@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"bufio"
+	"compress/gzip"
 	"bytes"
 	"fmt"
 	"io"
@@ -483,5 +484,50 @@ func TestModelBudgetIsTheSessions(t *testing.T) {
 	}
 	if status, got := post(t, modelClient(t, rigtest.ServeBroker(t, b)), "POST", "/v1/messages", allowed); status != 200 {
 		t.Errorf("another session's first request: %d %q", status, got)
+	}
+}
+
+// TestModelAnswerHeadersAndCodingsScreened (red team, held; the checks
+// had no test): a provider that puts the key in the answer's
+// Content-Type (the one header the route passes on), or sends its
+// stream in a content coding the edge cannot read (the key inside gzip
+// bytes labelled br), gets nothing to the agent: the answer is refused
+// before a byte is written.
+func TestModelAnswerHeadersAndCodingsScreened(t *testing.T) {
+	for name, h := range map[string]http.HandlerFunc{
+		"key in the content type": func(w http.ResponseWriter, req *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream; charset=utf-8; key="+req.Header.Get("X-Api-Key"))
+			io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+		},
+		"key in a content coding": func(w http.ResponseWriter, req *http.Request) {
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			io.WriteString(zw, "event: content_block_delta\ndata: {\"text\":\""+req.Header.Get("X-Api-Key")+"\"}\n\n")
+			zw.Close()
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "br")
+			w.Write(z.Bytes())
+		},
+	} {
+		r, c := modelBroker(t, rigtest.ModelCapability)
+		r.Model.SetHandler(h)
+		req, _ := http.NewRequest("POST", "http://door/v1/messages", strings.NewReader(allowed))
+		resp, err := c.Do(req)
+		var got []byte
+		var header string
+		if err == nil {
+			got, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			header = fmt.Sprint(resp.Header)
+		}
+		noLeak(t, name+": the headers", []byte(header))
+		noLeak(t, name+": the answer", got)
+		if zr, err := gzip.NewReader(bytes.NewReader(got)); err == nil {
+			plain, _ := io.ReadAll(zr)
+			noLeak(t, name+": the answer, decompressed", plain)
+		}
+		if err == nil && resp.StatusCode == 200 {
+			t.Errorf("%s: the answer was relayed (200)", name)
+		}
 	}
 }
