@@ -2,8 +2,8 @@ package broker_test
 
 import (
 	"bufio"
-	"compress/gzip"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
