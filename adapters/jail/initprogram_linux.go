@@ -5,14 +5,23 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/checkfu/checkfu"
 )
+
+// noexec reports whether f's mount forbids exec (or cannot be asked).
+func noexec(f *os.File) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(int(f.Fd()), &st) != nil || st.Flags&unix.ST_NOEXEC != 0
+}
 
 // openInitProgram opens path, [Config.InitProgram], for the provider to
 // exec through the descriptor, and refuses it with
 // checkfu.CodeConfigInvalid unless it is an absolute path to a regular
 // file owned by root or the Runner's user, writable by that owner alone
-// and executable. The checks are on the opened file, not the path: the
+// and executable, on a mount that allows exec. The checks are on the
+// opened file, not the path: the
 // file checked is the one every jail execs.
 func openInitProgram(path string) (*os.File, error) {
 	refuse := func(why string) error {
@@ -40,6 +49,8 @@ func openInitProgram(path string) (*os.File, error) {
 		err = refuse("writable by others than its owner, or set-id")
 	case fi.Mode().Perm()&0o001 == 0:
 		err = refuse("the jail's identity cannot execute it (mode o+x is needed)")
+	case noexec(f):
+		err = refuse("its file system is mounted noexec")
 	}
 	if err != nil {
 		f.Close()

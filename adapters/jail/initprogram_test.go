@@ -78,6 +78,22 @@ func TestNewRefusesUntrustedInitProgram(t *testing.T) {
 	} else {
 		otherOwner = "/" // skipped below
 	}
+	noexecDir := t.TempDir() // a tmpfs mounted noexec over it, when root
+	noexecProg := "/"
+	if os.Geteuid() == 0 {
+		if err := unix.Mount("tmpfs", noexecDir, "tmpfs", unix.MS_NOEXEC, "size=16m"); err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Unmount(noexecDir, unix.MNT_DETACH)
+		b, err := os.ReadFile(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noexecProg = filepath.Join(noexecDir, "checkfu-jail-init")
+		if err := os.WriteFile(noexecProg, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct{ name, path string }{
 		{"a relative path", "checkfu-jail-init"},
 		{"a missing file", filepath.Join(t.TempDir(), "none")},
@@ -87,6 +103,7 @@ func TestNewRefusesUntrustedInitProgram(t *testing.T) {
 		{"set-uid", copyProgram(t, prog, "checkfu-jail-init", os.ModeSetuid|0o755)},
 		{"not executable by the jail's identity", copyProgram(t, prog, "checkfu-jail-init", 0o750)},
 		{"owned by another user", otherOwner},
+		{"on a noexec mount", noexecProg},
 		{"a program that is no init stage", "/bin/true"},
 		{"another protocol revision", copyProgram(t, exe, fakeStageName, 0o755)},
 	} {
