@@ -102,8 +102,8 @@ type Request struct {
 	Model   string
 	Stream  bool
 	// MaxOutput is the request's own cap on output tokens (Anthropic's
-	// max_tokens, Responses' max_output_tokens, Chat's
-	// max_completion_tokens or else max_tokens), 0 when it names none.
+	// max_tokens, Responses' max_output_tokens, the larger of Chat's
+	// max_completion_tokens and max_tokens), 0 when it names none.
 	// A stream cut before its usage is charged it (Meter.Settle).
 	MaxOutput int64
 }
@@ -153,9 +153,8 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 		OpenAIResponses:   {fields.MaxOutputTokens},
 		OpenAIChat:        {fields.MaxCompletionTokens, fields.MaxTokens},
 	}[d] {
-		if c != nil && *c > 0 {
-			r.MaxOutput = *c
-			break
+		if c != nil && *c > r.MaxOutput {
+			r.MaxOutput = *c // the larger, where a provider might read either
 		}
 	}
 	return r, nil

@@ -67,7 +67,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `r.u.Final = r.u.Final || ev.Type != "message_start"`, New: `r.u.Final = true`}},
 		Kills: "TestUsageFinal"},
 	{Name: "the request's output cap is not read", File: "dialect.go",
-		Edits: []mutation.Edit{{Old: "			r.MaxOutput = *c\n", New: ""}},
+		Edits: []mutation.Edit{{Old: "			r.MaxOutput = *c // the larger, where a provider might read either\n", New: ""}},
 		Kills: "TestParseRequestMaxOutput"},
 	{Name: "Anthropic mcp_servers passed to the provider", File: "dialect.go",
 		Edits: []mutation.Edit{{Old: "if d == AnthropicMessages && len(fields.MCPServers) > 0 &&", New: "if false && len(fields.MCPServers) > 0 &&"}},
@@ -81,4 +81,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a batch held while reads end inside events", File: "relay.go",
 		Edits: []mutation.Edit{{Old: "		if br.Buffered() == 0 || end >= MaxBatchBytes {", New: "		if br.Buffered() == 0 {"}},
 		Kills: "TestRelayBatchBoundMisaligned"},
+	{Name: "a Chat request's smaller output cap is charged", File: "dialect.go",
+		Edits: []mutation.Edit{{Old: "		if c != nil && *c > r.MaxOutput {", New: "		if c != nil && *c > 0 && r.MaxOutput == 0 {"}},
+		Kills: "TestParseRequestMaxOutput"},
 }

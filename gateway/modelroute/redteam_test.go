@@ -86,6 +86,7 @@ func TestParseRequestMaxOutput(t *testing.T) {
 		{modelroute.OpenAIResponses, `{"model":"m","max_tokens":77}`, 0},
 		{modelroute.OpenAIChat, `{"model":"m","max_tokens":5,"max_completion_tokens":9}`, 9},
 		{modelroute.OpenAIChat, `{"model":"m","max_tokens":5}`, 5},
+		{modelroute.OpenAIChat, `{"model":"m","max_tokens":50,"max_completion_tokens":9}`, 50},
 	} {
 		r, err := modelroute.ParseRequest(tc.d, "POST", tc.d.Path(), "", []byte(tc.body))
 		if err != nil || r.MaxOutput != tc.want {
