@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/jail"
@@ -40,6 +41,19 @@ func bwrapArgv(bwrap, ws string) []string {
 	return append(a, echoArgv...)
 }
 
+// settleEnv names an optional pause (a Go duration, like 30ms) after
+// each start of BenchmarkStartToFirstByte, outside the timer, in every
+// row alike: the kernel tears a start's namespaces and cgroup groups
+// down asynchronously, and without a pause the next start, back to
+// back, shares the CPUs with that teardown. Unset, the starts run back
+// to back.
+const settleEnv = "CHECKFU_BENCH_SETTLE"
+
+var settleFor, _ = time.ParseDuration(os.Getenv(settleEnv))
+
+// settle pauses for settleFor; the caller has stopped the timer.
+func settle() { time.Sleep(settleFor) }
+
 // firstByte starts argv and reads its first stdout byte; it returns the
 // command to be reaped outside the timer.
 func firstByte(b *testing.B, argv []string) *exec.Cmd {
@@ -66,14 +80,16 @@ func firstByte(b *testing.B, argv []string) *exec.Cmd {
 // exec of the same command (the baseline), bwrap with the same
 // namespaces and mount plan (where bwrap is installed), and docker run
 // (where CHECKFU_BENCH_DOCKER_IMAGE names an image of a reachable
-// engine). Reaping and Destroy are outside the timer. bench/jail/run.sh
-// turns the figures into ratios (docs/benchmarks/adapters.md).
+// engine). Reaping and Destroy are outside the timer, and so is the
+// pause settleEnv asks for. bench/jail/run.sh turns the figures into
+// ratios (docs/benchmarks/adapters.md).
 func BenchmarkStartToFirstByte(b *testing.B) {
 	b.Run("os_exec", func(b *testing.B) {
 		for b.Loop() {
 			cmd := firstByte(b, echoArgv)
 			b.StopTimer()
 			cmd.Wait()
+			settle()
 			b.StartTimer()
 		}
 	})
@@ -93,6 +109,7 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 			cmd := firstByte(b, argv)
 			b.StopTimer()
 			cmd.Wait()
+			settle()
 			b.StartTimer()
 		}
 	})
@@ -110,6 +127,7 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 			cmd := firstByte(b, argv)
 			b.StopTimer()
 			cmd.Wait()
+			settle()
 			b.StartTimer()
 		}
 	})
@@ -139,6 +157,7 @@ func benchJail(b *testing.B, cfg jail.Config) {
 		io.Copy(io.Discard, proc.Stderr())
 		proc.Wait()
 		inst.Destroy(ctx)
+		settle()
 		b.StartTimer()
 	}
 }

@@ -12,6 +12,9 @@
 #
 # Usage (from the repository root, as root or with user namespaces):
 #   COUNT=5 BENCHTIME=50x bench/jail/run.sh
+# CHECKFU_BENCH_SETTLE=30ms pauses after each start, outside the timer,
+# in every variant, so that no start shares the CPUs with the kernel's
+# teardown of the one before (unset: back to back).
 # bwrap is installed with apt-get when missing (root only); docker run is
 # measured only when `docker info` answers and CHECKFU_BENCH_DOCKER_IMAGE
 # names an image the engine already holds (no pull).
