@@ -50,7 +50,10 @@ type ModelCall struct {
 //     ([modelroute.CodeModelBudgetExhausted]), is not spent;
 //  8. lease: the channel's lease would allow the use;
 //  9. edge: the decision is recorded; the budget reserves one request
-//     and the lease is spent, and the edge attaches the model key in the
+//     and holds the most the call may spend until it settles (waiting
+//     while calls in flight hold what is left,
+//     [modelroute.Meter.Reserve]), the lease is spent, and the edge
+//     attaches the model key in the
 //     dialect's header and sends; the answer is relayed as it arrives,
 //     each event screened for the key ([edge.Stream.Screen]);
 //  10. events: the result, a model_result event with the model, the
@@ -122,9 +125,11 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 		} else {
 			usage, err = modelroute.RelayAnswer(w, s.Body, d.dialect, s.Screen)
 		}
-		usage = d.meter.Settle(d.request, status, usage)
 		return err
 	})
+	if d.held {
+		usage = d.meter.SettleHeld(d.request, d.hold, status, usage)
+	}
 	if err == nil && status >= 400 {
 		err = checkfu.Refuse(CodeProviderFailed, "pipeline: the model provider answered with status %d", status)
 	}
@@ -164,6 +169,9 @@ type modelDecided struct {
 	dialect modelroute.Dialect
 	request modelroute.Request
 	meter   *modelroute.Meter
+	// hold is what the meter held for the call, once held is set.
+	hold int64
+	held bool
 }
 
 // authorizeModel runs steps 2 to 8 of [Channel.Model], filling ev as
@@ -225,13 +233,16 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	return d, nil
 }
 
-// sendModel is step 9's effect: one request of the budget is reserved,
-// the lease is spent, and the edge sends the call with the model key in
-// the dialect's header and hands its answer to read.
+// sendModel is step 9's effect: one request of the budget is reserved
+// with the call's hold (d.hold, d.held; the caller settles it), the
+// lease is spent, and the edge sends the call with the model key in the
+// dialect's header and hands its answer to read.
 func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*edge.Stream) error) error {
-	if err := d.meter.Begin(); err != nil {
+	hold := d.meter.Hold(d.request, len(d.action.Body))
+	if err := d.meter.Reserve(ctx, hold); err != nil {
 		return err
 	}
+	d.hold, d.held = hold, true
 	lease, err := p.cfg.Leases.Use(d.lease, authz.LeaseUse{Scope: d.scope, Capability: d.action.Capability})
 	if err != nil {
 		return err

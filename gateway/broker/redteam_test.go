@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,7 +155,7 @@ func mustBroker(t *testing.T, r *rigtest.Rig) *broker.Broker {
 
 // modelBody is a valid streamed Messages request of exactly n bytes.
 func modelBody(n int) []byte {
-	head := `{"model":"` + rigtest.AllowedModel + `","stream":true,"pad":"`
+	head := `{"model":"` + rigtest.AllowedModel + `","stream":true,"max_tokens":8,"pad":"`
 	b := []byte(head + strings.Repeat("x", n-len(head)-2) + `"}`)
 	return b
 }
@@ -172,7 +173,9 @@ func TestModelBodiesHeldBound(t *testing.T) {
 	if broker.MaxModelHeldBytes != 2*modelroute.MaxRequestBytes {
 		t.Fatalf("MaxModelHeldBytes = %d, the test holds two bodies of MaxRequestBytes", broker.MaxModelHeldBytes)
 	}
-	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 20})
+	// Tokens enough for both bodies' holds (their length and max_tokens)
+	// at once.
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 40})
 	r.Grant(rigtest.ModelCapability)
 	arrived, release := make(chan struct{}, 2), make(chan struct{})
 	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -529,5 +532,70 @@ func TestModelAnswerHeadersAndCodingsScreened(t *testing.T) {
 		if err == nil && resp.StatusCode == 200 {
 			t.Errorf("%s: the answer was relayed (200)", name)
 		}
+	}
+}
+
+// TestModelTokenBudgetUnderRace (red team): requests sent at once all
+// passed the token check before any had reported its usage, so each
+// overran the budget by its own: 16 requests at once on a budget of
+// 1000 tokens, each reporting 132,000, spent 2,112,000 tokens (measured
+// before the fix). Now each request holds the most it may spend (its
+// body's length plus its max_tokens) until it settles, and one that
+// would begin while those in flight hold what is left waits for them:
+// the session spends at most its budget plus one request's usage.
+func TestModelTokenBudgetUnderRace(t *testing.T) {
+	const budget, usage = 1000, 110
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 100, Tokens: budget})
+	r.Grant(rigtest.ModelCapability)
+	hold := int64(len(allowed)) + 64 // the body and its max_tokens
+	admitted := int(budget/hold) + 1 // held at once before the budget is reached
+	var mu sync.Mutex
+	arrived, release := 0, make(chan struct{})
+	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		arrived++
+		if arrived == admitted {
+			close(release)
+		}
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"type":"message","usage":{"input_tokens":100,"output_tokens":10}}`)
+	}))
+	sock := rigtest.ServeBroker(t, mustBroker(t, r))
+	const n = broker.MaxModelConnections
+	statuses := make(chan int, n)
+	for range n {
+		go func() {
+			c := modelClient(t, sock)
+			resp, err := c.Post("http://door/v1/messages", "application/json", strings.NewReader(allowed))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	answered := 0
+	for range n {
+		switch s := <-statuses; s {
+		case 200:
+			answered++
+		case 403:
+		default:
+			t.Errorf("a request ended %d", s)
+		}
+	}
+	var spent int64
+	for _, ev := range waitResults(t, r, answered) {
+		spent += ev.InputTokens + ev.OutputTokens
+	}
+	if spent > budget+usage || spent < budget {
+		t.Fatalf("%d requests at once answered %d, spending %d tokens of a budget of %d; want at most one request's %d over it", n, answered, spent, budget, usage)
 	}
 }

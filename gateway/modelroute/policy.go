@@ -1,6 +1,7 @@
 package modelroute
 
 import (
+	"context"
 	"slices"
 	"sync"
 
@@ -30,19 +31,75 @@ type Budget struct {
 	Tokens   int64
 }
 
-// A Meter spends a session's Budget. Begin reserves one request before
-// anything is sent; End adds the tokens the provider reported. A request
-// that begins with tokens left may overrun the token budget by its own
-// usage (the provider reports usage only at the end): the next Begin is
-// then refused.
+// A Meter spends a session's Budget. Reserve (or Begin) reserves one
+// request before anything is sent; Settle (or End) adds the tokens the
+// provider reported. A request that begins with tokens left may overrun
+// the token budget by its own usage (the provider reports usage only at
+// the end): the next request is then refused. Reserve also holds the
+// most a request may spend until it settles, so requests sent at once
+// cannot each overrun the budget: one that would begin while those in
+// flight hold what is left waits for them.
 type Meter struct {
-	mu     sync.Mutex
-	budget Budget
-	used   Budget
+	mu       sync.Mutex
+	budget   Budget
+	used     Budget
+	reserved int64         // guarded by mu: tokens held by requests in flight
+	settled  chan struct{} // guarded by mu: closed (and replaced) when a request settles
+	waiting  int           // guarded by mu: requests waiting in Reserve
 }
 
 // NewMeter returns a Meter for b.
-func NewMeter(b Budget) *Meter { return &Meter{budget: b} }
+func NewMeter(b Budget) *Meter { return &Meter{budget: b, settled: make(chan struct{})} }
+
+// Hold returns the most request r, with a body of bodyBytes bytes, is
+// taken to spend: its body's length (a token is at least a byte of the
+// text it stands for) plus its output cap, or the whole token budget
+// when it names no cap.
+func (m *Meter) Hold(r Request, bodyBytes int) int64 {
+	if r.MaxOutput <= 0 {
+		return m.budget.Tokens
+	}
+	return addTokens(int64(bodyBytes), r.MaxOutput)
+}
+
+// Reserve reserves one request and hold tokens for a request about to
+// be sent, or refuses with [CodeModelBudgetExhausted] when the requests
+// or the tokens are spent. While the tokens used and those held by
+// requests in flight reach the budget, it waits for one of those to
+// settle, or for ctx to end (its error is returned). A request with
+// nothing else in flight is never refused for its own hold.
+func (m *Meter) Reserve(ctx context.Context, hold int64) error {
+	m.mu.Lock()
+	for {
+		if err := m.spent(); err != nil {
+			m.mu.Unlock()
+			return err
+		}
+		// A request's own hold is not counted against it: alone in
+		// flight, it begins whenever the budget is not spent.
+		if addTokens(m.used.Tokens, m.reserved) < m.budget.Tokens {
+			m.used.Requests++
+			m.reserved = addTokens(m.reserved, hold)
+			m.mu.Unlock()
+			return nil
+		}
+		settled := m.settled
+		m.waiting++
+		m.mu.Unlock()
+		var err error
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		m.mu.Lock()
+		m.waiting--
+		if err != nil {
+			m.mu.Unlock()
+			return err
+		}
+	}
+}
 
 // Begin reserves one request, or refuses with [CodeModelBudgetExhausted]
 // when the requests or the tokens are spent.
@@ -91,8 +148,17 @@ func (m *Meter) End(u Usage) {
 // budget. Any other answer (an error, no answer) is charged what it
 // reported.
 func (m *Meter) Settle(r Request, status int, u Usage) Usage {
+	return m.SettleHeld(r, 0, status, u)
+}
+
+// SettleHeld is Settle for a request Reserve held hold tokens for: the
+// hold is given back, and the requests waiting in Reserve look again.
+func (m *Meter) SettleHeld(r Request, hold int64, status int, u Usage) Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.reserved = max(m.reserved-max(hold, 0), 0)
+	close(m.settled)
+	m.settled = make(chan struct{})
 	if status/100 == 2 && !u.Final {
 		if r.MaxOutput > 0 {
 			u.OutputTokens = max(u.OutputTokens, r.MaxOutput)

@@ -2,10 +2,12 @@ package modelroute_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/gateway/modelroute"
 )
@@ -186,5 +188,58 @@ func TestRelayBatchBoundMisaligned(t *testing.T) {
 	}
 	if biggest > modelroute.MaxBatchBytes+size || biggest < modelroute.MaxBatchBytes {
 		t.Fatalf("the biggest batch is %d bytes (of %d batches), want MaxBatchBytes (%d) plus at most one event", biggest, batches, modelroute.MaxBatchBytes)
+	}
+}
+
+// TestMeterReserve: a request holds the most it may spend until it
+// settles; one that would begin while those in flight hold what is left
+// waits (a cancelled wait returns the context's error), and begins once
+// one of them settles and leaves room; a request alone in flight is
+// never refused for its own hold; a spent budget is refused at once.
+func TestMeterReserve(t *testing.T) {
+	m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 1000})
+	if h := m.Hold(modelroute.Request{MaxOutput: 64}, 90); h != 154 {
+		t.Fatalf("Hold with a cap = %d, want 154", h)
+	}
+	if h := m.Hold(modelroute.Request{}, 90); h != 1000 {
+		t.Fatalf("Hold without a cap = %d, want the whole budget", h)
+	}
+	// A watchdog, not a timing assertion: a wait that never ends fails.
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := m.Reserve(ctx, 5000); err != nil {
+		t.Fatalf("a request alone, holding more than the budget: %v", err)
+	}
+	first := modelroute.Request{MaxOutput: 5000}
+	m.SettleHeld(first, 5000, 200, modelroute.Usage{InputTokens: 50, OutputTokens: 50, Final: true})
+	if err := m.Reserve(ctx, 600); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reserve(ctx, 300); err != nil {
+		t.Fatalf("100 used and 600 held of 1000: %v", err)
+	}
+	if err := m.Reserve(cancelled, 100); !errors.Is(err, context.Canceled) {
+		t.Fatalf("100 used and 900 held of 1000: %v, want it to wait", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Reserve(ctx, 100) }()
+	for modelroute.Waiting(m) != 1 {
+		if ctx.Err() != nil {
+			t.Fatal("the request never waited")
+		}
+		time.Sleep(time.Millisecond) // polling a counter, not a synchronisation
+	}
+	m.SettleHeld(modelroute.Request{MaxOutput: 600}, 600, 200, modelroute.Usage{InputTokens: 100, OutputTokens: 100, Final: true})
+	if err := <-done; err != nil {
+		t.Fatalf("after a settle left room: %v", err)
+	}
+	if u := m.Used(); u.Requests != 4 || u.Tokens != 300 {
+		t.Fatalf("used %+v, want 4 requests and 300 tokens", u)
+	}
+	m.End(modelroute.Usage{InputTokens: 700})
+	if err := m.Reserve(cancelled, 1); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+		t.Fatalf("a spent budget: %v, want model_budget_exhausted at once", err)
 	}
 }
