@@ -282,7 +282,8 @@ func rawExchange(t *testing.T, sock, req string, n int) []*http.Response {
 // host, path and method, the key once in x-api-key, no placeholder. Dot
 // segments, encoded dots, empty segments, path parameters, CONNECT, a
 // model in the query, and a refused request pipelined behind an allowed
-// one never reach it.
+// one (or "smuggled" behind a chunked body with a conflicting
+// Content-Length) never reach it.
 func TestModelRouteRawRequestsHeld(t *testing.T) {
 	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 20})
 	r.Grant(rigtest.ModelCapability)
@@ -344,6 +345,23 @@ func TestModelRouteRawRequestsHeld(t *testing.T) {
 	}
 	if n := len(r.Model.Received()); n != 2 {
 		t.Errorf("the provider received %d requests, want 2", n)
+	}
+	// Transfer-Encoding beside a Content-Length that would end the body
+	// early, with a second request after the chunked body: Go's server
+	// reads the body chunked, and the request after it is one of the
+	// agent's own, decided on its own. Nothing sits between the agent
+	// and this one parser (the door relays bytes), so no second parser
+	// can read the stream another way: there is nothing to smuggle past.
+	chunk := `{"model":"` + rigtest.AllowedModel + `","stream":true,"max_tokens":8}`
+	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(chunk), chunk)
+	smuggle := "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4\r\n" +
+		"Transfer-Encoding: chunked\r\n\r\n" + chunked + req("/v1/messages", "", `{"model":"claude-opus-4","stream":true}`)
+	both := rawExchange(t, sock, smuggle, 2)
+	if both[0].StatusCode != 200 || both[1].StatusCode != 403 {
+		t.Errorf("a chunked request and the one after it: %d then %d, want 200 then 403", both[0].StatusCode, both[1].StatusCode)
+	}
+	if n := len(r.Model.Received()); n != 3 {
+		t.Errorf("the provider received %d requests, want 3", n)
 	}
 }
 
