@@ -128,7 +128,13 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 		return err
 	})
 	if d.held {
-		usage = d.meter.SettleHeld(d.request, d.hold, status, usage)
+		charge := status
+		if charge == 0 && ctx.Err() != nil {
+			// The agent hung up on a request the provider may already
+			// have read (and bills): charged as an answer cut short.
+			charge = http.StatusOK
+		}
+		usage = d.meter.SettleHeld(d.request, d.hold, charge, usage)
 	}
 	if err == nil && status >= 400 {
 		err = checkfu.Refuse(CodeProviderFailed, "pipeline: the model provider answered with status %d", status)

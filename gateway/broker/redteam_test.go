@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -615,5 +616,54 @@ func TestModelTokenBudgetUnderRace(t *testing.T) {
 	}
 	if spent > budget+usage || spent < budget {
 		t.Fatalf("%d requests at once answered %d, spending %d tokens of a budget of %d; want at most one request's %d over it", n, answered, spent, budget, usage)
+	}
+}
+
+// TestModelStreamCutBeforeAnyEventIsCharged (red team): an agent that
+// hangs up once the provider has its request, before any answer, was
+// charged nothing (a cut answer before message_start, which reports the
+// input, only its max_tokens, 1 here), although the provider read, and
+// bills, the whole prompt. A 2xx answer without its final usage, and
+// a request the agent hung up on before any answer, are charged at least
+// the body's length as input (a token is at least a byte of its text)
+// and the output cap.
+func TestModelStreamCutBeforeAnyEventIsCharged(t *testing.T) {
+	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1000})
+	r.Grant(rigtest.ModelCapability)
+	answered, hungUp := make(chan struct{}), make(chan struct{})
+	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		close(answered) // the provider has read the request, and answers nothing yet
+		select {
+		case <-req.Context().Done():
+			close(hungUp)
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	c := modelClient(t, rigtest.ServeBroker(t, mustBroker(t, r)))
+	prompt := `{"model":"` + rigtest.AllowedModel + `","stream":true,"max_tokens":1,"messages":[{"role":"user","content":"` + strings.Repeat("long prompt ", 200) + `"}]}`
+	ctx, hangUp := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", "http://door/v1/messages", strings.NewReader(prompt))
+	done := make(chan struct{})
+	go func() {
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+		}
+		close(done)
+	}()
+	<-answered
+	hangUp()
+	<-done
+	select {
+	case <-hungUp:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the provider never saw the agent hang up")
+	}
+	res := waitResults(t, r, 1)
+	if res[0].Status != 0 || res[0].InputTokens < int64(len(prompt)) || res[0].OutputTokens < 1 {
+		t.Errorf("a stream cut before its first event: status %d, charged in=%d out=%d; want its body's length (%d) as input", res[0].Status, res[0].InputTokens, res[0].OutputTokens, len(prompt))
+	}
+	r.Model.SetHandler(nil)
+	if status, got := post(t, c, "POST", "/v1/messages", allowed); status != 403 || !strings.Contains(got, "model_budget_exhausted") {
+		t.Fatalf("after a cut request of %d bytes on a budget of 1000 tokens: %d %q", len(prompt), status, got)
 	}
 }

@@ -106,6 +106,10 @@ type Request struct {
 	// max_completion_tokens and max_tokens), 0 when it names none.
 	// A stream cut before its usage is charged it (Meter.Settle).
 	MaxOutput int64
+	// Bytes is the body's length: a stream cut before its usage is
+	// charged at least as many input tokens (a token is at least a byte
+	// of the text it stands for).
+	Bytes int64
 }
 
 // ParseRequest reads an agent's request in dialect d. The method must be
@@ -147,7 +151,7 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 			return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request asks for the provider-side tool %s", checkfu.Quote(tool.Type))
 		}
 	}
-	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream}
+	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream, Bytes: int64(len(body))}
 	for _, c := range map[Dialect][]*int64{
 		AnthropicMessages: {fields.MaxTokens},
 		OpenAIResponses:   {fields.MaxOutputTokens},

@@ -96,4 +96,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a request waits on its own hold", File: "policy.go",
 		Edits: []mutation.Edit{{Old: "		if addTokens(m.used.Tokens, m.reserved) < m.budget.Tokens {", New: "		if addTokens(addTokens(m.used.Tokens, m.reserved), hold) < m.budget.Tokens {"}},
 		Kills: "TestMeterReserve"},
+	{Name: "a cut answer charged no input it did not report", File: "policy.go",
+		Edits: []mutation.Edit{{Old: "		u.InputTokens = max(u.InputTokens, r.Bytes)\n", New: ""}},
+		Kills: "TestMeterSettle"},
 }

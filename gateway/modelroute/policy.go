@@ -142,11 +142,13 @@ func (m *Meter) End(u Usage) {
 // Settle ends request r, whose answer had status and reported u, and
 // returns the usage it was charged. A 2xx answer that ended without its
 // final usage (u.Final false: the stream was cut, by the agent hanging
-// up or the provider, or the provider reported none) produced output
-// nobody counted: it is charged at least the request's own output cap
-// (r.MaxOutput), or, when the request named none, the rest of the token
-// budget. Any other answer (an error, no answer) is charged what it
-// reported.
+// up or the provider, or the provider reported none) produced input and
+// output nobody counted: it is charged at least its body's length
+// (r.Bytes) as input and its own output cap (r.MaxOutput) as output,
+// or, when the request named no cap, the rest of the token budget. Any
+// other answer (an error, no answer) is charged what it reported; a
+// caller whose agent hung up on a request in flight before any answer
+// settles it as a 2xx (see custody/pipeline).
 func (m *Meter) Settle(r Request, status int, u Usage) Usage {
 	return m.SettleHeld(r, 0, status, u)
 }
@@ -160,6 +162,7 @@ func (m *Meter) SettleHeld(r Request, hold int64, status int, u Usage) Usage {
 	close(m.settled)
 	m.settled = make(chan struct{})
 	if status/100 == 2 && !u.Final {
+		u.InputTokens = max(u.InputTokens, r.Bytes)
 		if r.MaxOutput > 0 {
 			u.OutputTokens = max(u.OutputTokens, r.MaxOutput)
 		} else {

@@ -58,14 +58,15 @@ func TestMeterSettle(t *testing.T) {
 		{"final", 200, 4096, modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}, modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}, 110},
 		{"cut, with a cap", 200, 4096, modelroute.Usage{InputTokens: 100, OutputTokens: 1}, modelroute.Usage{InputTokens: 100, OutputTokens: 4096}, 4196},
 		{"cut past its cap", 200, 5, modelroute.Usage{InputTokens: 100, OutputTokens: 9}, modelroute.Usage{InputTokens: 100, OutputTokens: 9}, 109},
-		{"no usage, no cap", 200, 0, modelroute.Usage{}, modelroute.Usage{OutputTokens: 10000}, 10000},
+		{"cut before its input was reported", 200, 5, modelroute.Usage{}, modelroute.Usage{InputTokens: 40, OutputTokens: 5}, 45},
+		{"no usage, no cap", 200, 0, modelroute.Usage{}, modelroute.Usage{InputTokens: 40, OutputTokens: 9960}, 10000},
 		{"input only, no cap", 200, 0, modelroute.Usage{InputTokens: 300}, modelroute.Usage{InputTokens: 300, OutputTokens: 9700}, 10000},
 		{"an error answer", 429, 4096, modelroute.Usage{}, modelroute.Usage{}, 0},
 		{"no answer", 0, 4096, modelroute.Usage{}, modelroute.Usage{}, 0},
 	} {
 		m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 10000})
 		_ = m.Begin()
-		got := m.Settle(modelroute.Request{MaxOutput: tc.maxOutput}, tc.status, tc.u)
+		got := m.Settle(modelroute.Request{MaxOutput: tc.maxOutput, Bytes: 40}, tc.status, tc.u)
 		if got != tc.want || m.Used().Tokens != tc.used {
 			t.Errorf("%s: charged %+v, used %d; want %+v, %d", tc.name, got, m.Used().Tokens, tc.want, tc.used)
 		}
