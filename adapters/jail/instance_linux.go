@@ -381,7 +381,10 @@ func initCommand() *exec.Cmd {
 		// Become the namespace's root (the jail identity outside), so the
 		// exec keeps the capabilities the init stage needs in it.
 		Credential: &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true},
-		Pdeathsig:  syscall.SIGKILL,
+		// The first thread's; the stage arms the thread that execs
+		// too. Before the exec, the Runner's death also closes the sync
+		// socket, which ends the stage.
+		Pdeathsig: syscall.SIGKILL,
 	}
 	return cmd
 }

@@ -200,13 +200,13 @@ func TestParentDeathEndsTheJail(t *testing.T) {
 	cmd.Wait()
 	// A bound on a hung kernel, not a timing assertion: the signal is
 	// sent as the Runner exits.
-	if !exited(t, pidfd, time.Minute) {
+	if !exited(t, pidfd, 30*time.Second) {
 		// What the kernel says of the jail, for whoever reads the failure.
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		wchan, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
 		stack, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stack")
 		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
-		t.Fatalf("the jail outlived its Runner by a minute\nstatus:\n%s\nwchan: %s\nstack:\n%s", status, wchan, stack)
+		t.Fatalf("the jail outlived its Runner by 30 s\nstatus:\n%s\nwchan: %s\nstack:\n%s", status, wchan, stack)
 	}
 	// The dead Runner's groups are swept by the next provider's probe.
 	if !p.Support().Cgroups {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/checkfu/checkfu/adapters/adaptertest"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/internal/mutation"
@@ -19,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	fakeStageMain()
-	jail.InitMain()
+	initOffTheFirstThread()
 	adaptertest.ProbeMain()
 	escapeMain()
 	parentMain()
@@ -28,6 +30,27 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(initDir)
 	}
 	os.Exit(code)
+}
+
+// initOffTheFirstThread runs jail.InitMain (which returns at once unless
+// this binary was started as a jail's init stage) on a thread other than
+// the process's first, always. A host binary may call InitMain from any
+// goroutine, on any thread, and only the first thread holds the
+// parent-death signal the provider asks for at the clone: the stage
+// must arm its own thread before the exec keeps only that one
+// (TestParentDeathEndsTheJail fails every time otherwise).
+func initOffTheFirstThread() {
+	if len(os.Args) < 2 || os.Args[1] != jail.InitArg {
+		return
+	}
+	runtime.LockOSThread()
+	if unix.Gettid() != unix.Getpid() {
+		jail.InitMain() // already off the first thread
+		return
+	}
+	// This goroutine holds the first thread, so another runs elsewhere.
+	go jail.InitMain()
+	select {}
 }
 
 // runBothInitStages runs the tests on both init stages: first the test

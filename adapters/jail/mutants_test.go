@@ -72,8 +72,13 @@ var mutants = []mutation.Mutant{
 
 	// Lifetime and cleanup: a dead Runner's jails die with it; a stopped
 	// instance leaves no cgroup behind.
-	{Name: "no parent-death signal", File: "instance_linux.go",
-		Edits: []mutation.Edit{{Old: "\t\tPdeathsig:  syscall.SIGKILL,\n", New: ""}}, Kills: "TestParentDeathEndsTheJail"},
+	// The clone's own Pdeathsig (instance_linux.go) has no mutant: the
+	// stage arms the thread that execs, and before the exec a Runner's
+	// death closes the sync socket, which ends the stage (exit 125), so
+	// deleting it changes nothing a test can see. It stays as the
+	// backstop for a stage stuck before its exec.
+	{Name: "the exec thread not armed for the parent death", File: "internal/initstage/stage_linux.go",
+		Edits: []mutation.Edit{{Old: "if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {", New: "if err := error(nil); err != nil {"}}, Kills: "TestParentDeathEndsTheJail"},
 	{Name: "groups kept at the reaping", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\t\tif cg != nil {\n\t\t\tcg.remove()\n\t\t}\n", New: ""}}, Kills: "TestDestroyRemovesCgroups"},
 	{Name: "cgroup parents kept", File: "instance_linux.go",

@@ -131,6 +131,15 @@ func run() error {
 	if n, err := unix.Read(SyncFD, g[:]); err != nil || n != 1 || g[0] != MsgGo {
 		os.Exit(125) // the parent refused the read-back or went away
 	}
+	// The parent-death signal the Runner asked for at the clone is the
+	// first thread's; a thread's own starts unset, and this one may not
+	// be the first (Main's caller decides which thread its goroutine is
+	// on). The exec keeps only this thread, so it is armed here too, now
+	// that the Runner has just answered: its death from here on kills the
+	// jail, before the exec (through the first thread) and after it.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("parent-death signal: %w", err)
+	}
 	err = unix.Exec(path, cfg.Argv, cfg.Env)
 	return execError{fmt.Errorf("exec %q: %w", cfg.Argv[0], err)}
 }
