@@ -134,7 +134,7 @@ func (ch *Channel) model(ctx context.Context, capability string, call ModelCall,
 			// have read (and bills): charged as an answer cut short.
 			charge = http.StatusOK
 		}
-		usage = d.meter.SettleHeld(d.request, d.hold, charge, usage)
+		usage = d.meter.Settle(d.request, d.hold, charge, usage)
 	}
 	if err == nil && status >= 400 {
 		err = checkfu.Refuse(CodeProviderFailed, "pipeline: the model provider answered with status %d", status)

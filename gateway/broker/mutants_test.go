@@ -104,7 +104,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `prefix = "Bearer "`, New: `prefix = ""`}},
 		Kills: "TestModelRouteOpenAIBearer"},
 	{Name: "a model call is charged only the usage reported", File: "../../custody/pipeline/model.go",
-		Edits: []mutation.Edit{{Old: "		usage = d.meter.SettleHeld(d.request, d.hold, charge, usage)", New: "		usage = d.meter.SettleHeld(d.request, d.hold, 0, usage)"}},
+		Edits: []mutation.Edit{{Old: "		usage = d.meter.Settle(d.request, d.hold, charge, usage)", New: "		usage = d.meter.Settle(d.request, d.hold, 0, usage)"}},
 		Kills: "TestModelStreamCutBeforeUsageIsCharged|TestModelStreamWithoutUsageIsCharged"},
 	{Name: "no bound on the model bodies held", File: "model.go",
 		Edits: []mutation.Edit{{Old: "if b.held.Add(int64(grow)) > MaxModelHeldBytes {", New: "if b.held.Add(int64(grow)) > 1<<40 {"}},

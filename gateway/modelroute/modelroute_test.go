@@ -3,6 +3,7 @@ package modelroute_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -133,30 +134,30 @@ func TestMeterBudget(t *testing.T) {
 		if err := m.Allow(); err != nil {
 			t.Fatalf("Allow before request %d: %v", i+1, err)
 		}
-		if err := m.Begin(); err != nil {
+		if err := reserve(m); err != nil {
 			t.Fatalf("request %d: %v", i+1, err)
 		}
 	}
 	if err := m.Allow(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("Allow of request 3 past a budget of 2: %v", err)
 	}
-	if err := m.Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+	if err := reserve(m); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("request 3 past a budget of 2: %v", err)
 	}
 	m = modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 1000})
-	_ = m.Begin()
-	m.End(modelroute.Usage{InputTokens: 900, OutputTokens: 99})
-	if err := m.Begin(); err != nil {
+	_ = reserve(m)
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: 900, OutputTokens: 99})
+	if err := reserve(m); err != nil {
 		t.Fatalf("999 of 1000 tokens: %v", err)
 	}
-	m.End(modelroute.Usage{InputTokens: 1, OutputTokens: -5})
-	if err := m.Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: 1, OutputTokens: -5})
+	if err := reserve(m); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("1000 of 1000 tokens: %v", err)
 	}
 	if u := m.Used(); u.Requests != 2 || u.Tokens != 1000 {
 		t.Fatalf("Used = %+v", u)
 	}
-	if err := modelroute.NewMeter(modelroute.Budget{}).Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+	if err := reserve(modelroute.NewMeter(modelroute.Budget{})); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("the zero budget allowed a request: %v", err)
 	}
 }
@@ -366,4 +367,13 @@ func TestRelayBatchBound(t *testing.T) {
 	if fmt.Sprint(sizes) != fmt.Sprint(want) {
 		t.Fatalf("batches %v, want %v", sizes, want)
 	}
+}
+
+// reserve reserves one request with no hold, giving up after ten
+// seconds: a Meter that should refuse at once but waits instead fails
+// the test rather than hang it.
+func reserve(m *modelroute.Meter) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return m.Reserve(ctx, 0)
 }

@@ -31,10 +31,9 @@ type Budget struct {
 	Tokens   int64
 }
 
-// A Meter spends a session's Budget. Reserve (or Begin) reserves one
-// request before anything is sent; Settle (or End) adds the tokens the
-// provider reported. A request that begins with tokens left may overrun
-// the token budget by its own usage (the provider reports usage only at
+// A Meter spends a session's Budget. Reserve reserves one request before
+// anything is sent; Settle adds the tokens the provider reported. A
+// request that begins with tokens left may overrun the token budget by its own usage (the provider reports usage only at
 // the end): the next request is then refused. Reserve also holds the
 // most a request may spend until it settles, so requests sent at once
 // cannot each overrun the budget: one that would begin while those in
@@ -101,21 +100,9 @@ func (m *Meter) Reserve(ctx context.Context, hold int64) error {
 	}
 }
 
-// Begin reserves one request, or refuses with [CodeModelBudgetExhausted]
-// when the requests or the tokens are spent.
-func (m *Meter) Begin() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := m.spent(); err != nil {
-		return err
-	}
-	m.used.Requests++
-	return nil
-}
-
-// Allow refuses, with [CodeModelBudgetExhausted], what Begin would
+// Allow refuses, with [CodeModelBudgetExhausted], what Reserve would
 // refuse now, and reserves nothing: a check made before a request is
-// decided, which Begin repeats as the request leaves.
+// decided, which Reserve repeats as the request leaves.
 func (m *Meter) Allow() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -131,16 +118,10 @@ func (m *Meter) spent() error {
 	return nil
 }
 
-// End adds the tokens one request used. Negative counts are ignored,
-// and the sum stays at math.MaxInt64 rather than wrap.
-func (m *Meter) End(u Usage) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.used.Tokens = addTokens(addTokens(m.used.Tokens, u.InputTokens), u.OutputTokens)
-}
-
-// Settle ends request r, whose answer had status and reported u, and
-// returns the usage it was charged. A 2xx answer that ended without its
+// Settle ends request r, for which Reserve held hold tokens, whose
+// answer had status and reported u, and returns the usage it was
+// charged. The hold is given back, and the requests waiting in Reserve
+// look again. A 2xx answer that ended without its
 // final usage (u.Final false: the stream was cut, by the agent hanging
 // up or the provider, or the provider reported none) produced input and
 // output nobody counted: it is charged at least its body's length
@@ -149,13 +130,7 @@ func (m *Meter) End(u Usage) {
 // other answer (an error, no answer) is charged what it reported; a
 // caller whose agent hung up on a request in flight before any answer
 // settles it as a 2xx (see custody/pipeline).
-func (m *Meter) Settle(r Request, status int, u Usage) Usage {
-	return m.SettleHeld(r, 0, status, u)
-}
-
-// SettleHeld is Settle for a request Reserve held hold tokens for: the
-// hold is given back, and the requests waiting in Reserve look again.
-func (m *Meter) SettleHeld(r Request, hold int64, status int, u Usage) Usage {
+func (m *Meter) Settle(r Request, hold int64, status int, u Usage) Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reserved = max(m.reserved-max(hold, 0), 0)
@@ -166,7 +141,7 @@ func (m *Meter) SettleHeld(r Request, hold int64, status int, u Usage) Usage {
 		if r.MaxOutput > 0 {
 			u.OutputTokens = max(u.OutputTokens, r.MaxOutput)
 		} else {
-			rest := m.budget.Tokens - addTokens(addTokens(m.used.Tokens, u.InputTokens), 0)
+			rest := m.budget.Tokens - addTokens(m.used.Tokens, u.InputTokens)
 			u.OutputTokens = max(u.OutputTokens, rest, 0)
 		}
 	}

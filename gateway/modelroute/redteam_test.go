@@ -27,17 +27,17 @@ func TestUsageNeverWraps(t *testing.T) {
 		t.Fatalf("usage %+v, %v: a negative cache count cancelled the input, want 100", u, err)
 	}
 	m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 1000})
-	_ = m.Begin()
-	m.End(modelroute.Usage{InputTokens: 500})
-	m.End(modelroute.Usage{InputTokens: -400, OutputTokens: -1})
+	_ = reserve(m)
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: 500})
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: -400, OutputTokens: -1})
 	if got := m.Used().Tokens; got != 500 {
 		t.Fatalf("tokens used %d after a negative report, want 500", got)
 	}
-	m.End(modelroute.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64})
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64})
 	if got := m.Used().Tokens; got != math.MaxInt64 {
 		t.Fatalf("tokens used %d, want MaxInt64", got)
 	}
-	if err := m.Begin(); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+	if err := reserve(m); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("a wrapped budget allowed a request: %v", err)
 	}
 }
@@ -65,8 +65,8 @@ func TestMeterSettle(t *testing.T) {
 		{"no answer", 0, 4096, modelroute.Usage{}, modelroute.Usage{}, 0},
 	} {
 		m := modelroute.NewMeter(modelroute.Budget{Requests: 10, Tokens: 10000})
-		_ = m.Begin()
-		got := m.Settle(modelroute.Request{MaxOutput: tc.maxOutput, Bytes: 40}, tc.status, tc.u)
+		_ = reserve(m)
+		got := m.Settle(modelroute.Request{MaxOutput: tc.maxOutput, Bytes: 40}, 0, tc.status, tc.u)
 		if got != tc.want || m.Used().Tokens != tc.used {
 			t.Errorf("%s: charged %+v, used %d; want %+v, %d", tc.name, got, m.Used().Tokens, tc.want, tc.used)
 		}
@@ -214,7 +214,7 @@ func TestMeterReserve(t *testing.T) {
 		t.Fatalf("a request alone, holding more than the budget: %v", err)
 	}
 	first := modelroute.Request{MaxOutput: 5000}
-	m.SettleHeld(first, 5000, 200, modelroute.Usage{InputTokens: 50, OutputTokens: 50, Final: true})
+	m.Settle(first, 5000, 200, modelroute.Usage{InputTokens: 50, OutputTokens: 50, Final: true})
 	if err := m.Reserve(ctx, 600); err != nil {
 		t.Fatal(err)
 	}
@@ -232,14 +232,14 @@ func TestMeterReserve(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond) // polling a counter, not a synchronisation
 	}
-	m.SettleHeld(modelroute.Request{MaxOutput: 600}, 600, 200, modelroute.Usage{InputTokens: 100, OutputTokens: 100, Final: true})
+	m.Settle(modelroute.Request{MaxOutput: 600}, 600, 200, modelroute.Usage{InputTokens: 100, OutputTokens: 100, Final: true})
 	if err := <-done; err != nil {
 		t.Fatalf("after a settle left room: %v", err)
 	}
 	if u := m.Used(); u.Requests != 4 || u.Tokens != 300 {
 		t.Fatalf("used %+v, want 4 requests and 300 tokens", u)
 	}
-	m.End(modelroute.Usage{InputTokens: 700})
+	m.Settle(modelroute.Request{}, 0, 0, modelroute.Usage{InputTokens: 700})
 	if err := m.Reserve(cancelled, 1); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
 		t.Fatalf("a spent budget: %v, want model_budget_exhausted at once", err)
 	}
