@@ -133,7 +133,7 @@ func checkRealAgent(t *testing.T, out, agent string, ran bool) {
 	}
 	model := regexp.QuoteMeta(agentModels[agent][0])
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitles[agent]) + `: turn ended end_turn \(`),
+		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitle(agent)) + `: turn ended end_turn \(`),
 		regexp.MustCompile(`(?m)^  agent: ` + regexp.QuoteMeta(runnertest.ModelFinal) + `$`),
 		regexp.MustCompile(`(?m)^  model: MOCK, runnertest.Model, .*: \d+ \S+ requests, all through the door's model route$`),
 		regexp.MustCompile(`(?m)^  checked: the model server saw the key the edge attached on every request, never the agent's placeholder; `),

@@ -53,10 +53,11 @@ var agentModels = map[string][]string{
 	"codex":       {"gpt-5.4"},
 }
 
-// agentTitles name the agents for the output.
-var agentTitles = map[string]string{
-	"claude-code": "Claude Code (@zed-industries/claude-code-acp 0.16.2)",
-	"codex":       "Codex (@zed-industries/codex-acp 0.16.0)",
+// agentTitle names an agent for the output, with the package its
+// harness entry pins.
+func agentTitle(name string) string {
+	l, _ := admission.Agent(name)
+	return name + " (" + l.Package + ")"
 }
 
 // A realAgent is the pinned third-party coding agent the quickstart runs
@@ -78,16 +79,16 @@ func findAgent(o options) (*realAgent, string) {
 	}
 	name := cmp.Or(o.agent, "codex")
 	launch, ok := admission.Agent(name)
-	if !ok || agentTitles[name] == "" {
+	if !ok || agentModels[name] == nil {
 		return nil, "skipped (-agent " + name + " is not claude-code or codex)"
 	}
 	enable := "set " + agentsDirEnv + " to a copy of .ci/agents after npm ci --ignore-scripts in it (as .ci/setup.d/50-real-agents.sh does)"
 	if o.agentsDir == "" {
-		return nil, "skipped: to run " + agentTitles[name] + " for one turn, " + enable
+		return nil, "skipped: to run " + agentTitle(name) + " for one turn, " + enable
 	}
 	argv := launch.Render(o.agentsDir, "", "").Argv
 	if _, err := exec.LookPath(argv[0]); err != nil && !filepath.IsAbs(argv[0]) {
-		return nil, "skipped: " + agentTitles[name] + " runs on " + argv[0] + " (Node.js 20), which is not on PATH"
+		return nil, "skipped: " + agentTitle(name) + " runs on " + argv[0] + " (Node.js 20), which is not on PATH"
 	}
 	for _, a := range argv {
 		if _, err := os.Stat(a); filepath.IsAbs(a) && err != nil {
@@ -210,7 +211,7 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 	if home != "" {
 		where = "ACP messages, stderr or the files of its private HOME"
 	}
-	p.done(fmt.Sprintf("%s: turn ended %s", agentTitles[a.name], res.StopReason))
+	p.done(fmt.Sprintf("%s: turn ended %s", agentTitle(a.name), res.StopReason))
 	mu.Lock()
 	fmt.Fprintf(p.w, "  agent: %s\n", printable(text.String()))
 	mu.Unlock()
