@@ -438,20 +438,7 @@ func TestModelRequestBudgetUnderRace(t *testing.T) {
 	}))
 	sock := rigtest.ServeBroker(t, mustBroker(t, r))
 	const n = 12
-	statuses := make(chan int, n)
-	for range n {
-		go func() {
-			c := modelClient(t, sock)
-			resp, err := c.Post("http://door/v1/messages", "application/json", strings.NewReader(allowed))
-			if err != nil {
-				statuses <- 0
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			statuses <- resp.StatusCode
-		}()
-	}
+	statuses := postAtOnce(t, sock, n, allowed)
 	var refused int
 	for range n - 3 {
 		if s := <-statuses; s == 403 {
@@ -586,20 +573,7 @@ func TestModelTokenBudgetUnderRace(t *testing.T) {
 	}))
 	sock := rigtest.ServeBroker(t, mustBroker(t, r))
 	const n = broker.MaxModelConnections
-	statuses := make(chan int, n)
-	for range n {
-		go func() {
-			c := modelClient(t, sock)
-			resp, err := c.Post("http://door/v1/messages", "application/json", strings.NewReader(allowed))
-			if err != nil {
-				statuses <- 0
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			statuses <- resp.StatusCode
-		}()
-	}
+	statuses := postAtOnce(t, sock, n, allowed)
 	answered := 0
 	for range n {
 		switch s := <-statuses; s {
@@ -666,4 +640,25 @@ func TestModelStreamCutBeforeAnyEventIsCharged(t *testing.T) {
 	if status, got := post(t, c, "POST", "/v1/messages", allowed); status != 403 || !strings.Contains(got, "model_budget_exhausted") {
 		t.Fatalf("after a cut request of %d bytes on a budget of 1000 tokens: %d %q", len(prompt), status, got)
 	}
+}
+
+// postAtOnce sends n model requests with body at once, each on a
+// connection of its own to the broker at sock, and returns the channel
+// their statuses arrive on as they end (0 for a request that failed).
+func postAtOnce(t *testing.T, sock string, n int, body string) <-chan int {
+	statuses := make(chan int, n)
+	for range n {
+		go func() {
+			c := modelClient(t, sock)
+			resp, err := c.Post("http://door/v1/messages", "application/json", strings.NewReader(body))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	return statuses
 }
