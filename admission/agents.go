@@ -32,6 +32,11 @@ type AgentLaunch struct {
 	Argv []string
 	// Dialect is the model API it speaks (a gateway/modelroute Dialect).
 	Dialect string
+	// Model is the model the entry pins the agent to, written where
+	// Argv, Env and Files say {model}: the one a host allows the agent on
+	// the model route. Empty where the entry pins none (gemini-cli, whose
+	// dialect the model route does not serve).
+	Model string
 	// Env is added to the agent's environment ("K=V"): its base URL, its
 	// placeholder key, its opt-outs.
 	Env []string
@@ -69,8 +74,10 @@ var agentLaunches = map[string]AgentLaunch{
 	"claude-code": {
 		Vendor: "Anthropic", Package: "@zed-industries/claude-code-acp@0.16.2",
 		Argv:    []string{"node", "{install}/node_modules/@zed-industries/claude-code-acp/dist/index.js"},
-		Dialect: "anthropic-messages",
+		Dialect: "anthropic-messages", Model: "claude-sonnet-4-5-20250929",
 		Env: []string{"HOME={home}", "ANTHROPIC_BASE_URL={model_url}", "ANTHROPIC_API_KEY={key}",
+			// Its main and its small model are both the pinned one.
+			"ANTHROPIC_MODEL={model}", "ANTHROPIC_SMALL_FAST_MODEL={model}",
 			// As root, session/new fails without it.
 			"IS_SANDBOX=1",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_FAST_MODE=1"},
@@ -82,12 +89,12 @@ var agentLaunches = map[string]AgentLaunch{
 		// The provider is given on the command line too, so that it holds
 		// where the Runner writes no HOME file (a jail's HOME is its own).
 		Argv: []string{"{install}/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp",
-			"-c", `model="gpt-5.4"`, "-c", `model_provider="checkfu"`,
+			"-c", `model="{model}"`, "-c", `model_provider="checkfu"`,
 			"-c", `model_providers.checkfu={ name = "checkfu model route", base_url = "{model_url}/v1", env_key = "CHECKFU_MODEL_KEY", wire_api = "responses", requires_openai_auth = false, request_max_retries = 0, stream_max_retries = 0 }`},
-		Dialect: "openai-responses",
+		Dialect: "openai-responses", Model: "gpt-5.4",
 		// OPENAI_BASE_URL is ignored: only the config file's provider works.
 		Env: []string{"HOME={home}", "CHECKFU_MODEL_KEY={key}", "RUST_LOG=warn"},
-		Files: map[string]string{".codex/config.toml": `model = "gpt-5.4"
+		Files: map[string]string{".codex/config.toml": `model = "{model}"
 model_provider = "checkfu"
 check_for_update_on_startup = false
 
@@ -126,10 +133,10 @@ enabled = false
 	"opencode": {
 		Vendor: "SST", Package: "opencode-ai@1.18.33",
 		Argv:    []string{"{install}/node_modules/opencode-ai/bin/opencode.exe", "acp"},
-		Dialect: "anthropic-messages",
+		Dialect: "anthropic-messages", Model: "claude-sonnet-4-5",
 		Env: []string{"HOME={home}", "XDG_CONFIG_HOME={home}/.config", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
 			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1"},
-		Files: map[string]string{".config/opencode/opencode.json": `{"model":"anthropic/claude-sonnet-4-5","small_model":"anthropic/claude-sonnet-4-5","autoupdate":false,"share":"disabled",
+		Files: map[string]string{".config/opencode/opencode.json": `{"model":"anthropic/{model}","small_model":"anthropic/{model}","autoupdate":false,"share":"disabled",
  "provider":{"anthropic":{"options":{"baseURL":"{model_url}/v1","apiKey":"{key}"}}}}
 `},
 		OptOuts: []string{"OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_DEFAULT_PLUGINS",
@@ -175,7 +182,7 @@ type Rendered struct {
 // (an absolute path inside the sandbox), the door's model URL. The only
 // key it writes anywhere is PlaceholderKey.
 func (a AgentLaunch) Render(install, home, modelURL string) Rendered {
-	r := strings.NewReplacer("{install}", install, "{home}", home, "{model_url}", modelURL, "{key}", PlaceholderKey)
+	r := strings.NewReplacer("{install}", install, "{home}", home, "{model_url}", modelURL, "{model}", a.Model, "{key}", PlaceholderKey)
 	out := Rendered{Files: map[string]string{}}
 	for _, s := range a.Argv {
 		out.Argv = append(out.Argv, r.Replace(s))

@@ -31,13 +31,20 @@ func TestAgentHarnesses(t *testing.T) {
 		for _, c := range r.Files {
 			all += "\n" + c
 		}
-		for _, ph := range []string{"{install}", "{home}", "{model_url}", "{key}"} {
+		for _, ph := range []string{"{install}", "{home}", "{model_url}", "{model}", "{key}"} {
 			if strings.Contains(all, ph) {
 				t.Errorf("%s: placeholder %s left unfilled", name, ph)
 			}
 		}
 		if !strings.Contains(all, url) {
 			t.Errorf("%s: not pointed at the door's model URL", name)
+		}
+		// A pinned model is the one the launch asks for.
+		if a.Model != "" && !strings.Contains(all, a.Model) {
+			t.Errorf("%s: pinned to %q, which the launch never names", name, a.Model)
+		}
+		if (a.Model == "") != (a.Dialect == "gemini") {
+			t.Errorf("%s: model %q for dialect %s", name, a.Model, a.Dialect)
 		}
 		if !slices.Contains(r.Env, "HOME="+home) {
 			t.Errorf("%s: HOME is not the session's private home: %v", name, r.Env)

@@ -62,8 +62,7 @@ func realAgent(t *testing.T, envName string) ([]string, string) {
 // it), the files of its private HOME, anything it sent over ACP, or the
 // log; the log holds the tool call, the model calls and the turn's end.
 func TestClaudeCodeThroughTheDoor(t *testing.T) {
-	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
-		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true})
+	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true})
 }
 
 // TestCodexThroughTheDoor is TestClaudeCodeThroughTheDoor for Codex's
@@ -72,18 +71,15 @@ func TestClaudeCodeThroughTheDoor(t *testing.T) {
 // (the harness entry's file), its MCP tools inside the namespace tool
 // mcp__checkfu.
 func TestCodexThroughTheDoor(t *testing.T) {
-	realTurn(t, realCase{envName: "CHECKFU_TEST_CODEX_ACP", harness: "codex", dialect: modelroute.OpenAIResponses, models: []string{"gpt-5.4"}})
+	realTurn(t, realCase{envName: "CHECKFU_TEST_CODEX_ACP", harness: "codex", dialect: modelroute.OpenAIResponses})
 }
 
 // A realCase is a pinned real agent's turn: the variable naming its
-// command, its harness entry, the dialect it speaks, the models the
-// route allows (the first is the one the agent is pinned to) and extra
-// settings.
+// command, its harness entry (whose pinned model is the one model the
+// route allows) and the dialect it speaks.
 type realCase struct {
 	envName, harness string
 	dialect          modelroute.Dialect
-	models           []string
-	env              []string
 	// refusalEndsTurn: the agent ends its turn when a permission
 	// request is refused, without telling its model.
 	refusalEndsTurn bool
@@ -123,7 +119,7 @@ func realTurn(t *testing.T, c realCase) {
 		if c.provider != nil {
 			cfg.Provider = c.provider
 		}
-	}, c.models...)
+	}, agent.Model)
 	var s *runner.Session
 	if c.profile == "" {
 		s = g.admitted(t)
@@ -151,7 +147,7 @@ func realTurn(t *testing.T, c realCase) {
 		collect(&said)(n)
 	}
 	a, err := s.Launch(ctx, runner.LaunchConfig{
-		Process: adapters.ProcessSpec{Argv: argv, Env: append(slices.Clone(c.env), marker)},
+		Process: adapters.ProcessSpec{Argv: argv, Env: []string{marker}},
 		Door:    clitest.Door(t), Agent: &agent, Install: install, Stderr: stderr, OnUpdate: onUpdate,
 	})
 	if err != nil {
@@ -250,16 +246,12 @@ func realTurn(t *testing.T, c realCase) {
 	case len(files) == 0:
 		t.Error("the agent wrote nothing in its private HOME")
 	}
-	for _, want := range []string{"skip allow  read_only_permission", "denial deny permission_missing refused_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + c.models[0], "turn_ended none  end_turn", "process_exited"} {
+	for _, want := range []string{"skip allow  read_only_permission", "denial deny permission_missing refused_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + agent.Model, "turn_ended none  end_turn", "process_exited"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
 }
-
-// claudeModels are the models the Claude Code test allows and pins the
-// agent to.
-var claudeModels = []string{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"}
 
 // procEnviron returns the environment and argv of every live process
 // whose environment holds the variable marker (the whole "K=V"): the door,
@@ -301,8 +293,7 @@ func TestClaudeCodeInTheJail(t *testing.T) {
 			argv[i] = filepath.Join(jailAgentsPath, rel)
 		}
 	}
-	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, models: claudeModels,
-		env: []string{"ANTHROPIC_MODEL=" + claudeModels[0], "ANTHROPIC_SMALL_FAST_MODEL=" + claudeModels[0]}, refusalEndsTurn: true,
+	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true,
 		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
 }
 
@@ -314,7 +305,7 @@ func TestClaudeCodeInTheJail(t *testing.T) {
 func TestCodexInTheJail(t *testing.T) {
 	_, install := realAgent(t, "CHECKFU_TEST_CODEX_ACP")
 	p := jailFor(t, install)
-	realTurn(t, realCase{argv: []string{}, harness: "codex", dialect: modelroute.OpenAIResponses, models: []string{"gpt-5.4"},
+	realTurn(t, realCase{argv: []string{}, harness: "codex", dialect: modelroute.OpenAIResponses,
 		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/adapters/jail"
+	"github.com/checkfu/checkfu/admission"
 	"github.com/checkfu/checkfu/internal/pgtest"
 	"github.com/checkfu/checkfu/runner/runnertest"
 )
@@ -131,7 +132,8 @@ func checkRealAgent(t *testing.T, out, agent string, ran bool) {
 		}
 		return
 	}
-	model := regexp.QuoteMeta(agentModels[agent][0])
+	launch, _ := admission.Agent(agent)
+	model := regexp.QuoteMeta(launch.Model)
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitle(agent)) + `: turn ended end_turn \(`),
 		regexp.MustCompile(`(?m)^  agent: ` + regexp.QuoteMeta(runnertest.ModelFinal) + `$`),

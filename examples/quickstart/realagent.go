@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,12 +47,9 @@ const jailAgentsPath = jail.BindRoot + "/agents"
 // The model key's custody binding: the key is a canary made per run.
 var modelCredential = custody.Binding{Namespace: "acme", Integration: "model", Handle: address.MustParseHandle("ch_mmmmmmmmmmmmmmmmmmmmmmmmmm")}
 
-// agentModels are the models the model route allows each agent, the
-// first being the one it is pinned to.
-var agentModels = map[string][]string{
-	"claude-code": {"claude-sonnet-4-5-20250929"},
-	"codex":       {"gpt-5.4"},
-}
+// quickstartAgents are the harness entries the quickstart runs: those
+// .ci/agents pins.
+var quickstartAgents = []string{"claude-code", "codex"}
 
 // agentTitle names an agent for the output, with the package its
 // harness entry pins.
@@ -79,7 +77,7 @@ func findAgent(o options) (*realAgent, string) {
 	}
 	name := cmp.Or(o.agent, "codex")
 	launch, ok := admission.Agent(name)
-	if !ok || agentModels[name] == nil {
+	if !ok || !slices.Contains(quickstartAgents, name) {
 		return nil, "skipped (-agent " + name + " is not claude-code or codex)"
 	}
 	enable := "set " + agentsDirEnv + " to a copy of .ci/agents after npm ci --ignore-scripts in it (as .ci/setup.d/50-real-agents.sh does)"
@@ -115,7 +113,7 @@ type mockModel struct {
 func startModel(a *realAgent, key string) *mockModel {
 	tool, ns := a.launch.Tool(runner.MCPServerName, "list_issues")
 	m := &runnertest.Model{Calls: []runnertest.ToolUse{{Tool: tool, Namespace: ns, Arguments: map[string]any{"state": "open"}}}}
-	return &mockModel{m: m, srv: m.Start(), dialect: modelroute.Dialect(a.launch.Dialect), models: agentModels[a.name], key: key}
+	return &mockModel{m: m, srv: m.Start(), dialect: modelroute.Dialect(a.launch.Dialect), models: []string{a.launch.Model}, key: key}
 }
 
 // connection is the model route's Connection: one registration of the
