@@ -274,7 +274,7 @@ func echoIn(s []byte, forms *echoSet) bool {
 	}
 	unescaped := s
 	if bytes.IndexByte(s, '\\') >= 0 {
-		unescaped = jsonUnescape(s)
+		unescaped = appendJSONUnescaped(forms.view(viewJSON, len(s)), s)
 		defer clear(unescaped)
 		if containsAny(unescaped, forms) {
 			return true
@@ -290,7 +290,7 @@ func echoIn(s []byte, forms *echoSet) bool {
 	if bytes.ContainsAny(unescaped, "\r\n") {
 		// Line-wrapped base64 (MIME, PEM, a file's contents): decoders
 		// skip the breaks.
-		joined := removeLineBreaks(unescaped)
+		joined := appendLineBreaksRemoved(forms.view(viewJoined, len(unescaped)), unescaped)
 		defer clear(joined)
 		if containsAny(joined, forms) {
 			return true
@@ -444,10 +444,14 @@ func indexEscape(s []byte) int {
 	return i
 }
 
-// removeLineBreaks returns a copy of s without its CR and LF bytes,
-// copying the text between them in bulk.
+// removeLineBreaks returns a copy of s without its CR and LF bytes.
 func removeLineBreaks(s []byte) []byte {
-	out := make([]byte, 0, len(s))
+	return appendLineBreaksRemoved(make([]byte, 0, len(s)), s)
+}
+
+// appendLineBreaksRemoved appends s to out without its CR and LF bytes,
+// copying the text between them in bulk.
+func appendLineBreaksRemoved(out, s []byte) []byte {
 	// cr is the next CR's offset in s, kept across the loop: looking it
 	// up again at every LF would scan the rest of s once per line.
 	cr := bytes.IndexByte(s, '\r')
@@ -525,7 +529,12 @@ func htmlRef(s []byte) (r rune, n int) {
 // wherever it stands (s need not be valid JSON): \" \\ \/ \b \f \n \r \t
 // and \uXXXX, with surrogate pairs joined. Anything else is copied as is.
 func jsonUnescape(s []byte) []byte {
-	out := make([]byte, 0, len(s))
+	return appendJSONUnescaped(make([]byte, 0, len(s)), s)
+}
+
+// appendJSONUnescaped appends s to out with its JSON string escapes
+// decoded, as jsonUnescape.
+func appendJSONUnescaped(out, s []byte) []byte {
 	for {
 		i := bytes.IndexByte(s, '\\')
 		if i < 0 {

@@ -15,21 +15,60 @@ type echoSet struct {
 	forms    [][]byte
 	short    int         // the length of the shortest form
 	filtered bool        // search long texts through filter, built on first use
+	stream   bool        // made for a stream: keeps its view buffers (views)
 	filter   *gramFilter // nil until built, or when the forms are too short for it
+	// views are a stream set's buffers for the JSON and line-break views
+	// of a text, kept from one batch to the next (see maxKeptView); each
+	// is cleared after every use. A set made for one answer keeps none.
+	views [numViews][]byte
 }
+
+// The views a stream set keeps a buffer for.
+const (
+	viewJSON = iota
+	viewJoined
+	numViews
+)
+
+// maxKeptView is the largest view buffer a stream set keeps for its next
+// batch, 256 KiB (four of the model route's 64 KiB batches): a longer
+// text's views are allocated for it and dropped after, so a provider's
+// one long event does not hold memory for the rest of its stream.
+const maxKeptView = 256 << 10
 
 // newEchoSet returns the set of forms (non-empty); filtered asks for the
-// one-pass search of long texts, worth its set-up for a stream.
+// one-pass search of long texts, worth its set-up for a stream, and
+// keeps the buffers of its views from one text to the next.
 func newEchoSet(forms [][]byte, filtered bool) *echoSet {
-	return &echoSet{forms: forms, short: shortest(forms), filtered: filtered}
+	return &echoSet{forms: forms, short: shortest(forms), filtered: filtered, stream: filtered}
 }
 
-// clear zeroes what the set derived from the forms.
+// clear zeroes what the set derived from the forms, and the view
+// buffers it kept.
 func (e *echoSet) clear() {
 	if e.filter != nil {
 		clear(e.filter.grams)
 		clear(e.filter.bits[:])
 	}
+	for i := range e.views {
+		clear(e.views[i][:cap(e.views[i])])
+		e.views[i] = nil
+	}
+}
+
+// view returns an empty buffer with room for n bytes for view i of a
+// text. A stream set (filtered) keeps it for the next text when n is at
+// most maxKeptView; the caller clears what it wrote after every use, so
+// a kept buffer holds nothing between uses.
+func (e *echoSet) view(i, n int) []byte {
+	if !e.stream || n > maxKeptView {
+		return make([]byte, 0, n)
+	}
+	if cap(e.views[i]) < n {
+		// The old buffer was cleared after its last use.
+		e.views[i] = make([]byte, 0, max(n, filterMinText))
+	}
+	return e.views[i][:0]
 }
 
 // filterMinText is the shortest text a filtered set searches through its

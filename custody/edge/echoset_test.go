@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -73,5 +74,78 @@ func TestEchoSetFiltersOnlyLongTexts(t *testing.T) {
 	}
 	if containsAny(pad, set) {
 		t.Fatal("found a form in padding")
+	}
+}
+
+// TestStreamSetViewsAgreeWithFreshOnes: a stream set, which keeps its
+// view buffers from one text to the next, answers each text of a
+// sequence as a set made for that text alone does, whatever the texts
+// before it held (forms wrapped in lines, JSON-escaped, texts longer and
+// shorter than the last); and between texts its kept buffers hold only
+// zeros.
+func TestStreamSetViewsAgreeWithFreshOnes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tok := rapid.SliceOfN(rapid.SampledFrom([]byte("abcXYZ019+/=_-")), 4, 40).Draw(t, "tok")
+		list, buf := echoForms(tok)
+		defer clear(buf)
+		stream := newEchoSet(list, true)
+		defer stream.clear()
+		for range rapid.IntRange(1, 6).Draw(t, "texts") {
+			var text []byte
+			for range rapid.IntRange(0, 30).Draw(t, "pieces") {
+				switch rapid.IntRange(0, 3).Draw(t, "kind") {
+				case 0:
+					text = append(text, rapid.SliceOfN(rapid.SampledFrom([]byte("ab\r\n\\\"u0/ ")), 0, 64).Draw(t, "bytes")...)
+				case 1:
+					text = append(text, bytes.Repeat([]byte("data: x\n\n"), rapid.IntRange(0, filterMinText/4).Draw(t, "long"))...)
+				case 2: // a form cut by a line break
+					f := list[rapid.IntRange(0, len(list)-1).Draw(t, "form")]
+					i := rapid.IntRange(0, len(f)).Draw(t, "cut")
+					text = append(append(append(text, f[:i]...), "\r\n"[rapid.IntRange(0, 1).Draw(t, "eol"):]...), f[i:]...)
+				case 3: // a form with its first byte JSON-escaped
+					f := list[rapid.IntRange(0, len(list)-1).Draw(t, "escaped")]
+					text = append(fmt.Appendf(text, `\u%04x`, f[0]), f[1:]...)
+				}
+			}
+			fresh := newEchoSet(list, false)
+			if got, want := echoIn(text, stream), echoIn(text, fresh); got != want {
+				t.Fatalf("stream set says %v, a fresh set %v, in %q", got, want, text)
+			}
+			for i, v := range stream.views {
+				if !bytes.Equal(v[:cap(v)], make([]byte, cap(v))) {
+					t.Fatalf("view buffer %d holds bytes after a text", i)
+				}
+			}
+		}
+	})
+}
+
+// TestStreamSetKeepsViewsUpToMaxKeptView: a stream set keeps a view's
+// buffer (the JSON view, the line-break view) for a text of maxKeptView
+// bytes, and none for one of maxKeptView+1; a set made for one answer
+// keeps none at all.
+func TestStreamSetKeepsViewsUpToMaxKeptView(t *testing.T) {
+	list, buf := echoForms([]byte("sk-test-0123456789abcdefghijklmnop"))
+	defer clear(buf)
+	for view, unit := range map[int]string{viewJSON: `\/`, viewJoined: "x\n"} {
+		for _, c := range []struct {
+			stream bool
+			n      int
+			kept   bool
+		}{{true, maxKeptView, true}, {true, maxKeptView + 1, false}, {false, maxKeptView, false}} {
+			set := newEchoSet(list, c.stream)
+			if echoIn(bytes.Repeat([]byte(unit), c.n/2+1)[:c.n], set) {
+				t.Fatal("found a form in padding")
+			}
+			if kept := cap(set.views[view]) >= c.n; kept != c.kept {
+				t.Fatalf("stream %v, text of %d bytes: view %d kept %d bytes", c.stream, c.n, view, cap(set.views[view]))
+			}
+			set.clear()
+			for _, v := range set.views {
+				if v != nil {
+					t.Fatal("clear left a view buffer")
+				}
+			}
+		}
 	}
 }

@@ -161,4 +161,10 @@ var mutants = []mutation.Mutant{
 	{Name: "remote call: no edge evidence", File: "remote.go",
 		Edits: []mutation.Edit{{Old: "return t.record(ctx, &ev, err)", New: "_ = ev\n\treturn err"}},
 		Kills: "TestRemoteAttachesAndScreens"},
+	{Name: "stream screen: a kept view buffer not cleared after use", File: "echo.go",
+		Edits: []mutation.Edit{{Old: "joined := appendLineBreaksRemoved(forms.view(viewJoined, len(unescaped)), unescaped)\n\t\tdefer clear(joined)", New: "joined := appendLineBreaksRemoved(forms.view(viewJoined, len(unescaped)), unescaped)"}},
+		Kills: "TestStreamSetViewsAgreeWithFreshOnes"},
+	{Name: "stream screen: view buffers kept past maxKeptView", File: "echoset.go",
+		Edits: []mutation.Edit{{Old: "if !e.stream || n > maxKeptView {", New: "if !e.stream {"}},
+		Kills: "TestStreamSetKeepsViewsUpToMaxKeptView"},
 }
