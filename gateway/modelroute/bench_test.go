@@ -22,7 +22,7 @@ func BenchmarkRelay(b *testing.B) {
 	for b.Loop() {
 		src.Reset(stream)
 		u, err := modelroute.Relay(io.Discard, nil, &chunks{src}, modelroute.AnthropicMessages, nil)
-		if err != nil || u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10}) {
+		if err != nil || u != (modelroute.Usage{InputTokens: 100, OutputTokens: 10, Final: true}) {
 			b.Fatal(u, err)
 		}
 	}
