@@ -26,7 +26,10 @@
 //     events only, each bounded (MaxEventBytes); the events one read
 //     completed (MaxBatchBytes) pass a screen (the edge's echo check)
 //     together before a byte of them is written, and it reads the
-//     provider's usage from them (Usage).
+//     provider's usage from them (Usage). One batch is screened and
+//     written on a goroutine of its own while the next is read; no
+//     batch is handed on after one failed, and Relay returns only once
+//     nothing more will be written.
 //
 // Invariants: nothing here holds or reads a key; the request's content
 // (prompt, completion) is never kept, only the model, the token counts

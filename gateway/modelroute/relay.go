@@ -40,36 +40,51 @@ const MaxBatchBytes = 64 << 10
 // the usage the stream reported, with the first error: the screen's,
 // [CodeModelEventTooLarge], dst's, or src's (io.EOF is the stream's
 // normal end and is not an error; a partial last event is dropped).
+// After the screen or dst fails, the usage is what the stream reported
+// up to the end of the failed batch.
+//
+// The screen and the write of one batch run on a goroutine of their own
+// while the next batch is read (a batchWriter), so at most two batches
+// are held: the one being screened or written, and the one being read.
+// Relay waits for the batch before to be written before it hands on the
+// next, and returns only once nothing more will be written: dst, flush
+// and screen are never called after it returns.
 //
 // The screen sees a batch at a time: a key split by the provider across
 // two batches is not caught (the echo check's known limit for split
 // values, see custody/edge).
 func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
+	w := startBatchWriter(dst, flush, screen)
+	u, err := relayEvents(w, src, d)
+	if wu, werr := w.close(); werr != nil {
+		// The failed batch came before anything relayEvents read after
+		// it: its error is the first.
+		return wu, werr
+	}
+	return u, err
+}
+
+// relayEvents reads src's events into batches and hands each to w, as
+// Relay describes; it returns the usage read and the first error it
+// saw, which w.close may precede with an earlier batch's.
+func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 	ur := usageReader{d: d}
 	br := bufio.NewReaderSize(src, MaxBatchBytes)
-	// batch holds the whole events read and not yet written, batch[:end],
-	// then what has arrived of the next; each byte is copied into it once.
+	// batch holds the whole events read and not yet handed on,
+	// batch[:end], then what has arrived of the next; each byte is
+	// copied into it once.
 	var batch, data []byte
 	end := 0
 	send := func() error {
 		if end == 0 {
 			return nil
 		}
-		if screen != nil {
-			if err := screen(batch[:end]); err != nil {
-				return err
-			}
-		}
-		if _, err := dst.Write(batch[:end]); err != nil {
-			return err
-		}
-		if flush != nil {
-			flush()
-		}
 		// send runs only where an event has just ended, or at the end of
-		// the stream, where a partial event is dropped.
-		batch, end = batch[:0], 0
-		return nil
+		// the stream, where a partial event is dropped. The batch goes
+		// to w; the one w wrote before comes back to be filled.
+		next, err := w.send(batch[:end], ur.u)
+		batch, end = next[:0], 0
+		return err
 	}
 	for {
 		line, err := readLine(br, MaxEventBytes-(len(batch)-end))
@@ -100,6 +115,98 @@ func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen)
 			}
 		}
 	}
+}
+
+// A batchWriter screens, writes and flushes the batches Relay hands it,
+// in order, one at a time, on a goroutine of its own.
+type batchWriter struct {
+	dst    io.Writer
+	flush  func()
+	screen Screen
+	work   chan written // the batch to write; closed by close
+	back   chan written // the batch written, with its error
+	busy   bool         // a batch is on work and not yet back
+	failed *written     // the first batch that failed, once seen
+	spare  []byte       // a written batch's buffer, to be filled again
+}
+
+// written is one batch, the usage read up to its end, and the error of
+// screening or writing it.
+type written struct {
+	b   []byte
+	u   Usage
+	err error
+}
+
+// startBatchWriter starts the writer's goroutine; close stops it.
+func startBatchWriter(dst io.Writer, flush func(), screen Screen) *batchWriter {
+	w := &batchWriter{dst: dst, flush: flush, screen: screen, work: make(chan written), back: make(chan written, 1)}
+	go w.run()
+	return w
+}
+
+// run writes each batch: screened first, and written (then flushed)
+// only when the screen passed it. send hands on no batch after one has
+// failed.
+func (w *batchWriter) run() {
+	for j := range w.work {
+		if w.screen != nil {
+			j.err = w.screen(j.b)
+		}
+		if j.err == nil {
+			_, j.err = w.dst.Write(j.b)
+		}
+		if j.err == nil && w.flush != nil {
+			w.flush()
+		}
+		w.back <- j
+	}
+	close(w.back)
+}
+
+// send waits for the batch handed on before to be written, then hands
+// on b with the usage read up to its end, and returns a buffer for the
+// next batch. Once a batch has failed it hands on nothing and returns
+// that batch's error.
+func (w *batchWriter) send(b []byte, u Usage) ([]byte, error) {
+	if err := w.wait(); err != nil {
+		return nil, err
+	}
+	next := w.spare
+	w.spare = nil
+	w.work <- written{b: b, u: u}
+	w.busy = true
+	return next, nil
+}
+
+// wait waits for the batch handed on, if any, and returns the first
+// failed batch's error.
+func (w *batchWriter) wait() error {
+	if w.busy {
+		j := <-w.back
+		w.busy = false
+		if j.err != nil && w.failed == nil {
+			w.failed = &j
+		}
+		w.spare = j.b
+	}
+	if w.failed != nil {
+		return w.failed.err
+	}
+	return nil
+}
+
+// close waits for the last batch handed on and stops the goroutine; it
+// returns the first failed batch's usage and error, if one failed.
+func (w *batchWriter) close() (Usage, error) {
+	err := w.wait()
+	close(w.work)
+	for range w.back {
+	}
+	if err != nil {
+		return w.failed.u, err
+	}
+	return Usage{}, nil
 }
 
 // eventData appends to dst the data of the event ev, its lines each

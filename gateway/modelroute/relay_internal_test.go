@@ -152,3 +152,54 @@ func TestTrimEOL(t *testing.T) {
 		}
 	})
 }
+
+// TestRelayWritesOnlyScreenedBatches: with the screen and the writes on
+// the writer's goroutine, every write is of the batch the screen passed
+// last and not yet written, whole; after the screen refuses a batch
+// nothing more is written, and Relay returns the refusal; dst, flush
+// and the screen are never called after Relay returns.
+func TestRelayWritesOnlyScreenedBatches(t *testing.T) {
+	lines := []string{"", "data: x", "data: REFUSE", "event: e", strings.Repeat("y", 5000)}
+	rapid.Check(t, func(t *rapid.T) {
+		var s strings.Builder
+		for _, l := range rapid.SliceOfN(rapid.SampledFrom(lines), 0, 80).Draw(t, "lines") {
+			s.WriteString(l + "\n")
+		}
+		sizes := rapid.SliceOfN(rapid.IntRange(1, 20000), 0, 40).Draw(t, "sizes")
+		var passed []byte
+		refused, returned := false, false
+		var out bytes.Buffer
+		screen := func(p []byte) error {
+			if returned || refused || passed != nil {
+				t.Fatalf("screen called after Relay returned (%v), after a refusal (%v), or before the batch it passed was written", returned, refused)
+			}
+			if bytes.Contains(p, []byte("REFUSE")) {
+				refused = true
+				return checkfu.Refuse(CodeModelEventTooLarge, "refused")
+			}
+			passed = bytes.Clone(p)
+			return nil
+		}
+		dst := writerFunc(func(p []byte) (int, error) {
+			if returned || !bytes.Equal(p, passed) {
+				t.Fatalf("wrote %q after Relay returned (%v), or not the batch the screen passed last (%q)", p, returned, passed)
+			}
+			passed = nil
+			return out.Write(p)
+		})
+		_, err := Relay(dst, func() {
+			if returned {
+				t.Fatal("flushed after Relay returned")
+			}
+		}, &pieces{[]byte(s.String()), sizes}, OpenAIChat, screen)
+		returned = true
+		if refused != (err != nil) || bytes.Contains(out.Bytes(), []byte("REFUSE")) {
+			t.Fatalf("refused %v, Relay returned %v, wrote %q", refused, err, out.String())
+		}
+	})
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
