@@ -41,9 +41,12 @@
 //     channel names none.
 //   - An agent's own model call ([Channel.Model]) passes the same order,
 //     with the model route's checks in the place of the arguments: the
-//     model registration, the dialect's one method and path and a strict
-//     body, the allowed models, the rules, the session's model budget
-//     (checked before the decision, spent as the call leaves), the lease.
+//     model registration, the dialect's method and path (Anthropic
+//     Messages' count_tokens too, sent to the registered resource
+//     followed by "/count_tokens", never a path the agent chose) and a
+//     strict body, the allowed models, the rules, the session's model
+//     budget (checked before the decision, spent as the call leaves; a
+//     token count spends a request and no tokens), the lease.
 //     The edge attaches the model key ([edge.Edge.Stream]); the agent's
 //     own credential or routing headers never travel. Its result is a
 //     model_result event: the model, the tokens, the status, the

@@ -38,13 +38,18 @@ type ModelCall struct {
 //     grants it ([authz.CodePermissionMissing]);
 //  3. registration: a model registration whose resource is the
 //     profile's ([authz.CodeCapabilityMismatch]);
-//  4. request: the dialect's one method and path, no query, a strict
-//     JSON body naming a model ([modelroute.CodeModelPathRefused],
+//  4. request: POST on one of the dialect's paths (its one path, or
+//     Anthropic Messages' token count, [modelroute.Dialect.Serves]), no
+//     query, a strict JSON body naming a model
+//     ([modelroute.CodeModelPathRefused],
 //     [modelroute.CodeModelRequestInvalid]);
 //  5. model: exactly one of the registration's models
 //     ([modelroute.CodeModelNotAllowed]);
-//  6. rules: the request to the registered resource, with the headers
-//     the dialect keeps, decided by the Connection's egress rules;
+//  6. rules: the request to the registered resource (for a token count,
+//     the resource followed by "/count_tokens",
+//     [modelroute.Request.Upstream]; never a path the agent chose), with
+//     the headers the dialect keeps, decided by the Connection's egress
+//     rules;
 //  7. budget: the session's model budget for the capability (shared by
 //     every channel of the session), in requests and in tokens
 //     ([modelroute.CodeModelBudgetExhausted]), is not spent;
@@ -62,7 +67,9 @@ type ModelCall struct {
 //     without its final usage (the agent hung up, the provider cut or
 //     reported none) is charged at least the request's own output cap,
 //     or the rest of the budget when it named none
-//     ([modelroute.Meter.Settle]).
+//     ([modelroute.Meter.Settle]). A token count spends one request of
+//     the budget and holds and is charged no tokens (0 in its event):
+//     the provider generates nothing for it.
 //
 // A refusal at any step before 9 writes nothing to w, spends nothing and
 // opens no credential; the caller answers the agent. Once the answer's
@@ -211,12 +218,14 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	if authz.ValidModelName(req.Model) {
 		ev.Tool, ev.Model = req.Model, req.Model
 	}
-	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: reg.Resource, Effect: reg.Effect, Body: bytes.Clone(call.Body)}
+	// The action is the request the route sends: the registered
+	// resource, or its token count's (never a path the agent chose).
+	action := authz.Action{Capability: capability, Operation: reg.Operation, Resource: req.Upstream(reg.Resource), Effect: reg.Effect, Body: bytes.Clone(call.Body)}
 	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), tool: reg.Tool.Name, protocol: reg.Protocol, lease: ch.lease, session: rc.Session,
 		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect, request: req}
 	ev.Action, ev.Effect = d.digest, action.Effect
 	// 6. The rules decide the request the route will send.
-	hreq, err := http.NewRequestWithContext(context.Background(), reg.Operation, reg.Resource, bytes.NewReader(d.action.Body))
+	hreq, err := http.NewRequestWithContext(context.Background(), reg.Operation, d.action.Resource, bytes.NewReader(d.action.Body))
 	if err != nil {
 		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s: the registered resource does not form a request", checkfu.Quote(capability))
 	}

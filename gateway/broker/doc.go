@@ -45,8 +45,11 @@
 //     MCP message is served as HTTP/1.1, and each request goes through
 //     the channel's pipeline as a model call (pipeline.Channel.Model),
 //     which attaches the model key at the edge. The door's model relay
-//     brings the agent's requests here byte for byte. A refusal is an
-//     HTTP error whose body names the code alone. Bounds:
+//     brings the agent's requests here byte for byte. A request goes to
+//     the model registration whose dialect serves its path (Anthropic
+//     Messages serves its count_tokens path too, so Claude Code's count
+//     a turn spends none of the channel's refusal budget). A refusal is
+//     an HTTP error whose body names the code alone. Bounds:
 //     [MaxModelConnections], [MaxPending] connections waiting at most
 //     [FirstByteTimeout] for their first byte, [MaxModelHeaderBytes],
 //     [ModelIdleTimeout], and [MaxModelHeldBytes] of request bodies

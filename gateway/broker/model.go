@@ -132,9 +132,9 @@ func (b *Broker) serveModel(ctx context.Context, c *peeked) error {
 }
 
 // modelCapability returns the capability of the channel's model route
-// for a request to path: the model registration whose dialect's path it
-// is, else the first model registration (which refuses the path), else
-// "".
+// for a request to path: the model registration whose dialect serves it
+// (its path, or Anthropic Messages' token count), else the first model
+// registration (which refuses the path), else "".
 func (b *Broker) modelCapability(path string) string {
 	first := ""
 	for _, pt := range b.ch.Tools() {
@@ -142,7 +142,7 @@ func (b *Broker) modelCapability(path string) string {
 		if !ok || reg.Protocol != authz.ModelAPI {
 			continue
 		}
-		if reg.Model.Dialect.Path() == path {
+		if reg.Model.Dialect.Serves(path) {
 			return pt.Capability
 		}
 		if first == "" {

@@ -149,7 +149,7 @@ func TestModelRouteRefusals(t *testing.T) {
 		code                 checkfu.Code
 	}{
 		{"POST", "/v1/messages", `{"model":"claude-opus-4","stream":true}`, 403, "model_not_allowed"},
-		{"POST", "/v1/messages/count_tokens", `{"model":"` + rigtest.AllowedModel + `"}`, 404, "model_path_refused"},
+		{"POST", "/v1/messages/batches", `{"model":"` + rigtest.AllowedModel + `"}`, 404, "model_path_refused"},
 		{"GET", "/api/claude_code/organizations/metrics_enabled", "", 404, "model_path_refused"},
 		{"POST", "/v1/messages?other=1", allowed, 404, "model_path_refused"},
 		{"POST", "/v1/messages", `{"messages":[]}`, 400, "model_request_invalid"},

@@ -138,6 +138,16 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "			charge = http.StatusOK", New: "			charge = 0"}},
 		Kills: "TestModelStreamCutBeforeAnyEventIsCharged"},
 	{Name: "a request's body length not read", File: "../../gateway/modelroute/dialect.go",
-		Edits: []mutation.Edit{{Old: "Bytes: int64(len(body))}", New: "Bytes: 0}"}},
+		Edits: []mutation.Edit{{Old: "Bytes: int64(len(body)), CountTokens", New: "Bytes: 0, CountTokens"}},
 		Kills: "TestModelStreamCutBeforeAnyEventIsCharged"},
+	// Anthropic Messages' token count, over the socket.
+	{Name: "count_tokens sent to the messages path", File: "../../custody/pipeline/model.go",
+		Edits: []mutation.Edit{{Old: "Resource: req.Upstream(reg.Resource)", New: "Resource: reg.Resource"}},
+		Kills: "TestModelRouteCountTokens"},
+	{Name: "count_tokens charged as a messages call without usage", File: "../../gateway/modelroute/policy.go",
+		Edits: []mutation.Edit{{Old: "	if r.CountTokens {\n		return Usage{}\n	}\n", New: ""}},
+		Kills: "TestModelRouteCountTokens|TestModelRouteCountTokensOutlastsTheRefusalBudget"},
+	{Name: "count_tokens accepted for an OpenAI dialect", File: "../../gateway/modelroute/dialect.go",
+		Edits: []mutation.Edit{{Old: "	if d == AnthropicMessages {\n		return d.Path() + CountTokensSuffix", New: "	if d.Path() != \"\" {\n		return d.Path() + CountTokensSuffix"}},
+		Kills: "TestModelRouteCountTokens"},
 }

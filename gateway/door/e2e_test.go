@@ -76,10 +76,10 @@ func agentMain() int {
 	}
 	model("model allowed", "POST", "/v1/messages?beta=true", msg(rigtest.AllowedModel))
 	model("model refused", "POST", "/v1/messages?beta=true", msg("claude-opus-4"))
-	model("path refused", "POST", "/v1/messages/count_tokens?beta=true", msg(rigtest.AllowedModel))
+	model("count tokens", "POST", "/v1/messages/count_tokens?beta=true", `{"model":"`+rigtest.AllowedModel+`","messages":[{"role":"user","content":"list the open issues"}]}`)
+	model("path refused", "POST", "/v1/messages/batches?beta=true", msg(rigtest.AllowedModel))
 	model("metrics refused", "GET", "/api/claude_code/organizations/metrics_enabled", "")
 	model("model allowed 2", "POST", "/v1/messages", msg(rigtest.AllowedModel))
-	model("model allowed 3", "POST", "/v1/messages", msg(rigtest.AllowedModel))
 	model("over budget", "POST", "/v1/messages", msg(rigtest.AllowedModel))
 
 	// The tools, through the door's stdio MCP server, as an agent
@@ -128,7 +128,9 @@ func agentMain() int {
 // under the real door program (cmd/checkfu-door run): its Messages
 // requests reach the scripted model server (a mock) through the door's
 // model relay and the plane's model route, which attaches the key at the
-// edge; a refused model, a refused path and a request over the budget
+// edge, and so does its count_tokens request (Claude Code's, a request of
+// the budget charged no tokens); a refused model, a refused path and a
+// request over the budget
 // get their codes before the model server sees anything; its tool calls
 // go through the door's stdio MCP server. Neither the model key nor the
 // tool credential is in anything the agent received, its environment,
@@ -182,8 +184,8 @@ func TestModelRouteThroughTheDoor(t *testing.T) {
 		text   string
 	}{
 		"model allowed":   {200, "hello from the scripted model"},
+		"count tokens":    {200, `{"input_tokens":100}`},
 		"model allowed 2": {200, "event: message_stop"},
-		"model allowed 3": {200, "event: message_stop"},
 		"model refused":   {403, `"refused: model_not_allowed"`},
 		"path refused":    {404, `"refused: model_path_refused"`},
 		"metrics refused": {404, `"refused: model_path_refused"`},
@@ -197,10 +199,15 @@ func TestModelRouteThroughTheDoor(t *testing.T) {
 		}
 	}
 	// The scripted model server saw the key, attached by the edge, on the
-	// three allowed requests only, and never the agent's placeholder.
+	// three allowed requests only (the count at its own path), and never
+	// the agent's placeholder.
 	received := r.Model.Received()
-	if len(received) != rigtest.ModelRequests {
-		t.Errorf("the model server received %d requests, want %d", len(received), rigtest.ModelRequests)
+	var paths []string
+	for _, req := range received {
+		paths = append(paths, req.Path)
+	}
+	if want := []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/messages"}; !slices.Equal(paths, want) {
+		t.Errorf("the model server received %q, want %q", paths, want)
 	}
 	for i, req := range received {
 		if req.Header.Get("X-Api-Key") != rigtest.ModelCanary || req.Header.Get("Authorization") != "" {
@@ -240,7 +247,8 @@ func TestModelRouteThroughTheDoor(t *testing.T) {
 			results = append(results, fmt.Sprintf("%s %d in=%d out=%d", ev.Model, ev.Status, ev.InputTokens, ev.OutputTokens))
 		}
 	}
-	if want := slices.Repeat([]string{rigtest.AllowedModel + " 200 in=100 out=10"}, rigtest.ModelRequests); !slices.Equal(results, want) {
+	used, counted := rigtest.AllowedModel+" 200 in=100 out=10", rigtest.AllowedModel+" 200 in=0 out=0"
+	if want := []string{used, counted, used}; !slices.Equal(results, want) {
 		t.Errorf("model results: %q, want %q", results, want)
 	}
 }

@@ -4,8 +4,9 @@ import "github.com/checkfu/checkfu"
 
 // Refusal codes of the model route.
 const (
-	// CodeModelPathRefused: the request is not the dialect's one method
-	// and path (another path, another method, a query).
+	// CodeModelPathRefused: the request is not POST on one of the
+	// dialect's paths (its own, or Anthropic Messages' count_tokens):
+	// another path or sub-path, another method, a query.
 	CodeModelPathRefused checkfu.Code = "model_path_refused"
 	// CodeModelRequestInvalid: the body is not a strict JSON object of at
 	// most MaxRequestBytes with a non-empty string "model" and, if

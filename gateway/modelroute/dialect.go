@@ -29,7 +29,9 @@ const (
 	OpenAIChat Dialect = "openai-chat"
 )
 
-// Path returns the dialect's one path, or "" for an unknown dialect.
+// Path returns the dialect's path, or "" for an unknown dialect: the
+// path of its registrations' resource, and the one path it serves but
+// the token count (CountTokensPath).
 func (d Dialect) Path() string {
 	switch d {
 	case AnthropicMessages:
@@ -40,6 +42,28 @@ func (d Dialect) Path() string {
 		return "/v1/chat/completions"
 	}
 	return ""
+}
+
+// CountTokensSuffix follows the Anthropic Messages path in the one other
+// path a dialect serves: POST /v1/messages/count_tokens, where the
+// provider counts a Messages body's input tokens and generates nothing.
+// Claude Code sends one a turn.
+const CountTokensSuffix = "/count_tokens"
+
+// CountTokensPath returns the dialect's token-counting path, its Path
+// followed by CountTokensSuffix: Anthropic Messages' only. Any other
+// dialect has none ("").
+func (d Dialect) CountTokensPath() string {
+	if d == AnthropicMessages {
+		return d.Path() + CountTokensSuffix
+	}
+	return ""
+}
+
+// Serves reports whether path is exactly one of the dialect's paths: its
+// Path, or its CountTokensPath. No other sub-path, prefix or suffix is.
+func (d Dialect) Serves(path string) bool {
+	return path != "" && (path == d.Path() || path == d.CountTokensPath())
 }
 
 // KeyHeader returns the header the outbound edge puts the model key in
@@ -110,11 +134,31 @@ type Request struct {
 	// charged at least as many input tokens (a token is at least a byte
 	// of the text it stands for).
 	Bytes int64
+	// CountTokens reports a request to the dialect's CountTokensPath:
+	// the provider counts its input and generates nothing, so it is
+	// charged no tokens (Meter.Settle), and it goes to the registered
+	// resource followed by CountTokensSuffix (Upstream).
+	CountTokens bool
+}
+
+// Upstream returns the URL r is sent to, given the registration's
+// resource (which ends with the dialect's Path, and has no query or
+// fragment): the resource itself, or for a token count the resource
+// followed by CountTokensSuffix. Nothing of the agent's own path is in
+// it.
+func (r Request) Upstream(resource string) string {
+	if r.CountTokens {
+		return resource + CountTokensSuffix
+	}
+	return resource
 }
 
 // ParseRequest reads an agent's request in dialect d. The method must be
-// POST and the path exactly the dialect's, with no query but
-// AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]); the body a strict JSON object (no repeated
+// POST and the path exactly one the dialect serves (its Path, or for
+// Anthropic Messages its CountTokensPath), with no query but
+// AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]).
+// A token count's body is read as a Messages body. The body must be a
+// strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
 // "model" of at most 256 bytes and, if present, a boolean "stream",
 // integer output caps and tools whose "type" is a string
@@ -123,7 +167,7 @@ type Request struct {
 // web_fetch server tool, an OpenAI Responses "mcp" tool) is refused
 // ([CodeModelToolRefused]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
-	if d.Path() == "" || method != http.MethodPost || path != d.Path() || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
+	if !d.Serves(path) || method != http.MethodPost || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}
 	var fields struct {
@@ -151,7 +195,7 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 			return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request asks for the provider-side tool %s", checkfu.Quote(tool.Type))
 		}
 	}
-	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream, Bytes: int64(len(body))}
+	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream, Bytes: int64(len(body)), CountTokens: path == d.CountTokensPath()}
 	for _, c := range map[Dialect][]*int64{
 		AnthropicMessages: {fields.MaxTokens},
 		OpenAIResponses:   {fields.MaxOutputTokens},

@@ -5,17 +5,26 @@
 // and decides nothing it would need a key or the network for:
 //
 //   - a Dialect is one model API (Anthropic Messages, OpenAI Responses,
-//     OpenAI Chat Completions): its one path and method, the headers an
-//     agent's request may keep, and where the provider reports usage;
+//     OpenAI Chat Completions): its path and method, the headers an
+//     agent's request may keep, and where the provider reports usage.
+//     Anthropic Messages alone serves one more path, its token count
+//     (POST /v1/messages/count_tokens, which Claude Code sends once a
+//     turn);
 //   - ParseRequest reads an agent's request (path, method, strict JSON
-//     body) into the model it asks for and whether it streams, refusing
-//     any other path or method ([CodeModelPathRefused]) and a body that
-//     is not a strict JSON object naming a model
-//     ([CodeModelRequestInvalid]);
+//     body) into the model it asks for, whether it streams and whether
+//     it is a token count, refusing any other path, sub-path or method
+//     ([CodeModelPathRefused]) and a body that is not a strict JSON
+//     object naming a model ([CodeModelRequestInvalid]); a token count's
+//     body is read as a Messages body;
+//   - Request.Upstream is where a request goes: the registration's
+//     resource, or for a token count the resource followed by
+//     "/count_tokens"; never a path the agent chose;
 //   - Policy checks the model against the session's allowed models
 //     ([CodeModelNotAllowed]) and a Meter the session's budget in
 //     requests and tokens ([CodeModelBudgetExhausted]), both before the
-//     upstream sees anything;
+//     upstream sees anything. A token count spends one request and
+//     holds and is charged no tokens: the provider generates nothing,
+//     and the input_tokens it answers are a count, not a use;
 //   - Headers keeps only the headers the dialect lists (content type,
 //     accept, API version and beta flags): every credential- or
 //     routing-bearing header the agent sends (Authorization, x-api-key,
@@ -33,6 +42,8 @@
 //
 // Invariants: nothing here holds or reads a key; the request's content
 // (prompt, completion) is never kept, only the model, the token counts
-// and the status; every refusal is a *checkfu.Refusal with a code of
-// codes.go.
+// and the status; no byte of the agent's path reaches the upstream URL
+// (Upstream appends a constant, and only to a request whose path equals
+// the dialect's count path exactly); every refusal is a
+// *checkfu.Refusal with a code of codes.go.
 package modelroute

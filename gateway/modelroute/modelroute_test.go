@@ -15,8 +15,9 @@ import (
 	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
-// TestParseRequest: the dialect's one method and path, a strict JSON
-// object naming a model; anything else refused with its code.
+// TestParseRequest: the dialect's one method and path (and for
+// Anthropic Messages its token count's), a strict JSON object naming a
+// model; anything else refused with its code.
 func TestParseRequest(t *testing.T) {
 	ok := []struct {
 		d      modelroute.Dialect
@@ -39,7 +40,19 @@ func TestParseRequest(t *testing.T) {
 		code                      error
 	}{
 		{"GET", "/v1/messages", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
-		{"POST", "/v1/messages/count_tokens", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/batches", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokens/x", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokens/", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokensx", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokens/../../models", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages//count_tokens", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/count_tokens", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"GET", "/v1/messages/count_tokens", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokens", "beta=false", `{"model":"m"}`, modelroute.CodeModelPathRefused},
+		{"POST", "/v1/messages/count_tokens", "", `{"messages":[]}`, modelroute.CodeModelRequestInvalid},
+		{"POST", "/v1/messages/count_tokens", "", `{"model":"a","model":"b"}`, modelroute.CodeModelRequestInvalid},
+		{"POST", "/v1/messages/count_tokens", "", `{"model":"m","mcp_servers":[{"url":"https://exfil.example/mcp"}]}`, modelroute.CodeModelToolRefused},
+		{"POST", "/v1/messages/count_tokens", "", `{"model":"m","tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]}`, modelroute.CodeModelToolRefused},
 		{"POST", "/v1/messages", "beta=false", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/v1/messages", "beta=true&x=1", `{"model":"m"}`, modelroute.CodeModelPathRefused},
 		{"POST", "/v1/messages/../models", "", `{"model":"m"}`, modelroute.CodeModelPathRefused},
@@ -60,8 +73,25 @@ func TestParseRequest(t *testing.T) {
 			t.Errorf("%s %s?%s %q: %v, want %v", c.method, c.path, c.query, c.body, err, c.code)
 		}
 	}
-	if _, err := modelroute.ParseRequest(d, "POST", "/v1/messages", "beta=true", []byte(`{"model":"m"}`)); err != nil {
-		t.Errorf("Claude Code's ?beta=true: %v", err)
+	if r, err := modelroute.ParseRequest(d, "POST", "/v1/messages", "beta=true", []byte(`{"model":"m"}`)); err != nil || r.CountTokens {
+		t.Errorf("Claude Code's ?beta=true: %+v, %v", r, err)
+	}
+	for _, q := range []string{"", "beta=true"} {
+		r, err := modelroute.ParseRequest(d, "POST", "/v1/messages/count_tokens", q, []byte(`{"model":"m","messages":[]}`))
+		if err != nil || !r.CountTokens || r.Model != "m" || r.Dialect != d {
+			t.Errorf("Claude Code's count_tokens?%s: %+v, %v", q, r, err)
+		}
+	}
+	// The token count is Anthropic Messages' alone.
+	for _, o := range []modelroute.Dialect{modelroute.OpenAIResponses, modelroute.OpenAIChat} {
+		for _, p := range []string{o.Path() + "/count_tokens", "/v1/messages/count_tokens", o.Path() + "/input_tokens"} {
+			if _, err := modelroute.ParseRequest(o, "POST", p, "", []byte(`{"model":"m"}`)); !errors.Is(err, modelroute.CodeModelPathRefused) {
+				t.Errorf("%s %s: %v, want model_path_refused", o, p, err)
+			}
+		}
+		if o.CountTokensPath() != "" || o.Serves("/count_tokens") {
+			t.Errorf("%s has a token count path %q", o, o.CountTokensPath())
+		}
 	}
 	if _, err := modelroute.ParseRequest(modelroute.OpenAIResponses, "POST", "/v1/responses", "beta=true", []byte(`{"model":"m"}`)); !errors.Is(err, modelroute.CodeModelPathRefused) {
 		t.Errorf("?beta=true on another dialect: %v", err)
@@ -306,15 +336,24 @@ func TestRelayAnswerUsage(t *testing.T) {
 }
 
 // FuzzParseRequest: no input panics, and an accepted request names a
-// non-empty model of the dialect's path.
+// non-empty model of one of the dialect's paths: its own, or, for
+// Anthropic Messages alone, its token count's (and is then marked so).
 func FuzzParseRequest(f *testing.F) {
 	f.Add("/v1/messages", `{"model":"m","stream":true}`)
 	f.Add("/v1/messages", `{"model":"a","model":"b"}`)
 	f.Add("/v1/responses", `{"model":"\u0000"}`)
+	f.Add("/v1/messages/count_tokens", `{"model":"m","messages":[]}`)
+	f.Add("/v1/responses/count_tokens", `{"model":"m"}`)
 	f.Fuzz(func(t *testing.T, path, body string) {
-		r, err := modelroute.ParseRequest(modelroute.AnthropicMessages, "POST", path, "", []byte(body))
-		if err == nil && (r.Model == "" || path != "/v1/messages") {
-			t.Fatalf("accepted %q %q as %+v", path, body, r)
+		for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat} {
+			r, err := modelroute.ParseRequest(d, "POST", path, "", []byte(body))
+			if err != nil {
+				continue
+			}
+			count := d == modelroute.AnthropicMessages && path == "/v1/messages/count_tokens"
+			if r.Model == "" || path != d.Path() && !count || r.CountTokens != count {
+				t.Fatalf("%s accepted %q %q as %+v", d, path, body, r)
+			}
 		}
 	})
 }

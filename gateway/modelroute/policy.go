@@ -53,8 +53,12 @@ func NewMeter(b Budget) *Meter { return &Meter{budget: b, settled: make(chan str
 // Hold returns the most request r, with a body of bodyBytes bytes, is
 // taken to spend: its body's length (a token is at least a byte of the
 // text it stands for) plus its output cap, or the whole token budget
-// when it names no cap.
+// when it names no cap. A token count (r.CountTokens) spends no tokens
+// and holds none.
 func (m *Meter) Hold(r Request, bodyBytes int) int64 {
+	if r.CountTokens {
+		return 0
+	}
 	if r.MaxOutput <= 0 {
 		return m.budget.Tokens
 	}
@@ -64,9 +68,11 @@ func (m *Meter) Hold(r Request, bodyBytes int) int64 {
 // Reserve reserves one request and hold tokens for a request about to
 // be sent, or refuses with [CodeModelBudgetExhausted] when the requests
 // or the tokens are spent. While the tokens used and those held by
-// requests in flight reach the budget, it waits for one of those to
-// settle, or for ctx to end (its error is returned). A request with
-// nothing else in flight is never refused for its own hold.
+// requests in flight reach the budget, a request that holds tokens waits
+// for one of those to settle, or for ctx to end (its error is returned);
+// one that holds none (a token count) does not wait, since it can
+// overrun nothing. A request with nothing else in flight is never
+// refused for its own hold.
 func (m *Meter) Reserve(ctx context.Context, hold int64) error {
 	m.mu.Lock()
 	for {
@@ -76,7 +82,7 @@ func (m *Meter) Reserve(ctx context.Context, hold int64) error {
 		}
 		// A request's own hold is not counted against it: alone in
 		// flight, it begins whenever the budget is not spent.
-		if addTokens(m.used.Tokens, m.reserved) < m.budget.Tokens {
+		if hold <= 0 || addTokens(m.used.Tokens, m.reserved) < m.budget.Tokens {
 			m.used.Requests++
 			m.reserved = addTokens(m.reserved, hold)
 			m.mu.Unlock()
@@ -130,12 +136,20 @@ func (m *Meter) spent() error {
 // other answer (an error, no answer) is charged what it reported; a
 // caller whose agent hung up on a request in flight before any answer
 // settles it as a 2xx (see custody/pipeline).
+//
+// A token count (r.CountTokens) is charged no tokens, whatever its
+// status or answer: the provider generates nothing for it, and the
+// input_tokens its answer holds are the count asked for, not a use. It
+// has spent its one request in Reserve.
 func (m *Meter) Settle(r Request, hold int64, status int, u Usage) Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reserved = max(m.reserved-max(hold, 0), 0)
 	close(m.settled)
 	m.settled = make(chan struct{})
+	if r.CountTokens {
+		return Usage{}
+	}
 	if status/100 == 2 && !u.Final {
 		u.InputTokens = max(u.InputTokens, r.Bytes)
 		if r.MaxOutput > 0 {

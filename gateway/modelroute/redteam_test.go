@@ -244,3 +244,61 @@ func TestMeterReserve(t *testing.T) {
 		t.Fatalf("a spent budget: %v, want model_budget_exhausted at once", err)
 	}
 }
+
+// TestCountTokens: a token count goes to the registered resource
+// followed by "/count_tokens", never to the agent's path; it holds no
+// tokens, does not wait for the requests in flight (it can overrun
+// nothing), spends one request, and is charged no tokens whatever its
+// answer reports, while a Messages answer without usage is still
+// charged as cut.
+func TestCountTokens(t *testing.T) {
+	const resource = "https://api.anthropic.com/v1/messages"
+	count, err := modelroute.ParseRequest(modelroute.AnthropicMessages, "POST", "/v1/messages/count_tokens", "beta=true", []byte(`{"model":"m","messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := modelroute.ParseRequest(modelroute.AnthropicMessages, "POST", "/v1/messages", "beta=true", []byte(`{"model":"m","messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count.Upstream(resource); got != resource+"/count_tokens" {
+		t.Errorf("a token count goes to %q", got)
+	}
+	if got := msg.Upstream(resource); got != resource {
+		t.Errorf("a Messages request goes to %q", got)
+	}
+	m := modelroute.NewMeter(modelroute.Budget{Requests: 3, Tokens: 1000})
+	if h := m.Hold(count, 40); h != 0 {
+		t.Errorf("a token count holds %d tokens", h)
+	}
+	// A Messages request without a cap holds the whole budget; a token
+	// count begins anyway (a cancelled context would end a wait).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	hold := m.Hold(msg, 40)
+	if err := m.Reserve(context.Background(), hold); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reserve(ctx, m.Hold(count, 40)); err != nil {
+		t.Fatalf("a token count while the budget is held: %v, want it to begin", err)
+	}
+	for _, tc := range []struct {
+		status int
+		u      modelroute.Usage
+	}{{200, modelroute.Usage{}}, {200, modelroute.Usage{InputTokens: 500, OutputTokens: 5, Final: true}}, {429, modelroute.Usage{InputTokens: 5}}} {
+		if got := m.Settle(count, 0, tc.status, tc.u); got != (modelroute.Usage{}) || m.Used().Tokens != 0 {
+			t.Errorf("a token count answered %d %+v was charged %+v, used %d", tc.status, tc.u, got, m.Used().Tokens)
+		}
+	}
+	if u := m.Used(); u.Requests != 2 {
+		t.Errorf("used %+v, want 2 requests", u)
+	}
+	// The same answer to a Messages request is charged as cut: its
+	// body's length and the rest of the budget.
+	if got := m.Settle(msg, hold, 200, modelroute.Usage{}); got.InputTokens != msg.Bytes || m.Used().Tokens != 1000 {
+		t.Errorf("a Messages answer without usage was charged %+v, used %d", got, m.Used().Tokens)
+	}
+	if err := m.Reserve(ctx, m.Hold(count, 40)); !errors.Is(err, modelroute.CodeModelBudgetExhausted) {
+		t.Errorf("a token count past a spent budget: %v", err)
+	}
+}

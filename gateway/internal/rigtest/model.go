@@ -52,9 +52,11 @@ type ModelRequest struct {
 
 // A Model is the rig's scripted model server, a mock (a loopback TLS
 // httptest server reached as model.example.com): it speaks Anthropic
-// Messages, streamed or whole, at /v1/messages and OpenAI Responses,
-// streamed, at /v1/responses, reports usage of 100 input and 10 output
-// tokens, and records every request it receives.
+// Messages, streamed or whole, at /v1/messages (and its token count at
+// /v1/messages/count_tokens, answered {"input_tokens":100} with no
+// usage) and OpenAI Responses, streamed, at /v1/responses, reports usage
+// of 100 input and 10 output tokens, and records every request it
+// receives.
 type Model struct {
 	// Base is https://model.example.com:PORT.
 	Base string
@@ -127,6 +129,11 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if bytes.Contains(body, []byte(EchoKey)) {
 		text = "your key is " + req.Header.Get("X-Api-Key") + req.Header.Get("Authorization")
 	}
+	if strings.HasSuffix(req.URL.Path, "/count_tokens") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":100}`)
+		return
+	}
 	if req.URL.Path == "/v1/responses" {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprintf(w, responsesStream, text)
@@ -189,8 +196,9 @@ func modelRegistrations(base string, budget *modelroute.Budget) []authz.Registra
 }
 
 // modelRules are the model Connection's egress rules: POST to the
-// two dialects' paths of model.example.com at port, with the headers the
-// dialects keep.
+// two dialects' paths of model.example.com at port (prefixes matched on
+// segment boundaries, so Messages' count_tokens too), with the headers
+// the dialects keep.
 func modelRules(port uint16) (*egress.Rules, error) {
 	return egress.NewRules([]egress.Rule{
 		{Host: "model.example.com", Port: port, PathPrefix: "/v1/messages", Methods: []string{"POST"},
