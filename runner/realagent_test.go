@@ -57,12 +57,14 @@ func realAgent(t *testing.T, envName string) ([]string, string) {
 // tried mcp__checkfu__create_issue, which the member holds no assignment
 // for: the Runner refused its permission request (permission_missing,
 // logged) and the upstream never saw it; the turn ended (for Codex, with
-// the model's final text); neither the model key nor the tool
+// the model's final text); Claude Code's count_tokens request was
+// served by the route (no model_path_refused denial) and settled with
+// no tokens charged; neither the model key nor the tool
 // credential is in the agent's environment and argv (as the door started
 // it), the files of its private HOME, anything it sent over ACP, or the
 // log; the log holds the tool call, the model calls and the turn's end.
 func TestClaudeCodeThroughTheDoor(t *testing.T) {
-	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true})
+	realTurn(t, realCase{envName: "CHECKFU_TEST_CLAUDE_ACP", harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true, countsTokens: true})
 }
 
 // TestCodexThroughTheDoor is TestClaudeCodeThroughTheDoor for Codex's
@@ -83,6 +85,9 @@ type realCase struct {
 	// refusalEndsTurn: the agent ends its turn when a permission
 	// request is refused, without telling its model.
 	refusalEndsTurn bool
+	// countsTokens: the agent sends count_tokens requests (Claude Code,
+	// POST /v1/messages/count_tokens?beta=true), which the route serves.
+	countsTokens bool
 	// argv and install, when set, replace what envName names; provider,
 	// when set, is the sandbox provider (process otherwise), admitted
 	// with the network policy profile.
@@ -246,6 +251,39 @@ func realTurn(t *testing.T, c realCase) {
 	case len(files) == 0:
 		t.Error("the agent wrote nothing in its private HOME")
 	}
+	// Every model request the server saw was settled; the route refused
+	// none of the agent's (Claude Code's count_tokens among them: it was
+	// once refused model_path_refused, a unit of the channel's refusal
+	// budget a turn), and a count is charged no tokens.
+	settled, counted := 0, 0
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Kind == eventlog.KindSettlement && e.Tool.Name == agent.Model {
+			settled++
+			if strings.HasPrefix(e.Scope, "in=0/out=0/") {
+				counted++
+			}
+		}
+		if e.Kind == eventlog.KindDenial && strings.HasPrefix(string(e.Code), "model_") {
+			t.Errorf("the route refused a model request: %s %s", e.Code, e.Result)
+		}
+	}
+	if settled != len(got) {
+		t.Errorf("%d model calls settled, the model server saw %d", settled, len(got))
+	}
+	if c.countsTokens {
+		n := 0
+		for _, r := range got {
+			if r.Reply == "count_tokens" {
+				n++
+				if r.Path != "/v1/messages/count_tokens" || r.RawQuery != "" {
+					t.Errorf("a count reached the model server at %s?%s", r.Path, r.RawQuery)
+				}
+			}
+		}
+		if n == 0 || counted != n {
+			t.Errorf("%d count_tokens requests reached the model server, %d settled with no tokens; want at least one, each settled so", n, counted)
+		}
+	}
 	for _, want := range []string{"skip allow  read_only_permission", "denial deny permission_missing refused_permission", "tool_call allow  authorized list_issues", "tool_call none  http_200 list_issues", "settlement none  http_200 " + agent.Model, "turn_ended none  end_turn", "process_exited"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
@@ -293,7 +331,7 @@ func TestClaudeCodeInTheJail(t *testing.T) {
 			argv[i] = filepath.Join(jailAgentsPath, rel)
 		}
 	}
-	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true,
+	realTurn(t, realCase{argv: argv, harness: "claude-code", dialect: modelroute.AnthropicMessages, refusalEndsTurn: true, countsTokens: true,
 		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
 }
 
