@@ -118,7 +118,9 @@ func startModel(a *realAgent, key string) *mockModel {
 
 // connection is the model route's Connection: one registration of the
 // dialect's path on model.example.com, the model key attached at the
-// edge, the models allowed and a budget.
+// edge, the models allowed and a budget. Its rule's path prefix, matched
+// on segment boundaries, also allows the one other path the route sends
+// to, Anthropic Messages' count_tokens (Claude Code's, one a turn).
 func (mm *mockModel) connection(u *upstream) runner.Connection {
 	port := mm.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
 	u.dns.Set("model.example.com", netip.MustParseAddr("127.0.0.1"))
