@@ -4,6 +4,7 @@ package jail_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/egress"
@@ -115,5 +117,35 @@ func TestAllowlistIgnoringTheProxy(t *testing.T) {
 	// The control: the relay itself is reachable.
 	if ok, msg := runIn(t, inst, []string{probePath, escapeArg, "tcp", "127.0.0.1:" + strconv.Itoa(jail.RelayPort)}); !ok {
 		t.Errorf("control: the relay is not reachable: %s", msg)
+	}
+}
+
+// TestLocalGuardAddr: the guard's own listener binds the asked loopback
+// port, and an address beyond loopback, or no address at all, is
+// refused as config.
+func TestLocalGuardAddr(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	sock, stop, err := jail.LocalGuard(jail.GuardOptions{Addr: addr})(context.Background(), []egress.HostPort{{Host: "allowed.test", Port: 80}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if sock == "" {
+		t.Fatal("no socket")
+	}
+	if c, err := net.Dial("tcp4", addr); err != nil {
+		t.Errorf("the guard does not listen on %s: %v", addr, err)
+	} else {
+		c.Close()
+	}
+	for _, bad := range []string{"198.18.0.1:3128", "0.0.0.0:3128", "localhost:3128", "127.0.0.1"} {
+		if _, _, err := jail.LocalGuard(jail.GuardOptions{Addr: bad})(context.Background(), []egress.HostPort{{Host: "allowed.test", Port: 80}}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+			t.Errorf("guard address %q: %v, want config_invalid", bad, err)
+		}
 	}
 }

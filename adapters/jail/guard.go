@@ -38,6 +38,10 @@ type GuardOptions struct {
 	TreatAsPublicForTesting []netip.Prefix
 	// Logger receives the guard's refusals; nil means slog.Default().
 	Logger *slog.Logger
+	// Addr is the "ip:port" on the host's loopback the guard's own TCP
+	// listener binds, behind its Unix socket; empty means a free port.
+	// With a fixed port only one allowlist instance runs at a time.
+	Addr string
 }
 
 // LocalGuard returns a GuardFunc that runs, for each allowlist
@@ -46,6 +50,13 @@ type GuardOptions struct {
 // a Unix socket in a directory only the Runner's user may enter.
 func LocalGuard(o GuardOptions) GuardFunc {
 	return func(ctx context.Context, hosts []egress.HostPort) (string, func() error, error) {
+		addr := o.Addr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if ap, err := netip.ParseAddrPort(addr); err != nil || !ap.Addr().IsLoopback() {
+			return "", nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the guard's address %s is not ip:port on loopback", checkfu.Quote(addr))
+		}
 		doc, err := json.Marshal(struct {
 			Type         string            `json:"type"`
 			AllowedHosts []egress.HostPort `json:"allowed_hosts"`
@@ -64,7 +75,7 @@ func LocalGuard(o GuardOptions) GuardFunc {
 		// The guard listens on the host's loopback, where no jail can
 		// reach (each has a network namespace of its own); the Unix
 		// socket in front of it is the relays' way in.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return "", nil, err
 		}

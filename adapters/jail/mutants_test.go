@@ -20,6 +20,8 @@ func TestMutants(t *testing.T) {
 // mutants delete or weaken one lock of the jail, or one clause of its
 // read-back, each.
 var mutants = []mutation.Mutant{
+	{Name: "guard address beyond loopback", File: "guard.go",
+		Edits: []mutation.Edit{{Old: "err != nil || !ap.Addr().IsLoopback() {", New: "err != nil || !ap.IsValid() {"}}, Kills: "TestLocalGuardAddr"},
 	// The locks the init stage applies: the read-back refuses a jail
 	// without one, and the escape tests show what it stops.
 	{Name: "no seccomp filter", File: "internal/initstage/stage_linux.go",
