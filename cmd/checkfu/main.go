@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/jail"
 )
 
 // Exit statuses shared by every subcommand.
@@ -215,6 +216,9 @@ func report(e *env, err error) int {
 }
 
 func main() {
+	// A jail's init stage is this binary re-executed (the matrix's jail
+	// variant runs the jail provider in this process): it never returns.
+	jail.InitMain()
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	os.Exit(run(e, os.Args[1:]))
 }

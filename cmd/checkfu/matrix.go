@@ -93,11 +93,15 @@ func runMatrix(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := docker.Connect(ctx, docker.Options{Label: *label})
-	if err != nil {
-		return withHint(err, "start a Docker engine (.ci/setup.d/20-docker.sh) or set DOCKER_HOST")
+	var eng *docker.Engine
+	engine := "the network-namespace topology"
+	if target.Provider != matrix.JailProvider {
+		if eng, err = docker.Connect(ctx, docker.Options{Label: *label}); err != nil {
+			return withHint(err, "start a Docker engine (.ci/setup.d/20-docker.sh) or set DOCKER_HOST")
+		}
+		defer eng.Close()
+		engine = "Docker " + eng.EngineVersion()
 	}
-	defer eng.Close()
 	// The canary plane credential, held where a Runner holds plane
 	// credentials: this process's environment.
 	canary := matrix.NewCanary()
@@ -120,7 +124,7 @@ func runMatrix(e *env, args []string) error {
 		}
 		fmt.Fprintln(text, line)
 	}
-	fmt.Fprintf(text, "matrix: %s on Docker %s, label isolated\n", target, eng.EngineVersion())
+	fmt.Fprintf(text, "matrix: %s on %s, label isolated\n", target, engine)
 	rep, err := matrix.Run(ctx, matrix.Config{Engine: eng, Binary: *binary, Target: target, PlaneCredential: canary, Slot: *slot, Label: *label, Progress: progress})
 	if err != nil {
 		return err
@@ -135,7 +139,7 @@ func runMatrix(e *env, args []string) error {
 		}
 	}
 	if *asJSON {
-		sum := summarize(rep, eng.EngineVersion(), *out)
+		sum := summarize(rep, rep.Engine, *out)
 		if err := writeJSONLine(e.stdout, sum); err != nil {
 			return err
 		}
@@ -264,7 +268,7 @@ func writeStatement(rep *matrix.Report, out, evidence string) error {
 // survivor.
 func runMutants(ctx context.Context, e *env, src, label string, target checkfu.ProviderRevision, ref *matrix.Report) error {
 	fmt.Fprintf(e.stdout, "\nmutants (each builds a broken checkfu from %s with go build -overlay):\n", src)
-	ms := matrix.Mutants()
+	ms := matrix.MutantsFor(target.Provider)
 	results := make([]matrix.MutantResult, len(ms))
 	errs := make([]error, len(ms))
 	sem := make(chan struct{}, 2)

@@ -103,10 +103,14 @@ func (r *run) specs() []*spec {
 	ct := conformance.ConnectTimePublicAddress
 	add(ct, "private_answer_live_listener", judgeRefused, via("ct-private", mark(privName+":8080", "ct-private")))
 	add(ct, "connect_private_answer_live_listener", judgeRefused, tunnel("ct-connect-private", privName+":8080"))
-	add(ct, "loopback_answer_guard_listener", judgeRefused, via("ct-loopback", mark(loopName+":8080", "ct-loopback")))
+	loopHP, selfHP := loopName+":8080", selfName+":3128"
+	if r.j != nil {
+		loopHP, selfHP = fmt.Sprintf("%s:%d", loopName, r.j.loopPort), fmt.Sprintf("%s:%d", selfName, r.j.guardPort)
+	}
+	add(ct, "loopback_answer_guard_listener", judgeRefused, via("ct-loopback", mark(loopHP, "ct-loopback")))
 	// A guard that dialled itself would answer its own refusal as a
 	// destination's 403, which carries no Checkfu-Refusal through.
-	add(ct, "guard_own_listener_answer", judgeRefused, via("ct-self", mark(selfName+":3128", "ct-self")))
+	add(ct, "guard_own_listener_answer", judgeRefused, via("ct-self", mark(selfHP, "ct-self")))
 	add(ct, "mixed_public_private_answer", judgeNoPrivateHit, via("ct-mixed", mark(multiName+":8080", "ct-mixed")))
 	flip := via("ct-flip", mark(flipName+":8080", "ct-flip"))
 	flip.Repeat = 6
@@ -120,17 +124,39 @@ func (r *run) specs() []*spec {
 	add(dd, "tcp_private_target", judgeBlocked, Check{ID: "dd-tcp-private", Kind: "tcp", Addr: r.outerAt(hostPrivate, 8080)})
 	add(dd, "udp_owned_dns", judgeBlocked, Check{ID: "dd-udp-dns", Kind: "dns", Addr: r.outerAt(hostDNS, 53), Name: r.nonce + ".direct.test"})
 	var tcps, udps []Check
-	for _, a := range r.hostAddrs() {
+	hostAddrs := r.hostAddrs
+	if r.j != nil {
+		hostAddrs = r.jailHostAddrs
+	}
+	for _, a := range hostAddrs() {
 		ap := netip.AddrPortFrom(a, uint16(r.host.port)).String()
 		tcps = append(tcps, Check{ID: "dd-host-tcp-" + ap, Kind: "tcp", Addr: ap})
 		udps = append(udps, Check{ID: "dd-host-udp-" + ap, Kind: "udp", Addr: ap})
 	}
 	add(dd, "tcp_host_addresses", judgeBlocked, tcps...)
 	add(dd, "udp_host_addresses", judgeBlocked, udps...)
+	as := conformance.AuthoritySeparation
+	if r.j != nil {
+		// The jail's equivalent of the embedded-DNS tunnel: every
+		// resolver address a jail's loopback could hold.
+		var asks []Check
+		for _, a := range []string{"127.0.0.53:53", "127.0.0.1:53", netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(r.guard.Port())).String()} {
+			asks = append(asks, Check{ID: "dd-loopback-dns-" + a, Kind: "dns", Addr: a, Name: r.nonce + "." + tunnelZone})
+		}
+		add(dd, "loopback_dns_tunnel", judgeTunnelJail, asks...)
+		add(as, "guard_compiled_options", judgeGuardCompiled)
+		add(as, "workload_compiled_environment", judgeProcView(func(r *run) (procView, error) { return r.j.wl, r.j.wlErr }))
+		add(as, "workload_files", judgeFiles(func(r *run) scan { return r.j.wlFiles }))
+		add(as, "broker_workload_compiled_environment", judgeProcView(func(r *run) (procView, error) { return r.j.brokerPV, r.planeErr }))
+		add(as, "credentialed_call_through_broker", judgeBrokerCall)
+		add(as, "separate_routes", judgeRoutesJail)
+		add(as, "process_opened_over_acp_wire", judgeOverWire)
+		r.cached = out
+		return out
+	}
 	add(dd, "host_dns_tunnel", judgeTunnel, Check{ID: "dd-host-dns", Kind: "dns", Addr: "127.0.0.11:53", Name: r.nonce + "." + tunnelZone})
 
 	// authority_separation: what the Runner compiled, inspected.
-	as := conformance.AuthoritySeparation
 	add(as, "guard_compiled_environment", judgeView(func(r *run) (docker.ContainerView, error) { return r.guardView, nil }))
 	add(as, "guard_files", judgeFiles(func(r *run) scan { return r.guardFiles }))
 	add(as, "workload_compiled_environment", judgeView(func(r *run) (docker.ContainerView, error) { return r.wlView, r.wlViewErr }))
@@ -341,13 +367,23 @@ func judgeBlocked(r *run, s *spec) (Verdict, string, map[string]any) {
 		}
 	}
 	if s.name == "tcp_host_addresses" || s.name == "udp_host_addresses" {
-		from := r.host.from(r.workload.String() + ":")
+		from := r.host.from(r.workloadPrefix())
 		ev["host_listener_from_workload"] = from
 		if len(from) > 0 {
 			return Fail, "the host listener recorded " + from[0], ev
 		}
 	}
 	return Pass, fmt.Sprintf("%d direct attempt(s), every one blocked", len(s.checks)), ev
+}
+
+// workloadPrefix starts the address a workload's contact comes from: on
+// Docker its address; a jail has none of its own (any contact the host
+// listener records during the probe is the jail's), so every contact.
+func (r *run) workloadPrefix() string {
+	if r.j != nil {
+		return ""
+	}
+	return r.workload.String() + ":"
 }
 
 func (r *run) asked(name string) bool {
@@ -555,6 +591,9 @@ func judgeRoutes(r *run, s *spec) (Verdict, string, map[string]any) {
 func judgeOverWire(r *run, s *spec) (Verdict, string, map[string]any) {
 	if r.planeErr != nil || !r.overWire {
 		return Unestablished, "the capability-enabled workload's process was not opened over acp/wire", map[string]any{"plane_error": fmt.Sprint(r.planeErr)}
+	}
+	if r.j != nil {
+		return Pass, "the capability-enabled workload's process was opened over acp/wire (a Unix socket, peer-authenticated) by a wire server whose command ran it in a jail with the broker's socket; the provider side's environment held no plane credential", map[string]any{"pid": r.j.brokerPV.PID}
 	}
 	return Pass, "the capability-enabled workload's process was opened over acp/wire (a Unix socket, peer-authenticated) by a wire server whose command ran it in a Docker instance with the broker's socket; the provider side's environment held no plane credential", map[string]any{"container": r.brokerView.ID}
 }

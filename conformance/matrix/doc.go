@@ -1,5 +1,6 @@
 // Package matrix runs the five-fact conformance matrix against a
-// provider's egress enforcement, on a topology it owns end to end, and
+// provider's egress enforcement, on a topology it owns end to end (a
+// Docker one, or network namespaces for the jail), and
 // produces the statement a conformance receipt signs. Package conformance
 // stays pure (it verifies); this package does the I/O.
 //
@@ -17,6 +18,55 @@
 // (see authority_separation below). Every address is in
 // 198.18.0.0/15. The guard, the DNS, the listeners and the workload's
 // probe are all the checkfu binary under test ([RunTool]).
+//
+// The network-namespace variant (provider [JailProvider], adapters/jail)
+// needs no engine. Its topology is one network namespace the matrix
+// creates with ip(8), joined to the host's by one veth pair: the host end
+// holds 198.19.N.1, the namespace end the public-looking (.3), private
+// (.5) and owned-DNS (.53) addresses, on a /24 of 198.19.0.0/16 that no
+// host interface holds. The live listeners and the owned DNS are sockets
+// this process opens inside the namespace (a thread joins it, opens them
+// and dies), serving the same handlers and DNS zone as the Docker
+// helpers; one more live listener is on the host's loopback (the
+// loopback target), and the guard's own listener is on a loopback port
+// the matrix picks ([jail.GuardOptions].Addr). The Runner is the process
+// running the matrix (the checkfu binary under test, which calls
+// jail.InitMain, so it is also every jail's init stage), the guard is
+// that binary's [jail.LocalGuard] resolving through the owned DNS, and the
+// probe is the same binary bound into an allowlist jail, sending to the
+// relay on the jail's 127.0.0.1. The same specs and judges decide
+// exact_destination_match, redirect_recheck and
+// connect_time_public_address, and default_deny's direct TCP, UDP and DNS
+// cases, with the host's loopback among the host addresses tried. Where a
+// case is Docker's own it has the jail's equivalent, observing the same
+// fact:
+//
+//   - host_dns_tunnel becomes loopback_dns_tunnel. A Docker workload's
+//     resolver is the embedded DNS on 127.0.0.11, inside its sandbox,
+//     which could forward; a jail has no resolver of its own, and the
+//     only addresses a resolver could sit at that its empty namespace
+//     can name are on its loopback (127.0.0.53, 127.0.0.1:53, and the
+//     relay's port over UDP). The workload asks each for a name unique to
+//     the run under tunnel.test, judged as host_dns_tunnel is; the control
+//     is the host, which has a route, asking the owned DNS its own name
+//     (logged and answered with the sentinel), so the observation is not
+//     blind. No question ever goes to a resolver the matrix does not own.
+//   - The container views become /proc views: the workload's and the
+//     broker workload's environment, command line and mount table as
+//     /proc/PID shows them (found by a marker in the environment the
+//     matrix gives them), with only the workspace and the jail's own file
+//     systems (tmpfs, its /proc, its /dev nodes) writable; the files are
+//     read through /proc/PID/root. separate_routes reads their network
+//     namespaces: each the jail's own, holding loopback alone.
+//   - guard_compiled_environment becomes guard_compiled_options: the
+//     jail's guard runs inside the Runner's process by the provider's
+//     design, so it has no environment of its own to inspect; the case
+//     searches what the Runner compiled for it (allowlist, resolver,
+//     addresses) and its log for the canary. guard_files has no
+//     equivalent (the guard writes no file).
+//   - The broker workload runs in a jail of network none with the
+//     broker's directory bound (`matrix tool jailproc`), opened over
+//     acp/wire as on Docker.
 //
 // Invariants:
 //
@@ -55,12 +105,14 @@
 //     workloads (environment, command line, mounts, files), and from what
 //     the workload saw.
 //   - A mutant is built, never configured: [Mutants] are edits to scratch
-//     copies of egress and adapters/docker files, compiled into a checkfu
+//     copies of egress, adapters/docker and adapters/jail files, compiled into a checkfu
 //     binary with go build -overlay; the shipped binary has no switch that
 //     turns a check off. A mutant is killed only by a case of the fact
 //     that targets it which passed on the reference run.
 //   - Everything the matrix creates (containers, networks, firewall rules,
-//     host listeners) is removed before [Run] returns.
+//     host listeners; on the jail's topology the namespace, the veth
+//     pair, the listeners and every jail) is removed before [Run]
+//     returns.
 //
 // Entry points: [Run] runs the matrix; [Report.Held] and [Report.Record]
 // give the facts and the statement's record; [VerifyEvidence] checks an

@@ -39,6 +39,29 @@ func ExampleMutants() {
 	// plane credential in the guard's environment -> authority_separation
 	// header denylist emptied -> exact_destination_match
 	// upstream failure answered as a denial -> connect_time_public_address
+	// jail keeps the host's network namespace -> default_deny
+	// relay dials the destination itself -> exact_destination_match
+	// jail inherits the Runner's environment -> authority_separation
+	// jail binds a host path writable -> authority_separation
+}
+
+// ExampleMutantsFor lists the mutants the jail's matrix must kill: the
+// guard's and the jail provider's own.
+func ExampleMutantsFor() {
+	for _, m := range matrix.MutantsFor(matrix.JailProvider) {
+		fmt.Printf("%s (%s)\n", m.Name, m.File)
+	}
+	// Output:
+	// connect-time classification deleted (egress/dial.go)
+	// classification at resolve time only (egress/dial.go)
+	// redirects followed (egress/forward.go)
+	// exact match loosened to suffix (egress/policy.go)
+	// header denylist emptied (egress/forward.go)
+	// upstream failure answered as a denial (egress/guard.go)
+	// jail keeps the host's network namespace (adapters/jail/instance_linux.go)
+	// relay dials the destination itself (adapters/jail/relay_linux.go)
+	// jail inherits the Runner's environment (adapters/jail/instance_linux.go)
+	// jail binds a host path writable (adapters/jail/instance_linux.go)
 }
 
 // ExampleRun runs the matrix against the reference Docker topology. It

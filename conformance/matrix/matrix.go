@@ -209,10 +209,11 @@ type run struct {
 	brokerOut     []byte // the capability-enabled workload's stdout
 	planeHits     []planeHit
 	guardLogs     string
-	nonce         string  // random label for names that must never reach the owned DNS
-	dnsControl    Seen    // what the DNS control's probe saw
-	dnsControlErr error   // why the DNS control could not run
-	cached        []*spec // specs' answer
+	nonce         string     // random label for names that must never reach the owned DNS
+	dnsControl    Seen       // what the DNS control's probe saw
+	dnsControlErr error      // why the DNS control could not run
+	cached        []*spec    // specs' answer
+	j             *jailState // the network-namespace variant's; nil on Docker
 }
 
 func (r *run) at(p netip.Prefix, n byte) netip.Addr {
@@ -231,6 +232,15 @@ func (r *run) outerAt(n byte, port uint16) string {
 // not come up, the probe did not run); a fact that does not hold is a
 // [Report] with a failing or unestablished case, not an error.
 func Run(ctx context.Context, cfg Config) (_ *Report, err error) {
+	if cfg.Target.Provider == JailProvider {
+		if cfg.Binary == "" || cfg.Target.Revision == "" {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "matrix: a run needs a checkfu binary and a provider revision")
+		}
+		if len(cfg.PlaneCredential) < 16 {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "matrix: the canary plane credential must be at least 16 bytes")
+		}
+		return runJail(ctx, cfg)
+	}
 	if cfg.Engine == nil || cfg.Binary == "" || cfg.Target.Provider == "" || cfg.Target.Revision == "" {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "matrix: a run needs an engine, a checkfu binary and a provider revision")
 	}
@@ -510,64 +520,78 @@ func (r *run) observeBroker(ctx context.Context, tools string) {
 		}
 		r.plane = pl
 		defer pl.close()
-		// The provider side: a wire server whose command opens the
-		// process in a capability-enabled Docker instance. Its
-		// environment is compiled here, without the plane credential.
-		wdir, err := os.MkdirTemp("", "checkfu-matrix-wire-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(wdir)
-		sock := filepath.Join(wdir, "wire.sock")
-		ln, err := wire.Listen("unix", sock)
-		if err != nil {
-			return err
-		}
-		var env []string
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, PlaneCredentialEnv+"=") {
-				env = append(env, kv)
-			}
-		}
-		srv := &wire.Server{Command: func() *exec.Cmd {
-			cmd := exec.Command(r.cfg.Binary, "matrix", "tool", "dockerproc", "-image", tools, "-broker", pl.dir, "-label", r.cfg.Label, "--",
-				"/usr/local/bin/checkfu", "matrix", "tool", "mcp", docker.BrokerMount+"/broker.sock", planeTool)
-			cmd.Env = env
-			return cmd
-		}}
-		go srv.Serve(ln)
-		defer srv.Close()
-		// The Runner side: the process, opened over acp/wire. Its stdin
-		// ends once the container has been inspected.
-		inR, inW := io.Pipe()
-		defer inW.Close()
-		var out bytes.Buffer
-		errw := &containerWatch{found: func(id string) {
+		return r.overWireRun(ctx, func() []string {
+			return []string{"matrix", "tool", "dockerproc", "-image", tools, "-broker", pl.dir, "-label", r.cfg.Label, "--",
+				"/usr/local/bin/checkfu", "matrix", "tool", "mcp", docker.BrokerMount + "/broker.sock", planeTool}
+		}, func(id string) error {
 			r.brokerView, r.brokerViewErr = r.cfg.Engine.Inspect(ctx, id)
-			inW.Close()
-		}}
-		runner := &wire.Runner{
-			Dial:  func(ctx context.Context) (net.Conn, error) { var d net.Dialer; return d.DialContext(ctx, "unix", sock) },
-			Stdin: inR, Stdout: &out, Stderr: errw,
-		}
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		code, werr := runner.Run(rctx)
-		if werr != nil || code != 0 {
-			return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload over acp/wire exited %d (%v): %s", code, werr, checkfu.Quote(errw.String()))
-		}
-		if r.brokerViewErr != nil {
 			return r.brokerViewErr
-		}
-		r.overWire = true
-		r.brokerOut = out.Bytes()
-		if err := json.Unmarshal(out.Bytes(), &r.brokerSeen); err != nil {
-			return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload wrote %s", checkfu.Quote(out.String()))
-		}
-		r.planeHits = pl.recorded()
-		return nil
+		}, pl)
 	}()
 	r.guardLogs, _ = r.top.GuardLogs(ctx)
+}
+
+// overWireRun opens the capability-enabled workload's process over
+// acp/wire: a wire server on a Unix socket whose command is this binary
+// with args() (the provider side, its environment compiled here without
+// the plane credential), and a wire.Runner that dials it. found is
+// called with the instance's name once the provider side names it, and
+// the workload's stdin ends after it. It records what the workload wrote
+// and what the plane's provider received.
+func (r *run) overWireRun(ctx context.Context, args func() []string, found func(id string) error, pl *plane) error {
+	wdir, err := os.MkdirTemp("", "checkfu-matrix-wire-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(wdir)
+	sock := filepath.Join(wdir, "wire.sock")
+	ln, err := wire.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, PlaneCredentialEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	srv := &wire.Server{Command: func() *exec.Cmd {
+		cmd := exec.Command(r.cfg.Binary, args()...)
+		cmd.Env = env
+		return cmd
+	}}
+	go srv.Serve(ln)
+	defer srv.Close()
+	// The Runner side: the process, opened over acp/wire. Its stdin
+	// ends once the instance has been inspected.
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	var out bytes.Buffer
+	var foundErr error
+	errw := &containerWatch{found: func(id string) {
+		foundErr = found(id)
+		inW.Close()
+	}}
+	runner := &wire.Runner{
+		Dial:  func(ctx context.Context) (net.Conn, error) { var d net.Dialer; return d.DialContext(ctx, "unix", sock) },
+		Stdin: inR, Stdout: &out, Stderr: errw,
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	code, werr := runner.Run(rctx)
+	if werr != nil || code != 0 {
+		return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload over acp/wire exited %d (%v): %s", code, werr, checkfu.Quote(errw.String()))
+	}
+	if foundErr != nil {
+		return foundErr
+	}
+	r.overWire = true
+	r.brokerOut = out.Bytes()
+	if err := json.Unmarshal(out.Bytes(), &r.brokerSeen); err != nil {
+		return checkfu.Refuse(CodeProbeFailed, "matrix: the broker workload wrote %s", checkfu.Quote(out.String()))
+	}
+	r.planeHits = pl.recorded()
+	return nil
 }
 
 // hitsFor returns the hits whose path starts with /c/ID (and so carry

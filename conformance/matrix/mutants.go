@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,12 @@ import (
 
 // An Edit replaces the only occurrence of Old with New.
 type Edit struct{ Old, New string }
+
+// FileEdits are the edits of one more file of a [Mutant].
+type FileEdits struct {
+	File  string
+	Edits []Edit
+}
 
 // A Mutant is a deliberately broken guard or provider. It is built, never
 // configured: its Edits apply to a scratch copy of one source file of the
@@ -33,6 +40,12 @@ type Mutant struct {
 	File string
 	// Edits are applied in order; each Old must occur exactly once.
 	Edits []Edit
+	// More are edits to further files of the same mutant.
+	More []FileEdits
+	// Provider is the provider whose topology the mutant breaks; empty
+	// for a mutant of the guard, which every runnable provider's matrix
+	// must kill.
+	Provider string
 }
 
 // mutants are the matrix's mutation proofs, one per way a guard or a
@@ -77,13 +90,13 @@ var mutants = []Mutant{
 			}
 		}
 		return checkfu.Refuse(CodeHostNotAllowed, "egress: %s is not in the allowlist", net2(host, port))`}}},
-	{Name: "default route on the workload network", Fact: conformance.DefaultDeny, File: "adapters/docker/topology.go",
+	{Name: "default route on the workload network", Fact: conformance.DefaultDeny, File: "adapters/docker/topology.go", Provider: DockerProvider,
 		Edits: []Edit{
 			{Old: `Name: a.innerName, CheckDuplicate: true, Driver: "bridge", Internal: true,`, New: `Name: a.innerName, CheckDuplicate: true, Driver: "bridge", Internal: false,`},
 			{Old: `opts["com.docker.network.bridge.inhibit_ipv4"] = "true"`, New: `_ = opts`},
 			{Old: `if err := a.addRule(ctx, bin, "INPUT", "-i", a.innerBridge, "-j", "DROP"); err != nil {`, New: `if err := error(nil); bin == "" && err != nil {`},
 		}},
-	{Name: "embedded DNS forwards for the workload", Fact: conformance.DefaultDeny, File: "adapters/docker/instance.go",
+	{Name: "embedded DNS forwards for the workload", Fact: conformance.DefaultDeny, File: "adapters/docker/instance.go", Provider: DockerProvider,
 		// The allowlist workload's embedded DNS gets the topology's DNS
 		// server (its outer .53) as upstream and a route to it, the
 		// outer network, attached after the read-back: names the
@@ -92,7 +105,7 @@ var mutants = []Mutant{
 			{Old: "\t\thc.Dns = []string{BlackholeDNS}\n", New: "\t\thc.Dns = []string{i.cfg.Allowlist.addr(i.cfg.Allowlist.outer, 53).String()}\n"},
 			{Old: "\tif err := c.StartContainer(ctx, id); err != nil {\n", New: "\tif a := i.cfg.Allowlist; a != nil {\n\t\tif err := c.ConnectNetwork(ctx, a.outerName, id, \"\"); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n\tif err := c.StartContainer(ctx, id); err != nil {\n"},
 		}},
-	{Name: "plane credential in the guard's environment", Fact: conformance.AuthoritySeparation, File: "adapters/docker/topology.go",
+	{Name: "plane credential in the guard's environment", Fact: conformance.AuthoritySeparation, File: "adapters/docker/topology.go", Provider: DockerProvider,
 		// The Runner hands the guard its own environment, where it holds
 		// the plane credential.
 		Edits: []Edit{{Old: "Image: cfg.GuardImage, Cmd: cmd, User: DefaultUser,", New: "Image: cfg.GuardImage, Cmd: cmd, User: DefaultUser, Env: os.Environ(),"}}},
@@ -105,8 +118,49 @@ var mutants = []Mutant{
 		Edits: []Edit{{Old: "\tw.Header().Set(UpstreamFailureHeader, string(ue.Code))\n\thttp.Error(w, \"checkfu guard: \"+ue.Error(), http.StatusBadGateway)", New: "\tg.refuse(w, r, checkfu.Refuse(CodeDestinationNotPublic, \"egress: %s\", ue.Error()))"}}},
 }
 
-// Mutants returns the matrix's mutants.
-func Mutants() []Mutant { return append([]Mutant(nil), mutants...) }
+// jailMutants break the jail provider: each is built into the binary
+// under test, which is the jail's Runner and init stage.
+var jailMutants = []Mutant{
+	{Name: "jail keeps the host's network namespace", Fact: conformance.DefaultDeny, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
+		// The jail shares the Runner's network namespace, and the
+		// read-back that would refuse it is not enforced.
+		Edits: []Edit{
+			{Old: "unix.CLONE_NEWPID | unix.CLONE_NEWNET |", New: "unix.CLONE_NEWPID |"},
+			{Old: "if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {", New: "if false {"},
+		},
+		// Its init stage, in the host's namespace, cannot bring up lo;
+		// the failure is ignored.
+		More: []FileEdits{{File: "adapters/jail/internal/initstage/stage_linux.go", Edits: []Edit{
+			{Old: "\tif err := loopbackUp(); err != nil {\n\t\treturn err\n\t}\n", New: "\tloopbackUp()\n"},
+		}}}},
+	{Name: "relay dials the destination itself", Fact: conformance.ExactDestinationMatch, File: "adapters/jail/relay_linux.go", Provider: JailProvider,
+		// The relay reads the workload's request and connects where it
+		// names, from the Runner's namespace: the guard is bypassed.
+		Edits: []Edit{
+			{Old: "import (\n\t\"net\"\n", New: "import (\n\t\"bufio\"\n\t\"net/http\"\n\t\"net\"\n"},
+			{Old: "\tg, err := net.DialTimeout(\"unix\", guard, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n",
+				New: "\treq, err := http.ReadRequest(bufio.NewReader(c))\n\tif err != nil {\n\t\treturn\n\t}\n\tg, err := net.DialTimeout(\"tcp\", req.Host, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n\tif req.Write(g) != nil {\n\t\treturn\n\t}\n\t_ = guard\n"},
+		}},
+	{Name: "jail inherits the Runner's environment", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
+		Edits: []Edit{{Old: "\treturn append(env, extra...)\n", New: "\treturn append(append(env, os.Environ()...), extra...)\n"}}},
+	{Name: "jail binds a host path writable", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
+		Edits: []Edit{{Old: "bind(b.Source, b.Target, fi.IsDir(), false)", New: "bind(b.Source, b.Target, fi.IsDir(), true)"}}},
+}
+
+// Mutants returns the matrix's mutants, of every provider.
+func Mutants() []Mutant { return append(append([]Mutant(nil), mutants...), jailMutants...) }
+
+// MutantsFor returns the mutants a matrix run on provider must kill: the
+// guard's and the provider's own.
+func MutantsFor(provider string) []Mutant {
+	var out []Mutant
+	for _, m := range Mutants() {
+		if m.Provider == "" || m.Provider == provider {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // MutantConfig configures [RunMutant].
 type MutantConfig struct {
@@ -188,27 +242,31 @@ func RunMutant(ctx context.Context, cfg MutantConfig, m Mutant) (MutantResult, e
 // buildMutant applies m to a scratch copy and builds a static checkfu
 // binary with the copy overlaid.
 func buildMutant(ctx context.Context, moduleDir, dir string, m Mutant) (string, error) {
-	src := filepath.Join(moduleDir, m.File)
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return "", &checkfu.Refusal{Code: CodeMutantBuildFailed, Message: "matrix: mutant " + checkfu.Quote(m.Name), Err: err}
-	}
-	text := string(b)
-	for _, e := range m.Edits {
-		if n := strings.Count(text, e.Old); n != 1 {
-			return "", checkfu.Refuse(CodeMutantBuildFailed, "matrix: mutant %q: %s holds %s %d times, want once (update the mutant)", m.Name, m.File, checkfu.Quote(e.Old), n)
+	replace := map[string]string{}
+	for i, fe := range append([]FileEdits{{File: m.File, Edits: m.Edits}}, m.More...) {
+		src := filepath.Join(moduleDir, fe.File)
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return "", &checkfu.Refusal{Code: CodeMutantBuildFailed, Message: "matrix: mutant " + checkfu.Quote(m.Name), Err: err}
 		}
-		text = strings.Replace(text, e.Old, e.New, 1)
+		text := string(b)
+		for _, e := range fe.Edits {
+			if n := strings.Count(text, e.Old); n != 1 {
+				return "", checkfu.Refuse(CodeMutantBuildFailed, "matrix: mutant %q: %s holds %s %d times, want once (update the mutant)", m.Name, fe.File, checkfu.Quote(e.Old), n)
+			}
+			text = strings.Replace(text, e.Old, e.New, 1)
+		}
+		mutated := filepath.Join(dir, strconv.Itoa(i)+"-"+filepath.Base(fe.File))
+		if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
+			return "", err
+		}
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return "", err
+		}
+		replace[abs] = mutated
 	}
-	mutated := filepath.Join(dir, filepath.Base(m.File))
-	if err := os.WriteFile(mutated, []byte(text), 0o644); err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(src)
-	if err != nil {
-		return "", err
-	}
-	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
 	ovPath := filepath.Join(dir, "overlay.json")
 	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
 		return "", err

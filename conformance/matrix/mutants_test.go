@@ -23,12 +23,13 @@ import (
 //     named test of this package must kill.
 func TestMutants(t *testing.T) {
 	t.Run("judges", func(t *testing.T) { mutation.Run(t, pkgMutants) })
+	t.Run("jail", testJailMutants)
 	t.Run("guards", func(t *testing.T) {
 		if !mutation.Enabled() {
 			t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
 		}
 		ref := reference(t)
-		ms := Mutants()
+		ms := MutantsFor(DockerProvider)
 		sem := make(chan struct{}, 2) // two topologies at once fit 2 cores
 		var wg sync.WaitGroup
 		results := make([]MutantResult, len(ms))
@@ -56,6 +57,44 @@ func TestMutants(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestJailMutants is TestMutants's "jail" part, run by it: every guard
+// mutant and every jail provider mutant, built into the checkfu binary
+// that is the jail's Runner and init stage, through the matrix on the
+// namespace topology.
+func testJailMutants(t *testing.T) {
+	if !mutation.Enabled() {
+		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
+	}
+	ref := jailReference(t)
+	ms := MutantsFor(JailProvider)
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	results := make([]MutantResult, len(ms))
+	errs := make([]error, len(ms))
+	for i, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			results[i], errs[i] = RunMutant(ctx, MutantConfig{ModuleDir: "../..", Target: jail1, Reference: ref}, m)
+		}()
+	}
+	wg.Wait()
+	for i, m := range ms {
+		switch {
+		case errs[i] != nil:
+			t.Errorf("mutant %q: %v", m.Name, errs[i])
+		case !results[i].Killed:
+			t.Errorf("%s", results[i])
+		default:
+			t.Log(results[i])
+		}
+	}
 }
 
 // pkgMutants delete the matrix's own checks; TestJudges must kill each.
@@ -159,6 +198,42 @@ var pkgMutants = []mutation.Mutant{
 	{Name: "the acp/wire hop is assumed", File: "cases.go",
 		Edits: []mutation.Edit{{Old: "if r.planeErr != nil || !r.overWire {", New: "if r.planeErr != nil {"}},
 		Kills: "TestJudges"},
+	{Name: "a jail's writable host mount passes", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif m.RW && !jailWritable(m) {", New: "\t\t\tif false {"}},
+		Kills: "TestJailJudges"},
+	{Name: "any device mount counts as the jail's own", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "return jailDevices[m.Point] && m.Root == strings.TrimPrefix(m.Point, \"/dev\")", New: "return true"}},
+		Kills: "TestJailJudges"},
+	{Name: "a jail's environment is not searched", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif strings.Contains(e, canary) {\n\t\t\t\twhere = \"environment\"", New: "\t\t\tif strings.Contains(e, canary) && false {\n\t\t\t\twhere = \"environment\""}},
+		Kills: "TestJailJudges"},
+	{Name: "the guard's compiled options are not searched", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tcase bytes.Contains(opts, []byte(r.cfg.PlaneCredential)):", New: "\tcase false:"}},
+		Kills: "TestJailJudges"},
+	{Name: "the broker jail may share the host's network", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tcase b.NetNS == \"\" || b.NetNS == b.HostNetNS || !slices.Equal(b.Interfaces, []string{\"lo\"}):", New: "\tcase false:"}},
+		Kills: "TestJailJudges"},
+	{Name: "the guarded jail may share the host's network", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tcase r.j.wl.NetNS == \"\" || r.j.wl.NetNS == b.HostNetNS || !slices.Equal(r.j.wl.Interfaces, []string{\"lo\"}):", New: "\tcase false:"}},
+		Kills: "TestJailJudges"},
+	{Name: "the jail's host contacts are not looked at", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tcase len(r.host.from(\"\")) > 0:", New: "\tcase false:"}},
+		Kills: "TestJailJudges"},
+	{Name: "a jail's contact is filtered by an address it lacks", File: "cases.go",
+		Edits: []mutation.Edit{{Old: "\tif r.j != nil {\n\t\treturn \"\"\n\t}", New: "\tif false {\n\t\treturn \"\"\n\t}"}},
+		Kills: "TestJailJudges"},
+	{Name: "the jail's tunnel keeps the first verdict", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "if why == \"\" || rank[cv] > rank[v] {", New: "if _ = rank; why == \"\" {"}},
+		Kills: "TestJailJudges"},
+	{Name: "jail plane traffic may come through the guard", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || !ap.Addr().IsLoopback() {", New: "if err != nil || !ap.IsValid() {"}},
+		Kills: "TestJailJudges"},
+	{Name: "the guard's log is not read for jail plane traffic", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tcase strings.Contains(r.guardLogs, planeHost):", New: "\tcase false:"}},
+		Kills: "TestJailJudges"},
+	{Name: "the jail's host loopback is not tried", File: "jail.go",
+		Edits: []mutation.Edit{{Old: "\tout = append(out, netip.MustParseAddr(\"127.0.0.1\"))\n", New: "\n"}},
+		Kills: "TestJailSpecs"},
 	{Name: "an unestablished case holds its fact", File: "matrix.go",
 		Edits: []mutation.Edit{{Old: "ok = ok && c.Verdict == Pass", New: "ok = ok && c.Verdict != Fail"}},
 		Kills: "TestHeld"},
@@ -169,18 +244,20 @@ var pkgMutants = []mutation.Mutant{
 // a stale mutant fails in an ordinary run, not in CI's mutation step.
 func TestGuardMutantsApply(t *testing.T) {
 	for _, m := range Mutants() {
-		b, err := os.ReadFile(filepath.Join("../..", m.File))
-		if err != nil {
-			t.Errorf("mutant %q: %v", m.Name, err)
-			continue
-		}
-		text := string(b)
-		for i, e := range m.Edits {
-			if n := strings.Count(text, e.Old); n != 1 {
-				t.Errorf("mutant %q, edit %d: %s holds its text %d times, want once", m.Name, i, m.File, n)
+		for _, fe := range append([]FileEdits{{File: m.File, Edits: m.Edits}}, m.More...) {
+			b, err := os.ReadFile(filepath.Join("../..", fe.File))
+			if err != nil {
+				t.Errorf("mutant %q: %v", m.Name, err)
 				continue
 			}
-			text = strings.Replace(text, e.Old, e.New, 1)
+			text := string(b)
+			for i, e := range fe.Edits {
+				if n := strings.Count(text, e.Old); n != 1 {
+					t.Errorf("mutant %q, edit %d: %s holds its text %d times, want once", m.Name, i, fe.File, n)
+					continue
+				}
+				text = strings.Replace(text, e.Old, e.New, 1)
+			}
 		}
 	}
 }

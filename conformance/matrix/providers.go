@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/conformance"
 )
 
@@ -16,7 +17,8 @@ type Provider struct {
 	// Revision is the revision a run names when the caller gives none.
 	Revision string
 	// Runnable reports whether the matrix has a topology for it (the
-	// Docker reference guard topology).
+	// Docker reference guard topology, or the namespace topology of the
+	// jail) on which Run produces every case.
 	Runnable bool
 	// Cannot lists the facts the provider cannot hold, and why. A
 	// provider with any stays at advisory_filter, whatever else holds.
@@ -40,6 +42,7 @@ const DockerProvider = "checkfu:docker-provider"
 // providers is the table, by name.
 var providers = map[string]Provider{
 	DockerProvider: {Name: DockerProvider, Revision: "1", Runnable: true},
+	JailProvider:   {Name: JailProvider, Revision: jail.Revision, Runnable: true},
 	"checkfu:e2b-provider": {Name: "checkfu:e2b-provider", Revision: "1", Cannot: map[conformance.Fact]string{
 		conformance.AuthoritySeparation: "E2B validates the workload and plane authorities separately, then flattens them into the provider's single allowOut list: its API has no authority dimension, so workload and plane traffic cannot ride separate authorities",
 	}},

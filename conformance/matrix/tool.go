@@ -56,6 +56,8 @@ func RunTool(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = mcpCall(args[1:], stdin, stdout)
 	case "dockerproc":
 		err = dockerProc(args[1:], stdin, stdout, stderr)
+	case "jailproc":
+		err = jailProc(args[1:], stdin, stdout, stderr)
 	default:
 		err = fmt.Errorf("unknown tool %q", args[0])
 	}
@@ -239,28 +241,35 @@ func listen(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		name := a
-		srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h := Hit{Listener: name, From: r.RemoteAddr, Method: r.Method, Host: r.Host, Path: r.URL.RequestURI(), Header: r.Header}
+		srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: hitHandler(a, func(h Hit) {
 			line, _ := json.Marshal(h)
 			mu.Lock()
 			fmt.Fprintf(stdout, "%s%s\n", hitPrefix, line)
 			mu.Unlock()
-			if code, ok := strings.CutPrefix(r.URL.Path, "/r/"); ok {
-				var c int
-				fmt.Sscan(code, &c)
-				if c >= 300 && c < 400 {
-					w.Header().Set("Location", r.URL.Query().Get("to"))
-					w.WriteHeader(c)
-					return
-				}
-			}
-			io.WriteString(w, "ok\n")
 		})}
 		go func() { errs <- srv.Serve(ln) }()
 	}
 	fmt.Fprintln(stdout, "listening on", strings.Join(addrs, " "))
 	return <-errs
+}
+
+// hitHandler records every request it receives as a Hit of the
+// listener name. GET /r/CODE?to=URL answers CODE with Location URL; every
+// other request answers 200 "ok".
+func hitHandler(name string, record func(Hit)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record(Hit{Listener: name, From: r.RemoteAddr, Method: r.Method, Host: r.Host, Path: r.URL.RequestURI(), Header: r.Header})
+		if code, ok := strings.CutPrefix(r.URL.Path, "/r/"); ok {
+			var c int
+			fmt.Sscan(code, &c)
+			if c >= 300 && c < 400 {
+				w.Header().Set("Location", r.URL.Query().Get("to"))
+				w.WriteHeader(c)
+				return
+			}
+		}
+		io.WriteString(w, "ok\n")
+	})
 }
 
 type multi []string
@@ -654,21 +663,28 @@ func dockerProc(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stderr, "%s%s\n", containerLine, p.Evidence().Container)
+	return pipeProcess(p.Stdin(), p.Stdout(), p.Stderr(), p.Wait, stdin, stdout, stderr)
+}
+
+// pipeProcess passes stdio through to a process and waits for it.
+func pipeProcess(pin io.WriteCloser, pout, perr io.Reader, wait func() (int, error), stdin io.Reader, stdout, stderr io.Writer) error {
 	go func() {
-		io.Copy(p.Stdin(), stdin)
-		p.Stdin().Close()
+		io.Copy(pin, stdin)
+		pin.Close()
 	}()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); io.Copy(stdout, p.Stdout()) }()
-	go func() { defer wg.Done(); io.Copy(stderr, p.Stderr()) }()
-	code, err := p.Wait()
+	go func() { defer wg.Done(); io.Copy(stdout, pout) }()
+	go func() { defer wg.Done(); io.Copy(stderr, perr) }()
+	code, err := wait()
 	wg.Wait()
 	if err != nil {
 		return err
 	}
 	if code != 0 {
-		return fmt.Errorf("dockerproc: the process exited %d", code)
+		return fmt.Errorf("the process exited %d", code)
 	}
 	return nil
 }
+
+func flagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
