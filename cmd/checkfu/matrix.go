@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "matrix",
-		summary: "run the five-fact conformance matrix on an owned Docker topology",
+		summary: "run the five-fact conformance matrix on an owned Docker or network-namespace topology",
 		run:     runMatrix,
 	})
 }
