@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -133,19 +135,39 @@ func runJail(ctx context.Context, cfg Config) (_ *Report, err error) {
 	}
 	dns := netip.AddrPortFrom(r.at(r.outer, hostDNS), 53).String()
 	treat := []netip.Prefix{netip.PrefixFrom(r.at(r.outer, hostPublic), 32)}
-	guardAddr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), j.guardPort).String()
-	j.guardOpts = map[string]any{"resolver": dns, "treat_as_public": treat, "addr": guardAddr, "allowed_hosts": r.jailHosts()}
+	// The guard's port was picked free and released: another process
+	// may take it before the guard binds it, so a taken port is picked
+	// again.
+	var inst adapters.Instance
+	for try := 1; ; try++ {
+		guardAddr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), j.guardPort).String()
+		j.guardOpts = map[string]any{"resolver": dns, "treat_as_public": treat, "addr": guardAddr, "allowed_hosts": r.jailHosts()}
+		p, err := jail.New(jail.Config{
+			Binds: []jail.Bind{{Source: cfg.Binary, Target: jailBinary}},
+			Guard: jail.LocalGuard(jail.GuardOptions{Resolver: dns, TreatAsPublicForTesting: treat, Addr: guardAddr,
+				Logger: slog.New(slog.NewTextHandler(&j.guardLog, nil))}),
+		})
+		if err != nil {
+			return nil, err
+		}
+		spec := p.Spec("matrix-"+r.nonce[:12], jailProfileDigest)
+		spec.NetworkMode = "allowlist"
+		spec.AllowedHosts = r.jailHosts()
+		inst, err = p.Create(ctx, spec)
+		if err == nil {
+			break
+		}
+		if try == maxGuardPortTries || !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, err
+		}
+		if j.guardPort, err = freeLoopbackPort(); err != nil {
+			return nil, err
+		}
+	}
+	defer inst.Destroy(context.WithoutCancel(ctx))
 	r.topo["namespace"], r.topo["outer"], r.topo["host_end"] = j.top.name, r.outer.String(), j.top.at(nsTopoHost).String()
 	r.topo["relay"], r.topo["guard"] = r.guard.String(), j.guardOpts
-	p, err := jail.New(jail.Config{
-		Binds: []jail.Bind{{Source: cfg.Binary, Target: jailBinary}},
-		Guard: jail.LocalGuard(jail.GuardOptions{Resolver: dns, TreatAsPublicForTesting: treat, Addr: guardAddr,
-			Logger: slog.New(slog.NewTextHandler(&j.guardLog, nil))}),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := r.observeJail(ctx, p); err != nil {
+	if err := r.observeJail(ctx, inst); err != nil {
 		return nil, err
 	}
 	// The DNS control: the host, which has a route to the owned DNS,
@@ -201,12 +223,9 @@ func (r *run) jailServices() error {
 	}
 	j.loopPort = uint16(loop.Addr().(*net.TCPAddr).Port)
 	serve(loop, loop.Addr().String())
-	g, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
+	if j.guardPort, err = freeLoopbackPort(); err != nil {
 		return err
 	}
-	j.guardPort = uint16(g.Addr().(*net.TCPAddr).Port)
-	g.Close()
 	z := &zone{all: answers{}, flip: answers{}}
 	records := []string{
 		admitted + "=" + pub, denied + "=" + pub, denyIDNA + "=" + pub,
@@ -235,6 +254,20 @@ func (r *run) jailServices() error {
 	return nil
 }
 
+// maxGuardPortTries bounds the picks of the guard's port.
+const maxGuardPortTries = 3
+
+// freeLoopbackPort returns a TCP port of the host's loopback that was
+// free a moment ago.
+func freeLoopbackPort() (uint16, error) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return uint16(ln.Addr().(*net.TCPAddr).Port), nil
+}
+
 // jailHostAddrs returns the addresses the default_deny host cases try:
 // the host's own IPv4 addresses in testRange (the veth's host end among
 // them) and the host's loopback, which in a jail is the jail's own.
@@ -258,15 +291,7 @@ func (r *run) jailHostAddrs() []netip.Addr {
 // observeJail runs the workload's probe in an allowlist jail, reads the
 // jail's process from /proc while it waits for its checks, and collects
 // what the listeners and the DNS recorded.
-func (r *run) observeJail(ctx context.Context, p *jail.Provider) error {
-	spec := p.Spec("matrix-"+r.nonce[:12], jailProfileDigest)
-	spec.NetworkMode = "allowlist"
-	spec.AllowedHosts = r.jailHosts()
-	inst, err := p.Create(ctx, spec)
-	if err != nil {
-		return err
-	}
-	defer inst.Destroy(context.WithoutCancel(ctx))
+func (r *run) observeJail(ctx context.Context, inst adapters.Instance) error {
 	checks := r.checks()
 	body, _ := json.Marshal(checks)
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{jailBinary, "matrix", "tool", "probe"}, Env: []string{markerEnv + "=" + r.nonce}})
