@@ -230,10 +230,16 @@ func BenchmarkModelRouteFirstToken(b *testing.B) {
 // serveHops serves the model route's topology with none of the plane's
 // model work in it, as the baseline for what that work costs: the
 // door's own byte relay from loopback TCP to a Unix socket, where a
-// plain relay (in the plane's place) sends the request over TLS to the
-// model server and copies the answer back, flushing every read as the
-// route does. It returns the door's URL.
+// plain relay (in the plane's place, hopsPlane) sends the request over
+// TLS to the model server and copies the answer back, flushing every
+// read as the route does. It returns the door's URL.
 func serveHops(b *testing.B, model string, tls *http.Client) string {
+	return "http://" + rigtest.ServeModelRelay(b, hopsPlane(b, model, tls))
+}
+
+// hopsPlane serves serveHops' plain relay on a Unix socket and returns
+// the socket's path.
+func hopsPlane(b *testing.B, model string, tls *http.Client) string {
 	sock := b.TempDir() + "/hops.sock"
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -270,7 +276,7 @@ func serveHops(b *testing.B, model string, tls *http.Client) string {
 	})}
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
-	return "http://" + rigtest.ServeModelRelay(b, sock)
+	return sock
 }
 
 // BenchmarkModelRouteLongStream: a streamed answer of 100 000 text
@@ -282,34 +288,37 @@ func serveHops(b *testing.B, model string, tls *http.Client) string {
 func BenchmarkModelRouteLongStream(b *testing.B) {
 	r, routeURL := routeBench(b)
 	r.Model.SetDeltas(100_000)
-	read := func(b *testing.B, c *http.Client, to string) {
-		resp, err := c.Post(to+"/v1/messages", "application/json", strings.NewReader(routeRequest))
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			b.Fatal(resp.StatusCode, n, err)
-		}
-		b.SetBytes(n)
-	}
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
-			read(b, r.Model.DirectClient, r.Model.Direct)
+			readStream(b, r.Model.DirectClient, r.Model.Direct)
 		}
 	})
 	b.Run("hops", func(b *testing.B) {
 		hops := serveHops(b, r.Model.Direct, r.Model.DirectClient)
 		c := &http.Client{}
 		for b.Loop() {
-			read(b, c, hops)
+			readStream(b, c, hops)
 		}
 	})
 	b.Run("route", func(b *testing.B) {
 		c := &http.Client{}
 		for b.Loop() {
-			read(b, c, routeURL)
+			readStream(b, c, routeURL)
 		}
 	})
+}
+
+// readStream sends the route benchmarks' streamed request to a URL and
+// reads the answer whole; the bytes read are the benchmark's.
+func readStream(b *testing.B, c *http.Client, to string) {
+	resp, err := c.Post(to+"/v1/messages", "application/json", strings.NewReader(routeRequest))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatal(resp.StatusCode, n, err)
+	}
+	b.SetBytes(n)
 }
