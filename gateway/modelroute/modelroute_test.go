@@ -417,3 +417,34 @@ func reserve(m *modelroute.Meter) error {
 	defer cancel()
 	return m.Reserve(ctx, 0)
 }
+
+// TestRelayEventBoundInLines: an event of many short lines (each whole
+// in one read, so framed where it lies in the read buffer) of exactly
+// MaxEventBytes passes; one byte more is refused and nothing of it is
+// written, nor the event after it. In reads of any size.
+func TestRelayEventBoundInLines(t *testing.T) {
+	line := "data: " + strings.Repeat("x", 1000-len("data: ")-1) + "\n"
+	for _, n := range []int{modelroute.MaxEventBytes, modelroute.MaxEventBytes + 1} {
+		body := strings.Repeat(line, (n-1)/len(line))
+		body += "data: " + strings.Repeat("y", n-1-len(body)-len("data: ")-1) + "\n\n"
+		stream := "data: first\n\n" + body + "data: after\n\n"
+		for _, read := range []int{1000, 4096, 64 << 10} {
+			var out bytes.Buffer
+			_, err := modelroute.Relay(&out, nil, &sized{strings.NewReader(stream), read}, modelroute.OpenAIChat, nil)
+			if n == modelroute.MaxEventBytes && (err != nil || out.String() != stream) {
+				t.Fatalf("an event of the bound in %d-byte reads: %v, wrote %d of %d", read, err, out.Len(), len(stream))
+			}
+			if n > modelroute.MaxEventBytes && (!errors.Is(err, modelroute.CodeModelEventTooLarge) || strings.Contains(out.String(), "y") || strings.Contains(out.String(), "after")) {
+				t.Fatalf("an event over the bound in %d-byte reads: %v, wrote %d", read, err, out.Len())
+			}
+		}
+	}
+}
+
+// sized reads at most n bytes at a time.
+type sized struct {
+	r io.Reader
+	n int
+}
+
+func (s *sized) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }

@@ -86,7 +86,52 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 		batch, end = next[:0], 0
 		return err
 	}
+	// eventEnd is called when batch ends with an event's blank line:
+	// the event's usage is read, and the batch handed on when nothing
+	// more has arrived (buffered, the bytes read past the event, is 0)
+	// or once the whole events held reach MaxBatchBytes: a provider
+	// whose reads end inside events never empties the buffer at an
+	// event's end.
+	eventEnd := func(buffered int) error {
+		if ev := batch[end:]; bytes.Contains(ev, []byte(`usage"`)) {
+			data = eventData(data[:0], ev)
+			if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
+				ur.event(data)
+			}
+		}
+		end = len(batch)
+		if buffered == 0 || end >= MaxBatchBytes {
+			return send()
+		}
+		return nil
+	}
 	for {
+		// The whole lines already read are framed where they lie in br's
+		// buffer and copied into batch an event at a time; what is left
+		// (a line not yet whole) is read below.
+		if n := br.Buffered(); n > 0 {
+			buf, _ := br.Peek(n)
+			whole := bytes.LastIndexByte(buf, '\n') + 1
+			mark := 0 // buf[mark:] is not yet in batch
+			for pos := 0; pos < whole; {
+				next := pos + bytes.IndexByte(buf[pos:whole], '\n') + 1
+				if len(batch)-end+next-mark > MaxEventBytes {
+					return ur.u, errEventTooLarge()
+				}
+				line := buf[pos:next]
+				pos = next
+				if len(trimEOL(line)) != 0 {
+					continue
+				}
+				// A blank line ends the event.
+				batch, mark = append(batch, buf[mark:pos]...), pos
+				if err := eventEnd(n - pos); err != nil {
+					return ur.u, err
+				}
+			}
+			batch = append(batch, buf[mark:whole]...)
+			br.Discard(whole)
+		}
 		line, err := readLine(br, MaxEventBytes-(len(batch)-end))
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -99,20 +144,8 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 			continue
 		}
 		// A blank line ends the event.
-		if ev := batch[end:]; bytes.Contains(ev, []byte(`usage"`)) {
-			data = eventData(data[:0], ev)
-			if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
-				ur.event(data)
-			}
-		}
-		end = len(batch)
-		// Written as soon as nothing more has arrived, or once the whole
-		// events held reach MaxBatchBytes: a provider whose reads end
-		// inside events never empties the buffer at an event's end.
-		if br.Buffered() == 0 || end >= MaxBatchBytes {
-			if err := send(); err != nil {
-				return ur.u, err
-			}
+		if err := eventEnd(br.Buffered()); err != nil {
+			return ur.u, err
 		}
 	}
 }
@@ -248,7 +281,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	for {
 		piece, err := br.ReadSlice('\n')
 		if len(long)+len(piece) > max {
-			return nil, checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider sent an event longer than %d bytes", MaxEventBytes)
+			return nil, errEventTooLarge()
 		}
 		switch {
 		case err == nil:
@@ -262,6 +295,11 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// errEventTooLarge is the refusal of an event longer than MaxEventBytes.
+func errEventTooLarge() error {
+	return checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider sent an event longer than %d bytes", MaxEventBytes)
 }
 
 // RelayAnswer copies a whole (non-streamed) JSON answer of dialect d,
