@@ -18,9 +18,10 @@
 // where a large Runner pays its runtime start and every package init;
 // New checks the file and every jail execs the one it opened), with
 // SysProcAttr clone flags: new user, mount, PID, network, IPC, UTS and
-// cgroup namespaces, the namespace's root mapped to one unprivileged
-// host identity (nobody when the Runner is root, the Runner's own user
-// otherwise). The init stage, on one locked thread, builds the root
+// cgroup namespaces and a session of its own (no controlling terminal,
+// no process group shared with the Runner), the namespace's root mapped
+// to one unprivileged host identity (nobody when the Runner is root, the
+// Runner's own user otherwise). The init stage, on one locked thread, builds the root
 // (a tmpfs holding only mount points: the host's system directories
 // read-only, the writable workspace, the read-only [Config.Binds]
 // beneath [BindRoot], a private /tmp, /proc of its PID namespace and a

@@ -206,6 +206,9 @@ func tryEscape(what string, args []string) (bool, string) {
 		}
 		return true, strconv.Itoa(cmd.Process.Pid)
 	}
+	if worked, msg, ok := tryRedTeam(what, args); ok {
+		return worked, msg
+	}
 	os.Exit(2)
 	return false, ""
 }

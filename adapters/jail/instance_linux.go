@@ -365,10 +365,10 @@ func initFailure(msg []byte, argv0 string) error {
 }
 
 // initCommand is the init stage, this binary again ([InitMain]), in new
-// user, mount, PID, network, IPC, UTS and cgroup namespaces, its root
-// mapped to the jail's host identity, killed if the Runner dies. With
-// an init program, [Provider.attachInit] makes it that program once the
-// ExtraFiles are set.
+// user, mount, PID, network, IPC, UTS and cgroup namespaces and a new
+// session, its root mapped to the jail's host identity, killed if the
+// Runner dies. With an init program, [Provider.attachInit] makes it that
+// program once the ExtraFiles are set.
 func initCommand() *exec.Cmd {
 	uid, gid := jailUID()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"checkfu-jail", InitArg}, Env: []string{}}
@@ -385,6 +385,12 @@ func initCommand() *exec.Cmd {
 		// too. Before the exec, the Runner's death also closes the sync
 		// socket, which ends the stage.
 		Pdeathsig: syscall.SIGKILL,
+		// A session of its own, with no controlling terminal: the
+		// Runner's terminal (a developer's shell) is never the jail's
+		// /dev/tty, to read what the user types, write to it or push
+		// input into it (TIOCSTI); and the jail leaves the Runner's
+		// process group, so kill(0) names no process outside it.
+		Setsid: true,
 	}
 	return cmd
 }

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 	adaptertest.ProbeMain()
 	escapeMain()
 	parentMain()
+	terminalRunnerMain()
 	code := runBothInitStages(m)
 	if initDir != "" {
 		os.RemoveAll(initDir)
