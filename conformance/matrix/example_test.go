@@ -41,6 +41,7 @@ func ExampleMutants() {
 	// upstream failure answered as a denial -> connect_time_public_address
 	// jail keeps the host's network namespace -> default_deny
 	// relay dials the destination itself -> exact_destination_match
+	// jail guard enforces no allowlist -> exact_destination_match
 	// jail inherits the Runner's environment -> authority_separation
 	// jail binds a host path writable -> authority_separation
 }
@@ -60,6 +61,7 @@ func ExampleMutantsFor() {
 	// upstream failure answered as a denial (egress/guard.go)
 	// jail keeps the host's network namespace (adapters/jail/instance_linux.go)
 	// relay dials the destination itself (adapters/jail/relay_linux.go)
+	// jail guard enforces no allowlist (adapters/jail/guard.go)
 	// jail inherits the Runner's environment (adapters/jail/instance_linux.go)
 	// jail binds a host path writable (adapters/jail/instance_linux.go)
 }

@@ -141,6 +141,10 @@ var jailMutants = []Mutant{
 			{Old: "\tg, err := net.DialTimeout(\"unix\", guard, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n",
 				New: "\treq, err := http.ReadRequest(bufio.NewReader(c))\n\tif err != nil {\n\t\treturn\n\t}\n\tg, err := net.DialTimeout(\"tcp\", req.Host, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n\tif req.Write(g) != nil {\n\t\treturn\n\t}\n\t_ = guard\n"},
 		}},
+	{Name: "jail guard enforces no allowlist", Fact: conformance.ExactDestinationMatch, File: "adapters/jail/guard.go", Provider: JailProvider,
+		// LocalGuard compiles an unrestricted policy instead of the
+		// instance's hosts.
+		Edits: []Edit{{Old: "\t\t}{\"allowlist\", hosts})\n", New: "\t\t}{\"allowlist\", hosts})\n\t\tdoc = []byte(`{\"type\":\"unrestricted\"}`)\n"}}},
 	{Name: "jail inherits the Runner's environment", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
 		Edits: []Edit{{Old: "\treturn append(env, extra...)\n", New: "\treturn append(append(env, os.Environ()...), extra...)\n"}}},
 	{Name: "jail binds a host path writable", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
