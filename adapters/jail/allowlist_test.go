@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ type allowlistRig struct {
 	p    *jail.Provider
 	port uint16
 	hits atomic.Int32
+	// deniedHits counts the requests the upstream saw naming
+	// denied.test in their Host: none may arrive.
+	deniedHits atomic.Int32
 }
 
 func newAllowlistRig(t *testing.T) *allowlistRig {
@@ -36,6 +40,9 @@ func newAllowlistRig(t *testing.T) *allowlistRig {
 	rig := &allowlistRig{}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rig.hits.Add(1)
+		if strings.HasPrefix(r.Host, "denied.test") {
+			rig.deniedHits.Add(1)
+		}
 		w.Write([]byte("upstream"))
 	}))
 	t.Cleanup(up.Close)

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +98,25 @@ func tryRedTeam(what string, args []string) (worked bool, msg string, ok bool) {
 			}
 		}
 		return len(got) > 0, strings.Join(got, "; "), true
+	case "rawhttp": // send args[1] to the TCP address args[0] and print the status lines of the answers
+		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err != nil {
+			return false, "dial: " + err.Error(), true
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, args[1]); err != nil {
+			return false, "write: " + err.Error(), true
+		}
+		c.(*net.TCPConn).CloseWrite()
+		var status []string
+		sc := bufio.NewScanner(c)
+		for sc.Scan() {
+			if l := sc.Text(); strings.HasPrefix(l, "HTTP/1.") {
+				status = append(status, l)
+			}
+		}
+		return false, strings.Join(status, " | "), true
 	case "links": // a hard link to a file outside the workspace, in the workspace or /tmp
 		for _, src := range args {
 			for _, dst := range []string{jail.WorkspacePath + "/link", "/tmp/link"} {
@@ -377,5 +397,40 @@ func TestEscapeHardLinks(t *testing.T) {
 	p := newProvider(t, jail.Config{})
 	if ok, msg := escape(t, p, "links", "/etc/passwd", probePath); ok {
 		t.Errorf("hard link: %s", msg)
+	}
+}
+
+// TestAllowlistRelayCarriesNoSmuggling writes raw requests to the relay
+// of an allowlist jail: a denied host behind an allowed one on the same
+// connection, a CONNECT to a denied host, a Host header naming a denied
+// host under an allowed URL, an origin-form request, and a request whose
+// Content-Length and Transfer-Encoding disagree with a denied request
+// behind it. The relay carries bytes; the guard decides each request,
+// and the upstream never sees one naming the denied host (the same live
+// listener as the allowed one, under another name).
+func TestAllowlistRelayCarriesNoSmuggling(t *testing.T) {
+	rig := newAllowlistRig(t)
+	inst := rig.instance(t)
+	a := "allowed.test:" + strconv.Itoa(int(rig.port))
+	d := "denied.test:" + strconv.Itoa(int(rig.port))
+	tries := []struct{ name, payload string }{
+		{"pipelined", "GET http://" + a + "/ HTTP/1.1\r\nHost: " + a + "\r\n\r\nGET http://" + d + "/ HTTP/1.1\r\nHost: " + d + "\r\n\r\n"},
+		{"connect", "CONNECT " + d + " HTTP/1.1\r\nHost: " + d + "\r\n\r\nGET / HTTP/1.1\r\nHost: " + d + "\r\n\r\n"},
+		{"host header", "GET http://" + a + "/ HTTP/1.1\r\nHost: " + d + "\r\n\r\n"},
+		{"origin form", "GET / HTTP/1.1\r\nHost: " + d + "\r\n\r\n"},
+		{"CL.TE", "POST http://" + a + "/ HTTP/1.1\r\nHost: " + a + "\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://" + d + "/ HTTP/1.1\r\nHost: " + d + "\r\n\r\n"},
+	}
+	for _, try := range tries {
+		_, msg := runIn(t, inst, []string{probePath, escapeArg, "rawhttp", "127.0.0.1:" + strconv.Itoa(jail.RelayPort), try.payload})
+		t.Logf("%s: %s", try.name, msg)
+		if !strings.HasPrefix(msg, "HTTP/1.") {
+			t.Errorf("control: %s: the relay did not answer: %q", try.name, msg)
+		}
+	}
+	if n := rig.deniedHits.Load(); n != 0 {
+		t.Errorf("the upstream saw %d requests naming the denied host", n)
+	}
+	if rig.hits.Load() == 0 {
+		t.Errorf("control: the allowed request of the pipelined try did not reach the upstream")
 	}
 }
