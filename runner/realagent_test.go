@@ -1,10 +1,12 @@
 package runner_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,6 +167,12 @@ func realTurn(t *testing.T, c realCase) {
 	if cerr := a.Close(context.Background()); cerr != nil {
 		t.Logf("Close: %v", cerr)
 	}
+	jailed, inJail := c.provider.(*inspectedJail)
+	if inJail {
+		// The agent's HOME is the jail's workspace: every file it left
+		// there, read from inside a jail of the same instance.
+		files = jailed.workspaceFiles(t)
+	}
 	rowsOf := func() string {
 		var out []string
 		for _, e := range entries(t, g.Runner, member.Session) {
@@ -244,12 +252,12 @@ func realTurn(t *testing.T, c realCase) {
 		t.Logf("updates:\n%s", updates.String())
 	}
 	switch {
-	case home == "":
-		// The jail's workspace is the agent's HOME, not reachable from
-		// here: its files are not inspected.
+	case home == "" && !inJail:
 		t.Log("no private HOME on this provider: the agent's files are not inspected")
 	case len(files) == 0:
 		t.Error("the agent wrote nothing in its private HOME")
+	default:
+		t.Logf("%d files of the agent's HOME inspected", len(files))
 	}
 	// Every model request the server saw was settled; the route refused
 	// none of the agent's (Claude Code's count_tokens among them: it was
@@ -353,7 +361,7 @@ const jailAgentsPath = jail.BindRoot + "/agents"
 
 // jailFor returns a jail provider with install bound read-only at
 // jailAgentsPath. Where the kernel offers no jail it skips, outside CI.
-func jailFor(t *testing.T, install string) *jail.Provider {
+func jailFor(t *testing.T, install string) *inspectedJail {
 	t.Helper()
 	p, err := jail.New(jail.Config{Binds: []jail.Bind{{Source: install, Target: jailAgentsPath}}})
 	if err != nil {
@@ -362,5 +370,60 @@ func jailFor(t *testing.T, install string) *jail.Provider {
 		}
 		t.Skipf("no jail here: %v", err)
 	}
-	return p
+	return &inspectedJail{Provider: p}
+}
+
+// inspectedJail is a jail provider that keeps the instance it made, so
+// the test can read the jail's workspace (the agent's HOME, all a jail
+// keeps between its processes) from inside another jail of it.
+type inspectedJail struct {
+	*jail.Provider
+	inst adapters.Instance
+}
+
+func (p *inspectedJail) CreateWithBroker(ctx context.Context, spec adapters.InstanceSpec, dir string) (adapters.Instance, error) {
+	inst, err := p.Provider.CreateWithBroker(ctx, spec, dir)
+	p.inst = inst
+	return inst, err
+}
+
+// workspaceFiles returns every regular file of the jail's workspace, by
+// path, as a tar stream a new process of the instance writes: the
+// agent's process must have ended.
+func (p *inspectedJail) workspaceFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	if p.inst == nil {
+		t.Fatal("control: the jail made no instance")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	proc, err := p.inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"tar", "-C", jail.WorkspacePath, "-cf", "-", "."}})
+	if err != nil {
+		t.Fatalf("reading the jail's workspace: %v", err)
+	}
+	proc.Stdin().Close()
+	go io.Copy(io.Discard, proc.Stderr())
+	out := map[string][]byte{}
+	tr := tar.NewReader(proc.Stdout())
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			if err != io.EOF {
+				t.Errorf("the jail's workspace as tar: %v", err)
+			}
+			break
+		}
+		if h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[jail.WorkspacePath+"/"+strings.TrimPrefix(h.Name, "./")] = b
+		}
+	}
+	io.Copy(io.Discard, proc.Stdout())
+	if code, err := proc.Wait(); code != 0 || err != nil {
+		t.Errorf("tar of the jail's workspace: exit %d, %v", code, err)
+	}
+	return out
 }
