@@ -117,6 +117,20 @@ func tryRedTeam(what string, args []string) (worked bool, msg string, ok bool) {
 			}
 		}
 		return false, strings.Join(status, " | "), true
+	case "listen-abstract": // listen on the abstract socket args[0], connect to it from here (the control), then hold it until stdin ends
+		ln, err := net.Listen("unix", args[0])
+		if err != nil {
+			return false, "listen: " + err.Error(), true
+		}
+		defer ln.Close()
+		c, err := net.Dial("unix", args[0])
+		if err != nil {
+			return false, "control: " + err.Error(), true
+		}
+		c.Close()
+		fmt.Println("listening")
+		io.Copy(io.Discard, os.Stdin)
+		return true, "held", true
 	case "links": // a hard link to a file outside the workspace, in the workspace or /tmp
 		for _, src := range args {
 			for _, dst := range []string{jail.WorkspacePath + "/link", "/tmp/link"} {
@@ -433,4 +447,34 @@ func TestAllowlistRelayCarriesNoSmuggling(t *testing.T) {
 	if rig.hits.Load() == 0 {
 		t.Errorf("control: the allowed request of the pipelined try did not reach the upstream")
 	}
+}
+
+// TestEscapeAbstractSocketOfAnotherJail has one jail listen on an
+// abstract Unix socket (connecting to it from inside, the control) and
+// another jail of the same host identity connect to it: each jail has
+// its own network namespace, whose abstract names are its own, and
+// Landlock's abstract-socket scope refuses a peer outside the domain.
+func TestEscapeAbstractSocketOfAnotherJail(t *testing.T) {
+	p := newProvider(t, jail.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := "@checkfu-jail-abstract-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	holder, err := p.Create(ctx, p.Spec("abstract-holder", testDigest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Destroy(ctx)
+	hp, err := holder.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{probePath, escapeArg, "listen-abstract", name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, hp.Stderr())
+	if line, err := bufio.NewReader(hp.Stdout()).ReadString('\n'); err != nil || line != "listening\n" {
+		t.Fatalf("control: the holder: %q, %v", line, err)
+	}
+	if ok, msg := escape(t, p, "unix", name); ok {
+		t.Errorf("another jail's abstract socket: %s", msg)
+	}
+	hp.Stdin().Close()
+	hp.Wait()
 }
