@@ -5,8 +5,9 @@ import "github.com/checkfu/checkfu"
 // Refusal codes of the model route.
 const (
 	// CodeModelPathRefused: the request is not POST on one of the
-	// dialect's paths (its own, or Anthropic Messages' count_tokens):
-	// another path or sub-path, another method, a query.
+	// dialect's paths (its own, Anthropic Messages' count_tokens, or a
+	// Gemini model and method): another path or sub-path, an invalid
+	// model name in a Gemini path, another method, a query.
 	CodeModelPathRefused checkfu.Code = "model_path_refused"
 	// CodeModelRequestInvalid: the body is not a strict JSON object of at
 	// most MaxRequestBytes with a non-empty string "model" and, if
@@ -17,8 +18,9 @@ const (
 	CodeModelNotAllowed checkfu.Code = "model_not_allowed"
 	// CodeModelToolRefused: the request asks the provider to connect to
 	// a destination the request names (Anthropic mcp_servers or a
-	// web_fetch server tool, an OpenAI Responses mcp tool): a way out of
-	// the sandbox through the provider.
+	// web_fetch server tool, an OpenAI Responses mcp tool; for Gemini any
+	// tool but function declarations, file data, cached content): a way
+	// out of the sandbox through the provider.
 	CodeModelToolRefused checkfu.Code = "model_tool_refused"
 	// CodeModelBudgetExhausted: the session's model budget, in requests
 	// or in tokens, is spent.

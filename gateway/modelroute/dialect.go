@@ -27,11 +27,67 @@ const (
 	OpenAIResponses Dialect = "openai-responses"
 	// OpenAIChat: POST /v1/chat/completions (OpenAI-compatible clients).
 	OpenAIChat Dialect = "openai-chat"
+	// Gemini: the Gemini API, which names the model in the path:
+	// POST /v1beta/models/{model}:generateContent and
+	// :streamGenerateContent?alt=sse (Gemini CLI).
+	Gemini Dialect = "gemini"
 )
 
+// The Gemini API's two methods the route serves, named in the path
+// after the model and a colon, and the one query a stream carries.
+const (
+	// GeminiGenerate answers with one JSON object.
+	GeminiGenerate = "generateContent"
+	// GeminiStream answers with server-sent events, given GeminiSSEQuery.
+	GeminiStream = "streamGenerateContent"
+	// GeminiSSEQuery is the only query a Gemini request may carry, and
+	// only on GeminiStream (without it the API streams a JSON array the
+	// relay does not read). The route sends it itself (Upstream).
+	GeminiSSEQuery = "alt=sse"
+)
+
+// MaxGeminiModelBytes bounds the model name a Gemini path carries, as
+// authz.ValidModelName bounds a registration's: a longer one is refused
+// before anything else is read.
+const MaxGeminiModelBytes = 128
+
+// validGeminiModel reports whether s may stand as a model in a Gemini
+// path: 1 to MaxGeminiModelBytes of [A-Za-z0-9._-], not starting with
+// '.' and with no "..": no '/', '%', ':' or anything else that would
+// reach past the path segment it is put in.
+func validGeminiModel(s string) bool {
+	if s == "" || len(s) > MaxGeminiModelBytes || s[0] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// geminiPath splits a Gemini path, Path() + "/{model}:{method}", into its
+// model and method: the model valid (validGeminiModel), the method
+// exactly GeminiGenerate or GeminiStream. Anything else is not ok.
+func geminiPath(path string) (model, method string, ok bool) {
+	rest, ok := strings.CutPrefix(path, Gemini.Path()+"/")
+	if !ok {
+		return "", "", false
+	}
+	model, method, ok = strings.Cut(rest, ":")
+	if !ok || method != GeminiGenerate && method != GeminiStream || !validGeminiModel(model) {
+		return "", "", false
+	}
+	return model, method, true
+}
+
 // Path returns the dialect's path, or "" for an unknown dialect: the
-// path of its registrations' resource, and the one path it serves but
-// the token count (CountTokensPath).
+// path its registrations' resource ends with. It is the one path the
+// dialect serves but Anthropic Messages' token count (CountTokensPath),
+// except for Gemini, which serves Path() + "/{model}:{method}" for the
+// model and method it names (Serves).
 func (d Dialect) Path() string {
 	switch d {
 	case AnthropicMessages:
@@ -40,6 +96,8 @@ func (d Dialect) Path() string {
 		return "/v1/responses"
 	case OpenAIChat:
 		return "/v1/chat/completions"
+	case Gemini:
+		return "/v1beta/models"
 	}
 	return ""
 }
@@ -61,17 +119,27 @@ func (d Dialect) CountTokensPath() string {
 }
 
 // Serves reports whether path is exactly one of the dialect's paths: its
-// Path, or its CountTokensPath. No other sub-path, prefix or suffix is.
+// Path, or its CountTokensPath; for Gemini, Path() + "/{model}:{method}"
+// with a valid model name (1 to MaxGeminiModelBytes of [A-Za-z0-9._-],
+// no "..", not starting with '.') and a method of GeminiGenerate and
+// GeminiStream. No other sub-path, prefix or suffix is.
 func (d Dialect) Serves(path string) bool {
+	if d == Gemini {
+		_, _, ok := geminiPath(path)
+		return ok
+	}
 	return path != "" && (path == d.Path() || path == d.CountTokensPath())
 }
 
 // KeyHeader returns the header the outbound edge puts the model key in
-// (never the agent): x-api-key for Anthropic, Authorization (as
-// "Bearer KEY") for OpenAI.
+// (never the agent): x-api-key for Anthropic, x-goog-api-key for
+// Gemini, Authorization (as "Bearer KEY") for OpenAI.
 func (d Dialect) KeyHeader() string {
-	if d == AnthropicMessages {
+	switch d {
+	case AnthropicMessages:
 		return "X-Api-Key"
+	case Gemini:
+		return "X-Goog-Api-Key"
 	}
 	return "Authorization"
 }
@@ -82,13 +150,15 @@ var keptHeaders = map[Dialect][]string{
 	AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type"},
 	OpenAIResponses:   {"Accept", "Content-Type", "Openai-Beta"},
 	OpenAIChat:        {"Accept", "Content-Type"},
+	Gemini:            {"Accept", "Content-Type"},
 }
 
 // Headers returns the headers of in that the dialect keeps: content
 // type, accept, and its API version and beta flags. Every other header,
 // which includes every credential- or routing-bearing one (Authorization,
-// X-Api-Key, Cookie, Host, Forwarded, X-Forwarded-*, Proxy-*,
-// OpenAI-Organization, OpenAI-Project), is dropped.
+// X-Api-Key, X-Goog-Api-Key, X-Goog-User-Project, X-Goog-Api-Client,
+// Cookie, Host, Forwarded, X-Forwarded-*, Proxy-*, OpenAI-Organization,
+// OpenAI-Project), is dropped.
 func (d Dialect) Headers(in http.Header) http.Header {
 	out := http.Header{}
 	for name, vs := range in {
@@ -139,14 +209,32 @@ type Request struct {
 	// charged no tokens (Meter.Settle), and it goes to the registered
 	// resource followed by CountTokensSuffix (Upstream).
 	CountTokens bool
+	// Method is a Gemini request's method, named in its path
+	// (GeminiGenerate or GeminiStream); "" in the other dialects.
+	Method string
 }
 
 // Upstream returns the URL r is sent to, given the registration's
 // resource (which ends with the dialect's Path, and has no query or
 // fragment): the resource itself, or for a token count the resource
-// followed by CountTokensSuffix. Nothing of the agent's own path is in
-// it.
+// followed by CountTokensSuffix; for Gemini, the resource followed by
+// "/", the checked model name, ":" and the method, and for a stream
+// "?" GeminiSSEQuery. Nothing of the agent's own path text is in it: a
+// Gemini model or method that ParseRequest would not have read gives "",
+// which forms no request.
 func (r Request) Upstream(resource string) string {
+	if r.Dialect == Gemini {
+		if !validGeminiModel(r.Model) {
+			return ""
+		}
+		switch r.Method {
+		case GeminiGenerate:
+			return resource + "/" + r.Model + ":" + GeminiGenerate
+		case GeminiStream:
+			return resource + "/" + r.Model + ":" + GeminiStream + "?" + GeminiSSEQuery
+		}
+		return ""
+	}
 	if r.CountTokens {
 		return resource + CountTokensSuffix
 	}
@@ -167,6 +255,9 @@ func (r Request) Upstream(resource string) string {
 // web_fetch server tool, an OpenAI Responses "mcp" tool) is refused
 // ([CodeModelToolRefused]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
+	if d == Gemini {
+		return parseGemini(method, path, rawQuery, body)
+	}
 	if !d.Serves(path) || method != http.MethodPost || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}

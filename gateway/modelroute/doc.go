@@ -5,11 +5,17 @@
 // and decides nothing it would need a key or the network for:
 //
 //   - a Dialect is one model API (Anthropic Messages, OpenAI Responses,
-//     OpenAI Chat Completions): its path and method, the headers an
-//     agent's request may keep, and where the provider reports usage.
+//     OpenAI Chat Completions, Gemini): its path and method, the headers
+//     an agent's request may keep, and where the provider reports usage.
 //     Anthropic Messages alone serves one more path, its token count
 //     (POST /v1/messages/count_tokens, which Claude Code sends once a
-//     turn);
+//     turn). Gemini names the model in the path, POST
+//     /v1beta/models/{model}:generateContent and
+//     :streamGenerateContent?alt=sse: the model is read from the path
+//     alone, a bounded name of [A-Za-z0-9._-] (no '/', '%', ':', "..");
+//     its request may declare functions and nothing the provider runs or
+//     fetches itself (search, URL context, code execution, file data,
+//     cached content: [CodeModelToolRefused]);
 //   - ParseRequest reads an agent's request (path, method, strict JSON
 //     body) into the model it asks for, whether it streams and whether
 //     it is a token count, refusing any other path, sub-path or method
@@ -18,7 +24,9 @@
 //     body is read as a Messages body;
 //   - Request.Upstream is where a request goes: the registration's
 //     resource, or for a token count the resource followed by
-//     "/count_tokens"; never a path the agent chose;
+//     "/count_tokens", or for Gemini the resource followed by the
+//     checked model and method (and "?alt=sse" for a stream); never a
+//     path the agent chose;
 //   - Policy checks the model against the session's allowed models
 //     ([CodeModelNotAllowed]) and a Meter the session's budget in
 //     requests and tokens ([CodeModelBudgetExhausted]), both before the
@@ -44,6 +52,7 @@
 // (prompt, completion) is never kept, only the model, the token counts
 // and the status; no byte of the agent's path reaches the upstream URL
 // (Upstream appends a constant, and only to a request whose path equals
-// the dialect's count path exactly); every refusal is a
+// the dialect's count path exactly, or for Gemini a model name it
+// checked itself and a constant method); every refusal is a
 // *checkfu.Refusal with a code of codes.go.
 package modelroute

@@ -368,8 +368,9 @@ func FuzzRelay(f *testing.F) {
 	f.Add("data: {\"usage\":{\"prompt_tokens\":1e400}}\n\n")
 	f.Add("data: x\r\n\r\ndata: [DONE]\n\n")
 	f.Add("event: a\ndata: {\"type\":\"message_start\",\"message\":null}\n\n")
+	f.Add("data: {\"usageMetadata\":{\"promptTokenCount\":1},\"candidates\":[{\"finishReason\":\"STOP\"}]}\n\n")
 	f.Fuzz(func(t *testing.T, stream string) {
-		for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat} {
+		for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat, modelroute.Gemini} {
 			var out bytes.Buffer
 			_, _ = modelroute.Relay(&out, nil, strings.NewReader(stream), d, nil)
 			if !strings.HasPrefix(stream, out.String()) {

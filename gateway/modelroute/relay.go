@@ -69,6 +69,7 @@ func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen)
 // saw, which w.close may precede with an earlier batch's.
 func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 	ur := usageReader{d: d}
+	marker := usageMarker(d)
 	br := bufio.NewReaderSize(src, MaxBatchBytes)
 	// batch holds the whole events read and not yet handed on,
 	// batch[:end], then what has arrived of the next; each byte is
@@ -93,7 +94,7 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 	// whose reads end inside events never empties the buffer at an
 	// event's end.
 	eventEnd := func(buffered int) error {
-		if ev := batch[end:]; bytes.Contains(ev, []byte(`usage"`)) {
+		if ev := batch[end:]; bytes.Contains(ev, marker) {
 			data = eventData(data[:0], ev)
 			if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
 				ur.event(data)

@@ -42,9 +42,14 @@ type usageReader struct {
 // message_delta (usage.output_tokens); OpenAI Responses in
 // response.completed (response.usage); Chat Completions in the chunk or
 // answer that carries usage (prompt_tokens, completion_tokens). A whole
-// JSON answer of each dialect carries usage at its top level. Anything it
-// cannot read leaves the counts as they were.
+// JSON answer of each dialect carries usage at its top level; Gemini
+// reports in usageMetadata (gemini). Anything it cannot read leaves the
+// counts as they were.
 func (r *usageReader) event(data []byte) {
+	if r.d == Gemini {
+		r.gemini(data)
+		return
+	}
 	if !bytes.Contains(data, []byte(`"usage"`)) {
 		return // most events of a stream report nothing
 	}
@@ -120,4 +125,60 @@ func (r *usageReader) event(data []byte) {
 			r.u.Final = true
 		}
 	}
+}
+
+// usageMarker is what an event of dialect d that reports usage contains
+// (the relay reads no other event): the end of the usage member's name.
+func usageMarker(d Dialect) []byte {
+	if d == Gemini {
+		return []byte(`usageMetadata"`)
+	}
+	return []byte(`usage"`)
+}
+
+// gemini reads a Gemini chunk's (or whole answer's) usageMetadata. Each
+// chunk of a stream that carries it reports the counts of the whole
+// request so far, not a chunk's own, and the last chunk, whose
+// candidate has a finishReason, the final ones: the input is
+// promptTokenCount (cached content included) plus
+// toolUsePromptTokenCount, the output candidatesTokenCount plus
+// thoughtsTokenCount. A chunk without a count leaves it as it was.
+func (r *usageReader) gemini(data []byte) {
+	if !bytes.Contains(data, []byte(`"usageMetadata"`)) {
+		return
+	}
+	var ev struct {
+		Usage *struct {
+			Prompt     *int64 `json:"promptTokenCount"`
+			ToolUse    int64  `json:"toolUsePromptTokenCount"`
+			Candidates *int64 `json:"candidatesTokenCount"`
+			Thoughts   int64  `json:"thoughtsTokenCount"`
+		} `json:"usageMetadata"`
+		Candidates []struct {
+			FinishReason string `json:"finishReason"`
+		} `json:"candidates"`
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.Usage == nil {
+		return
+	}
+	u := ev.Usage
+	if u.Prompt != nil {
+		r.u.InputTokens = addTokens(*u.Prompt, u.ToolUse)
+	}
+	if u.Candidates != nil || u.Thoughts != 0 {
+		r.u.OutputTokens = addTokens(derefTokens(u.Candidates), u.Thoughts)
+	}
+	for _, c := range ev.Candidates {
+		if c.FinishReason != "" {
+			r.u.Final = true // the chunk that ends the answer
+		}
+	}
+}
+
+// derefTokens is *p, or 0 for nil.
+func derefTokens(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
