@@ -19,13 +19,15 @@ import (
 )
 
 // The model routes of a NewModel rig: their capabilities (Anthropic
-// Messages, and OpenAI Responses on the same key and server), the one
+// Messages, OpenAI Responses and Gemini on the same key and server), the one
 // model each allows, and the budget per channel of each.
 const (
 	ModelCapability  = "model.anthropic"
 	AllowedModel     = "claude-sonnet-4-5"
 	OpenAICapability = "model.openai"
 	OpenAIModel      = "gpt-5.4"
+	GeminiCapability = "model.gemini"
+	GeminiModel      = "gemini-2.5-pro"
 	ModelRequests    = 3
 	ModelTokens      = 1000
 )
@@ -54,9 +56,10 @@ type ModelRequest struct {
 // httptest server reached as model.example.com): it speaks Anthropic
 // Messages, streamed or whole, at /v1/messages (and its token count at
 // /v1/messages/count_tokens, answered {"input_tokens":100} with no
-// usage) and OpenAI Responses, streamed, at /v1/responses, reports usage
-// of 100 input and 10 output tokens, and records every request it
-// receives.
+// usage), OpenAI Responses, streamed, at /v1/responses, and Gemini at
+// /v1beta/models/{model}:generateContent (whole) and
+// :streamGenerateContent (server-sent events), reports usage of 100
+// input and 10 output tokens, and records every request it receives.
 type Model struct {
 	// Base is https://model.example.com:PORT.
 	Base string
@@ -127,7 +130,11 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	text := "hello from the scripted model"
 	if bytes.Contains(body, []byte(EchoKey)) {
-		text = "your key is " + req.Header.Get("X-Api-Key") + req.Header.Get("Authorization")
+		text = "your key is " + req.Header.Get("X-Api-Key") + req.Header.Get("Authorization") + req.Header.Get("X-Goog-Api-Key")
+	}
+	if strings.HasPrefix(req.URL.Path, "/v1beta/models/") {
+		serveGemini(w, req, text)
+		return
 	}
 	if strings.HasSuffix(req.URL.Path, "/count_tokens") {
 		w.Header().Set("Content-Type", "application/json")
@@ -165,6 +172,24 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	bw.Flush()
 }
 
+// geminiChunk is a Gemini answer (or stream chunk) with one text part;
+// %q is its text, and its usage is final.
+const geminiChunk = `{"candidates":[{"content":{"role":"model","parts":[{"text":%q}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":8,"thoughtsTokenCount":2,"totalTokenCount":110}}`
+
+// serveGemini answers a Gemini request: a stream of two chunks, the
+// first with the counts so far and the second the final ones, or a
+// whole answer.
+func serveGemini(w http.ResponseWriter, req *http.Request, text string) {
+	if strings.HasSuffix(req.URL.Path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"...\"}]},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":100,\"candidatesTokenCount\":1,\"totalTokenCount\":101}}\r\n\r\n")
+		fmt.Fprintf(w, "data: "+geminiChunk+"\r\n\r\n", text)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, geminiChunk, text)
+}
+
 // startModel starts the scripted model server.
 func startModel(t TB) (*Model, *httptest.Server) {
 	m := &Model{}
@@ -192,11 +217,12 @@ func modelRegistrations(base string, budget *modelroute.Budget) []authz.Registra
 	return []authz.Registration{
 		reg(ModelCapability, "/v1/messages", "model", modelroute.AnthropicMessages, AllowedModel),
 		reg(OpenAICapability, "/v1/responses", "model-openai", modelroute.OpenAIResponses, OpenAIModel),
+		reg(GeminiCapability, "/v1beta/models", "model-gemini", modelroute.Gemini, GeminiModel),
 	}
 }
 
 // modelRules are the model Connection's egress rules: POST to the
-// two dialects' paths of model.example.com at port (prefixes matched on
+// three dialects' paths of model.example.com at port (prefixes matched on
 // segment boundaries, so Messages' count_tokens too), with the headers
 // the dialects keep.
 func modelRules(port uint16) (*egress.Rules, error) {
@@ -205,5 +231,7 @@ func modelRules(port uint16) (*egress.Rules, error) {
 			Headers: []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}},
 		{Host: "model.example.com", Port: port, PathPrefix: "/v1/responses", Methods: []string{"POST"},
 			Headers: []string{"Content-Type", "Accept", "Openai-Beta"}},
+		{Host: "model.example.com", Port: port, PathPrefix: "/v1beta/models", Methods: []string{"POST"},
+			Headers: []string{"Content-Type", "Accept"}},
 	})
 }
