@@ -49,6 +49,8 @@ func baseURLEnv(d modelroute.Dialect, url string) []string {
 	switch d {
 	case modelroute.AnthropicMessages:
 		return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=" + admission.PlaceholderKey}
+	case modelroute.Gemini:
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=" + admission.PlaceholderKey}
 	default:
 		return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=" + admission.PlaceholderKey}
 	}

@@ -57,6 +57,12 @@ type probe struct {
 // probeModel is the probing agent's model request.
 func probeModel() {
 	p := probe{Env: os.Environ(), Argv: os.Args}
+	if base := os.Getenv("GOOGLE_GEMINI_BASE_URL"); base != "" {
+		p.Status, p.Body = probeGemini(base, os.Getenv("GEMINI_API_KEY"))
+		b, _ := json.Marshal(p)
+		os.WriteFile(filepath.Join(os.Getenv("HOME"), probeFile), b, 0o600)
+		return
+	}
 	key := os.Getenv("ANTHROPIC_API_KEY")
 	req, err := http.NewRequest("POST", os.Getenv("ANTHROPIC_BASE_URL")+"/v1/messages?beta=true",
 		strings.NewReader(`{"model":"claude-sonnet-4-5","stream":true,"max_tokens":64,"messages":[{"role":"user","content":"hello"}]}`))
@@ -79,6 +85,40 @@ func probeModel() {
 	os.WriteFile(filepath.Join(os.Getenv("HOME"), probeFile), b, 0o600)
 }
 
+// probeGemini sends Gemini CLI's two kinds of model request to base
+// with key in x-goog-api-key (and in every other key header), as its
+// SDK would: a routing call that asks for JSON, then a streamed turn.
+// It returns the first status that is not 200 (else 200) and the
+// answers' bodies.
+func probeGemini(base, key string) (int, string) {
+	status, out := http.StatusOK, ""
+	for _, c := range []struct{ path, body string }{
+		{"/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[{"role":"user","parts":[{"text":"route"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"complexity_score":{"type":"integer"},"reasoning":{"type":"string"}}}}}`},
+		{"/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"generationConfig":{"maxOutputTokens":64}}`},
+	} {
+		req, err := http.NewRequest("POST", base+c.path, strings.NewReader(c.body))
+		if err != nil {
+			return 0, err.Error()
+		}
+		for _, h := range []string{"X-Goog-Api-Key", "X-Api-Key"} {
+			req.Header.Set(h, key)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK && status == http.StatusOK {
+			status = resp.StatusCode
+		}
+		out += string(b) + "\n"
+	}
+	return status, out
+}
+
 // modelRig is a rig whose Runner also has a model route: Anthropic
 // Messages at the scripted model server m (reached as
 // model.example.com), allowing models, on its own Connection whose key
@@ -97,7 +137,10 @@ func dialectRig(t *testing.T, m *runnertest.Model, d modelroute.Dialect, edit fu
 	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
 	base := "https://model.example.com:" + strconv.Itoa(int(port))
 	headers := []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}
-	if d != modelroute.AnthropicMessages {
+	switch d {
+	case modelroute.Gemini:
+		headers = []string{"Content-Type", "Accept"}
+	case modelroute.OpenAIResponses, modelroute.OpenAIChat:
 		headers = []string{"Content-Type", "Accept", "Openai-Beta"}
 	}
 	g := newRig(t, func(c *runner.Config, g *rig) {
@@ -270,6 +313,82 @@ func modelRouteUnderTheDoor(t *testing.T, agent *admission.AgentLaunch) {
 	checkNoCanary(t, seen)
 	if settled != 1 {
 		t.Errorf("the log holds %d model results, want 1", settled)
+	}
+}
+
+// TestGeminiModelRouteUnderTheDoor: with the gemini-cli harness entry
+// and a Gemini model route, the agent (the scripted one, probing its
+// model as Gemini CLI would: a routing call asking for JSON, then a
+// streamed turn) gets GOOGLE_GEMINI_BASE_URL pointing at the door's
+// relay and the placeholder as GEMINI_API_KEY; both requests reach the
+// scripted model server (a mock) at the checked model's path, with the
+// key in x-goog-api-key attached at the edge and never the placeholder;
+// the routing call is answered with JSON its schema accepts; the log
+// holds both results, and no canary is in the agent's environment, argv,
+// HOME, what it received, or the log.
+func TestGeminiModelRouteUnderTheDoor(t *testing.T) {
+	agent, _ := admission.Agent("gemini-cli")
+	m := &runnertest.Model{}
+	g := dialectRig(t, m, modelroute.Gemini, nil, agent.Model)
+	s := g.admitted(t)
+	ctx := context.Background()
+	title, _ := agent.Tool(runner.MCPServerName, "list_issues")
+	ps := agentSpec(t, []runnertest.Step{{Tool: "list_issues", Arguments: map[string]any{"state": "open"}, Ask: true, Title: title}})
+	ps.Env = append(ps.Env, probeEnv+"=1")
+	var said []string
+	a, err := s.Launch(ctx, runner.LaunchConfig{Process: ps, Door: clitest.Door(t), Agent: &agent, Install: t.TempDir(), OnUpdate: collect(&said)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := a.Prompt(ctx, "go"); err != nil || resp.StopReason != "end_turn" {
+		t.Fatalf("Prompt = %v, %v", resp, err)
+	}
+	home := a.Home()
+	files := homeFiles(t, home)
+	var p probe
+	if err := json.Unmarshal(files[filepath.Join(home, probeFile)], &p); err != nil {
+		t.Fatalf("the probe: %v", err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, `{\"complexity_score\":10,\"reasoning\":\"x\"}`) || !strings.Contains(p.Body, `"finishReason":"STOP"`) {
+		t.Errorf("the agent's model requests: %d %q", p.Status, p.Body)
+	}
+	env := "\n" + strings.Join(p.Env, "\n") + "\n"
+	for _, want := range []string{"\nGEMINI_API_KEY=" + admission.PlaceholderKey + "\n", "\nHOME=" + home + "\n", "\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:", "\nGEMINI_CLI_TRUST_WORKSPACE=true\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the agent's environment lacks %q:\n%s", strings.TrimSpace(want), env)
+		}
+	}
+	got := m.Received()
+	checkModelUpstream(t, got, modelroute.Gemini)
+	var paths []string
+	for _, r := range got {
+		paths = append(paths, r.Path+"?"+r.RawQuery+" "+r.Reply)
+	}
+	if want := []string{"/v1beta/models/gemini-2.5-pro:generateContent? json", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse text"}; !slices.Equal(paths, want) {
+		t.Errorf("the model server got %q, want %q", paths, want)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string][]byte{"the agent's environment and argv": []byte(env + "\n" + strings.Join(p.Argv, "\n")), "what the agent received": []byte(p.Body + strings.Join(said, "\n"))}
+	for f, b := range files {
+		seen["the file "+f] = b
+	}
+	var log []string
+	settled := 0
+	for _, e := range entries(t, g.Runner, member.Session) {
+		log = append(log, fmt.Sprintf("%+v", e))
+		if e.Kind == eventlog.KindSettlement && e.Tool.Name == agent.Model {
+			settled++
+		}
+	}
+	seen["the log"] = []byte(strings.Join(log, "\n"))
+	checkNoCanary(t, seen)
+	if settled != 2 {
+		t.Errorf("the log holds %d model results, want 2", settled)
 	}
 }
 

@@ -28,8 +28,8 @@ type ModelRequest struct {
 	Method, Path, RawQuery string
 	Header                 http.Header
 	Body                   []byte
-	// Reply is what the server answered: "tool", "final", "text" or
-	// "count_tokens".
+	// Reply is what the server answered: "tool", "final", "text",
+	// "json" or "count_tokens".
 	Reply string
 }
 
@@ -45,13 +45,20 @@ type ToolUse struct {
 // A Model is a scripted model server, a mock: no model, a fixed script
 // decided per request. It speaks Anthropic Messages (POST /v1/messages,
 // streamed as server-sent events or whole, and count_tokens) well enough
-// for Claude Code's ACP adapter, and OpenAI Responses (POST
-// /v1/responses, streamed) well enough for Codex. With n tool results
-// in the request's conversation (Anthropic tool_result blocks, OpenAI
-// function_call_output items):
+// for Claude Code's ACP adapter, OpenAI Responses (POST /v1/responses,
+// streamed) well enough for Codex, and the Gemini API (POST
+// /v1beta/models/{model}:generateContent, whole, and
+// :streamGenerateContent, server-sent events) well enough for Gemini
+// CLI. With n tool results in the request's conversation (Anthropic
+// tool_result blocks, OpenAI function_call_output items, Gemini
+// functionResponse parts):
 //
-//   - when n < len(Calls) and the request offers Calls[n]'s tool, it is
-//     answered with a call of it;
+//   - a Gemini request that asks for JSON (generationConfig's
+//     responseJsonSchema, responseSchema or responseMimeType
+//     application/json: Gemini CLI's routing classifier) is answered
+//     with a JSON value its schema accepts, so the CLI does not retry;
+//   - else, when n < len(Calls) and the request offers Calls[n]'s tool,
+//     it is answered with a call of it;
 //   - else, when n > 0, with ModelFinal;
 //   - else (a side call: a title, a classifier) with the text "OK".
 //
@@ -87,9 +94,16 @@ func CheckKey(got []ModelRequest, d modelroute.Dialect, key string) error {
 	}
 	var errs []error
 	for i, req := range got {
-		have, other := req.Header.Get("X-Api-Key"), req.Header.Get("Authorization")
-		if d.KeyHeader() == "Authorization" {
-			have, other = strings.TrimPrefix(other, "Bearer "), have
+		have, other := "", ""
+		for _, h := range []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key"} {
+			switch v := req.Header.Get(h); {
+			case h != d.KeyHeader():
+				other += v
+			case h == "Authorization":
+				have = strings.TrimPrefix(v, "Bearer ")
+			default:
+				have = v
+			}
 		}
 		if have != key || other != "" {
 			errs = append(errs, fmt.Errorf("runnertest: model request %d does not carry the key the edge attaches, alone, in %s", i+1, d.KeyHeader()))
@@ -115,6 +129,9 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var parsed map[string]any
 	json.Unmarshal(body, &parsed)
 	reply, call := m.plan(req.URL.Path, parsed)
+	if reply == "text" && wantsJSON(parsed) {
+		reply = "json"
+	}
 	m.mu.Lock()
 	m.n++
 	id := m.n
@@ -130,6 +147,8 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		m.responses(w, reply, call, model, id)
 	case strings.HasSuffix(req.URL.Path, "/messages"):
 		m.messages(w, reply, call, model, id, stream)
+	case strings.HasPrefix(req.URL.Path, "/v1beta/models/"):
+		m.gemini(w, req.URL.Path, reply, call, parsed)
 	default:
 		http.Error(w, "not found", http.StatusNotFound)
 	}
@@ -159,6 +178,9 @@ func toolResults(v any) int {
 		if t, _ := x["type"].(string); t == "tool_result" || t == "function_call_output" {
 			n++
 		}
+		if _, ok := x["functionResponse"]; ok {
+			n++ // a Gemini part
+		}
 		for _, y := range x {
 			n += toolResults(y)
 		}
@@ -176,6 +198,9 @@ func offered(tools any, ns string, call ToolUse) bool {
 	list, _ := tools.([]any)
 	for _, t := range list {
 		tm, _ := t.(map[string]any)
+		if fd, ok := tm["functionDeclarations"]; ok && offered(fd, ns, call) {
+			return true // a Gemini tool: its function declarations
+		}
 		name, _ := tm["name"].(string)
 		if typ, _ := tm["type"].(string); typ == "namespace" {
 			if offered(tm["tools"], name, call) {
@@ -293,4 +318,110 @@ func (m *Model) responses(w http.ResponseWriter, reply string, call ToolUse, mod
 	done["status"], done["output"], done["usage"] = "completed", []any{item}, usage
 	push(map[string]any{"type": "response.completed", "response": done})
 	sse(w, events)
+}
+
+// wantsJSON reports whether a Gemini request asks for a JSON answer.
+func wantsJSON(body map[string]any) bool {
+	gc, _ := body["generationConfig"].(map[string]any)
+	return gc["responseJsonSchema"] != nil || gc["responseSchema"] != nil || gc["responseMimeType"] == "application/json"
+}
+
+// fromSchema builds a value that the JSON schema sc accepts: the first
+// of an enum, an object with every property, an empty array, 1 for a
+// number (10 for one named like a score), false, or a string.
+func fromSchema(sc any, key string) any {
+	m, _ := sc.(map[string]any)
+	if m == nil {
+		return "x"
+	}
+	if e, _ := m["enum"].([]any); len(e) > 0 {
+		return e[0]
+	}
+	typ, _ := m["type"].(string)
+	if ts, ok := m["type"].([]any); ok && len(ts) > 0 {
+		typ, _ = ts[0].(string)
+	}
+	if typ == "" && m["properties"] != nil {
+		typ = "object"
+	}
+	switch strings.ToLower(typ) {
+	case "object":
+		o := map[string]any{}
+		props, _ := m["properties"].(map[string]any)
+		for k, v := range props {
+			o[k] = fromSchema(v, k)
+		}
+		return o
+	case "array":
+		return []any{}
+	case "integer", "number":
+		if strings.Contains(strings.ToLower(key), "score") {
+			return 10
+		}
+		return 1
+	case "boolean":
+		return false
+	}
+	return "x"
+}
+
+// gemini answers a Gemini request at path: server-sent events for
+// :streamGenerateContent, whose last chunk has the final counts and a
+// finishReason, and one JSON answer for :generateContent; usage is 100
+// input and 10 output tokens.
+func (m *Model) gemini(w http.ResponseWriter, path, reply string, call ToolUse, body map[string]any) {
+	var part map[string]any
+	switch reply {
+	case "tool":
+		part = map[string]any{"functionCall": map[string]any{"name": call.Tool, "args": call.Arguments}}
+	case "final":
+		part = map[string]any{"text": ModelFinal}
+	case "json":
+		gc, _ := body["generationConfig"].(map[string]any)
+		sc := gc["responseJsonSchema"]
+		if sc == nil {
+			sc = gc["responseSchema"]
+		}
+		v := any(map[string]any{})
+		if sc != nil {
+			v = fromSchema(sc, "")
+		}
+		b, _ := json.Marshal(v)
+		part = map[string]any{"text": string(b)}
+	default:
+		part = map[string]any{"text": "OK"}
+	}
+	model := strings.TrimPrefix(path, "/v1beta/models/")
+	model, method, _ := strings.Cut(model, ":")
+	answer := map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
+		"modelVersion":  model,
+	}
+	if method != "streamGenerateContent" {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(answer)
+		return
+	}
+	// A text is streamed in two chunks: the first half with the counts
+	// so far, the rest with the final ones (a chunk with an empty text
+	// part is one Gemini CLI counts as invalid). A call comes whole.
+	chunks := []map[string]any{answer}
+	if text, _ := part["text"].(string); len(text) >= 2 {
+		first := map[string]any{
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text[:len(text)/2]}}}, "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105},
+			"modelVersion":  model,
+		}
+		part["text"] = text[len(text)/2:]
+		chunks = []map[string]any{first, answer}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	var b bytes.Buffer
+	for _, c := range chunks {
+		data, _ := json.Marshal(c)
+		fmt.Fprintf(&b, "data: %s\r\n\r\n", data)
+	}
+	w.Write(b.Bytes())
 }
