@@ -34,8 +34,7 @@ type AgentLaunch struct {
 	Dialect string
 	// Model is the model the entry pins the agent to, written where
 	// Argv, Env and Files say {model}: the one a host allows the agent on
-	// the model route. Empty where the entry pins none (gemini-cli, whose
-	// dialect the model route does not serve).
+	// the model route.
 	Model string
 	// Env is added to the agent's environment ("K=V"): its base URL, its
 	// placeholder key, its opt-outs.
@@ -120,8 +119,8 @@ enabled = false
 	},
 	"gemini-cli": {
 		Vendor: "Google", Package: "@google/gemini-cli@0.61.0",
-		Argv:    []string{"node", "{install}/node_modules/@google/gemini-cli/bundle/gemini.js", "--acp"},
-		Dialect: "gemini",
+		Argv:    []string{"node", "{install}/node_modules/@google/gemini-cli/bundle/gemini.js", "--acp", "--model", "{model}"},
+		Dialect: "gemini", Model: "gemini-2.5-pro",
 		// Without GEMINI_CLI_TRUST_WORKSPACE the mcpServers are silently
 		// never started.
 		Env: []string{"HOME={home}", "GOOGLE_GEMINI_BASE_URL={model_url}", "GEMINI_API_KEY={key}", "GEMINI_CLI_TRUST_WORKSPACE=true"},

@@ -280,6 +280,6 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `		Env: []string{"HOME={home}", "ANTHROPIC_BASE_URL={model_url}", "ANTHROPIC_API_KEY={key}",`, New: `		Env: []string{"ANTHROPIC_BASE_URL={model_url}", "ANTHROPIC_API_KEY={key}",`}},
 		Kills: "TestAgentHarnesses"},
 	{Name: "an agent's key setting left to the agent", File: "agents.go",
-		Edits: []mutation.Edit{{Old: `"{model_url}", modelURL, "{key}", PlaceholderKey)`, New: `"{model_url}", modelURL)`}},
+		Edits: []mutation.Edit{{Old: `"{model}", a.Model, "{key}", PlaceholderKey)`, New: `"{model}", a.Model)`}},
 		Kills: "TestAgentHarnesses"},
 }
