@@ -39,15 +39,18 @@ type ModelCall struct {
 //  3. registration: a model registration whose resource is the
 //     profile's ([authz.CodeCapabilityMismatch]);
 //  4. request: POST on one of the dialect's paths (its one path, or
-//     Anthropic Messages' token count, [modelroute.Dialect.Serves]), no
-//     query, a strict JSON body naming a model
+//     Anthropic Messages' token count, or Gemini's
+//     /v1beta/models/{model}:{method} with the model read from the path,
+//     [modelroute.Dialect.Serves]), no query (Gemini's stream: alt=sse
+//     alone), a strict JSON body naming a model
 //     ([modelroute.CodeModelPathRefused],
 //     [modelroute.CodeModelRequestInvalid]);
 //  5. model: exactly one of the registration's models
 //     ([modelroute.CodeModelNotAllowed]);
 //  6. rules: the request to the registered resource (for a token count,
-//     the resource followed by "/count_tokens",
-//     [modelroute.Request.Upstream]; never a path the agent chose), with
+//     the resource followed by "/count_tokens"; for Gemini, followed by
+//     the checked model and method, [modelroute.Request.Upstream]; never
+//     a path the agent chose), with
 //     the headers the dialect keeps, decided by the Connection's egress
 //     rules;
 //  7. budget: the session's model budget for the capability (shared by
