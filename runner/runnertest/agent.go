@@ -22,8 +22,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // AgentEnv is the environment variable that puts a program calling Main
@@ -87,6 +91,46 @@ type Step struct {
 	// third-party agent's file read is: it asks permission, reports the
 	// answer, and calls nothing through the broker.
 	Own bool `json:",omitempty"`
+	// Get, when set, makes the step an HTTP GET of this URL instead of a
+	// tool call: through the proxy the environment names (a jail's
+	// allowlist relay), or, with Direct, on a TCP connection of its own
+	// that ignores the proxy. The agent says the status it got ("GET URL
+	// -> 403 host_not_allowed", the guard's refusal code when the answer
+	// carries one) or why it got none. A script of Get steps alone
+	// never connects to the broker.
+	Get    string `json:",omitempty"`
+	Direct bool   `json:",omitempty"`
+}
+
+// GetTimeout bounds one Get step: the connection, the request and the
+// answer's headers.
+const GetTimeout = 10 * time.Second
+
+// get plays a Get step and returns what the agent says of it.
+func get(ctx context.Context, st Step) string {
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	name := "GET " + st.Get
+	if st.Direct {
+		tr.Proxy = nil
+		name += " (ignoring the proxy)"
+	}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, GetTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Get, nil)
+	if err != nil {
+		return name + " -> not sent: " + err.Error()
+	}
+	resp, err := (&http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		return name + " -> no answer: " + err.Error()
+	}
+	resp.Body.Close()
+	status := strconv.Itoa(resp.StatusCode)
+	if code := resp.Header.Get(egress.RefusalHeader); code != "" {
+		status += " " + code
+	}
+	return name + " -> " + status
 }
 
 // QuickstartScript is the turn examples/quickstart plays: an allowed
@@ -225,6 +269,13 @@ func (a *Agent) handle(m acp.Message) {
 func (a *Agent) turn(session string) acp.StopReason {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if len(a.Script) > 0 && !slices.ContainsFunc(a.Script, func(st Step) bool { return st.Get == "" }) {
+		// Requests of its own only: no broker to reach.
+		for _, st := range a.Script {
+			a.say(session, get(ctx, st))
+		}
+		return acp.StopEndTurn
+	}
 	cs, err := a.connect(ctx)
 	if err != nil {
 		a.say(session, "cannot reach the broker: "+err.Error())
@@ -258,6 +309,10 @@ func (a *Agent) turn(session string) acp.StopReason {
 		a.say(session, "tools/list -> "+strings.Join(names, ", "))
 	}
 	for i, st := range a.Script {
+		if st.Get != "" {
+			a.say(session, get(ctx, st))
+			continue
+		}
 		name := st.Tool
 		if st.Attempt != "" {
 			name += " (" + st.Attempt + ")"
