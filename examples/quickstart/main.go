@@ -14,9 +14,15 @@
 // scripted model server on loopback (a mock, runnertest.Model); the run
 // fails if that server missed the key the edge attaches or saw the
 // agent's placeholder, or if a secret reached what the agent said or
-// wrote. Otherwise that step is one line saying how to enable it. Then it
-// prints the session's event log, verifies its hash chain and says where
-// the log file is.
+// wrote. Otherwise that step is one line saying how to enable it. On the
+// jail, step 8 runs a second, capability-free session whose allowlist
+// names only a mock host, the jail's guard deciding each request of its
+// scripted agent: the allowed host answers, a package-manager host the
+// profile does not list is refused and never reached, a connection that
+// ignores the proxy gets nowhere; the run fails otherwise (elsewhere the
+// step is one line saying why it is skipped). Then it prints the main
+// session's event log, verifies its hash chain and says where the log
+// file is.
 //
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -provider process-wire     # the agent across acp/wire

@@ -94,6 +94,41 @@ func TestQuickstartProcess(t *testing.T) {
 	checkSession(t, out, hits(dir))
 	checkThirdParty(t, out)
 	checkRealAgent(t, out, "claude-code", dir != "")
+	checkAllowlistSkipped(t, out, `checkfu:process-provider@1 has no allowlist mode: network modes \[unrestricted\]`)
+}
+
+// checkAllowlistSkipped checks that step 8 is one line saying it is
+// skipped and why (why, a regular expression).
+func checkAllowlistSkipped(t *testing.T, out, why string) {
+	t.Helper()
+	skip := regexp.MustCompile(`(?m)^step 8/9 an allowlist session, capability-free, the guard deciding every request: skipped \(` + why + `\) \(\S+\)\n(step 9/9 )`)
+	if !skip.MatchString(out) {
+		t.Errorf("step 8 is not one line matching %s", skip)
+	}
+}
+
+// checkAllowlistRan checks step 8 on the jail: the allowlist session was
+// admitted in the trusted lane at advisory_filter, the output says why
+// allow_package_managers stays refused and labels the upstream a mock,
+// the agent got 200 for the allowed host, the guard's 403
+// host_not_allowed for the package-manager host and no answer ignoring
+// the proxy, and the quickstart checked what the upstream saw.
+func checkAllowlistRan(t *testing.T, out string) {
+	t.Helper()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^step 8/9 an allowlist session, capability-free, the guard deciding every request: version 1 \(allowlist api\.example\.com:\d+, nothing else\) admitted on checkfu:jail-provider@1, lane trusted, grade advisory_filter \(`),
+		regexp.MustCompile(`(?m)^  allow_package_managers stays refused in the trusted lane \(.*trusted_lane_tainted\); this session shows the allowlist mode itself, the guard deciding every request$`),
+		regexp.MustCompile(`(?m)^  upstream: MOCK, an httptest server on 127\.0\.0\.1 \(as api\.example\.com and as \S+\), reached only through the guard`),
+		regexp.MustCompile(`(?m)^  agent: \[scripted\] GET http://api\.example\.com:\d+/ -> 200$`),
+		regexp.MustCompile(`(?m)^  agent: \[scripted\] GET http://\S+:\d+/ -> 403 host_not_allowed$`),
+		regexp.MustCompile(`(?m)^  agent: \[scripted\] GET http://127\.0\.0\.1:\d+/ \(ignoring the proxy\) -> no answer: `),
+		regexp.MustCompile(`(?m)^  checked: the allowed host reached the upstream once, the refused host never \(403 host_not_allowed from the guard\), the direct connection nothing$`),
+		regexp.MustCompile(`(?m)^step 9/9 the session's event log`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the output does not match %s", want)
+		}
+	}
 }
 
 // pinnedAgents returns where the agents pinned in .ci/agents are
@@ -126,7 +161,7 @@ func hits(agentsDir string) int {
 func checkRealAgent(t *testing.T, out, agent string, ran bool) {
 	t.Helper()
 	if !ran {
-		skip := regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): skipped: to run .* for one turn, set ` + agentsDirEnv + ` to .*\n(step 8/8 )`)
+		skip := regexp.MustCompile(`(?m)^step 7/9 a real coding agent through the door \(its model a mock\): skipped: to run .* for one turn, set ` + agentsDirEnv + ` to .*\n(step 8/9 )`)
 		if !skip.MatchString(out) {
 			t.Errorf("step 7 is not one line matching %s", skip)
 		}
@@ -135,7 +170,7 @@ func checkRealAgent(t *testing.T, out, agent string, ran bool) {
 	launch, _ := admission.Agent(agent)
 	model := regexp.QuoteMeta(launch.Model)
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitle(agent)) + `: turn ended end_turn \(`),
+		regexp.MustCompile(`(?m)^step 7/9 a real coding agent through the door \(its model a mock\): ` + regexp.QuoteMeta(agentTitle(agent)) + `: turn ended end_turn \(`),
 		regexp.MustCompile(`(?m)^  agent: ` + regexp.QuoteMeta(runnertest.ModelFinal) + `$`),
 		regexp.MustCompile(`(?m)^  model: MOCK, runnertest.Model, .*: \d+ \S+ requests, all through the door's model route$`),
 		regexp.MustCompile(`(?m)^  checked: the model server saw the key the edge attached on every request, never the agent's placeholder; `),
@@ -180,7 +215,8 @@ func TestQuickstartProcessWire(t *testing.T) {
 		regexp.MustCompile(`agent: \[scripted\] cannot reach the broker`),
 		regexp.MustCompile(`(?m)^chain verified: \d+ events, head [0-9a-f]{16}$`),
 		regexp.MustCompile(`upstream saw 0 credentialed requests`),
-		regexp.MustCompile(`(?m)^step 7/8 a real coding agent through the door \(its model a mock\): skipped \(a remote placement gets no broker, so no door: use -provider jail or process\)`),
+		regexp.MustCompile(`(?m)^step 7/9 a real coding agent through the door \(its model a mock\): skipped \(a remote placement gets no broker, so no door: use -provider jail or process\)`),
+		regexp.MustCompile(`(?m)^step 8/9 an allowlist session, capability-free, the guard deciding every request: skipped \(checkfu:process-wire-provider@1 has no allowlist mode`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("the output does not match %s", want)
@@ -215,9 +251,10 @@ func TestQuickstartDocker(t *testing.T) {
 	}
 	out := quickstart(t, "docker", "", "", os.Getenv(agentsDirEnv))
 	checkSession(t, out, 2)
-	if !strings.Contains(out, "step 7/8 a real coding agent through the door (its model a mock): skipped (node and the pinned agents are not in the agent's busybox image") {
+	if !strings.Contains(out, "step 7/9 a real coding agent through the door (its model a mock): skipped (node and the pinned agents are not in the agent's busybox image") {
 		t.Error("step 7 does not say why it is skipped in a container")
 	}
+	checkAllowlistSkipped(t, out, `the quickstart's containers run network none; .*`)
 }
 
 // TestQuickstartJail runs the quickstart on the jail provider, its
@@ -237,6 +274,7 @@ func TestQuickstartJail(t *testing.T) {
 	checkSession(t, out, hits(dir))
 	checkThirdParty(t, out)
 	checkRealAgent(t, out, "codex", dir != "")
+	checkAllowlistRan(t, out)
 	if want := regexp.MustCompile(`(?m)^\d+ +process_started +allow +- +user:alice +checkfu:jail-provider@1 +isolation_checked$`); !want.MatchString(out) {
 		t.Errorf("the output does not match %s", want)
 	}

@@ -32,4 +32,10 @@ var mutants = []mutation.Mutant{
 	{Name: "a secret split across two writes of the real agent is missed", File: "realagent.go",
 		Edits: []mutation.Edit{{Old: `keep = max(keep, 2*len(s)-1)`, New: `keep = max(keep, 0)`}},
 		Kills: "TestLeakScanFindsSecrets"},
+	{Name: "the refused request reaching the upstream goes unnoticed", File: "allowlist.go",
+		Edits: []mutation.Edit{{Old: `	case refused != 0:`, New: `	case false:`}},
+		Kills: "TestAllowlistCheckCanFail"},
+	{Name: "the agent's answers through the guard are not checked", File: "allowlist.go",
+		Edits: []mutation.Edit{{Old: `		if said[i] != prefix && `, New: `		if false && said[i] != prefix && `}},
+		Kills: "TestAllowlistCheckCanFail"},
 }

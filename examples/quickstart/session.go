@@ -86,7 +86,7 @@ func profile(extra, np string) []byte {
 // run runs the session and prints it to w.
 func run(ctx context.Context, o options, w io.Writer) error {
 	began := time.Now()
-	p := &progress{w: w, terminal: o.terminal, of: 8}
+	p := &progress{w: w, terminal: o.terminal, of: 9}
 	fmt.Fprintln(w, "checkfu quickstart: one session, every decision logged")
 
 	// The platform's side: a local upstream and its credential.
@@ -141,7 +141,8 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	if err := admit(ctx, p, r.Description(), s); err != nil {
+	pmHost, err := admit(ctx, p, r.Description(), s)
+	if err != nil {
 		return err
 	}
 	if err := converse(ctx, o, p, r.Description(), s, credentialText); err != nil {
@@ -151,6 +152,9 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if agent == nil {
 		p.done(skip)
 	} else if err := realTurn(ctx, p, s, r.Description().Identity.Provider == jail.Name, agent, mm, up, []string{credentialText, modelKey}); err != nil {
+		return err
+	}
+	if err := allowlistStep(ctx, o, p, r.Description(), cfg.Dir, up, pmHost); err != nil {
 		return err
 	}
 	if err := s.Close(); err != nil {
@@ -255,18 +259,24 @@ func config(ctx context.Context, o options, w io.Writer, p *progress, up *upstre
 }
 
 // admit runs steps 1 and 2: the allowlist profile with
-// allow_package_managers is published and refused on the provider (its
-// grade is unsupported), then the provider's own network mode is
-// published and admitted in the trusted lane.
-func admit(ctx context.Context, p *progress, desc adapters.Description, s *runner.Session) error {
+// allow_package_managers is published and refused on the provider (in
+// the trusted lane its package-manager hosts taint it; elsewhere the
+// provider's grade is unsupported), then the provider's own network mode
+// is published and admitted in the trusted lane. It returns the first
+// host allow_package_managers granted, for step 8.
+func admit(ctx context.Context, p *progress, desc adapters.Description, s *runner.Session) (string, error) {
 	p.step("publish the profile (allowlist, allow_package_managers)")
 	v1, err := s.Publish(ctx, profile(`"ecosystems": ["go"], `, `{"type": "allowlist", "allowed_hosts": ["api.example.com"], "allow_package_managers": true}`), nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var hosts []string
+	pmHost := ""
 	for _, h := range v1.Hosts() {
 		hosts = append(hosts, fmt.Sprintf("%s %v", h, h.GrantedBy))
+		if pmHost == "" && slices.Contains(h.GrantedBy, admission.GrantAllowPackageManagers) {
+			pmHost = h.Host
+		}
 	}
 	p.done("version " + strconv.Itoa(v1.Version()) + ", exact hosts: " + strings.Join(hosts, ", "))
 
@@ -274,7 +284,7 @@ func admit(ctx context.Context, p *progress, desc adapters.Description, s *runne
 	lane, provenance := admission.LaneTrusted, admission.Provenance{Actor: "user:alice", Role: "admin"}
 	err = s.Admit(ctx, v1, lane, provenance)
 	if err == nil {
-		return fmt.Errorf("the allowlist profile was admitted on %s, whose grade is %s", desc.Identity, adapters.Grade(desc, nil))
+		return "", fmt.Errorf("the allowlist profile was admitted on %s, whose grade is %s", desc.Identity, adapters.Grade(desc, nil))
 	}
 	code, _ := checkfu.CodeOf(err)
 	p.say("  v1 REFUSED on %s (grade %s, network modes %v): %s\n    %v", desc.Identity, adapters.Grade(desc, nil), desc.Capability.NetworkModes, code, err)
@@ -284,13 +294,13 @@ func admit(ctx context.Context, p *progress, desc adapters.Description, s *runne
 	}
 	v2, err := s.Publish(ctx, profile("", `{"type": "`+mode+`"}`), v1)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := s.Admit(ctx, v2, lane, provenance); err != nil {
-		return err
+		return "", err
 	}
 	p.done(fmt.Sprintf("version %d (network %s) admitted on %s, lane %s", v2.Version(), mode, desc.Identity, s.Record().Facts().Lane))
-	return nil
+	return pmHost, nil
 }
 
 // converse runs steps 3 to 6 with the scripted agent, then one turn with
