@@ -16,13 +16,23 @@ func noexec(f *os.File) bool {
 	return unix.Fstatfs(int(f.Fd()), &st) != nil || st.Flags&unix.ST_NOEXEC != 0
 }
 
+// onFUSE reports whether f is on a FUSE file system (or it cannot be
+// asked): its daemon, which any user allowed to mount one runs, answers
+// the owner and mode the checks read, and every read of the bytes, so
+// it could pass the checks and later serve another program to a jail's
+// exec through the very descriptor New opened.
+func onFUSE(f *os.File) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(int(f.Fd()), &st) != nil || st.Type == unix.FUSE_SUPER_MAGIC
+}
+
 // openInitProgram opens path, [Config.InitProgram], for the provider to
 // exec through the descriptor, and refuses it with
 // checkfu.CodeConfigInvalid unless it is an absolute path to a regular
 // file owned by root or the Runner's user, writable by that owner alone
-// and executable, on a mount that allows exec. The checks are on the
-// opened file, not the path: the
-// file checked is the one every jail execs.
+// and executable, on a mount that allows exec and not on FUSE. The
+// checks are on the opened file, not the path: the file checked is the
+// one every jail execs.
 func openInitProgram(path string) (*os.File, error) {
 	refuse := func(why string) error {
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: init program %s: %s", checkfu.Quote(path), why)
@@ -51,6 +61,8 @@ func openInitProgram(path string) (*os.File, error) {
 		err = refuse("the jail's identity cannot execute it (mode o+x is needed)")
 	case noexec(f):
 		err = refuse("its file system is mounted noexec")
+	case onFUSE(f):
+		err = refuse("its file system is FUSE, whose daemon answers the owner and the bytes")
 	}
 	if err != nil {
 		f.Close()

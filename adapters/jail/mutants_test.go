@@ -79,6 +79,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "case fi.Mode().Perm()&0o022 != 0 || fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0:", New: "case fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0:"}}, Kills: "TestNewRefusesUntrustedInitProgram"},
 	{Name: "an init program of any owner accepted", File: "initprogram_linux.go",
 		Edits: []mutation.Edit{{Old: "case st == nil || st.Uid != 0 && int(st.Uid) != os.Geteuid():", New: "case st == nil:"}}, Kills: "TestNewRefusesUntrustedInitProgram"},
+	{Name: "an init program on FUSE accepted", File: "initprogram_linux.go",
+		Edits: []mutation.Edit{{Old: "\tcase onFUSE(f):\n", New: "\tcase false && onFUSE(f):\n"}}, Kills: "TestNewRefusesInitProgramOnFUSE"},
 	{Name: "the init stage's protocol unchecked", File: "support_linux.go",
 		Edits: []mutation.Edit{{Old: "case string(msg) != string(rune(initstage.MsgReady))+initstage.Protocol:", New: "case len(msg) == 0 || msg[0] != initstage.MsgReady:"}}, Kills: "TestNewRefusesUntrustedInitProgram"},
 

@@ -94,8 +94,9 @@ type Config struct {
 	// static program starts in about a millisecond, where a large Runner
 	// pays its whole runtime start and package inits first. It is never
 	// searched for. [New] opens it once and refuses it unless it is a
-	// regular file owned by root or the Runner's user and writable by
-	// its owner alone, and unless it answers a trial start with this
+	// regular file owned by root or the Runner's user, writable by its
+	// owner alone and not on FUSE (whose daemon answers the owner and
+	// the bytes), and unless it answers a trial start with this
 	// package's protocol; every jail then execs that opened file (the
 	// descriptor stays open as long as the provider), so a file put at
 	// the path later is never run. Empty: the Runner's own binary, which
