@@ -128,6 +128,12 @@ enabled = false
 `},
 		OptOuts:  []string{"privacy.usageStatisticsEnabled", "general.enableAutoUpdate", "telemetry.enabled"},
 		ToolName: "mcp_{server}_{tool}",
+		// gemini-cli 0.61.0 asks permission for an MCP tool with the
+		// tool's display name as the title and no rawInput (its
+		// arguments only as text, when short): a read_only tool's dry
+		// run binds {}, and an external_effect tool's approval cannot
+		// be bound to the arguments it will call with.
+		PermissionTitle: "{tool} ({server} MCP Server)",
 	},
 	"opencode": {
 		Vendor: "SST", Package: "opencode-ai@1.18.33",
