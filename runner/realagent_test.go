@@ -78,6 +78,17 @@ func TestCodexThroughTheDoor(t *testing.T) {
 	realTurn(t, realCase{envName: "CHECKFU_TEST_CODEX_ACP", harness: "codex", dialect: modelroute.OpenAIResponses})
 }
 
+// TestGeminiCLIThroughTheDoor is TestClaudeCodeThroughTheDoor for Gemini
+// CLI as pinned by .ci/agents (@google/gemini-cli 0.61.0, --acp), started
+// by its harness entry's own argv (with --model): the Gemini API, the
+// model named in the path, its base URL in GOOGLE_GEMINI_BASE_URL, its
+// MCP tools named mcp_checkfu_{tool}. CHECKFU_TEST_GEMINI_CLI names its
+// gemini.js under CHECKFU_TEST_AGENTS_DIR.
+func TestGeminiCLIThroughTheDoor(t *testing.T) {
+	_, install := realAgent(t, "CHECKFU_TEST_GEMINI_CLI")
+	realTurn(t, realCase{envName: "CHECKFU_TEST_GEMINI_CLI", harness: "gemini-cli", dialect: modelroute.Gemini, argv: []string{}, install: install, refusalToModel: "was canceled by the user"})
+}
+
 // A realCase is a pinned real agent's turn: the variable naming its
 // command, its harness entry (whose pinned model is the one model the
 // route allows) and the dialect it speaks.
@@ -87,6 +98,10 @@ type realCase struct {
 	// refusalEndsTurn: the agent ends its turn when a permission
 	// request is refused, without telling its model.
 	refusalEndsTurn bool
+	// refusalToModel, when set, is what the agent tells its model of a
+	// refused permission, in place of reporting the call failed over
+	// ACP (Gemini CLI: the tool "was canceled by the user").
+	refusalToModel string
 	// countsTokens: the agent sends count_tokens requests (Claude Code,
 	// POST /v1/messages/count_tokens?beta=true), which the route serves.
 	countsTokens bool
@@ -209,7 +224,11 @@ func realTurn(t *testing.T, c realCase) {
 	if !strings.HasSuffix(strings.Join(replies, " "), want) {
 		t.Errorf("the model replies %v; want them to end %q", replies, want)
 	}
-	if !strings.Contains(updates.String(), `"status":"failed"`) || !strings.Contains(updates.String(), "create_issue") {
+	if c.refusalToModel != "" {
+		if last := got[len(got)-1].Body; !bytes.Contains(last, []byte(create)) || !bytes.Contains(last, []byte(c.refusalToModel)) {
+			t.Error("the agent never told its model the create_issue call was refused")
+		}
+	} else if !strings.Contains(updates.String(), `"status":"failed"`) || !strings.Contains(updates.String(), "create_issue") {
 		t.Error("the agent never reported the refused create_issue call as failed")
 	}
 	// The result, however many times the agent quoted it.
@@ -352,6 +371,19 @@ func TestCodexInTheJail(t *testing.T) {
 	_, install := realAgent(t, "CHECKFU_TEST_CODEX_ACP")
 	p := jailFor(t, install)
 	realTurn(t, realCase{argv: []string{}, harness: "codex", dialect: modelroute.OpenAIResponses,
+		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
+}
+
+// TestGeminiCLIInTheJail is TestGeminiCLIThroughTheDoor's turn in the
+// jail with network none, as TestClaudeCodeInTheJail: gemini.js from the
+// read-only install directory, started by the harness entry's own argv.
+// The jail's HOME is its own, where the Runner writes no settings.json:
+// Gemini CLI's usage statistics are not turned off there, and have no
+// route out.
+func TestGeminiCLIInTheJail(t *testing.T) {
+	_, install := realAgent(t, "CHECKFU_TEST_GEMINI_CLI")
+	p := jailFor(t, install)
+	realTurn(t, realCase{argv: []string{}, harness: "gemini-cli", dialect: modelroute.Gemini, refusalToModel: "was canceled by the user",
 		provider: p, install: jailAgentsPath, profile: `{"type": "none"}`})
 }
 

@@ -366,8 +366,8 @@ func fromSchema(sc any, key string) any {
 }
 
 // gemini answers a Gemini request at path: server-sent events for
-// :streamGenerateContent, whose last chunk has the final counts and a
-// finishReason, and one JSON answer for :generateContent; usage is 100
+// :streamGenerateContent (a thought, then the answer, whose chunk has the
+// final counts and a finishReason), and one JSON answer for :generateContent; usage is 100
 // input and 10 output tokens.
 func (m *Model) gemini(w http.ResponseWriter, path, reply string, call ToolUse, body map[string]any) {
 	var part map[string]any
@@ -403,19 +403,15 @@ func (m *Model) gemini(w http.ResponseWriter, path, reply string, call ToolUse, 
 		json.NewEncoder(w).Encode(answer)
 		return
 	}
-	// A text is streamed in two chunks: the first half with the counts
-	// so far, the rest with the final ones (a chunk with an empty text
-	// part is one Gemini CLI counts as invalid). A call comes whole.
-	chunks := []map[string]any{answer}
-	if text, _ := part["text"].(string); len(text) >= 2 {
-		first := map[string]any{
-			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text[:len(text)/2]}}}, "index": 0}},
-			"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105},
-			"modelVersion":  model,
-		}
-		part["text"] = text[len(text)/2:]
-		chunks = []map[string]any{first, answer}
+	// Streamed in two chunks: a thought with the counts so far, then
+	// the answer, whole, with the final ones (a chunk with an empty text
+	// part is one Gemini CLI counts as invalid).
+	first := map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": "Scripted.", "thought": true}}}, "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": 100, "totalTokenCount": 100},
+		"modelVersion":  model,
 	}
+	chunks := []map[string]any{first, answer}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	var b bytes.Buffer
