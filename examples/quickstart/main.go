@@ -8,7 +8,7 @@
 // one approved external effect. When the agents pinned in .ci/agents are
 // installed where CHECKFU_TEST_AGENTS_DIR says (.ci/setup.d/50-real-agents.sh
 // exports it), it then runs one turn of a real coding agent (Codex, or
-// Claude Code with -agent claude-code) through the Runner and the door on
+// Claude Code or Gemini CLI with -agent) through the Runner and the door on
 // the same provider: the agent lists the session's tools, calls
 // list_issues, and its model calls reach, only through the model route, a
 // scripted model server on loopback (a mock, runnertest.Model); the run
@@ -30,6 +30,7 @@
 //	go run ./examples/quickstart -store postgres://...      # the log in PostgreSQL
 //	go run ./examples/quickstart -keep                      # keep the log directory (and the Docker image)
 //	go run ./examples/quickstart -agent claude-code         # step 7 with Claude Code (needs node)
+//	go run ./examples/quickstart -agent gemini-cli          # step 7 with Gemini CLI (needs node)
 //
 // A usage error exits 2, a failed run 1 with a hint that fits the error.
 // What the run created is removed at exit unless -keep is given.
@@ -69,7 +70,7 @@ func main() {
 	flag.StringVar(&o.store, "store", "", "a postgres:// DSN to log to PostgreSQL; empty means SQLite in a temporary directory")
 	flag.BoolVar(&o.keep, "keep", false, "keep what the run created (the temporary directory with the SQLite log, the Docker image); by default it is removed at exit")
 	flag.StringVar(&o.namePrefix, "name-prefix", "", "with -provider docker: the prefix of the image names (default: the adapter's, checkfu)")
-	flag.StringVar(&o.agent, "agent", "codex", "the real coding agent of step 7, when "+agentsDirEnv+" names where .ci/agents is installed: codex (about 3 s) or claude-code (about 8 s, on node)")
+	flag.StringVar(&o.agent, "agent", "codex", "the real coding agent of step 7, when "+agentsDirEnv+" names where .ci/agents is installed: codex (about 3 s), claude-code (about 8 s, on node) or gemini-cli (about 5 s, on node)")
 	flag.Parse()
 	if err := checkUsage(o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "usage error:", err)
@@ -104,8 +105,8 @@ func checkUsage(o options, args []string) error {
 	default:
 		return fmt.Errorf("-provider %q is not jail, process, process-wire or docker", o.provider)
 	}
-	if o.agent != "claude-code" && o.agent != "codex" {
-		return fmt.Errorf("-agent %q is not claude-code or codex", o.agent)
+	if o.agent != "claude-code" && o.agent != "codex" && o.agent != "gemini-cli" {
+		return fmt.Errorf("-agent %q is not claude-code, codex or gemini-cli", o.agent)
 	}
 	if o.namePrefix != "" && o.provider != "docker" {
 		return fmt.Errorf("-name-prefix goes with -provider docker")

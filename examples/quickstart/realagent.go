@@ -49,7 +49,7 @@ var modelCredential = custody.Binding{Namespace: "acme", Integration: "model", H
 
 // quickstartAgents are the harness entries the quickstart runs: those
 // .ci/agents pins.
-var quickstartAgents = []string{"claude-code", "codex"}
+var quickstartAgents = []string{"claude-code", "codex", "gemini-cli"}
 
 // agentTitle names an agent for the output, with the package its
 // harness entry pins.
@@ -61,7 +61,7 @@ func agentTitle(name string) string {
 // A realAgent is the pinned third-party coding agent the quickstart runs
 // for one turn: its harness catalog entry and where it is installed.
 type realAgent struct {
-	name   string // its harness entry's name: claude-code or codex
+	name   string // its harness entry's name: claude-code, codex or gemini-cli
 	launch admission.AgentLaunch
 	dir    string // the install directory on the host
 }
@@ -78,7 +78,7 @@ func findAgent(o options) (*realAgent, string) {
 	name := cmp.Or(o.agent, "codex")
 	launch, ok := admission.Agent(name)
 	if !ok || !slices.Contains(quickstartAgents, name) {
-		return nil, "skipped (-agent " + name + " is not claude-code or codex)"
+		return nil, "skipped (-agent " + name + " is not claude-code, codex or gemini-cli)"
 	}
 	enable := "set " + agentsDirEnv + " to a copy of .ci/agents after npm ci --ignore-scripts in it (as .ci/setup.d/50-real-agents.sh does)"
 	if o.agentsDir == "" {
@@ -119,13 +119,17 @@ func startModel(a *realAgent, key string) *mockModel {
 // connection is the model route's Connection: one registration of the
 // dialect's path on model.example.com, the model key attached at the
 // edge, the models allowed and a budget. Its rule's path prefix, matched
-// on segment boundaries, also allows the one other path the route sends
-// to, Anthropic Messages' count_tokens (Claude Code's, one a turn).
+// on segment boundaries, also allows the other paths the route sends to:
+// Anthropic Messages' count_tokens (Claude Code's, one a turn), Gemini's
+// /{model}:{method}.
 func (mm *mockModel) connection(u *upstream) runner.Connection {
 	port := mm.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
 	u.dns.Set("model.example.com", netip.MustParseAddr("127.0.0.1"))
 	headers := []string{"Content-Type", "Accept", "Anthropic-Version", "Anthropic-Beta"}
-	if mm.dialect != modelroute.AnthropicMessages {
+	switch mm.dialect {
+	case modelroute.Gemini:
+		headers = []string{"Content-Type", "Accept"}
+	case modelroute.OpenAIResponses, modelroute.OpenAIChat:
 		headers = []string{"Content-Type", "Accept", "Openai-Beta"}
 	}
 	return runner.Connection{Credential: modelCredential, Provider: integration,
