@@ -52,6 +52,12 @@
 //     and every limit is refused; a profile that needs it is then
 //     refused at selection. The image axis is never claimed: a jail runs
 //     the host's system directories, not a pinned image.
+//   - Bounded. With the resources axis, an instance's workspace is a
+//     tmpfs of [Config.WorkspaceBytes] mounted on the host, its pages
+//     charged to the memory group of the jail that writes them, so
+//     neither the workspace nor /tmp (a tmpfs of [TmpBytes]) can fill
+//     the host's disk; Destroy unmounts it, and a dead Runner's are
+//     swept by the next provider's probe.
 //   - Network none is an empty network namespace with loopback only.
 //     Network allowlist (offered only with [Config.Guard]) adds one
 //     listener on 127.0.0.1:[RelayPort] inside that namespace, created

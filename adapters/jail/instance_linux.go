@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -44,6 +45,9 @@ type instance struct {
 	spec adapters.InstanceSpec
 	dir  string // the instance's host directory; the workspace is in it
 	ws   string
+	// bounded: ws is the tmpfs of Config.WorkspaceBytes newInstance
+	// mounted, which Destroy unmounts.
+	bounded bool
 
 	broker    string       // CreateWithBroker's directory, or ""
 	guard     string       // the guard's socket, for allowlist
@@ -53,7 +57,7 @@ type instance struct {
 }
 
 func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
-	dir, err := os.MkdirTemp("", "checkfu-jail-")
+	dir, err := os.MkdirTemp("", instanceDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +71,16 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, 
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	bounded := p.support.Cgroups
+	if bounded {
+		opts := fmt.Sprintf("mode=0755,uid=%d,gid=%d,size=%d", uid, gid, p.cfg.WorkspaceBytes)
+		if err := unix.Mount("tmpfs", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("jail: bound the workspace: %w", err)
+		}
+	}
 	spec.AllowedHosts = slices.Clone(spec.AllowedHosts)
-	i := &instance{p: p, spec: spec, dir: dir, ws: ws, broker: broker}
+	i := &instance{p: p, spec: spec, dir: dir, ws: ws, bounded: bounded, broker: broker}
 	if spec.NetworkMode == "allowlist" {
 		sock, stop, err := p.cfg.Guard(ctx, spec.AllowedHosts)
 		if err != nil {
@@ -78,6 +90,40 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, 
 		i.guard, i.stopGuard = sock, stop
 	}
 	return i, nil
+}
+
+// instanceDirPrefix begins the name of an instance's host directory in
+// the temporary directory, followed by the Runner's pid and "-": a dead
+// Runner's bounded workspaces are known by it ([sweepWorkspaces]).
+const instanceDirPrefix = "checkfu-jail-"
+
+// sweepWorkspaces unmounts and removes the bounded workspaces of dead
+// Runners: a Runner killed outright never destroys its instances, and
+// the tmpfs of each would hold its pages until the host restarts. Only
+// mounts of the form TMPDIR/checkfu-jail-PID-*/workspace are touched
+// (mounts only root makes), and only where no process has that pid: a
+// reused pid keeps its mounts, as it keeps its cgroups.
+func sweepWorkspaces() {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	tmp := filepath.Clean(os.TempDir())
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || filepath.Base(f[4]) != "workspace" || filepath.Dir(filepath.Dir(f[4])) != tmp {
+			continue
+		}
+		rest, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f[4])), instanceDirPrefix)
+		pidText, _, dashed := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !dashed || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		if unix.Unmount(f[4], unix.MNT_DETACH) == nil {
+			os.RemoveAll(filepath.Dir(f[4]))
+		}
+	}
 }
 
 func (i *instance) ID() string { return i.spec.ID }
@@ -94,7 +140,7 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 // namespace dies with it), waits for it, removes this Runner's parent
 // cgroups once no other jail holds a group in them (each jail's own
 // groups are removed as it is reaped), stops the instance's guard and
-// removes the workspace.
+// unmounts and removes the workspace.
 func (i *instance) Destroy(ctx context.Context) error {
 	if first, err := i.proc.Destroy(ctx); !first || err != nil {
 		return err
@@ -103,6 +149,11 @@ func (i *instance) Destroy(ctx context.Context) error {
 	var err error
 	if i.stopGuard != nil {
 		err = i.stopGuard()
+	}
+	if i.bounded {
+		if uerr := unix.Unmount(i.ws, unix.MNT_DETACH); uerr != nil {
+			return errors.Join(err, fmt.Errorf("jail: unmount the workspace: %w", uerr))
+		}
 	}
 	return errors.Join(err, os.RemoveAll(i.dir))
 }

@@ -215,12 +215,44 @@ func TestParentDeathEndsTheJail(t *testing.T) {
 	if got := groupsOf(t, cmd.Process.Pid, ""); len(got) != 3 {
 		t.Fatalf("control: the dead Runner left groups %v, want one per controller", got)
 	}
+	// And its bounded workspace, a tmpfs mounted on the host.
+	prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+strconv.Itoa(cmd.Process.Pid)+"-")
+	if got := mountsUnder(t, prefix); len(got) != 1 {
+		t.Fatalf("control: the dead Runner left workspace mounts %v, want 1", got)
+	}
 	jail.Probe()
 	for _, dir := range cgroupParents(cmd.Process.Pid) {
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the dead Runner's %s outlived the next probe (%v)", dir, err)
 		}
 	}
+	if got := mountsUnder(t, prefix); len(got) != 0 {
+		t.Errorf("the dead Runner's workspace %v outlived the next probe", got)
+		for _, m := range got { // the test stops what it started
+			unix.Unmount(m, unix.MNT_DETACH)
+			os.RemoveAll(filepath.Dir(m))
+		}
+	}
+	if dirs, _ := filepath.Glob(prefix + "*"); len(dirs) != 0 {
+		t.Errorf("the dead Runner's instance directories %v outlived the next probe", dirs)
+	}
+}
+
+// mountsUnder returns the mount points of this mount namespace that
+// begin with prefix.
+func mountsUnder(t *testing.T, prefix string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], prefix) {
+			out = append(out, f[4])
+		}
+	}
+	return out
 }
 
 // exited polls pidfd for the process's exit, for at most d.

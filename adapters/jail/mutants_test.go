@@ -93,12 +93,22 @@ var mutants = []mutation.Mutant{
 	// backstop for a stage stuck before its exec.
 	{Name: "the exec thread not armed for the parent death", File: "internal/initstage/stage_linux.go",
 		Edits: []mutation.Edit{{Old: "if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {", New: "if err := error(nil); err != nil {"}}, Kills: "TestParentDeathEndsTheJail"},
+	{Name: "a dead Runner's workspaces kept", File: "cgroup_linux.go",
+		Edits: []mutation.Edit{{Old: "\tsweepOrphans()\n\tsweepWorkspaces()\n", New: "\tsweepOrphans()\n"}}, Kills: "TestParentDeathEndsTheJail"},
+	{Name: "the workspace not bounded", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\tbounded := p.support.Cgroups\n", New: "\tbounded := false\n"}}, Kills: "TestWorkspaceIsBounded"},
+	{Name: "the workspace's size not applied", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: `"mode=0755,uid=%d,gid=%d,size=%d", uid, gid, p.cfg.WorkspaceBytes)`, New: `"mode=0755,uid=%d,gid=%d", uid, gid)`}}, Kills: "TestWorkspaceIsBounded"},
+	{Name: "the workspace left mounted", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\tif i.bounded {\n\t\tif uerr", New: "\tif false {\n\t\tif uerr"}}, Kills: "TestWorkspaceIsBounded"},
+	{Name: "a negative workspace accepted", File: "provider.go",
+		Edits: []mutation.Edit{{Old: "\tif cfg.WorkspaceBytes < 0 {", New: "\tif false {"}}, Kills: "TestNewRefusesNegativeWorkspace"},
 	{Name: "groups kept at the reaping", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\t\tif cg != nil {\n\t\t\tcg.remove()\n\t\t}\n", New: ""}}, Kills: "TestDestroyRemovesCgroups"},
 	{Name: "cgroup parents kept", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\tremoveParents()\n\tvar err error", New: "\tvar err error"}}, Kills: "TestDestroyRemovesCgroups"},
 	{Name: "a dead Runner's groups kept", File: "cgroup_linux.go",
-		Edits: []mutation.Edit{{Old: "\tsweepOrphans()\n\tfor", New: "\tfor"}}, Kills: "TestParentDeathEndsTheJail"},
+		Edits: []mutation.Edit{{Old: "\tsweepOrphans()\n\tsweepWorkspaces()\n", New: "\tsweepWorkspaces()\n"}}, Kills: "TestParentDeathEndsTheJail"},
 
 	// The allowlist: the relay is the only way out, and the guard behind
 	// it decides.

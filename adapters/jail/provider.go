@@ -56,6 +56,9 @@ const (
 	DefaultPidsLimit = 256
 	// DefaultNanoCPUs bounds CPU time: one CPU.
 	DefaultNanoCPUs = 1_000_000_000
+	// DefaultWorkspaceBytes bounds an instance's workspace when
+	// Config.WorkspaceBytes is 0.
+	DefaultWorkspaceBytes = 1 << 30
 )
 
 // DefaultSystemDirs are the host directories a jail sees read-only at
@@ -102,6 +105,16 @@ type Config struct {
 	// the path later is never run. Empty: the Runner's own binary, which
 	// must call [InitMain].
 	InitProgram string
+	// WorkspaceBytes bounds each instance's workspace, where the kernel
+	// offers the resources axis (writable cgroups): the workspace is then
+	// a tmpfs of this size, mounted on the host at the instance's
+	// directory and shared by its jails, whose pages are charged to the
+	// memory group of the jail that writes them (so an instance's memory
+	// limit bounds it too). A write past it fails with ENOSPC. 0 means
+	// [DefaultWorkspaceBytes]; a negative size is refused by [New].
+	// Without the resources axis the workspace is a plain directory,
+	// bounded by nothing, like the jail's memory.
+	WorkspaceBytes int64
 }
 
 // A Provider implements [adapters.Provider] with daemonless Linux
@@ -132,6 +145,12 @@ func New(cfg Config) (*Provider, error) {
 		if _, err := os.Stat(b.Source); err != nil {
 			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: bind source %s: %v", checkfu.Quote(b.Source), err)
 		}
+	}
+	if cfg.WorkspaceBytes < 0 {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: a workspace of %d bytes", cfg.WorkspaceBytes)
+	}
+	if cfg.WorkspaceBytes == 0 {
+		cfg.WorkspaceBytes = DefaultWorkspaceBytes
 	}
 	sys := cfg.SystemDirs
 	if sys == nil {

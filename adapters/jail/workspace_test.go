@@ -1,0 +1,113 @@
+package jail_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/jail"
+	"golang.org/x/sys/unix"
+)
+
+// TestWorkspaceIsBounded: with the resources axis, a jail's workspace
+// holds Config.WorkspaceBytes and not one byte more, whatever the
+// jail's memory limit; what one jail wrote is there for the instance's
+// next jail; and Destroy leaves neither the mount nor the directory.
+func TestWorkspaceIsBounded(t *testing.T) {
+	const size = 8 << 20
+	p := newProvider(t, jail.Config{WorkspaceBytes: size})
+	if !p.Support().Cgroups {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run the jail with writable cgroups")
+		}
+		t.Skip("no writable cgroup v1 hierarchy: the workspace is a plain directory")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inst, err := p.Create(ctx, p.Spec("workspace-bound", testDigest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	destroyed := false
+	defer func() {
+		if !destroyed {
+			inst.Destroy(ctx)
+		}
+	}()
+	ws := jail.WorkspacePath
+	sh := func(script string) (bool, string) {
+		return runIn(t, inst, []string{"/bin/sh", "-c", script})
+	}
+	if ok, msg := sh("head -c " + strconv.Itoa(size) + " /dev/zero > " + ws + "/full && echo written"); !ok || msg != "written" {
+		t.Fatalf("control: %d bytes in the workspace: %t %q", size, ok, msg)
+	}
+	if ok, msg := sh("printf x >> " + ws + "/full 2>/dev/null && echo written"); ok {
+		t.Fatalf("the workspace took a byte past its %d: %q", size, msg)
+	}
+	if ok, msg := sh("printf x > " + ws + "/more 2>/dev/null && echo written"); ok {
+		t.Fatalf("a full workspace took a new file: %q", msg)
+	}
+	// The next jail of the instance sees the workspace the first filled;
+	// freeing it makes room again.
+	if ok, msg := sh("wc -c < " + ws + "/full && rm " + ws + "/full && printf x > " + ws + "/more && echo written"); !ok || !strings.HasSuffix(msg, "written") || !strings.HasPrefix(msg, strconv.Itoa(size)) {
+		t.Fatalf("the next jail: %t %q", ok, msg)
+	}
+	dir := instanceDir(t, "more", "x")
+	derr := inst.Destroy(ctx)
+	destroyed = true
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(mounts), dir) {
+		t.Errorf("Destroy left the workspace mounted under %s", dir)
+		unix.Unmount(filepath.Join(dir, "workspace"), unix.MNT_DETACH) // the test stops what it started
+		os.RemoveAll(dir)
+	}
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("Destroy left %s: %v", dir, err)
+	}
+}
+
+// TestNewRefusesNegativeWorkspace: a negative workspace size is a
+// configuration error.
+func TestNewRefusesNegativeWorkspace(t *testing.T) {
+	if _, err := jail.New(jail.Config{WorkspaceBytes: -1}); !errors.Is(err, checkfu.CodeConfigInvalid) {
+		t.Fatalf("New with a workspace of -1 bytes: %v, want %s", err, checkfu.CodeConfigInvalid)
+	}
+}
+
+// instanceDir returns the host directory (checkfu-jail-*) of the one
+// instance whose mounted workspace holds file name with content, as the
+// host's mount table and file system show it: other test binaries may
+// have instances of their own.
+func instanceDir(t *testing.T, name, content string) string {
+	t.Helper()
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(mounts), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || filepath.Base(f[4]) != "workspace" || !strings.HasPrefix(filepath.Base(filepath.Dir(f[4])), "checkfu-jail-") {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(f[4], name)); err == nil && string(b) == content {
+			out = append(out, filepath.Dir(f[4]))
+		}
+	}
+	if len(out) != 1 {
+		t.Fatalf("control: %d mounted workspaces hold the instance's file, want 1: %v", len(out), out)
+	}
+	return out[0]
+}
