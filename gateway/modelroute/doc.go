@@ -15,7 +15,8 @@
 //     alone, a bounded name of [A-Za-z0-9._-] (no '/', '%', ':', "..");
 //     its request may declare functions and nothing the provider runs or
 //     fetches itself (search, URL context, code execution, file data,
-//     cached content: [CodeModelToolRefused]);
+//     cached content: [CodeModelToolRefused]), and at most
+//     MaxGeminiCandidates candidates ([CodeModelRequestInvalid]);
 //   - ParseRequest reads an agent's request (path, method, strict JSON
 //     body) into the model it asks for, whether it streams and whether
 //     it is a token count, refusing any other path, sub-path or method

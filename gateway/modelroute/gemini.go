@@ -20,25 +20,48 @@ import (
 // reads both the camelCase and the snake_case spelling of a member.
 var geminiTools = []string{"functionDeclarations", "function_declarations"}
 
+// geminiFilePart is what the route reads of a part: whether it carries
+// file data (a URI the provider fetches), in either spelling.
+type geminiFilePart struct {
+	FileData      json.RawMessage `json:"fileData"`
+	FileDataSnake json.RawMessage `json:"file_data"`
+}
+
+func (p geminiFilePart) namesFile() bool { return present(p.FileData) || present(p.FileDataSnake) }
+
+// geminiFunctionResponse is what the route reads of a part's function
+// response: its own parts (a multimodal function response), which may
+// carry file data too.
+type geminiFunctionResponse struct {
+	Parts []geminiFilePart `json:"parts"`
+}
+
 // geminiContent is what the route reads of a Gemini Content (a turn, or
-// the system instruction): whether a part names a file by URI, which
-// the provider then fetches.
+// the system instruction): whether a part, or a part of a part's
+// function response (either spelling), names a file by URI, which the
+// provider then fetches.
 type geminiContent struct {
 	Parts []struct {
-		FileData      json.RawMessage `json:"fileData"`
-		FileDataSnake json.RawMessage `json:"file_data"`
+		geminiFilePart
+		FunctionResponse      *geminiFunctionResponse `json:"functionResponse"`
+		FunctionResponseSnake *geminiFunctionResponse `json:"function_response"`
 	} `json:"parts"`
 }
 
-// namesFile reports whether a part of c carries file data (a URI the
-// provider fetches).
+// namesFile reports whether a part of c, or a part of one of its
+// function responses, carries file data (a URI the provider fetches).
 func (c *geminiContent) namesFile() bool {
 	if c == nil {
 		return false
 	}
 	for _, p := range c.Parts {
-		if present(p.FileData) || present(p.FileDataSnake) {
+		if p.namesFile() {
 			return true
+		}
+		for _, fr := range []*geminiFunctionResponse{p.FunctionResponse, p.FunctionResponseSnake} {
+			if fr != nil && slices.ContainsFunc(fr.Parts, geminiFilePart.namesFile) {
+				return true
+			}
 		}
 	}
 	return false
@@ -50,18 +73,45 @@ func present(raw json.RawMessage) bool {
 }
 
 // geminiConfig is what the route reads of a generationConfig: the
-// output cap.
+// output cap and the number of candidates asked for.
 type geminiConfig struct {
 	MaxOutputTokens      *int64 `json:"maxOutputTokens"`
 	MaxOutputTokensSnake *int64 `json:"max_output_tokens"`
+	CandidateCount       *int64 `json:"candidateCount"`
+	CandidateCountSnake  *int64 `json:"candidate_count"`
+}
+
+// MaxGeminiCandidates bounds a Gemini request's
+// generationConfig.candidateCount (either spelling; 0 is the API's
+// default, one): a request for more is refused
+// ([CodeModelRequestInvalid]). Each candidate may run to the output cap,
+// so a stream cut before its usage would be charged one cap for
+// several, and the first candidate's finishReason would end the count
+// while the others still generate.
+const MaxGeminiCandidates = 1
+
+// candidatesOK reports whether c asks for at most MaxGeminiCandidates
+// candidates, and none negative, in both spellings.
+func (c *geminiConfig) candidatesOK() bool {
+	if c == nil {
+		return true
+	}
+	for _, n := range []*int64{c.CandidateCount, c.CandidateCountSnake} {
+		if n != nil && (*n < 0 || *n > MaxGeminiCandidates) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseGemini is ParseRequest for Gemini. The model and the method are
 // read from the path alone (geminiPath); the query is GeminiSSEQuery on
 // a stream and empty otherwise. The body is a strict JSON object; a
 // "model" member, if present, names the path's model (as the model or
-// as "models/{model}"). A tool other than function declarations, a part
-// with file data (in the contents or the system instruction) and a
+// as "models/{model}"); generationConfig asks for at most
+// MaxGeminiCandidates candidates. A tool other than function
+// declarations, a part with file data (in the contents or the system
+// instruction, or in a part's function response) and a
 // cachedContent reference are refused ([CodeModelToolRefused]): each
 // has the provider fetch or read something the request names beyond
 // its own text. The output cap is generationConfig.maxOutputTokens (the
@@ -111,6 +161,9 @@ func parseGemini(method, path, rawQuery string, body []byte) (Request, error) {
 	}
 	if present(fields.CachedContent) || present(fields.CachedContentSnake) {
 		return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request names cached content for the provider to read")
+	}
+	if !fields.GenerationConfig.candidatesOK() || !fields.GenerationConfigSnake.candidatesOK() {
+		return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request asks for more than %d candidate", MaxGeminiCandidates)
 	}
 	r := Request{Dialect: Gemini, Model: model, Method: gm, Stream: gm == GeminiStream, Bytes: int64(len(body))}
 	for _, c := range []*geminiConfig{fields.GenerationConfig, fields.GenerationConfigSnake} {

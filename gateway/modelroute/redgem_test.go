@@ -1,0 +1,66 @@
+package modelroute_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/checkfu/checkfu/gateway/modelroute"
+)
+
+// TestGeminiRefusesFunctionResponseFiles: a function response's own
+// parts (Gemini's multimodal function responses) may carry file data,
+// a URI the provider fetches, in either spelling, under either spelling
+// of functionResponse, in the contents or the system instruction. Each
+// is refused as a part's file data is; inline data passes.
+func TestGeminiRefusesFunctionResponseFiles(t *testing.T) {
+	const path = "/v1beta/models/gemini-2.5-pro:generateContent"
+	for _, body := range []string{
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{},"parts":[{"fileData":{"fileUri":"https://exfil.example/x","mimeType":"text/plain"}}]}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{},"parts":[{"file_data":{"file_uri":"https://exfil.example/x"}}]}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"function_response":{"name":"f","response":{},"parts":[{"fileData":{"fileUri":"https://exfil.example/x"}}]}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"function_response":{"name":"f","response":{},"parts":[{"file_data":{"file_uri":"https://exfil.example/x"}}]}}]}]}`,
+		`{"systemInstruction":{"parts":[{"functionResponse":{"name":"f","parts":[{"fileData":{"fileUri":"https://exfil.example/x"}}]}}]}}`,
+		`{"system_instruction":{"parts":[{"function_response":{"name":"f","parts":[{"file_data":{"file_uri":"https://exfil.example/x"}}]}}]}}`,
+	} {
+		if _, err := modelroute.ParseRequest(modelroute.Gemini, "POST", path, "", []byte(body)); !errors.Is(err, modelroute.CodeModelToolRefused) {
+			t.Errorf("%s: %v, want %s", body, err, modelroute.CodeModelToolRefused)
+		}
+	}
+	for _, body := range []string{
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"fileUri":"in the tool's own result"},"parts":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{},"parts":[{"fileData":null}]}}]}]}`,
+	} {
+		if _, err := modelroute.ParseRequest(modelroute.Gemini, "POST", path, "", []byte(body)); err != nil {
+			t.Errorf("%s: %v, want accepted", body, err)
+		}
+	}
+}
+
+// TestGeminiRefusesSeveralCandidates: generationConfig.candidateCount
+// (either spelling) above 1 asks the provider for that many answers,
+// each up to maxOutputTokens, so a stream cut before its usage would be
+// charged one cap for several, and the first candidate's finishReason
+// would end the count while the others still run. Refused; 1 (or 0,
+// the API's default) passes.
+func TestGeminiRefusesSeveralCandidates(t *testing.T) {
+	const path = "/v1beta/models/gemini-2.5-pro:streamGenerateContent"
+	for _, body := range []string{
+		`{"generationConfig":{"candidateCount":8,"maxOutputTokens":100}}`,
+		`{"generationConfig":{"candidate_count":2}}`,
+		`{"generation_config":{"candidateCount":2}}`,
+		`{"generation_config":{"candidate_count":8,"max_output_tokens":100}}`,
+		`{"generationConfig":{"candidateCount":-1}}`,
+	} {
+		if _, err := modelroute.ParseRequest(modelroute.Gemini, "POST", path, "alt=sse", []byte(body)); !errors.Is(err, modelroute.CodeModelRequestInvalid) {
+			t.Errorf("%s: %v, want %s", body, err, modelroute.CodeModelRequestInvalid)
+		}
+	}
+	for _, body := range []string{
+		`{"generationConfig":{"candidateCount":1,"maxOutputTokens":100}}`,
+		`{"generation_config":{"candidate_count":0}}`,
+	} {
+		if _, err := modelroute.ParseRequest(modelroute.Gemini, "POST", path, "alt=sse", []byte(body)); err != nil {
+			t.Errorf("%s: %v, want accepted", body, err)
+		}
+	}
+}
