@@ -1,7 +1,9 @@
 package modelroute_test
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/checkfu/checkfu/gateway/modelroute"
@@ -61,6 +63,29 @@ func TestGeminiRefusesSeveralCandidates(t *testing.T) {
 	} {
 		if _, err := modelroute.ParseRequest(modelroute.Gemini, "POST", path, "alt=sse", []byte(body)); err != nil {
 			t.Errorf("%s: %v, want accepted", body, err)
+		}
+	}
+}
+
+// TestGeminiUsageTotalIsAFloor: a Gemini usageMetadata whose
+// totalTokenCount is more than the members the route reads add up to
+// (a count in a member it does not read: one the API adds, or one a
+// modality reports apart) is charged the total, the difference as
+// output; a total below the sum, or negative, changes nothing.
+func TestGeminiUsageTotalIsAFloor(t *testing.T) {
+	for answer, want := range map[string]modelroute.Usage{
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":100}}`:                       {InputTokens: 10, OutputTokens: 90, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"totalTokenCount":100}}`:                                                {InputTokens: 10, OutputTokens: 90, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"totalTokenCount":100}}`:                                                                      {OutputTokens: 100, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":5,"totalTokenCount":20}}`: {InputTokens: 10, OutputTokens: 10, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":3}}`:                         {InputTokens: 10, OutputTokens: 5, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":-100}}`:                      {InputTokens: 10, OutputTokens: 5, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":9223372036854775807}}`:       {InputTokens: 10, OutputTokens: 9223372036854775797, Final: true},
+		`{"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":9223372036854775807,"candidatesTokenCount":5,"totalTokenCount":100}}`:      {InputTokens: 9223372036854775807, OutputTokens: 5, Final: true},
+	} {
+		var out bytes.Buffer
+		if u, err := modelroute.RelayAnswer(&out, strings.NewReader(answer), modelroute.Gemini, nil); err != nil || u != want {
+			t.Errorf("%s: %+v, %v, want %+v", answer, u, err, want)
 		}
 	}
 }

@@ -142,7 +142,9 @@ func usageMarker(d Dialect) []byte {
 // candidate has a finishReason, the final ones: the input is
 // promptTokenCount (cached content included) plus
 // toolUsePromptTokenCount, the output candidatesTokenCount plus
-// thoughtsTokenCount. A chunk without a count leaves it as it was.
+// thoughtsTokenCount; a totalTokenCount above their sum (a count in a
+// member the route does not read) is a floor, the rest charged as
+// output. A chunk without a count leaves it as it was.
 func (r *usageReader) gemini(data []byte) {
 	if !bytes.Contains(data, []byte(`"usageMetadata"`)) {
 		return
@@ -153,6 +155,7 @@ func (r *usageReader) gemini(data []byte) {
 			ToolUse    int64  `json:"toolUsePromptTokenCount"`
 			Candidates *int64 `json:"candidatesTokenCount"`
 			Thoughts   int64  `json:"thoughtsTokenCount"`
+			Total      *int64 `json:"totalTokenCount"`
 		} `json:"usageMetadata"`
 		Candidates []struct {
 			FinishReason string `json:"finishReason"`
@@ -167,6 +170,11 @@ func (r *usageReader) gemini(data []byte) {
 	}
 	if u.Candidates != nil || u.Thoughts != 0 {
 		r.u.OutputTokens = addTokens(derefTokens(u.Candidates), u.Thoughts)
+	}
+	if u.Total != nil && *u.Total > addTokens(r.u.InputTokens, r.u.OutputTokens) {
+		// A count in a member the route does not read: the total is a
+		// floor, the rest charged as output.
+		r.u.OutputTokens = *u.Total - r.u.InputTokens
 	}
 	for _, c := range ev.Candidates {
 		if c.FinishReason != "" {
