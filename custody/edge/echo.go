@@ -49,6 +49,7 @@ func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body [
 		list, buf := echoForms(tok)
 		defer clear(buf) // forms[0] is tok itself, which reveal clears
 		forms := newEchoSet(list, false)
+		defer forms.clear()
 		if echoIn(body, forms) {
 			echoed = true
 			return nil
@@ -63,6 +64,7 @@ func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body [
 					flist, fbuf := foldForms(list)
 					defer clear(fbuf)
 					folded = newEchoSet(flist, false)
+					defer folded.clear()
 				}
 				name := appendASCIILower(make([]byte, 0, len(k)), []byte(k))
 				if echoIn(name, folded) { // a header name reaches the caller too
@@ -129,7 +131,9 @@ func withholdErrorEcho(secret *custody.Secret, b custody.Binding, err error) err
 	rerr := reveal.With(secret, func(tok []byte) error {
 		forms, buf := echoForms(tok)
 		defer clear(buf)
-		echoed = echoIn([]byte(err.Error()), newEchoSet(forms, false))
+		set := newEchoSet(forms, false)
+		defer set.clear()
+		echoed = echoIn([]byte(err.Error()), set)
 		return nil
 	})
 	ue := (*egress.UpstreamError)(nil)

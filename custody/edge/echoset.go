@@ -6,17 +6,20 @@ import (
 	"slices"
 )
 
-// An echoSet is the forms echoIn looks for. A set made for a stream also
-// searches a long text for all of its forms in about one pass
-// (gramFilter) instead of one pass per form. It is not safe for
+// An echoSet is the forms echoIn looks for. It searches a text for all
+// of its forms in one pass (formSampler, built on the first search); a
+// set made for a stream searches a long text through a gramFilter,
+// whose set-up is paid once for the stream. It is not safe for
 // concurrent use, and it holds fragments of the credential: the caller
-// clears it with the forms' buffer.
+// clears it (clear) with the forms' buffer.
 type echoSet struct {
 	forms    [][]byte
 	short    int         // the length of the shortest form
 	filtered bool        // search long texts through filter, built on first use
 	stream   bool        // made for a stream: keeps its view buffers (views)
 	filter   *gramFilter // nil until built, or when the forms are too short for it
+	sampled  bool        // sampler is built, on the first text searched
+	sampler  formSampler // for the texts the filter does not search
 	// views are a stream set's buffers for the JSON and line-break views
 	// of a text, kept from one batch to the next (see maxKeptView); each
 	// is cleared after every use. A set made for one answer keeps none.
@@ -46,6 +49,9 @@ func newEchoSet(forms [][]byte, filtered bool) *echoSet {
 // clear zeroes what the set derived from the forms, and the view
 // buffers it kept.
 func (e *echoSet) clear() {
+	if e.sampled {
+		e.sampler.clear()
+	}
 	if e.filter != nil {
 		clear(e.filter.grams)
 		clear(e.filter.bits[:])
@@ -72,11 +78,15 @@ func (e *echoSet) view(i, n int) []byte {
 }
 
 // filterMinText is the shortest text a filtered set searches through its
-// filter: below it, a pass per form is as quick.
+// gramFilter: below it, the formSampler is as quick.
 const filterMinText = 4 << 10
 
-// containsAny reports whether any form of e occurs in s.
+// containsAny reports whether any form of e occurs in s, in one pass
+// over s.
 func containsAny(s []byte, e *echoSet) bool {
+	if len(s) < e.short {
+		return false
+	}
 	if e.filtered && len(s) >= filterMinText {
 		if e.filter == nil {
 			e.filter = newGramFilter(e.forms)
@@ -86,11 +96,102 @@ func containsAny(s []byte, e *echoSet) bool {
 			return e.filter.containsAny(s, e.forms)
 		}
 	}
-	return containsEach(s, e.forms)
+	if !e.sampled {
+		e.sampler.init(e.forms, e.short)
+		e.sampled = true
+	}
+	return e.sampler.containsAny(s, e.forms)
+}
+
+// A formSampler finds any of a set of forms (of any lengths, at least
+// one byte) in a text in one pass that reads only every stride-th gram
+// of it, at a set-up cost of stride grams per form, small enough to pay
+// for every answer. With short the length of the shortest form, a gram
+// is q = min(gramLen, short) bytes and stride = short - q + 1. An
+// occurrence of a form at p covers p..p+short-1 at least; the first
+// multiple j of stride at or after p is p+r with r < stride, and its gram
+// ends by p+r+q <= p+short: it is the form's gram at offset r. So every
+// form's grams at offsets 0..stride-1 are put in a one-hash Bloom
+// filter (bits: no false negative), the gram at every multiple of
+// stride is looked up, and on a hit every start from j-stride+1 to j is
+// checked against every form whose first byte it holds (starts) with
+// bytes.HasPrefix. A miss everywhere proves that no form occurs. It holds
+// fragments of the credential: its owner clears it with the forms.
+type formSampler struct {
+	q, stride int
+	starts    [256]bool // the forms' first bytes
+	bits      [samplerBits / 64]uint64
+}
+
+// samplerBits is the size in bits of a formSampler's Bloom filter,
+// 2^15 (4 KiB). A 40-byte token's fourteen forms put about 450 grams in
+// it: a gram of text that no form holds passes it about once in seventy
+// lookups, and costs a check of stride starts then.
+const samplerBits = 1 << 15
+
+// init makes the zero f the sampler of forms, short the length of the
+// shortest (at least 1).
+func (f *formSampler) init(forms [][]byte, short int) {
+	q := min(gramLen, short)
+	f.q, f.stride = q, short-q+1
+	bits := &f.bits
+	for _, form := range forms {
+		f.starts[form[0]] = true
+		for r := 0; r < f.stride; r++ {
+			h := samplerHash(loadGram(form[r:], q))
+			bits[h/64] |= 1 << (h % 64)
+		}
+	}
+}
+
+// clear zeroes what f derived from the forms.
+func (f *formSampler) clear() {
+	clear(f.bits[:])
+	clear(f.starts[:])
+}
+
+// loadGram returns the first q (1 to gramLen) bytes of b, which holds at
+// least q, as a little-endian number.
+func loadGram(b []byte, q int) uint64 {
+	if len(b) >= gramLen {
+		return binary.LittleEndian.Uint64(b) & (^uint64(0) >> (64 - 8*q))
+	}
+	var v uint64
+	for i := q - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// samplerHash maps a gram to its bit of a formSampler's filter.
+func samplerHash(v uint64) uint32 {
+	return uint32((v*0x9e3779b97f4a7c15)>>49) % samplerBits
+}
+
+// containsAny reports whether any of forms (those f was made from)
+// occurs in s.
+func (f *formSampler) containsAny(s []byte, forms [][]byte) bool {
+	bits, q, stride := &f.bits, f.q, f.stride
+	for j := 0; j+q <= len(s); j += stride {
+		if h := samplerHash(loadGram(s[j:], q)); bits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for p := max(0, j-stride+1); p <= j; p++ {
+			if !f.starts[s[p]] {
+				continue
+			}
+			for _, form := range forms {
+				if bytes.HasPrefix(s[p:], form) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // containsEach reports whether any of forms occurs in s, one pass per
-// form.
+// form: the gramFilter's check of the window around a hit.
 func containsEach(s []byte, forms [][]byte) bool {
 	for _, f := range forms {
 		if bytes.Contains(s, f) {
