@@ -3,6 +3,7 @@ package modelroute_test
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -86,6 +87,28 @@ func TestGeminiUsageTotalIsAFloor(t *testing.T) {
 		var out bytes.Buffer
 		if u, err := modelroute.RelayAnswer(&out, strings.NewReader(answer), modelroute.Gemini, nil); err != nil || u != want {
 			t.Errorf("%s: %+v, %v, want %+v", answer, u, err, want)
+		}
+	}
+}
+
+// TestGeminiContentTypeFixed: the route reads a Gemini body as UTF-8
+// JSON, so that is what it tells the provider it sends, whatever the
+// agent's Content-Type said (a form encoding, whose '&' inside a JSON
+// string would read as parameters such as key=, or another charset, in
+// which the same bytes name another model or tool), and it passes no
+// Accept (which could ask for a format the route does not read usage
+// from).
+func TestGeminiContentTypeFixed(t *testing.T) {
+	for _, in := range []http.Header{
+		{},
+		{"Content-Type": {"application/x-www-form-urlencoded"}},
+		{"Content-Type": {"application/json; charset=utf-16"}, "Accept": {"application/x-protobuf"}},
+		{"Content-Type": {"application/json", "multipart/related"}, "Accept": {"application/json+protobuf"}},
+		{"content-type": {"text/plain"}},
+	} {
+		out := modelroute.Gemini.Headers(in)
+		if len(out) != 1 || len(out["Content-Type"]) != 1 || out.Get("Content-Type") != modelroute.GeminiContentType {
+			t.Errorf("%v: sent %v, want Content-Type %s alone", in, out, modelroute.GeminiContentType)
 		}
 	}
 }
