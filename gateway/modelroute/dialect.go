@@ -180,6 +180,13 @@ func (d Dialect) Headers(in http.Header) http.Header {
 	return out
 }
 
+// MaxChatChoices bounds a Chat Completions request's "n", the number of
+// answers it asks for: a request for more is refused
+// ([CodeModelRequestInvalid]). Each answer may run to the output cap,
+// so a stream cut before its usage would be charged one cap for
+// several.
+const MaxChatChoices = 1
+
 // AnthropicBetaQuery is the one query an Anthropic Messages request may
 // carry (Claude Code sends it on every request). It selects nothing the
 // route keeps: the request sent upstream has no query.
@@ -260,11 +267,11 @@ func (r Request) Upstream(resource string) string {
 // strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
 // "model" of at most 256 bytes and, if present, a boolean "stream",
-// integer output caps and tools whose "type" is a string
-// ([CodeModelRequestInvalid]). A request that asks the provider to
-// connect to a destination it names (Anthropic "mcp_servers" or a
-// web_fetch server tool, an OpenAI Responses "mcp" tool) is refused
-// ([CodeModelToolRefused]).
+// integer output caps, tools whose "type" is a string, and for Chat an
+// integer "n" of at most MaxChatChoices ([CodeModelRequestInvalid]).
+// A request that asks the provider to connect to a destination it
+// names (Anthropic "mcp_servers" or a web_fetch server tool, an OpenAI
+// Responses "mcp" tool) is refused ([CodeModelToolRefused]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
 	if d == Gemini {
 		return parseGemini(method, path, rawQuery, body)
@@ -279,6 +286,7 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 		MaxOutputTokens     *int64          `json:"max_output_tokens"`
 		MaxCompletionTokens *int64          `json:"max_completion_tokens"`
 		MCPServers          json.RawMessage `json:"mcp_servers"`
+		Choices             json.RawMessage `json:"n"`
 		Tools               []struct {
 			Type string `json:"type"`
 		} `json:"tools"`
@@ -291,6 +299,12 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 	}
 	if d == AnthropicMessages && len(fields.MCPServers) > 0 && !slices.Contains([]string{"null", "[]"}, string(fields.MCPServers)) {
 		return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request names MCP servers for the provider to connect to")
+	}
+	if d == OpenAIChat && present(fields.Choices) {
+		var n int64
+		if err := json.Unmarshal(fields.Choices, &n); err != nil || n < 0 || n > MaxChatChoices {
+			return Request{}, checkfu.Refuse(CodeModelRequestInvalid, "modelroute: the request asks for more than %d choice", MaxChatChoices)
+		}
 	}
 	for _, tool := range fields.Tools {
 		if providerDials(d, tool.Type) {

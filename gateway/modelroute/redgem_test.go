@@ -112,3 +112,29 @@ func TestGeminiContentTypeFixed(t *testing.T) {
 		}
 	}
 }
+
+// TestChatRefusesSeveralChoices: a Chat Completions request's "n" above
+// MaxChatChoices asks for several answers, each up to its output cap,
+// so a stream cut before its usage would be charged one cap for
+// several (the Gemini candidate count's twin). Refused; 1 passes, and
+// so does an "n" in another dialect, which the provider does not read.
+func TestChatRefusesSeveralChoices(t *testing.T) {
+	chat := modelroute.OpenAIChat
+	for _, body := range []string{`{"model":"m","n":2,"max_tokens":10}`, `{"model":"m","n":128,"stream":true}`, `{"model":"m","n":-1}`} {
+		if _, err := modelroute.ParseRequest(chat, "POST", chat.Path(), "", []byte(body)); !errors.Is(err, modelroute.CodeModelRequestInvalid) {
+			t.Errorf("%s: %v, want %s", body, err, modelroute.CodeModelRequestInvalid)
+		}
+	}
+	for _, tc := range []struct {
+		d    modelroute.Dialect
+		body string
+	}{
+		{chat, `{"model":"m","n":1,"max_tokens":10}`},
+		{chat, `{"model":"m","n":null}`},
+		{modelroute.AnthropicMessages, `{"model":"m","n":2,"max_tokens":10}`},
+	} {
+		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.d.Path(), "", []byte(tc.body)); err != nil {
+			t.Errorf("%s %s: %v, want accepted", tc.d, tc.body, err)
+		}
+	}
+}
