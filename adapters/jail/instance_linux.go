@@ -84,6 +84,13 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, 
 	if spec.NetworkMode == "allowlist" {
 		sock, stop, err := p.cfg.Guard(ctx, spec.AllowedHosts)
 		if err != nil {
+			if bounded {
+				// The tmpfs is this Runner's until it dies: a live
+				// Runner's mounts are never swept.
+				if uerr := unix.Unmount(ws, unix.MNT_DETACH); uerr != nil {
+					return nil, errors.Join(err, fmt.Errorf("jail: unmount the workspace: %w", uerr))
+				}
+			}
 			os.RemoveAll(dir)
 			return nil, err
 		}

@@ -101,6 +101,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `"mode=0755,uid=%d,gid=%d,size=%d", uid, gid, p.cfg.WorkspaceBytes)`, New: `"mode=0755,uid=%d,gid=%d", uid, gid)`}}, Kills: "TestWorkspaceIsBounded"},
 	{Name: "the workspace left mounted", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\tif i.bounded {\n\t\tif uerr", New: "\tif false {\n\t\tif uerr"}}, Kills: "TestWorkspaceIsBounded"},
+	{Name: "the workspace left mounted when the guard fails", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\t\tif bounded {\n", New: "\t\t\tif false {\n"}}, Kills: "TestCreateUnmountsWhenTheGuardFails"},
 	{Name: "a negative workspace accepted", File: "provider.go",
 		Edits: []mutation.Edit{{Old: "\tif cfg.WorkspaceBytes < 0 {", New: "\tif false {"}}, Kills: "TestNewRefusesNegativeWorkspace"},
 	{Name: "groups kept at the reaping", File: "instance_linux.go",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/jail"
+	"github.com/checkfu/checkfu/egress"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,4 +111,66 @@ func instanceDir(t *testing.T, name, content string) string {
 		t.Fatalf("control: %d mounted workspaces hold the instance's file, want 1: %v", len(out), out)
 	}
 	return out[0]
+}
+
+// TestCreateUnmountsWhenTheGuardFails: an allowlist instance whose
+// guard does not start leaves neither its bounded workspace mounted nor
+// its directory: the sweep only takes a dead Runner's, so a live
+// Runner's failed Create would hold the tmpfs until it exits.
+func TestCreateUnmountsWhenTheGuardFails(t *testing.T) {
+	errGuard := errors.New("the guard does not start")
+	p := newProvider(t, jail.Config{Guard: func(context.Context, []egress.HostPort) (string, func() error, error) {
+		return "", nil, errGuard
+	}})
+	if !p.Support().Cgroups {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run the jail with writable cgroups")
+		}
+		t.Skip("no writable cgroup v1 hierarchy: the workspace is a plain directory")
+	}
+	before := ownInstanceDirs(t)
+	s := p.Spec("guard-fails", testDigest)
+	s.NetworkMode = "allowlist"
+	s.AllowedHosts = []egress.HostPort{{Host: "allowed.test", Port: 443}}
+	inst, err := p.Create(context.Background(), s)
+	if err == nil {
+		inst.Destroy(context.Background())
+		t.Fatal("Create with a guard that fails: no error")
+	}
+	if !errors.Is(err, errGuard) {
+		t.Fatalf("Create: %v, want the guard's error", err)
+	}
+	after := ownInstanceDirs(t)
+	if after.mounts != before.mounts || after.dirs != before.dirs {
+		t.Errorf("after a failed Create: %d workspace mounts and %d directories of this process, want %d and %d",
+			after.mounts, after.dirs, before.mounts, before.dirs)
+	}
+}
+
+// instanceCount is how many bounded workspaces this process has mounted
+// and how many instance directories it has in the temporary directory.
+type instanceCount struct{ mounts, dirs int }
+
+// ownInstanceDirs counts this test process's instance mounts and
+// directories (checkfu-jail-PID-*): other test binaries have their own.
+func ownInstanceDirs(t *testing.T) instanceCount {
+	t.Helper()
+	prefix := "checkfu-jail-" + strconv.Itoa(os.Getpid()) + "-"
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c instanceCount
+	for _, line := range strings.Split(string(mounts), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && filepath.Base(f[4]) == "workspace" && strings.HasPrefix(filepath.Base(filepath.Dir(f[4])), prefix) {
+			c.mounts++
+		}
+	}
+	dirs, err := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.dirs = len(dirs)
+	return c
 }
