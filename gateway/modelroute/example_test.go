@@ -21,3 +21,29 @@ func ExampleParseRequest() {
 	// <nil>
 	// map[Anthropic-Version:[2023-06-01]]
 }
+
+// A Gemini request names its model in the path: the route reads it
+// there, and sends the request to the registration's resource followed
+// by the checked model and method, never the agent's own path text.
+func ExampleRequest_Upstream() {
+	req, err := modelroute.ParseRequest(modelroute.Gemini, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "alt=sse", []byte(`{"contents":[]}`))
+	fmt.Println(req.Model, req.Stream, err)
+	fmt.Println(req.Upstream("https://generativelanguage.example/v1beta/models"))
+	// Output:
+	// gemini-2.5-pro true <nil>
+	// https://generativelanguage.example/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse
+}
+
+// A dialect serves its exact paths, Anthropic Messages' token count
+// among them, and no sub-path.
+func ExampleDialect_Serves() {
+	for _, p := range []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/messages/batches"} {
+		fmt.Println(p, modelroute.AnthropicMessages.Serves(p))
+	}
+	fmt.Println(modelroute.Gemini.Serves("/v1beta/models/gemini-2.5-pro:generateContent"), modelroute.Gemini.Serves("/v1beta/models/a/b:generateContent"))
+	// Output:
+	// /v1/messages true
+	// /v1/messages/count_tokens true
+	// /v1/messages/batches false
+	// true false
+}
