@@ -46,21 +46,26 @@ const (
 )
 
 // mountFUSE mounts a fuseFile holding data as dir/name; it skips
-// without root or FUSE, and is unmounted at the test's end.
+// without root or FUSE (under CI=true it fails instead: the FUSE mutant
+// needs this test to run), and is unmounted at the test's end.
 func mountFUSE(t *testing.T, name string, data []byte) *fuseFile {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf
+	}
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a FUSE file system needs root")
+		skip("mounting a FUSE file system needs root")
 	}
 	fd, err := unix.Open("/dev/fuse", unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		t.Skipf("no FUSE: %v", err)
+		skip("no FUSE: %v", err)
 	}
 	dir := t.TempDir()
 	opts := "fd=" + strconv.Itoa(fd) + ",rootmode=40000,user_id=0,group_id=0,allow_other"
 	if err := unix.Mount("checkfu-test-fuse", dir, "fuse", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		unix.Close(fd)
-		t.Skipf("mount FUSE: %v", err)
+		skip("mount FUSE: %v", err)
 	}
 	f := &fuseFile{dir: dir, fd: fd, name: name, data: data}
 	f.done.Add(1)
