@@ -10,8 +10,10 @@ import (
 // URL the provider would fetch itself, anywhere in the body: an
 // Anthropic content block (an image or a document, in a message, a
 // tool result or the system prompt) whose "source" is {"type":"url"};
-// an OpenAI input_image, or a Chat image_url part, whose URL is not a
-// data: URL; an input_file or Chat file naming a file_url. The body is
+// an OpenAI object (an input_image, a Chat image_url part, a
+// computer_screenshot, whatever its type) whose "image_url" (or its
+// "url") is not a data: URL, or whose "file_url" is a string (an
+// input_file, a Chat file's file). The body is
 // one strictjson has already read (no repeated member, valid UTF-8).
 // Only a body that could name one is walked (mayFetch).
 func providerFetches(d Dialect, body []byte) bool {
@@ -55,19 +57,20 @@ func namesFetch(d Dialect, o map[string]any) bool {
 		src, ok := o["source"].(map[string]any)
 		return ok && src["type"] == "url"
 	case OpenAIResponses, OpenAIChat:
-		switch o["type"] {
-		case "input_image":
-			return remoteURL(o["image_url"])
-		case "image_url":
-			if iu, ok := o["image_url"].(map[string]any); ok {
-				return remoteURL(iu["url"])
+		// Whatever the part's type (input_image, a Chat image_url part,
+		// a computer_screenshot, input_file, a Chat file, any the API
+		// adds): an image_url that is not inline data, or a file_url
+		// string. A tool schema's image_url or file_url property is an
+		// object with no url, and passes.
+		if iu, ok := o["image_url"].(map[string]any); ok {
+			if remoteURL(iu["url"]) {
+				return true
 			}
-			return remoteURL(o["image_url"])
-		case "input_file":
-			return o["file_url"] != nil
-		case "file":
-			f, ok := o["file"].(map[string]any)
-			return o["file_url"] != nil || ok && f["file_url"] != nil
+		} else if remoteURL(o["image_url"]) {
+			return true
+		}
+		if _, ok := o["file_url"].(string); ok {
+			return true
 		}
 	}
 	return false

@@ -165,6 +165,7 @@ func TestParseRequestRefusesProviderFetches(t *testing.T) {
 		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://exfil.example/x.png"}}]}]}`},
 		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{"file_url":"https://exfil.example/x.pdf"}}]}]}`},
 		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","im\u0061ge_url":"https://exfil.example/x.png"}]}]}`},
+		{r, r.Path(), `{"model":"m","input":[{"type":"computer_call_output","call_id":"c","output":{"type":"computer_screenshot","image_url":"https://exfil.example/x.png"}}]}`},
 		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file\u005furl":"https://exfil.example/x.pdf"}]}]}`},
 	} {
 		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.path, "", []byte(tc.body)); !errors.Is(err, modelroute.CodeModelToolRefused) {
@@ -178,6 +179,7 @@ func TestParseRequestRefusesProviderFetches(t *testing.T) {
 		{a, a.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}],"tools":[{"name":"WebFetch","input_schema":{"type":"object","properties":{"url":{"type":"string","format":"uri"},"source":{"type":"string"}}}}]}`},
 		{a, a.Path(), `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"WebFetch","input":{"url":"https://example.com"}}]}]}`},
 		{r, r.Path(), `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AAAA"}]}]}`},
+		{r, r.Path(), `{"model":"m","tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"image_url":{"type":"string"},"file_url":{"type":"string"}}}}],"input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{\"image_url\":\"https://example.com\"}"}]}`},
 		{c, c.Path(), `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"DATA:image/png;base64,AAAA"}}]}]}`},
 	} {
 		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.path, "", []byte(tc.body)); err != nil {
