@@ -148,14 +148,20 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 // cgroups once no other jail holds a group in them (each jail's own
 // groups are removed as it is reaped), stops the instance's guard and
 // unmounts and removes the workspace.
+//
+// When ctx ends before the killed jail is reaped, Destroy still releases
+// the rest and returns ctx's error with anything else: it runs once, so
+// nothing would release them later. The jail was sent SIGKILL; its
+// cgroup goes when it is reaped, and a workspace still open in it is
+// detached from the host's tree at once and freed when it exits.
 func (i *instance) Destroy(ctx context.Context) error {
-	if first, err := i.proc.Destroy(ctx); !first || err != nil {
+	first, err := i.proc.Destroy(ctx)
+	if !first {
 		return err
 	}
 	removeParents()
-	var err error
 	if i.stopGuard != nil {
-		err = i.stopGuard()
+		err = errors.Join(err, i.stopGuard())
 	}
 	if i.bounded {
 		if uerr := unix.Unmount(i.ws, unix.MNT_DETACH); uerr != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/egress"
 	"golang.org/x/sys/unix"
@@ -149,7 +150,10 @@ func TestCreateUnmountsWhenTheGuardFails(t *testing.T) {
 
 // instanceCount is how many bounded workspaces this process has mounted
 // and how many instance directories it has in the temporary directory.
-type instanceCount struct{ mounts, dirs int }
+type instanceCount struct {
+	mounts, dirs int
+	points       []string // the mount points, in the mount table's order
+}
 
 // ownInstanceDirs counts this test process's instance mounts and
 // directories (checkfu-jail-PID-*): other test binaries have their own.
@@ -165,6 +169,7 @@ func ownInstanceDirs(t *testing.T) instanceCount {
 		f := strings.Fields(line)
 		if len(f) >= 5 && filepath.Base(f[4]) == "workspace" && strings.HasPrefix(filepath.Base(filepath.Dir(f[4])), prefix) {
 			c.mounts++
+			c.points = append(c.points, f[4])
 		}
 	}
 	dirs, err := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
@@ -173,4 +178,50 @@ func ownInstanceDirs(t *testing.T) instanceCount {
 	}
 	c.dirs = len(dirs)
 	return c
+}
+
+// TestDestroyReleasesWhenItsContextEnds: Destroy releases everything the
+// instance holds (adapters.Instance), even when its context ends before
+// the killed jail is reaped: the bounded workspace is unmounted and the
+// directory removed, since a second Destroy does nothing.
+func TestDestroyReleasesWhenItsContextEnds(t *testing.T) {
+	p := newProvider(t, jail.Config{})
+	if !p.Support().Cgroups {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run the jail with writable cgroups")
+		}
+		t.Skip("no writable cgroup v1 hierarchy: the workspace is a plain directory")
+	}
+	before := ownInstanceDirs(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inst, err := p.Create(ctx, p.Spec("destroy-ended", testDigest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sleep", "60"}})
+	if err != nil {
+		inst.Destroy(context.Background())
+		t.Fatal(err)
+	}
+	defer proc.Wait()
+	if during := ownInstanceDirs(t); during.mounts != before.mounts+1 {
+		inst.Destroy(context.Background())
+		t.Fatalf("control: %d workspace mounts with the instance, want %d", during.mounts, before.mounts+1)
+	}
+	ended, end := context.WithCancel(context.Background())
+	end()
+	inst.Destroy(ended) // its error is the context's, or nil if the jail was reaped first
+	if err := inst.Destroy(context.Background()); err != nil {
+		t.Errorf("the second Destroy: %v", err)
+	}
+	if after := ownInstanceDirs(t); after.mounts != before.mounts || after.dirs != before.dirs {
+		t.Errorf("after Destroy with an ended context: %d workspace mounts and %d directories of this process, want %d and %d",
+			after.mounts, after.dirs, before.mounts, before.dirs)
+		// The test stops what it started.
+		for _, m := range after.points[min(len(before.points), len(after.points)):] {
+			unix.Unmount(m, unix.MNT_DETACH)
+			os.RemoveAll(filepath.Dir(m))
+		}
+	}
 }
