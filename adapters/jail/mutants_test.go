@@ -105,6 +105,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\t\t\tif bounded {\n", New: "\t\t\tif false {\n"}}, Kills: "TestCreateUnmountsWhenTheGuardFails"},
 	{Name: "nothing released when Destroy's context ends", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\tif !first {\n\t\treturn err\n\t}\n\tremoveParents()", New: "\tif !first || err != nil {\n\t\treturn err\n\t}\n\tremoveParents()"}}, Kills: "TestDestroyReleasesWhenItsContextEnds"},
+	{Name: "pipes left open when Destroy's context ends", File: "../internal/procset/procset.go",
+		Edits: []mutation.Edit{{Old: "\t\t\terr = ctx.Err()\n", New: "\t\t\treturn true, ctx.Err()\n"}}, Kills: "TestDestroyReleasesWhenItsContextEnds"},
 	{Name: "a negative workspace accepted", File: "provider.go",
 		Edits: []mutation.Edit{{Old: "\tif cfg.WorkspaceBytes < 0 {", New: "\tif false {"}}, Kills: "TestNewRefusesNegativeWorkspace"},
 	{Name: "groups kept at the reaping", File: "instance_linux.go",

@@ -48,8 +48,8 @@ func (s *Set) Open(ctx context.Context, who string, spec adapters.ProcessSpec, s
 }
 
 // Destroy stops the set, once: it kills the live process, waits until it
-// is reaped (or ctx ends, whose error it returns) and closes the pipes
-// of every process the set opened. first is false when the set was
+// is reaped (or ctx ends, whose error it returns) and, either way, closes
+// the pipes of every process the set opened. first is false when the set was
 // already destroyed; then Destroy does nothing.
 func (s *Set) Destroy(ctx context.Context) (first bool, err error) {
 	if !s.slot.Destroy() {
@@ -64,13 +64,15 @@ func (s *Set) Destroy(ctx context.Context) (first bool, err error) {
 		select {
 		case <-p.reaped:
 		case <-ctx.Done():
-			return true, ctx.Err()
+			// The process was killed and is reaped on its own; its
+			// pipes are closed all the same, as nothing else will.
+			err = ctx.Err()
 		}
 	}
 	for _, p := range procs {
 		p.closePipes()
 	}
-	return true, nil
+	return true, err
 }
 
 // Pipes are a child's stdin, stdout and stderr: the child's ends, for
