@@ -144,34 +144,32 @@ func (d Dialect) KeyHeader() string {
 	return "Authorization"
 }
 
-// GeminiContentType is the one Content-Type a Gemini request is sent
-// with: the route reads the body as UTF-8 JSON (strictjson), so that is
-// what it tells the provider, whatever the agent said (a form encoding
-// or another charset would have the provider read other bytes than the
-// route checked).
-const GeminiContentType = "application/json"
+// ContentType is the one Content-Type a model request is sent with, in
+// every dialect: the route reads the body as UTF-8 JSON (strictjson), so
+// that is what it tells the provider, whatever the agent said (a form
+// encoding or another charset would have the provider read other bytes
+// than the route checked).
+const ContentType = "application/json"
 
 // keptHeaders are, per dialect, the only request headers an agent's
 // request keeps (canonical form). Everything else is dropped.
 var keptHeaders = map[Dialect][]string{
-	AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version", "Content-Type"},
-	OpenAIResponses:   {"Accept", "Content-Type", "Openai-Beta"},
-	OpenAIChat:        {"Accept", "Content-Type"},
+	AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version"},
+	OpenAIResponses:   {"Accept", "Openai-Beta"},
+	OpenAIChat:        {"Accept"},
 	Gemini:            {},
 }
 
-// Headers returns the headers of in that the dialect keeps: content
-// type, accept, and its API version and beta flags; for Gemini none,
-// and Content-Type GeminiContentType. Every other header,
+// Headers returns Content-Type [ContentType] and the headers of in that
+// the dialect keeps: accept, and its API version and beta flags; for
+// Gemini none. Every other header, the agent's Content-Type among them,
 // which includes every credential- or routing-bearing one (Authorization,
 // X-Api-Key, X-Goog-Api-Key, X-Goog-User-Project, X-Goog-Api-Client,
 // Cookie, Host, Forwarded, X-Forwarded-*, Proxy-*, OpenAI-Organization,
 // OpenAI-Project), is dropped.
 func (d Dialect) Headers(in http.Header) http.Header {
 	out := http.Header{}
-	if d == Gemini {
-		out.Set("Content-Type", GeminiContentType)
-	}
+	out.Set("Content-Type", ContentType)
 	for name, vs := range in {
 		if slices.Contains(keptHeaders[d], textproto.CanonicalMIMEHeaderKey(name)) {
 			out[textproto.CanonicalMIMEHeaderKey(name)] = slices.Clone(vs)

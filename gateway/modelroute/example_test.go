@@ -19,7 +19,7 @@ func ExampleParseRequest() {
 	// Output:
 	// claude-sonnet-4-5 true <nil>
 	// <nil>
-	// map[Anthropic-Version:[2023-06-01]]
+	// map[Anthropic-Version:[2023-06-01] Content-Type:[application/json]]
 }
 
 // A Gemini request names its model in the path: the route reads it

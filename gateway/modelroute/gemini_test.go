@@ -158,7 +158,7 @@ func TestGeminiMaxOutput(t *testing.T) {
 }
 
 // TestGeminiHeaders: a Gemini request keeps none of its headers (its
-// Content-Type is the route's, GeminiContentType); its own key and
+// Content-Type is the route's, ContentType); its own key and
 // project headers never travel.
 func TestGeminiHeaders(t *testing.T) {
 	in := http.Header{}
@@ -166,7 +166,7 @@ func TestGeminiHeaders(t *testing.T) {
 		in[h] = []string{"v"}
 	}
 	out := modelroute.Gemini.Headers(in)
-	if len(out) != 1 || out.Get("Content-Type") != modelroute.GeminiContentType {
+	if len(out) != 1 || out.Get("Content-Type") != modelroute.ContentType {
 		t.Errorf("kept %v", out)
 	}
 }

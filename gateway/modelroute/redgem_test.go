@@ -107,8 +107,23 @@ func TestGeminiContentTypeFixed(t *testing.T) {
 		{"content-type": {"text/plain"}},
 	} {
 		out := modelroute.Gemini.Headers(in)
-		if len(out) != 1 || len(out["Content-Type"]) != 1 || out.Get("Content-Type") != modelroute.GeminiContentType {
-			t.Errorf("%v: sent %v, want Content-Type %s alone", in, out, modelroute.GeminiContentType)
+		if len(out) != 1 || len(out["Content-Type"]) != 1 || out.Get("Content-Type") != modelroute.ContentType {
+			t.Errorf("%v: sent %v, want Content-Type %s alone", in, out, modelroute.ContentType)
+		}
+	}
+}
+
+// TestContentTypeIsTheRoutes: in every dialect the request is sent with
+// the route's Content-Type (it read the body as UTF-8 JSON) and never
+// the agent's, whose form encoding or charset could make the provider
+// read another request than the one the route checked.
+func TestContentTypeIsTheRoutes(t *testing.T) {
+	for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat, modelroute.Gemini} {
+		for _, ct := range []string{"application/x-www-form-urlencoded", "application/json; charset=utf-16", "text/plain"} {
+			out := d.Headers(http.Header{"Content-Type": {ct, "application/json"}})
+			if got := out.Values("Content-Type"); len(got) != 1 || got[0] != modelroute.ContentType {
+				t.Errorf("%s, agent's Content-Type %q: sent %q, want %q alone", d, ct, got, modelroute.ContentType)
+			}
 		}
 	}
 }
