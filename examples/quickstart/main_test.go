@@ -232,11 +232,14 @@ func TestQuickstartProcessWire(t *testing.T) {
 
 // TestQuickstartPostgres logs to PostgreSQL: it runs when
 // CHECKFU_TEST_POSTGRES_DSN names a server, in a schema of its own, and
-// fails under CI without one (internal/pgtest).
+// fails under CI without one (internal/pgtest). Step 7 runs Gemini CLI
+// on process when the pinned agents are installed, which CI requires:
+// the third real agent's turn, logged to PostgreSQL.
 func TestQuickstartPostgres(t *testing.T) {
-	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"), "", "")
-	checkSession(t, out, 2)
-	checkRealAgent(t, out, "codex", false)
+	dir := pinnedAgents(t)
+	out := quickstart(t, "process", pgtest.SchemaDSN(t, "quickstart"), "gemini-cli", dir)
+	checkSession(t, out, hits(dir))
+	checkRealAgent(t, out, "gemini-cli", dir != "")
 	if !strings.Contains(out, "log: PostgreSQL, session qs-") {
 		t.Error("the output does not say the log is in PostgreSQL")
 	}
