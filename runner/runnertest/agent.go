@@ -34,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -119,18 +120,40 @@ func get(ctx context.Context, st Step) string {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Get, nil)
 	if err != nil {
-		return name + " -> not sent: " + err.Error()
+		return name + " -> not sent: " + checkfu.Quote(err.Error())
 	}
 	resp, err := (&http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 	if err != nil {
-		return name + " -> no answer: " + err.Error()
+		return name + " -> no answer: " + checkfu.Quote(err.Error())
 	}
 	resp.Body.Close()
 	status := strconv.Itoa(resp.StatusCode)
 	if code := resp.Header.Get(egress.RefusalHeader); code != "" {
+		// The header may come from any upstream the guard let through:
+		// a code is said as it is, anything else quoted.
+		if !isCode(code) {
+			code = checkfu.Quote(code)
+		}
 		status += " " + code
 	}
 	return name + " -> " + status
+}
+
+// maxCodeBytes bounds a refusal code said as it is.
+const maxCodeBytes = 64
+
+// isCode reports whether s looks like a refusal code: 1 to maxCodeBytes
+// of a-z, 0-9 and '_'.
+func isCode(s string) bool {
+	if s == "" || len(s) > maxCodeBytes {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // QuickstartScript is the turn examples/quickstart plays: an allowed

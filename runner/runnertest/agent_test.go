@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -23,6 +24,11 @@ func TestGetSteps(t *testing.T) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
 	defer refusing.Close()
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set(egress.RefusalHeader, "Host Not Allowed ☺")
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer hostile.Close()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +38,7 @@ func TestGetSteps(t *testing.T) {
 	a := &Agent{Script: []Step{
 		{Get: ok.URL + "/", Direct: true},
 		{Get: refusing.URL + "/", Direct: true},
+		{Get: hostile.URL + "/", Direct: true},
 		{Get: closed, Direct: true},
 	}}
 	var out bytes.Buffer
@@ -56,14 +63,15 @@ func TestGetSteps(t *testing.T) {
 	want := []string{
 		"[scripted] GET " + ok.URL + "/ (ignoring the proxy) -> 200",
 		"[scripted] GET " + refusing.URL + "/ (ignoring the proxy) -> 403 host_not_allowed",
-		"[scripted] GET " + closed + " (ignoring the proxy) -> no answer: ",
+		"[scripted] GET " + hostile.URL + "/ (ignoring the proxy) -> 403 " + checkfu.Quote("Host Not Allowed ☺"),
+		"[scripted] GET " + closed + " (ignoring the proxy) -> no answer: \"", // the error, quoted
 		"", // the turn's end
 	}
 	if len(said) != len(want) {
 		t.Fatalf("the agent said %q, want %q", said, want)
 	}
 	for i := range want {
-		if said[i] != want[i] && !(strings.HasSuffix(want[i], ": ") && strings.HasPrefix(said[i], want[i])) {
+		if said[i] != want[i] && !(strings.HasSuffix(want[i], ": \"") && strings.HasPrefix(said[i], want[i])) {
 			t.Errorf("the agent said %q, want %q", said[i], want[i])
 		}
 	}
