@@ -33,8 +33,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/egress"
 )
 
