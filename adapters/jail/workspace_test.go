@@ -145,6 +145,11 @@ func TestCreateUnmountsWhenTheGuardFails(t *testing.T) {
 	if after.mounts != before.mounts || after.dirs != before.dirs {
 		t.Errorf("after a failed Create: %d workspace mounts and %d directories of this process, want %d and %d",
 			after.mounts, after.dirs, before.mounts, before.dirs)
+		// The test stops what it started.
+		for _, m := range after.points[min(len(before.points), len(after.points)):] {
+			unix.Unmount(m, unix.MNT_DETACH)
+			os.RemoveAll(filepath.Dir(m))
+		}
 	}
 }
 
