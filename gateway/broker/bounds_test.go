@@ -424,6 +424,12 @@ func TestBrokerRefusalBounds(t *testing.T) {
 	if got := clock.total(); got < want-time.Millisecond {
 		t.Errorf("%d refusals waited %s, want at least %s", broker.MaxRefusals, got, want)
 	}
+	// The refusals_exceeded record follows the last refusal's answer,
+	// which the client may see first: wait for it (a bound on a hung
+	// broker, not a timing assertion).
+	for deadline := time.Now().Add(10 * time.Second); refusals(r, broker.CodeRefusalsExceeded) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if n := refusals(r, authz.CodePermissionMissing); n != broker.MaxRefusals {
 		t.Errorf("%d refusals recorded, want MaxRefusals (%d)", n, broker.MaxRefusals)
 	}
