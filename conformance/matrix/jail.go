@@ -302,25 +302,8 @@ func (r *run) observeJail(ctx context.Context, inst adapters.Instance) error {
 	if r.j.wlErr == nil {
 		r.j.wlFiles = r.scanJail(r.j.wl.PID, jail.WorkspacePath, "/tmp", jail.BindRoot)
 	}
-	var out, errb bytes.Buffer
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); io.Copy(&out, proc.Stdout()) }()
-	go func() { defer wg.Done(); io.Copy(&errb, proc.Stderr()) }()
-	proc.Stdin().Write(body)
-	proc.Stdin().Close()
-	code, err := proc.Wait()
-	wg.Wait()
-	if err != nil || code != 0 {
-		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe exited %d (%v): %s", code, err, checkfu.Quote(errb.String()))
-	}
-	var seen []Seen
-	if err := json.Unmarshal(out.Bytes(), &seen); err != nil || len(seen) != len(checks) {
-		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe wrote %d observations for %d checks: %s", len(seen), len(checks), checkfu.Quote(out.String()))
-	}
-	r.seen = map[string]Seen{}
-	for _, s := range seen {
-		r.seen[s.ID] = s
+	if err := r.exchange(proc, body, len(checks)); err != nil {
+		return err
 	}
 	r.j.mu.Lock()
 	r.hits = append(r.hits, r.j.hits...)

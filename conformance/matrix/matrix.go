@@ -456,25 +456,8 @@ func (r *run) observe(ctx context.Context, tools string) error {
 	id := p.Evidence().Container
 	r.wlView, r.wlViewErr = r.cfg.Engine.Inspect(ctx, id)
 	r.wlFiles = r.scanFiles(ctx, id, "/etc", "/tmp", "/workspace")
-	var out, errb bytes.Buffer
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
-	go func() { defer wg.Done(); io.Copy(&errb, p.Stderr()) }()
-	p.Stdin().Write(body)
-	p.Stdin().Close()
-	code, err := p.Wait()
-	wg.Wait()
-	if err != nil || code != 0 {
-		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe exited %d (%v): %s", code, err, checkfu.Quote(errb.String()))
-	}
-	var seen []Seen
-	if err := json.Unmarshal(out.Bytes(), &seen); err != nil || len(seen) != len(checks) {
-		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe wrote %d observations for %d checks: %s", len(seen), len(checks), checkfu.Quote(out.String()))
-	}
-	r.seen = map[string]Seen{}
-	for _, s := range seen {
-		r.seen[s.ID] = s
+	if err := r.exchange(p, body, len(checks)); err != nil {
+		return err
 	}
 	// What the listeners recorded.
 	for _, l := range r.listeners {
@@ -669,4 +652,39 @@ func (w *containerWatch) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// A probeProcess is the workload's probe as either topology opens it.
+type probeProcess interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	Stderr() io.Reader
+	Wait() (int, error)
+}
+
+// exchange hands the probe its checks (body, the JSON of n checks) on
+// stdin, waits for it to exit and reads what it observed into r.seen:
+// one observation per check, or a refusal with [CodeProbeFailed].
+func (r *run) exchange(p probeProcess, body []byte, n int) error {
+	var out, errb bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
+	go func() { defer wg.Done(); io.Copy(&errb, p.Stderr()) }()
+	p.Stdin().Write(body)
+	p.Stdin().Close()
+	code, err := p.Wait()
+	wg.Wait()
+	if err != nil || code != 0 {
+		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe exited %d (%v): %s", code, err, checkfu.Quote(errb.String()))
+	}
+	var seen []Seen
+	if err := json.Unmarshal(out.Bytes(), &seen); err != nil || len(seen) != n {
+		return checkfu.Refuse(CodeProbeFailed, "matrix: the probe wrote %d observations for %d checks: %s", len(seen), n, checkfu.Quote(out.String()))
+	}
+	r.seen = map[string]Seen{}
+	for _, s := range seen {
+		r.seen[s.ID] = s
+	}
+	return nil
 }
