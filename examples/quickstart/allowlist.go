@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/checkfu/checkfu/acp"
 	"github.com/checkfu/checkfu/adapters"
@@ -73,15 +70,7 @@ func allowlistStep(ctx context.Context, o options, p *progress, desc adapters.De
 		return err
 	}
 	defer r.Close()
-	rc := member
-	id := make([]byte, 4)
-	rand.Read(id)
-	rc.Session = "qs-allowlist-" + hex.EncodeToString(id)
-	tok, err := r.IssueToken(rc, 10*time.Minute)
-	if err != nil {
-		return err
-	}
-	s, err := r.Open(ctx, tok)
+	s, err := openSession(ctx, r, "qs-allowlist-")
 	if err != nil {
 		return err
 	}

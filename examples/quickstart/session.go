@@ -127,16 +127,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		}
 	}
 
-	// The application server's side: the session's server-owned token.
-	rc := member
-	id := make([]byte, 4)
-	rand.Read(id)
-	rc.Session = "qs-" + hex.EncodeToString(id)
-	tok, err := r.IssueToken(rc, 10*time.Minute)
-	if err != nil {
-		return err
-	}
-	s, err := r.Open(ctx, tok)
+	s, err := openSession(ctx, r, "qs-")
 	if err != nil {
 		return err
 	}
@@ -548,4 +539,19 @@ func startUpstream(credential string) (*upstream, error) {
 func (u *upstream) close() {
 	u.srv.Close()
 	u.dns.Close()
+}
+
+// openSession opens a session of r for member, named prefix and a random
+// suffix, as the application server's side does: it issues the session's
+// server-owned token and opens the session with it.
+func openSession(ctx context.Context, r *runner.Runner, prefix string) (*runner.Session, error) {
+	rc := member
+	id := make([]byte, 4)
+	rand.Read(id)
+	rc.Session = prefix + hex.EncodeToString(id)
+	tok, err := r.IssueToken(rc, 10*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return r.Open(ctx, tok)
 }
