@@ -232,7 +232,7 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	if err != nil {
 		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s: the registered resource does not form a request", checkfu.Quote(capability))
 	}
-	hreq.Header = dialect.Headers(call.Header)
+	hreq.Header = req.Headers(call.Header)
 	if err := outbound.Decide(conn.Rules, hreq); err != nil {
 		return nil, err
 	}

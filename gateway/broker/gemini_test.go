@@ -83,7 +83,7 @@ func TestModelRouteGemini(t *testing.T) {
 	if len(received) != 2 {
 		t.Fatalf("the model server received %d requests, want 2", len(received))
 	}
-	for i, want := range []struct{ path, query string }{{"/v1beta/models/" + m + ":streamGenerateContent", "alt=sse"}, {"/v1beta/models/" + m + ":generateContent", ""}} {
+	for i, want := range []struct{ path, query, accept string }{{"/v1beta/models/" + m + ":streamGenerateContent", "alt=sse", "text/event-stream"}, {"/v1beta/models/" + m + ":generateContent", "", "application/json"}} {
 		req := received[i]
 		if req.Method != "POST" || req.Path != want.path || req.RawQuery != want.query || string(req.Body) != body || !strings.HasPrefix(req.Host, "model.example.com:") {
 			t.Errorf("request %d: %s %s?%s host %s body %q", i+1, req.Method, req.Path, req.RawQuery, req.Host, req.Body)
@@ -91,8 +91,11 @@ func TestModelRouteGemini(t *testing.T) {
 		if k := req.Header.Get("X-Goog-Api-Key"); k != rigtest.ModelCanary {
 			t.Errorf("request %d: x-goog-api-key %q, want the key custody holds", i+1, k)
 		}
+		if a := req.Header.Values("Accept"); len(a) != 1 || a[0] != want.accept {
+			t.Errorf("request %d: Accept %q, want the route's %q", i+1, a, want.accept)
+		}
 		for name, vs := range req.Header {
-			if name != "X-Goog-Api-Key" && name != "Content-Type" && name != "Accept-Encoding" && name != "User-Agent" && name != "Content-Length" {
+			if name != "X-Goog-Api-Key" && name != "Content-Type" && name != "Accept" && name != "Accept-Encoding" && name != "User-Agent" && name != "Content-Length" {
 				t.Errorf("request %d: header %s travelled", i+1, name)
 			}
 			for _, v := range vs {

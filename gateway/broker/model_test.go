@@ -35,8 +35,9 @@ func modelClient(t *testing.T, path string) *http.Client {
 }
 
 // post sends one model request as an agent would: with its placeholder
-// key in both key headers, a cookie and a forged host, none of which may
-// travel. It returns the status and the body the agent read.
+// key in both key headers, a cookie, a forged host and an Accept of its
+// own, none of which may travel. It returns the status and the body the
+// agent read.
 func post(t *testing.T, c *http.Client, method, target, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, "http://api.anthropic.com"+target, strings.NewReader(body))
@@ -48,6 +49,7 @@ func post(t *testing.T, c *http.Client, method, target, body string) (int, strin
 	req.Header.Set("Cookie", "session="+placeholder)
 	req.Header.Set("Anthropic-Version", "2023-06-01")
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-protobuf")
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, target, err)
@@ -118,6 +120,9 @@ func TestModelRouteAttachesTheKey(t *testing.T) {
 	}
 	if req.Header.Get("Authorization") != "" || req.Header.Get("Cookie") != "" {
 		t.Errorf("the agent's own headers travelled: %v", req.Header)
+	}
+	if a := req.Header.Values("Accept"); len(a) != 1 || a[0] != "text/event-stream" {
+		t.Errorf("the model server got Accept %q, want the route's own for a stream", a)
 	}
 	if req.Method != "POST" || req.Path != "/v1/messages" || req.RawQuery != "" || !strings.HasPrefix(req.Host, "model.example.com:") ||
 		req.Header.Get("Anthropic-Version") != "2023-06-01" || string(req.Body) != allowed {

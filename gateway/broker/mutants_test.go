@@ -80,7 +80,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "client.Do(req.WithContext(ctx), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))", New: "client.Do(req.WithContext(ctx), nil)"}},
 		Kills: "TestModelRouteAttachesTheKey"},
 	{Name: "the agent's headers travel to the model", File: "../../custody/pipeline/model.go",
-		Edits: []mutation.Edit{{Old: "hreq.Header = dialect.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
+		Edits: []mutation.Edit{{Old: "hreq.Header = req.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
 		Kills: "TestModelRouteAttachesTheKey"},
 	{Name: "any model allowed", File: "../../custody/pipeline/model.go",
 		Edits: []mutation.Edit{{Old: "if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {", New: "if false {"}},

@@ -38,7 +38,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if m.used.Requests >= m.budget.Requests || m.used.Tokens >= m.budget.Tokens {", New: "if false {"}},
 		Kills: "TestModelRouteThroughTheDoor"},
 	{Name: "end to end: the agent's headers travel to the model", File: "../../custody/pipeline/model.go",
-		Edits: []mutation.Edit{{Old: "hreq.Header = dialect.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
+		Edits: []mutation.Edit{{Old: "hreq.Header = req.Headers(call.Header)", New: "hreq.Header = call.Header.Clone()"}},
 		Kills: "TestModelRouteThroughTheDoor"},
 	{Name: "an agent that outlives its input is never stopped", File: "run.go",
 		Edits: []mutation.Edit{{Old: "inputEnded, stop = nil, time.After(InputGrace)", New: "inputEnded = nil"}},

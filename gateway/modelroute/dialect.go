@@ -151,27 +151,50 @@ func (d Dialect) KeyHeader() string {
 // than the route checked).
 const ContentType = "application/json"
 
+// The Accept values the route sends, chosen from the request it read,
+// never the agent's: what the dialect answers a request with.
+const (
+	// AcceptJSON is sent with a request that is not streamed (a
+	// Messages token count included): one JSON answer.
+	AcceptJSON = "application/json"
+	// AcceptStream is sent with a streamed request: server-sent events.
+	AcceptStream = "text/event-stream"
+)
+
 // keptHeaders are, per dialect, the only request headers an agent's
 // request keeps (canonical form). Everything else is dropped.
 var keptHeaders = map[Dialect][]string{
-	AnthropicMessages: {"Accept", "Anthropic-Beta", "Anthropic-Version"},
-	OpenAIResponses:   {"Accept", "Openai-Beta"},
-	OpenAIChat:        {"Accept"},
+	AnthropicMessages: {"Anthropic-Beta", "Anthropic-Version"},
+	OpenAIResponses:   {"Openai-Beta"},
+	OpenAIChat:        {},
 	Gemini:            {},
 }
 
-// Headers returns Content-Type [ContentType] and the headers of in that
-// the dialect keeps: accept, and its API version and beta flags; for
-// Gemini none. Every other header, the agent's Content-Type among them,
-// which includes every credential- or routing-bearing one (Authorization,
-// X-Api-Key, X-Goog-Api-Key, X-Goog-User-Project, X-Goog-Api-Client,
-// Cookie, Host, Forwarded, X-Forwarded-*, Proxy-*, OpenAI-Organization,
-// OpenAI-Project), is dropped.
-func (d Dialect) Headers(in http.Header) http.Header {
+// Accept returns the Accept header the route sends with r: AcceptStream
+// for a streamed request, AcceptJSON for any other (a token count is
+// never streamed).
+func (r Request) Accept() string {
+	if r.Stream && !r.CountTokens {
+		return AcceptStream
+	}
+	return AcceptJSON
+}
+
+// Headers returns the headers the route sends with r: Content-Type
+// [ContentType] and Accept (r.Accept), both the route's own, and the
+// headers of in that r's dialect keeps: its API version and beta flags;
+// for OpenAI Chat and Gemini none. Every other header, the agent's
+// Content-Type and Accept among them, which includes every credential-
+// or routing-bearing one (Authorization, X-Api-Key, X-Goog-Api-Key,
+// X-Goog-User-Project, X-Goog-Api-Client, Cookie, Host, Forwarded,
+// X-Forwarded-*, Proxy-*, OpenAI-Organization, OpenAI-Project), is
+// dropped.
+func (r Request) Headers(in http.Header) http.Header {
 	out := http.Header{}
 	out.Set("Content-Type", ContentType)
+	out.Set("Accept", r.Accept())
 	for name, vs := range in {
-		if slices.Contains(keptHeaders[d], textproto.CanonicalMIMEHeaderKey(name)) {
+		if slices.Contains(keptHeaders[r.Dialect], textproto.CanonicalMIMEHeaderKey(name)) {
 			out[textproto.CanonicalMIMEHeaderKey(name)] = slices.Clone(vs)
 		}
 	}

@@ -34,8 +34,10 @@
 //     upstream sees anything. A token count spends one request and
 //     holds and is charged no tokens: the provider generates nothing,
 //     and the input_tokens it answers are a count, not a use;
-//   - Headers keeps only the headers the dialect lists (content type,
-//     accept, API version and beta flags): every credential- or
+//   - Request.Headers sends the route's own content type and accept
+//     (Request.Accept: server-sent events for a stream, JSON otherwise)
+//     and keeps only the headers the dialect lists (API version and
+//     beta flags): every credential- or
 //     routing-bearing header the agent sends (Authorization, x-api-key,
 //     cookies, Host, forwarding and proxy headers, organisation and
 //     project selectors) is dropped, so the agent's placeholder key never

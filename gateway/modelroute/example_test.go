@@ -14,12 +14,12 @@ func ExampleParseRequest() {
 	fmt.Println(req.Model, req.Stream, err)
 	policy := modelroute.Policy{Models: []string{"claude-sonnet-4-5"}}
 	fmt.Println(policy.Check(req))
-	h := http.Header{"X-Api-Key": {"placeholder"}, "Anthropic-Version": {"2023-06-01"}}
-	fmt.Println(modelroute.AnthropicMessages.Headers(h))
+	h := http.Header{"X-Api-Key": {"placeholder"}, "Anthropic-Version": {"2023-06-01"}, "Accept": {"*/*"}}
+	fmt.Println(req.Headers(h))
 	// Output:
 	// claude-sonnet-4-5 true <nil>
 	// <nil>
-	// map[Anthropic-Version:[2023-06-01] Content-Type:[application/json]]
+	// map[Accept:[text/event-stream] Anthropic-Version:[2023-06-01] Content-Type:[application/json]]
 }
 
 // A Gemini request names its model in the path: the route reads it

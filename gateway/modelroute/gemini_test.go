@@ -158,15 +158,15 @@ func TestGeminiMaxOutput(t *testing.T) {
 }
 
 // TestGeminiHeaders: a Gemini request keeps none of its headers (its
-// Content-Type is the route's, ContentType); its own key and
-// project headers never travel.
+// Content-Type and Accept are the route's); its own key and project
+// headers never travel.
 func TestGeminiHeaders(t *testing.T) {
 	in := http.Header{}
 	for _, h := range []string{"Content-Type", "Accept", "X-Goog-Api-Key", "x-goog-api-key", "X-Goog-User-Project", "X-Goog-Api-Client", "Authorization", "X-Api-Key", "Cookie", "X-Forwarded-For", "User-Agent"} {
 		in[h] = []string{"v"}
 	}
-	out := modelroute.Gemini.Headers(in)
-	if len(out) != 1 || out.Get("Content-Type") != modelroute.ContentType {
+	out := modelroute.Request{Dialect: modelroute.Gemini}.Headers(in)
+	if len(out) != 2 || out.Get("Content-Type") != modelroute.ContentType || out.Get("Accept") != modelroute.AcceptJSON {
 		t.Errorf("kept %v", out)
 	}
 }

@@ -121,7 +121,7 @@ func TestHeadersDropCredentials(t *testing.T) {
 		modelroute.OpenAIChat:        {"Accept", "Content-Type"},
 	}
 	for d, names := range want {
-		out := d.Headers(in)
+		out := modelroute.Request{Dialect: d}.Headers(in)
 		if len(out) != len(names) {
 			t.Errorf("%s kept %v", d, out)
 		}

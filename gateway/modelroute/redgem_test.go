@@ -95,9 +95,9 @@ func TestGeminiUsageTotalIsAFloor(t *testing.T) {
 // JSON, so that is what it tells the provider it sends, whatever the
 // agent's Content-Type said (a form encoding, whose '&' inside a JSON
 // string would read as parameters such as key=, or another charset, in
-// which the same bytes name another model or tool), and it passes no
-// Accept (which could ask for a format the route does not read usage
-// from).
+// which the same bytes name another model or tool), and it passes its
+// own Accept, never the agent's (which could ask for a format the route
+// does not read usage from).
 func TestGeminiContentTypeFixed(t *testing.T) {
 	for _, in := range []http.Header{
 		{},
@@ -106,9 +106,9 @@ func TestGeminiContentTypeFixed(t *testing.T) {
 		{"Content-Type": {"application/json", "multipart/related"}, "Accept": {"application/json+protobuf"}},
 		{"content-type": {"text/plain"}},
 	} {
-		out := modelroute.Gemini.Headers(in)
-		if len(out) != 1 || len(out["Content-Type"]) != 1 || out.Get("Content-Type") != modelroute.ContentType {
-			t.Errorf("%v: sent %v, want Content-Type %s alone", in, out, modelroute.ContentType)
+		out := modelroute.Request{Dialect: modelroute.Gemini}.Headers(in)
+		if len(out) != 2 || len(out["Content-Type"]) != 1 || out.Get("Content-Type") != modelroute.ContentType || len(out["Accept"]) != 1 {
+			t.Errorf("%v: sent %v, want Content-Type %s and the route's Accept alone", in, out, modelroute.ContentType)
 		}
 	}
 }
@@ -120,7 +120,7 @@ func TestGeminiContentTypeFixed(t *testing.T) {
 func TestContentTypeIsTheRoutes(t *testing.T) {
 	for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.OpenAIResponses, modelroute.OpenAIChat, modelroute.Gemini} {
 		for _, ct := range []string{"application/x-www-form-urlencoded", "application/json; charset=utf-16", "text/plain"} {
-			out := d.Headers(http.Header{"Content-Type": {ct, "application/json"}})
+			out := modelroute.Request{Dialect: d}.Headers(http.Header{"Content-Type": {ct, "application/json"}})
 			if got := out.Values("Content-Type"); len(got) != 1 || got[0] != modelroute.ContentType {
 				t.Errorf("%s, agent's Content-Type %q: sent %q, want %q alone", d, ct, got, modelroute.ContentType)
 			}
@@ -199,6 +199,42 @@ func TestParseRequestRefusesProviderFetches(t *testing.T) {
 	} {
 		if _, err := modelroute.ParseRequest(tc.d, "POST", tc.path, "", []byte(tc.body)); err != nil {
 			t.Errorf("%s %s: %v, want accepted", tc.d, tc.body, err)
+		}
+	}
+}
+
+// TestAcceptIsTheRoutes: in every dialect the request is sent with the
+// route's own Accept, what the dialect answers the request it read
+// with (server-sent events for a stream, JSON otherwise, a token count
+// included), and never the agent's: an Accept the agent chose could ask
+// the provider for a format the route does not read usage from or
+// screen as it expects (protobuf, another media type).
+func TestAcceptIsTheRoutes(t *testing.T) {
+	type tc struct {
+		d                   modelroute.Dialect
+		path, q, body, want string
+	}
+	for _, c := range []tc{
+		{modelroute.AnthropicMessages, "/v1/messages", "", `{"model":"m","stream":true}`, modelroute.AcceptStream},
+		{modelroute.AnthropicMessages, "/v1/messages", "beta=true", `{"model":"m"}`, modelroute.AcceptJSON},
+		{modelroute.AnthropicMessages, "/v1/messages/count_tokens", "beta=true", `{"model":"m","stream":true}`, modelroute.AcceptJSON},
+		{modelroute.OpenAIResponses, "/v1/responses", "", `{"model":"m","stream":true}`, modelroute.AcceptStream},
+		{modelroute.OpenAIResponses, "/v1/responses", "", `{"model":"m","stream":false}`, modelroute.AcceptJSON},
+		{modelroute.OpenAIChat, "/v1/chat/completions", "", `{"model":"m","stream":true}`, modelroute.AcceptStream},
+		{modelroute.OpenAIChat, "/v1/chat/completions", "", `{"model":"m"}`, modelroute.AcceptJSON},
+		{modelroute.Gemini, "/v1beta/models/m:streamGenerateContent", "alt=sse", `{}`, modelroute.AcceptStream},
+		{modelroute.Gemini, "/v1beta/models/m:generateContent", "", `{}`, modelroute.AcceptJSON},
+	} {
+		r, err := modelroute.ParseRequest(c.d, "POST", c.path, c.q, []byte(c.body))
+		if err != nil {
+			t.Fatalf("%s %s %s: %v", c.d, c.path, c.body, err)
+		}
+		for _, agent := range [][]string{nil, {"application/x-protobuf"}, {"*/*"}, {"application/json", "text/event-stream"}, {"text/event-stream"}, {"application/json"}} {
+			in := http.Header{"Accept": agent, "Anthropic-Version": {"2023-06-01"}}
+			out := r.Headers(in)
+			if got := out.Values("Accept"); len(got) != 1 || got[0] != c.want {
+				t.Errorf("%s %s %s, the agent's Accept %q: sent %q, want %q alone", c.d, c.path, c.body, agent, got, c.want)
+			}
 		}
 	}
 }
