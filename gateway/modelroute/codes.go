@@ -28,4 +28,8 @@ const (
 	// CodeModelEventTooLarge: a server-sent event from the provider is
 	// longer than MaxEventBytes; the stream is cut there.
 	CodeModelEventTooLarge checkfu.Code = "model_event_too_large"
+	// CodeModelStreamTooLarge: a streamed answer would take more than
+	// MaxStreamBytes to relay; the stream is cut before the event that
+	// passes the bound.
+	CodeModelStreamTooLarge checkfu.Code = "model_stream_too_large"
 )

@@ -43,7 +43,8 @@
 //     project selectors) is dropped, so the agent's placeholder key never
 //     travels;
 //   - Relay copies a server-sent-event stream as it arrives, whole
-//     events only, each bounded (MaxEventBytes); the events one read
+//     events only, each bounded (MaxEventBytes), the whole stream too
+//     (MaxStreamBytes, [CodeModelStreamTooLarge]); the events one read
 //     completed (MaxBatchBytes) pass a screen (the edge's echo check)
 //     together before a byte of them is written, and it reads the
 //     provider's usage from them (Usage). One batch is screened and

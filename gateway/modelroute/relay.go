@@ -17,6 +17,27 @@ const MaxEventBytes = 4 << 20
 // MaxAnswerBytes bounds a whole (non-streamed) answer: 32 MiB.
 const MaxAnswerBytes = 32 << 20
 
+// MaxStreamBytes bounds the bytes Relay writes for one streamed answer,
+// its events' framing included: 64 MiB. The event that would take the
+// total past it is not written, nor anything after it; the stream is
+// cut with [CodeModelStreamTooLarge].
+//
+// Why 64 MiB: a long answer is 65,536 output tokens (a max_tokens of
+// 64k, Claude's and Gemini 2.5 Pro's output ceiling; thinking counts
+// in it), streamed in the worst case one delta a token. One delta's
+// event, framing included, measured on each dialect's documented
+// format with a 4-byte token: Anthropic text_delta 119 bytes
+// (input_json_delta 138), OpenAI Responses output_text.delta 261 (item
+// id, sequence number, logprobs, obfuscation), Chat Completions chunk
+// 310, Gemini chunk 355 (its usage in every chunk). Put at 512 bytes a
+// token, text JSON-escaped included, that is 32 MiB; twice that leaves
+// room for what the figure leaves out: the events that repeat the whole
+// text at the end (Responses' done events and response.completed),
+// reasoning summaries, and Chat's logprobs (about 1.5 KB a token with
+// 20 alternatives, for the shorter answers of the models that give
+// them). The benchmark's long stream, 100,000 deltas, is 17.6 MB.
+const MaxStreamBytes = 64 << 20
+
 // A Screen checks bytes before they reach the agent (the outbound edge's
 // echo check of the key); an error stops the relay before they are
 // written.
@@ -31,14 +52,17 @@ type Screen func(p []byte) error
 const MaxBatchBytes = 64 << 10
 
 // Relay copies src, a server-sent-event stream of dialect d, to dst as
-// it arrives, whole events only: the events read (see MaxBatchBytes)
+// it arrives, whole events only, at most MaxStreamBytes in all: the
+// events read (see MaxBatchBytes)
 // are screened together, then written, then flush is called (nil for
 // none), as soon as no more of src has arrived or they reach
 // MaxBatchBytes. So the agent sees each event as
 // soon as the provider sent it, and never a byte the screen refused: a
 // refused batch is not written at all, nor anything after it. It returns
 // the usage the stream reported, with the first error: the screen's,
-// [CodeModelEventTooLarge], dst's, or src's (io.EOF is the stream's
+// [CodeModelEventTooLarge], [CodeModelStreamTooLarge] (after the whole
+// events before the one that passes the bound are written), dst's, or
+// src's (io.EOF is the stream's
 // normal end and is not an error; a partial last event is dropped).
 // After the screen or dst fails, the usage is what the stream reported
 // up to the end of the failed batch.
@@ -76,6 +100,7 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 	// copied into it once.
 	var batch, data []byte
 	end := 0
+	sent := 0 // the bytes handed to w, at most MaxStreamBytes
 	send := func() error {
 		if end == 0 {
 			return nil
@@ -83,6 +108,7 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 		// send runs only where an event has just ended, or at the end of
 		// the stream, where a partial event is dropped. The batch goes
 		// to w; the one w wrote before comes back to be filled.
+		sent += end
 		next, err := w.send(batch[:end], ur.u)
 		batch, end = next[:0], 0
 		return err
@@ -94,6 +120,14 @@ func relayEvents(w *batchWriter, src io.Reader, d Dialect) (Usage, error) {
 	// whose reads end inside events never empties the buffer at an
 	// event's end.
 	eventEnd := func(buffered int) error {
+		if sent+len(batch) > MaxStreamBytes {
+			// The event passes the stream's bound: the whole events
+			// before it are written, it and the rest are not.
+			if err := send(); err != nil {
+				return err
+			}
+			return errStreamTooLarge
+		}
 		if ev := batch[end:]; bytes.Contains(ev, marker) {
 			data = eventData(data[:0], ev)
 			if len(data) > 0 && !bytes.Equal(data, []byte("[DONE]")) {
@@ -302,6 +336,10 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 func errEventTooLarge() error {
 	return checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider sent an event longer than %d bytes", MaxEventBytes)
 }
+
+// errStreamTooLarge is the refusal of a stream longer than
+// MaxStreamBytes.
+var errStreamTooLarge = checkfu.Refuse(CodeModelStreamTooLarge, "modelroute: the provider's stream is longer than %d bytes; it is cut", MaxStreamBytes)
 
 // RelayAnswer copies a whole (non-streamed) JSON answer of dialect d,
 // at most MaxAnswerBytes ([CodeModelEventTooLarge] beyond), from src to
