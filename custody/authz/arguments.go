@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -69,6 +71,59 @@ func checkNumbers(v any) error {
 		}
 	}
 	return nil
+}
+
+// checkFoldedMembers refuses an object, at any depth of v (a tree from
+// strictjson.Parse), with two members whose names are equal under
+// Unicode case folding (strings.EqualFold), such as "state" and
+// "STATE". The schema checks each by its exact name, but a provider
+// that reads names case-insensitively (many decoders of JSON and of
+// query strings do) would take one for the other: the member the
+// schema checked and the approval shows may not be the one it acts on.
+// The names are quoted: they are the arguments' structure, not values.
+func checkFoldedMembers(v any) error {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) > 1 {
+			seen := make(map[string]string, len(t))
+			for k := range t {
+				f := foldName(k)
+				if other, dup := seen[f]; dup {
+					a, b := min(k, other), max(k, other)
+					return fmt.Errorf("members %s and %s differ only in case", checkfu.Quote(a), checkfu.Quote(b))
+				}
+				seen[f] = k
+			}
+		}
+		for _, e := range t {
+			if err := checkFoldedMembers(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if err := checkFoldedMembers(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// foldName returns s with every rune replaced by the least rune of its
+// case-folding orbit (unicode.SimpleFold), so that two names are equal
+// under strings.EqualFold exactly when their foldName is equal.
+func foldName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // checkNumber refuses a number literal (already valid JSON) that is longer

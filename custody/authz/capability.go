@@ -488,10 +488,15 @@ func (reg *registered) resolve(call ToolCall, credential address.Binding) (Actio
 	return reg.action(body), nil
 }
 
-// validateArguments parses args strictly, validates them against the
+// validateArguments parses args strictly (no two members of an object
+// whose names differ only in case, either: see checkFoldedMembers),
+// validates them against the
 // tool's schema and returns their canonical JSON.
 func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
 	v, err := parseStrictJSON(args)
+	if err == nil {
+		err = checkFoldedMembers(v)
+	}
 	if err != nil {
 		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments: %v", checkfu.Quote(reg.Capability), err)
 	}

@@ -170,4 +170,11 @@ var mutants = []mutation.Mutant{
 	{Name: "a model registration on another dialect's path", File: "capability.go",
 		Edits: []mutation.Edit{{Old: "if m.Dialect.Path() == \"\" || !strings.HasSuffix(reg.Resource, m.Dialect.Path()) {", New: "if m.Dialect.Path() == \"\" {"}},
 		Kills: "TestNewRegistryModel"},
+	// Red team (docs/changes/wt-rtpipe.md).
+	{Name: "argument members that differ only in case", File: "capability.go",
+		Edits: []mutation.Edit{{Old: "\tif err == nil {\n\t\terr = checkFoldedMembers(v)\n\t}\n", New: ""}},
+		Kills: "TestResolveRefusesCaseFoldedMembers"},
+	{Name: "case folding of argument members ASCII only", File: "arguments.go",
+		Edits: []mutation.Edit{{Old: "\t\tleast := r\n", New: "\t\tleast := r\n\t\tif 'A' <= r && r <= 'Z' {\n\t\t\tleast += 'a' - 'A'\n\t\t}\n\t\tb.WriteRune(least)\n\t\tcontinue\n"}},
+		Kills: "TestResolveRefusesCaseFoldedMembers"},
 }
