@@ -276,4 +276,7 @@ var mutants = []mutation.Mutant{
 	{Name: "Gemini usage never read from a stream", File: "usage.go",
 		Edits: []mutation.Edit{{Old: "		return []byte(`usageMetadata\"`)", New: "		return []byte(`usage\"`)"}},
 		Kills: "TestGeminiUsage"},
+	{Name: "a release gives back no request", File: "policy.go",
+		Edits: []mutation.Edit{{Old: "\tm.used.Requests = max(m.used.Requests-1, 0)\n", New: ""}},
+		Kills: "TestMeterRelease"},
 }

@@ -163,6 +163,21 @@ func (m *Meter) Settle(r Request, hold int64, status int, u Usage) Usage {
 	return u
 }
 
+// Release gives back a reservation whose request never left (the call
+// was refused after Reserve, before anything was sent): its one request
+// and the hold tokens, so a refused call spends none of the budget. The
+// requests waiting in Reserve look again. It is never called for a
+// request that may have reached the provider: that one is settled.
+func (m *Meter) Release(hold int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used.Requests = max(m.used.Requests-1, 0)
+	m.reserved -= min(max(hold, 0), m.reserved)
+	wake := m.settled
+	m.settled = make(chan struct{})
+	close(wake)
+}
+
 // Used returns what has been spent.
 func (m *Meter) Used() Budget {
 	m.mu.Lock()

@@ -302,3 +302,44 @@ func TestCountTokens(t *testing.T) {
 		t.Errorf("a token count past a spent budget: %v", err)
 	}
 }
+
+// TestMeterRelease: a reservation released (its request refused after
+// Reserve, before anything left) gives back its request and its hold,
+// and wakes a request that waited for the hold; releasing more than is
+// held never drives the counts negative.
+func TestMeterRelease(t *testing.T) {
+	m := modelroute.NewMeter(modelroute.Budget{Requests: 1, Tokens: 1000})
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second) // a watchdog
+	defer stop()
+	if err := m.Reserve(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	m.Release(1000)
+	if u := m.Used(); u.Requests != 0 || u.Tokens != 0 {
+		t.Fatalf("after a release: used %+v, want nothing", u)
+	}
+	if err := m.Reserve(ctx, 1000); err != nil {
+		t.Fatalf("the released request's budget: %v", err)
+	}
+	m.Release(1000)
+	m.Release(5000)
+	if u := m.Used(); u.Requests != 0 {
+		t.Fatalf("a second release: used %+v, want 0 requests", u)
+	}
+	m = modelroute.NewMeter(modelroute.Budget{Requests: 4, Tokens: 1000})
+	if err := m.Reserve(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Reserve(ctx, 10) }()
+	for modelroute.Waiting(m) != 1 {
+		if ctx.Err() != nil {
+			t.Fatal("the request never waited")
+		}
+		time.Sleep(time.Millisecond) // polling a counter, not a synchronisation
+	}
+	m.Release(1000)
+	if err := <-done; err != nil {
+		t.Fatalf("after a release left room: %v", err)
+	}
+}
