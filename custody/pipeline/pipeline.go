@@ -275,8 +275,14 @@ func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (
 	return ch, nil
 }
 
-// Context returns the request context the channel is bound to.
-func (ch *Channel) Context() checkfu.RequestContext { return ch.rc }
+// Context returns the request context the channel is bound to (the
+// zero RequestContext for a nil Channel).
+func (ch *Channel) Context() checkfu.RequestContext {
+	if ch == nil {
+		return checkfu.RequestContext{}
+	}
+	return ch.rc
+}
 
 // ID returns the channel's identity: "ch-" and 24 hex digits drawn at
 // Open, distinct for every channel of every pipeline (96 random bits).
@@ -285,8 +291,13 @@ func (ch *Channel) Context() checkfu.RequestContext { return ch.rc }
 // reader puts each call in the window of the agent process the channel
 // was opened for (runner opens one per agent and closes it with the
 // agent), not by time. It is an identity, not an authority: knowing it
-// opens nothing.
-func (ch *Channel) ID() string { return ch.id }
+// opens nothing. A nil Channel's is "".
+func (ch *Channel) ID() string {
+	if ch == nil {
+		return ""
+	}
+	return ch.id
+}
 
 // newChannelID draws a channel's ID.
 func newChannelID() string {
@@ -306,15 +317,30 @@ func (ch *Channel) bind(ctx context.Context) (context.Context, authz.Evidence) {
 }
 
 // Tools returns the profile's tools on this channel, in the order given.
-func (ch *Channel) Tools() []Tool { return append([]Tool(nil), ch.list...) }
+func (ch *Channel) Tools() []Tool {
+	if ch == nil {
+		return nil
+	}
+	return append([]Tool(nil), ch.list...)
+}
 
 // Registry returns the registry of the pipeline the channel belongs to,
-// for the broker to read descriptors from.
-func (ch *Channel) Registry() *authz.Registry { return ch.p.cfg.Registry }
+// for the broker to read descriptors from; nil for a Channel no
+// pipeline opened (the nil *authz.Registry knows no capability).
+func (ch *Channel) Registry() *authz.Registry {
+	if ch == nil || ch.p == nil {
+		return nil
+	}
+	return ch.p.cfg.Registry
+}
 
 // Close closes the channel: every later call over it is refused with
-// [CodeChannelUnknown].
+// [CodeChannelUnknown]. Closing a nil Channel, one no pipeline opened, or
+// one already closed does nothing.
 func (ch *Channel) Close() {
+	if ch == nil || ch.p == nil {
+		return
+	}
 	ch.p.mu.Lock()
 	defer ch.p.mu.Unlock()
 	delete(ch.p.channels, ch)
