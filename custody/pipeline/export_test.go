@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 // CountLookups makes every registry lookup of p's calls count in n. It
@@ -21,4 +22,16 @@ type countingFinder struct {
 func (c countingFinder) Find(capability string) (authz.Entry, bool) {
 	c.n.Add(1)
 	return c.f.Find(capability)
+}
+
+// ModelUsed returns what the session's model budget of capability has
+// spent (the zero Budget before its first call).
+func ModelUsed(p *Pipeline, session, capability string) modelroute.Budget {
+	p.mu.Lock()
+	m := p.budgets[budgetKey{session, capability}]
+	p.mu.Unlock()
+	if m == nil {
+		return modelroute.Budget{}
+	}
+	return m.Used()
 }

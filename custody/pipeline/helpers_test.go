@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
 var (
@@ -25,7 +28,11 @@ var (
 	tools = []pipeline.Tool{
 		{Capability: "issues.list", Tool: "list_issues", Operation: "GET", Resource: "https://api.example.com/v1/issues"},
 		{Capability: "issues.create", Tool: "create_issue", Operation: "POST", Resource: "https://api.example.com/v1/issues"},
+		{Capability: "issues.close", Tool: "close_issue", Operation: "DELETE", Resource: "https://api.example.com/v1/issues"},
+		{Capability: "model.chat", Tool: "model", Operation: "POST", Resource: "https://model.example.com/v1/messages"},
 	}
+	// rigCapabilities are the capabilities of tools, in order.
+	rigCapabilities = []string{"issues.list", "issues.create", "issues.close", "model.chat"}
 )
 
 // clock is an injectable clock that moves only when told to.
@@ -53,6 +60,9 @@ type fakeEdge struct {
 	mu     sync.Mutex
 	sent   int
 	status int // the status it answers; zero means 200
+	// streamed counts the model calls it was handed; it answers each
+	// with a 200 and an empty JSON body.
+	streamed int
 }
 
 func (f *fakeEdge) Send(ctx context.Context, a edge.Authorized) (*edge.Response, error) {
@@ -70,7 +80,17 @@ func (f *fakeEdge) Remote(ctx context.Context, a edge.Authorized) (*edge.RemoteT
 }
 
 func (f *fakeEdge) Stream(ctx context.Context, a edge.Authorized, read func(*edge.Stream) error) error {
-	return errors.New("fakeEdge: no model calls")
+	f.mu.Lock()
+	f.streamed++
+	f.mu.Unlock()
+	return read(&edge.Stream{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: strings.NewReader(`{}`),
+		Screen: func([]byte) error { return nil }})
+}
+
+func (f *fakeEdge) Streamed() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.streamed
 }
 
 func (f *fakeEdge) Sent() int {
@@ -88,9 +108,14 @@ type rig struct {
 	lease     authz.Lease
 	approvals *authz.Approvals
 	evidence  *custodytest.MemoryEvidence
-	edge      *fakeEdge
-	p         *pipeline.Pipeline
-	ch        *pipeline.Channel
+	// onRecord, when set, sees every event the pipeline records, before
+	// it is recorded: a test's hook between two steps of a call.
+	onRecord    func(authz.Evidence)
+	assignments *authz.Assignments
+	assigned    map[string]string // capability -> the id of its assignment
+	edge        *fakeEdge
+	p           *pipeline.Pipeline
+	ch          *pipeline.Channel
 }
 
 func newRig(t testing.TB, budget int64) *rig {
@@ -108,33 +133,52 @@ func newRig(t testing.TB, budget int64) *rig {
 			Tool: authz.ToolDescriptor{Name: "list_issues", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		authz.Registration{Capability: "issues.create", Operation: "POST", Resource: tools[1].Resource, Credential: cred, Effect: authz.ExternalEffect,
 			Tool: authz.ToolDescriptor{Name: "create_issue", InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)}},
+		authz.Registration{Capability: "issues.close", Operation: "DELETE", Resource: tools[2].Resource, Credential: cred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "close_issue", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		authz.Registration{Capability: "model.chat", Operation: "POST", Resource: tools[3].Resource, Credential: cred, Effect: authz.ReadOnly, Protocol: authz.ModelAPI,
+			Tool:  authz.ToolDescriptor{Name: "model", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			Model: authz.ModelRoute{Dialect: modelroute.AnthropicMessages, Models: []string{"claude-test"}, Requests: 4, Tokens: 1 << 20}},
 	)
 	must(err)
-	cat, err := authz.NewCatalog(authz.ProviderEntry{Revision: provider, Capabilities: []string{"issues.list", "issues.create"}})
+	cat, err := authz.NewCatalog(authz.ProviderEntry{Revision: provider, Capabilities: rigCapabilities})
 	must(err)
 	r.leases, err = authz.NewLeases(authz.LeaseConfig{Catalog: cat, Registry: r.registry, Now: r.clock.Now})
 	must(err)
 	scope := authz.LeaseScope{Service: "runner", Gateway: "gateway-a", Actor: member.Actor}
-	r.lease, err = r.leases.Issue(authz.LeaseRequest{Provider: provider, Capabilities: []string{"issues.list", "issues.create"}, Scope: scope, Budget: budget, TTL: time.Hour})
+	r.lease, err = r.leases.Issue(authz.LeaseRequest{Provider: provider, Capabilities: rigCapabilities, Scope: scope, Budget: budget, TTL: time.Hour})
 	must(err)
 	r.approvals, err = authz.NewApprovals(authz.ApprovalConfig{Evidence: r.evidence, Label: checkfu.LabelMock, Now: r.clock.Now})
 	must(err)
-	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}}})
+	// DELETE is not allowed: issues.close is refused by the rules.
+	rules, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/v1", Methods: []string{"GET", "POST"}, Headers: []string{"Content-Type"}},
+		{Host: "model.example.com", Port: 443, PathPrefix: "/v1/messages", Methods: []string{"POST"}, Headers: []string{"Accept", "Anthropic-Version", "Content-Type"}}})
 	must(err)
 	assignments := &authz.Assignments{}
-	for _, c := range []string{"issues.list", "issues.create"} {
-		_, err := assignments.Assign(authz.PermissionAssignment{Actor: member.Actor, Capability: c, Tenant: member.Tenant, Workspace: member.Workspace, ExpiresAt: r.clock.Now().Add(24 * time.Hour)})
+	r.assignments, r.assigned = assignments, map[string]string{}
+	for _, c := range rigCapabilities {
+		a, err := assignments.Assign(authz.PermissionAssignment{Actor: member.Actor, Capability: c, Tenant: member.Tenant, Workspace: member.Workspace, ExpiresAt: r.clock.Now().Add(24 * time.Hour)})
 		must(err)
+		r.assigned[c] = a.ID
 	}
 	r.p, err = pipeline.New(pipeline.Config{
 		Assignments: assignments, Registry: r.registry, Connections: []edge.Connection{{Credential: cred, Rules: rules}},
-		Leases: r.leases, Approvals: r.approvals, Edge: r.edge, Evidence: r.evidence, Label: checkfu.LabelMock,
+		Leases: r.leases, Approvals: r.approvals, Edge: r.edge, Evidence: hookedSink{r}, Label: checkfu.LabelMock,
 		Service: "runner", Name: "gateway-a", Now: r.clock.Now,
 	})
 	must(err)
 	r.ch, err = r.p.Open(member, r.lease.ID, tools)
 	must(err)
 	return r
+}
+
+// hookedSink records into the rig's evidence after its onRecord hook.
+type hookedSink struct{ r *rig }
+
+func (h hookedSink) Record(ctx context.Context, ev authz.Evidence) error {
+	if h.r.onRecord != nil {
+		h.r.onRecord(ev)
+	}
+	return h.r.evidence.Record(ctx, ev)
 }
 
 // approve records an approval of the create call with args, live for ttl,

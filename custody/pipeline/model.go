@@ -252,19 +252,23 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 }
 
 // sendModel is step 9's effect: one request of the budget is reserved
-// with the call's hold (d.hold, d.held; the caller settles it), the
-// lease is spent, and the edge sends the call with the model key in the
+// with the call's hold, the lease is spent (a refusal gives the
+// reservation back; otherwise d.hold and d.held are set and the caller
+// settles it), and the edge sends the call with the model key in the
 // dialect's header and hands its answer to read.
 func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*edge.Stream) error) error {
 	hold := d.meter.Hold(d.request, len(d.action.Body))
 	if err := d.meter.Reserve(ctx, hold); err != nil {
 		return err
 	}
-	d.hold, d.held = hold, true
 	lease, err := p.cfg.Leases.Use(d.lease, authz.LeaseUse{Scope: d.scope, Capability: d.action.Capability})
 	if err != nil {
+		// Refused before anything left (the lease revoked, out of time
+		// or spent while the call waited in Reserve): it spends nothing.
+		d.meter.Release(hold)
 		return err
 	}
+	d.hold, d.held = hold, true
 	header, prefix := d.dialect.KeyHeader(), ""
 	if header == "Authorization" {
 		prefix = "Bearer "

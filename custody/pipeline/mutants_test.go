@@ -39,4 +39,11 @@ var mutants = []mutation.Mutant{
 	{Name: "the dry run skips the channel", File: "plan.go",
 		Edits: []mutation.Edit{{Old: "if ch == nil || ch.p == nil || !ch.p.open(ch) {", New: "if ch == nil || ch.p == nil {"}},
 		Kills: "TestPlanIsTheCall"},
+	// Red team (docs/changes/wt-rtpipe.md).
+	{Name: "a model call refused at the lease keeps its reservation", File: "model.go",
+		Edits: []mutation.Edit{{Old: "\t\td.meter.Release(hold)\n", New: ""}},
+		Kills: "TestModelCallRefusedAtTheLeaseSpendsNoRequest"},
+	{Name: "closing a channel no pipeline opened", File: "pipeline.go",
+		Edits: []mutation.Edit{{Old: "func (ch *Channel) Close() {\n\tif ch == nil || ch.p == nil {\n\t\treturn\n\t}\n", New: "func (ch *Channel) Close() {\n"}},
+		Kills: "TestZeroChannelNeitherPanicsNorCalls"},
 }
