@@ -147,22 +147,43 @@ func (e *Edge) Remote(ctx context.Context, a Authorized) (*RemoteTransport, erro
 }
 
 // Endpoint returns the registered endpoint of the remote MCP server the
-// transport reaches.
-func (t *RemoteTransport) Endpoint() string { return t.call.Action.Resource }
+// transport reaches ("" for a transport [Edge.Remote] did not make).
+func (t *RemoteTransport) Endpoint() string {
+	if t == nil || t.call == nil {
+		return ""
+	}
+	return t.call.Action.Resource
+}
 
 // Tool returns the registered name of the tool the transport's one
-// tools/call calls.
-func (t *RemoteTransport) Tool() string { return t.tool }
+// tools/call calls ("" for a transport [Edge.Remote] did not make).
+func (t *RemoteTransport) Tool() string {
+	if t == nil {
+		return ""
+	}
+	return t.tool
+}
 
 // Arguments returns a copy of the canonical arguments of the transport's
-// one tools/call.
-func (t *RemoteTransport) Arguments() []byte { return append([]byte(nil), t.call.Action.Body...) }
+// one tools/call (nil for a transport [Edge.Remote] did not make).
+func (t *RemoteTransport) Arguments() []byte {
+	if t == nil || t.call == nil {
+		return nil
+	}
+	return append([]byte(nil), t.call.Action.Body...)
+}
 
 // RoundTrip makes one exchange of the remote call, as the type
 // documentation says. The error is a [*checkfu.Refusal] for every policy
 // "no" and an [*egress.UpstreamError] for a failed exchange; neither
 // holds the credential.
 func (t *RemoteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t == nil {
+		if req != nil && req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, refuseRemote("edge: a nil RemoteTransport sends nothing")
+	}
 	resp, err := t.roundTrip(req)
 	if err != nil {
 		t.mu.Lock()
