@@ -35,7 +35,8 @@ import (
 // write "/" as "\/" or any character as "\u00XX"); and with that
 // percent-decoded too (either hex case), so "tok%2Fen" and "tok\/en" are
 // both caught; and with HTML character references decoded in the
-// JSON-decoded text ("tok&#43;en"), alone and then percent-decoded.
+// JSON-decoded text ("tok&#43;en", "tok&plus;en": htmlRef), alone and
+// then percent-decoded.
 // And with CR and LF removed from the JSON-decoded text, for base64
 // wrapped in lines. And, for escapes nested inside escapes (JSON inside
 // JSON, "%252F", a percent-encoded JSON or HTML escape), with the JSON,
@@ -479,9 +480,10 @@ func appendLineBreaksRemoved(out, s []byte) []byte {
 
 // htmlUnescape returns a copy of s with the HTML character references
 // that encoders write decoded: decimal "&#NN;", hexadecimal "&#xHH;" (either
-// case) and &amp; &lt; &gt; &quot; &apos;. Anything else, a reference
-// without its ";" included, is copied as is; the result is never longer
-// than s.
+// case) and the HTML5 names of the printable ASCII punctuation, tab and
+// line feed (htmlNames: &amp; &lt; &sol; &plus; &equals; ...). Anything
+// else, a reference without its ";" included, is copied as is; the
+// result is never longer than s.
 func htmlUnescape(s []byte) []byte {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
@@ -497,16 +499,38 @@ func htmlUnescape(s []byte) []byte {
 	return out
 }
 
+// htmlNames are the HTML5 named character references (WHATWG's table,
+// case-sensitive, with their ";") of the printable ASCII punctuation and
+// of tab and line feed: an HTML5 encoder (PHP's htmlentities with
+// ENT_HTML5) writes a credential's "/", "+", "=" or "." as "&sol;",
+// "&plus;", "&equals;", "&period;", and every HTML decoder reads them
+// back. Letters and digits have no names.
+var htmlNames = map[string]byte{
+	"Tab": '\t', "NewLine": '\n', "excl": '!', "quot": '"', "QUOT": '"', "num": '#', "dollar": '$', "percnt": '%',
+	"amp": '&', "AMP": '&', "apos": '\'', "lpar": '(', "rpar": ')', "ast": '*', "midast": '*', "plus": '+', "comma": ',',
+	"period": '.', "sol": '/', "colon": ':', "semi": ';', "lt": '<', "LT": '<', "equals": '=', "gt": '>', "GT": '>',
+	"quest": '?', "commat": '@', "lsqb": '[', "lbrack": '[', "bsol": '\\', "rsqb": ']', "rbrack": ']', "Hat": '^',
+	"lowbar": '_', "UnderBar": '_', "grave": '`', "DiacriticalGrave": '`', "lcub": '{', "lbrace": '{',
+	"verbar": '|', "vert": '|', "VerticalLine": '|', "rcub": '}', "rbrace": '}',
+}
+
+// maxHTMLName is the length of the longest name in htmlNames.
+const maxHTMLName = len("DiacriticalGrave")
+
 // htmlRef decodes the character reference at the start of s, which begins
 // with '&', and returns its rune and length, or n == 0 when there is none.
 func htmlRef(s []byte) (r rune, n int) {
-	for _, e := range [...]struct {
-		name string
-		r    rune
-	}{{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}} {
-		if bytes.HasPrefix(s, []byte(e.name)) {
-			return e.r, len(e.name)
+	if len(s) > 1 && s[1] != '#' {
+		// A name: letters up to the ";", looked up once.
+		end := bytes.IndexByte(s[1:min(len(s), 2+maxHTMLName)], ';')
+		if end <= 0 {
+			return 0, 0
 		}
+		c, ok := htmlNames[string(s[1:1+end])]
+		if !ok {
+			return 0, 0
+		}
+		return rune(c), end + 2
 	}
 	if len(s) < 4 || s[1] != '#' {
 		return 0, 0

@@ -182,4 +182,11 @@ var mutants = []mutation.Mutant{
 	{Name: "stream screen: view buffers kept past maxKeptView", File: "echoset.go",
 		Edits: []mutation.Edit{{Old: "if !e.stream || n > maxKeptView {", New: "if !e.stream {"}},
 		Kills: "TestStreamSetKeepsViewsUpToMaxKeptView"},
+	// Red team (docs/changes/wt-rtpipe.md).
+	{Name: "HTML5 named references other than the XML five not decoded", File: "echo.go",
+		Edits: []mutation.Edit{{Old: "\t\tc, ok := htmlNames[string(s[1:1+end])]\n", New: "\t\tc, ok := htmlNames[string(s[1:1+end])]\n\t\tok = ok && bytes.IndexByte([]byte(\"&<>\\\"'\"), c) >= 0\n"}},
+		Kills: "TestRefuseEchoHTML5Names"},
+	{Name: "the endpoint of a transport no edge made", File: "remote.go",
+		Edits: []mutation.Edit{{Old: "func (t *RemoteTransport) Endpoint() string {\n\tif t == nil || t.call == nil {\n\t\treturn \"\"\n\t}\n", New: "func (t *RemoteTransport) Endpoint() string {\n"}},
+		Kills: "TestZeroRemoteTransportNeitherPanicsNorSends"},
 }
