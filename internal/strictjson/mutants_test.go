@@ -31,4 +31,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if strings.EqualFold(name, k) {", New: "if false && strings.EqualFold(name, k) {"}}, Kills: "TestAllowUnknownMembers"},
 	{Name: "unknown members refused by default", File: "strictjson.go",
 		Edits: []mutation.Edit{{Old: "\t\t\t\tif !s.allowUnknown {", New: "\t\t\t\tif false {"}}, Kills: "TestUnmarshalRefuses"},
+	{Name: "Parse builds an empty array as nil", File: "strictjson.go",
+		Edits: []mutation.Edit{{Old: "a := []any{}", New: "var a []any"}}, Kills: "TestParseAgreesWithDecoder"},
+	{Name: "Parse keeps only the last element of an array", File: "strictjson.go",
+		Edits: []mutation.Edit{{Old: "a = append(a, v)", New: "a = append(a[:0], v)"}}, Kills: "TestParseAgreesWithDecoder"},
 }

@@ -145,13 +145,104 @@ func Parse(data []byte, opts Options) (any, error) {
 	if err := check(data, opts, nil); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, &Error{Kind: KindSyntax, Detail: err.Error()}
+	// check has accepted data: the builder reads it once more, with no
+	// reflection and no decoder, into what encoding/json's Decoder with
+	// UseNumber would make of it (FuzzStrict holds the two equal).
+	b := scanner{data: data}
+	b.space()
+	return b.build()
+}
+
+// build decodes the value at s.pos of data that check has accepted:
+// objects as map[string]any (empty, not nil, when they have no member),
+// arrays as []any (likewise), strings unescaped, numbers as json.Number
+// of their literal text, true, false and nil. Its errors are only those
+// of input check would have refused; Parse never calls it on one.
+func (s *scanner) build() (any, error) {
+	if s.pos >= len(s.data) {
+		return nil, s.fail(KindSyntax, "unexpected end of JSON")
 	}
-	return v, nil
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		s.pos++
+		m := map[string]any{}
+		for {
+			s.space()
+			if s.pos < len(s.data) && s.data[s.pos] == '}' && len(m) == 0 {
+				s.pos++
+				return m, nil
+			}
+			if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+				return nil, s.fail(KindSyntax, "expected a member name")
+			}
+			k, err := s.str(true)
+			if err != nil {
+				return nil, err
+			}
+			s.space()
+			if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+				return nil, s.fail(KindSyntax, "expected ':' after a member name")
+			}
+			s.pos++
+			s.space()
+			if m[k], err = s.build(); err != nil {
+				return nil, err
+			}
+			if done, err := s.next('}'); done || err != nil {
+				return m, err
+			}
+		}
+	case c == '[':
+		s.pos++
+		a := []any{}
+		for {
+			s.space()
+			if s.pos < len(s.data) && s.data[s.pos] == ']' && len(a) == 0 {
+				s.pos++
+				return a, nil
+			}
+			v, err := s.build()
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+			if done, err := s.next(']'); done || err != nil {
+				return a, err
+			}
+		}
+	case c == '"':
+		return s.str(true)
+	case c == 't':
+		return true, s.literal("true")
+	case c == 'f':
+		return false, s.literal("false")
+	case c == 'n':
+		return nil, s.literal("null")
+	default:
+		start := s.pos
+		if err := s.number(); err != nil {
+			return nil, err
+		}
+		return json.Number(s.data[start:s.pos]), nil
+	}
+}
+
+// next reads past the ',' after a member or element, or the closing
+// byte that ends its object or array, reporting which it was.
+func (s *scanner) next(closing byte) (done bool, err error) {
+	s.space()
+	if s.pos >= len(s.data) {
+		return false, s.fail(KindSyntax, "unexpected end of JSON")
+	}
+	switch s.data[s.pos] {
+	case ',':
+		s.pos++
+		return false, nil
+	case closing:
+		s.pos++
+		return true, nil
+	}
+	return false, s.fail(KindSyntax, "expected ',' or %q", closing)
 }
 
 // Unmarshal decodes data into v, which must be a non-nil pointer, under
@@ -236,11 +327,27 @@ type scanner struct {
 	// allowUnknown: members a struct does not declare are skipped, but
 	// one that case-folds to a declared member is refused.
 	allowUnknown bool
-	path         []string // path segments of the value being scanned
+	path         []step // where the value being scanned is, outermost first
 }
 
 func (s *scanner) fail(k Kind, format string, args ...any) *Error {
-	return &Error{Kind: k, Offset: s.pos, Path: strings.Join(s.path, ""), Detail: fmt.Sprintf(format, args...)}
+	var path strings.Builder
+	for _, st := range s.path {
+		if st.member {
+			path.WriteString("." + st.name)
+		} else {
+			path.WriteString("[" + strconv.Itoa(st.index) + "]")
+		}
+	}
+	return &Error{Kind: k, Offset: s.pos, Path: path.String(), Detail: fmt.Sprintf(format, args...)}
+}
+
+// A step is one level of an Error's path: a member's name, or an
+// element's index. It is spelled out only when the scan fails.
+type step struct {
+	member bool
+	name   string
+	index  int
 }
 
 func (s *scanner) space() {
@@ -486,7 +593,7 @@ func (s *scanner) object(t reflect.Type, depth int) error {
 		}
 		s.pos++
 		s.space()
-		s.path = append(s.path, "."+k)
+		s.path = append(s.path, step{member: true, name: k})
 		if err := s.value(ft, depth); err != nil {
 			return err
 		}
@@ -524,7 +631,7 @@ func (s *scanner) array(t reflect.Type, depth int) error {
 	}
 	for i := 0; ; i++ {
 		s.space()
-		s.path = append(s.path, "["+strconv.Itoa(i)+"]")
+		s.path = append(s.path, step{index: i})
 		if err := s.value(elem, depth); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -207,18 +208,65 @@ func FuzzStrict(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q) = %v after Valid accepted", data, err)
 		}
-		var std any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if err := dec.Decode(&std); err != nil {
+		std, err := decoderParse(data)
+		if err != nil {
 			t.Fatalf("encoding/json refuses %q: %v", data, err)
 		}
-		a, _ := json.Marshal(v)
-		b, _ := json.Marshal(std)
-		if !bytes.Equal(a, b) {
-			t.Fatalf("Parse(%q) = %s, encoding/json = %s", data, a, b)
+		if !reflect.DeepEqual(v, std) {
+			t.Fatalf("Parse(%q) = %#v, encoding/json = %#v", data, v, std)
 		}
 	})
+}
+
+// decoderParse is what Parse decoded with before it built its values
+// itself: encoding/json's Decoder with UseNumber.
+func decoderParse(data []byte) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// parseCorpus are inputs Parse accepts, covering every kind of value,
+// empty and nested containers, escapes of each kind, surrogate pairs and
+// white space everywhere it may stand.
+var parseCorpus = []string{
+	`{}`, `[]`, `null`, `true`, `false`, `0`, `-0.0`, `1e5`, `-12.5E-3`, `""`,
+	` { "a" : [ 1 , "x" , true , null , { "B" : 2 } ] , "c" : { } , "d" : [ ] } `,
+	`[[],[[]],{},{"a":{}}]`, `"\ud83d\ude00"`, `"\u00e9\n\t\r\b\f\/\\\""`, `"plain é ☃ 😀"`,
+	`{"k\u0041y":"v\u0000","":""}`, `[1,2.0,3e1,-4]`, `{"a":[{"b":[null]}]}`,
+}
+
+// TestParseAgreesWithDecoder holds Parse to encoding/json's Decoder on
+// parseCorpus: the same values, of the same types (FuzzStrict does the
+// same on any input).
+func TestParseAgreesWithDecoder(t *testing.T) {
+	for _, in := range parseCorpus {
+		got, err := Parse([]byte(in), Options{})
+		if err != nil {
+			t.Errorf("Parse(%s) = %v", in, err)
+			continue
+		}
+		want, err := decoderParse([]byte(in))
+		if err != nil {
+			t.Fatalf("encoding/json refuses %s: %v", in, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Parse(%s) = %#v, encoding/json = %#v", in, got, want)
+		}
+	}
+}
+
+// BenchmarkParse decodes a tool call's arguments.
+func BenchmarkParse(b *testing.B) {
+	data := []byte(`{"state":"open","labels":["bug","p1"],"limit":20,"title":"a \"quoted\" title\n"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 type selfDecoding struct{}
