@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/internal/strictjson"
@@ -146,8 +148,19 @@ func checkNumber(s string) error {
 
 // canonicalJSON encodes a value produced by parseStrictJSON in the one
 // form the outbound edge sends and approvals bind: object keys sorted,
-// no insignificant space, numbers as written.
+// no insignificant space, numbers as written. The bytes are exactly what
+// encoding/json's Encoder with HTML escaping off writes for v (without
+// its newline): appendCanonical writes the types parseStrictJSON makes
+// directly, and any other value goes through the Encoder.
 func canonicalJSON(v any) ([]byte, error) {
+	if out, ok := appendCanonical(make([]byte, 0, 64), v); ok {
+		return out, nil
+	}
+	return encoderJSON(v)
+}
+
+// encoderJSON is canonicalJSON through encoding/json's Encoder.
+func encoderJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -155,4 +168,158 @@ func canonicalJSON(v any) ([]byte, error) {
 		return nil, fmt.Errorf("authz: canonical arguments: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// appendCanonical appends v to dst as encoderJSON would write it, and
+// reports false, leaving the encoding to encoderJSON, for a value of any
+// type parseStrictJSON does not make or a number literal the Encoder
+// would refuse.
+func appendCanonical(dst []byte, v any) ([]byte, bool) {
+	switch t := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		return strconv.AppendBool(dst, t), true
+	case string:
+		return appendCanonicalString(dst, t), true
+	case json.Number:
+		if t == "" {
+			return append(dst, '0'), true // as the Encoder writes a zero Number
+		}
+		if !validNumber(string(t)) {
+			return dst, false
+		}
+		return append(dst, t...), true
+	case []any:
+		if t == nil {
+			return append(dst, "null"...), true
+		}
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendCanonical(dst, e); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case map[string]any:
+		if t == nil {
+			return append(dst, "null"...), true
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendCanonicalString(dst, k), ':')
+			var ok bool
+			if dst, ok = appendCanonical(dst, t[k]); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	}
+	return dst, false
+}
+
+// appendCanonicalString appends s as a JSON string the way encoding/json
+// writes it with HTML escaping off: '"' and '\\' escaped, \b \f \n \r \t
+// by name and every other control byte as \u00XX, each invalid UTF-8 byte
+// as \ufffd, and U+2028 and U+2029 as escapes.
+func appendCanonicalString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// validNumber reports whether s is a JSON number literal, as
+// encoding/json checks a json.Number before it writes one.
+func validNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '-' {
+		s = s[1:]
+		if s == "" {
+			return false
+		}
+	}
+	digits := func() {
+		for s != "" && '0' <= s[0] && s[0] <= '9' {
+			s = s[1:]
+		}
+	}
+	switch {
+	case s[0] == '0':
+		s = s[1:]
+	case '1' <= s[0] && s[0] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if len(s) >= 2 && s[0] == '.' && '0' <= s[1] && s[1] <= '9' {
+		s = s[1:]
+		digits()
+	}
+	if len(s) >= 2 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s[0] == '+' || s[0] == '-' {
+			s = s[1:]
+			if s == "" {
+				return false
+			}
+		}
+		digits()
+	}
+	return s == ""
 }
