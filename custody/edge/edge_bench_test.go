@@ -2,8 +2,10 @@ package edge_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"net/http"
+	"runtime/trace"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -174,6 +176,72 @@ func BenchmarkEdgeRatio(b *testing.B) {
 	b.ReportMetric(wall[rounds/2], "ratio")
 	b.ReportMetric(cpu[rounds/2], "cpu-ratio")
 	b.ReportMetric(checks[rounds/2], "checks-ratio")
+}
+
+// BenchmarkEdgeRegions runs the calls of BenchmarkEdgeRatio inside
+// runtime/trace regions, for `go test -trace` and `go tool trace` (User-defined
+// regions): where each call's wall time goes (running, waiting for the
+// answer, the body's hand-over, waiting to be scheduled, GC). Its rounds
+// are the bare call ("bare"), the pipeline's call ("pipeline"), and the
+// bare call again right after burnBytes of SHA-256 outside its region
+// ("bare-after-cpu"), which shows what CPU work just before an exchange
+// does to the exchange's own wall time. Its ns/op is no figure: read the trace.
+func BenchmarkEdgeRegions(b *testing.B) {
+	rig := newEdgeRig(b)
+	rig.listBody = edge.BenchPage
+	lease, err := rig.leases.Issue(authz.LeaseRequest{Provider: govProvider, Capabilities: []string{"issues.list"}, Scope: govScope, Budget: 1 << 40, TTL: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv := rig.list()
+	inv.Lease = lease.ID
+	client, err := egress.NewClient(egress.ClientConfig{Rules: rig.conn.Rules, Dialer: rig.dialer, RootCAs: rig.roots})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	ctx := context.Background()
+	bare := func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", rig.base+"/v1/repos/acme/app/issues?state=open", nil)
+		resp, err := client.Do(req, func(h http.Header) error { h.Set("Authorization", "Bearer "+edgeCanary); return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body) //nolint:errcheck // the length is what BenchmarkEdgeRatio checks
+		resp.Body.Close()
+	}
+	ch, _ := benchChannel(b, rig, inv)
+	call := func() {
+		if _, err := ch.Call(ctx, inv.Call.Capability, inv.Call.Arguments); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// burnBytes of SHA-256 take about 30 µs on the machine of
+	// docs/benchmarks/custody-edge.md, what the pipeline adds in CPU.
+	const burnBytes = 48 << 10
+	burn := make([]byte, burnBytes)
+	var sum [sha256.Size]byte
+	bare()
+	call()
+	const rounds = 10
+	per := max(b.N/(2*rounds), 1)
+	b.ResetTimer()
+	for range rounds {
+		for range per {
+			trace.WithRegion(ctx, "bare", bare)
+		}
+		for range per {
+			trace.WithRegion(ctx, "pipeline", call)
+		}
+		for range per {
+			sum = sha256.Sum256(burn)
+			trace.WithRegion(ctx, "bare-after-cpu", bare)
+		}
+	}
+	b.StopTimer()
+	if sum == ([sha256.Size]byte{}) {
+		b.Fatal("no CPU burnt")
+	}
 }
 
 // benchChannel opens one channel of a call pipeline over a fresh Edge of
