@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
@@ -63,16 +62,13 @@ func newAllowlistRig(t *testing.T) *allowlistRig {
 
 func (rig *allowlistRig) instance(t *testing.T) adapters.Instance {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	s := rig.p.Spec("allowlist", testDigest)
 	s.NetworkMode = "allowlist"
 	s.AllowedHosts = []egress.HostPort{{Host: "allowed.test", Port: rig.port}}
-	inst, err := rig.p.Create(ctx, s)
+	inst, err := jail.CreateForTest(t, rig.p, s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { inst.Destroy(context.Background()) })
 	return inst
 }
 

@@ -140,7 +140,7 @@ func benchJail(b *testing.B, cfg jail.Config) {
 	ctx := context.Background()
 	buf := make([]byte, 1)
 	for i := 0; b.Loop(); i++ {
-		inst, err := p.Create(ctx, p.Spec("bench-"+strconv.Itoa(i), testDigest))
+		inst, err := jail.CreateForTest(b, p, p.Spec("bench-"+strconv.Itoa(i), testDigest), "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 	n := 0
 	for i := 0; b.Loop(); i++ {
 		id := "idle-" + strconv.Itoa(i)
-		inst, err := p.Create(ctx, p.Spec(id, testDigest))
+		inst, err := jail.CreateForTest(b, p, p.Spec(id, testDigest), "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,13 +3,11 @@
 package jail_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/jail"
@@ -40,14 +38,11 @@ func TestBrokerIsTheOnlyWayOut(t *testing.T) {
 		}
 	}()
 	p := newProvider(t, jail.Config{Guard: jail.LocalGuard(jail.GuardOptions{})})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 
-	inst, err := p.CreateWithBroker(ctx, p.Spec("broker-none", testDigest), dir)
+	inst, err := jail.CreateForTest(t, p, p.Spec("broker-none", testDigest), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
 	sock := p.BrokerPath() + "/broker.sock"
 	if ok, msg := runIn(t, inst, []string{probePath, escapeArg, "unix", sock}); !ok {
 		t.Fatalf("control: the broker's socket is not reachable: %s", msg)
@@ -59,17 +54,11 @@ func TestBrokerIsTheOnlyWayOut(t *testing.T) {
 	spec := p.Spec("broker-allowlist", testDigest)
 	spec.NetworkMode = "allowlist"
 	spec.AllowedHosts = []egress.HostPort{{Host: "example.com", Port: 443}}
-	inst2, err := p.CreateWithBroker(ctx, spec, dir)
-	if !errors.Is(err, adapters.CodeSpecUnsupported) {
-		if inst2 != nil {
-			inst2.Destroy(ctx)
-		}
+	if _, err := jail.CreateForTest(t, p, spec, dir); !errors.Is(err, adapters.CodeSpecUnsupported) {
 		t.Fatalf("CreateWithBroker(allowlist) = %v, want %s", err, adapters.CodeSpecUnsupported)
 	}
 	// Control: the same spec without a broker is offered.
-	inst3, err := p.Create(ctx, spec)
-	if err != nil {
+	if _, err := jail.CreateForTest(t, p, spec, ""); err != nil {
 		t.Fatalf("control: Create(allowlist) = %v", err)
 	}
-	inst3.Destroy(ctx)
 }

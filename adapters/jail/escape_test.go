@@ -219,11 +219,11 @@ func escape(t *testing.T, p *jail.Provider, what string, args ...string) (bool, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("escape-"+what, testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("escape-"+what, testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
+	defer inst.Destroy(ctx) // now, not when the test ends: a test may try many escapes
 	return runIn(t, inst, append([]string{probePath, escapeArg, what}, args...))
 }
 
@@ -389,7 +389,7 @@ func TestEscapeOutlivesDestroy(t *testing.T) {
 	p := newProvider(t, jail.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("escape-daemon", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("escape-daemon", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,11 +134,10 @@ func TestInitProgramSwappedAfterNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	inst, err := p.Create(ctx, p.Spec("swapped", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("swapped", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/echo", "jailed"}})
 	if err != nil {
 		t.Fatalf("OpenProcess after the swap: %v", err)

@@ -43,11 +43,10 @@ func TestDestroyRemovesCgroups(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("cgroup-cleanup", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("cgroup-cleanup", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "/bin/sleep 1000 & echo started; wait"}})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +173,20 @@ func TestParentDeathEndsTheJail(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	}()
+	// The dead Runner's instance is released by the next probe's sweep,
+	// which the test reaches on its passing path only: on every other,
+	// the test releases it itself once the Runner is dead (the deferred
+	// kill runs first).
+	t.Cleanup(func() {
+		prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+strconv.Itoa(cmd.Process.Pid)+"-")
+		for _, m := range mountsUnder(t, prefix) {
+			unix.Unmount(m, unix.MNT_DETACH)
+		}
+		dirs, _ := filepath.Glob(prefix + "*")
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("the Runner did not report its jail: %v", err)

@@ -28,11 +28,10 @@ func TestIsolationMismatchRefused(t *testing.T) {
 	p.desc.Capability.Enforcement[admission.AxisImage] = admission.RunnerEnforced
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("mismatch", "sha256:00"))
+	inst, err := CreateForTest(t, p, p.Spec("mismatch", "sha256:00"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "echo ran > " + WorkspacePath + "/ran"}})
 	if !errors.Is(err, CodeReadBackMismatch) {
 		if proc != nil {

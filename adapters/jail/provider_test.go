@@ -3,7 +3,6 @@
 package jail_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 
 func TestCreateRefusesWhatItCannotApply(t *testing.T) {
 	p := newProvider(t, jail.Config{})
-	ctx := context.Background()
 	good := p.Spec("refuse", testDigest)
 	for _, c := range []struct {
 		name string
@@ -36,10 +34,7 @@ func TestCreateRefusesWhatItCannotApply(t *testing.T) {
 	} {
 		s := good
 		c.edit(&s)
-		if i, err := p.Create(ctx, s); !errors.Is(err, c.code) {
-			if i != nil {
-				i.Destroy(ctx)
-			}
+		if _, err := jail.CreateForTest(t, p, s, ""); !errors.Is(err, c.code) {
 			t.Errorf("%s: Create = %v, want %s", c.name, err, c.code)
 		}
 	}

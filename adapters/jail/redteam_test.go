@@ -278,11 +278,10 @@ func TestEscapeSignalsOutsideTheJail(t *testing.T) {
 	p := newProvider(t, jail.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	target, err := p.Create(ctx, p.Spec("signal-target", testDigest))
+	target, err := jail.CreateForTest(t, p, p.Spec("signal-target", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer target.Destroy(ctx)
 	tp, err := target.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "echo started; read x; echo alive"}})
 	if err != nil {
 		t.Fatal(err)
@@ -291,11 +290,10 @@ func TestEscapeSignalsOutsideTheJail(t *testing.T) {
 	if line, err := tout.ReadString('\n'); err != nil || line != "started\n" {
 		t.Fatalf("control: the target did not start: %q, %v", line, err)
 	}
-	sender, err := p.Create(ctx, p.Spec("signal-sender", testDigest))
+	sender, err := jail.CreateForTest(t, p, p.Spec("signal-sender", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sender.Destroy(ctx)
 	sp, err := sender.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "kill -KILL -1; kill -KILL 0; echo sent"}})
 	if err != nil {
 		t.Fatal(err)
@@ -354,11 +352,10 @@ func TestSeccompKillsOtherArchitectures(t *testing.T) {
 	p := newProvider(t, jail.Config{Binds: []jail.Bind{{Source: dir, Target: jail.BindRoot + "/i386"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("i386", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("i386", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Destroy(ctx)
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{jail.BindRoot + "/i386/int80"}})
 	if err != nil {
 		t.Fatal(err)
@@ -465,11 +462,10 @@ func TestEscapeAbstractSocketOfAnotherJail(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	name := "@checkfu-jail-abstract-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	holder, err := p.Create(ctx, p.Spec("abstract-holder", testDigest))
+	holder, err := jail.CreateForTest(t, p, p.Spec("abstract-holder", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Destroy(ctx)
 	hp, err := holder.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{probePath, escapeArg, "listen-abstract", name}})
 	if err != nil {
 		t.Fatal(err)

@@ -32,16 +32,10 @@ func TestWorkspaceIsBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("workspace-bound", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("workspace-bound", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	destroyed := false
-	defer func() {
-		if !destroyed {
-			inst.Destroy(ctx)
-		}
-	}()
 	ws := jail.WorkspacePath
 	sh := func(script string) (bool, string) {
 		return runIn(t, inst, []string{"/bin/sh", "-c", script})
@@ -62,7 +56,6 @@ func TestWorkspaceIsBounded(t *testing.T) {
 	}
 	dir := instanceDir(t, "more", "x")
 	derr := inst.Destroy(ctx)
-	destroyed = true
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
@@ -133,9 +126,8 @@ func TestCreateUnmountsWhenTheGuardFails(t *testing.T) {
 	s := p.Spec("guard-fails", testDigest)
 	s.NetworkMode = "allowlist"
 	s.AllowedHosts = []egress.HostPort{{Host: "allowed.test", Port: 443}}
-	inst, err := p.Create(context.Background(), s)
+	_, err := jail.CreateForTest(t, p, s, "")
 	if err == nil {
-		inst.Destroy(context.Background())
 		t.Fatal("Create with a guard that fails: no error")
 	}
 	if !errors.Is(err, errGuard) {
@@ -200,18 +192,15 @@ func TestDestroyReleasesWhenItsContextEnds(t *testing.T) {
 	before := ownInstanceDirs(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := p.Create(ctx, p.Spec("destroy-ended", testDigest))
+	inst, err := jail.CreateForTest(t, p, p.Spec("destroy-ended", testDigest), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: []string{"/bin/sleep", "60"}})
 	if err != nil {
-		inst.Destroy(context.Background())
 		t.Fatal(err)
 	}
-	defer proc.Wait()
 	if during := ownInstanceDirs(t); during.mounts != before.mounts+1 {
-		inst.Destroy(context.Background())
 		t.Fatalf("control: %d workspace mounts with the instance, want %d", during.mounts, before.mounts+1)
 	}
 	ended, end := context.WithCancel(context.Background())
