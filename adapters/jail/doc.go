@@ -64,6 +64,12 @@
 //     by the init stage and served by the Runner, whose only way out is
 //     the guard's Unix socket outside: the guard decides every request,
 //     and a workload that ignores the proxy environment has no route.
+//   - Stopping is bounded. A jail's relays close every connection they
+//     carry as the jail is reaped; an allowlist guard's stop (in
+//     Destroy) waits [GuardStopGrace] for the connections its socket
+//     relays and the requests in flight, then closes the connections,
+//     both sides: a held connection or a silent upstream cannot hold
+//     Destroy, nor the Runner's Close.
 //   - A broker goes only with network none: [Provider.CreateWithBroker]
 //     refuses any other mode, so capability-enabled code reaches the
 //     broker's socket and nothing else (no relay beside it).

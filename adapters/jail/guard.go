@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/egress"
@@ -47,7 +47,9 @@ type GuardOptions struct {
 // LocalGuard returns a GuardFunc that runs, for each allowlist
 // instance, the reference guard (egress.Guard, what `checkfu guard`
 // runs) in this process, enforcing exactly the instance's hosts, behind
-// a Unix socket in a directory only the Runner's user may enter.
+// a Unix socket in a directory only the Runner's user may enter. Its
+// stop returns within about [GuardStopGrace], whatever the connections
+// it relays do.
 func LocalGuard(o GuardOptions) GuardFunc {
 	return func(ctx context.Context, hosts []egress.HostPort) (string, func() error, error) {
 		addr := o.Addr
@@ -98,66 +100,40 @@ func LocalGuard(o GuardOptions) GuardFunc {
 			return "", nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: guard socket: %v", err)
 		}
 		go g.Serve()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			forward(front, ln.Addr().String())
-		}()
+		to := ln.Addr().String()
+		d := &net.Dialer{Timeout: relayDialTimeout}
+		r := startRelay(front, 0, func(ctx context.Context) (net.Conn, error) {
+			return d.DialContext(ctx, "tcp", to)
+		})
 		var once sync.Once
 		var stopErr error
 		stop := func() error {
-			once.Do(func() {
-				front.Close()
-				<-done
-				stopErr = g.Shutdown(context.WithoutCancel(ctx))
-				if errors.Is(stopErr, net.ErrClosed) {
-					stopErr = nil
-				}
-				stopErr = errors.Join(stopErr, os.RemoveAll(dir))
-			})
+			once.Do(func() { stopErr = stopGuard(ctx, r, g, dir) })
 			return stopErr
 		}
 		return sock, stop, nil
 	}
 }
 
-// forward carries each connection of front to the TCP address to, until
-// front is closed, then waits for the connections it carries.
-func forward(front net.Listener, to string) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		c, err := front.Accept()
-		if err != nil {
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			u, err := net.Dial("tcp", to)
-			if err != nil {
-				return
-			}
-			defer u.Close()
-			splice(c, u)
-		}()
+// stopGuard stops a guard of [LocalGuard] within about [GuardStopGrace]:
+// its socket takes no more connections; the guard finishes the requests
+// in flight and the relay waits for the connections it carries, both
+// until the grace is over; then the relay closes what is left, both
+// sides, and the guard its tunnels. A request the grace cut is no error
+// of the stop. The guard's own deadline is a backstop: it ends each
+// request whose workload connection closes, so by then none is left
+// (no test can hold one past the relay's close).
+func stopGuard(ctx context.Context, r *relay, g *egress.Guard, dir string) error {
+	grace := time.NewTimer(GuardStopGrace)
+	defer grace.Stop()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), GuardStopGrace)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- g.Shutdown(sctx) }()
+	r.stop(grace.C)
+	err := <-shut
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) {
+		err = nil
 	}
-}
-
-// splice copies both ways between a and b, half-closing each direction
-// at its end, and returns when both are done.
-func splice(a, b net.Conn) {
-	done := make(chan struct{}, 2)
-	half := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go half(a, b)
-	go half(b, a)
-	<-done
-	<-done
+	return errors.Join(err, os.RemoveAll(dir))
 }

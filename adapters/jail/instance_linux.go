@@ -147,7 +147,11 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 // namespace dies with it), waits for it, removes this Runner's parent
 // cgroups once no other jail holds a group in them (each jail's own
 // groups are removed as it is reaped), stops the instance's guard and
-// unmounts and removes the workspace.
+// unmounts and removes the workspace. The jail's relays close every
+// connection they carry as it is reaped; the guard's stop waits
+// [GuardStopGrace] at most for the connections it relays, then closes
+// them: no connection, held by a workload or by an upstream that never
+// answers, holds Destroy longer.
 //
 // When ctx ends before the killed jail is reaped, Destroy still releases
 // the rest and returns ctx's error with anything else: it runs once, so
@@ -345,16 +349,19 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	}
 	sync.Close()
 
+	var served []*relay
 	for _, ln := range relays {
-		go serveRelay(ln, i.guard)
+		served = append(served, startJailRelay(ln, i.guard))
 	}
 	pipes.CloseChild()
 	return i.proc.Watch(cmd, pipes, ev, func(c *exec.Cmd) error { return killJail(c.Process.Pid) }, func() {
 		if cg != nil {
 			cg.remove()
 		}
-		for _, ln := range relays {
-			ln.Close()
+		// The jail is reaped: nothing in it can use a relayed
+		// connection any more, so each is closed now, both sides.
+		for _, r := range served {
+			r.stop(expired)
 		}
 	}), nil
 }

@@ -121,7 +121,17 @@ var mutants = []mutation.Mutant{
 	{Name: "guard allows every host", File: "guard.go",
 		Edits: []mutation.Edit{{Old: `}{"allowlist", hosts})`, New: `}{"unrestricted", nil})`}}, Kills: "TestAllowlistThroughTheGuard"},
 	{Name: "relay not served", File: "instance_linux.go",
-		Edits: []mutation.Edit{{Old: "go serveRelay(ln, i.guard)", New: "_ = ln"}}, Kills: "TestAllowlistThroughTheGuard"},
+		Edits: []mutation.Edit{{Old: "served = append(served, startJailRelay(ln, i.guard))", New: "_ = ln"}}, Kills: "TestAllowlistThroughTheGuard"},
+	// Stopping: Destroy (and the Runner's Close) is held by no relayed
+	// connection for longer than GuardStopGrace.
+	{Name: "the guard's stop waits for its connections without a bound", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "\tselect {\n\tcase <-idle:\n\tcase <-grace:\n\t}\n", New: "\t<-idle\n"}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop"},
+	{Name: "the guard's stop cuts connections before the grace", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "\tselect {\n\tcase <-idle:\n\tcase <-grace:\n\t}\n", New: ""}}, Kills: "TestRelayStopGrace"},
+	{Name: "the guard's stop leaves the held connections open", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "\tfor c := range r.conns {\n\t\tc.Close()\n\t}\n", New: ""}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop"},
+	{Name: "a reaped jail's relays left serving", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tfor _, r := range served {\n\t\t\tr.stop(expired)\n\t\t}\n", New: ""}}, Kills: "TestDestroyBoundsTheGuardStop"},
 	{Name: "no proxy environment", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: `env = append(env, "http_proxy="+proxy, "https_proxy="+proxy, "HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy)`, New: `_ = proxy`}}, Kills: "TestAllowlistThroughTheGuard"},
 
