@@ -116,7 +116,7 @@ func TestEchoRepeatedViewsBounded(t *testing.T) {
 // exactly when the text changed, and agrees with the single decoders on
 // text that holds only their kind of escape.
 func FuzzDecodeEscapes(f *testing.F) {
-	for _, s := range []string{"", "plain", `a\/b`, `\\\/`, "%252F", "&#43;&amp;#43;", `\u00e9\ud83d\udd11`, "%5C%2F", "&", "%", `\`, "%zz&#;\\q"} {
+	for _, s := range []string{"", "plain", `a\/b`, `\\\/`, "%252F", "&#43;&amp;#43;", `\u00e9\ud83d\udd11`, "%5C%2F", "&", "%", `\`, "%zz&#;\\q", "&sol;&plus;&DiacriticalGrave;&NewLine;&;&sol&Sol;"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, s []byte) {

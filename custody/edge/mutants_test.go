@@ -189,4 +189,7 @@ var mutants = []mutation.Mutant{
 	{Name: "the endpoint of a transport no edge made", File: "remote.go",
 		Edits: []mutation.Edit{{Old: "func (t *RemoteTransport) Endpoint() string {\n\tif t == nil || t.call == nil {\n\t\treturn \"\"\n\t}\n", New: "func (t *RemoteTransport) Endpoint() string {\n"}},
 		Kills: "TestZeroRemoteTransportNeitherPanicsNorSends"},
+	{Name: "the escape search starts over at every escape", File: "echo.go",
+		Edits: []mutation.Edit{{Old: "\t\tif f.next[k] < pos {\n", New: "\t\tif true {\n"}},
+		Kills: "TestDecodeEscapesIsLinear"},
 }
