@@ -68,6 +68,9 @@ type edgeRig struct {
 	lastBody string
 
 	listBody []byte // when set, what the default route answers
+	// hostile, when set, answers /v1/hostile (capability "hostile"): a
+	// test's upstream that answers as it likes.
+	hostile http.HandlerFunc
 }
 
 func newEdgeRig(t testing.TB) *edgeRig {
@@ -100,6 +103,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			w.WriteHeader(http.StatusUnauthorized)
 		case "/v1/big":
 			w.Write(make([]byte, edge.MaxResponseBytes+1))
+		case "/v1/hostile":
+			rig.hostile(w, r)
 		default:
 			w.Header().Set("Set-Cookie", "session=abc")
 			w.Header().Set("Content-Type", "application/json")
@@ -149,6 +154,8 @@ func newEdgeRig(t testing.TB) *edgeRig {
 			Tool: authz.ToolDescriptor{Name: "unauthorized", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "big", Operation: "GET", Resource: rig.base + "/v1/big", Credential: govCred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{Capability: "hostile", Operation: "GET", Resource: rig.base + "/v1/hostile", Credential: govCred, Effect: authz.ReadOnly,
+			Tool: authz.ToolDescriptor{Name: "hostile", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{Capability: "outside.rules", Operation: "GET", Resource: rig.base + "/v2/other", Credential: govCred, Effect: authz.ReadOnly,
 			Tool: authz.ToolDescriptor{Name: "outside", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		// Remote MCP tools (remote_test.go): the default route, and one
