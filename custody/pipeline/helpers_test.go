@@ -63,9 +63,16 @@ type fakeEdge struct {
 	// streamed counts the model calls it was handed; it answers each
 	// with a 200 and an empty JSON body.
 	streamed int
+	// entered and release, when set, hold a Send at the edge: it
+	// closes entered, then waits for release.
+	entered, release chan struct{}
 }
 
 func (f *fakeEdge) Send(ctx context.Context, a edge.Authorized) (*edge.Response, error) {
+	if f.entered != nil {
+		close(f.entered)
+		<-f.release
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent++

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/pipeline"
 	"github.com/checkfu/checkfu/egress"
@@ -126,6 +128,7 @@ func TestRefusalsSpendNothing(t *testing.T) {
 		{"issues.list", `{"q":"a","Q":"b"}`, authz.CodeArgumentsInvalid},
 		{"issues.list", "{\"q\":\"\xff\"}", authz.CodeArgumentsInvalid},
 		{"issues.list", `{} {}`, authz.CodeArgumentsInvalid},
+		{"issues.list", `{"q":"\ud800"}`, authz.CodeArgumentsInvalid},
 		{"issues.list", deep, authz.CodeArgumentsInvalid},
 		{"issues.create", `{"title":"bug"}`, authz.CodeApprovalRequired},
 		{"issues.create", `{"title":2}`, authz.CodeArgumentsInvalid},
@@ -258,5 +261,76 @@ func TestZeroChannelNeitherPanicsNorCalls(t *testing.T) {
 		_, err = ch.Plan("issues.list", json.RawMessage(`{}`))
 		wantCode(t, err, pipeline.CodeChannelUnknown)
 		wantCode(t, ch.Model(context.Background(), "model.chat", modelCall(), httptest.NewRecorder()), pipeline.CodeChannelUnknown)
+	}
+}
+
+// TestModelHeadersCannotSmuggle: a model call's kept headers are the
+// agent's own text; a value with CR or LF (a second header smuggled into
+// the one the dialect keeps) or a header the rules do not list is
+// refused before the edge and spends nothing; the agent's own key
+// headers never reach the rules at all.
+func TestModelHeadersCannotSmuggle(t *testing.T) {
+	for _, h := range []http.Header{
+		{"Anthropic-Version": {"2023-06-01\r\nX-Api-Key: stolen"}},
+		{"Anthropic-Version": {"2023-06-01\nHost: evil.example"}},
+		{"Anthropic-Beta": {"x"}}, // kept by the dialect, not listed by the rig's rules
+	} {
+		r := newRig(t, 10)
+		call := modelCall()
+		call.Header = h
+		err := r.ch.Model(context.Background(), "model.chat", call, httptest.NewRecorder())
+		if _, refused := checkfu.CodeOf(err); !refused {
+			t.Errorf("%q: %v, want a refusal", h, err)
+		}
+		if r.edge.Streamed() != 0 || r.remaining() != 10 || pipeline.ModelUsed(r.p, member.Session, "model.chat").Requests != 0 {
+			t.Errorf("%q: reached the edge or spent budget", h)
+		}
+	}
+	r := newRig(t, 10)
+	call := modelCall()
+	call.Header = http.Header{"X-Api-Key": {"sk-agent"}, "Authorization": {"Bearer agent"}, "Anthropic-Version": {"2023-06-01"}}
+	if err := r.ch.Model(context.Background(), "model.chat", call, httptest.NewRecorder()); err != nil {
+		t.Fatalf("the agent's own key headers are dropped, not refused: %v", err)
+	}
+}
+
+// TestChannelClosedMidCall: a channel closed while a call over it is at
+// the edge. The call in flight was decided and its lease spent before:
+// it completes and records its result; every later call over the
+// channel is refused channel_unknown, spends nothing and is recorded
+// with no request context.
+func TestChannelClosedMidCall(t *testing.T) {
+	r := newRig(t, 10)
+	r.edge.entered, r.edge.release = make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.ch.Call(context.Background(), "issues.list", json.RawMessage(`{}`))
+		done <- err
+	}()
+	<-r.edge.entered
+	r.ch.Close()
+	_, err := r.ch.Call(context.Background(), "issues.list", json.RawMessage(`{}`))
+	wantCode(t, err, pipeline.CodeChannelUnknown)
+	close(r.edge.release)
+	if err := <-done; err != nil {
+		t.Fatalf("the call in flight: %v", err)
+	}
+	if r.remaining() != 9 || r.edge.Sent() != 1 {
+		t.Errorf("%d left, %d sent; want 9 and 1 (the call in flight only)", r.remaining(), r.edge.Sent())
+	}
+	var refused, results int
+	for _, ev := range r.evidence.Events() {
+		switch {
+		case ev.Code == pipeline.CodeChannelUnknown:
+			refused++
+			if ev.Request.Actor != "" || ev.Actor != "" || ev.Channel != "" {
+				t.Errorf("the refusal over a closed channel names %+v", ev)
+			}
+		case ev.Kind == authz.EvidenceGatewayResult:
+			results++
+		}
+	}
+	if refused != 1 || results != 1 {
+		t.Errorf("%d channel_unknown refusals and %d results recorded, want 1 and 1", refused, results)
 	}
 }
