@@ -124,8 +124,12 @@ func NewApprovals(cfg ApprovalConfig) (*Approvals, error) {
 }
 
 // Decide records d as decision evidence and then keeps it. The approver
-// may not be the actor the action runs for. When the sink
-// fails, the decision is not kept and an [*EvidenceError] is returned.
+// may not be the actor the action runs for. A denial withdraws every
+// earlier approval of exactly the same binding that no effect has
+// carried yet: [Approvals.Pending] no longer finds it and
+// [Approvals.Carry] refuses it as used, so the last decision on an
+// action stands. When the sink fails, the decision is not kept (and
+// withdraws nothing) and an [*EvidenceError] is returned.
 func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, error) {
 	switch {
 	case !d.Binding.complete():
@@ -152,6 +156,15 @@ func (s *Approvals) Decide(ctx context.Context, d ApprovalDecision) (Approval, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !d.Approve {
+		// The approver's last word on the action stands: a "no" withdraws
+		// every earlier "yes" to exactly this binding not yet carried.
+		for _, st := range s.approvals {
+			if st.approval.Binding == d.Binding {
+				st.spent = true
+			}
+		}
+	}
 	s.approvals[id] = &approvalState{approval: a}
 	return a, nil
 }

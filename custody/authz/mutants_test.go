@@ -185,4 +185,7 @@ var mutants = []mutation.Mutant{
 	{Name: "case folding of argument members ASCII only", File: "arguments.go",
 		Edits: []mutation.Edit{{Old: "\t\tleast := r\n", New: "\t\tleast := r\n\t\tif 'A' <= r && r <= 'Z' {\n\t\t\tleast += 'a' - 'A'\n\t\t}\n\t\tb.WriteRune(least)\n\t\tcontinue\n"}},
 		Kills: "TestResolveRefusesCaseFoldedMembers"},
+	{Name: "a denial leaves an earlier approval of its action live", File: "approval.go",
+		Edits: []mutation.Edit{{Old: "\t\t\t\tst.spent = true\n", New: "\t\t\t\t_ = st\n"}},
+		Kills: "TestDenialWithdrawsEarlierApproval"},
 }

@@ -334,3 +334,24 @@ func TestChannelClosedMidCall(t *testing.T) {
 		t.Errorf("%d channel_unknown refusals and %d results recorded, want 1 and 1", refused, results)
 	}
 }
+
+// TestApprovalThenDenial: an action approved, then denied by the
+// approver before the call, is refused approval_required: the agent
+// cannot run it on the earlier "yes" (it need not make the call it was
+// allowed at once; it can wait for the approver to change their mind).
+func TestApprovalThenDenial(t *testing.T) {
+	r := newRig(t, 10)
+	r.approve(createArgs, time.Minute)
+	plan, err := r.ch.Plan("issues.create", json.RawMessage(createArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.approvals.Decide(context.Background(), authz.ApprovalDecision{Binding: plan.Binding, Approver: "user:carol", Approve: false, TTL: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.ch.Call(context.Background(), "issues.create", json.RawMessage(createArgs))
+	wantCode(t, err, authz.CodeApprovalRequired)
+	if r.edge.Sent() != 0 || r.remaining() != 10 {
+		t.Errorf("sent %d, %d left; want nothing", r.edge.Sent(), r.remaining())
+	}
+}
