@@ -121,6 +121,7 @@ type rig struct {
 	assignments *authz.Assignments
 	assigned    map[string]string // capability -> the id of its assignment
 	edge        *fakeEdge
+	cfg         pipeline.Config // what p was made with
 	p           *pipeline.Pipeline
 	ch          *pipeline.Channel
 }
@@ -167,11 +168,12 @@ func newRig(t testing.TB, budget int64) *rig {
 		must(err)
 		r.assigned[c] = a.ID
 	}
-	r.p, err = pipeline.New(pipeline.Config{
+	r.cfg = pipeline.Config{
 		Assignments: assignments, Registry: r.registry, Connections: []edge.Connection{{Credential: cred, Rules: rules}},
 		Leases: r.leases, Approvals: r.approvals, Edge: r.edge, Evidence: hookedSink{r}, Label: checkfu.LabelMock,
 		Service: "runner", Name: "gateway-a", Now: r.clock.Now,
-	})
+	}
+	r.p, err = pipeline.New(r.cfg)
 	must(err)
 	r.ch, err = r.p.Open(member, r.lease.ID, tools)
 	must(err)

@@ -31,7 +31,7 @@ import (
 type Config struct {
 	Assignments *authz.Assignments // who may call what, where
 	Registry    *authz.Registry    // the exact static registrations
-	Connections []edge.Connection  // one per registered credential: its egress rules
+	Connections []edge.Connection  // one per registered credential, at most one each: its egress rules
 	Leases      *authz.Leases      // every call spends its channel's lease
 	Approvals   *authz.Approvals   // external_effect calls run only under an approval; nil refuses them
 	Edge        Edge               // the outbound edge the credential is attached at
@@ -166,6 +166,12 @@ func New(cfg Config) (*Pipeline, error) {
 	for _, c := range cfg.Connections {
 		if c.Rules == nil || c.Credential.Validate() != nil {
 			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: a Connection needs a valid credential binding and egress rules")
+		}
+		// Two Connections for one credential would leave one set of
+		// egress rules silently unused: which one decides is refused as
+		// ambiguous rather than chosen.
+		if _, dup := p.conns[c.Credential]; dup {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "pipeline: two Connections for credential %s", checkfu.Quote(c.Credential.String()))
 		}
 		p.conns[c.Credential] = c
 	}

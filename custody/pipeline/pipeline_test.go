@@ -3,11 +3,15 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/custody/authz"
+	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/custody/pipeline"
+	"github.com/checkfu/checkfu/egress"
 )
 
 const createArgs = `{"title":"bug"}`
@@ -135,5 +139,27 @@ func TestProviderErrorIsAFailure(t *testing.T) {
 		if approval == nil || approval.Outcome != authz.OutcomeFailed || approval.Code != pipeline.CodeProviderFailed {
 			t.Errorf("status %d: approval_result %+v, want failed with %s", status, approval, pipeline.CodeProviderFailed)
 		}
+	}
+}
+
+// Two Connections for one credential are refused: one set of egress
+// rules would otherwise be dropped without a word, and which set
+// decides a call would depend on their order.
+func TestNewRefusesTwoConnectionsForOneCredential(t *testing.T) {
+	r := newRig(t, 10)
+	cfg := r.cfg
+	first := cfg.Connections[0]
+	wider, err := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: 443, PathPrefix: "/", Methods: []string{"GET", "POST", "DELETE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Connections = []edge.Connection{first, {Credential: first.Credential, Rules: wider}}
+	p, err := pipeline.New(cfg)
+	if !errors.Is(err, checkfu.CodeConfigInvalid) || p != nil {
+		t.Fatalf("New with two Connections for %s = %v, %v; want config_invalid", first.Credential, p, err)
+	}
+	cfg.Connections = []edge.Connection{first}
+	if _, err := pipeline.New(cfg); err != nil {
+		t.Fatalf("New with one Connection: %v", err)
 	}
 }
