@@ -30,7 +30,11 @@
 //     no redirects, public addresses only, the key attached in the
 //     egress hook in the dialect's header once the lease holds; the
 //     answer's headers are screened before it is handed over, and its
-//     body reaches the caller only through the [Stream]'s echo screen.
+//     body reaches the caller only through the [Stream]'s echo screen,
+//     which carries from one piece of the body to the next the text's
+//     tail and the text an agent assembles from the events' string
+//     values, so a credential split across pieces or events is refused
+//     in the piece that completes it (the pieces before it were passed).
 //     A stream is not held back for its evidence: the edge_call is
 //     recorded once the reader is done, and a recording failure is
 //     returned then.

@@ -26,9 +26,14 @@ type Stream struct {
 	Header http.Header
 	Body   io.Reader
 	// Screen refuses, with [CodeCredentialEchoed], bytes that carry the
-	// credential in any form the edge looks for in an answer. It sees
-	// only the bytes it is given: a credential split across two calls is
-	// not caught.
+	// credential in any form the edge looks for in an answer, or that
+	// complete one begun in the bytes it passed before: it is given the
+	// body in order, a piece at a time, and carries from one piece to
+	// the next the tail of the text and the text an agent assembles
+	// from the events' string values (a model's deltas). What it passed
+	// before was passed: of a form split across pieces, every piece
+	// but the last may have reached the caller. Not safe for
+	// concurrent use.
 	Screen func(p []byte) error
 }
 
@@ -120,12 +125,12 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 	return reveal.With(secret, func(tok []byte) error {
 		list, buf := echoForms(tok)
 		defer clear(buf) // forms[0] is tok itself, which reveal clears
-		forms := newEchoSet(list, true)
-		defer forms.clear()
+		screen := newStreamScreen(list)
+		defer screen.clear()
 		return read(&Stream{
 			Status: hresp.StatusCode, Header: h, Body: hresp.Body,
 			Screen: func(p []byte) error {
-				if echoIn(p, forms) {
+				if screen.screen(p) {
 					return checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's answer for %s echoes the credential; the stream is cut", c.Credential)
 				}
 				return nil

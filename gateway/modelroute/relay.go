@@ -74,9 +74,10 @@ const MaxBatchBytes = 64 << 10
 // next, and returns only once nothing more will be written: dst, flush
 // and screen are never called after it returns.
 //
-// The screen sees a batch at a time: a key split by the provider across
-// two batches is not caught (the echo check's known limit for split
-// values, see custody/edge).
+// The screen is given the batches in order, each once: the edge's
+// carries from one batch to the next what it needs to catch a key split
+// across two (custody/edge, Stream.Screen), and refuses the batch that
+// completes it, which is then not written; the batches before it were.
 func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
 	w := startBatchWriter(dst, flush, screen)
 	u, err := relayEvents(w, src, d)

@@ -1,0 +1,363 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// A streamScreen is a stream's echo screen ([Stream.Screen]): it is
+// given the answer's bytes in order, a piece at a time (the model route
+// hands it whole server-sent events, a batch at a time), and reports a
+// form of the credential (echoIn, in every view echoIn reads) as soon as
+// the piece that completes it arrives, even when the form began in an
+// earlier piece. It carries two things from one piece to the next:
+//
+//   - the raw text's tail: the last carry bytes of the pieces so far.
+//     The seam, that tail followed by the first carry bytes of the new
+//     piece, is searched (besides the piece itself), so a form split
+//     across two pieces is found wherever its bytes, escaped as a view
+//     decodes them, span at most carry bytes;
+//   - the text an agent assembles: the data lines' JSON string values,
+//     as sent (echoIn decodes their escapes in its views), appended in
+//     order to a channel per member name (a model's
+//     text deltas under "text", "delta", "partial_json", "content",
+//     "arguments" ...), as an agent concatenates the deltas of one
+//     field. Each channel's tail (carry bytes) followed by what the new
+//     piece added to it is searched, so a form split across two events,
+//     or two string values of one event, is found when its last part
+//     arrives.
+//
+// carry is carryFactor times the longest form (for a 108-byte key,
+// whose longest form is a decimal byte list of about 540 bytes, 3.2
+// KiB). At most maxTextChannels names get a channel of their own; the
+// values of any further name share one more channel. A data line is read
+// as it lies in its piece: a line split across two pieces (the model
+// route never splits one) is read as two lines, and only the raw seam
+// covers it.
+//
+// What it cannot do: hold back the earlier part. The pieces before the
+// one that completes a form were passed already: up to every byte of
+// the form but its last piece may have reached the reader. It is not
+// safe for concurrent use, and its tails and channels hold the answer's
+// text (possibly pieces of the credential): clear zeroes them.
+type streamScreen struct {
+	forms *echoSet
+	carry int
+	tail  []byte // the raw text's last carry bytes so far
+	seam  []byte // tail + the new piece's head, rebuilt for each piece
+	// channels are the assembled text's channels, in the order their
+	// names were first seen; the last may be the shared one.
+	channels []textChannel
+	shared   bool // channels' last is the shared one
+	// prev is the last data line's value read in full (at most
+	// maxCachedLine bytes), and marks the strings it held, in order: a
+	// line that starts as prev does is read from where they part, the
+	// values before replayed from marks (reading is a function of the
+	// bytes, left to right, so a common prefix reads the same).
+	prev  []byte
+	marks []mark
+}
+
+// A textChannel is the text assembled from the string values of one
+// member name: tail is its last carry bytes so far, added what the piece
+// being searched added to it.
+type textChannel struct {
+	name  []byte
+	tail  []byte
+	added int // the bytes the current piece added at tail's end
+}
+
+// carryFactor is how many times its longest form's length the screen
+// carries from one piece to the next: six, the width of "\u00XX", the
+// widest escape a JSON encoder writes for one byte. A form whose escaped
+// bytes span more than that across a piece boundary (escapes nested in
+// escapes, or HTML references of seven digits) is found only within
+// one piece.
+const carryFactor = 6
+
+// maxTextChannels bounds the member names that get a channel of their
+// own: 16, more than any dialect's events use (Anthropic's delta events
+// name type, index, delta, text; a Responses delta eight). The values of
+// every further name share one more channel, where they interleave.
+const maxTextChannels = 16
+
+// maxCachedLine is the longest data line kept, with its strings'
+// marks, to read the next one from where they part: 4 KiB, more than a
+// delta event's line. A longer line is read whole, and so is the next.
+const maxCachedLine = 4 << 10
+
+// A mark is one string of a data line: a member name (ch < 0) or a value
+// added to channel ch, at line[start:end], the closing quote at end (for
+// a string the line's end cut short, end is the line's length), and
+// next the first byte after it that is not white space, which told a
+// name (':') from a value (or the line's length).
+type mark struct {
+	start, end, next, ch int
+}
+
+// newStreamScreen returns the screen of forms (not empty); clear stops
+// it.
+func newStreamScreen(forms [][]byte) *streamScreen {
+	long := 0
+	for _, f := range forms {
+		long = max(long, len(f))
+	}
+	return &streamScreen{forms: newEchoSet(forms, true), carry: carryFactor * long}
+}
+
+// screen reports whether a form of the credential occurs in p, across
+// the seam between the pieces before and p, or in a text channel once
+// p's string values are added to it.
+func (s *streamScreen) screen(p []byte) bool {
+	raw := s.screenRaw(p)
+	return s.screenText(p) || raw
+}
+
+// screenRaw reports whether a form occurs in p, or across the seam
+// between the pieces before and p; it keeps p's tail.
+func (s *streamScreen) screenRaw(p []byte) bool {
+	found := echoIn(p, s.forms)
+	if !found && len(s.tail) > 0 {
+		s.seam = append(append(s.seam[:0], s.tail...), p[:min(len(p), s.carry)]...)
+		found = echoIn(s.seam, s.forms)
+		clear(s.seam)
+	}
+	s.tail = keepTail(s.tail, p, s.carry)
+	return found
+}
+
+// screenText adds p's string values to their channels and reports
+// whether a form occurs in a channel p added to.
+func (s *streamScreen) screenText(p []byte) bool {
+	s.addValues(p)
+	// Only a text the piece added to is searched: a form found there
+	// ends in what it added.
+	found := false
+	for i := range s.channels {
+		c := &s.channels[i]
+		if c.added == 0 {
+			continue
+		}
+		found = found || echoIn(c.tail, s.forms)
+		c.added = 0
+		c.tail = trimTail(c.tail, s.carry)
+	}
+	return found
+}
+
+// keepTail returns tail followed by p, cut to its last n bytes, in
+// tail's buffer; what it drops is cleared.
+func keepTail(tail, p []byte, n int) []byte {
+	if len(p) >= n {
+		clear(tail)
+		return append(tail[:0], p[len(p)-n:]...)
+	}
+	return trimTail(append(tail, p...), n)
+}
+
+// trimTail returns the last n bytes of t, moved to the front of its
+// buffer, or of a new one when t's is over maxKeptView (a piece's long
+// text is not held for the rest of the stream); the bytes left behind
+// are cleared.
+func trimTail(t []byte, n int) []byte {
+	if len(t) <= n && cap(t) <= maxKeptView {
+		return t
+	}
+	if cap(t) > maxKeptView {
+		short := append(make([]byte, 0, n), t[max(0, len(t)-n):]...)
+		clear(t[:cap(t)])
+		return short
+	}
+	k := copy(t, t[len(t)-n:])
+	clear(t[k:])
+	return t[:k]
+}
+
+// addValues appends the decoded JSON string values of p's data lines to
+// their channels.
+func (s *streamScreen) addValues(p []byte) {
+	for len(p) > 0 {
+		line := p
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			line, p = p[:i], p[i+1:]
+		} else {
+			p = nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			s.addLine(v)
+		}
+	}
+}
+
+// addLine appends the JSON string values of one data line's value,
+// as sent, to their channels: a string followed by ':' is a member name,
+// and names the channel of the values after it (array elements
+// included); any other string is a value. The line need not be valid
+// JSON; an unterminated string runs to the line's end.
+//
+// A model's delta events repeat one another but for their text: the
+// part of the line it shares with the last one read (prev) up to the
+// last string that ends in it is not read again; its values are added
+// as that line's were (marks). It finds the quotes of the rest eight
+// bytes at a time (quoteMask): a data line holds one every few bytes,
+// too close together for a byte search a quote to pay.
+func (s *streamScreen) addLine(v []byte) {
+	var name []byte
+	pos, kept := 0, 0 // v[:pos] is read; marks[:kept] are v's
+	if len(s.prev) > 0 {
+		common := commonPrefix(v, s.prev)
+		for _, m := range s.marks {
+			if m.next >= common {
+				// Where the lines part, v may read otherwise: a string
+				// may end elsewhere, or a name be a value.
+				break
+			}
+			if m.ch < 0 {
+				name = v[m.start:m.end]
+			} else {
+				c := &s.channels[m.ch]
+				c.tail = append(c.tail, v[m.start:m.end]...)
+				c.added += m.end - m.start
+			}
+			pos, kept = m.end+1, kept+1
+		}
+	}
+	// Only a line short enough to be kept has its strings marked: a long
+	// one's marks would hold many times its length.
+	record := len(v) <= maxCachedLine
+	s.marks = s.marks[:kept]
+	in, start := false, 0 // in a string that starts at v[start]
+	for base := pos; base < len(v); base += 8 {
+		var m uint64
+		if base+8 <= len(v) {
+			m = quoteMask(binary.LittleEndian.Uint64(v[base:]))
+		} else {
+			for k := base; k < len(v); k++ {
+				if v[k] == '"' {
+					m |= 0x80 << (8 * (k - base))
+				}
+			}
+		}
+		for ; m != 0; m &= m - 1 {
+			q := base + bits.TrailingZeros64(m)/8
+			if !in {
+				in, start = true, q+1
+				continue
+			}
+			n := 0 // the backslashes before the quote: an odd count escapes it
+			for q-1-n >= start && v[q-1-n] == '\\' {
+				n++
+			}
+			if n%2 == 1 {
+				continue
+			}
+			in = false
+			next := q + 1 + spaces(v[q+1:])
+			if next < len(v) && v[next] == ':' {
+				name = v[start:q]
+				s.mark(record, mark{start: start, end: q, next: next, ch: -1})
+				continue
+			}
+			s.mark(record, mark{start: start, end: q, next: next, ch: s.addValue(name, v[start:q])})
+		}
+	}
+	if in {
+		s.mark(record, mark{start: start, end: len(v), next: len(v), ch: s.addValue(name, v[start:])})
+	}
+	// The buffer is reused, and cleared with the screen.
+	if record {
+		s.prev = append(s.prev[:0], v...)
+	} else {
+		s.prev, s.marks = s.prev[:0], s.marks[:0]
+	}
+}
+
+// mark records m when record is set.
+func (s *streamScreen) mark(record bool, m mark) {
+	if record {
+		s.marks = append(s.marks, m)
+	}
+}
+
+// commonPrefix returns the length of the longest prefix a and b share.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// quoteMask returns the high bit of each byte of w, eight bytes of text
+// read little-endian, that is a '"', and no other bit.
+func quoteMask(w uint64) uint64 {
+	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	x := w ^ 0x2222222222222222 // a quote's byte is now zero
+	// A byte's high bit is set in t exactly when the byte is not zero;
+	// no carry crosses from one byte into the next.
+	t := (x&lows + lows) | x
+	return ^t & highs
+}
+
+// addValue appends the string value str of member name to its channel,
+// and returns the channel's index.
+func (s *streamScreen) addValue(name, str []byte) int {
+	i := s.channel(name)
+	c := &s.channels[i]
+	c.tail = append(c.tail, str...)
+	c.added += len(str)
+	return i
+}
+
+// spaces returns the length of the JSON white space (but a newline,
+// which ends the line) that rest starts with.
+func spaces(rest []byte) int {
+	for i, c := range rest {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return i
+		}
+	}
+	return len(rest)
+}
+
+// channel returns the index of the channel of the member name (nil
+// before any name), making it if there is room, else the shared one.
+func (s *streamScreen) channel(name []byte) int {
+	n := len(s.channels)
+	if s.shared {
+		n--
+	}
+	for i := range n {
+		if bytes.Equal(s.channels[i].name, name) {
+			return i
+		}
+	}
+	switch {
+	case n < maxTextChannels:
+		// n < maxTextChannels: the shared channel is not made yet.
+		s.channels = append(s.channels, textChannel{name: bytes.Clone(name)})
+	case !s.shared:
+		s.channels, s.shared = append(s.channels, textChannel{}), true
+	}
+	return len(s.channels) - 1
+}
+
+// clear zeroes what the screen holds: its forms' derived data and the
+// text it carried.
+func (s *streamScreen) clear() {
+	s.forms.clear()
+	clear(s.prev[:cap(s.prev)])
+	clear(s.tail[:cap(s.tail)])
+	clear(s.seam[:cap(s.seam)])
+	for i := range s.channels {
+		clear(s.channels[i].tail[:cap(s.channels[i].tail)])
+		clear(s.channels[i].name)
+	}
+	s.tail, s.seam, s.channels, s.prev, s.marks = nil, nil, nil, nil, nil
+}
