@@ -107,6 +107,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\tif !first {\n\t\treturn err\n\t}\n\tremoveParents()", New: "\tif !first || err != nil {\n\t\treturn err\n\t}\n\tremoveParents()"}}, Kills: "TestDestroyReleasesWhenItsContextEnds"},
 	{Name: "pipes left open when Destroy's context ends", File: "../internal/procset/procset.go",
 		Edits: []mutation.Edit{{Old: "\t\t\terr = ctx.Err()\n", New: "\t\t\treturn true, ctx.Err()\n"}}, Kills: "TestDestroyReleasesWhenItsContextEnds"},
+	{Name: "a test's instance not released when it ends", File: "create_internal_test.go",
+		Edits: []mutation.Edit{{Old: "\tt.Cleanup(func() {\n", New: "\tfunc(func()) {}(func() {\n"}}, Kills: "TestCreateForTestReleases"},
 	{Name: "a negative workspace accepted", File: "provider.go",
 		Edits: []mutation.Edit{{Old: "\tif cfg.WorkspaceBytes < 0 {", New: "\tif false {"}}, Kills: "TestNewRefusesNegativeWorkspace"},
 	{Name: "groups kept at the reaping", File: "instance_linux.go",

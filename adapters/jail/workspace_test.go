@@ -225,3 +225,37 @@ func TestDestroyReleasesWhenItsContextEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateForTestReleases: a test that ends between Create and its
+// own Destroy (here by SkipNow; t.Fatal ends it the same way) leaves no
+// workspace mounted and no instance directory: CreateForTest's cleanup
+// destroys the instance when the test ends.
+func TestCreateForTestReleases(t *testing.T) {
+	p := newProvider(t, jail.Config{})
+	if !p.Support().Cgroups {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run the jail with writable cgroups")
+		}
+		t.Skip("no writable cgroup v1 hierarchy: the workspace is a plain directory")
+	}
+	before := ownInstanceDirs(t)
+	var during instanceCount
+	t.Run("ends", func(t *testing.T) {
+		if _, err := jail.CreateForTest(t, p, p.Spec("released", testDigest), ""); err != nil {
+			t.Fatal(err)
+		}
+		during = ownInstanceDirs(t)
+		t.SkipNow()
+	})
+	if during.mounts != before.mounts+1 {
+		t.Fatalf("control: %d workspace mounts with the instance, want %d", during.mounts, before.mounts+1)
+	}
+	if after := ownInstanceDirs(t); after.mounts != before.mounts || after.dirs != before.dirs {
+		t.Errorf("after a test that ended between Create and Destroy: %d workspace mounts and %d directories of this process, want %d and %d",
+			after.mounts, after.dirs, before.mounts, before.dirs)
+		for _, m := range after.points[min(len(before.points), len(after.points)):] { // the test stops what it started
+			unix.Unmount(m, unix.MNT_DETACH)
+			os.RemoveAll(filepath.Dir(m))
+		}
+	}
+}
