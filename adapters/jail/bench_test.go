@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,6 +55,25 @@ var settleFor, _ = time.ParseDuration(os.Getenv(settleEnv))
 // settle pauses for settleFor; the caller has stopped the timer.
 func settle() { time.Sleep(settleFor) }
 
+// A medianTimer times each start of a row on its own and reports their
+// median as p50_ms: unlike ns/op (the mean), one start held up by
+// another process on the shared machine does not move it.
+type medianTimer struct {
+	t0 time.Time
+	d  []time.Duration
+}
+
+func (m *medianTimer) start() { m.t0 = time.Now() }
+func (m *medianTimer) stop()  { m.d = append(m.d, time.Since(m.t0)) }
+
+func (m *medianTimer) report(b *testing.B) {
+	if len(m.d) == 0 {
+		return
+	}
+	slices.Sort(m.d)
+	b.ReportMetric(float64(m.d[len(m.d)/2])/1e6, "p50_ms")
+}
+
 // firstByte starts argv and reads its first stdout byte; it returns the
 // command to be reaped outside the timer.
 func firstByte(b *testing.B, argv []string) *exec.Cmd {
@@ -85,13 +105,17 @@ func firstByte(b *testing.B, argv []string) *exec.Cmd {
 // ratios (docs/benchmarks/adapters.md).
 func BenchmarkStartToFirstByte(b *testing.B) {
 	b.Run("os_exec", func(b *testing.B) {
+		var m medianTimer
 		for b.Loop() {
+			m.start()
 			cmd := firstByte(b, echoArgv)
+			m.stop()
 			b.StopTimer()
 			cmd.Wait()
 			settle()
 			b.StartTimer()
 		}
+		m.report(b)
 	})
 	b.Run("jail", func(b *testing.B) { benchJail(b, jail.Config{}) })
 	b.Run("jail_program", func(b *testing.B) { benchJail(b, jail.Config{InitProgram: mustInitProgram(b)}) })
@@ -105,13 +129,17 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
 			b.Skipf("bwrap cannot run here: %v: %s", err, out)
 		}
+		var m medianTimer
 		for b.Loop() {
+			m.start()
 			cmd := firstByte(b, argv)
+			m.stop()
 			b.StopTimer()
 			cmd.Wait()
 			settle()
 			b.StartTimer()
 		}
+		m.report(b)
 	})
 	b.Run("docker_run", func(b *testing.B) {
 		image := os.Getenv("CHECKFU_BENCH_DOCKER_IMAGE")
@@ -123,13 +151,17 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
 			b.Skipf("docker run cannot run here: %v: %s", err, out)
 		}
+		var m medianTimer
 		for b.Loop() {
+			m.start()
 			cmd := firstByte(b, argv)
+			m.stop()
 			b.StopTimer()
 			cmd.Wait()
 			settle()
 			b.StartTimer()
 		}
+		m.report(b)
 	})
 }
 
@@ -139,7 +171,9 @@ func benchJail(b *testing.B, cfg jail.Config) {
 	p := newProvider(b, cfg)
 	ctx := context.Background()
 	buf := make([]byte, 1)
+	var m medianTimer
 	for i := 0; b.Loop(); i++ {
+		m.start()
 		inst, err := jail.CreateForTest(b, p, p.Spec("bench-"+strconv.Itoa(i), testDigest), "")
 		if err != nil {
 			b.Fatal(err)
@@ -151,6 +185,7 @@ func benchJail(b *testing.B, cfg jail.Config) {
 		if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
 			b.Fatal(err)
 		}
+		m.stop()
 		b.StopTimer()
 		proc.Stdin().Close()
 		io.Copy(io.Discard, proc.Stdout())
@@ -160,6 +195,7 @@ func benchJail(b *testing.B, cfg jail.Config) {
 		settle()
 		b.StartTimer()
 	}
+	m.report(b)
 }
 
 // BenchmarkIdleMemory reports what one idle jail (sleep, in a fresh
