@@ -307,6 +307,9 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if err := sendConfig(sync, cmd.Process.Pid, config, sources); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: send the config: %v", err)
 	}
+	// While the init stage builds the jail: what the read-back compares
+	// it with.
+	plan := planReadBack(cfg, cg)
 	msg, relayFDs, err := readSync(sync)
 	var relays []net.Listener
 	for _, fd := range relayFDs {
@@ -332,7 +335,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if err := json.Unmarshal(msg[1:], &rep); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage's report is not JSON")
 	}
-	rb := readBack(cmd.Process.Pid, rep, cfg, cg)
+	rb := readBack(cmd.Process.Pid, rep, plan)
 	ev := i.evidence(rb)
 	if ev.Enforcement != i.p.desc.Capability.Enforcement || ev.Limits != i.spec.Limits {
 		return nil, checkfu.Refuse(CodeReadBackMismatch, "jail: the kernel's read-back of the jail differs from the plan: %s", rb)

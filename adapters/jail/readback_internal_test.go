@@ -23,7 +23,7 @@ func TestReadBackOfAnUnjailedProcess(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cfg := initstage.Config{SystemDirs: DefaultSystemDirs, Binds: []initstage.Bind{{Target: WorkspacePath, Dir: true, Writable: true}}}
-	r := readBack(os.Getpid(), initstage.Ready{Tid: unix.Gettid()}, cfg, nil)
+	r := readBack(os.Getpid(), initstage.Ready{Tid: unix.Gettid()}, planReadBack(cfg, nil))
 	for ns, differs := range r.newNS {
 		if differs {
 			t.Errorf("namespace %s of the test process reads as new", ns)

@@ -40,11 +40,39 @@ func (r *readback) fail(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-func readBack(pid int, rep initstage.Ready, cfg initstage.Config, cg *cgroup) readback {
+// A readbackPlan is what the read-back compares the jail with and can
+// know before the init stage answers: the Runner's own namespaces, the
+// mount plan, and the limits the groups hold (files of the Runner's,
+// which nothing in the jail can write: it has no capability outside its
+// user namespace and no cgroup file system). [planReadBack] reads it
+// while the init stage builds the jail, so that only what the kernel
+// says about the jail itself is read once the stage is ready.
+type readbackPlan struct {
+	mine    map[string]string // namespace -> the Runner's own link
+	mineErr map[string]error
+	mounts  map[string]plannedMount
+	cg      *cgroup
+	limits  adapters.Limits // read from cg's groups, when cg is set
+}
+
+func planReadBack(cfg initstage.Config, cg *cgroup) readbackPlan {
+	p := readbackPlan{mine: map[string]string{}, mineErr: map[string]error{}, mounts: plannedMounts(cfg), cg: cg}
+	for _, ns := range namespaces {
+		p.mine[ns], p.mineErr[ns] = os.Readlink("/proc/self/ns/" + ns)
+	}
+	if cg != nil {
+		p.limits = cg.limits()
+	}
+	return p
+}
+
+// readBack reads back the jail of init stage pid, whose ready report is
+// rep, against plan.
+func readBack(pid int, rep initstage.Ready, plan readbackPlan) readback {
 	r := readback{newNS: map[string]bool{}, landlock: rep.Landlock}
 	proc := "/proc/" + strconv.Itoa(pid)
 	for _, ns := range namespaces {
-		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
+		mine, err1 := plan.mine[ns], plan.mineErr[ns]
 		theirs, err2 := os.Readlink(proc + "/ns/" + ns)
 		r.newNS[ns] = err1 == nil && err2 == nil && mine != theirs
 		if !r.newNS[ns] {
@@ -73,15 +101,15 @@ func readBack(pid int, rep initstage.Ready, cfg initstage.Config, cg *cgroup) re
 	if !r.mappedOut {
 		r.fail("the jail's root is not mapped to uid %d alone", uid)
 	}
-	r.mountsOK = r.checkMounts(proc+"/mountinfo", plannedMounts(cfg))
+	r.mountsOK = r.checkMounts(proc+"/mountinfo", plan.mounts)
 	if r.landlock < 1 {
 		r.fail("no landlock ruleset")
 	}
-	if cg != nil {
+	if cg := plan.cg; cg != nil {
 		if r.cgroup = task != "" && cg.holds(task); !r.cgroup {
 			r.fail("the cgroups do not hold the jail")
 		}
-		r.limits = cg.limits()
+		r.limits = plan.limits
 	}
 	return r
 }
