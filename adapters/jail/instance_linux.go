@@ -248,9 +248,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		cfg.Relay = []initstage.Relay{{Port: RelayPort}}
 	}
 	if i.p.support.Cgroups {
-		for k := range controllers {
-			cfg.CgroupTasks = append(cfg.CgroupTasks, initstage.SyncFD+1+k) // ExtraFiles after the sync socket
-		}
+		cfg.Cgroups = len(controllers)
 	}
 	config, err := json.Marshal(cfg)
 	if err != nil {
@@ -267,35 +265,20 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	defer pipes.CloseChild()
 	cleanup = append(cleanup, pipes.Close)
 
-	var cg *cgroup
-	if i.p.support.Cgroups {
-		if cg, err = newCgroup(i.spec.ID+"-"+randomName(), i.spec.Limits); err != nil {
-			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
-		}
-		cleanup = append(cleanup, cg.remove)
-	}
 	cmd := initCommand()
 	pipes.Attach(cmd)
 	cmd.ExtraFiles = []*os.File{childSync}
-	if cg != nil {
-		tasks, err := cg.taskFiles()
-		if err != nil {
-			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
-		}
-		defer func() {
-			for _, f := range tasks {
-				f.Close()
-			}
-		}()
-		cmd.ExtraFiles = append(cmd.ExtraFiles, tasks...)
-	}
 	i.p.attachInit(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage did not start: %v", err)
 	}
+	var cg *cgroup // made once the stage runs (below)
 	reap := func() {
 		cmd.Process.Kill()
 		cmd.Wait()
+		if cg != nil { // only now: a group the stage joined cannot go before it
+			cg.remove()
+		}
 	}
 	cleanup = append(cleanup, reap)
 	childSync.Close()
@@ -306,6 +289,17 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	sync.SetDeadline(deadline)
 	if err := sendConfig(sync, cmd.Process.Pid, config, sources); err != nil {
 		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: send the config: %v", err)
+	}
+	// The groups are made while the stage starts and builds the root
+	// (it joins them after, before any lock): the Runner would otherwise
+	// wait for the stage with nothing to do.
+	if i.p.support.Cgroups {
+		if cg, err = newCgroup(i.spec.ID+"-"+randomName(), i.spec.Limits); err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
+		}
+		if err := sendCgroups(sync, cg); err != nil {
+			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: send the cgroups: %v", err)
+		}
 	}
 	// While the init stage builds the jail: what the read-back compares
 	// it with.
@@ -395,6 +389,24 @@ func sendConfig(c *net.UnixConn, pid int, config []byte, sources []string) error
 		oob = unix.UnixRights(fds...)
 	}
 	_, _, err = c.WriteMsgUnix(config, oob, nil)
+	return err
+}
+
+// sendCgroups sends the init stage the tasks file of each of cg's
+// groups, in a [initstage.MsgCgroups] message, and closes its own.
+func sendCgroups(c *net.UnixConn, cg *cgroup) error {
+	tasks, err := cg.taskFiles()
+	if err != nil {
+		return err
+	}
+	fds := make([]int, len(tasks))
+	for k, f := range tasks {
+		fds[k] = int(f.Fd())
+	}
+	_, _, err = c.WriteMsgUnix([]byte{initstage.MsgCgroups}, unix.UnixRights(fds...), nil)
+	for _, f := range tasks {
+		f.Close()
+	}
 	return err
 }
 

@@ -20,7 +20,7 @@
 //     it or fails. The provider reads the result back from /proc before
 //     the workload runs.
 //   - The locks go on the one thread that execs: [Main] locks its OS
-//     thread, moves it into the cgroups, builds the root, drops every
+//     thread, builds the root, moves it into the cgroups, drops every
 //     capability, sets no_new_privs, restricts it with Landlock and
 //     installs the seccomp filter, then reports [MsgReady] and execs
 //     only after the provider's [MsgGo].

@@ -6,7 +6,7 @@ const Arg = "checkfu-jail-init"
 // Protocol names the revision of [Config], [Ready] and the messages: a
 // stage answers a trial start with [MsgReady] followed by Protocol, and
 // the provider refuses any other answer.
-const Protocol = "checkfu-jail-init/1"
+const Protocol = "checkfu-jail-init/2"
 
 // SyncFD is the descriptor of the stage's end of the sync socket (the
 // first of exec.Cmd.ExtraFiles).
@@ -20,14 +20,24 @@ const MaxConfigBytes = 1 << 20
 // message).
 const MaxBinds = 64
 
-// The messages of the sync socket. The provider sends the [Config], the
-// stage answers MsgReady (locks applied, before exec) or MsgError, the
+// MaxCgroups bounds the tasks files of one [MsgCgroups] message: a
+// message with more descriptors is refused (the kernel truncates it at
+// the room the stage gives).
+const MaxCgroups = 8
+
+// The messages of the sync socket. The provider sends the [Config],
+// then, when [Config.Cgroups] is not zero, MsgCgroups with the groups'
+// tasks files (it makes the groups while the stage starts); the stage
+// answers MsgReady (locks applied, before exec) or MsgError, the
 // provider answers MsgGo once it has read the jail back, and the exec
 // closes the socket (close-on-exec): EOF after MsgGo means the workload
 // runs.
 const (
-	MsgReady = 'R'
-	MsgError = 'E'
+	// MsgCgroups carries, as its descriptors, the tasks file of each
+	// group the stage joins, and no other byte.
+	MsgCgroups = 'C'
+	MsgReady   = 'R'
+	MsgError   = 'E'
 	// MsgExecError: the workload's command could not be found or
 	// executed.
 	MsgExecError = 'X'
@@ -49,9 +59,11 @@ type Config struct {
 	NoFile   uint64  `json:"nofile"`
 	// TmpBytes bounds the private /tmp and /dev/shm.
 	TmpBytes int64 `json:"tmp_bytes"`
-	// CgroupTasks are the descriptors of the groups' tasks files, which
-	// the stage writes to join them.
-	CgroupTasks []int `json:"cgroup_tasks,omitempty"`
+	// Cgroups is how many tasks files the [MsgCgroups] message after
+	// the config carries (at most [MaxCgroups]); the stage writes to each
+	// to join its group before it applies the locks. Zero: no message,
+	// no group.
+	Cgroups int `json:"cgroups,omitempty"`
 	// Check, when set, makes the stage only report that it runs in its
 	// namespaces, with [Protocol], and exit 0: the provider's trial
 	// start.

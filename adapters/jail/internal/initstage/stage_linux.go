@@ -64,9 +64,6 @@ func run() error {
 		reply(append([]byte{MsgReady}, Protocol...))
 		os.Exit(0)
 	}
-	if err := joinCgroups(cfg.CgroupTasks); err != nil {
-		return err
-	}
 	for i := range cfg.Binds {
 		if cfg.Binds[i].FD >= len(fds) {
 			return fmt.Errorf("bind %q: no descriptor", cfg.Binds[i].Target)
@@ -103,6 +100,16 @@ func run() error {
 	}
 	path, err := lookPath(cfg.Argv[0], cfg.Env)
 	if err != nil {
+		return err
+	}
+	// The provider made the groups while this stage started and built
+	// the root; this thread, the one that execs, joins them before any
+	// lock, and the provider's read-back checks that it did.
+	tasks, err := recvCgroups(SyncFD, cfg.Cgroups)
+	if err != nil {
+		return err
+	}
+	if err := joinCgroups(tasks); err != nil {
 		return err
 	}
 	if err := dropPrivileges(); err != nil {
@@ -242,6 +249,39 @@ func dropPrivileges() error {
 	// exec, and the capability drop above and no_new_privs make
 	// neither (TestParentDeathEndsTheJail proves it).
 	return nil
+}
+
+// recvCgroups reads the [MsgCgroups] message from sock when n is not
+// zero and returns its descriptors, exactly n of them (at most
+// [MaxCgroups]), or an error, having closed whatever it received.
+func recvCgroups(sock, n int) ([]int, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if n < 0 || n > MaxCgroups {
+		return nil, fmt.Errorf("%d cgroups asked, at most %d", n, MaxCgroups)
+	}
+	var b [1]byte
+	oob := make([]byte, unix.CmsgSpace(4*MaxCgroups))
+	m, oobn, flags, _, err := unix.Recvmsg(sock, b[:], oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("read the cgroups: %w", err)
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, cm := range msgs {
+			if r, err := unix.ParseUnixRights(&cm); err == nil {
+				fds = append(fds, r...)
+			}
+		}
+	}
+	if m != 1 || b[0] != MsgCgroups || flags&(unix.MSG_CTRUNC|unix.MSG_TRUNC) != 0 || len(fds) != n {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, fmt.Errorf("the cgroups message holds %d descriptors, not %d", len(fds), n)
+	}
+	return fds, nil
 }
 
 // joinCgroups moves the calling thread into the group of each tasks
