@@ -7,7 +7,8 @@
 # in rounds that alternate the variants; then the memory one idle jail
 # holds. Prints each
 # variant's median over COUNT runs and its ratio to the baseline and to
-# bwrap, and the jail's ratio to bwrap round by round (median).
+# bwrap, and the jail's ratio to bwrap round by round (median). A round's
+# figure is the median of its starts (p50_ms), not their mean.
 # Recorded in docs/benchmarks/adapters.md.
 #
 # Usage (from the repository root, as root or with user namespaces):
@@ -58,8 +59,11 @@ function median(name,   n, i, j, t, a) {
 /^BenchmarkStartToFirstByte\// {
 	split($1, p, "/"); name = p[2]; sub(/-[0-9]+$/, "", name)
 	if (name == "os_exec") round++
-	v[name, ++cnt[name]] = $3 / 1e6
-	r[name, round] = $3 / 1e6
+	# p50_ms, the median start of the round, when the benchmark
+	# reports it; else ns/op, the mean.
+	t = ($6 == "p50_ms") ? $5 : $3 / 1e6
+	v[name, ++cnt[name]] = t
+	r[name, round] = t
 }
 /^BenchmarkIdleMemory/ {
 	for (i = 3; i < NF; i++) if ($(i + 1) ~ /_kB$/) { m = $(i + 1); v[m, ++cnt[m]] = $i }
