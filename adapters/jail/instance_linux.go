@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -250,10 +249,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if i.p.support.Cgroups {
 		cfg.Cgroups = len(controllers)
 	}
-	config, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
+	config := cfg.Encode()
 	if len(config) > initstage.MaxConfigBytes {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "jail: the process's argv and environment exceed %d bytes", initstage.MaxConfigBytes)
 	}
@@ -325,9 +321,9 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 	if err := initFailure(msg, spec.Argv[0]); err != nil {
 		return nil, err
 	}
-	var rep initstage.Ready
-	if err := json.Unmarshal(msg[1:], &rep); err != nil {
-		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage's report is not JSON")
+	rep, err := initstage.DecodeReady(msg[1:])
+	if err != nil {
+		return nil, checkfu.Refuse(CodeJailStartFailed, "jail: the init stage's report: %v", err)
 	}
 	rb := readBack(cmd.Process.Pid, rep, plan)
 	ev := i.evidence(rb)

@@ -1,7 +1,6 @@
 package jail
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -77,7 +76,7 @@ func (p *Provider) trialStart() (started bool, err error) {
 		cmd.Wait()
 	}()
 	c.SetDeadline(time.Now().Add(probeTimeout))
-	b, _ := json.Marshal(initstage.Config{Check: true})
+	b := initstage.Config{Check: true}.Encode()
 	if _, err := c.Write(b); err != nil {
 		return true, err
 	}

@@ -26,6 +26,10 @@
 //     only after the provider's [MsgGo].
 //   - Nothing open reaches the workload: every descriptor from
 //     [SyncFD] up is marked close-on-exec before anything else.
+//   - One strict encoding: [Config] and [Ready] travel as
+//     [Config.Encode] and [Ready.Encode] (no encoding/json in the
+//     stage); a message that is not exactly an encoding is refused with
+//     [ErrEncoding].
 //   - One protocol: the provider refuses a stage whose trial answer is
 //     not [MsgReady] followed by [Protocol], so a program built from
 //     another revision of this package never starts a jail.

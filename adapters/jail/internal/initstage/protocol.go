@@ -6,7 +6,7 @@ const Arg = "checkfu-jail-init"
 // Protocol names the revision of [Config], [Ready] and the messages: a
 // stage answers a trial start with [MsgReady] followed by Protocol, and
 // the provider refuses any other answer.
-const Protocol = "checkfu-jail-init/2"
+const Protocol = "checkfu-jail-init/3"
 
 // SyncFD is the descriptor of the stage's end of the sync socket (the
 // first of exec.Cmd.ExtraFiles).
@@ -44,55 +44,55 @@ const (
 	MsgGo        = 'G'
 )
 
-// Config is what the provider tells the stage. Descriptors are numbers
-// in the stage (ExtraFiles from [SyncFD] on).
+// Config is what the provider tells the stage, sent as [Config.Encode].
+// Descriptors are numbers in the stage (ExtraFiles from [SyncFD] on).
 type Config struct {
-	SystemDirs []string `json:"system_dirs"`
-	Binds      []Bind   `json:"binds"`
-	Hostname   string   `json:"hostname"`
-	Argv       []string `json:"argv"`
-	Env        []string `json:"env"`
+	SystemDirs []string
+	Binds      []Bind
+	Hostname   string
+	Argv       []string
+	Env        []string
 	// Dir is the workload's working directory in the jail.
-	Dir      string  `json:"dir"`
-	Landlock int     `json:"landlock"`
-	Relay    []Relay `json:"relay,omitempty"`
-	NoFile   uint64  `json:"nofile"`
+	Dir      string
+	Landlock int
+	Relay    []Relay
+	NoFile   uint64
 	// TmpBytes bounds the private /tmp and /dev/shm.
-	TmpBytes int64 `json:"tmp_bytes"`
+	TmpBytes int64
 	// Cgroups is how many tasks files the [MsgCgroups] message after
 	// the config carries (at most [MaxCgroups]); the stage writes to each
 	// to join its group before it applies the locks. Zero: no message,
 	// no group.
-	Cgroups int `json:"cgroups,omitempty"`
+	Cgroups int
 	// Check, when set, makes the stage only report that it runs in its
 	// namespaces, with [Protocol], and exit 0: the provider's trial
 	// start.
-	Check bool `json:"check,omitempty"`
+	Check bool
 }
 
 // A Bind is one bind mount from a descriptor the provider opened
 // (O_PATH, in the stage's mount namespace) to a path in the jail; FD is
 // its index among the descriptors sent with the config.
 type Bind struct {
-	FD       int    `json:"fd"`
-	Target   string `json:"target"`
-	Dir      bool   `json:"dir"`
-	Writable bool   `json:"writable"`
+	FD       int
+	Target   string
+	Dir      bool
+	Writable bool
 }
 
 // A Relay is a loopback TCP port the stage listens on inside the jail's
 // network namespace and hands to the provider.
 type Relay struct {
-	Port int `json:"port"`
+	Port int
 }
 
-// Ready is what the stage reports with [MsgReady].
+// Ready is what the stage reports with [MsgReady], as [Ready.Encode].
 type Ready struct {
 	// Tid is the thread that applied the locks and will exec.
-	Tid int `json:"tid"`
+	Tid int
 	// Landlock is the Landlock ABI whose ruleset the thread is
 	// restricted by.
-	Landlock int `json:"landlock"`
+	Landlock int
 }
 
 // Devices are the host device nodes a jail's /dev holds.

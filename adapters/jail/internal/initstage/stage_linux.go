@@ -1,7 +1,6 @@
 package initstage
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -56,16 +55,19 @@ func run() error {
 			}
 		}
 	}
-	var cfg Config
-	if err := json.Unmarshal(buf[:n], &cfg); err != nil {
+	cfg, err := DecodeConfig(buf[:n])
+	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	if cfg.Check {
 		reply(append([]byte{MsgReady}, Protocol...))
 		os.Exit(0)
 	}
+	if len(cfg.Argv) == 0 {
+		return errors.New("config: no command")
+	}
 	for i := range cfg.Binds {
-		if cfg.Binds[i].FD >= len(fds) {
+		if cfg.Binds[i].FD < 0 || cfg.Binds[i].FD >= len(fds) {
 			return fmt.Errorf("bind %q: no descriptor", cfg.Binds[i].Target)
 		}
 		cfg.Binds[i].FD = fds[cfg.Binds[i].FD]
@@ -122,8 +124,7 @@ func run() error {
 	if err := installSeccomp(); err != nil {
 		return err
 	}
-	rep, _ := json.Marshal(Ready{Tid: unix.Gettid(), Landlock: landlock})
-	msg := append([]byte{MsgReady}, rep...)
+	msg := append([]byte{MsgReady}, Ready{Tid: unix.Gettid(), Landlock: landlock}.Encode()...)
 	if len(relayFDs) > 0 {
 		if err := unix.Sendmsg(SyncFD, msg, unix.UnixRights(relayFDs...), nil, 0); err != nil {
 			return fmt.Errorf("send relay: %w", err)
