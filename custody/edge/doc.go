@@ -34,7 +34,10 @@
 //     which carries from one piece of the body to the next the text's
 //     tail and the text an agent assembles from the events' string
 //     values, so a credential split across pieces or events is refused
-//     in the piece that completes it (the pieces before it were passed).
+//     in the piece that completes it; the screen also says how much of
+//     what it passed to hold back: the events from where the text ends
+//     with a prefix of a form of at least MinHeldPrefix bytes, until a
+//     later piece settles it.
 //     A stream is not held back for its evidence: the edge_call is
 //     recorded once the reader is done, and a recording failure is
 //     returned then.

@@ -30,11 +30,18 @@ type Stream struct {
 	// complete one begun in the bytes it passed before: it is given the
 	// body in order, a piece at a time, and carries from one piece to
 	// the next the tail of the text and the text an agent assembles
-	// from the events' string values (a model's deltas). What it passed
-	// before was passed: of a form split across pieces, every piece
-	// but the last may have reached the caller. Not safe for
-	// concurrent use.
-	Screen func(p []byte) error
+	// from the events' string values (a model's deltas). When a piece
+	// passes, hold is how many of the bytes passed so far, at their
+	// end, the caller must not write yet: those from the start of the
+	// event (after a blank line) where the raw text, or a text an
+	// agent assembles, ends with a prefix of at least [MinHeldPrefix]
+	// bytes of a form (as sent, escapes not decoded). The next piece
+	// tells: refused when it completes the form (the held bytes are
+	// then never written), else a smaller hold. At the stream's end the
+	// caller writes what is held (the form never completed). It never
+	// holds bytes it let be written before. Not safe for concurrent
+	// use.
+	Screen func(p []byte) (hold int, err error)
 }
 
 // Stream makes one authorized model call (a registration of Protocol
@@ -129,11 +136,11 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 		defer screen.clear()
 		return read(&Stream{
 			Status: hresp.StatusCode, Header: h, Body: hresp.Body,
-			Screen: func(p []byte) error {
+			Screen: func(p []byte) (int, error) {
 				if screen.screen(p) {
-					return checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's answer for %s echoes the credential; the stream is cut", c.Credential)
+					return 0, checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's answer for %s echoes the credential; the stream is cut", c.Credential)
 				}
-				return nil
+				return int(screen.hold()), nil
 			},
 		})
 	})

@@ -36,16 +36,30 @@ import (
 // route never splits one) is read as two lines, and only the raw seam
 // covers it.
 //
-// What it cannot do: hold back the earlier part. The pieces before the
-// one that completes a form were passed already: up to every byte of
-// the form but its last piece may have reached the reader. It is not
-// safe for concurrent use, and its tails and channels hold the answer's
-// text (possibly pieces of the credential): clear zeroes them.
+// It also says what to hold back (hold): once a piece passes, when the
+// raw tail or a channel's text ends with a prefix of a form at least
+// MinHeldPrefix bytes long, as sent (heldPrefix), the events from the
+// one where that prefix begins are not to be written until a later
+// piece shows whether the form completes. Only the text as sent is
+// tested there: a prefix written with escapes is caught when the form
+// completes, but not held. It is not safe for concurrent use, and its
+// tails and channels hold the answer's text (possibly pieces of the
+// credential): clear zeroes them.
 type streamScreen struct {
 	forms *echoSet
 	carry int
-	tail  []byte // the raw text's last carry bytes so far
-	seam  []byte // tail + the new piece's head, rebuilt for each piece
+	// held are the forms longer than MinHeldPrefix, whose prefixes are
+	// held back; long is the longest form's length.
+	held [][]byte
+	long int
+	// total is the bytes screened so far, released the offset in them
+	// up to which hold let them be written (an event's start), evs the
+	// starts of the events after released, and ev the start of the
+	// event the line being read is in.
+	total, released, ev int64
+	evs                 []int64
+	tail                []byte // the raw text's last carry bytes so far
+	seam                []byte // tail + the new piece's head, rebuilt for each piece
 	// channels are the assembled text's channels, in the order their
 	// names were first seen; the last may be the shared one.
 	channels []textChannel
@@ -66,7 +80,27 @@ type textChannel struct {
 	name  []byte
 	tail  []byte
 	added int // the bytes the current piece added at tail's end
+	// n is the bytes added in all; segs say which event added the last
+	// long of them (a seg ends at the channel's offset end); open is
+	// the start of the event where a prefix held back begins, or -1.
+	n    int64
+	segs []seg
+	open int64
 }
+
+// A seg is a run of a channel's text that one event (starting at the
+// stream offset ev) added, ending at the channel's offset end.
+type seg struct{ end, ev int64 }
+
+// MinHeldPrefix is the shortest prefix of a form of the credential the
+// stream's screen holds back ([Stream.Screen]): 8 bytes. A form split
+// across two pieces of the stream at an offset of 8 or more reaches the
+// reader not at all (it is held until the piece that completes it is
+// refused); split before, at most its first 7 bytes do, as the text
+// around a key often repeats a prefix that short ("sk-ant-" is 7) and
+// holding every 1-byte prefix would hold most events. 7 bytes of a key
+// of 32 random bytes or more leave the rest to guess.
+const MinHeldPrefix = 8
 
 // carryFactor is how many times its longest form's length the screen
 // carries from one piece to the next: six, the width of "\u00XX", the
@@ -100,10 +134,14 @@ type mark struct {
 // it.
 func newStreamScreen(forms [][]byte) *streamScreen {
 	long := 0
+	var held [][]byte
 	for _, f := range forms {
 		long = max(long, len(f))
+		if len(f) > MinHeldPrefix {
+			held = append(held, f)
+		}
 	}
-	return &streamScreen{forms: newEchoSet(forms, true), carry: carryFactor * long}
+	return &streamScreen{forms: newEchoSet(forms, true), carry: carryFactor * long, held: held, long: long}
 }
 
 // screen reports whether a form of the credential occurs in p, across
@@ -111,7 +149,77 @@ func newStreamScreen(forms [][]byte) *streamScreen {
 // p's string values are added to it.
 func (s *streamScreen) screen(p []byte) bool {
 	raw := s.screenRaw(p)
-	return s.screenText(p) || raw
+	found := s.screenText(p) || raw
+	s.total += int64(len(p))
+	return found
+}
+
+// hold returns how many of the bytes screened so far, at their end, are
+// not to be written yet, once the last piece has passed: none, or those
+// from the start of the event where a held prefix (heldPrefix) of the
+// raw tail or of a channel's text begins. It never holds what it let be
+// written before: a prefix that grew past MinHeldPrefix in this piece
+// is held from this piece's bytes on.
+func (s *streamScreen) hold() int64 {
+	from := s.total
+	if n := s.heldPrefix(s.tail); n > 0 {
+		from = s.eventAt(s.total - int64(n))
+	}
+	for i := range s.channels {
+		if o := s.channels[i].open; o >= 0 {
+			from = min(from, o)
+		}
+	}
+	from = max(from, s.released)
+	s.released = from
+	// The event starts kept: those after released, and of those only
+	// the last at or before where a raw prefix could begin, and after.
+	k := 0
+	for k < len(s.evs) && (s.evs[k] <= from || k+1 < len(s.evs) && s.evs[k+1] <= s.total-int64(s.long)) {
+		k++
+	}
+	s.evs = s.evs[:copy(s.evs, s.evs[k:])]
+	return s.total - from
+}
+
+// eventAt returns the start of the event, not yet released, that holds
+// the stream offset x; released when x is before every event start
+// kept.
+func (s *streamScreen) eventAt(x int64) int64 {
+	at := s.released
+	for _, e := range s.evs {
+		if e > x {
+			break
+		}
+		at = e
+	}
+	return at
+}
+
+// heldPrefix returns the length of the longest prefix of a form, of at
+// least MinHeldPrefix bytes and shorter than the form, that t ends with;
+// 0 if there is none. It searches the last len(form)-1 bytes of t for
+// the form's first MinHeldPrefix bytes and checks that what follows
+// each place found continues the form to t's end: outside a key such
+// places are rare, so this costs one short search per form.
+func (s *streamScreen) heldPrefix(t []byte) int {
+	best := 0
+	for _, f := range s.held {
+		w := t[max(0, len(t)-(len(f)-1)):]
+		head := f[:MinHeldPrefix]
+		for i := 0; len(w)-i > best; i++ {
+			j := bytes.Index(w[i:], head)
+			if j < 0 {
+				break
+			}
+			i += j
+			if len(w)-i > best && bytes.HasPrefix(f, w[i:]) {
+				best = len(w) - i
+				break
+			}
+		}
+	}
+	return best
 }
 
 // screenRaw reports whether a form occurs in p, or across the seam
@@ -140,6 +248,10 @@ func (s *streamScreen) screenText(p []byte) bool {
 			continue
 		}
 		found = found || echoIn(c.tail, s.forms)
+		c.open = -1
+		if n := s.heldPrefix(c.tail); n > 0 {
+			c.open = c.eventAt(c.n - int64(n))
+		}
 		c.added = 0
 		c.tail = trimTail(c.tail, s.carry)
 	}
@@ -176,16 +288,24 @@ func trimTail(t []byte, n int) []byte {
 
 // addValues appends the decoded JSON string values of p's data lines to
 // their channels.
+// It records where p's events start: after each blank line.
 func (s *streamScreen) addValues(p []byte) {
+	at := s.total // p[0]'s offset in the stream
 	for len(p) > 0 {
 		line := p
 		if i := bytes.IndexByte(p, '\n'); i >= 0 {
 			line, p = p[:i], p[i+1:]
+			at += int64(i + 1)
 		} else {
+			at += int64(len(p))
 			p = nil
 		}
 		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			s.addLine(v)
+		} else if len(line) == 0 || len(line) == 1 && line[0] == '\r' {
+			// A blank line ends the event; the next starts after it.
+			s.ev = at
+			s.evs = append(s.evs, at)
 		}
 	}
 }
@@ -216,9 +336,7 @@ func (s *streamScreen) addLine(v []byte) {
 			if m.ch < 0 {
 				name = v[m.start:m.end]
 			} else {
-				c := &s.channels[m.ch]
-				c.tail = append(c.tail, v[m.start:m.end]...)
-				c.added += m.end - m.start
+				s.addTo(m.ch, v[m.start:m.end])
 			}
 			pos, kept = m.end+1, kept+1
 		}
@@ -309,10 +427,44 @@ func quoteMask(w uint64) uint64 {
 // and returns the channel's index.
 func (s *streamScreen) addValue(name, str []byte) int {
 	i := s.channel(name)
+	s.addTo(i, str)
+	return i
+}
+
+// addTo appends str to channel i, added by the event being read.
+func (s *streamScreen) addTo(i int, str []byte) {
+	if len(str) == 0 {
+		return
+	}
 	c := &s.channels[i]
 	c.tail = append(c.tail, str...)
 	c.added += len(str)
-	return i
+	c.n += int64(len(str))
+	if k := len(c.segs) - 1; k >= 0 && c.segs[k].ev == s.ev {
+		c.segs[k].end = c.n
+	} else {
+		c.segs = append(c.segs, seg{end: c.n, ev: s.ev})
+	}
+	// Only the segs of the last long bytes are needed; they are dropped
+	// once they are half the list, so each is moved once on average.
+	k := 0
+	for k < len(c.segs) && c.segs[k].end <= c.n-int64(s.long) {
+		k++
+	}
+	if 2*k >= len(c.segs) && k > 0 {
+		c.segs = c.segs[:copy(c.segs, c.segs[k:])]
+	}
+}
+
+// eventAt returns the start of the event that added the channel's byte
+// at offset x (one of its last long bytes).
+func (c *textChannel) eventAt(x int64) int64 {
+	for _, g := range c.segs {
+		if g.end > x {
+			return g.ev
+		}
+	}
+	return c.segs[len(c.segs)-1].ev
 }
 
 // spaces returns the length of the JSON white space (but a newline,
@@ -341,9 +493,9 @@ func (s *streamScreen) channel(name []byte) int {
 	switch {
 	case n < maxTextChannels:
 		// n < maxTextChannels: the shared channel is not made yet.
-		s.channels = append(s.channels, textChannel{name: bytes.Clone(name)})
+		s.channels = append(s.channels, textChannel{name: bytes.Clone(name), open: -1})
 	case !s.shared:
-		s.channels, s.shared = append(s.channels, textChannel{}), true
+		s.channels, s.shared = append(s.channels, textChannel{open: -1}), true
 	}
 	return len(s.channels) - 1
 }
@@ -359,5 +511,5 @@ func (s *streamScreen) clear() {
 		clear(s.channels[i].tail[:cap(s.channels[i].tail)])
 		clear(s.channels[i].name)
 	}
-	s.tail, s.seam, s.channels, s.prev, s.marks = nil, nil, nil, nil, nil
+	s.tail, s.seam, s.channels, s.prev, s.marks, s.held = nil, nil, nil, nil, nil, nil
 }

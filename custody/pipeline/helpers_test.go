@@ -91,7 +91,7 @@ func (f *fakeEdge) Stream(ctx context.Context, a edge.Authorized, read func(*edg
 	f.streamed++
 	f.mu.Unlock()
 	return read(&edge.Stream{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: strings.NewReader(`{}`),
-		Screen: func([]byte) error { return nil }})
+		Screen: func([]byte) (int, error) { return 0, nil }})
 }
 
 func (f *fakeEdge) Streamed() int {

@@ -12,15 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/gateway/internal/rigtest"
 )
 
 // TestModelRouteScreensAKeySplitAcrossEvents: a provider streaming the
 // model key in two text deltas, the second sent only once the agent has
-// read the first (so the two cannot share a batch): the stream is cut
-// before the delta that completes the key, the agent never reads its
-// second part, and the call's result is credential_echoed. The first
-// part did reach the agent: the screen holds nothing back.
+// read the event before the first: the stream is cut before the delta
+// that completes the key, the agent reads neither part (the first is
+// held back: it ends the text with a prefix of the key of at least
+// edge.MinHeldPrefix bytes), and the call's result is
+// credential_echoed.
 func TestModelRouteScreensAKeySplitAcrossEvents(t *testing.T) {
 	r, c := modelBroker(t, rigtest.ModelCapability)
 	key := rigtest.ModelCanary
@@ -33,7 +35,7 @@ func TestModelRouteScreensAKeySplitAcrossEvents(t *testing.T) {
 	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":100,\"output_tokens\":1}}}\n\n")
-		io.WriteString(w, delta("the key is "+req.Header.Get("X-Api-Key")[:len(first)]))
+		io.WriteString(w, delta("the key is ")+delta(req.Header.Get("X-Api-Key")[:len(first)]))
 		w.(http.Flusher).Flush()
 		select {
 		case <-next:
@@ -50,12 +52,12 @@ func TestModelRouteScreensAKeySplitAcrossEvents(t *testing.T) {
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	var got []byte
-	for !bytes.Contains(got, []byte(first)) {
+	for !bytes.Contains(got, []byte("the key is ")) {
 		line, err := br.ReadBytes('\n')
 		got = append(got, line...)
 		if err != nil {
 			close(next)
-			t.Fatalf("the first part never arrived: %v, read %q", err, got)
+			t.Fatalf("the event before the key never arrived: %v, read %q", err, got)
 		}
 	}
 	close(next)
@@ -64,6 +66,9 @@ func TestModelRouteScreensAKeySplitAcrossEvents(t *testing.T) {
 	noLeak(t, "the answer", got)
 	if bytes.Contains(got, []byte(second)) || bytes.Contains(got, []byte("message_stop")) {
 		t.Fatalf("the stream was not cut before the key's second part: %q", got)
+	}
+	if bytes.Contains(got, []byte(first[:edge.MinHeldPrefix])) {
+		t.Fatalf("the key's first part was not held back: %q", got)
 	}
 	// The usage is what the provider reported up to the end of the cut
 	// batch (its final count when the rest came in one read), else the

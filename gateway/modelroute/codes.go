@@ -32,4 +32,8 @@ const (
 	// MaxStreamBytes to relay; the stream is cut before the event that
 	// passes the bound.
 	CodeModelStreamTooLarge checkfu.Code = "model_stream_too_large"
+	// CodeModelStreamHeldTooLong: the screen would hold back more than
+	// MaxHeldBytes of a streamed answer (or more than it was given); the
+	// stream is cut and what was held is not written.
+	CodeModelStreamHeldTooLong checkfu.Code = "model_stream_held_too_long"
 )

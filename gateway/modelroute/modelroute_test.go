@@ -264,11 +264,11 @@ func TestRelayScreensEachEvent(t *testing.T) {
 	stream := "data: {\"a\":1}\n\ndata: {\"text\":\"sk-CANARY-1\"}\n\ndata: {\"b\":2}\n\n"
 	screenErr := errors.New("echoed")
 	var out bytes.Buffer
-	_, err := modelroute.Relay(&out, nil, strings.NewReader(stream), modelroute.OpenAIChat, func(p []byte) error {
+	_, err := modelroute.Relay(&out, nil, strings.NewReader(stream), modelroute.OpenAIChat, func(p []byte) (int, error) {
 		if bytes.Contains(p, []byte("CANARY")) {
-			return screenErr
+			return 0, screenErr
 		}
-		return nil
+		return 0, nil
 	})
 	if !errors.Is(err, screenErr) || out.Len() != 0 {
 		t.Fatalf("Relay of a stream that arrived at once = %v, wrote %q", err, out.String())
@@ -283,22 +283,22 @@ func TestRelayScreensEachEvent(t *testing.T) {
 		}
 		srcW.Close()
 	}()
-	_, err = modelroute.Relay(&out, nil, srcR, modelroute.OpenAIChat, func(p []byte) error {
+	_, err = modelroute.Relay(&out, nil, srcR, modelroute.OpenAIChat, func(p []byte) (int, error) {
 		if bytes.Contains(p, []byte("CANARY")) {
-			return screenErr
+			return 0, screenErr
 		}
-		return nil
+		return 0, nil
 	})
 	srcR.Close()
 	if !errors.Is(err, screenErr) || out.String() != "data: {\"a\":1}\n\n" {
 		t.Fatalf("Relay = %v, wrote %q", err, out.String())
 	}
 	out.Reset()
-	if _, err := modelroute.RelayAnswer(&out, strings.NewReader(`{"text":"sk-CANARY-1"}`), modelroute.OpenAIChat, func(p []byte) error {
+	if _, err := modelroute.RelayAnswer(&out, strings.NewReader(`{"text":"sk-CANARY-1"}`), modelroute.OpenAIChat, func(p []byte) (int, error) {
 		if bytes.Contains(p, []byte("CANARY")) {
-			return screenErr
+			return 0, screenErr
 		}
-		return nil
+		return 0, nil
 	}); !errors.Is(err, screenErr) || out.Len() != 0 {
 		t.Fatalf("RelayAnswer = %v, wrote %q", err, out.String())
 	}
@@ -397,9 +397,9 @@ func TestRelayBatchBound(t *testing.T) {
 	const n = 3*modelroute.MaxBatchBytes/1024 + 7
 	var sizes []int
 	var out bytes.Buffer
-	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) error {
+	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) (int, error) {
 		sizes = append(sizes, len(p))
-		return nil
+		return 0, nil
 	})
 	if err != nil || out.Len() != n*1024 {
 		t.Fatalf("Relay = %v, wrote %d of %d", err, out.Len(), n*1024)

@@ -180,9 +180,9 @@ func TestRelayBatchBoundMisaligned(t *testing.T) {
 	ev := "data: " + strings.Repeat("x", size-len("data: ")-2) + "\n\n"
 	var out bytes.Buffer
 	biggest, batches := 0, 0
-	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) error {
+	_, err := modelroute.Relay(&out, nil, strings.NewReader(strings.Repeat(ev, n)), modelroute.OpenAIChat, func(p []byte) (int, error) {
 		biggest, batches = max(biggest, len(p)), batches+1
-		return nil
+		return 0, nil
 	})
 	if err != nil || out.Len() != size*n || out.String() != strings.Repeat(ev, n) {
 		t.Fatalf("Relay = %v, wrote %d of %d", err, out.Len(), size*n)

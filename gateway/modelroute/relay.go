@@ -40,8 +40,20 @@ const MaxStreamBytes = 64 << 20
 
 // A Screen checks bytes before they reach the agent (the outbound edge's
 // echo check of the key); an error stops the relay before they are
-// written.
-type Screen func(p []byte) error
+// written. Given a stream's batches in order, it may ask to hold back
+// the end of what it passed (custody/edge, Stream.Screen): hold is how
+// many of the bytes passed so far, at their end, are not to be written
+// yet. [RelayAnswer] writes a whole answer and holds nothing back.
+type Screen func(p []byte) (hold int, err error)
+
+// MaxHeldBytes bounds what Relay holds back for the screen: 8 MiB,
+// twice MaxEventBytes, so the longest event holding the start of a
+// held prefix of the key fits with the events after it until the next
+// batch tells. A stream whose screen would hold more is cut with
+// [CodeModelStreamHeldTooLong]; what was held is not written. A stream
+// that holds this much is one whose text ended with a prefix of the key
+// and then ran on for megabytes without adding to that text.
+const MaxHeldBytes = 8 << 20
 
 // MaxBatchBytes is Relay's read buffer, 64 KiB: the most one read of
 // the provider's stream brings. The whole events read are screened and
@@ -77,10 +89,22 @@ const MaxBatchBytes = 64 << 10
 // The screen is given the batches in order, each once: the edge's
 // carries from one batch to the next what it needs to catch a key split
 // across two (custody/edge, Stream.Screen), and refuses the batch that
-// completes it, which is then not written; the batches before it were.
+// completes it, which is then not written. A batch that passes is
+// written but for the hold the screen asks: its last hold bytes
+// (events from where a prefix of the key begins, maybe with held bytes
+// of batches before) wait for the next batch, and are written, in order
+// and before it, once the screen passes it with a smaller hold; never
+// when it refuses it. At the stream's normal end what is held is
+// written (the key never completed); when the stream is cut (any
+// error) it is not. At most MaxHeldBytes are held
+// ([CodeModelStreamHeldTooLong]).
 func Relay(dst io.Writer, flush func(), src io.Reader, d Dialect, screen Screen) (Usage, error) {
 	w := startBatchWriter(dst, flush, screen)
 	u, err := relayEvents(w, src, d)
+	if err == nil {
+		// The stream ended: what is held is written.
+		err = w.finish(u)
+	}
 	if wu, werr := w.close(); werr != nil {
 		// The failed batch came before anything relayEvents read after
 		// it: its error is the first.
@@ -197,14 +221,17 @@ type batchWriter struct {
 	busy   bool         // a batch is on work and not yet back
 	failed *written     // the first batch that failed, once seen
 	spare  []byte       // a written batch's buffer, to be filled again
+	held   []byte       // the bytes passed and held back, run's own
 }
 
 // written is one batch, the usage read up to its end, and the error of
-// screening or writing it.
+// screening or writing it; end marks the stream's end, where what is
+// held is written.
 type written struct {
 	b   []byte
 	u   Usage
 	err error
+	end bool
 }
 
 // startBatchWriter starts the writer's goroutine; close stops it.
@@ -219,11 +246,23 @@ func startBatchWriter(dst io.Writer, flush func(), screen Screen) *batchWriter {
 // failed.
 func (w *batchWriter) run() {
 	for j := range w.work {
+		if j.end {
+			// The stream's end: what is held is written.
+			if len(w.held) > 0 {
+				j.err = w.write(nil, 0)
+				if j.err == nil && w.flush != nil {
+					w.flush()
+				}
+			}
+			w.back <- j
+			continue
+		}
+		hold := 0
 		if w.screen != nil {
-			j.err = w.screen(j.b)
+			hold, j.err = w.screen(j.b)
 		}
 		if j.err == nil {
-			_, j.err = w.dst.Write(j.b)
+			j.err = w.write(j.b, hold)
 		}
 		if j.err == nil && w.flush != nil {
 			w.flush()
@@ -231,6 +270,46 @@ func (w *batchWriter) run() {
 		w.back <- j
 	}
 	close(w.back)
+}
+
+// write writes what is held, then b, but for their last hold bytes,
+// which it holds (copied: b's buffer goes back to be filled).
+func (w *batchWriter) write(b []byte, hold int) error {
+	if hold < 0 || hold > len(w.held)+len(b) || hold > MaxHeldBytes {
+		w.held = w.held[:0]
+		return errStreamHeld
+	}
+	if len(w.held) == 0 {
+		n := len(b) - hold
+		if n > 0 {
+			if _, err := w.dst.Write(b[:n]); err != nil {
+				return err
+			}
+		}
+		w.held = append(w.held, b[n:]...)
+		return nil
+	}
+	w.held = append(w.held, b...)
+	n := len(w.held) - hold
+	if n > 0 {
+		if _, err := w.dst.Write(w.held[:n]); err != nil {
+			return err
+		}
+	}
+	w.held = w.held[:copy(w.held, w.held[n:])]
+	return nil
+}
+
+// finish hands on the stream's end, once the batches before are
+// written: what is held is written then. It returns the first failed
+// batch's error.
+func (w *batchWriter) finish(u Usage) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	w.work <- written{u: u, end: true}
+	w.busy = true
+	return w.wait()
 }
 
 // send waits for the batch handed on before to be written, then hands
@@ -257,7 +336,9 @@ func (w *batchWriter) wait() error {
 		if j.err != nil && w.failed == nil {
 			w.failed = &j
 		}
-		w.spare = j.b
+		if !j.end {
+			w.spare = j.b
+		}
 	}
 	if w.failed != nil {
 		return w.failed.err
@@ -338,6 +419,10 @@ func errEventTooLarge() error {
 	return checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider sent an event longer than %d bytes", MaxEventBytes)
 }
 
+// errStreamHeld is the refusal of a hold longer than MaxHeldBytes, or
+// than what the screen was given.
+var errStreamHeld = checkfu.Refuse(CodeModelStreamHeldTooLong, "modelroute: the screen would hold back more than %d bytes of the provider's stream; it is cut", MaxHeldBytes)
+
 // errStreamTooLarge is the refusal of a stream longer than
 // MaxStreamBytes.
 var errStreamTooLarge = checkfu.Refuse(CodeModelStreamTooLarge, "modelroute: the provider's stream is longer than %d bytes; it is cut", MaxStreamBytes)
@@ -354,7 +439,9 @@ func RelayAnswer(dst io.Writer, src io.Reader, d Dialect, screen Screen) (Usage,
 		return Usage{}, checkfu.Refuse(CodeModelEventTooLarge, "modelroute: the provider's answer is longer than %d bytes", MaxAnswerBytes)
 	}
 	if screen != nil {
-		if err := screen(b); err != nil {
+		// A whole answer: nothing follows to complete a prefix, so the
+		// hold is not used.
+		if _, err := screen(b); err != nil {
 			return Usage{}, err
 		}
 	}

@@ -25,7 +25,7 @@ func relayReference(dst io.Writer, flush func(), src io.Reader, d Dialect, scree
 			return nil
 		}
 		if screen != nil {
-			if err := screen(batch); err != nil {
+			if _, err := screen(batch); err != nil {
 				return err
 			}
 		}
@@ -120,12 +120,12 @@ func TestRelayAgreesWithItsReference(t *testing.T) {
 			var out bytes.Buffer
 			var batches []string
 			flushes := 0
-			u, err := relay(&out, func() { flushes++ }, &pieces{stream, sizes}, d, func(p []byte) error {
+			u, err := relay(&out, func() { flushes++ }, &pieces{stream, sizes}, d, func(p []byte) (int, error) {
 				batches = append(batches, string(p))
 				if bytes.Contains(p, []byte("REFUSE")) {
-					return checkfu.Refuse(CodeModelEventTooLarge, "refused")
+					return 0, checkfu.Refuse(CodeModelEventTooLarge, "refused")
 				}
-				return nil
+				return 0, nil
 			})
 			if flushes != len(batches) && err == nil {
 				t.Fatalf("%d flushes for %d batches", flushes, len(batches))
@@ -169,16 +169,16 @@ func TestRelayWritesOnlyScreenedBatches(t *testing.T) {
 		var passed []byte
 		refused, returned := false, false
 		var out bytes.Buffer
-		screen := func(p []byte) error {
+		screen := func(p []byte) (int, error) {
 			if returned || refused || passed != nil {
 				t.Fatalf("screen called after Relay returned (%v), after a refusal (%v), or before the batch it passed was written", returned, refused)
 			}
 			if bytes.Contains(p, []byte("REFUSE")) {
 				refused = true
-				return checkfu.Refuse(CodeModelEventTooLarge, "refused")
+				return 0, checkfu.Refuse(CodeModelEventTooLarge, "refused")
 			}
 			passed = bytes.Clone(p)
-			return nil
+			return 0, nil
 		}
 		dst := writerFunc(func(p []byte) (int, error) {
 			if returned || !bytes.Equal(p, passed) {
