@@ -66,12 +66,15 @@ type medianTimer struct {
 func (m *medianTimer) start() { m.t0 = time.Now() }
 func (m *medianTimer) stop()  { m.d = append(m.d, time.Since(m.t0)) }
 
-func (m *medianTimer) report(b *testing.B) {
+func (m *medianTimer) report(b *testing.B) { m.reportAs(b, "p50_ms") }
+
+func (m *medianTimer) reportAs(b *testing.B, unit string) {
 	if len(m.d) == 0 {
 		return
 	}
-	slices.Sort(m.d)
-	b.ReportMetric(float64(m.d[len(m.d)/2])/1e6, "p50_ms")
+	d := slices.Clone(m.d)
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2])/1e6, unit)
 }
 
 // firstByte starts argv and reads its first stdout byte; it returns the
@@ -169,33 +172,88 @@ func BenchmarkStartToFirstByte(b *testing.B) {
 // stage.
 func benchJail(b *testing.B, cfg jail.Config) {
 	p := newProvider(b, cfg)
-	ctx := context.Background()
-	buf := make([]byte, 1)
 	var m medianTimer
 	for i := 0; b.Loop(); i++ {
 		m.start()
-		inst, err := jail.CreateForTest(b, p, p.Spec("bench-"+strconv.Itoa(i), testDigest), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: echoArgv})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.ReadFull(proc.Stdout(), buf); err != nil {
-			b.Fatal(err)
-		}
+		done := jailFirstByte(b, p, i)
 		m.stop()
 		b.StopTimer()
+		done()
+		settle()
+		b.StartTimer()
+	}
+	m.report(b)
+}
+
+// jailFirstByte creates instance i of p, starts echo in it and reads
+// its first byte; it returns what reaps the jail and destroys the
+// instance, for the caller to run outside the timer.
+func jailFirstByte(b *testing.B, p *jail.Provider, i int) func() {
+	ctx := context.Background()
+	inst, err := jail.CreateForTest(b, p, p.Spec("bench-"+strconv.Itoa(i), testDigest), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	proc, err := inst.OpenProcess(ctx, adapters.ProcessSpec{Argv: echoArgv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf [1]byte
+	if _, err := io.ReadFull(proc.Stdout(), buf[:]); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
 		proc.Stdin().Close()
 		io.Copy(io.Discard, proc.Stdout())
 		io.Copy(io.Discard, proc.Stderr())
 		proc.Wait()
 		inst.Destroy(ctx)
-		settle()
-		b.StartTimer()
 	}
-	m.report(b)
+}
+
+// BenchmarkJailAgainstBwrap pairs the starts themselves: each iteration
+// starts echo once in a jail with the checkfu-jail-init program and
+// once under bwrap (BenchmarkStartToFirstByte's two rows), in an order
+// that alternates, and reports the median of each (jail_p50_ms,
+// bwrap_p50_ms) and the median of the iterations' jail / bwrap ratios
+// (ratio_p50): the two starts of a pair see the same load on the shared
+// machine, which rows run seconds apart do not. ns/op is the pair.
+func BenchmarkJailAgainstBwrap(b *testing.B) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		b.Skip("no bwrap on PATH")
+	}
+	argv := bwrapArgv(bwrap, b.TempDir())
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		b.Skipf("bwrap cannot run here: %v: %s", err, out)
+	}
+	p := newProvider(b, jail.Config{InitProgram: mustInitProgram(b)})
+	var jm, bm medianTimer
+	var ratios []float64
+	for i := 0; b.Loop(); i++ {
+		for k := range 2 {
+			if (i+k)%2 == 0 {
+				jm.start()
+				done := jailFirstByte(b, p, i)
+				jm.stop()
+				b.StopTimer()
+				done()
+			} else {
+				bm.start()
+				cmd := firstByte(b, argv)
+				bm.stop()
+				b.StopTimer()
+				cmd.Wait()
+			}
+			settle()
+			b.StartTimer()
+		}
+		ratios = append(ratios, float64(jm.d[len(jm.d)-1])/float64(bm.d[len(bm.d)-1]))
+	}
+	jm.reportAs(b, "jail_p50_ms")
+	bm.reportAs(b, "bwrap_p50_ms")
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "ratio_p50")
 }
 
 // BenchmarkIdleMemory reports what one idle jail (sleep, in a fresh
