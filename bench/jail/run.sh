@@ -8,7 +8,10 @@
 # holds. Prints each
 # variant's median over COUNT runs and its ratio to the baseline and to
 # bwrap, and the jail's ratio to bwrap round by round (median). A round's
-# figure is the median of its starts (p50_ms), not their mean.
+# figure is the median of its starts (p50_ms), not their mean. Each round
+# also runs BenchmarkJailAgainstBwrap, which alternates a jail_program
+# start and a bwrap start one by one (its median ratio per round, then
+# the median of the rounds).
 # Recorded in docs/benchmarks/adapters.md.
 #
 # Usage (from the repository root, as root or with user namespaces):
@@ -45,7 +48,7 @@ bin=$(mktemp -d /tmp/checkfu-jail-bench.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 go test -c -o "$bin/jail.test" ./adapters/jail/
 out=$(for ((r = 1; r <= count; r++)); do
-	(cd adapters/jail && "$bin/jail.test" -test.run '^$' -test.bench '^BenchmarkStartToFirstByte$' -test.benchtime="$benchtime")
+	(cd adapters/jail && "$bin/jail.test" -test.run '^$' -test.bench '^(BenchmarkStartToFirstByte|BenchmarkJailAgainstBwrap)$' -test.benchtime="$benchtime")
 done
 (cd adapters/jail && "$bin/jail.test" -test.run '^$' -test.bench '^BenchmarkIdleMemory$' -test.benchtime="$benchtime" -test.count="$count"))
 echo "$out" | grep -E '^(Benchmark|goos|goarch|cpu)' >&2
@@ -64,6 +67,9 @@ function median(name,   n, i, j, t, a) {
 	t = ($6 == "p50_ms") ? $5 : $3 / 1e6
 	v[name, ++cnt[name]] = t
 	r[name, round] = t
+}
+/^BenchmarkJailAgainstBwrap/ {
+	for (i = 3; i < NF; i++) if ($(i + 1) == "ratio_p50") v["interleaved", ++cnt["interleaved"]] = $i
 }
 /^BenchmarkIdleMemory/ {
 	for (i = 3; i < NF; i++) if ($(i + 1) ~ /_kB$/) { m = $(i + 1); v[m, ++cnt[m]] = $i }
@@ -86,5 +92,8 @@ END {
 		cnt["pair_" n] = m
 		if (m) printf "%-12s paired / bwrap, median of %d rounds: %.2f\n", n, m, median("pair_" n)
 	}
+	# BenchmarkJailAgainstBwrap: jail_program and bwrap start by start,
+	# alternating; the median ratio of each round, then their median.
+	if (cnt["interleaved"]) printf "%-12s interleaved / bwrap, median of %d rounds: %.2f\n", "jail_program", cnt["interleaved"], median("interleaved")
 	if (cnt["rss_kB"]) printf "idle jail: rss %.0f kB, cgroup %.0f kB; bare sleep rss %.0f kB\n", median("rss_kB"), median("cgroup_kB"), median("bare_rss_kB")
 }'
