@@ -69,7 +69,8 @@
 //     Destroy) waits [GuardStopGrace] for the connections its socket
 //     relays and the requests in flight, then closes the connections,
 //     both sides: a held connection or a silent upstream cannot hold
-//     Destroy, nor the Runner's Close.
+//     Destroy, nor the Runner's Close. Destroy waits [ReapTimeout] at
+//     most for the killed jail to be reaped, whatever its context.
 //   - A broker goes only with network none: [Provider.CreateWithBroker]
 //     refuses any other mode, so capability-enabled code reaches the
 //     broker's socket and nothing else (no relay beside it).

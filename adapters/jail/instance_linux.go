@@ -29,6 +29,17 @@ import (
 // and answer; a jail that outlives it is killed and refused.
 const StartTimeout = 10 * time.Second
 
+// ReapTimeout bounds how long Destroy waits for the killed jail to be
+// reaped, whatever its context. SIGKILL to the jail's PID 1 ends every
+// process of its PID namespace at once, so a jail still there after
+// this is stuck in the kernel (an uninterruptible wait): Destroy then
+// releases the rest, as when its context ends, and says so.
+const ReapTimeout = 10 * time.Second
+
+// errNotReaped is Destroy's error when the killed jail outlived
+// ReapTimeout.
+var errNotReaped = fmt.Errorf("jail: the killed jail was not reaped within %v: %w", ReapTimeout, context.DeadlineExceeded)
+
 // jailUID is the host identity a jail's root maps to: nobody when the
 // host runs as root, the host's own user otherwise (the only one an
 // unprivileged user may map).
@@ -53,6 +64,9 @@ type instance struct {
 	stopGuard func() error // stops the guard, or nil
 
 	proc procset.Set
+	// kill kills a jail by the host pid of its PID 1: killJail; a test
+	// sets another before the instance's first process.
+	kill func(pid int) error
 }
 
 func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
@@ -79,7 +93,7 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, 
 		}
 	}
 	spec.AllowedHosts = slices.Clone(spec.AllowedHosts)
-	i := &instance{p: p, spec: spec, dir: dir, ws: ws, bounded: bounded, broker: broker}
+	i := &instance{p: p, spec: spec, dir: dir, ws: ws, bounded: bounded, broker: broker, kill: killJail}
 	if spec.NetworkMode == "allowlist" {
 		sock, stop, err := p.cfg.Guard(ctx, spec.AllowedHosts)
 		if err != nil {
@@ -152,15 +166,21 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 // them: no connection, held by a workload or by an upstream that never
 // answers, holds Destroy longer.
 //
-// When ctx ends before the killed jail is reaped, Destroy still releases
-// the rest and returns ctx's error with anything else: it runs once, so
-// nothing would release them later. The jail was sent SIGKILL; its
+// When ctx ends before the killed jail is reaped, or [ReapTimeout]
+// passes, Destroy still releases the rest and returns ctx's error (or
+// one that wraps context.DeadlineExceeded) with anything else: it runs
+// once, so nothing would release them later. The jail was sent SIGKILL; its
 // cgroup goes when it is reaped, and a workspace still open in it is
 // detached from the host's tree at once and freed when it exits.
 func (i *instance) Destroy(ctx context.Context) error {
-	first, err := i.proc.Destroy(ctx)
+	reap, cancel := context.WithTimeout(ctx, ReapTimeout)
+	defer cancel()
+	first, err := i.proc.Destroy(reap)
 	if !first {
 		return err
+	}
+	if err != nil && ctx.Err() == nil {
+		err = errNotReaped
 	}
 	removeParents()
 	if i.stopGuard != nil {
@@ -347,7 +367,7 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 		served = append(served, startJailRelay(ln, i.guard))
 	}
 	pipes.CloseChild()
-	return i.proc.Watch(cmd, pipes, ev, func(c *exec.Cmd) error { return killJail(c.Process.Pid) }, func() {
+	return i.proc.Watch(cmd, pipes, ev, func(c *exec.Cmd) error { return i.kill(c.Process.Pid) }, func() {
 		if cg != nil {
 			cg.remove()
 		}
