@@ -4,12 +4,22 @@ package jail_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/adaptertest"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/egress"
 )
+
+// suiteStepTimeout bounds each blocking step of the suite on the jail,
+// where each takes milliseconds. A mutant under which every step waits
+// its bound (a Kill that does not kill: "Kill asks politely") must fail
+// well within the mutation harness's 5 min go test timeout: a test
+// process killed by that timeout runs no cleanup, and leaves its
+// instances' workspaces mounted until the next provider's probe. With
+// the suite's default of 30 s it took 5 min 24 s, with 10 s 2 min 33 s.
+const suiteStepTimeout = 10 * time.Second
 
 func TestAdaptertest(t *testing.T) {
 	p := newProvider(t, jail.Config{})
@@ -20,8 +30,9 @@ func TestAdaptertest(t *testing.T) {
 			s.NetworkMode = mode
 			return s
 		},
-		Shell: []string{"/bin/sh", "-c"},
-		Probe: []string{probePath, adaptertest.ProbeArg},
+		Shell:   []string{"/bin/sh", "-c"},
+		Probe:   []string{probePath, adaptertest.ProbeArg},
+		Timeout: suiteStepTimeout,
 	})
 }
 
@@ -40,7 +51,8 @@ func TestAdaptertestAllowlist(t *testing.T) {
 			}
 			return s
 		},
-		Shell: []string{"/bin/sh", "-c"},
-		Probe: []string{probePath, adaptertest.ProbeArg},
+		Shell:   []string{"/bin/sh", "-c"},
+		Probe:   []string{probePath, adaptertest.ProbeArg},
+		Timeout: suiteStepTimeout,
 	})
 }
