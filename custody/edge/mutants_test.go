@@ -217,7 +217,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "		head := f[:MinHeldPrefix]", New: "		head := f[:MinHeldPrefix+1]"}},
 		Kills: "TestStreamScreenHoldsASplitKey"},
 	{Name: "stream hold: only the last event that added to the prefix held", File: "streamscreen.go",
-		Edits: []mutation.Edit{{Old: "	for _, g := range c.segs {\n		if g.end > x {", New: "	for _, g := range c.segs[len(c.segs)-1:] {\n		if g.end > x {"}},
+		Edits: []mutation.Edit{{Old: "	for _, g := range c.segs[c.lo:] {\n		if g.end > x {", New: "	for _, g := range c.segs[len(c.segs)-1:] {\n		if g.end > x {"}},
 		Kills: "TestStreamScreenHoldsAcrossPieces"},
 	{Name: "stream hold: a channel's prefix never settled", File: "streamscreen.go",
 		Edits: []mutation.Edit{{Old: "		c.open = -1\n", New: ""}},

@@ -85,6 +85,7 @@ type textChannel struct {
 	// the start of the event where a prefix held back begins, or -1.
 	n    int64
 	segs []seg
+	lo   int // segs[lo:] are the ones kept
 	open int64
 }
 
@@ -445,21 +446,21 @@ func (s *streamScreen) addTo(i int, str []byte) {
 	} else {
 		c.segs = append(c.segs, seg{end: c.n, ev: s.ev})
 	}
-	// Only the segs of the last long bytes are needed; they are dropped
-	// once they are half the list, so each is moved once on average.
-	k := 0
-	for k < len(c.segs) && c.segs[k].end <= c.n-int64(s.long) {
-		k++
+	// Only the segs of the last long bytes are needed; the others are
+	// dropped once they are half the list, so each is moved once on
+	// average.
+	for c.lo < len(c.segs) && c.segs[c.lo].end <= c.n-int64(s.long) {
+		c.lo++
 	}
-	if 2*k >= len(c.segs) && k > 0 {
-		c.segs = c.segs[:copy(c.segs, c.segs[k:])]
+	if 2*c.lo >= len(c.segs) {
+		c.segs, c.lo = c.segs[:copy(c.segs, c.segs[c.lo:])], 0
 	}
 }
 
 // eventAt returns the start of the event that added the channel's byte
 // at offset x (one of its last long bytes).
 func (c *textChannel) eventAt(x int64) int64 {
-	for _, g := range c.segs {
+	for _, g := range c.segs[c.lo:] {
 		if g.end > x {
 			return g.ev
 		}

@@ -9,7 +9,8 @@ import (
 // BenchmarkStreamScreen screens the model route's long-stream batches
 // (64 KiB of Anthropic text deltas, as gateway/door's long stream sends)
 // with the batch's own echo check alone (batch) and with the stream
-// screen (stream: the seam and the text channels too).
+// screen (stream: the seam and the text channels too, and what to hold
+// back).
 func BenchmarkStreamScreen(b *testing.B) {
 	const ev = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"more text from the scripted model, one delta of a long stream\"}}\n\n"
 	tok := []byte("sk-ant-MODELCANARY-0123456789abcdefXYZ")
@@ -37,6 +38,9 @@ func benchmarkStreamScreen(b *testing.B, tok, batch []byte) {
 		for b.Loop() {
 			if s.screen(batch) {
 				b.Fatal("found")
+			}
+			if s.hold() != 0 {
+				b.Fatal("held")
 			}
 		}
 	})
