@@ -314,6 +314,15 @@ func (i *instance) start(ctx context.Context, spec adapters.ProcessSpec) (_ *pro
 			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: %v", err)
 		}
 		if err := sendCgroups(sync, cg); err != nil {
+			// A stage that failed on its config closed the socket
+			// first: its own message says why.
+			if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+				if msg, _, rerr := readSync(sync); rerr == nil {
+					if ferr := initFailure(msg, spec.Argv[0]); ferr != nil {
+						return nil, ferr
+					}
+				}
+			}
 			return nil, checkfu.Refuse(CodeJailStartFailed, "jail: send the cgroups: %v", err)
 		}
 	}
