@@ -33,11 +33,13 @@ var controllers = []string{"memory", "pids", "cpu"}
 
 // cgroupsWritable reports whether a group can be made in each
 // controller, and memory accounts swap (or the host has none). It
-// first sweeps the groups and the bounded workspaces a dead Runner left
-// ([sweepOrphans], [sweepWorkspaces]).
+// first sweeps the groups, the bounded workspaces and the guard socket
+// directories a dead Runner left ([sweepOrphans], [sweepWorkspaces],
+// [sweepGuardDirs]).
 func cgroupsWritable() bool {
 	sweepOrphans()
 	sweepWorkspaces()
+	sweepGuardDirs()
 	for _, c := range controllers {
 		dir := filepath.Join(cgroupRoot, c, cgroupParent)
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -87,7 +88,7 @@ func LocalGuard(o GuardOptions) GuardFunc {
 			ln.Close()
 			return "", nil, err
 		}
-		dir, err := os.MkdirTemp("", "checkfu-jail-guard-")
+		dir, err := os.MkdirTemp("", guardDirPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			ln.Close()
 			return "", nil, err

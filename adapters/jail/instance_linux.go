@@ -146,6 +146,44 @@ func sweepWorkspaces() {
 	}
 }
 
+// guardDirPrefix begins the name of a [LocalGuard]'s socket directory
+// in the temporary directory, followed by the Runner's pid and "-": a
+// dead Runner's are known by it ([sweepGuardDirs]).
+const guardDirPrefix = "checkfu-jail-guard-"
+
+// sweepGuardDirs removes the guard socket directories of dead Runners:
+// a Runner killed outright never stops its guards, and each left a
+// directory holding its socket. Only TMPDIR/checkfu-jail-guard-PID-*
+// is touched, where no process has that pid, and only a directory
+// (never a link) this user owns, of mode 0700, holding nothing but
+// guard.sock: the temporary directory is everyone's, so a name that
+// matches proves nothing of who made it.
+func sweepGuardDirs() {
+	tmp := filepath.Clean(os.TempDir())
+	names, err := filepath.Glob(filepath.Join(tmp, guardDirPrefix+"*-*"))
+	if err != nil {
+		return
+	}
+	for _, dir := range names {
+		rest, _ := strings.CutPrefix(filepath.Base(dir), guardDirPrefix)
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o7777 != 0o700 || int(st.Uid) != os.Geteuid() {
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() != "guard.sock" }) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, "guard.sock"))
+		os.Remove(dir)
+	}
+}
+
 func (i *instance) ID() string { return i.spec.ID }
 
 // OpenProcess starts spec in a fresh jail of the instance, in

@@ -20,6 +20,16 @@ func TestMutants(t *testing.T) {
 // mutants delete or weaken one lock of the jail, or one clause of its
 // read-back, each.
 var mutants = []mutation.Mutant{
+	{Name: "a dead Runner's guard directories kept", File: "cgroup_linux.go",
+		Edits: []mutation.Edit{{Old: "\tsweepWorkspaces()\n\tsweepGuardDirs()\n", New: "\tsweepWorkspaces()\n"}}, Kills: "TestSweepGuardDirs"},
+	{Name: "a live Runner's guard directory swept", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {\n\t\t\tcontinue\n\t\t}\n\t\tvar st unix.Stat_t", New: "pid <= 0 {\n\t\t\tcontinue\n\t\t}\n\t\tvar st unix.Stat_t"}}, Kills: "TestSweepGuardDirs"},
+	{Name: "a guard directory of any mode or owner swept", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o7777 != 0o700 || int(st.Uid) != os.Geteuid() {", New: "st.Mode&unix.S_IFMT != unix.S_IFDIR {"}}, Kills: "TestSweepGuardDirs"},
+	{Name: "a guard directory holding more swept", File: "instance_linux.go",
+		Edits: []mutation.Edit{{Old: "if err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() != \"guard.sock\" }) {", New: "if err != nil || len(entries) < 0 {"}}, Kills: "TestSweepGuardDirs"},
+	{Name: "a guard directory not named for its Runner", File: "guard.go",
+		Edits: []mutation.Edit{{Old: "os.MkdirTemp(\"\", guardDirPrefix+strconv.Itoa(os.Getpid())+\"-\")", New: "os.MkdirTemp(\"\", guardDirPrefix+\"x\"+strconv.Itoa(os.Getpid())+\"-\")"}}, Kills: "TestGuardDirNamesItsRunner"},
 	{Name: "guard address beyond loopback", File: "guard.go",
 		Edits: []mutation.Edit{{Old: "err != nil || !ap.Addr().IsLoopback() {", New: "err != nil || !ap.IsValid() {"}}, Kills: "TestLocalGuardAddr"},
 	// The locks the init stage applies: the read-back refuses a jail
