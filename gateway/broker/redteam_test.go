@@ -62,9 +62,14 @@ func TestModelStreamCutBeforeUsageIsCharged(t *testing.T) {
 		select {
 		case <-req.Context().Done(): // the route hung up: the agent did
 			close(hungUp)
+			// The final usage is never sent. Written now, it could
+			// still be read: the server sees the route's TLS
+			// close_notify before the connection closes, and the
+			// route's last read races that close (then it is rightly
+			// charged what it reports, which is not this test).
+			return
 		case <-time.After(10 * time.Second):
 		}
-		// What the provider would have said had anyone listened.
 		io.WriteString(w, "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":900}}\n\n")
 	}))
 	c := modelClient(t, rigtest.ServeBroker(t, mustBroker(t, r)))
