@@ -60,7 +60,7 @@ func ExampleMutantsFor() {
 	// header denylist emptied (egress/forward.go)
 	// upstream failure answered as a denial (egress/guard.go)
 	// jail keeps the host's network namespace (adapters/jail/instance_linux.go)
-	// relay dials the destination itself (adapters/jail/relay_linux.go)
+	// relay dials the destination itself (adapters/jail/relay.go)
 	// jail guard enforces no allowlist (adapters/jail/guard.go)
 	// jail inherits the Runner's environment (adapters/jail/instance_linux.go)
 	// jail binds a host path writable (adapters/jail/instance_linux.go)

@@ -133,13 +133,13 @@ var jailMutants = []Mutant{
 		More: []FileEdits{{File: "adapters/jail/internal/initstage/stage_linux.go", Edits: []Edit{
 			{Old: "\tif err := loopbackUp(); err != nil {\n\t\treturn err\n\t}\n", New: "\tloopbackUp()\n"},
 		}}}},
-	{Name: "relay dials the destination itself", Fact: conformance.ExactDestinationMatch, File: "adapters/jail/relay_linux.go", Provider: JailProvider,
+	{Name: "relay dials the destination itself", Fact: conformance.ExactDestinationMatch, File: "adapters/jail/relay.go", Provider: JailProvider,
 		// The relay reads the workload's request and connects where it
 		// names, from the Runner's namespace: the guard is bypassed.
 		Edits: []Edit{
-			{Old: "import (\n\t\"net\"\n", New: "import (\n\t\"bufio\"\n\t\"net/http\"\n\t\"net\"\n"},
-			{Old: "\tg, err := net.DialTimeout(\"unix\", guard, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n",
-				New: "\treq, err := http.ReadRequest(bufio.NewReader(c))\n\tif err != nil {\n\t\treturn\n\t}\n\tg, err := net.DialTimeout(\"tcp\", req.Host, relayDialTimeout)\n\tif err != nil {\n\t\treturn\n\t}\n\tdefer g.Close()\n\tif req.Write(g) != nil {\n\t\treturn\n\t}\n\t_ = guard\n"},
+			{Old: "import (\n\t\"context\"\n", New: "import (\n\t\"bufio\"\n\t\"context\"\n\t\"net/http\"\n"},
+			{Old: "\t\t\tu, err := r.dial(r.ctx)\n\t\t\tif err != nil {\n\t\t\t\treturn\n\t\t\t}\n",
+				New: "\t\t\treq, err := http.ReadRequest(bufio.NewReader(c))\n\t\t\tif err != nil {\n\t\t\t\treturn\n\t\t\t}\n\t\t\tu, err := net.DialTimeout(\"tcp\", req.Host, relayDialTimeout)\n\t\t\tif err != nil {\n\t\t\t\treturn\n\t\t\t}\n\t\t\tif req.Write(u) != nil {\n\t\t\t\tu.Close()\n\t\t\t\treturn\n\t\t\t}\n"},
 		}},
 	{Name: "jail guard enforces no allowlist", Fact: conformance.ExactDestinationMatch, File: "adapters/jail/guard.go", Provider: JailProvider,
 		// LocalGuard compiles an unrestricted policy instead of the
