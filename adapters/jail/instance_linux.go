@@ -122,29 +122,81 @@ const instanceDirPrefix = "checkfu-jail-"
 // the tmpfs of each would hold its pages until the host restarts. Only
 // mounts of the form TMPDIR/checkfu-jail-PID-*/workspace are touched
 // (mounts only root makes), and only where no process has that pid: a
-// reused pid keeps its mounts, as it keeps its cgroups.
+// reused pid keeps its mounts, as it keeps its cgroups. The instance
+// directory is opened once, never through a link, and must be a
+// directory this user owns of mode 0700; the unmount and the removals
+// go through that descriptor ([sweepWorkspace]), so a name swapped
+// after the checks (in a temporary directory others may rename in)
+// makes it unmount or remove nothing else.
 func sweepWorkspaces() {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return
 	}
 	tmp := filepath.Clean(os.TempDir())
+	tfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(tfd)
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 5 || filepath.Base(f[4]) != "workspace" || filepath.Dir(filepath.Dir(f[4])) != tmp {
 			continue
 		}
-		rest, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f[4])), instanceDirPrefix)
+		name := filepath.Base(filepath.Dir(f[4]))
+		rest, ok := strings.CutPrefix(name, instanceDirPrefix)
 		pidText, _, dashed := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
 		if !ok || !dashed || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		if unix.Unmount(f[4], unix.MNT_DETACH) == nil {
-			os.RemoveAll(filepath.Dir(f[4]))
-		}
+		sweepWorkspace(tfd, tmp, name)
 	}
 }
+
+// sweepWorkspace unmounts and removes the instance directory name of
+// tmp (open as tfd) through a descriptor of it: see [sweepWorkspaces].
+func sweepWorkspace(tfd int, tmp, name string) {
+	fd, ok := openOwnDir(tfd, name)
+	if !ok {
+		return
+	}
+	defer unix.Close(fd)
+	if sweepRaceForTest != nil {
+		sweepRaceForTest(filepath.Join(tmp, name))
+	}
+	// The descriptor's own path in /proc names the directory opened,
+	// whatever its name became; no link is followed at "workspace".
+	if unix.Unmount("/proc/self/fd/"+strconv.Itoa(fd)+"/workspace", unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW) != nil {
+		return
+	}
+	unix.Unlinkat(fd, "workspace", unix.AT_REMOVEDIR)
+	// By name, but only an empty directory goes: a link or anything
+	// put at the name since is kept.
+	unix.Unlinkat(tfd, name, unix.AT_REMOVEDIR)
+}
+
+// openOwnDir opens name in the directory tfd without following a link
+// and reports whether it is a directory this user owns, of mode 0700:
+// one only this user could have filled.
+func openOwnDir(tfd int, name string) (int, bool) {
+	fd, err := unix.Openat(tfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o7777 != 0o700 || int(st.Uid) != os.Geteuid() {
+		unix.Close(fd)
+		return -1, false
+	}
+	return fd, true
+}
+
+// sweepRaceForTest, when a test sets it, runs between a sweep's checks
+// of a directory and its removal, with the directory's path: the test
+// swaps the name there, as a local user racing the sweep would.
+var sweepRaceForTest func(dir string)
 
 // guardDirPrefix begins the name of a [LocalGuard]'s socket directory
 // in the temporary directory, followed by the Runner's pid and "-": a
@@ -157,13 +209,21 @@ const guardDirPrefix = "checkfu-jail-guard-"
 // is touched, where no process has that pid, and only a directory
 // (never a link) this user owns, of mode 0700, holding nothing but
 // guard.sock: the temporary directory is everyone's, so a name that
-// matches proves nothing of who made it.
+// matches proves nothing of who made it. The checks and the removal of
+// the socket go through one descriptor of the directory, opened
+// without following a link, so a name swapped after the checks makes
+// it remove nothing else.
 func sweepGuardDirs() {
 	tmp := filepath.Clean(os.TempDir())
 	names, err := filepath.Glob(filepath.Join(tmp, guardDirPrefix+"*-*"))
+	if err != nil || len(names) == 0 {
+		return
+	}
+	tfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
+	defer unix.Close(tfd)
 	for _, dir := range names {
 		rest, _ := strings.CutPrefix(filepath.Base(dir), guardDirPrefix)
 		pidText, _, _ := strings.Cut(rest, "-")
@@ -171,17 +231,30 @@ func sweepGuardDirs() {
 		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Lstat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o7777 != 0o700 || int(st.Uid) != os.Geteuid() {
-			continue
-		}
-		entries, err := os.ReadDir(dir)
-		if err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() != "guard.sock" }) {
-			continue
-		}
-		os.Remove(filepath.Join(dir, "guard.sock"))
-		os.Remove(dir)
+		sweepGuardDir(tfd, dir)
 	}
+}
+
+// sweepGuardDir removes the guard directory dir (a name in the
+// directory tfd) through a descriptor of it: see [sweepGuardDirs].
+func sweepGuardDir(tfd int, dir string) {
+	fd, ok := openOwnDir(tfd, filepath.Base(dir))
+	if !ok {
+		return
+	}
+	d := os.NewFile(uintptr(fd), dir) // closes fd
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() != "guard.sock" }) {
+		return
+	}
+	if sweepRaceForTest != nil {
+		sweepRaceForTest(dir)
+	}
+	unix.Unlinkat(fd, "guard.sock", 0)
+	// By name, but only an empty directory goes: a link or anything
+	// put at the name since is kept.
+	unix.Unlinkat(tfd, filepath.Base(dir), unix.AT_REMOVEDIR)
 }
 
 func (i *instance) ID() string { return i.spec.ID }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
+	"golang.org/x/sys/unix"
 )
 
 // TestSweepGuardDirs: the probe's sweep removes a dead Runner's guard
@@ -56,7 +57,7 @@ func TestSweepGuardDirs(t *testing.T) {
 		"one holding more":         mk(deadPid, "e", 0o700, "guard.sock", "other"),
 		"one holding another name": mk(deadPid, "f", 0o700, "notes"),
 	}
-	target := mk(livePid, "g", 0o700)
+	target := mk(livePid, "g", 0o700, "guard.sock")
 	link := filepath.Join(os.TempDir(), guardDirPrefix+deadPid+"-sweeptesth")
 	made = append(made, link)
 	if err := os.Symlink(target, link); err != nil {
@@ -89,8 +90,8 @@ func TestSweepGuardDirs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(target); err != nil {
-		t.Errorf("the link's target was removed: %v", err)
+	if _, err := os.Lstat(filepath.Join(target, "guard.sock")); err != nil {
+		t.Errorf("the link's target lost its socket: %v", err)
 	}
 }
 
@@ -107,4 +108,136 @@ func TestGuardDirNamesItsRunner(t *testing.T) {
 	if dir := filepath.Base(filepath.Dir(sock)); !strings.HasPrefix(dir, want) {
 		t.Fatalf("the guard's socket directory is %s, want a name beginning %s", dir, want)
 	}
+}
+
+// sharedTmp makes a temporary directory anyone may rename in (mode
+// 0777, no sticky bit) the sweeps' TMPDIR for the test, and returns a
+// dead pid: the setting in which a local user can swap a dead Runner's
+// directory for a link between the sweep's checks and its removal.
+func sharedTmp(t *testing.T) (tmp, deadPid string) {
+	t.Helper()
+	tmp = t.TempDir()
+	if err := os.Chmod(tmp, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sweepRaceForTest = nil })
+	return tmp, strconv.Itoa(dead.Process.Pid)
+}
+
+// swapForLink is the racer: it renames dir away and puts at its name a
+// link to target, once, as a local user may in a shared directory.
+func swapForLink(t *testing.T, dir, target string) {
+	sweepRaceForTest = func(d string) {
+		if d != dir {
+			return
+		}
+		sweepRaceForTest = nil
+		if err := os.Rename(dir, dir+"-moved"); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(target, dir); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestSweepGuardDirsRace: a dead Runner's guard directory swapped for a
+// link to a live Runner's, after the sweep's checks and before its
+// removal, costs the live guard nothing: the socket the sweep removes
+// is the one in the directory it checked.
+func TestSweepGuardDirsRace(t *testing.T) {
+	tmp, deadPid := sharedTmp(t)
+	mk := func(pid, tag string) string {
+		t.Helper()
+		dir := filepath.Join(tmp, guardDirPrefix+pid+"-"+tag)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "guard.sock"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	deadDir := mk(deadPid, "dead")
+	live := mk(strconv.Itoa(os.Getpid()), "live")
+	swapForLink(t, deadDir, live)
+
+	sweepGuardDirs()
+
+	if _, err := os.Lstat(filepath.Join(live, "guard.sock")); err != nil {
+		t.Errorf("the live Runner's guard socket, behind the swapped name: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(deadDir+"-moved", "guard.sock")); !os.IsNotExist(err) {
+		t.Errorf("the dead Runner's guard socket, in the directory checked: %v, want it removed", err)
+	}
+}
+
+// TestSweepWorkspacesRace: a dead Runner's workspace directory swapped
+// for a link to a live Runner's, after the sweep's checks and before
+// its unmount, leaves the live workspace mounted: the sweep unmounts
+// the one in the directory it checked.
+func TestSweepWorkspacesRace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	tmp, deadPid := sharedTmp(t)
+	var mounted []string
+	t.Cleanup(func() {
+		for _, m := range mounted {
+			unix.Unmount(m, unix.MNT_DETACH)
+		}
+	})
+	mk := func(pid, tag string) string {
+		t.Helper()
+		dir := filepath.Join(tmp, instanceDirPrefix+pid+"-"+tag)
+		ws := filepath.Join(dir, "workspace")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount("tmpfs", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=64k"); err != nil {
+			t.Fatal(err)
+		}
+		mounted = append(mounted, ws)
+		return dir
+	}
+	deadDir := mk(deadPid, "dead")
+	live := mk(strconv.Itoa(os.Getpid()), "live")
+	mounted = append(mounted, filepath.Join(deadDir+"-moved", "workspace"))
+	swapForLink(t, deadDir, live)
+
+	sweepWorkspaces()
+
+	if !isMountPoint(t, filepath.Join(live, "workspace")) {
+		t.Errorf("the live Runner's workspace, behind the swapped name, was unmounted")
+	}
+	if isMountPoint(t, filepath.Join(deadDir+"-moved", "workspace")) {
+		t.Errorf("the dead Runner's workspace, in the directory checked, is still mounted")
+	}
+	if fi, err := os.Lstat(deadDir); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link put at the dead Runner's name: %v, want it kept", err)
+	}
+}
+
+// isMountPoint reports whether path is a mount point in this process's
+// mount table.
+func isMountPoint(t *testing.T, path string) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[4] == path {
+			return true
+		}
+	}
+	return false
 }
