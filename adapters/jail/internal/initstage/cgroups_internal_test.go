@@ -4,6 +4,7 @@ package initstage
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -76,5 +77,58 @@ func TestRecvCgroups(t *testing.T) {
 		if after := open(); after != before {
 			t.Errorf("%s: %d descriptors open after, %d before", c.name, after, before)
 		}
+	}
+}
+
+// TestJoinCgroupsRefusesOtherFiles: a descriptor in the cgroups message
+// that is not a file of a cgroup file system (a regular file, a pipe,
+// /dev/null) is refused, and nothing is written to any descriptor sent
+// with it.
+func TestJoinCgroupsRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	for _, c := range []struct {
+		name string
+		open func() int
+	}{
+		{"a regular file named tasks", func() int {
+			fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fd
+		}},
+		{"a pipe", func() int {
+			fd, err := unix.Dup(p[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fd
+		}},
+		{"/dev/null", func() int {
+			fd, err := unix.Open(os.DevNull, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fd
+		}},
+	} {
+		if err := joinCgroups([]int{c.open()}); err == nil {
+			t.Errorf("%s: joinCgroups accepted it", c.name)
+		}
+	}
+	if b, err := os.ReadFile(path); err != nil || len(b) != 0 {
+		t.Errorf("the regular file holds %q (%v), want nothing written", b, err)
+	}
+	var buf [8]byte
+	if n, _ := unix.Read(p[0], buf[:]); n > 0 {
+		t.Errorf("the pipe received %q, want nothing written", buf[:n])
 	}
 }

@@ -285,6 +285,24 @@ func recvCgroups(sock, n int) ([]int, error) {
 	return fds, nil
 }
 
+// isCgroupFile refuses a descriptor that is not a regular file of a
+// cgroup file system (v1 or v2): joinCgroups writes to each, and writes
+// nothing anywhere else, whatever it was sent.
+func isCgroupFile(fd int) error {
+	var fs unix.Statfs_t
+	var st unix.Stat_t
+	if err := unix.Fstatfs(fd, &fs); err != nil {
+		return fmt.Errorf("join cgroup: %w", err)
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("join cgroup: %w", err)
+	}
+	if (fs.Type != unix.CGROUP_SUPER_MAGIC && fs.Type != unix.CGROUP2_SUPER_MAGIC) || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("join cgroup: a descriptor that is not a cgroup file (file system %#x, mode %#o)", fs.Type, st.Mode)
+	}
+	return nil
+}
+
 // joinCgroups moves the calling thread into the group of each tasks
 // descriptor in fds (the provider opened them) and closes them. The caller has
 // its thread locked: it is the thread that execs the workload, and has
@@ -295,6 +313,11 @@ func joinCgroups(fds []int) error {
 			unix.Close(fd)
 		}
 	}()
+	for _, fd := range fds {
+		if err := isCgroupFile(fd); err != nil {
+			return err
+		}
+	}
 	for _, fd := range fds {
 		if _, err := unix.Write(fd, []byte("0")); err != nil {
 			return fmt.Errorf("join cgroup: %w", err)

@@ -1,0 +1,19 @@
+//go:build linux
+
+package initstage_test
+
+import (
+	"testing"
+
+	"github.com/checkfu/checkfu/internal/mutation"
+)
+
+func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
+
+// mutants delete one check of the stage's own decoding each; the locks
+// the stage applies are the jail package's mutants (its tests see them
+// in a real jail).
+var mutants = []mutation.Mutant{
+	{Name: "a descriptor that is no cgroup file joined", File: "stage_linux.go",
+		Edits: []mutation.Edit{{Old: "\t\tif err := isCgroupFile(fd); err != nil {\n\t\t\treturn err\n\t\t}\n", New: "\t\t_ = fd\n"}}, Kills: "TestJoinCgroupsRefusesOtherFiles"},
+}
