@@ -1,0 +1,120 @@
+//go:build linux
+
+package jail
+
+import (
+	"io"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestJailRelayConnBound: a jail's relay at MaxRelayConns. Each of
+// MaxRelayConns connections held open is carried to the guard's socket
+// (a stand-in the test listens on); one more is closed at accept,
+// dialling nothing. A carried connection half-closed by the workload
+// still carries the far side's answer, and the far side's half-close
+// reaches the workload; once both ends are closed its place is taken
+// by a new connection.
+func TestJailRelayConnBound(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "guard.sock")
+	guard, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer guard.Close()
+	farConns := make(chan net.Conn, 2*MaxRelayConns)
+	go func() {
+		for {
+			c, err := guard.Accept()
+			if err != nil {
+				return
+			}
+			farConns <- c
+		}
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startJailRelay(ln, sock)
+	defer r.stop(expired)
+	addr := ln.Addr().String()
+
+	type pair struct{ c, f net.Conn }
+	var held []pair
+	defer func() {
+		for _, p := range held {
+			p.c.Close()
+			p.f.Close()
+		}
+	}()
+	for range MaxRelayConns {
+		c, f := relayedPair(t, addr, farConns)
+		held = append(held, pair{c, f})
+	}
+
+	// One more: closed at accept, nothing dialled.
+	extra, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	if b, err := readAll(extra); err != nil || len(b) != 0 {
+		t.Fatalf("connection %d past the bound: read %q, %v; want it closed at accept", MaxRelayConns+1, b, err)
+	}
+	select {
+	case f := <-farConns:
+		f.Close()
+		t.Fatalf("connection %d past the bound reached the guard's socket", MaxRelayConns+1)
+	default:
+	}
+
+	// Half-closes, each way, on a carried connection.
+	p := held[0]
+	if err := p.c.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readAll(p.f); err != nil || len(b) != 0 {
+		t.Fatalf("the guard's side after the workload's half-close: read %q, %v; want its end", b, err)
+	}
+	if _, err := p.f.Write([]byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	p.c.SetReadDeadline(time.Now().Add(watchdog))
+	buf := make([]byte, len("answer"))
+	if _, err := io.ReadFull(p.c, buf); err != nil || string(buf) != "answer" {
+		t.Fatalf("the answer after the workload's half-close: %q, %v", buf, err)
+	}
+	if err := p.f.(*net.UnixConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readAll(p.c); err != nil || len(b) != 0 {
+		t.Fatalf("the workload after the guard's half-close: read %q, %v; want its end", b, err)
+	}
+	p.c.Close()
+	p.f.Close()
+	held = held[1:]
+
+	// Its place is free again (once the relay has seen both ends; a
+	// connection refused meanwhile reads its end at once).
+	deadline := time.Now().Add(watchdog)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("x"))
+		select {
+		case f := <-farConns:
+			held = append(held, pair{c, f})
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the place of a closed connection was not freed")
+		}
+	}
+}
