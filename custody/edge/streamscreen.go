@@ -31,10 +31,15 @@ import (
 // carry is carryFactor times the longest form (for a 108-byte key,
 // whose longest form is a decimal byte list of about 540 bytes, 3.2
 // KiB). At most maxTextChannels names get a channel of their own; the
-// values of any further name share one more channel. A data line is read
-// as it lies in its piece: a line split across two pieces (the model
-// route never splits one) is read as two lines, and only the raw seam
-// covers it.
+// values of any further name share one more channel. Lines end where an
+// agent's event-stream parser ends them (a lone CR, a LF, or CRLF, a
+// byte order mark at the stream's start dropped), and an event's data
+// lines, which the parser joins with a newline (JSON white space), are
+// read as one value: the member name in effect where one ends, or its
+// last string when the next starts with ':', names the next one's
+// values. A data line is read as it lies in its piece: a line split
+// across two pieces (the model route never splits one) is read as two
+// lines, and only the raw seam covers it.
 //
 // It also says what to hold back (hold): once a piece passes, when the
 // raw tail or a channel's text ends with a prefix of a form at least
@@ -71,6 +76,17 @@ type streamScreen struct {
 	// bytes, left to right, so a common prefix reads the same).
 	prev  []byte
 	marks []mark
+	// name is the member name in effect at the end of the last data
+	// line read, which the next data line of the same event starts
+	// with (an agent joins an event's data lines with a newline, JSON
+	// white space, so a name and its value may lie on two lines);
+	// pending is that line's last string when nothing but white space
+	// followed it, the name if the next data line starts with ':';
+	// prevName is the name prev was read with. An event's end resets
+	// name and pending. cr says the last piece ended with a carriage
+	// return, whose newline the next piece may start with.
+	name, pending, prevName []byte
+	cr                      bool
 }
 
 // A textChannel is the text assembled from the string values of one
@@ -288,28 +304,67 @@ func trimTail(t []byte, n int) []byte {
 }
 
 // addValues appends the decoded JSON string values of p's data lines to
-// their channels.
-// It records where p's events start: after each blank line.
+// their channels. Lines end as an agent's event-stream parser ends them:
+// at a carriage return, a newline, or the two together; a byte order
+// mark at the stream's start is not part of the first line. It records
+// where p's events start: after each blank line.
+//
+// Of the event starts before the piece's last long bytes it keeps only
+// the last (eventAt needs no other): a piece of blank lines, one a
+// byte when a lone CR ends a line, grows evs by at most long+1.
 func (s *streamScreen) addValues(p []byte) {
 	at := s.total // p[0]'s offset in the stream
-	for len(p) > 0 {
-		line := p
-		if i := bytes.IndexByte(p, '\n'); i >= 0 {
-			line, p = p[:i], p[i+1:]
-			at += int64(i + 1)
-		} else {
-			at += int64(len(p))
-			p = nil
+	early := s.total + int64(len(p)) - int64(s.long)
+	if at == 0 && bytes.HasPrefix(p, bom) {
+		p, at = p[len(bom):], int64(len(bom))
+	}
+	if s.cr && len(p) > 0 && p[0] == '\n' {
+		// The newline of a CRLF whose carriage return ended the piece
+		// before: the line it ends was read then.
+		p, at = p[1:], at+1
+	}
+	s.cr = false
+	nl := -1 // p's first newline at or after pos (len(p) if none), once looked for
+	for pos := 0; pos < len(p); {
+		if nl < pos {
+			if nl = bytes.IndexByte(p[pos:], '\n'); nl < 0 {
+				nl = len(p)
+			} else {
+				nl += pos
+			}
 		}
+		end := nl
+		if j := bytes.IndexByte(p[pos:nl], '\r'); j >= 0 {
+			end = pos + j
+		}
+		line, next := p[pos:end], end+1
+		switch {
+		case end == len(p):
+			next = end
+		case p[end] == '\r' && end+1 < len(p) && p[end+1] == '\n':
+			next = end + 2
+		case p[end] == '\r' && end+1 == len(p):
+			s.cr = true
+		}
+		at += int64(next - pos)
+		pos = next
 		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			s.addLine(v)
-		} else if len(line) == 0 || len(line) == 1 && line[0] == '\r' {
+		} else if len(line) == 0 && end < len(p) {
 			// A blank line ends the event; the next starts after it.
 			s.ev = at
-			s.evs = append(s.evs, at)
+			if n := len(s.evs); n > 0 && at <= early {
+				s.evs[n-1] = at
+			} else {
+				s.evs = append(s.evs, at)
+			}
+			s.name, s.pending = s.name[:0], s.pending[:0]
 		}
 	}
 }
+
+// bom is the byte order mark an event stream may start with.
+var bom = []byte("\ufeff")
 
 // addLine appends the JSON string values of one data line's value,
 // as sent, to their channels: a string followed by ':' is a member name,
@@ -324,9 +379,17 @@ func (s *streamScreen) addValues(p []byte) {
 // bytes at a time (quoteMask): a data line holds one every few bytes,
 // too close together for a byte search a quote to pay.
 func (s *streamScreen) addLine(v []byte) {
-	var name []byte
+	// The name in effect where the event's last data line ended, or
+	// that line's last string when this one goes on with ':'.
+	first := s.name
+	if i := spaces(v); i < len(v) && v[i] == ':' && len(s.pending) > 0 {
+		first = s.pending
+	}
+	name, last := first, []byte(nil)
 	pos, kept := 0, 0 // v[:pos] is read; marks[:kept] are v's
-	if len(s.prev) > 0 {
+	// prev's marks hold the channels its values went to: they are v's
+	// only when v starts with the name prev did.
+	if len(s.prev) > 0 && bytes.Equal(first, s.prevName) {
 		common := commonPrefix(v, s.prev)
 		for _, m := range s.marks {
 			if m.next >= common {
@@ -379,17 +442,34 @@ func (s *streamScreen) addLine(v []byte) {
 				continue
 			}
 			s.mark(record, mark{start: start, end: q, next: next, ch: s.addValue(name, v[start:q])})
+			if next == len(v) {
+				last = v[start:q]
+			}
 		}
 	}
 	if in {
 		s.mark(record, mark{start: start, end: len(v), next: len(v), ch: s.addValue(name, v[start:])})
 	}
-	// The buffer is reused, and cleared with the screen.
+	// The buffers are reused, and cleared with the screen. first may
+	// be name or pending, and name may be pending: the order matters.
 	if record {
 		s.prev = append(s.prev[:0], v...)
+		s.prevName = append(s.prevName[:0], first...)
 	} else {
 		s.prev, s.marks = s.prev[:0], s.marks[:0]
 	}
+	s.name = append(s.name[:0], keptName(name)...)
+	s.pending = append(s.pending[:0], keptName(last)...)
+}
+
+// keptName returns name, or nil when it is longer than maxCachedLine:
+// a name carried to the event's next data line is a member name an
+// agent reads, a few bytes.
+func keptName(name []byte) []byte {
+	if len(name) > maxCachedLine {
+		return nil
+	}
+	return name
 }
 
 // mark records m when record is set.
@@ -508,9 +588,13 @@ func (s *streamScreen) clear() {
 	clear(s.prev[:cap(s.prev)])
 	clear(s.tail[:cap(s.tail)])
 	clear(s.seam[:cap(s.seam)])
+	clear(s.name[:cap(s.name)])
+	clear(s.pending[:cap(s.pending)])
+	clear(s.prevName[:cap(s.prevName)])
 	for i := range s.channels {
 		clear(s.channels[i].tail[:cap(s.channels[i].tail)])
 		clear(s.channels[i].name)
 	}
 	s.tail, s.seam, s.channels, s.prev, s.marks, s.held = nil, nil, nil, nil, nil, nil
+	s.name, s.pending, s.prevName = nil, nil, nil
 }
