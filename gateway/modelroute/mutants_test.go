@@ -291,4 +291,7 @@ var mutants = []mutation.Mutant{
 	{Name: "a release gives back no request", File: "policy.go",
 		Edits: []mutation.Edit{{Old: "\tm.used.Requests = max(m.used.Requests-1, 0)\n", New: ""}},
 		Kills: "TestMeterRelease"},
+	{Name: "held events written when the stream is cut", File: "relay.go",
+		Edits: []mutation.Edit{{Old: "	if err == nil {\n		// The stream ended: what is held is written.\n		err = w.finish(u)\n", New: "	if fin := w.finish(u); err == nil {\n		// The stream ended: what is held is written.\n		err = fin\n"}},
+		Kills: "TestRelayHoldNotWrittenWhenCut"},
 }
