@@ -151,11 +151,11 @@ var mutants = []mutation.Mutant{
 	// Stopping: Destroy (and the Runner's Close) is held by no relayed
 	// connection for longer than GuardStopGrace.
 	{Name: "the guard's stop waits for its connections without a bound", File: "relay.go",
-		Edits: []mutation.Edit{{Old: "\tselect {\n\tcase <-idle:\n\tcase <-grace:\n\t}\n", New: "\t<-idle\n"}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop"},
+		Edits: []mutation.Edit{{Old: "\tselect {\n\tcase <-idle:\n\tcase <-grace:\n\t}\n", New: "\t<-idle\n"}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop|TestGuardStopCutsASlowloris"},
 	{Name: "the guard's stop cuts connections before the grace", File: "relay.go",
 		Edits: []mutation.Edit{{Old: "\tselect {\n\tcase <-idle:\n\tcase <-grace:\n\t}\n", New: ""}}, Kills: "TestRelayStopGrace"},
 	{Name: "the guard's stop leaves the held connections open", File: "relay.go",
-		Edits: []mutation.Edit{{Old: "\tfor c := range r.conns {\n\t\tc.Close()\n\t}\n", New: ""}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop"},
+		Edits: []mutation.Edit{{Old: "\tfor c := range r.conns {\n\t\tc.Close()\n\t}\n", New: ""}}, Kills: "TestRelayStopGrace|TestDestroyBoundsTheGuardStop|TestGuardStopCutsASlowloris"},
 	{Name: "a reaped jail's relays left serving", File: "instance_linux.go",
 		Edits: []mutation.Edit{{Old: "\t\tfor _, r := range served {\n\t\t\tr.stop(expired)\n\t\t}\n", New: ""}}, Kills: "TestDestroyBoundsTheGuardStop"},
 	{Name: "no proxy environment", File: "instance_linux.go",

@@ -3,11 +3,16 @@
 package jail
 
 import (
+	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/checkfu/checkfu/egress"
 )
 
 // TestJailRelayConnBound: a jail's relay at MaxRelayConns. Each of
@@ -116,5 +121,57 @@ func TestJailRelayConnBound(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the place of a closed connection was not freed")
 		}
+	}
+}
+
+// TestGuardStopCutsASlowloris: a peer on the guard's socket that sends
+// a CONNECT line a byte at a time, and keeps sending through the stop,
+// holds the guard's stop no longer than GuardStopGrace: the stop
+// returns (within the watchdog, no timing asserted) and the peer reads
+// its end.
+func TestGuardStopCutsASlowloris(t *testing.T) {
+	sock, stop, err := LocalGuard(GuardOptions{Logger: slog.New(slog.DiscardHandler)})(context.Background(),
+		[]egress.HostPort{{Host: "allowed.test", Port: 443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	line := []byte("CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n")
+	quit := make(chan struct{})
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for k := 0; ; k = (k + 1) % len(line) {
+			if _, err := c.Write(line[k : k+1]); err != nil {
+				return
+			}
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() { close(quit); <-sent }()
+	time.Sleep(200 * time.Millisecond) // some of the line is in the guard
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	case <-time.After(watchdog):
+		t.Fatal("the guard's stop did not return while a slowloris held its socket")
+	}
+	if b, err := readAll(c); err != nil && !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the slowloris after the stop: read %q, %v; want its end", b, err)
 	}
 }
