@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
@@ -240,4 +241,37 @@ func isMountPoint(t *testing.T, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestSweepSwapNeedsAnUnstickyTmp: the swap the race tests make is open
+// to another user only where the temporary directory lets others rename
+// (the control: mode 0777); in a sticky one (/tmp's mode 1777) a local
+// user cannot rename a root Runner's directory away, so there the name
+// the sweep checked stays the directory it checked.
+func TestSweepSwapNeedsAnUnstickyTmp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("acting as another user needs root")
+	}
+	for _, c := range []struct {
+		mode  os.FileMode
+		swaps bool
+	}{{0o777, true}, {0o777 | os.ModeSticky, false}} {
+		tmp := t.TempDir()
+		if err := os.Chmod(filepath.Dir(tmp), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(tmp, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(tmp, guardDirPrefix+"1-x")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		mv := exec.Command("mv", "-T", dir, dir+"-moved")
+		mv.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := mv.CombinedOutput()
+		if swapped := err == nil; swapped != c.swaps {
+			t.Errorf("tmp of mode %v: another user renamed the Runner's directory: %t (%v, %s), want %t", c.mode, swapped, err, out, c.swaps)
+		}
+	}
 }
