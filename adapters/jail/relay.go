@@ -2,9 +2,11 @@ package jail
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -20,6 +22,25 @@ const GuardStopGrace = 2 * time.Second
 // MaxRelayConns bounds the connections one jail's relay carries at once;
 // one more is closed at accept.
 const MaxRelayConns = 64
+
+// acceptRetryMax bounds the wait of a relay's accept loop after an
+// error it retries ([acceptCanRetry]); the wait doubles from 1 ms up to
+// it, and a stop ends it, and the loop, at once.
+const acceptRetryMax = time.Second
+
+// acceptCanRetry reports whether an error of Accept leaves the listener
+// usable: a shortage of descriptors or memory (a workload's flood in
+// another jail of the Runner can cause one), or a connection aborted
+// before it was taken. Any other error, the listener's close among
+// them, ends the accept loop.
+func acceptCanRetry(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // relayDialTimeout bounds a relay's dial of its far side (the guard's
 // socket, or the guard's own listener behind it).
@@ -37,6 +58,8 @@ type relay struct {
 	ctx      context.Context // ends when stop closes by force: cancels dials
 	cancel   context.CancelFunc
 	accepted chan struct{} // closed when the accept loop has returned
+	closing  chan struct{} // closed when stop begins: ends an accept retry's wait
+	closeMu  sync.Once     // closes closing once, however often stop is called
 	wg       sync.WaitGroup
 
 	mu     sync.Mutex // guards conns and forced
@@ -49,7 +72,7 @@ type relay struct {
 func startRelay(ln net.Listener, max int, dial func(ctx context.Context) (net.Conn, error)) *relay {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &relay{ln: ln, dial: dial, max: max, ctx: ctx, cancel: cancel,
-		accepted: make(chan struct{}), conns: map[net.Conn]struct{}{}}
+		accepted: make(chan struct{}), closing: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	go r.accept()
 	return r
 }
@@ -60,11 +83,24 @@ func (r *relay) accept() {
 	if r.max > 0 {
 		sem = make(chan struct{}, r.max)
 	}
+	var delay time.Duration
 	for {
 		c, err := r.ln.Accept()
 		if err != nil {
-			return
+			if !acceptCanRetry(err) {
+				return
+			}
+			// A shortage (of descriptors, of memory) or a connection
+			// that went before it was taken: wait, and serve on.
+			delay = min(max(2*delay, time.Millisecond), acceptRetryMax)
+			select {
+			case <-time.After(delay):
+			case <-r.closing:
+				return
+			}
+			continue
 		}
+		delay = 0
 		if sem != nil {
 			select {
 			case sem <- struct{}{}:
@@ -123,6 +159,7 @@ func (r *relay) untrack(c net.Conn) {
 // closes every one left, both sides, and cancels the dials under way,
 // and returns once every goroutine of the relay has.
 func (r *relay) stop(grace <-chan time.Time) {
+	r.closeMu.Do(func() { close(r.closing) })
 	r.ln.Close()
 	<-r.accepted // Accept returns once the listener is closed
 	idle := make(chan struct{})

@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,4 +177,56 @@ func TestGuardStopCutsASlowloris(t *testing.T) {
 	if b, err := readAll(c); isTimeout(err) {
 		t.Errorf("the slowloris after the stop: read %q, %v; want its end", b, err)
 	}
+}
+
+// failingListener fails its first Accept with err, then accepts.
+type failingListener struct {
+	net.Listener
+	err    error
+	failed bool
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	if !l.failed {
+		l.failed = true
+		return nil, l.err
+	}
+	return l.Listener.Accept()
+}
+
+// TestRelayServesOnAfterAShortage: an Accept that fails for want of
+// descriptors (EMFILE, what a flood in the Runner's other jails can
+// cause) does not end the relay: the next connection is carried. Any
+// other error (the listener's close) still ends the accept loop, which
+// stop needs.
+func TestRelayServesOnAfterAShortage(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "guard.sock")
+	guard, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer guard.Close()
+	farConns := make(chan net.Conn, 1)
+	go func() {
+		for {
+			c, err := guard.Accept()
+			if err != nil {
+				return
+			}
+			farConns <- c
+		}
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acceptCanRetry(net.ErrClosed) || acceptCanRetry(&net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", syscall.EINVAL)}) {
+		t.Error("acceptCanRetry retries a closed or invalid listener")
+	}
+	emfile := &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	r := startJailRelay(&failingListener{Listener: ln, err: emfile}, sock)
+	defer r.stop(expired)
+	c, f := relayedPair(t, ln.Addr().String(), farConns)
+	c.Close()
+	f.Close()
 }
