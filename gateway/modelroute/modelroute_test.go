@@ -449,3 +449,42 @@ type sized struct {
 }
 
 func (s *sized) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }
+
+// failAfter returns first on its first Read, then err.
+type failAfter struct {
+	first []byte
+	err   error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.first == nil {
+		return 0, f.err
+	}
+	n := copy(p, f.first)
+	f.first = f.first[n:]
+	if len(f.first) == 0 {
+		f.first = nil
+	}
+	return n, nil
+}
+
+// TestRelayScreenRefusalComesFirst: when the screen refuses a batch and
+// the provider's stream then fails before Relay hears of the refusal,
+// Relay returns the refusal (the credential echo, the code the event
+// records), not the read error that came after it.
+func TestRelayScreenRefusalComesFirst(t *testing.T) {
+	screenErr, readErr := errors.New("echoed"), errors.New("the provider's connection reset")
+	for range 20 {
+		var out bytes.Buffer
+		src := &failAfter{first: []byte("data: {\"text\":\"sk-CANARY-1\"}\n\n"), err: readErr}
+		_, err := modelroute.Relay(&out, nil, src, modelroute.OpenAIChat, func(p []byte) (int, error) {
+			if bytes.Contains(p, []byte("CANARY")) {
+				return 0, screenErr
+			}
+			return 0, nil
+		})
+		if !errors.Is(err, screenErr) || out.Len() != 0 {
+			t.Fatalf("Relay = %v, wrote %q; want the screen's refusal first and nothing written", err, out.String())
+		}
+	}
+}
