@@ -1,6 +1,7 @@
 package process_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -175,5 +176,32 @@ func TestNoDescriptorLeak(t *testing.T) {
 	}
 	if after := fds(); after > before+2 {
 		t.Errorf("%d descriptors before 30 processes, %d after", before, after)
+	}
+}
+
+// TestDestroyRemovesTheDirectoryWhenItsContextEnds: Destroy with a
+// context that has already ended still removes the instance's
+// directory (Destroy runs once), and says the context ended.
+func TestDestroyRemovesTheDirectoryWhenItsContextEnds(t *testing.T) {
+	inst, err := process.New().Create(context.Background(), process.Spec("dir-ended", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := inst.OpenProcess(context.Background(), adapters.ProcessSpec{Argv: []string{"/bin/sh", "-c", "pwd; exec sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := strings.TrimSpace(line)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := inst.Destroy(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Destroy with an ended context = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("after Destroy with an ended context, %q: %v", dir, err)
 	}
 }

@@ -25,6 +25,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)", New: "syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)"}}, Kills: "TestAdaptertest|TestKillReachesTheGroupWithoutNamespaces"},
 	{Name: "signals reported as exit codes", File: "../internal/procset/procset.go",
 		Edits: []mutation.Edit{{Old: "return 128 + s, nil", New: "return s - s, nil"}}, Kills: "TestAdaptertest"},
+	{Name: "Destroy keeps the directory when its context ends", File: "process.go",
+		Edits: []mutation.Edit{{Old: "\tif !first {\n\t\treturn err\n\t}\n\treturn errors.Join(err, removeDir(i.dir))", New: "\tif !first || err != nil {\n\t\treturn err\n\t}\n\treturn errors.Join(err, removeDir(i.dir))"}}, Kills: "TestDestroyRemovesTheDirectoryWhenItsContextEnds"},
 	{Name: "Destroy keeps the directory", File: "process.go",
 		Edits: []mutation.Edit{{Old: "func removeDir(dir string) error { return os.RemoveAll(dir) }", New: "func removeDir(dir string) error { return nil }"}}, Kills: "TestDestroyRemovesTheDirectory"},
 	{Name: "pipes stay open at EOF", File: "../internal/procset/procset.go",

@@ -121,12 +121,15 @@ func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (
 }
 
 // Destroy kills the live process, if any, waits for it and removes the
-// instance's directory.
+// instance's directory. When ctx ends before the killed process is
+// reaped, the directory is removed all the same and ctx's error
+// returned: Destroy runs once, so nothing would remove it later.
 func (i *instance) Destroy(ctx context.Context) error {
-	if first, err := i.proc.Destroy(ctx); !first || err != nil {
+	first, err := i.proc.Destroy(ctx)
+	if !first {
 		return err
 	}
-	return removeDir(i.dir)
+	return errors.Join(err, removeDir(i.dir))
 }
 
 func removeDir(dir string) error { return os.RemoveAll(dir) }
