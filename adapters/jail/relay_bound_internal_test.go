@@ -30,16 +30,7 @@ func TestJailRelayConnBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer guard.Close()
-	farConns := make(chan net.Conn, 2*MaxRelayConns)
-	go func() {
-		for {
-			c, err := guard.Accept()
-			if err != nil {
-				return
-			}
-			farConns <- c
-		}
-	}()
+	farConns := acceptInto(guard, 2*MaxRelayConns)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -206,16 +197,7 @@ func TestRelayServesOnAfterAShortage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer guard.Close()
-	farConns := make(chan net.Conn, 1)
-	go func() {
-		for {
-			c, err := guard.Accept()
-			if err != nil {
-				return
-			}
-			farConns <- c
-		}
-	}()
+	farConns := acceptInto(guard, 1)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

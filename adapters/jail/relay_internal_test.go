@@ -42,16 +42,7 @@ func TestRelayStopGrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer far.Close()
-	farConns := make(chan net.Conn, 4)
-	go func() {
-		for {
-			c, err := far.Accept()
-			if err != nil {
-				return
-			}
-			farConns <- c
-		}
-	}()
+	farConns := acceptInto(far, 4)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +128,7 @@ func TestRelayStopGrace(t *testing.T) {
 
 // relayedPair dials the relay at addr and returns the connection with
 // its far side, once a byte has crossed.
-func relayedPair(t *testing.T, addr string, farConns chan net.Conn) (net.Conn, net.Conn) {
+func relayedPair(t *testing.T, addr string, farConns <-chan net.Conn) (net.Conn, net.Conn) {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -186,3 +177,19 @@ func readAll(c net.Conn) ([]byte, error) {
 }
 
 func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+// acceptInto accepts on ln until it is closed, handing each connection
+// to the channel it returns (of capacity n).
+func acceptInto(ln net.Listener, n int) <-chan net.Conn {
+	conns := make(chan net.Conn, n)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	}()
+	return conns
+}
