@@ -35,4 +35,15 @@
 //     HOME and TMPDIR (the instance's private directory) and the spec's
 //     Env, nothing else. Destroy kills the live process and removes the
 //     directory.
+//   - An owner killed before it destroyed its instances leaves no
+//     directory for long: each is TMPDIR/checkfu-process-PID-*, named by
+//     its owner's pid, and the first Create of a later process removes
+//     those whose pid no process has. It removes only a directory (never
+//     a link) this user owns that no one else may write in, works
+//     through descriptors opened without following a link, never
+//     follows a link inside or enters another filesystem, and descends
+//     at most maxSweepDepth (64) levels, so a hostile workspace cannot
+//     make it remove anything outside the directory. Pids are read in
+//     the caller's PID namespace: processes in different PID namespaces
+//     must not share a TMPDIR.
 package process

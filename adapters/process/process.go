@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"sync"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
@@ -64,8 +66,10 @@ func Spec(id, profileDigest string) adapters.InstanceSpec {
 	return adapters.InstanceSpec{ID: id, Platform: Platform, ProfileDigest: profileDigest, NetworkMode: NetworkMode}
 }
 
-// Create makes an instance: a fresh private working directory. It
-// refuses an empty ID with checkfu.CodeConfigInvalid, and a root image,
+// Create makes an instance: a fresh private working directory,
+// TMPDIR/checkfu-process-PID-*, named by the pid of the process that
+// made it. The first Create in a process sweeps the directories of
+// owners that are no longer running (see [sweepDirs]). It refuses an empty ID with checkfu.CodeConfigInvalid, and a root image,
 // another platform or network mode, or any limit with
 // adapters.CodeSpecUnsupported: a plain process can apply none of them.
 func (p Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
@@ -85,7 +89,8 @@ func (p Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapt
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "checkfu-process-")
+	sweepOnce.Do(sweepDirs)
+	dir, err := os.MkdirTemp("", dirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +104,14 @@ func (p Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapt
 	}
 	return &instance{id: spec.ID, dir: dir, ev: ev}, nil
 }
+
+// dirPrefix begins the name of an instance's directory in the temporary
+// directory, followed by the owner's pid and "-": a dead owner's are
+// known by it.
+const dirPrefix = "checkfu-process-"
+
+// sweepOnce sweeps dead owners' directories at the first Create.
+var sweepOnce sync.Once
 
 type instance struct {
 	id   string
