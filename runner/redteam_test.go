@@ -391,14 +391,20 @@ func (b blockUntil) Read([]byte) (int, error) {
 }
 
 // undying is the process provider with an instance whose Destroy fails
-// and kills nothing, as a hostile or broken remote provider's may.
-type undying struct{ runner.Provider }
+// and kills nothing, as a hostile or broken remote provider's may. The
+// test's cleanup destroys the real instance, which would otherwise leave
+// its directory behind.
+type undying struct {
+	runner.Provider
+	t *testing.T
+}
 
 func (u undying) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
 	inst, err := u.Provider.Create(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
+	u.t.Cleanup(func() { inst.Destroy(context.Background()) })
 	return undyingInstance{inst}, nil
 }
 
@@ -410,7 +416,7 @@ func (undyingInstance) Destroy(context.Context) error { return errors.New("provi
 // its provider failed to end cannot get the Approver asked: Close ended
 // its ACP client, so nothing it sends is read.
 func TestClosedSessionAsksNoApproval(t *testing.T) {
-	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process()} })
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process(), t} })
 	s := g.admitted(t)
 	ctx := context.Background()
 	var once sync.Once
@@ -435,7 +441,7 @@ func TestClosedSessionAsksNoApproval(t *testing.T) {
 // fails and kills nothing, the agent's turn still ends with an error and
 // its process is killed (checked by its pid).
 func TestCloseEndsTheAgentsItLaunched(t *testing.T) {
-	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process()} })
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = undying{runner.Process(), t} })
 	s := g.admitted(t)
 	ctx := context.Background()
 	pidFile := filepath.Join(t.TempDir(), "pid")
