@@ -132,6 +132,19 @@ const (
 	DefaultTunnelIdleAfter = 10 * time.Second
 )
 
+// Fixed bounds of a workload connection's requests.
+const (
+	// HeaderTimeout bounds how long the guard waits for a request's
+	// header, from when it starts to read the request to the end of the
+	// header: a connection that has not sent a whole header by then is
+	// closed unanswered, so a workload that trickles headers holds a
+	// connection slot for no longer.
+	HeaderTimeout = 30 * time.Second
+	// KeepAliveTimeout bounds how long a kept-alive workload connection
+	// waits between requests; past it the connection is closed.
+	KeepAliveTimeout = 120 * time.Second
+)
+
 // A Guard is the reference workload egress filter: an HTTP forward proxy
 // (absolute-form HTTP requests and CONNECT tunnels) that enforces a
 // SandboxProfile's network policy for the workload behind it.
@@ -151,8 +164,10 @@ const (
 // destination's own answer never carries either header through. The guard
 // adds no forwarding headers, strips the forwarding and client-address
 // headers the workload sends (Forwarded, Via, X-Forwarded-*, ...) and the
-// hop-by-hop ones, and reads at most 1 MiB of a response header. Its
-// CONNECT tunnels are bounded by the tunnel fields of [GuardConfig].
+// hop-by-hop ones, and reads at most 1 MiB of a response header. A
+// workload connection has [HeaderTimeout] to send each request's header
+// and [KeepAliveTimeout] between requests. Its CONNECT tunnels are
+// bounded by the tunnel fields of [GuardConfig].
 type Guard struct {
 	policy *CompiledPolicy
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
@@ -236,7 +251,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if g.unobserve, err = g.observe(cfg.MeterProvider); err != nil {
 		return nil, err
 	}
-	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: HeaderTimeout, IdleTimeout: KeepAliveTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ConnState: g.connState}
 	return g, nil
 }
