@@ -535,8 +535,8 @@ func checkQuery(q string) string {
 // overridesMethod reports whether the escaped query parameter name is
 // "_method" as frameworks that take the method from it read it: decoded,
 // any case, and with PHP's rewriting of names (leading spaces dropped, a
-// leading "." or " " or "[" read as "_", a "[" starting an array). It
-// allocates nothing.
+// leading "." or " " or "[" read as "_", a "[" starting an array, an
+// escaped NUL ending the name). It allocates nothing.
 func overridesMethod(name string) bool {
 	var buf [16]byte
 	n := 0
@@ -548,6 +548,9 @@ func overridesMethod(name string) bool {
 			i += 2
 		case c == '+':
 			c = ' '
+		}
+		if c == 0 {
+			break // PHP reads a name up to a NUL
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'

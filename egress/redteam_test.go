@@ -203,6 +203,7 @@ func TestQueryMethodOverrideRefused(t *testing.T) {
 	for _, q := range []string{
 		"_method=DELETE", "a=1&_METHOD=PUT", "%5Fmethod=DELETE", "%5fmethod=DELETE", ".method=DELETE",
 		"+_method=DELETE", "%20%20_method=DELETE", "[method=DELETE", "x=1;_method=DELETE", "_method", "_method[]=DELETE",
+		"_method[0]=DELETE", "_method%00=DELETE", "_method%00.x=DELETE",
 	} {
 		u, err := url.Parse("https://api.example.com/v1/items?" + q)
 		if err != nil {
@@ -214,7 +215,7 @@ func TestQueryMethodOverrideRefused(t *testing.T) {
 			t.Errorf("query %q: error %q quotes the query", q, err)
 		}
 	}
-	for _, q := range []string{"method=GET", "_methods=1", "q=_method", "a_method=1", "x=1&y=_method%3DDELETE", "+method=1", "_method_x=1"} {
+	for _, q := range []string{"method=GET", "_methods=1", "q=_method", "a_method=1", "x=1&y=_method%3DDELETE", "+method=1", "_method_x=1", "%00_method=1", "_meth%00od=1"} {
 		u, err := url.Parse("https://api.example.com/v1/items?" + q)
 		if err != nil {
 			t.Fatal(err)
