@@ -217,13 +217,23 @@ type Action struct {
 
 const actionDomain = "checkfu/custody/action/v1"
 
+// digestStack is the size of the buffer Digest lays a small action out
+// in without allocating.
+const digestStack = 512
+
 // Digest returns the canonical digest of a, "sha256:" followed by hex, over
 // a domain label and every field, each length-prefixed.
 func (a Action) Digest() string {
-	// The fields are laid out in one buffer and hashed at once: one
-	// allocation for the buffer and one for the string, where a hash.Hash
-	// and a conversion per field cost five.
-	buf := make([]byte, 0, 6*8+len(actionDomain)+len(a.Capability)+len(a.Operation)+len(a.Resource)+1+len(a.Body))
+	// The fields are laid out in one buffer and hashed at once, where a
+	// hash.Hash and a conversion per field cost five allocations: the
+	// buffer is on the stack when they fit in digestStack bytes (the
+	// string is then the one allocation).
+	n := 6*8 + len(actionDomain) + len(a.Capability) + len(a.Operation) + len(a.Resource) + 1 + len(a.Body)
+	var stack [digestStack]byte
+	buf := stack[:0]
+	if n > len(stack) {
+		buf = make([]byte, 0, n)
+	}
 	field := func(f string) {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(len(f)))
 		buf = append(buf, f...)
@@ -252,7 +262,8 @@ type Registry struct {
 
 type registered struct {
 	Registration
-	schema *jsonschema.Schema
+	schema     *jsonschema.Schema
+	connection string // Registration.Credential.String(), made once
 }
 
 var operations = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
@@ -275,7 +286,7 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 		}
 		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
 		reg.Model.Models = slices.Clone(reg.Model.Models)
-		r.regs[reg.Capability] = &registered{Registration: reg, schema: s}
+		r.regs[reg.Capability] = &registered{Registration: reg, schema: s, connection: reg.Credential.String()}
 	}
 	return r, nil
 }
@@ -432,6 +443,17 @@ func (e Entry) Credential() address.Binding {
 		return address.Binding{}
 	}
 	return e.reg.Credential
+}
+
+// Connection returns the text of e's credential binding
+// (Credential().String()), the Connection a [PermissionTarget] of a
+// call of e names, made once when the registry was built ("" for the
+// zero Entry).
+func (e Entry) Connection() string {
+	if e.reg == nil {
+		return ""
+	}
+	return e.reg.connection
 }
 
 // Protocol returns how the edge reaches e's resource: the

@@ -34,7 +34,7 @@ func TestDigestIsTheReference(t *testing.T) {
 			Operation:  rapid.String().Draw(t, "operation"),
 			Resource:   rapid.String().Draw(t, "resource"),
 			Effect:     authz.Effect(rapid.Uint8().Draw(t, "effect")),
-			Body:       rapid.SliceOf(rapid.Byte()).Draw(t, "body"),
+			Body:       rapid.SliceOfN(rapid.Byte(), 0, 1024).Draw(t, "body"), // both sides of Digest's stack buffer
 		}
 		if got, want := a.Digest(), digestReference(a); got != want {
 			t.Fatalf("Digest() = %s, the reference gives %s", got, want)

@@ -104,3 +104,19 @@ func TestEntryRegistrationIsACopy(t *testing.T) {
 		t.Errorf("Entry: credential %v, protocol %s; want the registration's", e.Credential(), e.Protocol())
 	}
 }
+
+// TestEntryConnectionIsTheCredential: the Connection an entry names, made
+// once when the registry was built, is its credential binding's text;
+// the zero Entry names none.
+func TestEntryConnectionIsTheCredential(t *testing.T) {
+	e, ok := govRegistry(t).Find(govCall().Capability)
+	if !ok {
+		t.Fatal("Find: the registered capability is not found")
+	}
+	if got, want := e.Connection(), e.Credential().String(); got != want || got != govCred.String() {
+		t.Errorf("Connection() = %q, want %q", got, want)
+	}
+	if got := (authz.Entry{}).Connection(); got != "" {
+		t.Errorf("the zero Entry's Connection() = %q, want \"\"", got)
+	}
+}
