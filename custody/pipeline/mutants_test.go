@@ -42,6 +42,9 @@ var mutants = []mutation.Mutant{
 	{Name: "the dry run skips the channel", File: "plan.go",
 		Edits: []mutation.Edit{{Old: "if ch == nil || ch.p == nil || !ch.p.open(ch) {", New: "if ch == nil || ch.p == nil {"}},
 		Kills: "TestPlanIsTheCall"},
+	{Name: "the caller's context values shadow the channel's", File: "pipeline.go",
+		Edits: []mutation.Edit{{Old: "\tif v := c.values.Value(key); v != nil {\n\t\treturn v\n\t}\n\treturn c.Context.Value(key)\n", New: "\tif v := c.Context.Value(key); v != nil {\n\t\treturn v\n\t}\n\treturn c.values.Value(key)\n"}},
+		Kills: "TestBindIsTheLayeredContext"},
 	// Red team (docs/changes/wt-rtpipe.md).
 	{Name: "a model call refused at the lease keeps its reservation", File: "model.go",
 		Edits: []mutation.Edit{{Old: "\t\td.meter.Release(hold)\n", New: ""}},

@@ -199,6 +199,9 @@ type Channel struct {
 	lease string
 	tools map[string]Tool
 	list  []Tool
+	// values carries rc and id over context.Background, made once at
+	// Open: bind lays it over each call's context.
+	values context.Context
 
 	trace atomic.Pointer[channelTrace] // set by SetTrace
 }
@@ -265,6 +268,7 @@ func (p *Pipeline) Open(rc checkfu.RequestContext, lease string, tools []Tool) (
 		return nil, err
 	}
 	ch := &Channel{p: p, rc: rc, id: newChannelID(), lease: lease, tools: map[string]Tool{}}
+	ch.values = authz.WithChannel(checkfu.WithRequestContext(context.Background(), rc), ch.id)
 	if p.tracer != nil {
 		ch.trace.Store(&channelTrace{attrs: telemetry.Request(rc)})
 	}
@@ -318,8 +322,28 @@ func newChannelID() string {
 // names both: the one place the events of a call over a channel begin.
 func (ch *Channel) bind(ctx context.Context) (context.Context, authz.Evidence) {
 	rc := ch.rc
-	ctx = authz.WithChannel(checkfu.WithRequestContext(ctx, rc), ch.id)
+	ctx = &boundContext{Context: ctx, values: ch.values}
 	return ctx, authz.Evidence{Kind: authz.EvidenceGatewayDecision, Request: rc, Label: ch.p.cfg.Label, Actor: rc.Actor, Scope: rc.Session, Channel: ch.id}
+}
+
+// A boundContext is a call's context over a channel: the caller's
+// context (its cancellation, deadline and values) with the channel's
+// values (its request context and ID, made once at Open) laid over it,
+// so that a request context or channel the caller's context carries is
+// never the one a hop reads. It costs a call one allocation where
+// layering two context.WithValue calls costs four.
+type boundContext struct {
+	context.Context                 // the caller's
+	values          context.Context // Channel.values
+}
+
+// Value returns the channel's value for key, if it has one, and the
+// caller context's otherwise.
+func (c *boundContext) Value(key any) any {
+	if v := c.values.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }
 
 // Tools returns the profile's tools on this channel, in the order given.
@@ -600,7 +624,7 @@ func (p *Pipeline) permit(ch *Channel, capability string, ev *authz.Evidence) (T
 	target := authz.PermissionTarget{Capability: capability}
 	reg, registered := p.registry.Find(capability)
 	if registered {
-		target.Connection = reg.Credential().String()
+		target.Connection = reg.Connection()
 	}
 	a, err := p.cfg.Assignments.Permit(ch.rc, target, p.cfg.Now())
 	if err != nil || !listed {
