@@ -27,6 +27,43 @@ import (
 // MaxResponseBytes is the largest response body the edge returns.
 const MaxResponseBytes = 8 << 20
 
+// maxPresizeBytes bounds the buffer readBody makes up front from a
+// response's declared Content-Length: a larger body (or a larger
+// claim) is read into a buffer that grows as bytes arrive, so that a
+// provider's header alone never costs more than this.
+const maxPresizeBytes = 64 << 10
+
+// readBody reads r to its end as io.ReadAll(io.LimitReader(r, limit+1))
+// does, returning at most limit+1 bytes (one more than limit says the
+// body is too large) and the first error other than io.EOF. When length
+// (the declared Content-Length, -1 when unknown) is at most
+// maxPresizeBytes, the buffer is made for it and one byte more at once,
+// where io.ReadAll starts at 512 bytes and grows; length is only a size
+// hint, never trusted as the body's length.
+func readBody(r io.Reader, length int64, limit int) ([]byte, error) {
+	size := 512
+	if length >= 0 && length <= maxPresizeBytes {
+		size = int(length) + 1
+	}
+	buf := make([]byte, 0, min(size, limit+1))
+	for len(buf) <= limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		room := buf[len(buf):cap(buf)]
+		room = room[:min(len(room), limit+1-len(buf))]
+		n, err := r.Read(room)
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
 // A Connection is the trusted plane's record of one provider connection:
 // the custody binding of its credential and the egress rules declared for
 // it at authorization time.
@@ -447,7 +484,7 @@ func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Re
 	}
 	defer hresp.Body.Close()
 	*status = hresp.StatusCode
-	body, err := io.ReadAll(io.LimitReader(hresp.Body, MaxResponseBytes+1))
+	body, err := readBody(hresp.Body, hresp.ContentLength, MaxResponseBytes)
 	if err != nil {
 		return nil, &egress.UpstreamError{Code: egress.CodeUpstreamFailed, Target: req.URL.Host, Err: errors.New("reading the response body failed")}
 	}

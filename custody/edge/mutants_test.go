@@ -270,4 +270,10 @@ var mutants = []mutation.Mutant{
 	{Name: "stream screen: every event start kept", File: "streamscreen.go",
 		Edits: []mutation.Edit{{Old: "			if n := len(s.evs); n > 0 && at <= early {", New: "			if n := len(s.evs); n < 0 && at <= early {"}},
 		Kills: "TestStreamScreenEventStartsBounded"},
+	{Name: "the answer read past its bound", File: "edge.go",
+		Edits: []mutation.Edit{{Old: "\tfor len(buf) <= limit {\n", New: "\tfor {\n"}, {Old: "\t\troom = room[:min(len(room), limit+1-len(buf))]\n", New: ""}},
+		Kills: "TestReadBodyIsReadAll"},
+	{Name: "the answer's buffer sized by any Content-Length", File: "edge.go",
+		Edits: []mutation.Edit{{Old: "if length >= 0 && length <= maxPresizeBytes {", New: "if length >= 0 {"}},
+		Kills: "TestReadBodyPresizeIsBounded"},
 }
