@@ -263,7 +263,8 @@ type Registry struct {
 type registered struct {
 	Registration
 	schema     *jsonschema.Schema
-	connection string // Registration.Credential.String(), made once
+	quick      *quickSchema // nil unless the schema is in quickSchema's subset
+	connection string       // Registration.Credential.String(), made once
 }
 
 var operations = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
@@ -286,7 +287,11 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 		}
 		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
 		reg.Model.Models = slices.Clone(reg.Model.Models)
-		r.regs[reg.Capability] = &registered{Registration: reg, schema: s, connection: reg.Credential.String()}
+		var quick *quickSchema
+		if tree, err := parseStrictJSON(reg.Tool.InputSchema); err == nil {
+			quick, _ = quickSchemaOf(tree)
+		}
+		r.regs[reg.Capability] = &registered{Registration: reg, schema: s, quick: quick, connection: reg.Credential.String()}
 	}
 	return r, nil
 }
@@ -522,8 +527,12 @@ func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
 	if err != nil {
 		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments: %v", checkfu.Quote(reg.Capability), err)
 	}
-	if err := reg.schema.Validate(v); err != nil {
-		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments do not satisfy the tool schema: %v", checkfu.Quote(reg.Capability), schemaReason(err))
+	// The schema validator decides every call the quick check does not
+	// accept.
+	if reg.quick == nil || !reg.quick.accepts(v) {
+		if err := reg.schema.Validate(v); err != nil {
+			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: arguments do not satisfy the tool schema: %v", checkfu.Quote(reg.Capability), schemaReason(err))
+		}
 	}
 	if bodiless(reg.Operation) {
 		if err := checkQueryArguments(v); err != nil {

@@ -226,6 +226,15 @@ func TestResolveRefuses(t *testing.T) {
 			wantCode(t, err, tt.code)
 		})
 	}
+	// The list tool's schema is in the subset the quick check covers:
+	// what it does not accept, the validator refuses.
+	for _, args := range []string{`{"state":"OPEN"}`, `{"state":"open","labels":"x"}`, `{"state":1}`, `{"State":"open"}`, `[]`} {
+		t.Run("quick-checked schema: "+args, func(t *testing.T) {
+			reg := govReadRegistration()
+			_, err := r.Resolve(authz.ToolCall{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource, Arguments: json.RawMessage(args)}, govCred)
+			wantCode(t, err, authz.CodeArgumentsInvalid)
+		})
+	}
 	t.Run("bodiless nested argument", func(t *testing.T) {
 		reg := govReadRegistration()
 		reg.Tool.InputSchema = json.RawMessage(`{"type":"object"}`)
