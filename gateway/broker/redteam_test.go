@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,6 +176,10 @@ func modelBody(n int) []byte {
 // exactly the bound while their calls are in flight, and one byte more
 // is refused (model_bytes_exceeded) and recorded; once a call ends its
 // bytes are free again.
+// bodyArrivalWait is how long TestModelBodiesHeldBound waits for a body
+// at the bound to reach the provider: a hang guard, not a speed check.
+const bodyArrivalWait = 3 * time.Minute
+
 func TestModelBodiesHeldBound(t *testing.T) {
 	if broker.MaxModelHeldBytes != 2*modelroute.MaxRequestBytes {
 		t.Fatalf("MaxModelHeldBytes = %d, the test holds two bodies of MaxRequestBytes", broker.MaxModelHeldBytes)
@@ -183,12 +188,24 @@ func TestModelBodiesHeldBound(t *testing.T) {
 	// at once.
 	r := rigtest.NewModelBudget(t, modelroute.Budget{Requests: 10, Tokens: 1 << 40})
 	r.Grant(rigtest.ModelCapability)
+	// The provider holds both calls until the test has tried the third:
+	// a call answered early would free its body's hold and let the third
+	// in. Under -race on a loaded machine, reading and checking two
+	// 32 MiB bodies has taken over 30 s, so nothing here is timed but
+	// the wait for them (bodyArrivalWait), and release is closed on every
+	// path.
 	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	var calls atomic.Int32
 	r.Model.SetHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		arrived <- struct{}{}
-		select {
-		case <-release:
-		case <-time.After(20 * time.Second):
+		// Only the two bodies at the bound are held: a third call that
+		// got through (the bound broken) is answered at once, and fails
+		// the test below rather than hanging it.
+		if calls.Add(1) <= 2 {
+			arrived <- struct{}{}
+			<-release
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"type":"message","usage":{"input_tokens":1,"output_tokens":1}}`)
@@ -211,13 +228,13 @@ func TestModelBodiesHeldBound(t *testing.T) {
 	for range 2 {
 		select {
 		case <-arrived: // the broker has read that body whole
-		case <-time.After(30 * time.Second):
-			close(release)
+		case <-time.After(bodyArrivalWait):
+			free()
 			t.Fatal("a largest body at the bound never reached the provider")
 		}
 	}
 	status, got := post(t, c, "POST", "/v1/messages", "{")
-	close(release)
+	free()
 	if status != http.StatusServiceUnavailable || !strings.Contains(got, `"refused: model_bytes_exceeded"`) {
 		t.Errorf("one byte past the bodies held: %d %q, want 503 model_bytes_exceeded", status, got)
 	}
