@@ -42,7 +42,8 @@ type ClientConfig struct {
 // trusted custody edge's HTTP client. Whatever its configuration, a Client
 //
 //   - decides every request with its [Rules] before anything else happens
-//     (a refused request causes no DNS lookup and no connection);
+//     (a refused request causes no DNS lookup and no connection), or
+//     sends one those same Rules allowed ([Client.Send]);
 //   - sends exactly the canonical request that was decided: the host
 //     matched is the host dialled is the Host sent;
 //   - never uses a proxy (environment proxies included), and dials only
@@ -115,36 +116,85 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 // refusal no response is returned; otherwise the caller closes the
 // response body.
 func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Response, error) {
+	if c == nil || c.hc == nil {
+		closeBody(req)
+		return nil, errZeroClient
+	}
+	var a Allowed
+	if err := c.rules.allow(req, &a); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	return c.send(req.Context(), &a, attach)
+}
+
+// Send sends a, a request [Rules.Allow] allowed, under ctx, exactly as
+// [Client.Do] sends a request its rules allow: attach, the https-only
+// credential, redirects, errors and the closing of the body are Do's.
+//
+// Send does not decide a again when the Client's own rules allowed it
+// (the [Rules] given to NewClient, holding the rules they held when they
+// allowed it). It decides any other Allowed (one that other Rules allowed,
+// or the zero Allowed) with the Client's rules first, as Do decides a
+// request, and refuses what they refuse: Send never sends a request the
+// Client's rules did not allow. A nil a is refused with
+// [CodeRequestInvalid]. It panics if ctx is nil, as
+// http.Request.WithContext does.
+func (c *Client) Send(ctx context.Context, a *Allowed, attach func(http.Header) error) (*http.Response, error) {
+	if a == nil {
+		return nil, errNilAllowed
+	}
+	if c == nil || c.hc == nil {
+		a.closeBody()
+		return nil, errZeroClient
+	}
+	if a.by == nil || a.by != c.rules.set() {
+		// Not allowed by these rules as they are now: decided here, as
+		// Do decides. The Request is canonical (only Allow makes an
+		// Allowed), so deciding it is what Do would decide.
+		if _, err := c.rules.Decide(&a.req); err != nil {
+			a.closeBody()
+			return nil, err
+		}
+	}
+	return c.send(ctx, a, attach)
+}
+
+var (
+	errZeroClient = checkfu.Refuse(CodeRulesInvalid, "egress: the zero Client refuses every request; build one with NewClient")
+	errNilAllowed = refuseRequest("egress: no request to send (a nil Allowed)")
+)
+
+// closeBody closes req's body, if any: Do owns it from the start.
+func closeBody(req *http.Request) {
+	if req != nil && req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// send sends a, which the Client's rules allowed, under ctx: what Do and
+// Send do after the decision. It closes a's body when it does not send it.
+func (c *Client) send(ctx context.Context, a *Allowed, attach func(http.Header) error) (*http.Response, error) {
 	sent := false // once sent, the transport owns the body and closes it
 	defer func() {
-		if !sent && req != nil && req.Body != nil {
-			req.Body.Close()
+		if !sent {
+			a.closeBody()
 		}
 	}()
-	if c == nil || c.hc == nil {
-		return nil, checkfu.Refuse(CodeRulesInvalid, "egress: the zero Client refuses every request; build one with NewClient")
-	}
-	creq, err := CanonicalRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.rules.Decide(&creq); err != nil {
-		return nil, err
-	}
+	creq := &a.req
 	if attach != nil && creq.Scheme != "https" {
 		return nil, checkfu.Refuse(CodePlaintextCredential, "egress: a credential is attached only to https requests, and %s://%s is not one", creq.Scheme, creq.Authority())
 	}
 	u := creq.URL()
-	ctx := req.Context()
 	out := (&http.Request{
 		Method:        creq.Method,
 		URL:           u,
 		Host:          u.Host,
 		Header:        creq.Header.Clone(),
-		Body:          req.Body,
-		GetBody:       req.GetBody,
-		ContentLength: req.ContentLength,
-		Close:         req.Close,
+		Body:          a.body,
+		GetBody:       a.getBody,
+		ContentLength: a.contentLength,
+		Close:         a.close,
 	}).WithContext(ctx)
 	if out.Header == nil {
 		out.Header = http.Header{}
@@ -162,7 +212,7 @@ func (c *Client) Do(req *http.Request, attach func(http.Header) error) (*http.Re
 	if isRedirect(resp) {
 		io.CopyN(io.Discard, resp.Body, 4<<10) //nolint:errcheck // drained only to reuse the connection
 		resp.Body.Close()
-		return nil, c.redirectRefusal(&creq, resp, secretsOf(out.Header, creq.Header))
+		return nil, c.redirectRefusal(creq, resp, secretsOf(out.Header, creq.Header))
 	}
 	return resp, nil
 }

@@ -30,12 +30,16 @@ const secret = "s3cr3t-t0ken-value"
 type clientRig struct {
 	dns      *dnstest.Server
 	client   *egress.Client
+	rules    *egress.Rules // the client's
 	upstream *httptest.Server
 	port     uint16
 	private  *liveListener
 	hits     atomic.Int64
 	lastHost atomic.Value // string
 	lastAuth atomic.Value // string
+	// lastSent is the method, request target and X-Custom header of the
+	// last request the upstream received.
+	lastSent atomic.Value // string
 }
 
 func newClientRig(t *testing.T) *clientRig {
@@ -45,6 +49,7 @@ func newClientRig(t *testing.T) *clientRig {
 		rig.hits.Add(1)
 		rig.lastHost.Store(r.Host)
 		rig.lastAuth.Store(r.Header.Get("Authorization"))
+		rig.lastSent.Store(r.Method + " " + r.URL.RequestURI() + " X-Custom=" + r.Header.Get("X-Custom"))
 		if loc, ok := r.URL.Query()["to"]; ok {
 			code, _ := strconv.Atoi(r.URL.Query().Get("status"))
 			if loc[0] != "" {
@@ -75,6 +80,7 @@ func newClientRig(t *testing.T) *clientRig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rig.rules = rules
 	rig.client, err = egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: d, RootCAs: rootsOf(rig.upstream)})
 	if err != nil {
 		t.Fatal(err)

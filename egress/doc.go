@@ -73,7 +73,11 @@
 //     rechecked target's decision; another 3xx without a Location is
 //     returned as a response), dials only through a Dialer, and
 //     decides every request with its Rules before any DNS lookup. No field
-//     of [ClientConfig] can turn any of this off. The credential is added
+//     of [ClientConfig] can turn any of this off. [Client.Send] sends an
+//     [Allowed] ([Rules.Allow]: a request decided once, ahead of sending)
+//     without deciding it again only when the Client's own Rules, holding
+//     the same rules, allowed it; it decides any other Allowed, the zero
+//     one included, with its Rules first, as [Client.Do] does. The credential is added
 //     by the caller's attach hook after the decision, only to an allowed
 //     https request, and never reaches the rules or an error.
 //   - A [NetworkPolicy] is a closed union (none, unrestricted, allowlist)

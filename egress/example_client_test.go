@@ -29,6 +29,54 @@ func newLoopbackListener() net.Listener {
 	return ln
 }
 
+// Rules.Allow decides a request once, before anything is spent on it;
+// Client.Send then sends what was allowed without deciding it again,
+// because the Client holds the same Rules. A Client decides an Allowed
+// that other Rules allowed with its own, and refuses what they refuse.
+func ExampleClient_Send() {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s authorized=%t", r.Method, r.URL.Path, r.Header.Get("Authorization") == "Bearer from-custody")
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()
+	dns, _ := dnstest.Start()
+	defer dns.Close()
+	dns.Set("api.example.com", netip.MustParseAddr("127.0.0.1"))
+	dialer, _ := egress.NewDialer(egress.DialerConfig{
+		Resolver:                dns.Addr(),
+		TreatAsPublicForTesting: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Logger:                  slog.New(slog.DiscardHandler),
+	})
+	rules, _ := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, PathPrefix: "/v1", Methods: []string{"GET"}}})
+	client, _ := egress.NewClient(egress.ClientConfig{Rules: rules, Dialer: dialer, RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs})
+	defer client.CloseIdleConnections()
+	attach := func(h http.Header) error { h.Set("Authorization", "Bearer from-custody"); return nil }
+
+	req, _ := http.NewRequest("GET", "https://api.example.com:"+strconv.Itoa(int(port))+"/v1/repos", nil)
+	allowed, err := rules.Allow(req)
+	if err != nil {
+		panic(err) // refused: nothing spent, nothing sent
+	}
+	req.URL.Path = "/admin" // too late: the Allowed holds what was decided
+	resp, err := client.Send(context.Background(), allowed, attach)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, string(body))
+
+	// Other rules allowed it; the Client's do not.
+	other, _ := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, Methods: []string{"DELETE"}}})
+	req, _ = http.NewRequest("DELETE", "https://api.example.com:"+strconv.Itoa(int(port))+"/v1/repos", nil)
+	allowed, _ = other.Allow(req)
+	_, err = client.Send(context.Background(), allowed, attach)
+	fmt.Println(errors.Is(err, egress.CodeMethodDenied))
+	// Output:
+	// 200 GET /v1/repos authorized=true
+	// true
+}
+
 // NewClient builds the custody edge's HTTP client. Here it reaches a
 // loopback TLS server as api.example.com, through a DNS server the
 // example owns and a Dialer that treats 127.0.0.1 as public (for tests
