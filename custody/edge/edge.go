@@ -137,11 +137,13 @@ type EdgeConfig struct {
 //  1. takes the Authorized value once (the zero value, or one already
 //     sent, is refused with [CodeNotAuthorized] before anything else);
 //  2. opens the credential through the Custodian, and the egress client
-//     (no proxy, public addresses only, no redirects; none of it can be
-//     turned off) decides the request the pipeline built again and
-//     attaches the credential in its post-decision hook, once the lease
-//     is seen to hold still (not revoked or expired while the credential
-//     was opened), and sends;
+//     of the Connection's rules (no proxy, public addresses only, no
+//     redirects; none of it can be turned off) takes the request the
+//     pipeline built and those rules allowed ([egress.Client.Send], which
+//     decides again whatever other rules allowed), attaches the
+//     credential in its post-decision hook, once the lease is seen to
+//     hold still (not revoked or expired while the credential was
+//     opened), and sends;
 //  3. screens the answer: echoes of the credential, content codings it
 //     cannot read, more than [MaxResponseBytes].
 //
@@ -258,14 +260,14 @@ func (e *Edge) edgeCall(ctx context.Context, c *outbound.Call) authz.Evidence {
 }
 
 func (e *Edge) sendCall(ctx context.Context, c *outbound.Call, ev *authz.Evidence) (*Response, error) {
-	if c.Protocol != authz.HTTPS || c.Request == nil {
+	if c.Protocol != authz.HTTPS || c.Request == nil || c.Allowed == nil {
 		return nil, errRemoteProtocol(c.Action.Capability)
 	}
 	client, err := e.client(c.Rules)
 	if err != nil {
 		return nil, err
 	}
-	return e.send(ctx, client, c.Rules, c.Request, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
+	return e.send(ctx, client, c.Rules, c.Request, c.Allowed, c.Credential, c.Lease.ID, c.Scope, &ev.Status)
 }
 
 // record completes ev from the call's outcome, logs a failure with its
@@ -395,13 +397,14 @@ func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, s
 	}
 }
 
-// send is one exchange inside its client span; see exchange.
-func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Rules, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
+// send is one exchange of req, which rules allowed as a, inside its client
+// span; see exchange.
+func (e *Edge) send(ctx context.Context, client *egress.Client, rules *egress.Rules, req *http.Request, a *egress.Allowed, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
 	ctx, span := telemetry.StartClient(ctx, e.tracer, "checkfu.edge/send")
 	if span.IsRecording() {
 		span.SetAttributes(telemetry.KeyServer.String(req.URL.Hostname()))
 	}
-	resp, err := e.exchange(ctx, client, traced(ctx, req, rules), b, lease, scope, status)
+	resp, err := e.exchange(ctx, client, req.URL.Host, tracedAllowed(ctx, req, a, rules), b, lease, scope, status)
 	endSpan(span, *status, err)
 	return resp, err
 }
@@ -429,8 +432,29 @@ func endSpan(span trace.Span, status int, err error) {
 // rules allow its headers on req, and req itself otherwise (no span,
 // or a Connection that did not list them).
 func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.Request {
+	if out := withTrace(ctx, req, rules); out != nil && outbound.Decide(rules, out) == nil {
+		return out
+	}
+	return req
+}
+
+// tracedAllowed is traced for req, which rules allowed as a: it returns
+// req carrying the trace context as rules allow it, or a.
+func tracedAllowed(ctx context.Context, req *http.Request, a *egress.Allowed, rules *egress.Rules) *egress.Allowed {
+	if out := withTrace(ctx, req, rules); out != nil {
+		if t, err := rules.Allow(out); err == nil {
+			return t
+		}
+	}
+	return a
+}
+
+// withTrace returns a copy of req carrying the W3C trace context of ctx's
+// span, undecided, or nil when there is no span or rules list no
+// traceparent header.
+func withTrace(ctx context.Context, req *http.Request, rules *egress.Rules) *http.Request {
 	if !trace.SpanContextFromContext(ctx).IsValid() || !listsTraceparent(rules) {
-		return req
+		return nil
 	}
 	h := req.Header.Clone()
 	if h == nil {
@@ -439,13 +463,6 @@ func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.R
 	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
 	out := req.Clone(ctx)
 	out.Header = h
-	creq, err := egress.CanonicalRequest(out)
-	if err != nil {
-		return req
-	}
-	if _, err := rules.Decide(&creq); err != nil {
-		return req
-	}
 	return out
 }
 
@@ -465,17 +482,18 @@ func listsTraceparent(rules *egress.Rules) bool {
 	return false
 }
 
-// exchange opens the credential, lets the egress client attach it after its
-// own rule decision and a last check that the lease still holds, and reads
-// the response. It sets *status to the provider's status as soon as the
-// provider has answered, even when the answer is then refused.
-func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Request, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
+// exchange opens the credential, has the egress client send a (which the
+// client's own rules allowed, or which it decides again) and attach the
+// credential after a last check that the lease still holds, and reads the
+// response from host. It sets *status to the provider's status as soon as
+// the provider has answered, even when the answer is then refused.
+func (e *Edge) exchange(ctx context.Context, client *egress.Client, host string, a *egress.Allowed, b custody.Binding, lease string, scope authz.LeaseScope, status *int) (*Response, error) {
 	secret, err := e.custodian.Open(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	defer secret.Destroy()
-	hresp, err := client.Do(req.WithContext(ctx), e.attach(secret, b, lease, scope, e.header, e.prefix))
+	hresp, err := client.Send(ctx, a, e.attach(secret, b, lease, scope, e.header, e.prefix))
 	if err != nil {
 		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {
 			*status = re.Status
@@ -486,10 +504,10 @@ func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Re
 	*status = hresp.StatusCode
 	body, err := readBody(hresp.Body, hresp.ContentLength, MaxResponseBytes)
 	if err != nil {
-		return nil, &egress.UpstreamError{Code: egress.CodeUpstreamFailed, Target: req.URL.Host, Err: errors.New("reading the response body failed")}
+		return nil, &egress.UpstreamError{Code: egress.CodeUpstreamFailed, Target: host, Err: errors.New("reading the response body failed")}
 	}
 	if len(body) > MaxResponseBytes {
-		return nil, checkfu.Refuse(CodeResponseTooLarge, "edge: the response from %s is larger than %d bytes", req.URL.Host, MaxResponseBytes)
+		return nil, checkfu.Refuse(CodeResponseTooLarge, "edge: the response from %s is larger than %d bytes", host, MaxResponseBytes)
 	}
 	if err := refuseEcho(secret, b, hresp.Header, body); err != nil {
 		return nil, err
@@ -497,7 +515,7 @@ func (e *Edge) exchange(ctx context.Context, client *egress.Client, req *http.Re
 	if len(body) > 0 && encoded(hresp.Header) {
 		// refuseEcho saw only compressed bytes; the caller would see
 		// what they inflate to.
-		return nil, checkfu.Refuse(CodeResponseEncoded, "edge: the response from %s has a content coding the edge cannot inspect for the credential; it is withheld", req.URL.Host)
+		return nil, checkfu.Refuse(CodeResponseEncoded, "edge: the response from %s has a content coding the edge cannot inspect for the credential; it is withheld", host)
 	}
 	if hresp.StatusCode == http.StatusUnauthorized {
 		if rt, ok := e.custodian.(custody.IntegrationRuntime); ok {

@@ -2,9 +2,12 @@ package edge
 
 import (
 	"context"
+	"net/http"
+	"strconv"
 
 	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/internal/outbound"
+	"github.com/checkfu/checkfu/egress"
 )
 
 // BenchPage is benchPage, for the external benchmarks.
@@ -24,5 +27,30 @@ func MintForTest(conn Connection, action authz.Action, tool string, protocol aut
 		return Authorized{}, err
 	}
 	c.Request = req
+	// As the Connection's rules allowed it or, for a request they refuse,
+	// as rules made for it alone allowed it (as if another Connection's
+	// had), so that the egress client's own decision is what refuses it.
+	c.Allowed, err = conn.Rules.Allow(req)
+	if err != nil {
+		c.Allowed, err = rulesFor(req).Allow(req)
+	}
+	if err != nil {
+		return Authorized{}, err
+	}
 	return outbound.Mint(c), nil
+}
+
+// rulesFor returns rules that allow req and nothing but its destination,
+// method and headers.
+func rulesFor(req *http.Request) *egress.Rules {
+	port, _ := strconv.Atoi(req.URL.Port())
+	if port == 0 {
+		port = 443
+	}
+	var headers []string
+	for k := range req.Header {
+		headers = append(headers, k)
+	}
+	rules, _ := egress.NewRules([]egress.Rule{{Host: req.URL.Hostname(), Port: uint16(port), Methods: []string{req.Method}, Headers: headers}})
+	return rules
 }

@@ -138,10 +138,11 @@ func (e *Edge) Remote(ctx context.Context, a Authorized) (*RemoteTransport, erro
 	t.send = func(req *http.Request, status *int) (*Response, error) {
 		// The rules decide before the credential is opened: a refused
 		// exchange never touches it.
-		if err := outbound.Decide(rules, req); err != nil {
+		a, err := rules.Allow(req)
+		if err != nil {
 			return nil, err
 		}
-		return e.send(req.Context(), client, rules, req, cred, lease, scope, status)
+		return e.send(req.Context(), client, rules, req, a, cred, lease, scope, status)
 	}
 	return t, nil
 }

@@ -556,6 +556,7 @@ type decided struct {
 	tool     string         // the registration's tool name
 	protocol authz.Protocol // the registration's protocol
 	req      *http.Request
+	allowed  *egress.Allowed // req as the Connection's rules allowed it
 	lease    string
 	scope    authz.LeaseScope
 	session  string
@@ -597,16 +598,18 @@ func (p *Pipeline) resolve(ch *Channel, capability string, args json.RawMessage,
 	}
 	// 5. The request the action makes, against the Connection's egress
 	// rules: decided once, here, so that a call the rules refuse spends
-	// nothing. The egress client decides again as it sends.
+	// nothing. The edge's egress client, which holds the same rules,
+	// sends what they allowed.
 	req, err := outbound.Build(context.Background(), action)
 	if err != nil {
 		return nil, err
 	}
-	if err := outbound.Decide(conn.Rules, req); err != nil {
+	allowed, err := conn.Rules.Allow(req)
+	if err != nil {
 		return nil, err
 	}
 	if protocol == authz.HTTPS {
-		d.req = req
+		d.req, d.allowed = req, allowed
 	}
 	if action.Effect != authz.ReadOnly {
 		d.binding = authz.ApprovalBinding{Actor: rc.Actor, Grant: ch.lease, Action: d.digest, Effect: action.Effect, Scope: rc.Session}
@@ -677,7 +680,7 @@ func (p *Pipeline) send(ctx context.Context, d *decided) (*edge.Response, error)
 	}
 	a := outbound.Mint(&outbound.Call{
 		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
-		Tool: d.tool, Protocol: d.protocol, Request: d.req,
+		Tool: d.tool, Protocol: d.protocol, Request: d.req, Allowed: d.allowed,
 		Lease: lease, Scope: d.scope, Approval: d.approval, Session: d.session,
 	})
 	if d.protocol != authz.MCP {

@@ -49,10 +49,13 @@ type Call struct {
 	Digest     string // Action.Digest, computed once
 	Tool       string
 	Protocol   authz.Protocol
-	// Request is the request built from Action and decided by Rules
-	// (HTTPS registrations only; a remote MCP tool's requests are built
-	// by the edge's transport, one per exchange).
+	// Request is the request built from Action and decided by Rules,
+	// and Allowed is that decision, which the edge's egress client sends
+	// without deciding again (HTTPS registrations only; a remote MCP
+	// tool's requests are built by the edge's transport, one per
+	// exchange; a model call has a Request alone).
 	Request  *http.Request
+	Allowed  *egress.Allowed
 	Lease    authz.Lease // the lease, as spent for this call
 	Scope    authz.LeaseScope
 	Approval string // the approval the call runs under, or empty
@@ -107,7 +110,8 @@ func Build(ctx context.Context, a authz.Action) (*http.Request, error) {
 }
 
 // Decide lets rules decide req (no rules refuse everything). The egress
-// client decides again as it sends.
+// client decides again as it sends. A caller that sends what was allowed
+// takes the decision itself from rules.Allow.
 func Decide(rules *egress.Rules, req *http.Request) error {
 	creq, err := egress.CanonicalRequest(req)
 	if err != nil {
