@@ -35,20 +35,20 @@ type Allowed struct {
 // Allow decides req as [CanonicalRequest] and [Rules.Decide] do and, when
 // rs allows it, returns it as an [Allowed]: its canonical form, and req's
 // body (Body, GetBody, ContentLength and Close), which the Allowed takes
-// over. req's context is not kept: [Client.Send] takes the context to send
+// over (a copy of an Allowed is the same Allowed, body included). req's context is not kept: [Client.Send] takes the context to send
 // under. The error is CanonicalRequest's or Decide's, and on refusal req
 // is left as it was (its body is neither read nor closed). Like Decide,
 // Allow does no I/O; a nil or zero Rules allows nothing.
-func (rs *Rules) Allow(req *http.Request) (*Allowed, error) {
-	a := new(Allowed)
-	if err := rs.allow(req, a); err != nil {
-		return nil, err
+func (rs *Rules) Allow(req *http.Request) (Allowed, error) {
+	var a Allowed
+	if err := rs.allow(req, &a); err != nil {
+		return Allowed{}, err
 	}
 	return a, nil
 }
 
-// allow fills a with req when rs allows it. It is Allow without the
-// allocation, for Client.Do.
+// allow fills a with req when rs allows it: Allow, and Client.Do's
+// decision.
 func (rs *Rules) allow(req *http.Request, a *Allowed) error {
 	creq, err := CanonicalRequest(req)
 	if err != nil {

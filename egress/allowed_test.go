@@ -50,7 +50,7 @@ func allow(t *testing.T, rules *egress.Rules, method, rawURL string, hdr ...stri
 	if err != nil {
 		t.Fatalf("Allow(%s %s %v): %v", method, rawURL, hdr, err)
 	}
-	return a
+	return &a
 }
 
 // TestSendSendsWhatWasAllowed checks that Send sends the canonical request
@@ -72,7 +72,7 @@ func TestSendSendsWhatWasAllowed(t *testing.T) {
 	req.URL.Host, req.Host, req.URL.Path = "evil.example.com", "evil.example.com", "/v2/x"
 	req.Header.Set("X-Custom", "smuggled")
 	req.Header.Set("Cookie", "a=b")
-	attached, err := rig.send(t, a)
+	attached, err := rig.send(t, &a)
 	if err != nil || attached != 1 {
 		t.Fatalf("Send = %v, attach called %d times; want nil and 1", err, attached)
 	}
@@ -255,7 +255,7 @@ func TestSendClosesBodyWhenRefused(t *testing.T) {
 		if body.closed.Load() {
 			t.Fatalf("%s: Allow closed the body", tt.name)
 		}
-		if _, err := tt.client.Send(context.Background(), a, tt.attach); err == nil {
+		if _, err := tt.client.Send(context.Background(), &a, tt.attach); err == nil {
 			t.Fatalf("%s: Send succeeded", tt.name)
 		}
 		if !body.closed.Load() {

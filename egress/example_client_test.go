@@ -58,7 +58,7 @@ func ExampleClient_Send() {
 		panic(err) // refused: nothing spent, nothing sent
 	}
 	req.URL.Path = "/admin" // too late: the Allowed holds what was decided
-	resp, err := client.Send(context.Background(), allowed, attach)
+	resp, err := client.Send(context.Background(), &allowed, attach)
 	if err != nil {
 		panic(err)
 	}
@@ -70,7 +70,7 @@ func ExampleClient_Send() {
 	other, _ := egress.NewRules([]egress.Rule{{Host: "api.example.com", Port: port, Methods: []string{"DELETE"}}})
 	req, _ = http.NewRequest("DELETE", "https://api.example.com:"+strconv.Itoa(int(port))+"/v1/repos", nil)
 	allowed, _ = other.Allow(req)
-	_, err = client.Send(context.Background(), allowed, attach)
+	_, err = client.Send(context.Background(), &allowed, attach)
 	fmt.Println(errors.Is(err, egress.CodeMethodDenied))
 	// Output:
 	// 200 GET /v1/repos authorized=true

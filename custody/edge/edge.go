@@ -443,7 +443,7 @@ func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.R
 func tracedAllowed(ctx context.Context, req *http.Request, a *egress.Allowed, rules *egress.Rules) *egress.Allowed {
 	if out := withTrace(ctx, req, rules); out != nil {
 		if t, err := rules.Allow(out); err == nil {
-			return t
+			return &t
 		}
 	}
 	return a

@@ -30,13 +30,14 @@ func MintForTest(conn Connection, action authz.Action, tool string, protocol aut
 	// As the Connection's rules allowed it or, for a request they refuse,
 	// as rules made for it alone allowed it (as if another Connection's
 	// had), so that the egress client's own decision is what refuses it.
-	c.Allowed, err = conn.Rules.Allow(req)
+	allowed, err := conn.Rules.Allow(req)
 	if err != nil {
-		c.Allowed, err = rulesFor(req).Allow(req)
+		allowed, err = rulesFor(req).Allow(req)
 	}
 	if err != nil {
 		return Authorized{}, err
 	}
+	c.Allowed = &allowed
 	return outbound.Mint(c), nil
 }
 

@@ -142,7 +142,7 @@ func (e *Edge) Remote(ctx context.Context, a Authorized) (*RemoteTransport, erro
 		if err != nil {
 			return nil, err
 		}
-		return e.send(req.Context(), client, rules, req, a, cred, lease, scope, status)
+		return e.send(req.Context(), client, rules, req, &a, cred, lease, scope, status)
 	}
 	return t, nil
 }

@@ -556,7 +556,7 @@ type decided struct {
 	tool     string         // the registration's tool name
 	protocol authz.Protocol // the registration's protocol
 	req      *http.Request
-	allowed  *egress.Allowed // req as the Connection's rules allowed it
+	allowed  egress.Allowed // req as the Connection's rules allowed it (with req only)
 	lease    string
 	scope    authz.LeaseScope
 	session  string
@@ -678,11 +678,15 @@ func (p *Pipeline) send(ctx context.Context, d *decided) (*edge.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	a := outbound.Mint(&outbound.Call{
+	c := &outbound.Call{
 		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
-		Tool: d.tool, Protocol: d.protocol, Request: d.req, Allowed: d.allowed,
+		Tool: d.tool, Protocol: d.protocol, Request: d.req,
 		Lease: lease, Scope: d.scope, Approval: d.approval, Session: d.session,
-	})
+	}
+	if d.req != nil {
+		c.Allowed = &d.allowed // d.req as the rules allowed it
+	}
+	a := outbound.Mint(c)
 	if d.protocol != authz.MCP {
 		return p.cfg.Edge.Send(ctx, a)
 	}
