@@ -52,7 +52,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "if err := reg.schema.Validate(v); err != nil {", New: "if err := reg.schema.Validate(v); false && err != nil {"}},
 		Kills: "TestGatewayDenied"},
 	{Name: "4 rules checked before the lease", File: pipelineFile,
-		Edits: []mutation.Edit{{Old: "\tif err := outbound.Decide(conn.Rules, req); err != nil {\n\t\treturn nil, err\n\t}\n", New: ""}},
+		Edits: []mutation.Edit{{Old: "\tallowed, err := conn.Rules.Allow(req)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", New: "\tallowed, _ := conn.Rules.Allow(req)\n"}},
 		Kills: "TestRefusedByRulesSpendsNoBudget"},
 	{Name: "5 lease", File: pipelineFile,
 		Edits: []mutation.Edit{{Old: "lease, err := p.cfg.Leases.Usable(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})\n\tif err != nil {", New: "lease, err := p.cfg.Leases.Usable(d.lease, authz.LeaseUse{Scope: d.scope, Capability: capability})\n\tif false && err != nil {"}},

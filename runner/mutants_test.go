@@ -228,12 +228,12 @@ var mutants = []mutation.Mutant{
 		Kills: "TestRefusalBudgetClosesTheChannel"},
 	// Tracing: identifiers only, and trace context only where allowed.
 	{Name: "the edge sends trace context to a request its rules do not allow", File: "../custody/edge/edge.go",
-		Edits: []mutation.Edit{{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"}},
+		Edits: []mutation.Edit{{Old: "if t, err := rules.Allow(out); err == nil {\n\t\t\treturn &t\n\t\t}", New: "t, _ := rules.Allow(out)\n\t\treturn &t"}},
 		Kills: "TestTraceContextOnlyOnRequestsItsRulesAllow"},
 	{Name: "the edge sends trace context its rules do not allow", File: "../custody/edge/edge.go",
 		Edits: []mutation.Edit{
 			{Old: "if !trace.SpanContextFromContext(ctx).IsValid() || !listsTraceparent(rules) {", New: "if !trace.SpanContextFromContext(ctx).IsValid() {"},
-			{Old: "if _, err := rules.Decide(&creq); err != nil {", New: "if _, err := rules.Decide(&creq); err != nil && false {"},
+			{Old: "if t, err := rules.Allow(out); err == nil {\n\t\t\treturn &t\n\t\t}", New: "t, _ := rules.Allow(out)\n\t\treturn &t"},
 		},
 		Kills: "TestTraceContextOnlyWhereAllowed"},
 	{Name: "a span carries the call's arguments", File: "../custody/pipeline/pipeline.go",
