@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/adapters/internal/procset"
 	"github.com/checkfu/checkfu/admission"
 )
@@ -90,7 +90,7 @@ func (p Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapt
 		return nil, err
 	}
 	sweepOnce.Do(sweepDirs)
-	dir, err := os.MkdirTemp("", dirPrefix+strconv.Itoa(os.Getpid())+"-")
+	dir, err := os.MkdirTemp("", dirPrefix+deadowner.Self()+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +106,8 @@ func (p Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adapt
 }
 
 // dirPrefix begins the name of an instance's directory in the temporary
-// directory, followed by the owner's pid and "-": a dead owner's are
-// known by it.
+// directory, followed by the owner's name (its pid and PID namespace,
+// see deadowner) and "-": a dead owner's are known by it.
 const dirPrefix = "checkfu-process-"
 
 // sweepOnce sweeps dead owners' directories at the first Create.

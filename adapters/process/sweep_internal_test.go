@@ -13,11 +13,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 )
 
 // sweepTmp makes a fresh temporary directory the sweep's TMPDIR for
-// the test, and returns it with a dead pid.
-func sweepTmp(t *testing.T) (tmp, deadPid string) {
+// the test, and returns it with the owner name (deadowner) of a dead
+// pid of this PID namespace. Without a namespace to read, the sweep
+// removes nothing, and the test is skipped.
+func sweepTmp(t *testing.T) (tmp, deadOwner string) {
 	t.Helper()
 	tmp = t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -26,7 +30,10 @@ func sweepTmp(t *testing.T) (tmp, deadPid string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sweepRaceForTest = nil })
-	return tmp, strconv.Itoa(dead.Process.Pid)
+	if _, ok := deadowner.Namespace(); !ok {
+		t.Skip("no PID namespace to read: the sweep removes nothing")
+	}
+	return tmp, deadowner.Name(dead.Process.Pid)
 }
 
 // mkTree makes dir (mode 0700) holding a file, a nested directory with
@@ -94,7 +101,7 @@ func TestSweepRemovesAKilledOwnersDirectory(t *testing.T) {
 		t.Fatalf("the owner printed no directory: %v", err)
 	}
 	killed := strings.TrimSpace(line)
-	want := filepath.Join(tmp, dirPrefix+strconv.Itoa(owner.Process.Pid)+"-")
+	want := filepath.Join(tmp, dirPrefix+deadowner.Name(owner.Process.Pid)+"-")
 	if !strings.HasPrefix(killed, want) || !exists(t, filepath.Join(killed, "ro", "f")) {
 		t.Fatalf("the killed owner's directory is %q, want a full one named %s*", killed, want)
 	}
@@ -105,7 +112,7 @@ func TestSweepRemovesAKilledOwnersDirectory(t *testing.T) {
 	}
 	defer live.Wait()
 	defer live.Process.Kill()
-	other := filepath.Join(tmp, dirPrefix+strconv.Itoa(live.Process.Pid)+"-live")
+	other := filepath.Join(tmp, dirPrefix+deadowner.Name(live.Process.Pid)+"-live")
 	mkTree(t, other)
 	defer os.Chmod(filepath.Join(other, "ro"), 0o700)
 
@@ -274,13 +281,15 @@ func TestSweepDepth(t *testing.T) {
 	}
 }
 
-// TestSweepSkipsOtherNames: names that do not carry a pid (the
-// directories of earlier revisions) and pids that are not numbers are
-// never swept.
+// TestSweepSkipsOtherNames: names that do not carry an owner, names of
+// earlier revisions (a pid without its namespace) and pids that are not
+// numbers are never swept.
 func TestSweepSkipsOtherNames(t *testing.T) {
 	tmp, dead := sweepTmp(t)
+	pid, _, _ := deadowner.Parse(dead)
 	var kept []string
-	for _, name := range []string{dirPrefix + "123456789", dirPrefix + "x" + dead + "-y", dirPrefix + "-" + dead, dirPrefix + "0-z"} {
+	for _, name := range []string{dirPrefix + "123456789", dirPrefix + "x" + dead + "-y", dirPrefix + "-" + dead, dirPrefix + "0-z",
+		dirPrefix + strconv.Itoa(pid) + "-old"} {
 		dir := filepath.Join(tmp, name)
 		mkTree(t, dir)
 		t.Cleanup(func() { os.Chmod(filepath.Join(dir, "ro"), 0o700) })
@@ -291,5 +300,30 @@ func TestSweepSkipsOtherNames(t *testing.T) {
 		if !exists(t, filepath.Join(dir, "f")) {
 			t.Errorf("%s was swept", filepath.Base(dir))
 		}
+	}
+}
+
+// TestSweepKeepsAnotherNamespacesOwner: a Runner in another PID
+// namespace sharing the temporary directory (another container
+// bind-mounting the host's /tmp) names its directories with its own
+// namespace; its pid, read here, proves nothing, so its directory is
+// kept even where no process here has that pid. The control: the same
+// dead pid in this namespace is swept.
+func TestSweepKeepsAnotherNamespacesOwner(t *testing.T) {
+	tmp, dead := sweepTmp(t)
+	pid, ns, _ := deadowner.Parse(dead)
+	theirs := filepath.Join(tmp, dirPrefix+deadowner.Format(pid, ns+1)+"-theirs")
+	mkTree(t, theirs)
+	defer os.Chmod(filepath.Join(theirs, "ro"), 0o700)
+	ours := filepath.Join(tmp, dirPrefix+dead+"-ours")
+	mkTree(t, ours)
+
+	sweepDirs()
+
+	if !exists(t, filepath.Join(theirs, "ro", "f")) {
+		t.Errorf("the directory %s of an owner in another PID namespace was swept", theirs)
+	}
+	if exists(t, ours) {
+		t.Errorf("control: the dead owner's directory %s of this namespace was not swept", ours)
 	}
 }

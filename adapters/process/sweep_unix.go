@@ -6,10 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,12 +31,14 @@ var sweepRaceForTest func(dir string)
 
 // sweepDirs removes the instance directories of dead owners: a Runner
 // (or test) killed outright never destroys its instances, and each
-// left a directory. Only TMPDIR/checkfu-process-PID-* is touched, where
-// no process has that pid (a reused pid keeps its directories), and
-// only a directory (never a link) this user owns that no one else may
-// write in: the temporary directory is everyone's, so a name that
-// matches proves nothing of who made it. A pid is read in this
-// process's PID namespace.
+// left a directory. Only TMPDIR/checkfu-process-OWNER-* is touched,
+// where the owner is dead ([deadowner.Dead]: its PID namespace is this
+// process's and no process has its pid there; a reused pid keeps its
+// directories, and an owner in another namespace, one sharing the
+// temporary directory from another container, keeps its own), and only
+// a directory (never a link) this user owns that no one else may write
+// in: the temporary directory is everyone's, so a name that matches
+// proves nothing of who made it.
 //
 // The contents go through descriptors: each directory is opened
 // without following a link, a link inside is removed as a link (its
@@ -59,9 +60,8 @@ func sweepDirs() {
 	for _, dir := range names {
 		name := filepath.Base(dir)
 		rest, _ := strings.CutPrefix(name, dirPrefix)
-		pidText, _, dashed := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !dashed || err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+		owner, _, dashed := strings.Cut(rest, "-")
+		if !dashed || !deadowner.Dead(owner) {
 			continue
 		}
 		sweepDir(tfd, dir)
