@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/adapters/jail"
 )
 
@@ -284,7 +285,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 		}
 		pid := jailPid(b)
 		rss += statusKB(b, pid, "VmRSS")
-		if m, _ := filepath.Glob("/sys/fs/cgroup/memory/checkfu-jail-" + strconv.Itoa(os.Getpid()) + "/" + id + "-*/memory.usage_in_bytes"); len(m) == 1 {
+		if m, _ := filepath.Glob("/sys/fs/cgroup/memory/checkfu-jail-" + deadowner.Self() + "/" + id + "-*/memory.usage_in_bytes"); len(m) == 1 {
 			v, _ := os.ReadFile(m[0])
 			n, _ := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
 			cg += n / 1024

@@ -8,17 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 )
 
 // cgroupRoot is where the cgroup v1 hierarchies are mounted, and
 // cgroupPrefix the name of the directory, in each, the jails of one
-// Runner make their groups in: the prefix and the Runner's pid. A
-// Runner's parent is its own, so it can remove it when its last
-// instance stops, and a dead Runner's is known by its pid.
+// Runner make their groups in: the prefix and the Runner's owner name
+// (its pid and PID namespace, see deadowner). A Runner's parent is its
+// own, so it can remove it when its last instance stops, and a dead
+// Runner's is known by its name.
 const (
 	cgroupRoot   = "/sys/fs/cgroup"
 	cgroupPrefix = "checkfu-jail-"
@@ -26,7 +27,7 @@ const (
 )
 
 // cgroupParent is this Runner's parent group name.
-var cgroupParent = cgroupPrefix + strconv.Itoa(os.Getpid())
+var cgroupParent = cgroupPrefix + deadowner.Self()
 
 // controllers are the v1 hierarchies a jail's limits need.
 var controllers = []string{"memory", "pids", "cpu"}
@@ -75,7 +76,10 @@ func swapTotal() int64 {
 
 // sweepOrphans removes the parents, and the groups in them, of dead
 // Runners: a Runner killed outright never stops its instances, and the
-// parent-death signal ends its jails but cannot remove their groups. A
+// parent-death signal ends its jails but cannot remove their groups.
+// Only a parent whose owner is dead is touched ([deadowner.Dead]: of
+// this PID namespace, and no process has its pid there): a Runner of
+// another PID namespace sharing the cgroup tree keeps its groups. A
 // group that still holds a process cannot be removed (the kernel
 // refuses), so a live jail under a reused pid keeps its group.
 func sweepOrphans() {
@@ -83,9 +87,8 @@ func sweepOrphans() {
 		root := filepath.Join(cgroupRoot, ctrl)
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
-			rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
-			pid, err := strconv.Atoi(rest)
-			if !ok || !e.IsDir() || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			owner, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+			if !ok || !e.IsDir() || !deadowner.Dead(owner) {
 				continue
 			}
 			dir := filepath.Join(root, e.Name())

@@ -83,9 +83,11 @@
 //     every process in it, so nothing outlives Kill or Destroy; the init
 //     stage also dies with the Runner (parent-death signal).
 //   - No cgroup outlives its instance: a Runner's groups are beneath a
-//     parent of its own (checkfu-jail-<pid> in each v1 controller),
-//     which Destroy removes once it holds no group; a dead Runner's are
-//     swept by the next [Probe].
+//     parent of its own (checkfu-jail-<pid>.<pidns> in each v1
+//     controller, the pidns the inode of its PID namespace), which
+//     Destroy removes once it holds no group; a dead Runner's are swept
+//     by the next [Probe] of the same PID namespace, never by one of
+//     another (whose pids name other processes).
 //   - A process never inherits the Runner's environment: PATH, HOME
 //     (the workspace), TMPDIR, the proxy variables for allowlist, and
 //     the spec's Env.

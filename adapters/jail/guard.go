@@ -9,11 +9,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/egress"
 )
 
@@ -88,7 +88,7 @@ func LocalGuard(o GuardOptions) GuardFunc {
 			ln.Close()
 			return "", nil, err
 		}
-		dir, err := os.MkdirTemp("", guardDirPrefix+strconv.Itoa(os.Getpid())+"-")
+		dir, err := os.MkdirTemp("", guardDirPrefix+deadowner.Self()+"-")
 		if err != nil {
 			ln.Close()
 			return "", nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/adapters/internal/procset"
 	"github.com/checkfu/checkfu/adapters/jail/internal/initstage"
 	"golang.org/x/sys/unix"
@@ -70,7 +71,7 @@ type instance struct {
 }
 
 func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, broker string) (adapters.Instance, error) {
-	dir, err := os.MkdirTemp("", instanceDirPrefix+strconv.Itoa(os.Getpid())+"-")
+	dir, err := os.MkdirTemp("", instanceDirPrefix+deadowner.Self()+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -113,16 +114,19 @@ func (p *Provider) newInstance(ctx context.Context, spec adapters.InstanceSpec, 
 }
 
 // instanceDirPrefix begins the name of an instance's host directory in
-// the temporary directory, followed by the Runner's pid and "-": a dead
-// Runner's bounded workspaces are known by it ([sweepWorkspaces]).
+// the temporary directory, followed by the Runner's owner name (its pid
+// and PID namespace, see deadowner) and "-": a dead Runner's bounded
+// workspaces are known by it ([sweepWorkspaces]).
 const instanceDirPrefix = "checkfu-jail-"
 
 // sweepWorkspaces unmounts and removes the bounded workspaces of dead
 // Runners: a Runner killed outright never destroys its instances, and
 // the tmpfs of each would hold its pages until the host restarts. Only
-// mounts of the form TMPDIR/checkfu-jail-PID-*/workspace are touched
-// (mounts only root makes), and only where no process has that pid: a
-// reused pid keeps its mounts, as it keeps its cgroups. The instance
+// mounts of the form TMPDIR/checkfu-jail-OWNER-*/workspace are touched
+// (mounts only root makes), and only where the owner is dead
+// ([deadowner.Dead]: of this PID namespace, and no process has its pid
+// there): a reused pid keeps its mounts, as it keeps its cgroups, and a
+// Runner of another PID namespace sharing TMPDIR keeps its own. The instance
 // directory is opened once, never through a link, and must be a
 // directory this user owns of mode 0700; the unmount and the removals
 // go through that descriptor ([sweepWorkspace]), so a name swapped
@@ -146,9 +150,8 @@ func sweepWorkspaces() {
 		}
 		name := filepath.Base(filepath.Dir(f[4]))
 		rest, ok := strings.CutPrefix(name, instanceDirPrefix)
-		pidText, _, dashed := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || !dashed || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+		owner, _, dashed := strings.Cut(rest, "-")
+		if !ok || !dashed || !deadowner.Dead(owner) {
 			continue
 		}
 		sweepWorkspace(tfd, tmp, name)
@@ -199,14 +202,16 @@ func openOwnDir(tfd int, name string) (int, bool) {
 var sweepRaceForTest func(dir string)
 
 // guardDirPrefix begins the name of a [LocalGuard]'s socket directory
-// in the temporary directory, followed by the Runner's pid and "-": a
-// dead Runner's are known by it ([sweepGuardDirs]).
+// in the temporary directory, followed by the Runner's owner name (its
+// pid and PID namespace, see deadowner) and "-": a dead Runner's are
+// known by it ([sweepGuardDirs]).
 const guardDirPrefix = "checkfu-jail-guard-"
 
 // sweepGuardDirs removes the guard socket directories of dead Runners:
 // a Runner killed outright never stops its guards, and each left a
-// directory holding its socket. Only TMPDIR/checkfu-jail-guard-PID-*
-// is touched, where no process has that pid, and only a directory
+// directory holding its socket. Only TMPDIR/checkfu-jail-guard-OWNER-*
+// is touched, where the owner is dead ([deadowner.Dead]: of this PID
+// namespace, and no process has its pid there), and only a directory
 // (never a link) this user owns, of mode 0700, holding nothing but
 // guard.sock: the temporary directory is everyone's, so a name that
 // matches proves nothing of who made it. The checks and the removal of
@@ -226,9 +231,8 @@ func sweepGuardDirs() {
 	defer unix.Close(tfd)
 	for _, dir := range names {
 		rest, _ := strings.CutPrefix(filepath.Base(dir), guardDirPrefix)
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+		owner, _, _ := strings.Cut(rest, "-")
+		if !deadowner.Dead(owner) {
 			continue
 		}
 		sweepGuardDir(tfd, dir)

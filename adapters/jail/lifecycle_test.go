@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/adapters/jail"
 )
 
@@ -28,7 +29,7 @@ import (
 func cgroupParents(pid int) []string {
 	var out []string
 	for _, ctrl := range []string{"memory", "pids", "cpu"} {
-		out = append(out, "/sys/fs/cgroup/"+ctrl+"/checkfu-jail-"+strconv.Itoa(pid))
+		out = append(out, "/sys/fs/cgroup/"+ctrl+"/checkfu-jail-"+deadowner.Name(pid))
 	}
 	return out
 }
@@ -178,7 +179,7 @@ func TestParentDeathEndsTheJail(t *testing.T) {
 	// the test releases it itself once the Runner is dead (the deferred
 	// kill runs first).
 	t.Cleanup(func() {
-		prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+strconv.Itoa(cmd.Process.Pid)+"-")
+		prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+deadowner.Name(cmd.Process.Pid)+"-")
 		for _, m := range mountsUnder(t, prefix) {
 			unix.Unmount(m, unix.MNT_DETACH)
 		}
@@ -229,7 +230,7 @@ func TestParentDeathEndsTheJail(t *testing.T) {
 		t.Fatalf("control: the dead Runner left groups %v, want one per controller", got)
 	}
 	// And its bounded workspace, a tmpfs mounted on the host.
-	prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+strconv.Itoa(cmd.Process.Pid)+"-")
+	prefix := filepath.Join(os.TempDir(), "checkfu-jail-"+deadowner.Name(cmd.Process.Pid)+"-")
 	if got := mountsUnder(t, prefix); len(got) != 1 {
 		t.Fatalf("control: the dead Runner left workspace mounts %v, want 1", got)
 	}

@@ -10,21 +10,27 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/egress"
 	"golang.org/x/sys/unix"
 )
 
 // TestSweepGuardDirs: the probe's sweep removes a dead Runner's guard
 // socket directory, and nothing it cannot prove is one: a live
-// Runner's, one of another mode or owner, a link, or one holding more
-// than the socket.
+// Runner's, one of a Runner in another PID namespace (whose pid means
+// nothing here), one named by an earlier revision (a pid alone), one of
+// another mode or owner, a link, or one holding more than the socket.
 func TestSweepGuardDirs(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	deadPid := strconv.Itoa(dead.Process.Pid)
-	livePid := strconv.Itoa(os.Getpid())
+	ns, ok := deadowner.Namespace()
+	if !ok {
+		t.Skip("no PID namespace to read: the sweep removes nothing")
+	}
+	deadPid := deadowner.Name(dead.Process.Pid)
+	livePid := deadowner.Self()
 	var made []string
 	files := map[string][]string{} // what each directory was made holding
 	t.Cleanup(func() {
@@ -54,6 +60,8 @@ func TestSweepGuardDirs(t *testing.T) {
 	empty := mk(deadPid, "b", 0o700)
 	kept := map[string]string{
 		"a live Runner's":          mk(livePid, "c", 0o700, "guard.sock"),
+		"another PID namespace's":  mk(deadowner.Format(dead.Process.Pid, ns+1), "j", 0o700, "guard.sock"),
+		"a pid-only (old) name's":  mk(strconv.Itoa(dead.Process.Pid), "k", 0o700, "guard.sock"),
 		"one of mode 0755":         mk(deadPid, "d", 0o755, "guard.sock"),
 		"one holding more":         mk(deadPid, "e", 0o700, "guard.sock", "other"),
 		"one holding another name": mk(deadPid, "f", 0o700, "notes"),
@@ -97,7 +105,7 @@ func TestSweepGuardDirs(t *testing.T) {
 }
 
 // TestGuardDirNamesItsRunner: a guard's socket directory carries the
-// Runner's pid, which is what lets a later probe sweep it once that
+// Runner's owner name (pid and PID namespace), which is what lets a later probe sweep it once that
 // Runner is dead.
 func TestGuardDirNamesItsRunner(t *testing.T) {
 	sock, stop, err := LocalGuard(GuardOptions{})(context.Background(), []egress.HostPort{{Host: "allowed.test", Port: 80}})
@@ -105,15 +113,15 @@ func TestGuardDirNamesItsRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	want := guardDirPrefix + strconv.Itoa(os.Getpid()) + "-"
+	want := guardDirPrefix + deadowner.Self() + "-"
 	if dir := filepath.Base(filepath.Dir(sock)); !strings.HasPrefix(dir, want) {
 		t.Fatalf("the guard's socket directory is %s, want a name beginning %s", dir, want)
 	}
 }
 
 // sharedTmp makes a temporary directory anyone may rename in (mode
-// 0777, no sticky bit) the sweeps' TMPDIR for the test, and returns a
-// dead pid: the setting in which a local user can swap a dead Runner's
+// 0777, no sticky bit) the sweeps' TMPDIR for the test, and returns the
+// owner name of a dead pid of this PID namespace: the setting in which a local user can swap a dead Runner's
 // directory for a link between the sweep's checks and its removal.
 func sharedTmp(t *testing.T) (tmp, deadPid string) {
 	t.Helper()
@@ -127,7 +135,10 @@ func sharedTmp(t *testing.T) (tmp, deadPid string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sweepRaceForTest = nil })
-	return tmp, strconv.Itoa(dead.Process.Pid)
+	if _, ok := deadowner.Namespace(); !ok {
+		t.Skip("no PID namespace to read: the sweep removes nothing")
+	}
+	return tmp, deadowner.Name(dead.Process.Pid)
 }
 
 // swapForLink is the racer: it renames dir away and puts at its name a
@@ -165,7 +176,7 @@ func TestSweepGuardDirsRace(t *testing.T) {
 		return dir
 	}
 	deadDir := mk(deadPid, "dead")
-	live := mk(strconv.Itoa(os.Getpid()), "live")
+	live := mk(deadowner.Self(), "live")
 	swapForLink(t, deadDir, live)
 
 	sweepGuardDirs()
@@ -210,7 +221,7 @@ func TestSweepWorkspacesRace(t *testing.T) {
 		return dir
 	}
 	deadDir := mk(deadPid, "dead")
-	live := mk(strconv.Itoa(os.Getpid()), "live")
+	live := mk(deadowner.Self(), "live")
 	mounted = append(mounted, filepath.Join(deadDir+"-moved", "workspace"))
 	swapForLink(t, deadDir, live)
 
@@ -272,6 +283,102 @@ func TestSweepSwapNeedsAnUnstickyTmp(t *testing.T) {
 		out, err := mv.CombinedOutput()
 		if swapped := err == nil; swapped != c.swaps {
 			t.Errorf("tmp of mode %v: another user renamed the Runner's directory: %t (%v, %s), want %t", c.mode, swapped, err, out, c.swaps)
+		}
+	}
+}
+
+// mountWorkspace makes tmp/checkfu-jail-OWNER-tag/workspace, a tmpfs,
+// as a Runner named owner would, and unmounts it when the test ends.
+func mountWorkspace(t *testing.T, tmp, owner, tag string) string {
+	t.Helper()
+	dir := filepath.Join(tmp, instanceDirPrefix+owner+"-"+tag)
+	ws := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=64k"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(ws, unix.MNT_DETACH) })
+	return dir
+}
+
+// TestSweepWorkspacesKeepAnotherNamespace: the workspace of a Runner
+// in another PID namespace sharing TMPDIR (another container
+// bind-mounting the host's /tmp) stays mounted, though no process here
+// has its pid; so does one named by an earlier revision (a pid alone).
+// The control: the same dead pid in this namespace is swept.
+func TestSweepWorkspacesKeepAnotherNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	tmp, dead := sharedTmp(t)
+	pid, ns, _ := deadowner.Parse(dead)
+	theirs := mountWorkspace(t, tmp, deadowner.Format(pid, ns+1), "theirs")
+	old := mountWorkspace(t, tmp, strconv.Itoa(pid), "old")
+	ours := mountWorkspace(t, tmp, dead, "ours")
+
+	sweepWorkspaces()
+
+	for what, dir := range map[string]string{"another PID namespace's": theirs, "a pid-only (old) name's": old} {
+		if !isMountPoint(t, filepath.Join(dir, "workspace")) {
+			t.Errorf("%s workspace %s was unmounted", what, dir)
+		}
+	}
+	if isMountPoint(t, filepath.Join(ours, "workspace")) {
+		t.Errorf("control: the dead Runner's workspace %s of this namespace is still mounted", ours)
+	}
+}
+
+// TestSweepOrphansKeepAnotherNamespace: the cgroup parent of a Runner
+// in another PID namespace sharing the cgroup tree keeps its groups,
+// though no process here has its pid; so does one named by an earlier
+// revision (a pid alone). The control: the same dead pid in this
+// namespace is swept.
+func TestSweepOrphansKeepAnotherNamespace(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	ns, ok := deadowner.Namespace()
+	if !ok {
+		t.Skip("no PID namespace to read: the sweep removes nothing")
+	}
+	mk := func(owner string) []string {
+		t.Helper()
+		var groups []string
+		for _, ctrl := range controllers {
+			parent := filepath.Join(cgroupRoot, ctrl, cgroupPrefix+owner)
+			g := filepath.Join(parent, "sweeptest-1")
+			if err := os.Mkdir(parent, 0o755); err != nil {
+				t.Skipf("no writable cgroup v1 hierarchy: %v", err)
+			}
+			t.Cleanup(func() { os.Remove(g); os.Remove(parent) })
+			if err := os.Mkdir(g, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			groups = append(groups, g)
+		}
+		return groups
+	}
+	theirs := mk(deadowner.Format(pid, ns+1))
+	old := mk(strconv.Itoa(pid))
+	ours := mk(deadowner.Name(pid))
+
+	sweepOrphans()
+
+	for _, g := range append(theirs, old...) {
+		if _, err := os.Stat(g); err != nil {
+			t.Errorf("the group %s of another PID namespace, or of an old name, was swept: %v", g, err)
+		}
+	}
+	for _, g := range ours {
+		if _, err := os.Stat(filepath.Dir(g)); !os.IsNotExist(err) {
+			t.Errorf("control: the dead Runner's parent %s of this namespace was not swept: %v", filepath.Dir(g), err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/egress"
 	"golang.org/x/sys/unix"
@@ -153,10 +154,10 @@ type instanceCount struct {
 }
 
 // ownInstanceDirs counts this test process's instance mounts and
-// directories (checkfu-jail-PID-*): other test binaries have their own.
+// directories (checkfu-jail-OWNER-*): other test binaries have their own.
 func ownInstanceDirs(t *testing.T) instanceCount {
 	t.Helper()
-	prefix := "checkfu-jail-" + strconv.Itoa(os.Getpid()) + "-"
+	prefix := "checkfu-jail-" + deadowner.Self() + "-"
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
