@@ -36,14 +36,16 @@
 //     Env, nothing else. Destroy kills the live process and removes the
 //     directory.
 //   - An owner killed before it destroyed its instances leaves no
-//     directory for long: each is TMPDIR/checkfu-process-PID-*, named by
-//     its owner's pid, and the first Create of a later process removes
-//     those whose pid no process has. It removes only a directory (never
+//     directory for long: each is TMPDIR/checkfu-process-PID.NS-*,
+//     named by its owner's pid and PID namespace (NS, the namespace's
+//     inode), and the first Create of a later process removes those of
+//     its own namespace whose pid no process has; an owner in another
+//     PID namespace sharing TMPDIR (another container) keeps its own,
+//     and where the namespace cannot be read (a system without /proc)
+//     nothing is removed. It removes only a directory (never
 //     a link) this user owns that no one else may write in, works
 //     through descriptors opened without following a link, never
 //     follows a link inside or enters another filesystem, and descends
 //     at most maxSweepDepth (64) levels, so a hostile workspace cannot
-//     make it remove anything outside the directory. Pids are read in
-//     the caller's PID namespace: processes in different PID namespaces
-//     must not share a TMPDIR.
+//     make it remove anything outside the directory.
 package process
