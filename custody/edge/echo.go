@@ -5,7 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"math"
 	"net/http"
+	"slices"
+	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -45,45 +49,70 @@ import (
 // Header names, whose case the client canonicalises, are searched with
 // ASCII case folded.
 func refuseEcho(secret *custody.Secret, b custody.Binding, h http.Header, body []byte) error {
-	echoed := false
+	// No view of a text is longer than the text (every decoding shrinks
+	// it), and a header name folded keeps its length: a form longer than
+	// every text here cannot occur in any, and is not made.
+	longest := len(body)
+	for k, vs := range h {
+		longest = max(longest, len(k))
+		for _, v := range vs {
+			longest = max(longest, len(v))
+		}
+	}
 	err := reveal.With(secret, func(tok []byte) error {
-		list, buf := echoForms(tok)
-		defer clear(buf) // forms[0] is tok itself, which reveal clears
-		forms := newEchoSet(list, false)
-		defer forms.clear()
-		if echoIn(body, forms) {
-			echoed = true
-			return nil
-		}
-		// The client canonicalised every header name's case before we
-		// see it, so names are searched with ASCII case folded. Folding
-		// the forms is done only for a name long enough to hold one.
-		var folded *echoSet
-		for k, vs := range h {
-			if len(k) >= forms.short {
-				if folded == nil {
-					flist, fbuf := foldForms(list)
-					defer clear(fbuf)
-					folded = newEchoSet(flist, false)
-					defer folded.clear()
-				}
-				name := appendASCIILower(make([]byte, 0, len(k)), []byte(k))
-				if echoIn(name, folded) { // a header name reaches the caller too
-					echoed = true
-					return nil
-				}
-			}
-			for _, v := range vs {
-				if echoIn([]byte(v), forms) {
-					echoed = true
-					return nil
-				}
-			}
-		}
-		return nil
+		return findEcho(tok, longest, h, body)
 	})
-	if err != nil || echoed {
+	if err != nil { // errEchoed, or the credential could not be read
 		return checkfu.Refuse(CodeCredentialEchoed, "edge: the provider's response for %s echoes the credential; it is withheld", b)
+	}
+	return nil
+}
+
+// errEchoed is findEcho's answer when it finds a form.
+var errEchoed = errors.New("edge: echoed")
+
+// findEcho returns errEchoed when a form of tok at most longest bytes
+// long occurs in body or in a name or value of h, and nil otherwise.
+// The forms live in a pooled formsBuf, zeroed before it goes back.
+func findEcho(tok []byte, longest int, h http.Header, body []byte) error {
+	z := sizeEchoForms(tok)
+	fb := getFormsBuf(z.size(longest) + z.scratch())
+	defer fb.release()
+	list, _ := z.build(fb.list[:0], fb.mem, tok, longest)
+	if len(list) == 0 {
+		return nil // every form is longer than every text
+	}
+	forms := newEchoSet(list, false)
+	forms.plainBelow = plainSearchMax
+	defer forms.clear()
+	if echoIn(body, forms) {
+		return errEchoed
+	}
+	// The client canonicalised every header name's case before we
+	// see it, so names are searched with ASCII case folded. Folding
+	// the forms is done only for a name long enough to hold one.
+	var folded *echoSet
+	for k, vs := range h {
+		if len(k) >= forms.short {
+			if folded == nil {
+				flist, fbuf := foldForms(list)
+				defer clear(fbuf)
+				folded = newEchoSet(flist, false)
+				folded.plainBelow = plainSearchMax
+				defer folded.clear()
+			}
+			name := appendASCIILower(make([]byte, 0, len(k)), []byte(k))
+			if echoIn(name, folded) { // a header name reaches the caller too
+				return errEchoed
+			}
+		}
+		for _, v := range vs {
+			// A value shorter than every form is not copied to be
+			// searched.
+			if len(v) >= forms.short && echoIn([]byte(v), forms) {
+				return errEchoed
+			}
+		}
 	}
 	return nil
 }
@@ -151,61 +180,213 @@ func withholdErrorEcho(secret *custody.Secret, b custody.Binding, err error) err
 	return err
 }
 
+// maxEchoForms is the most forms echoForms makes: the token, two hex
+// cases, three alignments of each of two base64 alphabets, two UTF-16
+// byte orders and the decimal lists.
+const maxEchoForms = 1 + 2 + 3*2 + 2 + len(decimalSeps)
+
 // echoForms returns tok followed by its encodings that refuseEcho looks
 // for, and the one buffer that holds all the encodings, which the caller
 // must clear when done.
 func echoForms(tok []byte) (forms [][]byte, buf []byte) {
-	encs := [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding}
-	// scratch holds two zero bytes, then tok: scratch[2-align:] is tok at
-	// each alignment after a 3-byte boundary.
-	scratch := make([]byte, 2+len(tok)+max(hex.EncodedLen(len(tok)), base64.RawStdEncoding.EncodedLen(2+len(tok))))
+	z := sizeEchoForms(tok)
+	all := make([]byte, z.size(math.MaxInt)+z.scratch())
+	forms, buf = z.build(make([][]byte, 0, maxEchoForms), all, tok, math.MaxInt)
+	return forms, buf
+}
+
+// echoFormSizes are the lengths of a token's echo forms, known before
+// any is made, so that one buffer holds them all and a form longer than
+// every text to be searched is not made at all.
+type echoFormSizes struct {
+	n      int    // the token's length
+	b64    [3]int // the base64 core at each alignment (base64Core), either alphabet
+	utf16  int    // the UTF-16 form, either byte order; -1 when the token is not valid UTF-8
+	digits int    // the decimal digits of the token's bytes
+}
+
+// sizeEchoForms returns the lengths of tok's echo forms.
+func sizeEchoForms(tok []byte) echoFormSizes {
+	z := echoFormSizes{n: len(tok), utf16: -1}
+	for align := range z.b64 {
+		first, last := base64Core(align, len(tok))
+		z.b64[align] = max(0, last-first)
+	}
+	ascii := true
+	for _, c := range tok {
+		z.digits += int(decimalBytes[c][0])
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	switch {
+	case ascii:
+		z.utf16 = 2 * len(tok)
+	case utf8.Valid(tok):
+		units := 0
+		for s := tok; len(s) > 0; {
+			r, n := utf8.DecodeRune(s)
+			s = s[n:]
+			units += utf16.RuneLen(r)
+		}
+		z.utf16 = 2 * units
+	}
+	return z
+}
+
+// decimalLen returns the length of the decimal list with separator sep.
+func (z *echoFormSizes) decimalLen(sep string) int {
+	return z.digits + max(0, z.n-1)*len(sep)
+}
+
+// size returns the bytes of the forms other than the token that are at
+// most limit bytes long.
+func (z *echoFormSizes) size(limit int) int {
+	n := 0
+	add := func(l int) {
+		if l <= limit {
+			n += l
+		}
+	}
+	add(2 * z.n) // hex, twice
+	add(2 * z.n)
+	for _, l := range z.b64 { // two alphabets
+		if l > 0 {
+			add(l)
+			add(l)
+		}
+	}
+	if z.utf16 >= 0 {
+		add(z.utf16)
+		add(z.utf16)
+	}
+	for _, sep := range decimalSeps {
+		add(z.decimalLen(sep))
+	}
+	return n
+}
+
+// scratch returns the bytes build needs besides the forms: two zero
+// bytes and the token, then the base64 encoding of both.
+func (z *echoFormSizes) scratch() int {
+	return 2 + z.n + base64.RawStdEncoding.EncodedLen(2+z.n)
+}
+
+// build appends to forms tok and those of its encodings that are at
+// most limit bytes long, in the order echoForms gives them. Their bytes
+// go in mem, which must hold z.size(limit)+z.scratch() bytes, all zero;
+// it returns the forms and the part of mem that holds them, and leaves
+// the rest of mem zero. It never allocates a buffer of its own: each
+// form is cut from mem with its capacity capped, and the buffer cannot
+// grow, so clearing mem clears every form.
+func (z *echoFormSizes) build(forms [][]byte, mem, tok []byte, limit int) ([][]byte, []byte) {
+	size := z.size(limit)
+	buf, scratch := mem[:0:size], mem[size:size+z.scratch()]
 	defer clear(scratch)
-	in, out := scratch[:2+len(tok)], scratch[2+len(tok):]
-	copy(in[2:], tok)
-	// UTF-16 takes at most two bytes per byte of UTF-8 (four for a
-	// four-byte sequence), in each of two byte orders.
-	// The decimal lists take at most 3 digits and the separator per byte.
-	buf = make([]byte, 0, 2*hex.EncodedLen(len(tok))+len(encs)*3*base64.RawStdEncoding.EncodedLen(len(tok))+2*2*len(tok)+(3+1+3+1+3+2)*len(tok))
-	add := func(f []byte) {
-		start := len(buf)
-		buf = append(buf, f...)
+	cut := func(start int) {
 		forms = append(forms, buf[start:len(buf):len(buf)])
 	}
-	// tok, two hex cases, three alignments of each base64 alphabet, two
-	// UTF-16 byte orders and the decimal lists.
-	forms = make([][]byte, 0, 1+2+3*len(encs)+2+len(decimalSeps))
-	forms = append(forms, tok)
-	n := hex.Encode(out, tok)
-	add(out[:n])
-	for i, c := range out[:n] {
-		if 'a' <= c && c <= 'f' {
-			out[i] = c - 'a' + 'A'
-		}
+	if z.n <= limit {
+		forms = append(forms, tok)
 	}
-	add(out[:n])
-	for _, enc := range encs {
-		for align := range 3 {
-			src := in[2-align:]
-			n := enc.EncodedLen(len(src))
-			enc.Encode(out[:n], src)
-			if first, last := base64Core(align, len(tok)); last > first {
-				add(out[first:last])
+	if 2*z.n <= limit {
+		start := len(buf)
+		buf = buf[:start+2*z.n]
+		hex.Encode(buf[start:], tok)
+		cut(start)
+		start = len(buf)
+		buf = append(buf, buf[start-2*z.n:start]...)
+		for i, c := range buf[start:] {
+			if 'a' <= c && c <= 'f' {
+				buf[start+i] = c - 'a' + 'A'
 			}
 		}
+		cut(start)
 	}
-	if utf8.Valid(tok) {
+	// scratch[2-align:] is tok at each alignment after a 3-byte
+	// boundary; the URL alphabet's core is the standard one's with "+/"
+	// read as "-_".
+	in, out := scratch[:2+z.n], scratch[2+z.n:]
+	copy(in[2:], tok)
+	var std [3][2]int // where each alignment's standard core is in buf
+	for align, l := range z.b64 {
+		if l == 0 || l > limit {
+			continue
+		}
+		src := in[2-align:]
+		enc := out[:base64.RawStdEncoding.EncodedLen(len(src))]
+		base64.RawStdEncoding.Encode(enc, src)
+		first, last := base64Core(align, z.n)
+		start := len(buf)
+		buf = append(buf, enc[first:last]...)
+		std[align] = [2]int{start, len(buf)}
+		cut(start)
+	}
+	for align, l := range z.b64 {
+		if l == 0 || l > limit {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, buf[std[align][0]:std[align][1]]...)
+		for i, c := range buf[start:] {
+			switch c {
+			case '+':
+				buf[start+i] = '-'
+			case '/':
+				buf[start+i] = '_'
+			}
+		}
+		cut(start)
+	}
+	if z.utf16 >= 0 && z.utf16 <= limit {
 		for _, bigEndian := range [...]bool{false, true} {
 			start := len(buf)
 			buf = appendUTF16(buf, tok, bigEndian)
-			forms = append(forms, buf[start:len(buf):len(buf)])
+			cut(start)
 		}
 	}
 	for _, sep := range decimalSeps {
-		start := len(buf)
-		buf = appendDecimalList(buf, tok, sep)
-		forms = append(forms, buf[start:len(buf):len(buf)])
+		if z.decimalLen(sep) <= limit {
+			start := len(buf)
+			buf = appendDecimalList(buf, tok, sep)
+			cut(start)
+		}
 	}
 	return forms, buf
+}
+
+// A formsBuf holds the forms of one answer's check: their bytes in mem,
+// the slices of them in list. It comes from formsBufs; release zeroes
+// what was handed out of mem and drops list before it goes back, so a
+// pooled formsBuf holds nothing of a credential.
+type formsBuf struct {
+	list [maxEchoForms][]byte
+	buf  []byte // all of it zero but mem, between getFormsBuf and release
+	mem  []byte // buf[:n:n], handed out by getFormsBuf
+}
+
+// formsBufs keeps formsBufs from one answer to the next: the buffers
+// would otherwise be allocated for every answer.
+var formsBufs = sync.Pool{New: func() any { return new(formsBuf) }}
+
+// getFormsBuf returns a formsBuf whose mem is n zero bytes.
+func getFormsBuf(n int) *formsBuf {
+	fb := formsBufs.Get().(*formsBuf)
+	if len(fb.buf) < n {
+		fb.buf = make([]byte, max(n, minPooledBuf))
+	}
+	fb.mem = fb.buf[:n:n]
+	return fb
+}
+
+// release zeroes what fb handed out and its forms, and puts fb back in
+// formsBufs, unless its buffer is more than maxPooledBuf bytes.
+func (fb *formsBuf) release() {
+	clear(fb.mem)
+	clear(fb.list[:])
+	fb.mem = nil
+	if len(fb.buf) > maxPooledBuf {
+		return
+	}
+	formsBufs.Put(fb)
 }
 
 // decimalSeps separate the bytes of the decimal byte-list forms: Go's %v
@@ -214,24 +395,47 @@ func echoForms(tok []byte) (forms [][]byte, buf []byte) {
 // most pretty printers' lists.
 var decimalSeps = [...]string{" ", ",", ", "}
 
+// decimalBytes[c] is the length of c in decimal, then its digits.
+var decimalBytes = func() (t [256][4]byte) {
+	for c := range t {
+		d := strconv.AppendUint(nil, uint64(c), 10)
+		t[c][0] = byte(len(d))
+		copy(t[c][1:], d)
+	}
+	return t
+}()
+
 // appendDecimalList appends the bytes of s to dst as decimal numbers
-// separated by sep, without the brackets (the token may sit inside a
-// longer list, such as the bytes of "Bearer " + token).
+// separated by sep, without the brackets (the token
+// may sit inside a longer list, such as the bytes of "Bearer " + token).
+// It writes in place once dst has room, as build gives it.
 func appendDecimalList(dst, s []byte, sep string) []byte {
+	n := len(sep) * max(0, len(s)-1)
+	for _, c := range s {
+		n += int(decimalBytes[c][0])
+	}
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	j := 0
 	for i, c := range s {
 		if i > 0 {
-			dst = append(dst, sep...)
+			for k := range len(sep) {
+				out[j] = sep[k]
+				j++
+			}
 		}
-		switch {
-		case c >= 100:
-			dst = append(dst, '0'+c/100, '0'+c/10%10, '0'+c%10)
-		case c >= 10:
-			dst = append(dst, '0'+c/10, '0'+c%10)
+		d := decimalBytes[c]
+		switch d[0] {
+		case 1:
+			out[j] = d[1]
+		case 2:
+			out[j], out[j+1] = d[1], d[2]
 		default:
-			dst = append(dst, '0'+c)
+			out[j], out[j+1], out[j+2] = d[1], d[2], d[3]
 		}
+		j += int(d[0])
 	}
-	return dst
+	return dst[:len(dst)+n]
 }
 
 // appendUTF16 appends the UTF-16 encoding of the valid UTF-8 text s to
@@ -246,6 +450,11 @@ func appendUTF16(dst, s []byte, bigEndian bool) []byte {
 		}
 	}
 	for len(s) > 0 {
+		if c := s[0]; c < utf8.RuneSelf {
+			put(uint16(c))
+			s = s[1:]
+			continue
+		}
 		r, n := utf8.DecodeRune(s)
 		s = s[n:]
 		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"sync"
 )
 
 // An echoSet is the forms echoIn looks for. It searches a text for all
@@ -19,11 +20,18 @@ type echoSet struct {
 	stream   bool        // made for a stream: keeps its view buffers (views)
 	filter   *gramFilter // nil until built, or when the forms are too short for it
 	sampled  bool        // sampler is built, on the first text searched
-	sampler  formSampler // for the texts the filter does not search
+	// plainBelow: until the sampler is built, a text shorter than this
+	// is searched form by form (containsEach), which is cheaper than
+	// building the sampler for it (0: never).
+	plainBelow int
+	sampler    formSampler // for the texts the filter does not search
 	// views are a stream set's buffers for the JSON and line-break views
 	// of a text, kept from one batch to the next (see maxKeptView); each
 	// is cleared after every use. A set made for one answer keeps none.
 	views [numViews][]byte
+	// pooled are a set made for one answer's view buffers, from the
+	// zeroed pools (getZeroed), given back by clear.
+	pooled [numViews]*[]byte
 }
 
 // The views a stream set keeps a buffer for.
@@ -60,6 +68,12 @@ func (e *echoSet) clear() {
 		clear(e.views[i][:cap(e.views[i])])
 		e.views[i] = nil
 	}
+	for i, p := range e.pooled {
+		if p != nil {
+			putZeroed(p)
+			e.pooled[i] = nil
+		}
+	}
 }
 
 // view returns an empty buffer with room for n bytes for view i of a
@@ -67,6 +81,18 @@ func (e *echoSet) clear() {
 // most maxKeptView; the caller clears what it wrote after every use, so
 // a kept buffer holds nothing between uses.
 func (e *echoSet) view(i, n int) []byte {
+	if !e.stream && n <= maxPooledBuf {
+		// One answer's views: a pooled buffer, for this set's life.
+		// Its capacity is capped at n, so what is written stays
+		// in it, and clear zeroes all of it.
+		if p := e.pooled[i]; p == nil || cap(*p) < n {
+			if p != nil {
+				putZeroed(p)
+			}
+			e.pooled[i] = getZeroed(n)
+		}
+		return (*e.pooled[i])[:0:n]
+	}
 	if !e.stream || n > maxKeptView {
 		return make([]byte, 0, n)
 	}
@@ -76,6 +102,65 @@ func (e *echoSet) view(i, n int) []byte {
 	}
 	return e.views[i][:0]
 }
+
+// The zeroed pools keep the buffers of one answer's check (its forms,
+// its views) from one answer to the next, as allocating them for every
+// answer costs more than the search. Pool k holds buffers of
+// minPooledBuf<<k bytes. Every byte of a pooled buffer is zero: putZeroed
+// clears the whole buffer before it goes back, so nothing of a
+// credential or of an answer waits in a pool. A buffer of more than
+// maxPooledBuf bytes is not pooled.
+var zeroPools [poolClasses]sync.Pool
+
+const (
+	minPooledBuf = 1 << 10                           // the smallest pooled buffer, 1 KiB
+	maxPooledBuf = minPooledBuf << (poolClasses - 1) // the largest, 64 KiB
+	poolClasses  = 7
+)
+
+// poolClass returns the pool of the smallest class holding n bytes, or
+// -1 when n is more than maxPooledBuf.
+func poolClass(n int) int {
+	for k := range poolClasses {
+		if n <= minPooledBuf<<k {
+			return k
+		}
+	}
+	return -1
+}
+
+// getZeroed returns a buffer of at least n bytes (its length), every
+// one zero: a pooled one, or a new one of its class's size.
+func getZeroed(n int) *[]byte {
+	k := poolClass(n)
+	if k < 0 {
+		b := make([]byte, n)
+		return &b
+	}
+	if p, ok := zeroPools[k].Get().(*[]byte); ok {
+		return p
+	}
+	b := make([]byte, minPooledBuf<<k)
+	return &b
+}
+
+// putZeroed zeroes the whole of *p and, when its size is a class's, puts
+// it back in that class's pool.
+func putZeroed(p *[]byte) {
+	b := (*p)[:cap(*p)]
+	clear(b)
+	*p = b
+	if k := poolClass(len(b)); k >= 0 && len(b) == minPooledBuf<<k {
+		zeroPools[k].Put(p)
+	}
+}
+
+// plainSearchMax is the plainBelow of the sets refuseEcho makes: a
+// text (a header value, a short body) of fewer than 256 bytes is
+// searched form by form until a longer one has built the sampler. For a
+// 33-byte token's fourteen forms, one pass a form over 256 bytes of JSON
+// takes about a quarter of the sampler's set-up; over 1 KiB, twice it.
+const plainSearchMax = 256
 
 // filterMinText is the shortest text a filtered set searches through its
 // gramFilter: below it, the formSampler is as quick.
@@ -87,6 +172,9 @@ func containsAny(s []byte, e *echoSet) bool {
 	if len(s) < e.short {
 		return false
 	}
+	if e.short == 0 {
+		return true // an empty form occurs in every text (bytes.Contains)
+	}
 	if e.filtered && len(s) >= filterMinText {
 		if e.filter == nil {
 			e.filter = newGramFilter(e.forms)
@@ -95,6 +183,9 @@ func containsAny(s []byte, e *echoSet) bool {
 		if e.filter != nil {
 			return e.filter.containsAny(s, e.forms)
 		}
+	}
+	if !e.sampled && len(s) < e.plainBelow {
+		return containsEach(s, e.forms)
 	}
 	if !e.sampled {
 		e.sampler.init(e.forms, e.short)
