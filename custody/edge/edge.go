@@ -374,18 +374,13 @@ func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, s
 			return err
 		}
 		attachErr := reveal.With(secret, func(tok []byte) error {
-			v := make([]byte, 0, len(prefix)+len(tok))
-			v = append(append(v, prefix...), tok...)
-			defer clear(v)
-			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(string(v)) {
+			// The header value is made once, as the string the
+			// request carries (the transport writes strings).
+			v := prefix + string(tok)
+			if len(tok) == 0 || !httpguts.ValidHeaderFieldValue(v) {
 				return checkfu.Refuse(CodeCredentialUnusable, "edge: the credential at %s is not a valid header value", b)
 			}
-			// Ask for the body as is: the transport would otherwise ask
-			// for gzip and decode one layer itself, hiding how many
-			// codings the provider declared. Any coding left is then
-			// withheld, since the echo check cannot see inside it.
-			h.Set("Accept-Encoding", "identity")
-			h.Set(header, string(v))
+			setCredential(h, header, v)
 			return nil
 		})
 		if attachErr != nil {
@@ -395,6 +390,20 @@ func (e *Edge) attach(secret *custody.Secret, b custody.Binding, lease string, s
 		}
 		return attachErr
 	}
+}
+
+// setCredential sets header to v in h, replacing any value under its
+// canonical name, as h.Set does; and Accept-Encoding to identity: the
+// transport would otherwise ask for gzip and decode one layer itself,
+// hiding how many codings the provider declared. Any coding left is
+// then withheld, since the echo check cannot see inside it. The two
+// values share one allocation, each capped so that an append to one
+// cannot reach the other.
+func setCredential(h http.Header, header, v string) {
+	vals := make([]string, 2)
+	vals[0], vals[1] = "identity", v
+	h["Accept-Encoding"] = vals[0:1:1]
+	h[http.CanonicalHeaderKey(header)] = vals[1:2:2]
 }
 
 // send is one exchange of req, which rules allowed as a, inside its client

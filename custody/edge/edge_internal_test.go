@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/checkfu/checkfu/egress"
@@ -22,6 +24,27 @@ func TestEdgeClientCacheIsBounded(t *testing.T) {
 		}
 		if n := len(e.clients); n > maxEdgeClients {
 			t.Fatalf("after %d distinct Rules the Edge caches %d clients, want at most %d", i+1, n, maxEdgeClients)
+		}
+	}
+}
+
+// TestSetCredential: the credential replaces every value of its header
+// under the canonical name, whatever case the edge was configured
+// with, as http.Header.Set does; Accept-Encoding is identity alone; and
+// appending to one of the two values leaves the other as it was.
+func TestSetCredential(t *testing.T) {
+	for _, header := range []string{"Authorization", "authorization", "X-Api-Key", "x-api-key"} {
+		h := http.Header{"Authorization": {"from the caller"}, "X-Api-Key": {"from the caller"}, "Accept-Encoding": {"gzip"}}
+		want := h.Clone()
+		want.Set(header, "Bearer tok")
+		want.Set("Accept-Encoding", "identity")
+		setCredential(h, header, "Bearer tok")
+		if !reflect.DeepEqual(h, want) {
+			t.Fatalf("setCredential(%q) = %v, want %v", header, h, want)
+		}
+		h.Add("Accept-Encoding", "gzip")
+		if got := h.Values(header); len(got) != 1 || got[0] != "Bearer tok" {
+			t.Fatalf("an append to Accept-Encoding changed %s: %q", header, got)
 		}
 	}
 }
