@@ -190,12 +190,14 @@ func (c *Client) Close() error {
 	if c.w == nil {
 		return nil
 	}
-	var err error
-	if c.closer != nil {
-		err = c.w.closeWith(c.closer)
-	}
+	// End first, then close the input: an agent answers a pending call
+	// when its input ends (a turn cut short ends "cancelled"), and that
+	// answer, read after Close began, must not complete the call.
 	c.end(checkfu.Refuse(CodeClientClosed, "acp: client closed"))
-	return err
+	if c.closer != nil {
+		return c.w.closeWith(c.closer)
+	}
+	return nil
 }
 
 // Initialize sends initialize with protocol version 1 and waits for the
@@ -403,10 +405,10 @@ func closedErr(cause error) error {
 // it closes the agent's input (which fails the write, when the writer is
 // an io.Closer) and fails every call.
 func (c *Client) abort(cause error) {
+	c.end(&checkfu.Refusal{Code: CodeClientClosed, Message: "acp: a call's context ended before its request was written; the agent's input was closed", Err: cause})
 	if c.closer != nil {
 		_ = c.w.closeWith(c.closer)
 	}
-	c.end(&checkfu.Refusal{Code: CodeClientClosed, Message: "acp: a call's context ended before its request was written; the agent's input was closed", Err: cause})
 }
 
 // end records why the client ended, once, and wakes every waiter.

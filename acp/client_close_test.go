@@ -2,7 +2,9 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -105,5 +107,70 @@ func TestCallReturnsWhenItsContextEndsDuringAStuckWrite(t *testing.T) {
 	}
 	if !errors.Is(c.Err(), acp.CodeClientClosed) {
 		t.Fatalf("Err() = %v, want client_closed", c.Err())
+	}
+}
+
+// answeringInput is the input of an agent that answers its pending
+// call when its input closes, as an agent cut short ends its turn with
+// "cancelled": Close writes that answer to the agent's output and
+// returns only once the client has read a line after it, so the answer
+// was dispatched while Close ran.
+type answeringInput struct {
+	out     *io.PipeWriter // the agent's output, the client's input
+	id      chan json.RawMessage // the pending call's ID, once written
+	answer  json.RawMessage      // the ID Close answers
+	updated chan struct{} // the client read the line after the answer
+	once    sync.Once
+}
+
+func (a *answeringInput) Write(p []byte) (int, error) {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(p, &m) == nil && m.ID != nil {
+		a.id <- m.ID
+	}
+	return len(p), nil
+}
+
+func (a *answeringInput) Close() error {
+	a.once.Do(func() {
+		fmt.Fprintf(a.out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1}}`+"\n", a.answer)
+		fmt.Fprint(a.out, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}}`+"\n")
+		<-a.updated
+	})
+	return nil
+}
+
+// A call pending at Close fails with CodeClientClosed, even when the
+// agent answers it in reaction to its input closing: an answer read
+// after Close began is not the agent's answer to the call. (A Runner
+// that closes an agent's client to end its turn relies on the turn
+// failing.)
+func TestClosePendingCallFailsThoughTheAgentAnswersAtEOF(t *testing.T) {
+	for i := range 20 {
+		out, outW := io.Pipe()
+		in := &answeringInput{out: outW, id: make(chan json.RawMessage, 1), updated: make(chan struct{})}
+		var once sync.Once
+		c := acp.NewClient(out, in, acp.Config{OnUpdate: func(acp.SessionNotification) {
+			once.Do(func() { close(in.updated) })
+		}})
+		initErr := make(chan error, 1)
+		go func() {
+			_, err := c.Initialize(context.Background())
+			initErr <- err
+		}()
+		in.answer = <-in.id // the call is written: it is pending
+		c.Close()
+		select {
+		case err := <-initErr:
+			if !errors.Is(err, acp.CodeClientClosed) {
+				outW.Close()
+				t.Fatalf("round %d: Initialize pending at Close = %v, want %s", i, err, acp.CodeClientClosed)
+			}
+		case <-time.After(hangWatchdog):
+			t.Fatal("Initialize hung after Close")
+		}
+		outW.Close()
 	}
 }

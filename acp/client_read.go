@@ -56,6 +56,12 @@ func (c *Client) dispatch(m *Message) {
 		c.end(r)
 	case m.IsResponse():
 		c.mu.Lock()
+		if c.err != nil {
+			// Ended (by Close): an answer read now came after the
+			// end, and the calls waiting for one fail instead.
+			c.mu.Unlock()
+			return
+		}
 		call, ok := c.pending[m.ID]
 		delete(c.pending, m.ID)
 		if ok && call.method == MethodSessionNew && m.Error == nil {
