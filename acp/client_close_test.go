@@ -116,10 +116,10 @@ func TestCallReturnsWhenItsContextEndsDuringAStuckWrite(t *testing.T) {
 // returns only once the client has read a line after it, so the answer
 // was dispatched while Close ran.
 type answeringInput struct {
-	out     *io.PipeWriter // the agent's output, the client's input
+	out     *io.PipeWriter       // the agent's output, the client's input
 	id      chan json.RawMessage // the pending call's ID, once written
 	answer  json.RawMessage      // the ID Close answers
-	updated chan struct{} // the client read the line after the answer
+	updated chan struct{}        // the client read the line after the answer
 	once    sync.Once
 }
 
