@@ -397,9 +397,23 @@ func brokenHarness(t testing.TB, h hooks) Harness {
 		},
 		Shell:   []string{"/bin/sh", "-c"},
 		Probe:   []string{exe, ProbeArg},
-		Timeout: 4 * time.Second,
+		Timeout: brokenTimeout,
 	}
 }
+
+// Step bounds of the recorded suite runs. Harness.Timeout is the suite's
+// hang detector, not a speed claim.
+const (
+	// brokenTimeout bounds each step of a run against a local broken
+	// provider: short, since a broken provider may hang every step.
+	brokenTimeout = 4 * time.Second
+	// wiredTimeout bounds each step of a run against a provider wired
+	// across acp/wire: the suite's default (Harness.Timeout zero). Its
+	// Wire/Drop step streams 4 MiB through the wire and a cut, and stays
+	// away for reconnectDelay; under -race on a loaded 2-core machine
+	// that took over 4 s (brokenTimeout) in most runs.
+	wiredTimeout = 30 * time.Second
+)
 
 // TestSuiteRejectsBrokenProviders runs the suite, recorded, against each
 // broken provider and asserts that the named subtests reject it.
@@ -452,6 +466,7 @@ func TestSuiteRejectsBrokenRemote(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := brokenHarness(t, hooks{})
 			h.New = func(testing.TB) adapters.Provider { return c.p }
+			h.Timeout = wiredTimeout
 			rec := newRecorder(t)
 			rec.run("run", func(tt tester) { runSuite(tt, h) })
 			got := rec.log.failedSubtests()
@@ -485,6 +500,7 @@ func (p claimsInProcess) Describe() adapters.Description {
 func TestSuiteRejectsWiredInProcess(t *testing.T) {
 	h := brokenHarness(t, hooks{})
 	h.New = func(testing.TB) adapters.Provider { return claimsInProcess{} }
+	h.Timeout = wiredTimeout
 	rec := newRecorder(t)
 	rec.run("run", func(tt tester) { runSuite(tt, h) })
 	got := rec.log.failedSubtests()
