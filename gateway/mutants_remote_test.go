@@ -50,7 +50,7 @@ var remoteMutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "return t.record(ctx, &ev, err)", New: "_ = ev\n\treturn err"}},
 		Kills: "TestRemoteAllowed"},
 	{Name: "6r credential attached at the edge", File: "../custody/edge/edge.go",
-		Edits: []mutation.Edit{{Old: "\t\t\th.Set(header, string(v))\n", New: ""}},
+		Edits: []mutation.Edit{{Old: "\t\t\tsetCredential(h, header, v)\n", New: ""}},
 		Kills: "TestRemoteAllowed|TestRemoteTransportAttaches"},
 	{Name: "6r echo screen on the remote path", File: "../custody/edge/edge.go",
 		Edits: []mutation.Edit{{Old: "if err := refuseEcho(secret, b, hresp.Header, body); err != nil {", New: "if err := refuseEcho(secret, b, hresp.Header, body); false && err != nil {"}},
