@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -344,10 +345,19 @@ func TestSeccompKillsOtherArchitectures(t *testing.T) {
 	}
 	ctl := exec.Command(prog)
 	if err := ctl.Run(); err != nil {
-		if os.Getenv("CI") == "true" {
+		var ee *exec.ExitError
+		if ws, ok := ctl.ProcessState.Sys().(syscall.WaitStatus); errors.As(err, &ee) && ok && ws.Signaled() && ws.Signal() == syscall.SIGSEGV {
+			// This kernel refuses i386 calls itself (IA-32 emulation
+			// off): a jailed one dies before the filter sees it, so
+			// this test shows only that it dies. The filter's own
+			// verdict on every i386 call is initstage's
+			// TestFilterKillsOtherArchitectures.
+			t.Logf("control: the host's kernel refuses the i386 call (%v)", err)
+		} else if os.Getenv("CI") == "true" {
 			t.Fatalf("control: the i386 call on the host: %v (CI must run the other-architecture check)", err)
+		} else {
+			t.Skipf("control: the i386 call on the host: %v (no i386 emulation?)", err)
 		}
-		t.Skipf("control: the i386 call on the host: %v (no i386 emulation?)", err)
 	}
 	p := newProvider(t, jail.Config{Binds: []jail.Bind{{Source: dir, Target: jail.BindRoot + "/i386"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
