@@ -263,8 +263,9 @@ type Registry struct {
 type registered struct {
 	Registration
 	schema     *jsonschema.Schema
-	quick      *quickSchema // nil unless the schema is in quickSchema's subset
-	connection string       // Registration.Credential.String(), made once
+	quick      *quickSchema    // nil unless the schema is in quickSchema's subset
+	declared   map[string]bool // the schema's top-level property names
+	connection string          // Registration.Credential.String(), made once
 }
 
 var operations = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
@@ -288,10 +289,12 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 		reg.Tool.InputSchema = bytes.Clone(reg.Tool.InputSchema)
 		reg.Model.Models = slices.Clone(reg.Model.Models)
 		var quick *quickSchema
+		var declared map[string]bool
 		if tree, err := parseStrictJSON(reg.Tool.InputSchema); err == nil {
 			quick, _ = quickSchemaOf(tree)
+			declared = declaredProperties(tree)
 		}
-		r.regs[reg.Capability] = &registered{Registration: reg, schema: s, quick: quick, connection: reg.Credential.String()}
+		r.regs[reg.Capability] = &registered{Registration: reg, schema: s, quick: quick, declared: declared, connection: reg.Credential.String()}
 	}
 	return r, nil
 }
@@ -535,7 +538,12 @@ func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
 		}
 	}
 	if bodiless(reg.Operation) {
-		if err := checkQueryArguments(v); err != nil {
+		err := checkQueryArguments(v)
+		if err == nil {
+			m, _ := v.(map[string]any) // checkQueryArguments refused anything else
+			err = checkQueryAliases(m, reg.declared)
+		}
+		if err != nil {
 			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: %s arguments: %v", checkfu.Quote(reg.Capability), reg.Operation, err)
 		}
 	}
