@@ -235,6 +235,20 @@ func TestResolveRefuses(t *testing.T) {
 			wantCode(t, err, authz.CodeArgumentsInvalid)
 		})
 	}
+	// In a body, nothing but the schema refuses arguments that are not
+	// an object: the quick check must see the type.
+	for _, args := range []string{`[]`, `"open"`, `1`, `null`} {
+		t.Run("quick-checked schema in a body: "+args, func(t *testing.T) {
+			reg := govReadRegistration()
+			reg.Operation = "POST"
+			r, err := authz.NewRegistry(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.Resolve(authz.ToolCall{Capability: reg.Capability, Tool: reg.Tool.Name, Operation: reg.Operation, Resource: reg.Resource, Arguments: json.RawMessage(args)}, govCred)
+			wantCode(t, err, authz.CodeArgumentsInvalid)
+		})
+	}
 	t.Run("bodiless nested argument", func(t *testing.T) {
 		reg := govReadRegistration()
 		reg.Tool.InputSchema = json.RawMessage(`{"type":"object"}`)
