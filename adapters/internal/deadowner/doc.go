@@ -20,6 +20,12 @@
 //     what earlier revisions left is kept, for its owner or an operator
 //     to remove.
 //
+// A sweep knows what an owner left by its name: a prefix of the sweep's
+// own, the owner's name, "-" and anything. [Orphan] reports whether a
+// name is one whose owner is dead, and [Orphans] yields such names in a
+// directory (the temporary directory) with a descriptor of it: the one
+// place where a name is cut and its owner asked, for every sweep.
+//
 // A reused pid keeps what its earlier owner left: Dead proves absence,
 // never identity. The sweeps that use it keep their own checks of the
 // thing itself (no link followed, this user's, removed through a
