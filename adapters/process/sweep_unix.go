@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/checkfu/checkfu/adapters/internal/deadowner"
 	"golang.org/x/sys/unix"
@@ -32,7 +31,7 @@ var sweepRaceForTest func(dir string)
 // sweepDirs removes the instance directories of dead owners: a Runner
 // (or test) killed outright never destroys its instances, and each
 // left a directory. Only TMPDIR/checkfu-process-OWNER-* is touched,
-// where the owner is dead ([deadowner.Dead]: its PID namespace is this
+// where the owner is dead ([deadowner.Orphans]: its PID namespace is this
 // process's and no process has its pid there; a reused pid keeps its
 // directories, and an owner in another namespace, one sharing the
 // temporary directory from another container, keeps its own), and only
@@ -48,23 +47,8 @@ var sweepRaceForTest func(dir string)
 // The top directory itself goes by name, but only when empty.
 func sweepDirs() {
 	tmp := filepath.Clean(os.TempDir())
-	names, err := filepath.Glob(filepath.Join(tmp, dirPrefix+"*-*"))
-	if err != nil || len(names) == 0 {
-		return
-	}
-	tfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(tfd)
-	for _, dir := range names {
-		name := filepath.Base(dir)
-		rest, _ := strings.CutPrefix(name, dirPrefix)
-		owner, _, dashed := strings.Cut(rest, "-")
-		if !dashed || !deadowner.Dead(owner) {
-			continue
-		}
-		sweepDir(tfd, dir)
+	for tfd, name := range deadowner.Orphans(tmp, dirPrefix) {
+		sweepDir(tfd, filepath.Join(tmp, name))
 	}
 }
 
