@@ -124,7 +124,7 @@ const instanceDirPrefix = "checkfu-jail-"
 // the tmpfs of each would hold its pages until the host restarts. Only
 // mounts of the form TMPDIR/checkfu-jail-OWNER-*/workspace are touched
 // (mounts only root makes), and only where the owner is dead
-// ([deadowner.Dead]: of this PID namespace, and no process has its pid
+// ([deadowner.Orphan]: of this PID namespace, and no process has its pid
 // there): a reused pid keeps its mounts, as it keeps its cgroups, and a
 // Runner of another PID namespace sharing TMPDIR keeps its own. The instance
 // directory is opened once, never through a link, and must be a
@@ -149,9 +149,7 @@ func sweepWorkspaces() {
 			continue
 		}
 		name := filepath.Base(filepath.Dir(f[4]))
-		rest, ok := strings.CutPrefix(name, instanceDirPrefix)
-		owner, _, dashed := strings.Cut(rest, "-")
-		if !ok || !dashed || !deadowner.Dead(owner) {
+		if !deadowner.Orphan(name, instanceDirPrefix) {
 			continue
 		}
 		sweepWorkspace(tfd, tmp, name)
@@ -210,7 +208,7 @@ const guardDirPrefix = "checkfu-jail-guard-"
 // sweepGuardDirs removes the guard socket directories of dead Runners:
 // a Runner killed outright never stops its guards, and each left a
 // directory holding its socket. Only TMPDIR/checkfu-jail-guard-OWNER-*
-// is touched, where the owner is dead ([deadowner.Dead]: of this PID
+// is touched, where the owner is dead ([deadowner.Orphans]: of this PID
 // namespace, and no process has its pid there), and only a directory
 // (never a link) this user owns, of mode 0700, holding nothing but
 // guard.sock: the temporary directory is everyone's, so a name that
@@ -220,22 +218,8 @@ const guardDirPrefix = "checkfu-jail-guard-"
 // it remove nothing else.
 func sweepGuardDirs() {
 	tmp := filepath.Clean(os.TempDir())
-	names, err := filepath.Glob(filepath.Join(tmp, guardDirPrefix+"*-*"))
-	if err != nil || len(names) == 0 {
-		return
-	}
-	tfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(tfd)
-	for _, dir := range names {
-		rest, _ := strings.CutPrefix(filepath.Base(dir), guardDirPrefix)
-		owner, _, _ := strings.Cut(rest, "-")
-		if !deadowner.Dead(owner) {
-			continue
-		}
-		sweepGuardDir(tfd, dir)
+	for tfd, name := range deadowner.Orphans(tmp, guardDirPrefix) {
+		sweepGuardDir(tfd, filepath.Join(tmp, name))
 	}
 }
 
