@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/adapters/internal/deadowner"
+	"github.com/checkfu/checkfu/adapters/internal/sweeptest"
 )
 
 // sweepTmp makes a fresh temporary directory the sweep's TMPDIR for
@@ -23,17 +24,19 @@ import (
 // removes nothing, and the test is skipped.
 func sweepTmp(t *testing.T) (tmp, deadOwner string) {
 	t.Helper()
-	tmp = t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
+	tmp = sweeptest.TempDir(t, 0o700)
 	t.Cleanup(func() { sweepRaceForTest = nil })
-	if _, ok := deadowner.Namespace(); !ok {
-		t.Skip("no PID namespace to read: the sweep removes nothing")
-	}
-	return tmp, deadowner.Name(dead.Process.Pid)
+	return tmp, sweeptest.DeadOwner(t)
+}
+
+// victimTree makes, outside the temporary directory, a tree as mkTree
+// does for a sweep to leave alone, and returns it.
+func victimTree(t *testing.T) string {
+	t.Helper()
+	victim := filepath.Join(t.TempDir(), "victim")
+	mkTree(t, victim)
+	t.Cleanup(func() { os.Chmod(filepath.Join(victim, "ro"), 0o700) })
+	return victim
 }
 
 // mkTree makes dir (mode 0700) holding a file, a nested directory with
@@ -156,14 +159,11 @@ func TestSweepRemovesAKilledOwnersDirectory(t *testing.T) {
 // targets are untouched.
 func TestSweepNeverLeavesTheDirectory(t *testing.T) {
 	tmp, dead := sweepTmp(t)
-	outside := t.TempDir()
-	mkTree(t, filepath.Join(outside, "victim"))
-	defer os.Chmod(filepath.Join(outside, "victim", "ro"), 0o700)
-	victim := filepath.Join(outside, "victim")
+	victim := victimTree(t)
 
 	dir := filepath.Join(tmp, dirPrefix+dead+"-links")
 	mkTree(t, dir)
-	for name, target := range map[string]string{"dirlink": victim, "filelink": filepath.Join(victim, "f"), "a/b/up": outside} {
+	for name, target := range map[string]string{"dirlink": victim, "filelink": filepath.Join(victim, "f"), "a/b/up": filepath.Dir(victim)} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
@@ -193,24 +193,10 @@ func TestSweepNeverLeavesTheDirectory(t *testing.T) {
 // sweep empties the directory it checked, and removes no link.
 func TestSweepRace(t *testing.T) {
 	tmp, dead := sweepTmp(t)
-	outside := t.TempDir()
-	mkTree(t, filepath.Join(outside, "victim"))
-	defer os.Chmod(filepath.Join(outside, "victim", "ro"), 0o700)
-	victim := filepath.Join(outside, "victim")
+	victim := victimTree(t)
 	dir := filepath.Join(tmp, dirPrefix+dead+"-race")
 	mkTree(t, dir)
-	sweepRaceForTest = func(d string) {
-		if d != dir {
-			return
-		}
-		sweepRaceForTest = nil
-		if err := os.Rename(dir, dir+"-moved"); err != nil {
-			t.Error(err)
-		}
-		if err := os.Symlink(victim, dir); err != nil {
-			t.Error(err)
-		}
-	}
+	sweepRaceForTest = sweeptest.Swap(t, dir, victim)
 
 	sweepDirs()
 
