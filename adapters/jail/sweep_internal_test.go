@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/adapters/internal/deadowner"
+	"github.com/checkfu/checkfu/adapters/internal/sweeptest"
 	"github.com/checkfu/checkfu/egress"
 	"golang.org/x/sys/unix"
 )
@@ -21,15 +22,8 @@ import (
 // nothing here), one named by an earlier revision (a pid alone), one of
 // another mode or owner, a link, or one holding more than the socket.
 func TestSweepGuardDirs(t *testing.T) {
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	ns, ok := deadowner.Namespace()
-	if !ok {
-		t.Skip("no PID namespace to read: the sweep removes nothing")
-	}
-	deadPid := deadowner.Name(dead.Process.Pid)
+	deadPid := sweeptest.DeadOwner(t)
+	pid, ns, _ := deadowner.Parse(deadPid)
 	livePid := deadowner.Self()
 	var made []string
 	files := map[string][]string{} // what each directory was made holding
@@ -60,8 +54,8 @@ func TestSweepGuardDirs(t *testing.T) {
 	empty := mk(deadPid, "b", 0o700)
 	kept := map[string]string{
 		"a live Runner's":          mk(livePid, "c", 0o700, "guard.sock"),
-		"another PID namespace's":  mk(deadowner.Format(dead.Process.Pid, ns+1), "j", 0o700, "guard.sock"),
-		"a pid-only (old) name's":  mk(strconv.Itoa(dead.Process.Pid), "k", 0o700, "guard.sock"),
+		"another PID namespace's":  mk(deadowner.Format(pid, ns+1), "j", 0o700, "guard.sock"),
+		"a pid-only (old) name's":  mk(strconv.Itoa(pid), "k", 0o700, "guard.sock"),
 		"one of mode 0755":         mk(deadPid, "d", 0o755, "guard.sock"),
 		"one holding more":         mk(deadPid, "e", 0o700, "guard.sock", "other"),
 		"one holding another name": mk(deadPid, "f", 0o700, "notes"),
@@ -125,37 +119,9 @@ func TestGuardDirNamesItsRunner(t *testing.T) {
 // directory for a link between the sweep's checks and its removal.
 func sharedTmp(t *testing.T) (tmp, deadPid string) {
 	t.Helper()
-	tmp = t.TempDir()
-	if err := os.Chmod(tmp, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TMPDIR", tmp)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
+	tmp = sweeptest.TempDir(t, 0o777)
 	t.Cleanup(func() { sweepRaceForTest = nil })
-	if _, ok := deadowner.Namespace(); !ok {
-		t.Skip("no PID namespace to read: the sweep removes nothing")
-	}
-	return tmp, deadowner.Name(dead.Process.Pid)
-}
-
-// swapForLink is the racer: it renames dir away and puts at its name a
-// link to target, once, as a local user may in a shared directory.
-func swapForLink(t *testing.T, dir, target string) {
-	sweepRaceForTest = func(d string) {
-		if d != dir {
-			return
-		}
-		sweepRaceForTest = nil
-		if err := os.Rename(dir, dir+"-moved"); err != nil {
-			t.Error(err)
-		}
-		if err := os.Symlink(target, dir); err != nil {
-			t.Error(err)
-		}
-	}
+	return tmp, sweeptest.DeadOwner(t)
 }
 
 // TestSweepGuardDirsRace: a dead Runner's guard directory swapped for a
@@ -177,7 +143,7 @@ func TestSweepGuardDirsRace(t *testing.T) {
 	}
 	deadDir := mk(deadPid, "dead")
 	live := mk(deadowner.Self(), "live")
-	swapForLink(t, deadDir, live)
+	sweepRaceForTest = sweeptest.Swap(t, deadDir, live)
 
 	sweepGuardDirs()
 
@@ -198,32 +164,10 @@ func TestSweepWorkspacesRace(t *testing.T) {
 		t.Skip("mounting a tmpfs needs root")
 	}
 	tmp, deadPid := sharedTmp(t)
-	var mounted []string
-	t.Cleanup(func() {
-		for _, m := range mounted {
-			unix.Unmount(m, unix.MNT_DETACH)
-		}
-	})
-	mk := func(pid, tag string) string {
-		t.Helper()
-		dir := filepath.Join(tmp, instanceDirPrefix+pid+"-"+tag)
-		ws := filepath.Join(dir, "workspace")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := unix.Mount("tmpfs", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=64k"); err != nil {
-			t.Fatal(err)
-		}
-		mounted = append(mounted, ws)
-		return dir
-	}
-	deadDir := mk(deadPid, "dead")
-	live := mk(deadowner.Self(), "live")
-	mounted = append(mounted, filepath.Join(deadDir+"-moved", "workspace"))
-	swapForLink(t, deadDir, live)
+	deadDir := mountWorkspace(t, tmp, deadPid, "dead")
+	live := mountWorkspace(t, tmp, deadowner.Self(), "live")
+	t.Cleanup(func() { unix.Unmount(filepath.Join(deadDir+"-moved", "workspace"), unix.MNT_DETACH) })
+	sweepRaceForTest = sweeptest.Swap(t, deadDir, live)
 
 	sweepWorkspaces()
 
@@ -339,15 +283,7 @@ func TestSweepWorkspacesKeepAnotherNamespace(t *testing.T) {
 // revision (a pid alone). The control: the same dead pid in this
 // namespace is swept.
 func TestSweepOrphansKeepAnotherNamespace(t *testing.T) {
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	pid := dead.Process.Pid
-	ns, ok := deadowner.Namespace()
-	if !ok {
-		t.Skip("no PID namespace to read: the sweep removes nothing")
-	}
+	pid, ns, _ := deadowner.Parse(sweeptest.DeadOwner(t))
 	mk := func(owner string) []string {
 		t.Helper()
 		var groups []string
