@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/ruleprobe"
 )
 
 // A Decision is the outcome of [Rules.Decide] for one request. The zero
@@ -48,6 +49,7 @@ func (rs *Rules) Decide(req *Request) (Decision, error) {
 	if req == nil {
 		return Decision{}, refuseRequest("egress: nil request")
 	}
+	ruleprobe.Decided(req.Host)
 	if err := checkRequestShape(req); err != nil {
 		return Decision{}, err
 	}

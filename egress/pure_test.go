@@ -36,11 +36,15 @@ var packageSource embed.FS
 // them can reach the network or the file system on the engine's behalf,
 // except net/http, which is limited to engineHTTPNames below, and the
 // JSON Schema compiler, which is given its one schema from memory.
+// internal/ruleprobe, which Decide tells of each decision for the
+// module's tests, imports sync/atomic alone and runs no caller's code
+// (its TestImportsOnlyAtomic).
 var engineImports = map[string]bool{
 	"bytes": true, "embed": true, "math/bits": true, "encoding/json": true, "errors": true, "fmt": true, "io": true,
 	"net/http": true, "net/netip": true, "net/url": true, "regexp": true, "slices": true, "strconv": true,
 	"strings": true, "sync": true, "sync/atomic": true, "unicode/utf8": true,
 	"github.com/checkfu/checkfu":                     true,
+	"github.com/checkfu/checkfu/internal/ruleprobe":  true,
 	"github.com/checkfu/checkfu/internal/strictjson": true,
 	"github.com/santhosh-tekuri/jsonschema/v5":       true,
 	"golang.org/x/net/http/httpguts":                 true,
