@@ -437,18 +437,11 @@ func endSpan(span trace.Span, status int, err error) {
 	telemetry.End(span, code)
 }
 
-// traced returns req carrying the W3C trace context of ctx's span when
-// rules allow its headers on req, and req itself otherwise (no span,
-// or a Connection that did not list them).
-func traced(ctx context.Context, req *http.Request, rules *egress.Rules) *http.Request {
-	if out := withTrace(ctx, req, rules); out != nil && outbound.Decide(rules, out) == nil {
-		return out
-	}
-	return req
-}
-
-// tracedAllowed is traced for req, which rules allowed as a: it returns
-// req carrying the trace context as rules allow it, or a.
+// tracedAllowed returns req, which rules allowed as a, carrying the W3C
+// trace context of ctx's span, as rules allow it, when they allow its
+// headers on req; and a itself otherwise (no span, or a Connection that
+// did not list them). The traced request carries headers the pipeline
+// never decided: rules decide it anew.
 func tracedAllowed(ctx context.Context, req *http.Request, a *egress.Allowed, rules *egress.Rules) *egress.Allowed {
 	if out := withTrace(ctx, req, rules); out != nil {
 		if t, err := rules.Allow(out); err == nil {

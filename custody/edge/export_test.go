@@ -55,3 +55,22 @@ func rulesFor(req *http.Request) *egress.Rules {
 	rules, _ := egress.NewRules([]egress.Rule{{Host: req.URL.Hostname(), Port: uint16(port), Methods: []string{req.Method}, Headers: headers}})
 	return rules
 }
+
+// MintModelForTest makes the Authorized value the call pipeline would make
+// for a model call of req through conn, with the key in keyHeader,
+// spending nothing: req as by allowed it (conn.Rules for the pipeline's
+// own decision, other rules for a foreign one), or with no decision at
+// all when by is nil.
+func MintModelForTest(conn Connection, by *egress.Rules, req *http.Request, keyHeader string, lease authz.Lease, scope authz.LeaseScope) (Authorized, error) {
+	action := authz.Action{Capability: "model.chat", Operation: req.Method, Resource: req.URL.String(), Effect: authz.ReadOnly}
+	c := &outbound.Call{Credential: conn.Credential, Rules: conn.Rules, Action: action, Digest: action.Digest(),
+		Tool: "model", Protocol: authz.ModelAPI, Request: req, Lease: lease, Scope: scope, KeyHeader: keyHeader}
+	if by != nil {
+		allowed, err := by.Allow(req)
+		if err != nil {
+			return Authorized{}, err
+		}
+		c.Allowed = &allowed
+	}
+	return outbound.Mint(c), nil
+}

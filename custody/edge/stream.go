@@ -48,8 +48,10 @@ type Stream struct {
 // [authz.ModelAPI]): it opens the credential, attaches it in the
 // dialect's key header in the egress client's hook once the lease is
 // seen to hold (no proxy, public addresses only, no redirects), sends
-// the request the pipeline built and decided, screens the answer's
-// headers, and hands the answer to read as it arrives. The body is not
+// the request the pipeline built as the Connection's rules allowed it
+// ([egress.Client.Send], which decides again only what other rules
+// allowed), screens the answer's headers, and hands the answer to read
+// as it arrives. The body is not
 // bounded here: read bounds it (the model route bounds each event).
 //
 // A value the pipeline did not make, or made and has sent already, is
@@ -92,7 +94,7 @@ func (e *Edge) tracedStream(ctx context.Context, c *outbound.Call, status *int, 
 // streamCall sends c and hands its answer to read. It sets *status as
 // soon as the provider has answered.
 func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, read func(*Stream) error) error {
-	if c.Protocol != authz.ModelAPI || c.Request == nil {
+	if c.Protocol != authz.ModelAPI || c.Request == nil || c.Allowed == nil {
 		return checkfu.Refuse(authz.CodeCapabilityMismatch, "edge: capability %s is not a model registration", checkfu.Quote(c.Action.Capability))
 	}
 	header := http.CanonicalHeaderKey(c.KeyHeader)
@@ -108,8 +110,7 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 		return err
 	}
 	defer secret.Destroy()
-	req := traced(ctx, c.Request, c.Rules)
-	hresp, err := client.Do(req.WithContext(ctx), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))
+	hresp, err := client.Send(ctx, tracedAllowed(ctx, c.Request, c.Allowed, c.Rules), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))
 	if err != nil {
 		if re := (*egress.RedirectError)(nil); errors.As(err, &re) {
 			*status = re.Status
@@ -122,7 +123,7 @@ func (e *Edge) streamCall(ctx context.Context, c *outbound.Call, status *int, re
 		return err
 	}
 	if encoded(hresp.Header) {
-		return checkfu.Refuse(CodeResponseEncoded, "edge: the response from %s has a content coding the edge cannot inspect for the credential; it is withheld", req.URL.Host)
+		return checkfu.Refuse(CodeResponseEncoded, "edge: the response from %s has a content coding the edge cannot inspect for the credential; it is withheld", c.Request.URL.Host)
 	}
 	h := hresp.Header.Clone()
 	h.Del("Set-Cookie")

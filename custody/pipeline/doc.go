@@ -11,8 +11,11 @@
 //   - The order is fixed and written once ([Pipeline]): channel,
 //     assignment, registration, arguments, rules, approval, lease, edge,
 //     events. Nothing is skipped, and a call is looked up in the registry
-//     once and decided by the Connection's egress rules once (the egress
-//     client decides again as it sends, which cannot be turned off).
+//     once and decided by the Connection's egress rules once: the edge's
+//     egress client, which holds the same rules, sends what they allowed
+//     (egress.Client.Send), and decides again only a request other
+//     rules, or these rules before a change, allowed. A model call
+//     ([Channel.Model]) is decided the same way.
 //   - A refusal spends nothing: the lease is checked at its step and
 //     spent only when the call is about to leave, inside the approval's
 //     revalidation for an external effect. A call refused

@@ -52,7 +52,8 @@ type ModelCall struct {
 //     the checked model and method, [modelroute.Request.Upstream]; never
 //     a path the agent chose), with
 //     the headers the dialect keeps, decided by the Connection's egress
-//     rules;
+//     rules, once: the edge sends what they allowed
+//     ([egress.Rules.Allow], [egress.Client.Send]);
 //  7. budget: the session's model budget for the capability (shared by
 //     every channel of the session), in requests and in tokens
 //     ([modelroute.CodeModelBudgetExhausted]), is not spent;
@@ -227,16 +228,19 @@ func (p *Pipeline) authorizeModel(ch *Channel, capability string, call ModelCall
 	d := &modelDecided{decided: decided{conn: conn, action: action, digest: action.Digest(), tool: reg.Tool.Name, protocol: reg.Protocol, lease: ch.lease, session: rc.Session,
 		scope: authz.LeaseScope{Service: p.cfg.Service, Gateway: p.cfg.Name, Actor: rc.Actor}}, dialect: dialect, request: req}
 	ev.Action, ev.Effect = d.digest, action.Effect
-	// 6. The rules decide the request the route will send.
+	// 6. The rules decide the request the route will send: once, here,
+	// so that a request they refuse spends nothing. The edge's egress
+	// client, which holds the same rules, sends what they allowed.
 	hreq, err := http.NewRequestWithContext(context.Background(), reg.Operation, d.action.Resource, bytes.NewReader(d.action.Body))
 	if err != nil {
 		return nil, checkfu.Refuse(authz.CodeCapabilityMismatch, "pipeline: capability %s: the registered resource does not form a request", checkfu.Quote(capability))
 	}
 	hreq.Header = req.Headers(call.Header)
-	if err := outbound.Decide(conn.Rules, hreq); err != nil {
+	allowed, err := conn.Rules.Allow(hreq)
+	if err != nil {
 		return nil, err
 	}
-	d.req = hreq
+	d.req, d.allowed = hreq, allowed
 	// 7. The budget.
 	d.meter = p.meter(rc.Session, capability, reg.Model)
 	if err := d.meter.Allow(); err != nil {
@@ -275,7 +279,7 @@ func (p *Pipeline) sendModel(ctx context.Context, d *modelDecided, read func(*ed
 	}
 	a := outbound.Mint(&outbound.Call{
 		Credential: d.conn.Credential, Rules: d.conn.Rules, Action: d.action, Digest: d.digest,
-		Tool: d.tool, Protocol: d.protocol, Request: d.req,
+		Tool: d.tool, Protocol: d.protocol, Request: d.req, Allowed: &d.allowed,
 		Lease: lease, Scope: d.scope, Session: d.session, KeyHeader: header, KeyPrefix: prefix,
 	})
 	return p.cfg.Edge.Stream(ctx, a, read)

@@ -49,6 +49,10 @@ var mutants = []mutation.Mutant{
 	{Name: "a model call refused at the lease keeps its reservation", File: "model.go",
 		Edits: []mutation.Edit{{Old: "\t\td.meter.Release(hold)\n", New: ""}},
 		Kills: "TestModelCallRefusedAtTheLeaseSpendsNoRequest"},
+	// The model call decided once (docs/changes/wt-stream1.md).
+	{Name: "a model call's refusal by the rules ignored", File: "model.go",
+		Edits: []mutation.Edit{{Old: "\tallowed, err := conn.Rules.Allow(hreq)\n\tif err != nil {", New: "\tallowed, err := conn.Rules.Allow(hreq)\n\tif false && err != nil {"}},
+		Kills: "TestModelHeadersCannotSmuggle"},
 	{Name: "closing a channel no pipeline opened", File: "pipeline.go",
 		Edits: []mutation.Edit{{Old: "func (ch *Channel) Close() {\n\tif ch == nil || ch.p == nil {\n\t\treturn\n\t}\n", New: "func (ch *Channel) Close() {\n"}},
 		Kills: "TestZeroChannelNeitherPanicsNorCalls"},

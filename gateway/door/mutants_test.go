@@ -29,7 +29,7 @@ var mutants = []mutation.Mutant{
 	// The model route's checks, killed end to end: an agent in its own
 	// process behind the real door program.
 	{Name: "end to end: the model key never attached", File: "../../custody/edge/stream.go",
-		Edits: []mutation.Edit{{Old: "client.Do(req.WithContext(ctx), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))", New: "client.Do(req.WithContext(ctx), nil)"}},
+		Edits: []mutation.Edit{{Old: "c.Allowed, c.Rules), e.attach(secret, c.Credential, c.Lease.ID, c.Scope, header, c.KeyPrefix))", New: "c.Allowed, c.Rules), nil)"}},
 		Kills: "TestModelRouteThroughTheDoor"},
 	{Name: "end to end: any model allowed", File: "../../custody/pipeline/model.go",
 		Edits: []mutation.Edit{{Old: "if err := (modelroute.Policy{Models: reg.Model.Models}).Check(req); err != nil {", New: "if false {"}},

@@ -13,9 +13,10 @@
 //   - An Authorized value is taken once: [Take] hands its call to the
 //     first caller and nothing to any later one, so one lease use and one
 //     approval stand for one request.
-//   - [Build] and [Decide] are pure: the request is made from the
-//     canonical action alone and the rules decide it; nothing is sent and
-//     no credential is touched.
+//   - [Build] is pure: the request is made from the canonical action
+//     alone; nothing is sent and no credential is touched. The pipeline
+//     has the Connection's rules decide it (egress.Rules.Allow), once,
+//     and the edge sends what they allowed.
 package outbound
 
 import (
@@ -51,9 +52,9 @@ type Call struct {
 	Protocol   authz.Protocol
 	// Request is the request built from Action and decided by Rules,
 	// and Allowed is that decision, which the edge's egress client sends
-	// without deciding again (HTTPS registrations only; a remote MCP
-	// tool's requests are built by the edge's transport, one per
-	// exchange; a model call has a Request alone).
+	// without deciding again (HTTPS and ModelAPI registrations; a
+	// remote MCP tool's requests are built by the edge's transport, one
+	// per exchange).
 	Request  *http.Request
 	Allowed  *egress.Allowed
 	Lease    authz.Lease // the lease, as spent for this call
@@ -107,18 +108,6 @@ func Build(ctx context.Context, a authz.Action) (*http.Request, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return req, nil
-}
-
-// Decide lets rules decide req (no rules refuse everything). The egress
-// client decides again as it sends. A caller that sends what was allowed
-// takes the decision itself from rules.Allow.
-func Decide(rules *egress.Rules, req *http.Request) error {
-	creq, err := egress.CanonicalRequest(req)
-	if err != nil {
-		return err
-	}
-	_, err = rules.Decide(&creq)
-	return err
 }
 
 // Bodiless reports whether op sends its arguments in the query rather
