@@ -5,8 +5,16 @@
 //
 // Invariants:
 //
-//   - The working tree is never written: each mutant is built through
-//     `go test -overlay`, from a scratch copy of the one file it edits.
+//   - The working tree is never written: mutants are built through
+//     `go test -overlay`, from scratch copies of the files they edit.
+//   - Most mutants share one build of their package (mutant schemata): the
+//     functions and composite-literal variables they edit dispatch, at run
+//     time, to each mutant's copy (see ActiveEnv). A mutant is counted
+//     killed there only when its named tests pass in that build with no
+//     mutant chosen and fail with it chosen. Every other outcome (a
+//     survivor, a crash, a test failing with no mutant chosen, a schemata
+//     that does not compile) is decided by the mutant's own build, so a
+//     survivor is always confirmed exactly as it was before the schemata.
 //   - A mutant whose edit does not apply (the old text occurs other than
 //     exactly once) fails the run: a mutant list cannot rot silently when
 //     the code it targets changes.
@@ -83,16 +91,27 @@ func Run(t *testing.T, mutants []Mutant) {
 		return
 	}
 	if !Enabled() {
-		t.Skip("set CHECKFU_MUTANTS=1 to run the mutants (CI does)")
+		s, err := planSchemata(mutants, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, why := range s.alone {
+			t.Logf("mutant %q will be built alone: %s", name, why)
+		}
+		t.Skipf("set CHECKFU_MUTANTS=1 to run the mutants (CI does); %d of %d share one build", len(s.id), len(mutants))
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal("mutation: no go command on PATH")
 	}
 	flags := testFlags(t, goBin)
+	held := buildSchemata(t, goBin, flags, mutants)
 	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
+			if held != nil && held.kills(t, flags, m) {
+				return
+			}
 			runOne(t, goBin, flags, m)
 		})
 	}

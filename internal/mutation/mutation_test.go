@@ -28,6 +28,22 @@ func TestMutants(t *testing.T) {
 		File:  "gate_test.go",
 		Edits: []Edit{{Old: `return !strings.Contains(s, "..")`, New: `return true || strings.Contains(s, "..")`}},
 		Kills: "TestGate",
+	}, {
+		Name: "a test failing with no mutant chosen still decides",
+		File: "schemata.go",
+		Edits: []Edit{{Old: `				dropped[m.Name] = f
+				delete(id, m.Name)`, New: `				_ = f`}},
+		Kills: "TestDropNamed",
+	}, {
+		Name:  "the schemata never chooses the mutated copy",
+		File:  "schemata.go",
+		Edits: []Edit{{Old: `fmt.Fprintf(&d, "\n\tif %s == %d {\n\t\treturn %s\n\t}", switchVar, v.id, c)`, New: `fmt.Fprintf(&d, "\n\tif %s == %d {\n\t\treturn %s\n\t}", switchVar, -v.id, c)`}},
+		Kills: "TestSchemata",
+	}, {
+		Name:  "a mutant held whose file's schemata did not build",
+		File:  "schemata.go",
+		Edits: []Edit{{Old: `why == "" && failed[abs]`, New: `why == "" && failed[abs] && false`}},
+		Kills: "TestSchemataReasons",
 	}})
 }
 
