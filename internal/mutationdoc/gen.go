@@ -209,10 +209,16 @@ The harness step of ` + "`.ci/run`" + ` applies every mutant listed here:
 
     CHECKFU_MUTANTS=1 go test -run '^Test(Net)?Mutants$' ./...
 
-Each mutant is built from a scratch copy of its file with ` + "`go test -overlay`" + `
-(the matrix's with ` + "`go build -overlay`" + ` of the whole checkfu binary), and
-the step fails unless a named test goes red (for the matrix: unless a case
-of the named fact that passed on the reference fails). A mutant whose edit
+Each mutant is built from scratch copies of the files it edits with
+` + "`go test -overlay`" + ` (the matrix's with ` + "`go build -overlay`" + ` of the whole
+checkfu binary), and the step fails unless a named test goes red (for the
+matrix: unless a case of the named fact that passed on the reference
+fails). To keep the step short, most of a package's mutants share one
+build (mutant schemata, in internal/mutation): each edited function
+forwards to the mutant's copy when the test binary is told to run that
+mutant. A kill there counts only when the same named tests pass in that
+build with no mutant chosen; any other outcome, a survivor above all, is
+decided by the mutant's own build, as before. A mutant whose edit
 no longer applies fails the step too, so the list cannot rot. Besides
 the rows below, egress's TestNetMutants deletes each row of addr.go's
 address classification tables in turn (one mutant per row, generated when
