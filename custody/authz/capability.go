@@ -546,6 +546,8 @@ func validateArguments(reg *registered, args json.RawMessage) ([]byte, error) {
 		if err != nil {
 			return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: %s arguments: %v", checkfu.Quote(reg.Capability), reg.Operation, err)
 		}
+	} else if err := checkBodyMethodOverride(v); err != nil {
+		return nil, checkfu.Refuse(CodeArgumentsInvalid, "authz: capability %s: %s arguments: %v", checkfu.Quote(reg.Capability), reg.Operation, err)
 	}
 	return canonicalJSON(v)
 }

@@ -91,3 +91,21 @@ func declaredProperties(tree any) map[string]bool {
 	}
 	return out
 }
+
+// checkBodyMethodOverride refuses a body whose top-level object has a
+// member named _method, in any case. Laravel reads that member of a POST's
+// JSON body as the request's method, as it and others read it from a
+// form: {"_method":"DELETE"} sent to POST /v1/items would reach a DELETE
+// route through a rule that allows only POST, as a _method query
+// parameter (refused by egress) or a method-override header (denied by
+// egress) would. A schema that declares the member does not make it safe:
+// the rule, not the schema, says which methods the call may use.
+func checkBodyMethodOverride(v any) error {
+	m, _ := v.(map[string]any)
+	for k := range m {
+		if strings.EqualFold(k, "_method") {
+			return fmt.Errorf("member %s is read as a method override", checkfu.Quote(k))
+		}
+	}
+	return nil
+}

@@ -67,3 +67,34 @@ func TestResolveRefusesQueryAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveRefusesBodyMethodOverride: a body-bearing call whose body has
+// a top-level _method member (any case) is refused arguments_invalid
+// before anything is sent, even when the schema declares it; the member
+// nested deeper, or in a bodiless call (where egress refuses the query
+// parameter), is not this check's.
+func TestResolveRefusesBodyMethodOverride(t *testing.T) {
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{"_method":{"type":"string"}}}`} {
+		for _, op := range []string{"POST", "PUT", "PATCH"} {
+			reg := govRegistration()
+			reg.Operation, reg.Tool.InputSchema = op, json.RawMessage(schema)
+			r, err := authz.NewRegistry(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range []string{`{"_method":"DELETE"}`, `{"title":"x","_METHOD":"DELETE"}`, `{"_Method":"GET"}`} {
+				c := govCall()
+				c.Operation, c.Arguments = op, json.RawMessage(args)
+				_, err := r.Resolve(c, govCred)
+				wantCode(t, err, authz.CodeArgumentsInvalid)
+			}
+			for _, args := range []string{`{"title":"x"}`, `{"item":{"_method":"DELETE"}}`, `{"method":"DELETE"}`} {
+				c := govCall()
+				c.Operation, c.Arguments = op, json.RawMessage(args)
+				if _, err := r.Resolve(c, govCred); err != nil {
+					t.Errorf("%s %s with schema %s: %v", op, args, schema, err)
+				}
+			}
+		}
+	}
+}
