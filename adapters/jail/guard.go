@@ -22,6 +22,12 @@ import (
 // out.
 const RelayPort = 3128
 
+// guardDirPrefix begins the name of a [LocalGuard]'s socket directory
+// in the temporary directory, followed by the Runner's owner name (its
+// pid and PID namespace, see deadowner) and "-": a dead Runner's are
+// known by it (sweepGuardDirs, on Linux).
+const guardDirPrefix = "checkfu-jail-guard-"
+
 // A GuardFunc starts the egress guard of one allowlist instance, which
 // allows exactly hosts, listening on a Unix socket outside every jail.
 // It returns the socket's path and a function that stops the guard. The

@@ -199,12 +199,6 @@ func openOwnDir(tfd int, name string) (int, bool) {
 // swaps the name there, as a local user racing the sweep would.
 var sweepRaceForTest func(dir string)
 
-// guardDirPrefix begins the name of a [LocalGuard]'s socket directory
-// in the temporary directory, followed by the Runner's owner name (its
-// pid and PID namespace, see deadowner) and "-": a dead Runner's are
-// known by it ([sweepGuardDirs]).
-const guardDirPrefix = "checkfu-jail-guard-"
-
 // sweepGuardDirs removes the guard socket directories of dead Runners:
 // a Runner killed outright never stops its guards, and each left a
 // directory holding its socket. Only TMPDIR/checkfu-jail-guard-OWNER-*
