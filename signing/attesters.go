@@ -106,11 +106,11 @@ func quote(s string) string { return strconv.Quote(s) }
 
 func checkName(name string) error {
 	if name == "" || len(name) > 255 || !utf8.ValidString(name) {
-		return checkfu.Refuse(CodeAttesterSetInvalid, "name %q must be 1 to 255 bytes of UTF-8", name)
+		return checkfu.Refuse(CodeAttesterSetInvalid, "name %s must be 1 to 255 bytes of UTF-8", checkfu.Quote(name))
 	}
 	for _, c := range name {
 		if unicode.IsControl(c) {
-			return checkfu.Refuse(CodeAttesterSetInvalid, "name %q holds control character %U", name, c)
+			return checkfu.Refuse(CodeAttesterSetInvalid, "name %s holds control character %U", checkfu.Quote(name), c)
 		}
 	}
 	return nil

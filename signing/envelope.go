@@ -74,7 +74,7 @@ func parseEnvelope(data []byte) (*envelope, error) {
 	}
 	id, err := ParseKeyID(ej.Signatures[0].KeyID)
 	if err != nil {
-		return nil, malformed("signing: envelope keyid %q is not 64 lowercase hex digits", ej.Signatures[0].KeyID)
+		return nil, malformed("signing: envelope keyid %s is not 64 lowercase hex digits", checkfu.Quote(ej.Signatures[0].KeyID))
 	}
 	return &envelope{payloadType: ej.PayloadType, payload: payload, keyID: id, sig: sig}, nil
 }

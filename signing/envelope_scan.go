@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/checkfu/checkfu"
 )
 
 // scanEnvelopeJSON is the hot-path reader of the envelope JSON. It accepts
@@ -29,7 +31,7 @@ func scanEnvelopeJSON(data []byte) (*envelopeJSON, error) {
 		case "signatures":
 			return s.once(&seen[2], key, func() error { return s.signatures(&ej) })
 		}
-		return fmt.Errorf("unknown key %q at top level (keys are case-sensitive)", key)
+		return fmt.Errorf("unknown key %s at top level (keys are case-sensitive)", checkfu.Quote(key))
 	})
 	if err != nil {
 		return nil, err
@@ -138,7 +140,7 @@ func (s *scanner) signatures(ej *envelopeJSON) error {
 			case "sig":
 				return s.once(&seen[1], key, func() (err error) { sj.Sig, err = s.str(); return })
 			}
-			return fmt.Errorf("unknown key %q at %s (keys are case-sensitive)", key, path)
+			return fmt.Errorf("unknown key %s at %s (keys are case-sensitive)", checkfu.Quote(key), path)
 		})
 		if err != nil {
 			return err

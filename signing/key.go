@@ -24,7 +24,7 @@ func (id KeyID) String() string { return hex.EncodeToString(id[:]) }
 func ParseKeyID(s string) (KeyID, error) {
 	var id KeyID
 	if err := parseHex32(s, id[:]); err != nil {
-		return KeyID{}, checkfu.Refuse(CodeKeyInvalid, "signing: key id %q is not 64 lowercase hex digits", s)
+		return KeyID{}, checkfu.Refuse(CodeKeyInvalid, "signing: key id %s is not 64 lowercase hex digits", checkfu.Quote(s))
 	}
 	return id, nil
 }

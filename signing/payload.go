@@ -48,7 +48,7 @@ func (s *AttesterSet) VerifyPayload(envelope []byte, payloadType string) (Attest
 		return Attester{}, nil, err
 	}
 	if env.payloadType != payloadType {
-		return Attester{}, nil, checkfu.Refuse(CodePayloadTypeMismatch, "signing: payloadType %q, want %q", env.payloadType, payloadType)
+		return Attester{}, nil, checkfu.Refuse(CodePayloadTypeMismatch, "signing: payloadType %s, want %q", checkfu.Quote(env.payloadType), payloadType)
 	}
 	a, ok := s.lookup(env.keyID)
 	if !ok {
