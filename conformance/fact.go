@@ -48,7 +48,7 @@ func ParseFact(s string) (Fact, error) {
 			return f, nil
 		}
 	}
-	return "", checkfu.Refuse(CodeRecordInvalid, "conformance: %q is not a fact (want one of %s)", s, factNames())
+	return "", checkfu.Refuse(CodeRecordInvalid, "conformance: %s is not a fact (want one of %s)", checkfu.Quote(s), factNames())
 }
 
 func factNames() string {

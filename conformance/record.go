@@ -29,7 +29,7 @@ func ParseDigest(s string) (Digest, error) {
 	digits, ok := strings.CutPrefix(s, prefix)
 	id, err := signing.ParseKeyID(digits)
 	if !ok || err != nil {
-		return Digest{}, checkfu.Refuse(CodeRecordInvalid, "conformance: evidence digest %q is not sha256: and 64 lowercase hex digits", s)
+		return Digest{}, checkfu.Refuse(CodeRecordInvalid, "conformance: evidence digest %s is not sha256: and 64 lowercase hex digits", checkfu.Quote(s))
 	}
 	return Digest(id), nil
 }

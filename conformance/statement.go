@@ -67,12 +67,12 @@ func ParseStatement(data []byte) (Record, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s.IssuedAt)
 	if err != nil {
-		return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: issued_at %q is not an RFC 3339 time such as 2026-11-30T07:00:00Z", s.IssuedAt)
+		return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: issued_at %s is not an RFC 3339 time such as 2026-11-30T07:00:00Z", checkfu.Quote(s.IssuedAt))
 	}
 	r.IssuedAt = t.UTC()
 	if s.AttesterKeyID != "" {
 		if r.Attester, err = signing.ParseKeyID(s.AttesterKeyID); err != nil {
-			return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: attester_key_id %q is not 64 lowercase hex digits", s.AttesterKeyID)
+			return Record{}, checkfu.Refuse(CodeRecordInvalid, "conformance: attester_key_id %s is not 64 lowercase hex digits", checkfu.Quote(s.AttesterKeyID))
 		}
 	}
 	if err := r.Check(); err != nil {

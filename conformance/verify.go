@@ -33,15 +33,23 @@ type Receipt struct {
 	verified bool
 }
 
-// Attester returns who signed the receipt.
+// Attester returns who signed the receipt; for a nil Receipt (what
+// [Verify] returns with a refusal), the zero Attester.
 func (r *Receipt) Attester() signing.Attester {
+	if r == nil {
+		return signing.Attester{}
+	}
 	a := r.attester
 	a.PublicKey = slices.Clone(a.PublicKey)
 	return a
 }
 
-// Record returns what the attester signed.
+// Record returns what the attester signed; for a nil Receipt, the zero
+// Record.
 func (r *Receipt) Record() Record {
+	if r == nil {
+		return Record{}
+	}
 	rec := r.record
 	rec.Evidence = slices.Clone(rec.Evidence)
 	return rec

@@ -106,14 +106,14 @@ func (r *Record) Check() error {
 // control character (C0, DEL, C1).
 func checkString(field, s string) error {
 	if len(s) == 0 || len(s) > MaxString {
-		return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %q is %d bytes, want 1..%d", field, s, len(s), MaxString)
+		return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %s is %d bytes, want 1..%d", field, checkfu.Quote(s), len(s), MaxString)
 	}
 	if !utf8.ValidString(s) {
-		return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %q is not valid UTF-8", field, s)
+		return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %s is not valid UTF-8", field, checkfu.Quote(s))
 	}
 	for i, c := range s {
 		if unicode.IsControl(c) {
-			return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %q holds control character %U at byte %d", field, s, c, i)
+			return checkfu.Refuse(CodeRecordInvalid, "conformance: %s %s holds control character %U at byte %d", field, checkfu.Quote(s), c, i)
 		}
 	}
 	return nil
