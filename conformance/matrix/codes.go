@@ -22,6 +22,10 @@ const (
 	// CodeMutantSurvived means a deliberately broken guard or provider
 	// left the fact that targets it held (or no case of it failed).
 	CodeMutantSurvived checkfu.Code = "mutant_survived"
+	// CodeEvidenceFileMismatch means an evidence file is not the one a
+	// record names: another provider revision or label, other digests,
+	// or verdicts that hold other facts than the record's.
+	CodeEvidenceFileMismatch checkfu.Code = "evidence_file_mismatch"
 	// CodeMutantBuildFailed means a mutant's edit did not apply or its
 	// binary did not build.
 	CodeMutantBuildFailed checkfu.Code = "mutant_build_failed"

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -599,8 +600,10 @@ func NewCanary() string {
 
 // VerifyEvidence checks an evidence file's digests: each case's digest,
 // and the topology's, is the SHA-256 of the compact JSON of its evidence
-// (the evidence file may be indented). A statement's digests can then be
-// matched against the file.
+// (the evidence file may be indented). It says nothing about which
+// statement the file belongs to, and nothing outside the digests (the
+// provider, label and verdicts) is covered: [MatchEvidence] binds a file
+// to a record.
 func VerifyEvidence(rep *Report) error {
 	sum := func(raw json.RawMessage) (conformance.Digest, error) {
 		var b bytes.Buffer
@@ -616,6 +619,44 @@ func VerifyEvidence(rep *Report) error {
 		if d, err := sum(c.Evidence); err != nil || d != c.Digest {
 			return checkfu.Refuse(conformance.CodeRecordInvalid, "matrix: the evidence of case %s does not match its digest", checkfu.Quote(c.Name))
 		}
+	}
+	return nil
+}
+
+// MatchEvidence checks that rep is the evidence file of rec, the record
+// of a statement or of a verified receipt (conformance.Receipt.Record):
+// [VerifyEvidence] holds, the file names rec's exact provider revision
+// (byte for byte) and label, its digests (the topology's, then each
+// case's, each once, in file order, as [Report.Record] lists them) are
+// exactly rec's evidence in order, and the facts its verdicts hold are
+// exactly rec's. Anything else is refused with [CodeEvidenceFileMismatch]
+// (or VerifyEvidence's refusal). The record is what is signed; the file
+// is not, so a file matching the record is as trustworthy as the record's
+// signer, and no more.
+func MatchEvidence(rep *Report, rec conformance.Record) error {
+	if err := VerifyEvidence(rep); err != nil {
+		return err
+	}
+	if rep.Provider != rec.Target.Provider || rep.Revision != rec.Target.Revision {
+		return checkfu.Refuse(CodeEvidenceFileMismatch, "matrix: the evidence is for %s, the record for %s",
+			checkfu.Quote(rep.Provider+"@"+rep.Revision), checkfu.Quote(rec.Target.String()))
+	}
+	if rep.Label != rec.Label.String() {
+		return checkfu.Refuse(CodeEvidenceFileMismatch, "matrix: the evidence is labelled %s, the record %s", checkfu.Quote(rep.Label), rec.Label)
+	}
+	seen := map[conformance.Digest]bool{rep.TopoSum: true}
+	digests := []conformance.Digest{rep.TopoSum}
+	for _, c := range rep.Cases {
+		if !seen[c.Digest] {
+			seen[c.Digest] = true
+			digests = append(digests, c.Digest)
+		}
+	}
+	if !slices.Equal(digests, rec.Evidence) {
+		return checkfu.Refuse(CodeEvidenceFileMismatch, "matrix: the evidence file's %d digests are not the record's %d, in order", len(digests), len(rec.Evidence))
+	}
+	if held := rep.Held(); held != rec.Facts {
+		return checkfu.Refuse(CodeEvidenceFileMismatch, "matrix: the evidence's verdicts hold %s, the record states %s", held, rec.Facts)
 	}
 	return nil
 }
