@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"math/big"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -267,6 +268,62 @@ func TestHugeEnvelopesAreCheap(t *testing.T) {
 		}
 		if !errors.Is(err, signing.CodeEnvelopeMalformed) {
 			t.Errorf("%s: %.200v, want %s", name, err, signing.CodeEnvelopeMalformed)
+		}
+	}
+}
+
+// TestReceiptHasNoExpiry pins an open item (SECURITY.md, asset 4): a
+// receipt is not checked against any clock. One issued at the first
+// second the record can hold, and one issued at its last (9999), both
+// certify; issued_at is information for people. Trust is withdrawn only
+// by shipping an attester set without the key.
+func TestReceiptHasNoExpiry(t *testing.T) {
+	a := testSigner(1)
+	set := testSet(t, a)
+	for _, at := range []time.Time{time.Unix(1, 0).UTC(), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)} {
+		r := goodRecord()
+		r.IssuedAt = at
+		if _, err := Certify(set, mustSign(t, a, r), daytona2); err != nil {
+			t.Errorf("issued at %s: %v; want certified (no clock is consulted)", at.Format(time.RFC3339), err)
+		}
+	}
+}
+
+// TestEnvelopeTextVariantsAreOneReceipt: the envelope's JSON text is not
+// canonical (white space, member order and string escapes are free, as
+// in DSSE); only the payload and signature are signed. A variant either
+// is refused or verifies as exactly the same receipt, so nothing may
+// identify a receipt by its envelope bytes, and nothing in the module
+// does (receipts are kept per exact pair: cmd/checkfu's loadReceipts).
+func TestEnvelopeTextVariantsAreOneReceipt(t *testing.T) {
+	a := testSigner(1)
+	set := testSet(t, a)
+	env := mustSign(t, a, goodRecord())
+	want, err := Verify(set, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decodeEnv(t, env)
+	sig := m["signatures"].([]any)[0].(map[string]any)
+	payload, keyid, sigText := m["payload"].(string), sig["keyid"].(string), sig["sig"].(string)
+	escSig := strings.NewReplacer("/", `\/`, "+", `\u002b`).Replace(sigText)
+	if escSig == sigText {
+		t.Fatal("the signature has no '/' or '+'; pick another record")
+	}
+	variants := map[string]string{
+		"compact":                 string(encodeEnv(t, m)),
+		"members reordered":       `{"signatures":[{"sig":"` + sigText + `","keyid":"` + keyid + `"}],"payload":"` + payload + `","payloadType":"` + PayloadType + `"}`,
+		"escaped member names":    `{"\u0070ayloadType":"` + PayloadType + `","payl\u006fad":"` + payload + `","signatures":[{"k\u0065yid":"` + keyid + `","\u0073ig":"` + sigText + `"}]}`,
+		"escaped base64 and type": `{"payloadType":"checkfu\u002esandbox-egress-conformance.v1","payload":"\u0041` + payload[1:] + `","signatures":[{"keyid":"` + keyid + `","sig":"` + escSig + `"}]}`,
+	}
+	for name, v := range variants {
+		got, err := Verify(set, []byte(v))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got.Record(), want.Record()) || got.Attester().KeyID != want.Attester().KeyID {
+			t.Errorf("%s: verified as another receipt: %+v", name, got.Record())
 		}
 	}
 }
