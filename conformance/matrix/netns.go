@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/checkfu/checkfu"
 )
 
@@ -137,7 +135,7 @@ func (t *nsTopology) inside(f func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		if err := unix.Setns(int(t.ns.Fd()), unix.CLONE_NEWNET); err != nil {
+		if err := joinNetns(t.ns); err != nil {
 			errc <- err
 			return
 		}
