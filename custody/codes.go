@@ -31,6 +31,10 @@ const (
 	// zero, or cannot be built from the keys given.
 	CodeKeysetInvalid checkfu.Code = "keyset_invalid"
 
+	// CodeSecretTooLarge is the code of the Refusal returned when a Secret
+	// longer than [MaxSecretBytes] is sealed.
+	CodeSecretTooLarge checkfu.Code = "secret_too_large"
+
 	// CodeSecretDestroyed is the code of the Refusal returned when a Secret is
 	// used after [Secret.Destroy], or when the zero Secret is used.
 	CodeSecretDestroyed checkfu.Code = "secret_destroyed"

@@ -44,6 +44,9 @@
 //     columns, never read from beside the ciphertext, so a record moved to
 //     another namespace, integration or handle, or to a boundary-shifted
 //     address, fails to open with [CodeAddressMismatch].
+//   - Sizes are bounded: a Secret is sealed only up to [MaxSecretBytes],
+//     and a record longer than [MaxSealedBytes] is refused before anything
+//     is allocated for it; the SQL stores read no more of a row than that.
 //   - Records are sealed with the Keyset's primary version and open with
 //     any version the Keyset lists; Rewrap moves a record to the primary
 //     without the plaintext leaving custody. Random 192-bit nonces make

@@ -47,12 +47,17 @@ var mutants = []mutation.Mutant{
 
 	// Records.
 	{Name: "length check in SealedKeyVersion", File: "seal.go",
-		Edits: []mutation.Edit{{Old: "if len(sealed) < SealOverhead || sealed[0] != sealFormat {", New: "if len(sealed) > 0 && sealed[0] != sealFormat {"}}, Kills: "TestOpenRefusals"},
+		Edits: []mutation.Edit{{Old: "if len(sealed) < SealOverhead || len(sealed) > MaxSealedBytes || sealed[0] != sealFormat {", New: "if len(sealed) > 0 && (len(sealed) > MaxSealedBytes || sealed[0] != sealFormat) {"}}, Kills: "TestOpenRefusals"},
 	{Name: "format check", File: "seal.go",
-		Edits: []mutation.Edit{{Old: "if len(sealed) < SealOverhead || sealed[0] != sealFormat {", New: "if len(sealed) < SealOverhead {"}}, Kills: "TestOpenRefusals"},
+		Edits: []mutation.Edit{{Old: "if len(sealed) < SealOverhead || len(sealed) > MaxSealedBytes || sealed[0] != sealFormat {", New: "if len(sealed) < SealOverhead || len(sealed) > MaxSealedBytes {"}}, Kills: "TestOpenRefusals"},
 	{Name: "binding validation in Open", File: "seal.go",
 		Edits: []mutation.Edit{{Old: "func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {\n\tif err := b.Validate(); err != nil {", New: "func (ks *Keyset) Open(b Binding, sealed []byte) (*Secret, error) {\n\tif err := b.Validate(); false && err != nil {"}},
 		Kills: "TestOpenRefusals"},
+	{Name: "Seal without the secret bound", File: "seal.go",
+		Edits: []mutation.Edit{{Old: "\tif len(box.b) > MaxSecretBytes {\n", New: "\tif false {\n"}}, Kills: "TestSealBoundsTheSecret"},
+	{Name: "Open without the record bound", File: "seal.go",
+		Edits: []mutation.Edit{{Old: "if len(sealed) < SealOverhead || len(sealed) > MaxSealedBytes || sealed[0] != sealFormat {", New: "if len(sealed) < SealOverhead || sealed[0] != sealFormat {"}},
+		Kills: "TestOpenBoundsTheRecord"},
 
 	// Keysets.
 	{Name: "root lookup in aead", File: "keyset.go",

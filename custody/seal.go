@@ -25,6 +25,20 @@ const (
 	SealOverhead = sealHeaderLen + chacha20poly1305.Overhead
 )
 
+// MaxSecretBytes is the longest Secret [Keyset.Seal] seals: 64 KiB, far
+// above any credential that travels in a request header (an API token, an
+// OAuth access token, a JWT, a root key). Longer ones are refused with
+// [CodeSecretTooLarge].
+const MaxSecretBytes = 64 << 10
+
+// MaxSealedBytes is the longest sealed record: a sealed Secret of
+// [MaxSecretBytes]. [Keyset.Open] and [Keyset.Rewrap] refuse longer ones
+// with [CodeRecordMalformed] before allocating anything for them, and the
+// SQL stores read at most one byte more of a row (a database writer's
+// oversized row is a corrupt row, not an allocation of its size on every
+// Open).
+const MaxSealedBytes = MaxSecretBytes + SealOverhead
+
 // appendLP appends a 4-byte big-endian length and then p.
 func appendLP(dst, p []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(p)))
@@ -94,6 +108,9 @@ func (ks *Keyset) Seal(b Binding, s *Secret) ([]byte, error) {
 		return nil, err
 	}
 	defer box.mu.Unlock()
+	if len(box.b) > MaxSecretBytes {
+		return nil, checkfu.Refuse(CodeSecretTooLarge, "custody: a Secret of %d bytes is longer than the %d custody seals", len(box.b), MaxSecretBytes)
+	}
 	return st.seal(b, st.primary, box.b) // the AEAD reads box.b and keeps nothing
 }
 
@@ -116,9 +133,11 @@ func (st *keysetState) seal(b Binding, v uint32, plain []byte) ([]byte, error) {
 }
 
 // SealedKeyVersion returns the key version a sealed record was sealed
-// under, without opening it.
+// under, without opening it. A record shorter than an empty one, longer
+// than [MaxSealedBytes] or of an unknown format is refused with
+// [CodeRecordMalformed].
 func SealedKeyVersion(sealed []byte) (uint32, error) {
-	if len(sealed) < SealOverhead || sealed[0] != sealFormat {
+	if len(sealed) < SealOverhead || len(sealed) > MaxSealedBytes || sealed[0] != sealFormat {
 		return 0, malformed(sealed)
 	}
 	return binary.BigEndian.Uint32(sealed[1:5]), nil
@@ -129,6 +148,9 @@ func SealedKeyVersion(sealed []byte) (uint32, error) {
 func malformed(sealed []byte) error {
 	if len(sealed) < SealOverhead {
 		return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has %d bytes, fewer than the %d of an empty one", len(sealed), SealOverhead)
+	}
+	if len(sealed) > MaxSealedBytes {
+		return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has %d bytes, more than MaxSealedBytes (%d)", len(sealed), MaxSealedBytes)
 	}
 	return checkfu.Refuse(CodeRecordMalformed, "custody: sealed record has format %d, want %d", sealed[0], sealFormat)
 }

@@ -64,6 +64,14 @@ func TestRawRowMove(t *testing.T) { sqlrecordstest.TestRawRowMove(t, harness(tes
 // binding is a failure of the store, not a refusal.
 func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness(testPool(t))) }
 
+// TestOversizedRowIsStoreError: see sqlrecordstest.TestOversizedRow.
+func TestOversizedRowIsStoreError(t *testing.T) {
+	sqlrecordstest.TestOversizedRow(t, harness(testPool(t)))
+}
+
+// TestRowTampering: see sqlrecordstest.TestRowTampering.
+func TestRowTampering(t *testing.T) { sqlrecordstest.TestRowTampering(t, harness(testPool(t))) }
+
 // TestConcurrentCompareAndSwap: of racing swaps from one old value,
 // exactly one wins.
 func TestConcurrentCompareAndSwap(t *testing.T) {

@@ -103,6 +103,12 @@ func TestFileHoldsNoPlaintext(t *testing.T) {
 // binding is a failure of the store, not a refusal.
 func TestCorruptRowIsStoreError(t *testing.T) { sqlrecordstest.TestCorruptRow(t, harness) }
 
+// TestOversizedRowIsStoreError: see sqlrecordstest.TestOversizedRow.
+func TestOversizedRowIsStoreError(t *testing.T) { sqlrecordstest.TestOversizedRow(t, harness) }
+
+// TestRowTampering: see sqlrecordstest.TestRowTampering.
+func TestRowTampering(t *testing.T) { sqlrecordstest.TestRowTampering(t, harness) }
+
 func TestOpenRefusesEmptyPath(t *testing.T) {
 	if _, err := Open(context.Background(), ""); err == nil {
 		t.Fatal("Open(\"\") succeeded")

@@ -12,6 +12,9 @@
 //     from the key columns they read; a row whose columns do not form a
 //     valid binding is a *custody.StoreError, never a refusal and never
 //     a binding.
+//   - Get and CompareAndSwap read at most custody.MaxSealedBytes+1 bytes
+//     of a row's sealed column; a longer row is a corrupt row
+//     (*custody.StoreError) to Get and never equal to an expected value.
 //   - Every statement is parameterised ($1, $2, ...: PostgreSQL's form,
 //     which the SQLite driver binds by number too); only the table name,
 //     fixed by the store, is spliced in.

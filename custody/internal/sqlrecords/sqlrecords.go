@@ -60,13 +60,21 @@ func New(c Config) *Store {
 		name: c.Name, read: c.Read, write: c.Write,
 		put: `INSERT INTO ` + c.Table + ` (namespace, integration, handle, sealed) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (namespace, integration, handle) DO UPDATE SET sealed = excluded.sealed`,
-		get:    `SELECT namespace, integration, handle, sealed FROM ` + c.Table + where,
-		lock:   `SELECT sealed FROM ` + c.Table + where + c.LockRow,
+		get:    `SELECT namespace, integration, handle, ` + sealedPrefix + ` FROM ` + c.Table + where,
+		lock:   `SELECT ` + sealedPrefix + ` FROM ` + c.Table + where + c.LockRow,
 		update: `UPDATE ` + c.Table + ` SET sealed = $4` + where,
 		del:    `DELETE FROM ` + c.Table + where,
 		list:   `SELECT namespace, integration, handle FROM ` + c.Table + ` WHERE namespace = $1 ORDER BY integration, handle`,
 	}
 }
+
+// sealedPrefix reads at most custody.MaxSealedBytes+1 bytes of a row's
+// sealed column (substr counts bytes of a BLOB in SQLite and of a bytea
+// in PostgreSQL), so a database writer's oversized row costs one bound's
+// worth of memory, not its size, on every read. Get refuses a longer
+// prefix as a corrupt row; CompareAndSwap finds it unequal to any record
+// Get can return.
+var sealedPrefix = fmt.Sprintf("substr(sealed, 1, %d)", custody.MaxSealedBytes+1)
 
 // key returns the key columns of b as statement arguments $1 to $3.
 func key(b custody.Binding, more ...any) []any {
@@ -105,6 +113,9 @@ func (s *Store) Get(ctx context.Context, b custody.Binding) (custody.Record, err
 	if err != nil {
 		return custody.Record{}, &custody.StoreError{Op: "get", Err: err}
 	}
+	if len(sealed) > custody.MaxSealedBytes {
+		return custody.Record{}, &custody.StoreError{Op: "get", Err: fmt.Errorf("%s: corrupt row: its sealed record is longer than custody.MaxSealedBytes (%d)", s.name, custody.MaxSealedBytes)}
+	}
 	return custody.Record{Binding: got, Sealed: nonNil(sealed)}, nil
 }
 
@@ -124,7 +135,7 @@ func (s *Store) CompareAndSwap(ctx context.Context, b custody.Binding, old, seal
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(cur, old) {
+		if len(cur) > custody.MaxSealedBytes || !bytes.Equal(cur, old) {
 			return checkfu.Refuse(custody.CodeRecordConflict, "custody: the record at %s changed since it was read", b)
 		}
 		_, err = tx.Exec(ctx, s.update, key(b, nonNil(sealed))...)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,4 +195,128 @@ func BenchStore(b *testing.B, s custody.Store) {
 			}
 		}
 	})
+}
+
+// TestOversizedRow writes, in SQL, a sealed value longer than
+// custody.MaxSealedBytes (a database writer filling a row to make every
+// Open allocate it): Get is a *custody.StoreError (a corrupt row), and so
+// is Native.Open, without the store reading more than
+// custody.MaxSealedBytes+1 bytes of it; a CompareAndSwap from any value
+// the store could have returned is refused with custody.CodeRecordConflict.
+// A row of exactly custody.MaxSealedBytes is read whole.
+func TestOversizedRow(t *testing.T, open func(t *testing.T) Harness) {
+	ctx := context.Background()
+	h := open(t)
+	b := custodytest.NewBinding("acme", "github")
+	const big = 16 << 20
+	insert := `INSERT INTO ` + h.Table + ` (namespace, integration, handle, sealed) VALUES ($1, $2, $3, $4)`
+	if err := h.Exec(insert, b.Namespace, b.Integration, b.Handle.String(), make([]byte, big)); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := h.Store.Get(ctx, b)
+	runtime.ReadMemStats(&after)
+	var se *custody.StoreError
+	if !errors.As(err, &se) {
+		t.Fatalf("Get of a %d-byte row: %v, want *custody.StoreError", big, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*custody.MaxSealedBytes+(1<<20) {
+		t.Errorf("Get of a %d-byte row allocated %d bytes, want at most about custody.MaxSealedBytes (%d)", big, grew, custody.MaxSealedBytes)
+	}
+	n := custody.NewNative(custody.GenerateKeyset(), h.Store)
+	if _, err := n.Open(ctx, b); !errors.As(err, &se) {
+		t.Fatalf("Native.Open of a %d-byte row: %v, want *custody.StoreError", big, err)
+	}
+	prefix := make([]byte, custody.MaxSealedBytes+1)
+	for _, old := range [][]byte{prefix[:custody.MaxSealedBytes], prefix} {
+		if err := h.Store.CompareAndSwap(ctx, b, old, []byte("x")); !errors.Is(err, custody.CodeRecordConflict) {
+			t.Fatalf("CompareAndSwap from a %d-byte prefix of a %d-byte row: %v, want %s", len(old), big, err, custody.CodeRecordConflict)
+		}
+	}
+
+	edge := custodytest.NewBinding("acme", "gitlab")
+	if err := h.Exec(insert, edge.Namespace, edge.Integration, edge.Handle.String(), make([]byte, custody.MaxSealedBytes)); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := h.Store.Get(ctx, edge)
+	if err != nil || len(rec.Sealed) != custody.MaxSealedBytes {
+		t.Fatalf("Get of a row of exactly custody.MaxSealedBytes = %d bytes, %v; want %d bytes", len(rec.Sealed), err, custody.MaxSealedBytes)
+	}
+	if err := h.Store.CompareAndSwap(ctx, edge, make([]byte, custody.MaxSealedBytes), []byte("x")); err != nil {
+		t.Fatalf("CompareAndSwap from a row of exactly custody.MaxSealedBytes: %v", err)
+	}
+}
+
+// TestRowTampering is a database writer's other attacks on the sealed
+// column, against records of two tenants: every prefix of a record
+// (truncation), every single-bit change of it, a record copied to
+// another tenant's row or to another handle of the same tenant, and the
+// two tenants' records swapped. None opens: a prefix shorter than a
+// sealed record is custody.CodeRecordMalformed, everything else
+// custody.CodeAddressMismatch; and no error text holds the plaintext.
+func TestRowTampering(t *testing.T, open func(t *testing.T) Harness) {
+	ctx := context.Background()
+	h := open(t)
+	n := custody.NewNative(custody.GenerateKeyset(), h.Store)
+	canary := []byte("tamper-canary-0123456789")
+	a := custodytest.NewBinding("tenant-a", "github")
+	b := custodytest.NewBinding("tenant-b", "github")
+	a2 := custody.Binding{Namespace: a.Namespace, Integration: a.Integration, Handle: address.NewHandle()}
+	for _, x := range []custody.Binding{a, b, a2} {
+		if err := n.Put(ctx, x, custody.NewSecret(bytes.Clone(canary))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recA, err := h.Store.Get(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recB, err := h.Store.Get(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(x custody.Binding, sealed []byte) {
+		t.Helper()
+		if err := h.Exec(`UPDATE `+h.Table+` SET sealed = $4 WHERE namespace = $1 AND integration = $2 AND handle = $3`,
+			x.Namespace, x.Integration, x.Handle.String(), sealed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range len(recA.Sealed) {
+		set(a, recA.Sealed[:i])
+		s, err := n.Open(ctx, a)
+		if err == nil {
+			s.Destroy()
+			t.Fatalf("prefix of %d bytes: Open succeeded", i)
+		}
+		if bytes.Contains([]byte(err.Error()), canary) {
+			t.Fatalf("prefix of %d bytes: the error text holds the plaintext", i)
+		}
+		if want := custody.CodeAddressMismatch; i < custody.SealOverhead && !errors.Is(err, custody.CodeRecordMalformed) ||
+			i >= custody.SealOverhead && !errors.Is(err, want) {
+			t.Fatalf("prefix of %d bytes: %v", i, err)
+		}
+	}
+	for i := range len(recA.Sealed) * 8 {
+		flipped := bytes.Clone(recA.Sealed)
+		flipped[i/8] ^= 1 << (i % 8)
+		set(a, flipped)
+		_, err := n.Open(ctx, a)
+		if !errors.Is(err, custody.CodeAddressMismatch) && !errors.Is(err, custody.CodeRecordMalformed) && !errors.Is(err, custody.CodeKeyVersionUnknown) {
+			t.Fatalf("bit %d flipped: %v, want a refusal", i, err)
+		}
+	}
+	set(a, recB.Sealed)
+	set(b, recA.Sealed)
+	for _, x := range []custody.Binding{a, b} {
+		if _, err := n.Open(ctx, x); !errors.Is(err, custody.CodeAddressMismatch) {
+			t.Fatalf("tenants' records swapped: Open at %s: %v, want %s", x, err, custody.CodeAddressMismatch)
+		}
+	}
+	set(a2, recA.Sealed)
+	if _, err := n.Open(ctx, a2); !errors.Is(err, custody.CodeAddressMismatch) {
+		t.Fatalf("a record replayed under another handle: %v, want %s", err, custody.CodeAddressMismatch)
+	}
 }
