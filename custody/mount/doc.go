@@ -19,8 +19,9 @@
 //     it: the check and the open are the same openat walk.
 //   - No two mounts of a session overlap: neither their targets in the
 //     sandbox nor their directories on the host (compared by file
-//     identity along each directory's real path), so a write through one
-//     mount never changes what another serves.
+//     identity along each directory's real path, which must still lead
+//     to the directory the mount opened), so a write through one mount
+//     never changes what another serves.
 //   - Only regular files are served, at most [MaxFileBytes] of them. A
 //     FIFO, socket or device is refused without waiting for a peer: files
 //     are opened non-blocking before the type check.

@@ -70,6 +70,10 @@ func NewResolver(leases LeaseHolder) *Resolver {
 	return &Resolver{leases: leases, sessions: map[string]*session{}}
 }
 
+// afterOpenRoot runs in Attach after a source's Dir is opened, before the
+// host directories are compared; tests use it to swap a Dir's symlink.
+var afterOpenRoot = func(string) {}
+
 // afterCheck runs between the lexical check and the open; tests use it to
 // swap a symlink in after the check.
 var afterCheck = func(string) {}
@@ -115,6 +119,7 @@ func (r *Resolver) Attach(sessionID, lease string, scope authz.LeaseScope, sourc
 			return Plan{}, &Error{Op: "open mount " + m.Name, Err: errors.Unwrap(err)}
 		}
 		s.mounts[m.Name] = &rooted{mount: m, root: root}
+		afterOpenRoot(m.Name)
 		plan.Mounts = append(plan.Mounts, m)
 	}
 	if err := checkHostOverlap(s, sources); err != nil {
@@ -136,7 +141,8 @@ func (r *Resolver) Attach(sessionID, lease string, scope authz.LeaseScope, sourc
 // change what another serves (a writable project tree holding a read-only
 // memory directory, say). Each mount's opened directory is compared, by
 // file identity, with every directory on the real path of each other
-// source's Dir, from that directory up to the file system root.
+// source's Dir, from that directory up to the file system root; that path
+// must still lead to the directory the source's mount opened.
 func checkHostOverlap(s *session, sources []Source) error {
 	for _, src := range sources {
 		real, err := filepath.EvalSymlinks(src.Dir)
@@ -156,6 +162,16 @@ func checkHostOverlap(s *session, sources []Source) error {
 			if filepath.Dir(dir) == dir {
 				break
 			}
+		}
+		// The path is resolved again here, after Attach opened it: pin it
+		// to the directory the mount serves, or a symlink on it changed in
+		// between would have the check walk up from another directory.
+		own, err := s.mounts[src.Mount.Name].root.Stat(".")
+		if err != nil {
+			return &Error{Op: "stat mount " + src.Mount.Name, Err: cause(err)}
+		}
+		if !os.SameFile(chain[0], own) {
+			return checkfu.Refuse(CodePlanInvalid, "mount %s: its host directory changed while it was attached", checkfu.Quote(src.Mount.Name))
 		}
 		for _, other := range sources {
 			if other.Mount.Name == src.Mount.Name {
