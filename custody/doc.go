@@ -47,6 +47,8 @@
 //   - Sizes are bounded: a Secret is sealed only up to [MaxSecretBytes],
 //     and a record longer than [MaxSealedBytes] is refused before anything
 //     is allocated for it; the SQL stores read no more of a row than that.
+//     [Store.List] returns at most [MaxListBindings] bindings; a
+//     namespace holding more is a *StoreError.
 //   - Records are sealed with the Keyset's primary version and open with
 //     any version the Keyset lists; Rewrap moves a record to the primary
 //     without the plaintext leaving custody. Random 192-bit nonces make

@@ -3,6 +3,7 @@ package custody
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -111,9 +112,16 @@ func (m *MemoryStore) List(ctx context.Context, namespace string) ([]Binding, er
 		}
 	}
 	m.mu.Unlock()
+	if len(out) > MaxListBindings {
+		return nil, &StoreError{"list", errTooManyBindings}
+	}
 	slices.SortFunc(out, address.CompareBindings)
 	return out, nil
 }
+
+// errTooManyBindings is the cause of List's StoreError for a namespace
+// of more than MaxListBindings records.
+var errTooManyBindings = errors.New("custody: the namespace holds more than MaxListBindings records")
 
 // notFound returns the CodeRecordNotFound refusal for b. Store implementations
 // outside this package build the same refusal with [checkfu.Refuse].

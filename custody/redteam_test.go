@@ -6,10 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/checkfu/checkfu/custody/address"
 )
 
 // The red team of custody's secret at rest (docs/changes/wt-rtstore.md):
@@ -150,6 +154,34 @@ func TestSecretInPanicsAndErrors(t *testing.T) {
 	assertNoLeak(t, "errors.Join", errors.Join(err, fmt.Errorf("%v", *s)).Error())
 }
 
+// TestUnrecoveredPanicPrintsNoSecret: a Secret (by pointer, by value, in
+// a struct) as the value of a panic nobody recovers, whose message the Go
+// runtime prints itself, with a traceback of every goroutine
+// (GOTRACEBACK=all), to stderr: no form of it appears.
+func TestUnrecoveredPanicPrintsNoSecret(t *testing.T) {
+	if kind := os.Getenv("CHECKFU_SECRET_PANIC"); kind != "" {
+		s := newTestSecret()
+		switch kind {
+		case "pointer":
+			panic(s)
+		case "value":
+			panic(*s)
+		case "struct":
+			panic(holder{name: "h", p: s, any: s})
+		}
+		return
+	}
+	for _, kind := range []string{"pointer", "value", "struct"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUnrecoveredPanicPrintsNoSecret$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CHECKFU_SECRET_PANIC="+kind, "GOTRACEBACK=all")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "panic: ") {
+			t.Fatalf("%s: the child did not panic: %v\n%s", kind, err, out)
+		}
+		assertNoLeak(t, "runtime panic of a Secret by "+kind, string(out))
+	}
+}
+
 // TestSecretUseRacesDestroy: reveal, Seal and Destroy of one Secret from
 // many goroutines (run with -race): each use sees the whole bytes or
 // is refused with CodeSecretDestroyed, never a torn or zeroed copy.
@@ -200,5 +232,31 @@ func TestSecretUseRacesDestroy(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+	}
+}
+
+// TestMemoryStoreListBound: a namespace of exactly MaxListBindings
+// records lists whole; one more is a *StoreError (the SQL stores:
+// sqlrecordstest.TestManyRows).
+func TestMemoryStoreListBound(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryStore()
+	put := func() {
+		b := testBinding()
+		b.Handle = address.NewHandle()
+		if err := s.Put(ctx, Record{Binding: b, Sealed: []byte{1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range MaxListBindings {
+		put()
+	}
+	if bs, err := s.List(ctx, testBinding().Namespace); err != nil || len(bs) != MaxListBindings {
+		t.Fatalf("List of MaxListBindings records = %d, %v", len(bs), err)
+	}
+	put()
+	var se *StoreError
+	if bs, err := s.List(ctx, testBinding().Namespace); !errors.As(err, &se) {
+		t.Fatalf("List of MaxListBindings+1 records = %d, %v; want *StoreError", len(bs), err)
 	}
 }

@@ -33,9 +33,18 @@ type Store interface {
 	// Delete removes the record at b, or refuses with CodeRecordNotFound.
 	Delete(ctx context.Context, b Binding) error
 	// List returns the bindings stored under namespace, ordered by
-	// integration and then handle.
+	// integration and then handle. A namespace holding more than
+	// [MaxListBindings] records is a *[StoreError], not a shorter list.
 	List(ctx context.Context, namespace string) ([]Binding, error)
 }
+
+// MaxListBindings is the most bindings [Store.List] returns for one
+// namespace (65536, far more credentials than a tenant holds). A store
+// reads at most one row more, and a namespace that holds more is a
+// *[StoreError]: rows a database writer added by the million cost one
+// bound of memory, at the host's start ([Native.CheckNamespace]) and at
+// each rewrap, not their number.
+const MaxListBindings = 1 << 16
 
 // A StoreError is a failure of the storage behind a Store (a broken
 // connection, a full disk, a corrupt row), as opposed to a refusal. Its

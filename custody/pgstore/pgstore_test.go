@@ -72,6 +72,9 @@ func TestOversizedRowIsStoreError(t *testing.T) {
 // TestRowTampering: see sqlrecordstest.TestRowTampering.
 func TestRowTampering(t *testing.T) { sqlrecordstest.TestRowTampering(t, harness(testPool(t))) }
 
+// TestManyRows: see sqlrecordstest.TestManyRows.
+func TestManyRows(t *testing.T) { sqlrecordstest.TestManyRows(t, harness(testPool(t))) }
+
 // TestConcurrentCompareAndSwap: of racing swaps from one old value,
 // exactly one wins.
 func TestConcurrentCompareAndSwap(t *testing.T) {

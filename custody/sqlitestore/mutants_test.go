@@ -29,6 +29,8 @@ var mutants = []mutation.Mutant{
 	{Name: "CompareAndSwap matches the prefix of an oversized row", File: "../internal/sqlrecords/sqlrecords.go",
 		Edits: []mutation.Edit{{Old: "if len(cur) > custody.MaxSealedBytes || !bytes.Equal(cur, old) {", New: "if !bytes.Equal(cur, old) {"}},
 		Kills: "TestOversizedRowIsStoreError"},
+	{Name: "List without its bound", File: "../internal/sqlrecords/sqlrecords.go",
+		Edits: []mutation.Edit{{Old: "\t\tif len(out) == custody.MaxListBindings {\n", New: "\t\tif false {\n"}}, Kills: "TestManyRows"},
 	{Name: "DSN built as file: + path", File: "sqlitestore.go",
 		Edits: []mutation.Edit{{Old: `return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()`, New: `return "file:" + path + "?" + q.Encode() + (&url.URL{}).Path`}},
 		Kills: "TestOpenOddPaths"},

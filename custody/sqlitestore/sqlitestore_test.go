@@ -109,6 +109,9 @@ func TestOversizedRowIsStoreError(t *testing.T) { sqlrecordstest.TestOversizedRo
 // TestRowTampering: see sqlrecordstest.TestRowTampering.
 func TestRowTampering(t *testing.T) { sqlrecordstest.TestRowTampering(t, harness) }
 
+// TestManyRows: see sqlrecordstest.TestManyRows.
+func TestManyRows(t *testing.T) { sqlrecordstest.TestManyRows(t, harness) }
+
 func TestOpenRefusesEmptyPath(t *testing.T) {
 	if _, err := Open(context.Background(), ""); err == nil {
 		t.Fatal("Open(\"\") succeeded")

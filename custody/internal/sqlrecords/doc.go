@@ -15,6 +15,8 @@
 //   - Get and CompareAndSwap read at most custody.MaxSealedBytes+1 bytes
 //     of a row's sealed column; a longer row is a corrupt row
 //     (*custody.StoreError) to Get and never equal to an expected value.
+//   - List reads at most custody.MaxListBindings+1 rows (LIMIT); a
+//     namespace holding more is a *custody.StoreError.
 //   - Every statement is parameterised ($1, $2, ...: PostgreSQL's form,
 //     which the SQLite driver binds by number too); only the table name,
 //     fixed by the store, is spliced in.

@@ -64,7 +64,7 @@ func New(c Config) *Store {
 		lock:   `SELECT ` + sealedPrefix + ` FROM ` + c.Table + where + c.LockRow,
 		update: `UPDATE ` + c.Table + ` SET sealed = $4` + where,
 		del:    `DELETE FROM ` + c.Table + where,
-		list:   `SELECT namespace, integration, handle FROM ` + c.Table + ` WHERE namespace = $1 ORDER BY integration, handle`,
+		list:   `SELECT namespace, integration, handle FROM ` + c.Table + ` WHERE namespace = $1 ORDER BY integration, handle LIMIT ` + fmt.Sprint(custody.MaxListBindings+1),
 	}
 }
 
@@ -179,6 +179,9 @@ func (s *Store) List(ctx context.Context, namespace string) ([]custody.Binding, 
 	var ns, integ, handle string
 	dest := []any{&ns, &integ, &handle}
 	for rows.Next() {
+		if len(out) == custody.MaxListBindings {
+			return nil, &custody.StoreError{Op: "list", Err: fmt.Errorf("%s: namespace %s holds more than custody.MaxListBindings (%d) records", s.name, namespace, custody.MaxListBindings)}
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, &custody.StoreError{Op: "list", Err: err}
 		}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -318,5 +319,45 @@ func TestRowTampering(t *testing.T, open func(t *testing.T) Harness) {
 	set(a2, recA.Sealed)
 	if _, err := n.Open(ctx, a2); !errors.Is(err, custody.CodeAddressMismatch) {
 		t.Fatalf("a record replayed under another handle: %v, want %s", err, custody.CodeAddressMismatch)
+	}
+}
+
+// TestManyRows inserts, in SQL, custody.MaxListBindings rows into one
+// namespace (List returns them all), then one more (a database writer
+// adding rows by the million): List is a *custody.StoreError, and so is
+// Native.CheckNamespace, never a list of more than the bound.
+func TestManyRows(t *testing.T, open func(t *testing.T) Harness) {
+	ctx := context.Background()
+	h := open(t)
+	// insert adds the rows from to to-1, in one statement both dialects
+	// read alike: row i's handle is "ch_", 20 'a's, i as 5 hex digits
+	// spelled a-p, and 'a' (a valid handle; ascending in byte order, so
+	// the rows append to the index).
+	nibble := func(shift int) string {
+		return fmt.Sprintf("substr('abcdefghijklmnop', (i / %d) %% 16 + 1, 1)", 1<<shift)
+	}
+	insert := func(from, to int) {
+		t.Helper()
+		q := `WITH RECURSIVE n(i) AS (SELECT ` + fmt.Sprint(from) + ` UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ` + fmt.Sprint(to) + `)
+		INSERT INTO ` + h.Table + ` (namespace, integration, handle, sealed)
+		SELECT 'acme', 'github', 'ch_' || '` + strings.Repeat("a", 20) + `' || ` +
+			nibble(16) + ` || ` + nibble(12) + ` || ` + nibble(8) + ` || ` + nibble(4) + ` || ` + nibble(0) + ` || 'a', $1 FROM n`
+		if err := h.Exec(q, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(0, custody.MaxListBindings)
+	bs, err := h.Store.List(ctx, "acme")
+	if err != nil || len(bs) != custody.MaxListBindings {
+		t.Fatalf("List of custody.MaxListBindings rows = %d bindings, %v", len(bs), err)
+	}
+	insert(custody.MaxListBindings, custody.MaxListBindings+1)
+	var se *custody.StoreError
+	if bs, err := h.Store.List(ctx, "acme"); !errors.As(err, &se) {
+		t.Fatalf("List of custody.MaxListBindings+1 rows = %d bindings, %v; want *custody.StoreError", len(bs), err)
+	}
+	n := custody.NewNative(custody.GenerateKeyset(), h.Store)
+	if _, err := n.CheckNamespace(ctx, "acme"); !errors.As(err, &se) {
+		t.Fatalf("CheckNamespace over custody.MaxListBindings+1 rows: %v; want *custody.StoreError", err)
 	}
 }
