@@ -22,6 +22,9 @@ const (
 	// CodeMutantSurvived means a deliberately broken guard or provider
 	// left the fact that targets it held (or no case of it failed).
 	CodeMutantSurvived checkfu.Code = "mutant_survived"
+	// CodeEvidenceFileInvalid means an evidence file is not strict JSON
+	// of the Report shape (ParseEvidenceFile).
+	CodeEvidenceFileInvalid checkfu.Code = "evidence_file_invalid"
 	// CodeEvidenceFileMismatch means an evidence file is not the one a
 	// record names: another provider revision or label, other digests,
 	// or verdicts that hold other facts than the record's.

@@ -116,8 +116,8 @@
 //
 // Entry points: [Run] runs the matrix; [Report.Held] and [Report.Record]
 // give the facts and the statement's record; [VerifyEvidence] checks an
-// evidence file's digests and [MatchEvidence] binds the file to a
-// record; [LookupProvider] says which providers the
+// evidence file's digests, [ParseEvidenceFile] reads one strictly and
+// [MatchEvidence] binds it to a record; [LookupProvider] says which providers the
 // matrix can run and which cannot hold a fact by construction; [Mutants]
 // and [RunMutant] are the mutation proofs. `checkfu matrix` is the
 // command line.

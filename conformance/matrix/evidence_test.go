@@ -104,3 +104,69 @@ func TestMatchEvidence(t *testing.T) {
 		t.Errorf("MatchEvidence(huge revision) = %.200v (%d bytes), want %s in at most 512 bytes", err, len(err.Error()), CodeEvidenceFileMismatch)
 	}
 }
+
+// TestParseEvidenceFile: encoding/json, the reader the evidence file
+// had, lets a repeated or case-folded member win, so one file shows a
+// person "fail" and a program "pass" for the same case. ParseEvidenceFile
+// refuses every such file, and reads the file the matrix writes.
+func TestParseEvidenceFile(t *testing.T) {
+	rep, rec := evidenceReport(t)
+	file, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseEvidenceFile(file)
+	if err != nil {
+		t.Fatalf("ParseEvidenceFile(the matrix's file) = %v", err)
+	}
+	if got.Target != rec.Target {
+		t.Errorf("Target = %v, want %v", got.Target, rec.Target)
+	}
+	if err := MatchEvidence(got, rec); err != nil {
+		t.Errorf("MatchEvidence(parsed file) = %v", err)
+	}
+
+	// Each row rewrites the last case's verdict. Read with encoding/json,
+	// the first rows still match the record (all five facts) while the
+	// file shows a person the case as failed.
+	verdict := `"verdict": "pass"`
+	last := strings.LastIndex(string(file), verdict)
+	if last < 0 {
+		t.Fatal("no verdict in the file")
+	}
+	edit := func(repl string) []byte {
+		return []byte(string(file[:last]) + repl + string(file[last+len(verdict):]))
+	}
+	tests := []struct {
+		name string
+		file []byte
+		lax  bool // encoding/json reads the last case as passed
+	}{
+		{"case-folded verdict", edit(`"verdict": "fail", "Verdict": "pass"`), true},
+		{"repeated verdict", edit(`"verdict": "fail", "verdict": "pass"`), true},
+		{"verdict in upper case only", edit(`"VERDICT": "pass"`), true},
+		{"unknown member", edit(`"verdict": "pass", "signed": true`), true},
+		{"trailing data", append(append([]byte(nil), file...), `{}`...), false},
+		{"invalid UTF-8", edit(`"verdict": "pass", "why": "` + "\xff" + `"`), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var lax Report
+			if err := json.Unmarshal(tt.file, &lax); tt.lax && (err != nil || MatchEvidence(&lax, rec) != nil) {
+				t.Fatalf("encoding/json: %v, %v; the row no longer shows what it is for", err, MatchEvidence(&lax, rec))
+			}
+			if _, err := ParseEvidenceFile(tt.file); !errors.Is(err, CodeEvidenceFileInvalid) {
+				t.Fatalf("ParseEvidenceFile = %v, want %s", err, CodeEvidenceFileInvalid)
+			}
+		})
+	}
+
+	// The size bound, at its edge: white space after the value is JSON.
+	pad := func(n int) []byte { return append(append([]byte(nil), file...), strings.Repeat(" ", n-len(file))...) }
+	if _, err := ParseEvidenceFile(pad(MaxEvidenceFileSize)); err != nil {
+		t.Errorf("a file of MaxEvidenceFileSize bytes: %v", err)
+	}
+	if _, err := ParseEvidenceFile(pad(MaxEvidenceFileSize + 1)); !errors.Is(err, CodeEvidenceFileInvalid) {
+		t.Errorf("a file of MaxEvidenceFileSize+1 bytes: %v, want %s", err, CodeEvidenceFileInvalid)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
 // PlaneCredentialEnv is the environment variable in which a Runner process
@@ -621,6 +622,26 @@ func VerifyEvidence(rep *Report) error {
 		}
 	}
 	return nil
+}
+
+// MaxEvidenceFileSize bounds the evidence file [ParseEvidenceFile]
+// reads, in bytes. A run of the matrix writes a few hundred KiB.
+const MaxEvidenceFileSize = 16 << 20
+
+// ParseEvidenceFile reads an evidence file strictly (internal/strictjson:
+// one value, valid UTF-8, member names exactly the Report's and each
+// once at every depth, at most [MaxEvidenceFileSize] bytes), so that no
+// two readers of one file see different verdicts, and sets the Report's
+// Target from the file's provider and revision. Anything else is refused
+// with [CodeEvidenceFileInvalid]. The result is not yet trusted: match it
+// with [MatchEvidence].
+func ParseEvidenceFile(data []byte) (*Report, error) {
+	var rep Report
+	if err := strictjson.Unmarshal(data, &rep, strictjson.Options{MaxBytes: MaxEvidenceFileSize}); err != nil {
+		return nil, &checkfu.Refusal{Code: CodeEvidenceFileInvalid, Message: "matrix: not a strict evidence file", Err: err}
+	}
+	rep.Target = checkfu.ProviderRevision{Provider: rep.Provider, Revision: rep.Revision}
+	return &rep, nil
 }
 
 // MatchEvidence checks that rep is the evidence file of rec, the record

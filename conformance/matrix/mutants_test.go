@@ -99,6 +99,15 @@ func testJailMutants(t *testing.T) {
 
 // pkgMutants delete the matrix's own checks; TestJudges must kill each.
 var pkgMutants = []mutation.Mutant{
+	{Name: "evidence file read with encoding/json", File: "matrix.go",
+		Edits: []mutation.Edit{{Old: "if err := strictjson.Unmarshal(data, &rep, strictjson.Options{MaxBytes: MaxEvidenceFileSize}); err != nil {", New: "if err := json.Unmarshal(data, &rep); err != nil && strictjson.DefaultMaxDepth > 0 {"}},
+		Kills: "TestParseEvidenceFile"},
+	{Name: "evidence file of any size", File: "matrix.go",
+		Edits: []mutation.Edit{{Old: "strictjson.Options{MaxBytes: MaxEvidenceFileSize}", New: "strictjson.Options{}"}},
+		Kills: "TestParseEvidenceFile"},
+	{Name: "evidence file's Target left empty", File: "matrix.go",
+		Edits: []mutation.Edit{{Old: "\trep.Target = checkfu.ProviderRevision{Provider: rep.Provider, Revision: rep.Revision}\n", New: ""}},
+		Kills: "TestParseEvidenceFile"},
 	{Name: "evidence matched without its digests checked", File: "matrix.go",
 		Edits: []mutation.Edit{{Old: "\tif err := VerifyEvidence(rep); err != nil {\n\t\treturn err\n\t}\n\tif rep.Provider", New: "\tif rep.Provider"}},
 		Kills: "TestMatchEvidence"},
