@@ -43,4 +43,7 @@ var mutants = []mutation.Mutant{
 	{Name: "guard: -max-tunnels not passed on", File: "guard.go",
 		Edits: []mutation.Edit{{Old: "MaxTunnels:              *maxTunnels,", New: "MaxTunnels:              0 * *maxTunnels,"}},
 		Kills: "TestGuardCapFlagsReachTheGuard|TestGuardServesMetrics"},
+	{Name: "receipt verify: -evidence not matched", File: "receipt.go",
+		Edits: []mutation.Edit{{Old: "if err = matchEvidenceFile(evidence, receipt.Record()); err != nil {", New: "if err = nil; false {"}},
+		Kills: "TestReceiptVerifyEvidence"},
 }

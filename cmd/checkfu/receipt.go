@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/conformance"
+	"github.com/checkfu/checkfu/conformance/matrix"
 	"github.com/checkfu/checkfu/signing"
 )
 
@@ -69,10 +70,14 @@ func receiptSign(e *env, args []string) error {
 }
 
 // receiptVerify prints the grade a receipt gives one exact provider
-// revision. It exits 0 only for security_boundary.
+// revision. It exits 0 only for security_boundary. With -evidence, the
+// evidence file must also be the one the receipt's record names
+// (matrix.ParseEvidenceFile, matrix.MatchEvidence), or the grade is
+// advisory_filter.
 func receiptVerify(e *env, args []string) error {
-	fs := newFlagSet(e, "receipt verify", "[-attesters SET.json] -provider P -revision R RECEIPT.json")
+	fs := newFlagSet(e, "receipt verify", "[-attesters SET.json] [-evidence EVIDENCE.json] -provider P -revision R RECEIPT.json")
 	setPath := fs.String("attesters", "", "`path` of the reviewed attester set (default: the built-in set, which is empty)")
+	evidencePath := fs.String("evidence", "", "`path` of the matrix evidence file the receipt's record must name (optional)")
 	provider := fs.String("provider", "", "exact provider name the receipt must certify")
 	revision := fs.String("revision", "", "exact provider revision the receipt must certify")
 	if err := parseFlags(fs, args); err != nil {
@@ -96,7 +101,18 @@ func receiptVerify(e *env, args []string) error {
 		return err
 	}
 	target := checkfu.ProviderRevision{Provider: *provider, Revision: *revision}
+	var evidence []byte
+	if *evidencePath != "" {
+		if evidence, err = receiptReadLimited(*evidencePath, matrix.MaxEvidenceFileSize); err != nil {
+			return err
+		}
+	}
 	receipt, err := conformance.Certify(set, env, target)
+	if err == nil && evidence != nil {
+		if err = matchEvidenceFile(evidence, receipt.Record()); err != nil {
+			receipt = nil
+		}
+	}
 	grade := conformance.EffectiveGrade(target, checkfu.SecurityBoundary, receipt)
 	fmt.Fprintf(e.stdout, "provider: %s\nrevision: %s\n", target.Provider, target.Revision)
 	fmt.Fprintf(e.stdout, "grade: %s\n", grade)
@@ -114,8 +130,20 @@ func receiptVerify(e *env, args []string) error {
 	return nil
 }
 
+// matchEvidenceFile reads an evidence file strictly and refuses it
+// unless it is the one rec names.
+func matchEvidenceFile(b []byte, rec conformance.Record) error {
+	rep, err := matrix.ParseEvidenceFile(b)
+	if err != nil {
+		return err
+	}
+	return matrix.MatchEvidence(rep, rec)
+}
+
 func verifyHint(code checkfu.Code) string {
 	switch code {
+	case matrix.CodeEvidenceFileInvalid, matrix.CodeEvidenceFileMismatch, conformance.CodeRecordInvalid:
+		return "the evidence file is not the one this receipt's record names; obtain the receipt and its evidence file again from the attester, together"
 	case signing.CodeAttesterUnknown:
 		return "the signing key is not in the reviewed attester set; trust widens only by shipping a reviewed set file with -attesters"
 	case conformance.CodeProviderMismatch, conformance.CodeRevisionMismatch:
