@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -78,6 +79,19 @@ type upstreamConn struct {
 	// nread counts the bytes read from the connection, ever; forward
 	// compares it around an exchange to tell whether anything was read.
 	nread int64
+	// expired is set by expire, before its deadline: armRead checks it
+	// after moving the read deadline, so that a cancellation is never
+	// undone.
+	expired atomic.Bool
+}
+
+// armRead gives the next read on uc until d from now, unless expire has
+// run.
+func (uc *upstreamConn) armRead(d time.Duration) {
+	uc.SetReadDeadline(time.Now().Add(d))
+	if uc.expired.Load() {
+		uc.SetDeadline(time.Unix(1, 0))
+	}
 }
 
 // maxResponseHeaderBytes bounds the response headers (interim ones
@@ -111,7 +125,7 @@ func (l limitedConn) Read(p []byte) (int, error) {
 func newUpstreamConn(c net.Conn) *upstreamConn {
 	uc := &upstreamConn{Conn: c, bw: bufio.NewWriterSize(c, 4<<10), lim: noLimit}
 	uc.br = bufio.NewReaderSize(limitedConn{uc}, 4<<10)
-	uc.expire = func() { c.SetDeadline(time.Unix(1, 0)) }
+	uc.expire = func() { uc.expired.Store(true); c.SetDeadline(time.Unix(1, 0)) }
 	return uc
 }
 
@@ -231,7 +245,7 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 	}
 	var body *workloadBody
 	if r.ContentLength != 0 {
-		body = &workloadBody{r: r.Body}
+		body = &workloadBody{r: r.Body, rc: http.NewResponseController(w), idle: g.tunnelIdle}
 		out.Body = body
 	}
 	removeHop(out.Header)
@@ -284,15 +298,27 @@ func (g *Guard) forward(w http.ResponseWriter, r *http.Request, authority, host 
 
 // A workloadBody is the workload's request body as sent upstream; it
 // records the error of reading it (a malformed chunk, say), so that a
-// failed exchange is told apart from a failed destination.
+// failed exchange is told apart from a failed destination. Each read
+// waits at most idle (the guard's TunnelIdleTimeout): a workload that
+// stops sending its body does not hold the exchange for ever.
 type workloadBody struct {
-	r   io.ReadCloser
-	err error // the first read error other than io.EOF
+	r    io.ReadCloser
+	rc   *http.ResponseController // sets the workload connection's read deadline
+	idle time.Duration
+	err  error // the first read error other than io.EOF
 }
 
 func (b *workloadBody) Read(p []byte) (int, error) {
+	b.rc.SetReadDeadline(time.Now().Add(b.idle))
 	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF && b.err == nil {
+	switch {
+	case err == io.EOF:
+		// The body has ended: net/http's own read, which watches
+		// for the workload going away, must not inherit the deadline.
+		b.rc.SetReadDeadline(time.Time{})
+	case err != nil && b.err == nil:
+		// The deadline stays: net/http's discarding of the rest of
+		// the body fails at once, and the connection is closed.
 		b.err = err
 	}
 	return n, err
@@ -351,22 +377,19 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 	delete(dst, RefusalHeader)
 	delete(dst, UpstreamFailureHeader)
 	w.WriteHeader(resp.StatusCode)
-	var err error
-	if resp.ContentLength == -1 {
-		buf := copyBufs.Get().(*[]byte)
-		err = copyFlushing(w, resp.Body, *buf)
-		copyBufs.Put(buf)
-	} else {
-		// net/http's ResponseWriter is an io.ReaderFrom: it copies with
-		// its own pooled buffer, and a short body leaves in the same
-		// write as the header.
-		_, err = io.Copy(w, resp.Body)
-	}
+	// Each read of the body and each write to the workload waits at
+	// most TunnelIdleTimeout: neither a destination that stops sending
+	// nor a workload that stops reading holds the exchange for ever.
+	rc := http.NewResponseController(w)
+	buf := copyBufs.Get().(*[]byte)
+	err := g.copyBody(rc, w, uc, resp.Body, *buf, resp.ContentLength == -1)
+	copyBufs.Put(buf)
 	resp.Body.Close()
 	// A connection holding bytes past the response is never pooled:
 	// they are no answer to any later request.
 	reusable := stop() && err == nil && !resp.Close && !r.Close && uc.br.Buffered() == 0
 	if reusable {
+		uc.SetReadDeadline(time.Time{})
 		g.pool.put(authority, uc)
 		return
 	}
@@ -376,17 +399,24 @@ func (g *Guard) copyResponse(w http.ResponseWriter, r *http.Request, uc *upstrea
 	}
 }
 
-// copyFlushing copies a body of unknown length, flushing after each read
-// so that streamed responses reach the workload as they arrive.
-func copyFlushing(w http.ResponseWriter, src io.Reader, buf []byte) error {
-	rc := http.NewResponseController(w)
+// copyBody copies a response body to the workload. Each read of src
+// waits at most TunnelIdleTimeout on uc, and each write to w as long;
+// the last write's deadline stays for net/http's final flush, after
+// which net/http clears it. With flush, it
+// flushes after each read, so that a streamed response of unknown
+// length reaches the workload as it arrives.
+func (g *Guard) copyBody(rc *http.ResponseController, w io.Writer, uc *upstreamConn, src io.Reader, buf []byte, flush bool) error {
 	for {
+		uc.armRead(g.tunnelIdle)
 		n, err := src.Read(buf)
 		if n > 0 {
+			rc.SetWriteDeadline(time.Now().Add(g.tunnelIdle))
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return werr
 			}
-			rc.Flush() //nolint:errcheck // a failed flush shows up as a failed write
+			if flush {
+				rc.Flush() //nolint:errcheck // a failed flush shows up as a failed write
+			}
 		}
 		if err == io.EOF {
 			return nil

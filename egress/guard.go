@@ -59,7 +59,10 @@ type GuardConfig struct {
 	TunnelCloseGrace time.Duration
 	// TunnelIdleTimeout closes a tunnel through which no byte has moved,
 	// in either direction, for this long; a write that cannot complete
-	// for this long ends the tunnel too. Zero means
+	// for this long ends the tunnel too. It bounds a forwarded request
+	// the same way: a read of the workload's body or of the response
+	// body that waits this long, or a write of the response to the
+	// workload that does, cuts the exchange. Zero means
 	// DefaultTunnelIdleTimeout.
 	TunnelIdleTimeout time.Duration
 	// MaxTunnels bounds the CONNECT tunnels open at once through the
@@ -138,11 +141,17 @@ const (
 	// header, from when it starts to read the request to the end of the
 	// header: a connection that has not sent a whole header by then is
 	// closed unanswered, so a workload that trickles headers holds a
-	// connection slot for no longer.
+	// connection slot for no longer. The bodies of a forwarded
+	// request are bounded by [GuardConfig.TunnelIdleTimeout] instead.
 	HeaderTimeout = 30 * time.Second
 	// KeepAliveTimeout bounds how long a kept-alive workload connection
 	// waits between requests; past it the connection is closed.
 	KeepAliveTimeout = 120 * time.Second
+	// MaxRequestHeaderBytes bounds a workload request's line and header
+	// together, in bytes: one byte more is answered 431 and never
+	// parsed, so the header memory of the guard's connections is at
+	// most MaxConnections times this.
+	MaxRequestHeaderBytes = 64 << 10
 )
 
 // A Guard is the reference workload egress filter: an HTTP forward proxy
@@ -166,7 +175,11 @@ const (
 // headers the workload sends (Forwarded, Via, X-Forwarded-*, ...) and the
 // hop-by-hop ones, and reads at most 1 MiB of a response header. A
 // workload connection has [HeaderTimeout] to send each request's header
-// and [KeepAliveTimeout] between requests. Its CONNECT tunnels are
+// and [KeepAliveTimeout] between requests, and may send at most
+// [MaxRequestHeaderBytes] of request line and header. A forwarded
+// exchange through which no byte moves for TunnelIdleTimeout (a body the
+// workload stops sending, a response it stops reading, a response body
+// the destination stops sending) is cut. Its CONNECT tunnels are
 // bounded by the tunnel fields of [GuardConfig].
 type Guard struct {
 	policy *CompiledPolicy
@@ -251,7 +264,10 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if g.unobserve, err = g.observe(cfg.MeterProvider); err != nil {
 		return nil, err
 	}
-	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: HeaderTimeout, IdleTimeout: KeepAliveTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	// net/http reads 4 KiB past MaxHeaderBytes (its bufio slop): the
+	// bound it enforces is then MaxRequestHeaderBytes exactly.
+	g.srv = &http.Server{Handler: g, DisableGeneralOptionsHandler: true, ReadHeaderTimeout: HeaderTimeout, IdleTimeout: KeepAliveTimeout, MaxHeaderBytes: MaxRequestHeaderBytes - 4096,
+		ErrorLog:  slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ConnState: g.connState}
 	return g, nil
 }

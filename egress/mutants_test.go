@@ -23,6 +23,18 @@ func TestMutants(t *testing.T) {
 // mutants each delete or invert one check; Kills names the tests that
 // must go red.
 var mutants = []mutation.Mutant{
+	// The wt-rtguard pass: a workload's header and a forwarded
+	// exchange's silences are bounded.
+	{Name: "guard request header unbounded", File: "guard.go", Kills: "TestGuardBoundsRequestHeader",
+		Edits: []mutation.Edit{{Old: "MaxHeaderBytes: MaxRequestHeaderBytes - 4096,", New: ""}}},
+	{Name: "a stalled request body holds the exchange", File: "forward.go", Kills: "TestGuardCutsAStalledRequestBody",
+		Edits: []mutation.Edit{{Old: "\tb.rc.SetReadDeadline(time.Now().Add(b.idle))\n", New: ""}}},
+	{Name: "an unread response holds the exchange", File: "forward.go", Kills: "TestGuardCutsAnUnreadResponse",
+		Edits: []mutation.Edit{{Old: "rc.SetWriteDeadline(time.Now().Add(g.tunnelIdle))", New: ""}}},
+	{Name: "a stalled response body holds the exchange", File: "forward.go", Kills: "TestGuardCutsAStalledResponseBody",
+		Edits: []mutation.Edit{{Old: "\t\tuc.armRead(g.tunnelIdle)\n", New: ""}}},
+	{Name: "an ended request body keeps its read deadline", File: "forward.go", Kills: "TestGuardIdleBoundSparesHealthyExchanges",
+		Edits: []mutation.Edit{{Old: "\t\tb.rc.SetReadDeadline(time.Time{})\n", New: ""}}},
 	{Name: "hostile text reaches the guard's log unescaped", File: "guard.go",
 		Edits: []mutation.Edit{{Old: "\treturn checkfu.Quote(s)\n}\n\n// refuse answers", New: "\treturn s\n}\n\n// refuse answers"}},
 		Kills: "TestLogTextQuotesOnce"},
