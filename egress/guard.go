@@ -147,6 +147,15 @@ const (
 	// KeepAliveTimeout bounds how long a kept-alive workload connection
 	// waits between requests; past it the connection is closed.
 	KeepAliveTimeout = 120 * time.Second
+	// RefusalLogsPerSecond bounds the guard's refusal log lines: after
+	// a burst of as many, at most this many a second are written; the
+	// refusals past it are counted, never dropped silently: the next
+	// line written says how many went unlogged, and every refusal
+	// counts in [MetricGuardRefusals]. The upstream failures' lines
+	// are paced the same way, apart. A workload looping on refused or
+	// failing requests thus cannot turn the guard into a write
+	// amplifier on its log.
+	RefusalLogsPerSecond = 16
 	// MaxRequestHeaderBytes bounds a workload request's line and header
 	// together, in bytes: one byte more is answered 431 and never
 	// parsed, so the header memory of the guard's connections is at
@@ -211,6 +220,10 @@ type Guard struct {
 	closed    bool                  // guarded by mu; set by Shutdown
 
 	unobserve func() // unregisters the gauges; nil without a MeterProvider
+
+	refusals   atomic.Int64 // refusals answered (and connections refused), ever
+	refusalLog rateLog      // paces their log lines
+	failureLog rateLog      // paces the upstream failures' log lines, at the same rate
 
 	// tunnelEnding, when set, runs on a tunnel's goroutine after it
 	// has closed both connections and before it gives back its slot.
@@ -461,7 +474,9 @@ var connRefusal = "HTTP/1.1 503 Service Unavailable\r\n" + RefusalHeader + ": " 
 // answer away; with one of RefusingConnections free it keeps reading, on
 // a goroutine, for up to a second.
 func (g *Guard) refuseConn(c net.Conn) {
-	g.log.Info("egress guard: refused", "code", string(CodeConnectionLimitReached), "limit", g.maxConns)
+	if unlogged, ok := g.countRefusal(); ok {
+		g.log.Info("egress guard: refused", "code", string(CodeConnectionLimitReached), "limit", g.maxConns, "unlogged_before", unlogged)
+	}
 	c.SetDeadline(time.Now().Add(time.Millisecond))
 	if _, err := io.WriteString(c, connRefusal); err != nil {
 		c.Close()
@@ -844,7 +859,9 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
 			return // the workload went away
 		}
 	}
-	g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", logText(ue.Target), "err", ue.Err)
+	if unlogged, ok := g.failureLog.allow(time.Now(), RefusalLogsPerSecond); ok {
+		g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", logText(ue.Target), "err", ue.Err, "unlogged_before", unlogged)
+	}
 	w.Header().Set(UpstreamFailureHeader, string(ue.Code))
 	http.Error(w, "checkfu guard: "+ue.Error(), http.StatusBadGateway)
 }
@@ -873,7 +890,9 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 	if code == "" {
 		code = CodeRequestInvalid
 	}
-	g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", logText(r.Host), "reason", err.Error())
+	if unlogged, ok := g.countRefusal(); ok {
+		g.log.Info("egress guard: refused", "code", string(code), "method", r.Method, "target", logText(r.Host), "reason", err.Error(), "unlogged_before", unlogged)
+	}
 	msg := err.Error()
 	if code == CodeDestinationNotPublic {
 		// The dialer's reason names the address the destination resolved
@@ -885,4 +904,43 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 	}
 	w.Header().Set(RefusalHeader, string(code))
 	http.Error(w, "checkfu guard: "+msg, status)
+}
+
+// countRefusal counts one refusal and reports whether its log line may
+// be written (see RefusalLogsPerSecond), with how many refusals went
+// unlogged since the last line written.
+func (g *Guard) countRefusal() (unlogged int64, ok bool) {
+	g.refusals.Add(1)
+	return g.refusalLog.allow(time.Now(), RefusalLogsPerSecond)
+}
+
+// A rateLog paces log lines to a rate, after a burst of as many, and
+// counts the lines it holds back. Its zero value is full.
+type rateLog struct {
+	mu       sync.Mutex // guards the fields below
+	started  bool
+	tokens   float64   // lines that may be written now
+	at       time.Time // when tokens was last brought up to date
+	unlogged int64     // lines held back since the last one written
+}
+
+// allow reports whether a line may be written at now, at most perSecond
+// a second after a burst of perSecond; when it may, it returns the
+// number of lines held back before it, and starts that count again.
+func (l *rateLog) allow(now time.Time, perSecond int) (unlogged int64, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rate := float64(perSecond)
+	if !l.started {
+		l.started, l.tokens, l.at = true, rate, now
+	}
+	l.tokens = min(rate, l.tokens+now.Sub(l.at).Seconds()*rate)
+	l.at = now
+	if l.tokens < 1 {
+		l.unlogged++
+		return 0, false
+	}
+	l.tokens--
+	unlogged, l.unlogged = l.unlogged, 0
+	return unlogged, true
 }

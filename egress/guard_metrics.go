@@ -20,6 +20,10 @@ const (
 	MetricGuardConnections = "checkfu.guard.connections"
 	// MetricGuardConnectionLimit is the guard's MaxConnections.
 	MetricGuardConnectionLimit = "checkfu.guard.connection_limit"
+	// MetricGuardRefusals counts the refusals the guard has answered
+	// (403, 400, and 503 to a connection past its cap), every one,
+	// logged or not (see [RefusalLogsPerSecond]).
+	MetricGuardRefusals = "checkfu.guard.refusals"
 )
 
 // observe registers the guard's gauges with mp's meter and returns the
@@ -45,6 +49,10 @@ func (g *Guard) observe(mp metric.MeterProvider) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	refusals, err := m.Int64ObservableCounter(MetricGuardRefusals, metric.WithDescription("refusals the guard has answered"))
+	if err != nil {
+		return nil, err
+	}
 	reg, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		g.mu.Lock()
 		open := g.open
@@ -53,8 +61,9 @@ func (g *Guard) observe(mp metric.MeterProvider) (func(), error) {
 		o.ObserveInt64(tunnelLimit, int64(g.maxTunnels))
 		o.ObserveInt64(conns, g.conns.Load())
 		o.ObserveInt64(connLimit, int64(g.maxConns))
+		o.ObserveInt64(refusals, g.refusals.Load())
 		return nil
-	}, tunnels, tunnelLimit, conns, connLimit)
+	}, tunnels, tunnelLimit, conns, connLimit, refusals)
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // The tests of this file are the attacks of the wt-rtguard red-team pass
@@ -389,5 +394,99 @@ func TestGuardSmuggling(t *testing.T) {
 	}
 	if len(rec.hosts) == 0 {
 		t.Errorf("no request reached the destination; the test shows nothing")
+	}
+}
+
+// lineCounter counts the log lines written to it, and keeps the last.
+type lineCounter struct {
+	mu    sync.Mutex
+	lines int
+	last  string
+}
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines += strings.Count(string(p), "\n")
+	l.last = string(p)
+	return len(p), nil
+}
+
+// TestGuardBoundsRefusalLog: a workload looping on refused requests
+// makes the guard write at most RefusalLogsPerSecond refusal lines a
+// second after a burst of as many; every refusal is counted
+// (MetricGuardRefusals), and the next line written says how many went
+// unlogged. Before, each refusal was a log line: a write amplifier at
+// the workload's request rate.
+func TestGuardBoundsRefusalLog(t *testing.T) {
+	if RefusalLogsPerSecond != 16 {
+		t.Errorf("RefusalLogsPerSecond = %d; the documented bound is 16", RefusalLogsPerSecond)
+	}
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { mp.Shutdown(context.Background()) })
+	p, err := ParseNetworkPolicy([]byte(`{"type":"allowlist","allowed_hosts":["api.example.com"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	logged := &lineCounter{}
+	g, err := NewGuard(GuardConfig{Policy: pol, Listener: ln, MeterProvider: mp, Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const flood = 500
+	refused := func() {
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET http://evil.example/ HTTP/1.1\r\nHost: evil.example\r\n\r\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, req)
+		if w.Header().Get(RefusalHeader) != string(CodeHostNotAllowed) {
+			t.Fatalf("answer %d %q, want host_not_allowed", w.Code, w.Header().Get(RefusalHeader))
+		}
+	}
+	start := time.Now()
+	for range flood {
+		refused()
+	}
+	elapsed := time.Since(start)
+	logged.mu.Lock()
+	lines := logged.lines
+	logged.mu.Unlock()
+	if most := RefusalLogsPerSecond + int(elapsed.Seconds()*RefusalLogsPerSecond) + 1; lines > most || lines < RefusalLogsPerSecond {
+		t.Fatalf("%d refusals in %v wrote %d log lines; want %d to %d", flood, elapsed, lines, RefusalLogsPerSecond, most)
+	}
+	time.Sleep(time.Second / RefusalLogsPerSecond * 2)
+	refused()
+	logged.mu.Lock()
+	last := logged.last
+	logged.mu.Unlock()
+	if want := fmt.Sprintf("unlogged_before=%d", flood-lines); !strings.Contains(last, want) {
+		t.Errorf("the line after the flood: %q; want it to say %s", last, want)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var counted int64 = -1
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == MetricGuardRefusals && len(s.DataPoints) == 1 {
+				counted = s.DataPoints[0].Value
+			}
+		}
+	}
+	if counted != flood+1 {
+		t.Errorf("%s = %d, want %d", MetricGuardRefusals, counted, flood+1)
 	}
 }
