@@ -96,6 +96,11 @@
 //     [DefaultTunnelIdleAfter] and tunnels in their close grace; past
 //     it, or when a new connection or tunnel meets a cap, the longest
 //     idle is closed first, and a refusal comes only when none is idle.
+//     A forwarded exchange is cut after TunnelIdleTimeout without a byte
+//     read or written, and a request's line and header are at most
+//     [MaxRequestHeaderBytes]. Refusal log lines are paced to
+//     [RefusalLogsPerSecond], and every refusal is counted
+//     ([MetricGuardRefusals]).
 //   - A refusal is always a *checkfu.Refusal (403 with Checkfu-Refusal
 //     from the guard); an upstream failure is always an [*UpstreamError]
 //     with an [UpstreamCode] (502 from the guard). Neither is ever reported

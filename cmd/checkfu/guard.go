@@ -118,7 +118,7 @@ func runGuard(e *env, args []string) error {
 	maxPerSource := fs.Int("max-tunnels-per-source", 0, "CONNECT tunnels open at once per workload source address (0: derived from RLIMIT_NOFILE, at most egress.DefaultMaxTunnelsPerSource)")
 	maxIdle := fs.Int("max-idle-connections", 0, "workload connections held idle at once: keep-alives between requests, tunnels silent for egress.DefaultTunnelIdleAfter or closing; past it, or at a cap, the longest idle is closed (0: a quarter of -max-connections)")
 	cpuProfile := fs.String("cpuprofile", "", "BENCHMARKING: write a CPU profile of the guard to `file`, from start until shutdown")
-	metricsListen := fs.String("metrics-listen", "", "`address` to serve the guard's metrics on, at /metrics in the Prometheus text format (tunnels and connections held, and their limits; no request content); empty: none")
+	metricsListen := fs.String("metrics-listen", "", "`address` to serve the guard's metrics on, at /metrics in the Prometheus text format (tunnels and connections held, their limits, and refusals answered; no request content); empty: none")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
