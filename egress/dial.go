@@ -29,9 +29,15 @@ var testTopologies = [...]netip.Prefix{
 	netip.MustParsePrefix("2001:2::/48"),
 }
 
-// defaultConnectTimeout bounds one TCP connect when DialerConfig.Timeout
+// defaultConnectTimeout bounds one dial when DialerConfig.Timeout
 // is zero.
 const defaultConnectTimeout = 10 * time.Second
+
+// minConnectShare is the least time one address of a name gets when the
+// connect timeout is shared among the name's addresses, as net.Dialer
+// shares it: each address gets an equal share of what is left, but not
+// less than this, and never more than what is left.
+const minConnectShare = 2 * time.Second
 
 // DialerConfig configures [NewDialer]. Its zero value is the production
 // configuration: the system resolver, public addresses only.
@@ -56,7 +62,11 @@ type DialerConfig struct {
 	// (see [Dialer]).
 	Exclude []netip.AddrPort
 
-	// Timeout bounds each TCP connect. Zero means 10 seconds.
+	// Timeout bounds the whole connect of one dial, across every
+	// address the name resolves to: each address gets an equal share of
+	// what is left, but at least two seconds, so a name answering with
+	// many dead addresses holds a dial no longer than Timeout. Zero
+	// means 10 seconds.
 	Timeout time.Duration
 
 	// Logger receives the testing-mode warnings. Nil means slog.Default().
@@ -392,18 +402,22 @@ func (d *Dialer) lookup(ctx context.Context, host string) ([]netip.Addr, error) 
 }
 
 // dialAddrs connects to the first of addrs that accepts, each address
-// checked again at connect time by control.
+// checked again at connect time by control, all of them within the
+// Dialer's timeout (see [connectShare]).
 func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []netip.Addr, port uint16, own []netip.Addr) (net.Conn, error) {
 	timeout := d.timeout
 	if timeout == 0 {
 		timeout = defaultConnectTimeout
 	}
-	nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	addrs = slices.DeleteFunc(slices.Clone(addrs), func(a netip.Addr) bool {
+		return (network == "tcp4" && !a.Unmap().Is4()) || (network == "tcp6" && a.Unmap().Is4())
+	})
 	var last error
-	for _, a := range addrs {
-		if (network == "tcp4" && !a.Unmap().Is4()) || (network == "tcp6" && a.Unmap().Is4()) {
-			continue
-		}
+	for i, a := range addrs {
+		nd := net.Dialer{Timeout: connectShare(time.Until(deadline), len(addrs)-i), ControlContext: d.control(own)}
 		c, err := nd.DialContext(ctx, network, netip.AddrPortFrom(a, port).String())
 		if err == nil {
 			return c, nil
@@ -421,4 +435,15 @@ func (d *Dialer) dialAddrs(ctx context.Context, network, target string, addrs []
 		last = fmt.Errorf("no %s address", network)
 	}
 	return nil, &UpstreamError{Code: CodeUpstreamConnectFailed, Target: target, Err: last}
+}
+
+// connectShare is the time the next of left addresses gets when left
+// remains of the dial's timeout: an equal share, at least
+// [minConnectShare], at most left.
+func connectShare(remaining time.Duration, left int) time.Duration {
+	share := remaining
+	if left > 1 {
+		share = remaining / time.Duration(left)
+	}
+	return min(max(share, minConnectShare), remaining)
 }
