@@ -11,6 +11,11 @@
 //     returns nil only when the bucket holds a whole token;
 //   - [Budget.Done] is closed exactly when the last unit is spent.
 //
-// The broker bounds a channel's refusals with one, the Runner a
-// session's; the numbers are theirs.
+// A [Rate] is the same bucket without a total and without waiting: it
+// lets at most perSecond events pass in any second after a burst of
+// perSecond, and the next event it lets pass learns how many it held.
+//
+// The broker bounds a channel's refusals with a Budget, the Runner a
+// session's, and the egress guard paces its refusal log with a Rate;
+// the numbers are theirs.
 package refusalbudget
