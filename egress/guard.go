@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/internal/refusalbudget"
 )
 
 // Response headers the guard sets on the answers it makes itself.
@@ -221,9 +222,9 @@ type Guard struct {
 
 	unobserve func() // unregisters the gauges; nil without a MeterProvider
 
-	refusals   atomic.Int64 // refusals answered (and connections refused), ever
-	refusalLog rateLog      // paces their log lines
-	failureLog rateLog      // paces the upstream failures' log lines, at the same rate
+	refusals   atomic.Int64        // refusals answered (and connections refused), ever
+	refusalLog *refusalbudget.Rate // paces their log lines
+	failureLog *refusalbudget.Rate // paces the upstream failures' log lines, at the same rate
 
 	// tunnelEnding, when set, runs on a tunnel's goroutine after it
 	// has closed both connections and before it gives back its slot.
@@ -271,7 +272,8 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		maxTunnels: orDefault(cfg.MaxTunnels, tunnels), maxPerSource: orDefault(cfg.MaxTunnelsPerSource, perSource),
 		maxConns: orDefault(cfg.MaxConnections, conns), refusing: make(chan struct{}, RefusingConnections),
 		perSource: map[netip.Addr]int{}, held: map[*heldConn]struct{}{},
-		idleAfter: orDefault(cfg.TunnelIdleAfter, DefaultTunnelIdleAfter)}
+		idleAfter:  orDefault(cfg.TunnelIdleAfter, DefaultTunnelIdleAfter),
+		refusalLog: refusalbudget.NewRate(RefusalLogsPerSecond), failureLog: refusalbudget.NewRate(RefusalLogsPerSecond)}
 	g.maxIdle = orDefault(cfg.MaxIdleConnections, max(g.maxConns/IdleShare, 1))
 	g.pool.maxIdle = idleUp
 	if g.unobserve, err = g.observe(cfg.MeterProvider); err != nil {
@@ -859,7 +861,7 @@ func (g *Guard) fail(w http.ResponseWriter, r *http.Request, err error) {
 			return // the workload went away
 		}
 	}
-	if unlogged, ok := g.failureLog.allow(time.Now(), RefusalLogsPerSecond); ok {
+	if unlogged, ok := g.failureLog.Allow(time.Now()); ok {
 		g.log.Warn("egress guard: upstream failure", "code", string(ue.Code), "target", logText(ue.Target), "err", ue.Err, "unlogged_before", unlogged)
 	}
 	w.Header().Set(UpstreamFailureHeader, string(ue.Code))
@@ -911,36 +913,5 @@ func (g *Guard) refuseStatus(w http.ResponseWriter, r *http.Request, err error, 
 // unlogged since the last line written.
 func (g *Guard) countRefusal() (unlogged int64, ok bool) {
 	g.refusals.Add(1)
-	return g.refusalLog.allow(time.Now(), RefusalLogsPerSecond)
-}
-
-// A rateLog paces log lines to a rate, after a burst of as many, and
-// counts the lines it holds back. Its zero value is full.
-type rateLog struct {
-	mu       sync.Mutex // guards the fields below
-	started  bool
-	tokens   float64   // lines that may be written now
-	at       time.Time // when tokens was last brought up to date
-	unlogged int64     // lines held back since the last one written
-}
-
-// allow reports whether a line may be written at now, at most perSecond
-// a second after a burst of perSecond; when it may, it returns the
-// number of lines held back before it, and starts that count again.
-func (l *rateLog) allow(now time.Time, perSecond int) (unlogged int64, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rate := float64(perSecond)
-	if !l.started {
-		l.started, l.tokens, l.at = true, rate, now
-	}
-	l.tokens = min(rate, l.tokens+now.Sub(l.at).Seconds()*rate)
-	l.at = now
-	if l.tokens < 1 {
-		l.unlogged++
-		return 0, false
-	}
-	l.tokens--
-	unlogged, l.unlogged = l.unlogged, 0
-	return unlogged, true
+	return g.refusalLog.Allow(time.Now())
 }
