@@ -114,8 +114,10 @@ func TestGuardCutsAStalledRequestBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "POST http://%s/ HTTP/1.1\r\nHost: %s\r\nContent-Length: 100\r\n\r\nabc", o.addr, o.addr)
+	// start is taken before the request is sent: the guard may arm its
+	// idle bound before this goroutine runs again after the write.
 	start := time.Now()
+	fmt.Fprintf(c, "POST http://%s/ HTTP/1.1\r\nHost: %s\r\nContent-Length: 100\r\n\r\nabc", o.addr, o.addr)
 	c.SetReadDeadline(time.Now().Add(20 * idle))
 	_, err = io.Copy(io.Discard, c)
 	took := time.Since(start)
@@ -188,8 +190,8 @@ func TestGuardCutsAStalledResponseBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	start := time.Now() // before the request: see TestGuardCutsAStalledRequestBody
 	fmt.Fprintf(c, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", o.addr, o.addr)
-	start := time.Now()
 	c.SetReadDeadline(time.Now().Add(20 * idle))
 	got, err := io.ReadAll(c)
 	took := time.Since(start)
