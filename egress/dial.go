@@ -64,9 +64,9 @@ type DialerConfig struct {
 
 	// Timeout bounds the whole connect of one dial, across every
 	// address the name resolves to: each address gets an equal share of
-	// what is left, but at least two seconds, so a name answering with
-	// many dead addresses holds a dial no longer than Timeout. Zero
-	// means 10 seconds.
+	// what is left, but at least two seconds (and never more than is
+	// left), so a name answering with many dead addresses holds a dial
+	// no longer than Timeout. Zero means 10 seconds.
 	Timeout time.Duration
 
 	// Logger receives the testing-mode warnings. Nil means slog.Default().
