@@ -152,10 +152,11 @@ const (
 	// a burst of as many, at most this many a second are written; the
 	// refusals past it are counted, never dropped silently: the next
 	// line written says how many went unlogged, and every refusal
-	// counts in [MetricGuardRefusals]. The upstream failures' lines
-	// are paced the same way, apart. A workload looping on refused or
-	// failing requests thus cannot turn the guard into a write
-	// amplifier on its log.
+	// counts in [MetricGuardRefusals]. The upstream failures' lines,
+	// and those of idle connections closed to free a slot, are paced
+	// the same way, each apart. A workload looping on refused or
+	// failing requests, or on connections left idle, thus cannot turn
+	// the guard into a write amplifier on its log.
 	RefusalLogsPerSecond = 16
 	// MaxRequestHeaderBytes bounds a workload request's line and header
 	// together, in bytes: one byte more is answered 431 and never
@@ -225,6 +226,7 @@ type Guard struct {
 	refusals   atomic.Int64        // refusals answered (and connections refused), ever
 	refusalLog *refusalbudget.Rate // paces their log lines
 	failureLog *refusalbudget.Rate // paces the upstream failures' log lines, at the same rate
+	reclaimLog *refusalbudget.Rate // paces the lines of idle connections closed for a slot, at the same rate
 
 	// tunnelEnding, when set, runs on a tunnel's goroutine after it
 	// has closed both connections and before it gives back its slot.
@@ -273,7 +275,8 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 		maxConns: orDefault(cfg.MaxConnections, conns), refusing: make(chan struct{}, RefusingConnections),
 		perSource: map[netip.Addr]int{}, held: map[*heldConn]struct{}{},
 		idleAfter:  orDefault(cfg.TunnelIdleAfter, DefaultTunnelIdleAfter),
-		refusalLog: refusalbudget.NewRate(RefusalLogsPerSecond), failureLog: refusalbudget.NewRate(RefusalLogsPerSecond)}
+		refusalLog: refusalbudget.NewRate(RefusalLogsPerSecond), failureLog: refusalbudget.NewRate(RefusalLogsPerSecond),
+		reclaimLog: refusalbudget.NewRate(RefusalLogsPerSecond)}
 	g.maxIdle = orDefault(cfg.MaxIdleConnections, max(g.maxConns/IdleShare, 1))
 	g.pool.maxIdle = idleUp
 	if g.unobserve, err = g.observe(cfg.MeterProvider); err != nil {
@@ -459,7 +462,9 @@ func (g *Guard) reclaim(keep func(*heldConn) bool) bool {
 // close closes a held connection and, for a tunnel, its destination,
 // giving back both slots now.
 func (g *Guard) close(c *heldConn) {
-	g.log.Info("egress guard: closed an idle connection", "idle_limit", g.maxIdle)
+	if unlogged, ok := g.reclaimLog.Allow(time.Now()); ok {
+		g.log.Info("egress guard: closed an idle connection", "idle_limit", g.maxIdle, "unlogged_before", unlogged)
+	}
 	if t := c.tun.Load(); t != nil {
 		t.release()
 		t.up.Close()

@@ -37,6 +37,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "\t\tb.rc.SetReadDeadline(time.Time{})\n", New: ""}}},
 	{Name: "refusal log lines unpaced", File: "guard.go", Kills: "TestGuardBoundsRefusalLog",
 		Edits: []mutation.Edit{{Old: "return g.refusalLog.Allow(time.Now())", New: "return 0, true"}}},
+	{Name: "idle-connection close lines unpaced", File: "guard.go", Kills: "TestGuardBoundsReclaimLog",
+		Edits: []mutation.Edit{{Old: "if unlogged, ok := g.reclaimLog.Allow(time.Now()); ok {", New: "if unlogged, ok := int64(0), true; ok {"}}},
 	{Name: "refusals not counted", File: "guard.go", Kills: "TestGuardBoundsRefusalLog",
 		Edits: []mutation.Edit{{Old: "\tg.refusals.Add(1)\n", New: ""}}},
 	{Name: "unlogged refusals not reported", File: "guard.go", Kills: "TestGuardBoundsRefusalLog",

@@ -492,3 +492,54 @@ func TestGuardBoundsRefusalLog(t *testing.T) {
 		t.Errorf("%s = %d, want %d", MetricGuardRefusals, counted, flood+1)
 	}
 }
+
+// TestGuardBoundsReclaimLog: a workload that keeps leaving connections
+// idle, each closed to free a slot, makes the guard write at most
+// RefusalLogsPerSecond of those lines a second after a burst of as
+// many, and the next line written says how many went unlogged.
+func TestGuardBoundsReclaimLog(t *testing.T) {
+	p, err := ParseNetworkPolicy([]byte(`{"type":"allowlist","allowed_hosts":["api.example.com"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := p.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	logged := &lineCounter{}
+	g, err := NewGuard(GuardConfig{Policy: pol, Listener: ln, Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const closed = 500
+	reclaim := func() {
+		a, b := net.Pipe()
+		defer b.Close()
+		g.conns.Add(1)
+		g.close(&heldConn{Conn: a, g: g})
+	}
+	start := time.Now()
+	for range closed {
+		reclaim()
+	}
+	elapsed := time.Since(start)
+	logged.mu.Lock()
+	lines := logged.lines
+	logged.mu.Unlock()
+	if most := RefusalLogsPerSecond + int(elapsed.Seconds()*RefusalLogsPerSecond) + 1; lines > most || lines < RefusalLogsPerSecond {
+		t.Fatalf("%d idle connections closed in %v wrote %d log lines; want %d to %d", closed, elapsed, lines, RefusalLogsPerSecond, most)
+	}
+	time.Sleep(time.Second / RefusalLogsPerSecond * 2)
+	reclaim()
+	logged.mu.Lock()
+	last, total := logged.last, logged.lines
+	logged.mu.Unlock()
+	if want := fmt.Sprintf("unlogged_before=%d", closed-lines); total != lines+1 || !strings.Contains(last, want) {
+		t.Fatalf("the line after the pause = %q (lines %d -> %d); want one line with %s", last, lines, total, want)
+	}
+}
