@@ -57,7 +57,7 @@ var mutants = []Mutant{
 		// The answer is classified, then the name is resolved again by
 		// the dialer: the rebinding window.
 		Edits: []Edit{
-			{Old: "nd := net.Dialer{Timeout: timeout, ControlContext: d.control(own)}", New: "nd := net.Dialer{Timeout: timeout, Resolver: d.resolver}\n\t_ = own"},
+			{Old: "nd := net.Dialer{Timeout: connectShare(time.Until(deadline), len(addrs)-i), ControlContext: d.control(own)}", New: "nd := net.Dialer{Timeout: connectShare(time.Until(deadline), len(addrs)-i), Resolver: d.resolver}\n\t\t_, _ = own, a"},
 			{Old: "c, err := nd.DialContext(ctx, network, netip.AddrPortFrom(a, port).String())", New: "c, err := nd.DialContext(context.WithValue(ctx, askedKey{}, target[:strings.LastIndex(target, \":\")]+\".\"), network, target)"},
 		}},
 	{Name: "redirects followed", Fact: conformance.RedirectRecheck, File: "egress/forward.go",
