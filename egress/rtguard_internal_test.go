@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
@@ -399,11 +401,13 @@ func TestGuardSmuggling(t *testing.T) {
 	}
 }
 
-// lineCounter counts the log lines written to it, and keeps the last.
+// lineCounter counts the log lines written to it, keeps the last, and
+// sums the unlogged_before counts they carry.
 type lineCounter struct {
-	mu    sync.Mutex
-	lines int
-	last  string
+	mu       sync.Mutex
+	lines    int
+	last     string
+	unlogged int
 }
 
 func (l *lineCounter) Write(p []byte) (int, error) {
@@ -411,6 +415,10 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.lines += strings.Count(string(p), "\n")
 	l.last = string(p)
+	if _, after, ok := strings.Cut(string(p), "unlogged_before="); ok {
+		n, _ := strconv.Atoi(strings.TrimRight(after, "\n"))
+		l.unlogged += n
+	}
 	return len(p), nil
 }
 
@@ -427,24 +435,7 @@ func TestGuardBoundsRefusalLog(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { mp.Shutdown(context.Background()) })
-	p, err := ParseNetworkPolicy([]byte(`{"type":"allowlist","allowed_hosts":["api.example.com"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := p.Compile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	logged := &lineCounter{}
-	g, err := NewGuard(GuardConfig{Policy: pol, Listener: ln, MeterProvider: mp, Logger: slog.New(slog.NewTextHandler(logged, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, logged := newLoggingGuard(t, mp)
 	const flood = 500
 	refused := func() {
 		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET http://evil.example/ HTTP/1.1\r\nHost: evil.example\r\n\r\n")))
@@ -457,25 +448,7 @@ func TestGuardBoundsRefusalLog(t *testing.T) {
 			t.Fatalf("answer %d %q, want host_not_allowed", w.Code, w.Header().Get(RefusalHeader))
 		}
 	}
-	start := time.Now()
-	for range flood {
-		refused()
-	}
-	elapsed := time.Since(start)
-	logged.mu.Lock()
-	lines := logged.lines
-	logged.mu.Unlock()
-	if most := RefusalLogsPerSecond + int(elapsed.Seconds()*RefusalLogsPerSecond) + 1; lines > most || lines < RefusalLogsPerSecond {
-		t.Fatalf("%d refusals in %v wrote %d log lines; want %d to %d", flood, elapsed, lines, RefusalLogsPerSecond, most)
-	}
-	time.Sleep(time.Second / RefusalLogsPerSecond * 2)
-	refused()
-	logged.mu.Lock()
-	last := logged.last
-	logged.mu.Unlock()
-	if want := fmt.Sprintf("unlogged_before=%d", flood-lines); !strings.Contains(last, want) {
-		t.Errorf("the line after the flood: %q; want it to say %s", last, want)
-	}
+	checkPacedLog(t, logged, flood, refused)
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
@@ -498,6 +471,21 @@ func TestGuardBoundsRefusalLog(t *testing.T) {
 // RefusalLogsPerSecond of those lines a second after a burst of as
 // many, and the next line written says how many went unlogged.
 func TestGuardBoundsReclaimLog(t *testing.T) {
+	g, logged := newLoggingGuard(t, nil)
+	const closed = 500
+	reclaim := func() {
+		a, b := net.Pipe()
+		defer b.Close()
+		g.conns.Add(1)
+		g.close(&heldConn{Conn: a, g: g})
+	}
+	checkPacedLog(t, logged, closed, reclaim)
+}
+
+// newLoggingGuard returns an allowlist guard for api.example.com whose
+// log lines the returned counter counts; mp may be nil.
+func newLoggingGuard(t *testing.T, mp metric.MeterProvider) (*Guard, *lineCounter) {
+	t.Helper()
 	p, err := ParseNetworkPolicy([]byte(`{"type":"allowlist","allowed_hosts":["api.example.com"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -512,34 +500,38 @@ func TestGuardBoundsReclaimLog(t *testing.T) {
 	}
 	t.Cleanup(func() { ln.Close() })
 	logged := &lineCounter{}
-	g, err := NewGuard(GuardConfig{Policy: pol, Listener: ln, Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	g, err := NewGuard(GuardConfig{Policy: pol, Listener: ln, MeterProvider: mp, Logger: slog.New(slog.NewTextHandler(logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const closed = 500
-	reclaim := func() {
-		a, b := net.Pipe()
-		defer b.Close()
-		g.conns.Add(1)
-		g.close(&heldConn{Conn: a, g: g})
-	}
+	return g, logged
+}
+
+// checkPacedLog runs event n times, each meant to write one paced log
+// line, and checks that at most RefusalLogsPerSecond lines a second
+// after a burst of as many were written; then, after a pause, that one
+// more event writes exactly one line saying how many went unlogged.
+func checkPacedLog(t *testing.T, logged *lineCounter, n int, event func()) {
+	t.Helper()
 	start := time.Now()
-	for range closed {
-		reclaim()
+	for range n {
+		event()
 	}
 	elapsed := time.Since(start)
 	logged.mu.Lock()
 	lines := logged.lines
 	logged.mu.Unlock()
 	if most := RefusalLogsPerSecond + int(elapsed.Seconds()*RefusalLogsPerSecond) + 1; lines > most || lines < RefusalLogsPerSecond {
-		t.Fatalf("%d idle connections closed in %v wrote %d log lines; want %d to %d", closed, elapsed, lines, RefusalLogsPerSecond, most)
+		t.Fatalf("%d events in %v wrote %d log lines; want %d to %d", n, elapsed, lines, RefusalLogsPerSecond, most)
 	}
 	time.Sleep(time.Second / RefusalLogsPerSecond * 2)
-	reclaim()
+	event()
 	logged.mu.Lock()
-	last, total := logged.last, logged.lines
+	last, total, unlogged := logged.last, logged.lines, logged.unlogged
 	logged.mu.Unlock()
-	if want := fmt.Sprintf("unlogged_before=%d", closed-lines); total != lines+1 || !strings.Contains(last, want) {
-		t.Fatalf("the line after the pause = %q (lines %d -> %d); want one line with %s", last, lines, total, want)
+	// Every event is a line or is counted, once, by the next line: with
+	// the last line written after the pause, none is left uncounted.
+	if total != lines+1 || total+unlogged != n+1 {
+		t.Fatalf("%d events wrote %d lines carrying unlogged_before %d in all (last %q); want one line after the pause and lines + unlogged = %d", n+1, total, unlogged, last, n+1)
 	}
 }
