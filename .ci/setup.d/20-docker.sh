@@ -84,6 +84,12 @@ ip6tables-save >"$docker_ci_dir/ip6tables.save"
 cat /proc/sys/net/ipv4/ip_forward >"$docker_ci_dir/ip_forward.save"
 nft list tables >"$docker_ci_dir/nft-tables.save" 2>/dev/null || true
 
+# iptables_rules: an iptables-save dump on stdin, without its comments
+# and with every [packets:bytes] counter zeroed.
+iptables_rules() {
+	grep -v '^#' | sed -E 's/\[[0-9]+:[0-9]+\]/[0:0]/g'
+}
+
 # docker_ci_stop DIR PID: the cleanup, with everything it needs passed in
 # so it runs the same from .ci/run's trap and from a driver's state file.
 docker_ci_stop() {
@@ -147,8 +153,12 @@ docker_ci_stop() {
 		grep " $dir/" /proc/mounts >&2
 		return 1
 	fi
-	if ! diff <(iptables-save | grep -v '^#') <(grep -v '^#' "$dir/iptables.save") >/dev/null; then
-		echo "20-docker.sh: iptables differs from its saved state" >&2
+	# Rules are compared without comments or packet counters: a restore
+	# zeroes a chain's counters, and traffic moves them before the compare.
+	local rules_diff
+	if ! rules_diff=$(diff <(iptables_rules <"$dir/iptables.save") <(iptables-save | iptables_rules)); then
+		echo "20-docker.sh: iptables differs from its saved state (< saved, > now):" >&2
+		printf '%s\n' "$rules_diff" | head -n 40 >&2
 		return 1
 	fi
 	rm -rf "$dir"
