@@ -1,6 +1,7 @@
 package checkfu_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,4 +100,49 @@ func ExampleProviderRevision() {
 	// checkfu:daytona-provider@2 true
 	// checkfu:daytona-provider@3 false
 	// checkfu:daytona-worker-provider@2 false
+}
+
+// A requirement names a grade a policy asks for: advisory_filter or
+// security_boundary. Asking for unsupported is not a requirement.
+func ExampleParseRequirement() {
+	r, err := checkfu.ParseRequirement("security_boundary")
+	fmt.Println(r.SatisfiedBy(checkfu.AdvisoryFilter), r.SatisfiedBy(checkfu.SecurityBoundary), err)
+
+	for _, s := range []string{"unsupported", ""} {
+		_, err := checkfu.ParseRequirement(s)
+		fmt.Println(errors.Is(err, checkfu.CodeGradeInvalid))
+	}
+	// Output:
+	// false true <nil>
+	// true
+	// true
+}
+
+// Labels parse exactly: no case folding, no trimming, no aliases.
+func ExampleParseLabel() {
+	for _, s := range []string{"isolated", "Production", "prod"} {
+		l, err := checkfu.ParseLabel(s)
+		fmt.Println(l, errors.Is(err, checkfu.CodeLabelInvalid))
+	}
+	// Output:
+	// isolated false
+	// mock true
+	// mock true
+}
+
+// Plane code carries the request context in the Go context; an invalid
+// context is not attached, so a hop that finds none fails closed.
+func ExampleWithRequestContext() {
+	rc := checkfu.RequestContext{Actor: "user-1", Tenant: "acme", Workspace: "ws-1",
+		Session: "s-1", Request: "req-1", Release: "r-2026-12"}
+	ctx := checkfu.WithRequestContext(context.Background(), rc)
+	got, ok := checkfu.RequestContextFrom(ctx)
+	fmt.Println(got.Actor, got.Request, ok)
+
+	ctx = checkfu.WithRequestContext(context.Background(), checkfu.RequestContext{Actor: "user-1"})
+	_, ok = checkfu.RequestContextFrom(ctx)
+	fmt.Println(ok)
+	// Output:
+	// user-1 req-1 true
+	// false
 }

@@ -1,7 +1,7 @@
 // Package admission is the policy layer between a SandboxProfile and a
 // running session: it decodes and publishes profiles, selects an exact
 // provider revision, enrolls providers under an operator-issued ceiling,
-// applies the D243 trust lanes, and freezes the session's admission
+// applies the workload trust lanes, and freezes the session's admission
 // record. It is pure policy: no I/O, no provider call, no credential.
 //
 // Entry points: [ParseProfile] and [Publish] (with [ParsePublished],
@@ -11,7 +11,7 @@
 // [ParseLane], [CheckLane], [CheckAcquire] and [Place] for trust lanes;
 // [Admit], [SignRecord], [LoadRecord] and [PublicView] for the frozen
 // record; [DefaultHarnessCatalog] and [HarnessCatalog.Launch].
-// docs/admission.md says what the seeds left open and what was decided.
+// docs/admission.md says what the design left open and what was decided.
 //
 // Invariants:
 //

@@ -8,8 +8,8 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-// A Lane is the server-owned workload trust fact of D243: who authored
-// the workload, not a deployment stage or a nominal tier. The zero Lane
+// A Lane is the server-owned workload trust fact: who authored the
+// workload, not a deployment stage or a nominal tier. The zero Lane
 // is LaneAdversarial, so missing provenance is adversarial.
 type Lane uint8
 

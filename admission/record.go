@@ -31,7 +31,7 @@ func (p Provenance) declared() bool {
 }
 
 // laneOf returns the lane a session runs in: lane, except that a trusted
-// lane nobody declared (missing provenance) is adversarial (D243).
+// lane nobody declared (missing provenance) is adversarial.
 func laneOf(lane Lane, p Provenance) Lane {
 	if lane == LaneTrusted && !p.declared() {
 		return LaneAdversarial

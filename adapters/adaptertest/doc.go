@@ -16,7 +16,7 @@
 //     drives ONE instance through two dozen drawn operations (exit codes,
 //     echoes, fresh tokens on both channels, a refused second open, a
 //     kill, Env), so state an adapter keeps between processes is
-//     exercised (issue 18).
+//     exercised, not only a fresh instance per check.
 //   - The suite can fail. Its own tests run it, through a recording
 //     tester, against plausible broken providers and assert that the
 //     named subtests reject each; TestProvider's doc lists them.

@@ -1,7 +1,3 @@
-// Package admissiontest builds the keys, capabilities and enrollments that
-// tests of admission and of the packages built on it (adapters, the
-// Runner) need. Keys are deterministic and for tests only: never use them
-// to sign anything real.
 package admissiontest
 
 import (

@@ -99,3 +99,15 @@ func ExampleParseHandle() {
 	// ch_abcdefghijklmnopqrstuvwxya <nil>
 	// refused: handle_invalid: address: "GITHUB_TOKEN" is not a handle (want "ch_" and 26 base32 characters)
 }
+
+// A namespace is a name, not free text: CheckNamespace names the fault.
+func ExampleCheckNamespace() {
+	for _, s := range []string{"acme", "Acme Corp", ""} {
+		err := address.CheckNamespace(s)
+		fmt.Println(err == nil, errors.Is(err, address.CodeBindingInvalid))
+	}
+	// Output:
+	// true false
+	// false true
+	// false true
+}

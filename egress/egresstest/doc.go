@@ -12,4 +12,16 @@
 //
 // Like the standard library's testing/fstest, the suite checks what can be
 // checked from the outside; its doc says what it cannot prove.
+//
+// Invariants:
+//
+//   - Generated values are valid: [Host] is canonical, [HeaderName] is never
+//     a denied header, [Rule] and [Rules] are accepted by egress.NewRules,
+//     and every entry of [DeniedHeaders] is denied
+//     (TestGeneratorsProduceValidValues, TestDeniedHeadersAreDenied).
+//   - Expected decisions come from [Reference], a slow, independent
+//     implementation of the documented semantics, or from fixed
+//     properties; never from the decider under test.
+//   - The suite can fail: its own tests run it against the broken deciders
+//     [TestDecider]'s doc lists and fail if it accepts one.
 package egresstest

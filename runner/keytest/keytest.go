@@ -1,5 +1,3 @@
-// Package keytest holds the conformance suite of runner.KeyWrapper, the
-// interface a KMS adapter implements to seal a runner.KeyFile at rest.
 package keytest
 
 import (
