@@ -151,10 +151,10 @@ func (e *Enforcement) UnmarshalJSON(b []byte) error {
 }
 
 // A RunnerProviderCapability is what a provider revision can do, on every
-// axis an enrollment ceiling must be able to contradict: the seed's
-// eleven (drivers through package_materialization) and the seven it says
-// escape the ceiling (enforcement, egress_certification, image_modes,
-// fixed_base_images, package_managers, snapshots, list_dir).
+// axis an enrollment ceiling must be able to contradict: the eleven from
+// drivers through package_materialization, and seven more that would
+// otherwise escape the ceiling (enforcement, egress_certification,
+// image_modes, fixed_base_images, package_managers, snapshots, list_dir).
 //
 // Set-valued axes are sorted, distinct lists of names; an empty list
 // means nothing on that axis. Boolean axes are "can". The zero value can
@@ -236,7 +236,7 @@ func (c RunnerProviderCapability) Check() error {
 		}
 	}
 	for _, m := range c.PackageManagers {
-		if !slices.Contains(Ecosystems[:], m) {
+		if !slices.Contains(Ecosystems(), m) {
 			return checkfu.Refuse(CodeCapabilityInvalid, "admission: package manager %s is not one of the six ecosystems", checkfu.Quote(m))
 		}
 	}

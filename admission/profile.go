@@ -13,9 +13,10 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-// Ecosystems lists, sorted, the six package ecosystems a SandboxProfile
-// can declare. It is egress's list, not a copy.
-var Ecosystems = egress.PresetEcosystems
+// Ecosystems returns, sorted, the six package ecosystems a SandboxProfile
+// can declare: egress's [egress.PresetEcosystems]. Each call returns a
+// new slice.
+func Ecosystems() []string { return egress.PresetEcosystems() }
 
 // An Image is the base image a profile runs, pinned by digest.
 type Image struct {

@@ -56,7 +56,7 @@ func genDoc(t *rapid.T, withOptional bool) []byte {
 		"image":     map[string]any{"ref": "docker.io/library/x:1", "digest": imageDigest},
 		"resources": map[string]any{"cpu_millis": rapid.IntRange(100, 64000).Draw(t, "cpu"), "memory_mib": rapid.IntRange(64, 4096).Draw(t, "mem")},
 	}
-	eco := rapid.SliceOfNDistinct(rapid.SampledFrom(admission.Ecosystems[:]), 1, 6, rapid.ID[string]).Draw(t, "ecosystems")
+	eco := rapid.SliceOfNDistinct(rapid.SampledFrom(admission.Ecosystems()), 1, 6, rapid.ID[string]).Draw(t, "ecosystems")
 	doc["network_policy"] = genPolicy(t)
 	if withOptional {
 		doc["ecosystems"] = eco
@@ -183,7 +183,7 @@ func genCapability(t *rapid.T, label string) admission.RunnerProviderCapability 
 		RetentionModes: set("ret", "standard", "zero"), MountKinds: set("mounts", "memory", "project"), RuntimeAssurances: set("ra", "gvisor", "kata"),
 		SnapshotClone: rapid.Bool().Draw(t, label+"clone"), SnapshotCustody: set("custody", "plane", "provider"),
 		PackageMaterialization: set("pm", "build", "layer"), Enforcement: e, EgressCertification: checkfu.Grade(rapid.IntRange(0, 2).Draw(t, label+"grade")),
-		ImageModes: set("im", "derived", "fixed"), FixedBaseImages: set("fbi", "sha256:a", "sha256:b"), PackageManagers: set("pkg", admission.Ecosystems[:]...),
+		ImageModes: set("im", "derived", "fixed"), FixedBaseImages: set("fbi", "sha256:a", "sha256:b"), PackageManagers: set("pkg", admission.Ecosystems()...),
 		Snapshots: rapid.Bool().Draw(t, label+"snap"), ListDir: rapid.Bool().Draw(t, label+"ls"),
 	}
 }

@@ -11,21 +11,24 @@ import (
 	"github.com/checkfu/checkfu"
 )
 
-// ProfileSchema is the JSON Schema (draft 2020-12) of a SandboxProfile
-// document, shipped in the package. [ParseProfile] validates every
-// document against it before decoding.
-//
+// ProfileSchema returns the JSON Schema (draft 2020-12) of a
+// SandboxProfile document, shipped in the package. [ParseProfile]
+// validates every document against it before decoding. Each call
+// returns a new copy; the schema ParseProfile uses was compiled from the
+// shipped bytes once, and nothing a caller does to a copy reaches it.
+func ProfileSchema() []byte { return bytes.Clone(profileSchemaJSON) }
+
 //go:embed schema/sandbox_profile.v1.json
-var ProfileSchema []byte
+var profileSchemaJSON []byte
 
 const profileSchemaURL = "https://schemas.checkfu.dev/sandbox-profile.v1.json"
 
-// profileSchema is ProfileSchema compiled once; a schema that does not
+// profileSchema is the shipped schema compiled once; a schema that does not
 // compile is a build defect, caught by every test run.
 var profileSchema = func() *jsonschema.Schema {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(profileSchemaURL, bytes.NewReader(ProfileSchema)); err != nil {
+	if err := c.AddResource(profileSchemaURL, bytes.NewReader(profileSchemaJSON)); err != nil {
 		panic("admission: shipped profile schema: " + err.Error())
 	}
 	return c.MustCompile(profileSchemaURL)

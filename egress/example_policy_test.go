@@ -92,7 +92,7 @@ func ExampleDefaultPresetCatalog() {
 	for _, h := range catalog.Hosts() {
 		ecosystems[h.Ecosystem] = true
 	}
-	fmt.Println(len(ecosystems) == len(egress.PresetEcosystems))
+	fmt.Println(len(ecosystems) == len(egress.PresetEcosystems()))
 
 	p, _ := egress.ParseNetworkPolicy([]byte(`{"type":"allowlist","allow_package_managers":true}`))
 	c, _ := p.Compile(catalog)

@@ -136,7 +136,7 @@ type upstreamPool struct {
 	mu   sync.Mutex
 	idle map[string][]*upstreamConn // guarded by mu; no empty lists
 	n    int                        // guarded by mu; idle connections in all
-	// maxIdle bounds n (at most maxIdleTotal; see DescriptorCaps).
+	// maxIdle bounds n (at most maxIdleTotal; see descriptorCaps).
 	maxIdle int
 	closed  bool // guarded by mu
 }

@@ -91,18 +91,22 @@ type GuardConfig struct {
 	// counts as idle for MaxIdleConnections (it is closed outright only
 	// after TunnelIdleTimeout). Zero means [DefaultTunnelIdleAfter].
 	TunnelIdleAfter time.Duration
-	// Zero caps are derived from the process's RLIMIT_NOFILE (see
-	// [DescriptorCaps]); a cap set here is used as it is.
+	// Zero caps are derived from the process's RLIMIT_NOFILE:
+	// [ReservedDescriptors] are kept out, an eighth of the rest goes to
+	// idle upstream connections, and MaxConnections gets half of what
+	// remains (each held connection may hold one upstream); the tunnel
+	// caps are at most that, and each cap at most its Default constant.
+	// A cap set here is used as it is.
 }
 
-// DescriptorCaps returns the default caps of a guard whose process may
+// descriptorCaps returns the default caps of a guard whose process may
 // hold nofile descriptors: [ReservedDescriptors] are kept for the
 // listener, the resolver and refusing, an eighth of the rest for idle
 // upstream connections, and each held workload connection may hold one
 // upstream (a tunnel's destination or a request in flight), so
 // connections get half of what remains; tunnels and tunnels per source
 // are at most that many. Each is at most its Default constant.
-func DescriptorCaps(nofile uint64) (maxConnections, maxTunnels, maxTunnelsPerSource, maxIdleUpstream int) {
+func descriptorCaps(nofile uint64) (maxConnections, maxTunnels, maxTunnelsPerSource, maxIdleUpstream int) {
 	budget := int(min(nofile, 1<<20)) - ReservedDescriptors
 	maxIdleUpstream = min(maxIdleTotal, max(budget/8, 0))
 	maxConnections = min(DefaultMaxConnections, max((budget-maxIdleUpstream)/2, 1))
@@ -267,7 +271,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if cfg.MaxConnections < 0 || cfg.MaxIdleConnections < 0 || cfg.TunnelIdleAfter < 0 {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "egress: guard connection bound must not be negative")
 	}
-	conns, tunnels, perSource, idleUp := DescriptorCaps(descriptorLimit())
+	conns, tunnels, perSource, idleUp := descriptorCaps(descriptorLimit())
 	g := &Guard{policy: cfg.Policy, dial: d.DialContext, log: log, ln: cfg.Listener, tunnels: map[net.Conn]struct{}{},
 		httpTargets: &targetCache{scheme: "http"}, connectTargets: &targetCache{scheme: "https"},
 		tunnelGrace: orDefault(cfg.TunnelCloseGrace, DefaultTunnelCloseGrace), tunnelIdle: orDefault(cfg.TunnelIdleTimeout, DefaultTunnelIdleTimeout),

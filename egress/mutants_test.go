@@ -23,6 +23,12 @@ func TestMutants(t *testing.T) {
 // mutants each delete or invert one check; Kills names the tests that
 // must go red.
 var mutants = []mutation.Mutant{
+	{Name: "refusals past the connection cap read on without bound", File: "guard.go", Kills: "TestRefusingConnectionsBound",
+		Edits: []mutation.Edit{{Old: "refusing: make(chan struct{}, RefusingConnections)", New: "refusing: make(chan struct{}, 1<<20)"}}},
+	{Name: "a refusal with no slot left reads on anyway", File: "guard.go", Kills: "TestRefusingConnectionsBound",
+		Edits: []mutation.Edit{{Old: "\tdefault:\n\t\tc.Close()\n\t\treturn\n\t}\n\tgo func() {\n\t\tdefer func() { <-g.refusing }()", New: "\tdefault:\n\t\tgo func() { defer c.Close(); c.SetDeadline(time.Now().Add(time.Second)); io.Copy(io.Discard, io.LimitReader(c, 64<<10)) }()\n\t\treturn\n\t}\n\tgo func() {\n\t\tdefer func() { <-g.refusing }()"}}},
+	{Name: "PresetEcosystems hands out the table catalogs are checked against", File: "preset.go", Kills: "TestPresetEcosystemsIsACopy",
+		Edits: []mutation.Edit{{Old: "func PresetEcosystems() []string { return slices.Clone(presetEcosystems[:]) }", New: "func PresetEcosystems() []string { return presetEcosystems[:] }"}}},
 	// The wt-rtguard pass: a workload's header and a forwarded
 	// exchange's silences are bounded.
 	{Name: "guard request header unbounded", File: "guard.go", Kills: "TestGuardBoundsRequestHeader",
@@ -224,7 +230,7 @@ var mutants = []mutation.Mutant{
 	{Name: "guard connection cap", File: "guard.go", Kills: "TestGuardAnswersAtLowDescriptorLimit",
 		Edits: []mutation.Edit{{Old: "if g.conns.Add(1) > int64(g.maxConns) {", New: "if false {"}}},
 	{Name: "guard caps derived from RLIMIT_NOFILE", File: "guard.go", Kills: "TestGuardAnswersAtLowDescriptorLimit",
-		Edits: []mutation.Edit{{Old: "DescriptorCaps(descriptorLimit())", New: "DescriptorCaps(1 << 20)"}}},
+		Edits: []mutation.Edit{{Old: "descriptorCaps(descriptorLimit())", New: "descriptorCaps(1 << 20)"}}},
 	{Name: "tunnel cap per guard", File: "guard.go", Kills: "TestGuardCapsTunnels",
 		Edits: []mutation.Edit{{Old: "full, srcFull := g.open >= g.maxTunnels, ", New: "full, srcFull := false, "}}},
 	{Name: "tunnel cap per source", File: "guard.go", Kills: "TestGuardCapsTunnels",

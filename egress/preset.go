@@ -93,9 +93,13 @@ var presetCatalogV1 = PresetCatalog{
 	},
 }
 
-// PresetEcosystems lists the six ecosystems a SandboxProfile can declare,
-// sorted.
-var PresetEcosystems = [...]string{"apt", "cargo", "gem", "go", "npm", "pip"}
+// presetEcosystems is the table [PresetEcosystems] returns a copy of.
+var presetEcosystems = [...]string{"apt", "cargo", "gem", "go", "npm", "pip"}
+
+// PresetEcosystems returns the six ecosystems a SandboxProfile can
+// declare, sorted. Each call returns a new slice: changing it changes
+// nothing a catalog or a profile accepts.
+func PresetEcosystems() []string { return slices.Clone(presetEcosystems[:]) }
 
 // DefaultPresetCatalog returns the current catalog.
 func DefaultPresetCatalog() *PresetCatalog { return &presetCatalogV1 }
@@ -154,8 +158,8 @@ func NewPresetCatalog(version string, hosts []PresetHost) (*PresetCatalog, error
 	}
 	seen := map[HostPort]bool{}
 	for _, h := range hosts {
-		if !slices.Contains(PresetEcosystems[:], h.Ecosystem) {
-			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s: ecosystem %s is not one of %s", checkfu.Quote(h.String()), checkfu.Quote(h.Ecosystem), strings.Join(PresetEcosystems[:], ", "))
+		if !slices.Contains(presetEcosystems[:], h.Ecosystem) {
+			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset %s: ecosystem %s is not one of %s", checkfu.Quote(h.String()), checkfu.Quote(h.Ecosystem), strings.Join(presetEcosystems[:], ", "))
 		}
 		if canon, err := CanonicalHost(h.Host); err != nil || canon != h.Host {
 			return nil, checkfu.Refuse(CodePolicyInvalid, "egress: preset host %s is not a canonical DNS name", checkfu.Quote(h.Host))

@@ -30,8 +30,8 @@ func TestPresetCatalog(t *testing.T) {
 	}
 	for _, h := range c.Hosts() {
 		seen[h.Ecosystem] = true
-		if !slices.Contains(egress.PresetEcosystems[:], h.Ecosystem) {
-			t.Errorf("%s: ecosystem %q is not one of %v", h, h.Ecosystem, egress.PresetEcosystems)
+		if !slices.Contains(egress.PresetEcosystems(), h.Ecosystem) {
+			t.Errorf("%s: ecosystem %q is not one of %v", h, h.Ecosystem, egress.PresetEcosystems())
 		}
 		if got, err := egress.CanonicalHost(h.Host); err != nil || got != h.Host {
 			t.Errorf("%s: host is not canonical (%q, %v)", h, got, err)
@@ -53,7 +53,7 @@ func TestPresetCatalog(t *testing.T) {
 			t.Errorf("%s: no purpose", h)
 		}
 	}
-	for _, e := range egress.PresetEcosystems {
+	for _, e := range egress.PresetEcosystems() {
 		if !seen[e] {
 			t.Errorf("ecosystem %q has no host", e)
 		}

@@ -1,8 +1,6 @@
 package adaptertest
 
 import (
-	"slices"
-
 	"pgregory.net/rapid"
 
 	"github.com/checkfu/checkfu"
@@ -70,7 +68,7 @@ func Capability(placement admission.Placement) *rapid.Generator[admission.Runner
 			Enforcement:            Enforcement(placement).Draw(t, "enforcement"),
 			EgressCertification:    checkfu.Grade(rapid.IntRange(0, 2).Draw(t, "grade")),
 			ImageModes:             sortedSet(t, "image_mode", []string{"derived", "fixed"}),
-			PackageManagers:        sortedSet(t, "ecosystem", slices.Clone(admission.Ecosystems[:])),
+			PackageManagers:        sortedSet(t, "ecosystem", admission.Ecosystems()),
 			Snapshots:              rapid.Bool().Draw(t, "snapshots"),
 			ListDir:                rapid.Bool().Draw(t, "list_dir"),
 		}
