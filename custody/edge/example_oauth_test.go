@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/edge"
 	"github.com/checkfu/checkfu/egress"
 	"github.com/checkfu/checkfu/egress/dnstest"
@@ -22,6 +23,7 @@ import (
 // endpoint is a loopback TLS server reached as auth.example.com (treated
 // as public for the example only).
 func ExampleOAuthRefresher() {
+	cred := custody.Binding{Namespace: "acme", Integration: "github", Handle: address.MustParseHandle("ch_aaaaaaaaaaaaaaaaaaaaaaaaaa")}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.PostFormValue("grant_type") != "refresh_token" || r.PostFormValue("refresh_token") != "refresh-token-1" {
 			http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
@@ -49,7 +51,7 @@ func ExampleOAuthRefresher() {
 		TokenURL: "https://auth.example.com:" + strconv.Itoa(int(port)) + "/oauth/token",
 		Now:      func() time.Time { return now },
 	}
-	access, rotated, expires, err := refresher.Refresh(context.Background(), exampleCred, custody.NewSecret([]byte("refresh-token-1")))
+	access, rotated, expires, err := refresher.Refresh(context.Background(), cred, custody.NewSecret([]byte("refresh-token-1")))
 	if err != nil {
 		panic(err)
 	}
@@ -60,8 +62,8 @@ func ExampleOAuthRefresher() {
 	// Usually the refresher sits behind a TokenRuntime, which seals the
 	// rotated refresh token and caches the access token.
 	rt, _ := edge.NewTokenRuntime(edge.TokenRuntimeConfig{Keys: custody.GenerateKeyset(), Store: custody.NewMemoryStore(), Refresher: refresher, Now: refresher.Now})
-	_ = rt.Enroll(context.Background(), exampleCred, custody.NewSecret([]byte("refresh-token-1")))
-	s, err := rt.Open(context.Background(), exampleCred)
+	_ = rt.Enroll(context.Background(), cred, custody.NewSecret([]byte("refresh-token-1")))
+	s, err := rt.Open(context.Background(), cred)
 	fmt.Println(s, err)
 	s.Destroy()
 	// Output:

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"testing"
 
+	"github.com/checkfu/checkfu/custody"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/custody/edge"
 )
 
@@ -14,8 +15,19 @@ import (
 // none. The whole remote path runs in package gateway's
 // ExampleGateway_remote.
 func ExampleEdge_Remote() {
-	rig := newEdgeRig(&testing.T{})
-	_, err := rig.edge.Remote(context.Background(), edge.Authorized{})
+	catalog, _ := authz.NewCatalog()
+	registry, _ := authz.NewRegistry()
+	leases, _ := authz.NewLeases(authz.LeaseConfig{Catalog: catalog, Registry: registry})
+	e, err := edge.NewEdge(edge.EdgeConfig{
+		Leases:    leases,
+		Custodian: custody.NewNative(custody.GenerateKeyset(), custody.NewMemoryStore()),
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer e.CloseIdleConnections()
+
+	_, err = e.Remote(context.Background(), edge.Authorized{})
 	fmt.Println(errors.Is(err, edge.CodeNotAuthorized))
 	// Output:
 	// true

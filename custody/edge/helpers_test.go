@@ -2,7 +2,6 @@ package edge_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -13,22 +12,6 @@ import (
 	"github.com/checkfu/checkfu/custody/address"
 	"github.com/checkfu/checkfu/custody/authz"
 )
-
-func exampleRegistry() *authz.Registry {
-	r, err := authz.NewRegistry(authz.Registration{
-		Capability: "issues.create",
-		Operation:  "POST",
-		Resource:   "https://api.github.example/repos/acme/app/issues",
-		Credential: exampleCred,
-		Effect:     authz.ExternalEffect,
-		Tool: authz.ToolDescriptor{Name: "create_issue", InputSchema: json.RawMessage(
-			`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}`)},
-	})
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
 
 type govClock struct {
 	mu sync.Mutex

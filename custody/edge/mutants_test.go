@@ -11,6 +11,9 @@ func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 // mutants delete or weaken the edge's checks one at a time; each names the
 // tests that must fail without the check.
 var mutants = []mutation.Mutant{
+	{Name: "RemoteHeaders hands out the edge's own table", File: "remote.go",
+		Edits: []mutation.Edit{{Old: "func RemoteHeaders() []string { return slices.Clone(remoteHeaders[:]) }", New: "func RemoteHeaders() []string { return remoteHeaders[:] }"}},
+		Kills: "TestRemoteHeadersIsACopy"},
 	{Name: "https check in Refresh", File: "oauth.go",
 		Edits: []mutation.Edit{{Old: `if u.Scheme != "https" {`, New: `if false {`}},
 		Kills: "TestOAuthRefresherRefusesPlaintext"},
@@ -195,7 +198,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `return m == "POST" || m == "DELETE" }`, New: `return m == "POST" || m == "GET" || m == "DELETE" }`}},
 		Kills: "TestRemoteRefusesBeforeContact"},
 	{Name: "remote exchange: Last-Event-Id", File: "remote.go",
-		Edits: []mutation.Edit{{Old: `[]string{"Accept", "Content-Type", "Mcp-Method",`, New: `[]string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method",`}},
+		Edits: []mutation.Edit{{Old: `[...]string{"Accept", "Content-Type", "Mcp-Method",`, New: `[...]string{"Accept", "Content-Type", "Last-Event-Id", "Mcp-Method",`}},
 		Kills: "TestRemoteRefusesBeforeContact"},
 	{Name: "remote exchange: any JSON-RPC version", File: "remote.go",
 		Edits: []mutation.Edit{{Old: `if msg.JSONRPC != "2.0" {`, New: `if false {`}},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/checkfu/checkfu"
@@ -15,18 +16,23 @@ import (
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
-// RemoteHeaders are the request headers, in canonical form and sorted,
-// that a remote MCP session may send: what MCP's streamable HTTP
+// remoteHeaders is the table [RemoteHeaders] returns a copy of. It is
+// not exported, so no importer can widen it while the edge reads it.
+var remoteHeaders = [...]string{"Accept", "Content-Type", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+
+// RemoteHeaders returns the request headers, in canonical form and
+// sorted, that a remote MCP session may send: what MCP's streamable HTTP
 // transport needs for one call, and nothing else (no Last-Event-Id: the
 // gateway's client never resumes a stream). Mcp-Method and Mcp-Name (the
 // standard headers of protocol 2026-07-28) must repeat the message's
 // method and, for the tools/call, the registered tool's name. The
-// Connection's egress rules must allow them all.
-var RemoteHeaders = []string{"Accept", "Content-Type", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id"}
+// Connection's egress rules must allow them all. Each call returns a new
+// slice: changing it changes nothing the edge allows.
+func RemoteHeaders() []string { return slices.Clone(remoteHeaders[:]) }
 
 // remoteHeader reports whether a canonical header name is in RemoteHeaders.
 func remoteHeader(name string) bool {
-	for _, h := range RemoteHeaders {
+	for _, h := range remoteHeaders {
 		if h == name {
 			return true
 		}

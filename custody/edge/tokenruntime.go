@@ -21,6 +21,20 @@ type Refresher interface {
 	Refresh(ctx context.Context, b custody.Binding, refreshToken *custody.Secret) (access, rotated *custody.Secret, expiresAt time.Time, err error)
 }
 
+// RefresherFunc adapts a function to a [Refresher], as http.HandlerFunc
+// adapts one to a Handler: a stand-in for a provider's token endpoint in
+// a test or an example, or an exchange of the caller's own. A nil
+// RefresherFunc refuses every refresh with [checkfu.CodeConfigInvalid].
+type RefresherFunc func(ctx context.Context, b custody.Binding, refreshToken *custody.Secret) (access, rotated *custody.Secret, expiresAt time.Time, err error)
+
+// Refresh calls f.
+func (f RefresherFunc) Refresh(ctx context.Context, b custody.Binding, refreshToken *custody.Secret) (access, rotated *custody.Secret, expiresAt time.Time, err error) {
+	if f == nil {
+		return nil, nil, time.Time{}, checkfu.Refuse(checkfu.CodeConfigInvalid, "edge: a nil RefresherFunc")
+	}
+	return f(ctx, b, refreshToken)
+}
+
 // A RefreshError reports that a refresh exchange failed. It is a failure,
 // not a refusal; its text never holds a token.
 type RefreshError struct {

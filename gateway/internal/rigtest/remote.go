@@ -148,7 +148,7 @@ func (m *Remote) registrations() []authz.Registration {
 func (m *Remote) rules(port uint16) []egress.Rule {
 	var rs []egress.Rule
 	for _, p := range []string{"/mcp", "/redirect", "/hostile"} {
-		rs = append(rs, egress.Rule{Host: "mcp.example.com", Port: port, PathPrefix: p, Methods: []string{"DELETE", "POST"}, Headers: edge.RemoteHeaders})
+		rs = append(rs, egress.Rule{Host: "mcp.example.com", Port: port, PathPrefix: p, Methods: []string{"DELETE", "POST"}, Headers: edge.RemoteHeaders()})
 	}
 	return rs
 }
