@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/acp"
+	"github.com/checkfu/checkfu/internal/alloctest"
 )
 
 // A hostile agent floods the client with permission requests while the
@@ -200,8 +201,12 @@ func TestPermissionForAStrangerSessionIsDenied(t *testing.T) {
 // of "{}," on the line: one 16 MiB line would allocate 268 MiB before any
 // bound on pending requests applies. A request offering more than 64
 // options is answered "cancelled" without decoding them or asking the
-// handler; one with 64 is asked.
+// handler; one with 64 is asked. TotalAlloc counts the whole process, so
+// the test runs alone in a child process (alloctest.Alone).
 func TestPermissionOptionsAreBoundedBeforeDecoding(t *testing.T) {
+	if !alloctest.Alone(t) {
+		return
+	}
 	asked := make(chan int, 4)
 	c, a, _ := newRawClient(t, acp.Config{
 		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {

@@ -181,6 +181,11 @@ var mutants = []mutation.Mutant{
 	{Name: "permission options counted before decoding", File: "client_read.go",
 		Edits: edit("if !fewOptions(m.Params) {", "if false {"),
 		Kills: "TestPermissionOptionsAreBoundedBeforeDecoding"},
+	// Cancelled as before, but after decoding the options: only the
+	// test's allocation bound (measured alone, alloctest.Alone) sees it.
+	{Name: "permission options decoded before they are counted", File: "client_read.go",
+		Edits: edit("if !fewOptions(m.Params) {", "if _ = decodeMembers(m.Params, new(RequestPermissionRequest)); !fewOptions(m.Params) {"),
+		Kills: "TestPermissionOptionsAreBoundedBeforeDecoding"},
 	{Name: "permission options count off by one", File: "client_read.go",
 		Edits: edit("return n < maxPermissionOptions", "return n <= maxPermissionOptions"),
 		Kills: "TestPermissionOptionsAreBoundedBeforeDecoding"},
