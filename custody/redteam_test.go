@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/checkfu/checkfu/custody/address"
+	"github.com/checkfu/checkfu/internal/alloctest"
 )
 
 // The red team of custody's secret at rest (docs/changes/wt-rtstore.md):
@@ -69,8 +70,12 @@ func TestSealBoundsTheSecret(t *testing.T) {
 // TestOpenBoundsTheRecord: a record longer than MaxSealedBytes (a
 // database writer's oversized row, with a valid header) is refused with
 // CodeRecordMalformed by Open and Rewrap, without allocating a Secret of
-// its size.
+// its size. TotalAlloc counts the whole process, so the test runs alone
+// in a child process (alloctest.Alone).
 func TestOpenBoundsTheRecord(t *testing.T) {
+	if !alloctest.Alone(t) {
+		return
+	}
 	ks := fixedKeyset(t, 1, 1)
 	b := testBinding()
 	for _, size := range []int{MaxSealedBytes + 1, 16 << 20} {
