@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/checkfu/checkfu/eventlog/sqlitelog"
 )
 
 // TestLogAppendPrintsHashes: each acknowledgement names the event's
@@ -74,7 +72,7 @@ func TestLogCheckpointRefusesTruncatedAndRolledBack(t *testing.T) {
 	if out, stderr, code := verify(); code != 0 || !strings.HasPrefix(out, "ok: session s1 verified through seq 3") {
 		t.Fatalf("log verify -checkpoint: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
-	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,7 +204,7 @@ func TestLogVerifyDetectsEditedRow(t *testing.T) {
 	if _, stderr, code := runCLI(t, sampleLines, "log", "append", "-store", store, "-session", "s1"); code != 0 {
 		t.Fatal(stderr)
 	}
-	db, err := sql.Open("sqlite", sqlitelog.DSN(path))
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,8 @@ var (
 // busyTimeout is how long a writer waits for another process's lock.
 const busyTimeout = 5 * time.Second
 
-// DSN returns the data source name Open uses for path.
-func DSN(path string) string {
+// dsn returns the data source name Open uses for path.
+func dsn(path string) string {
 	u := url.URL{Scheme: "file", Opaque: path}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
@@ -89,7 +89,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, &eventlog.StoreError{Op: "open", Err: errors.New("empty SQLite path")}
 	}
-	db, err := sql.Open("sqlite", DSN(path))
+	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, &eventlog.StoreError{Op: "open", Err: err}
 	}
