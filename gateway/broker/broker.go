@@ -26,8 +26,8 @@ import (
 	"github.com/checkfu/checkfu/internal/telemetry"
 )
 
-// Implementation is the name the broker gives itself in MCP's initialize.
-const Implementation = "checkfu-broker"
+// serverName is the name the broker gives itself in MCP's initialize.
+const serverName = "checkfu-broker"
 
 // A Broker is the MCP server capability-enabled sandbox code talks to. It
 // serves one gateway channel: tools/list returns the canonical descriptor
@@ -69,7 +69,7 @@ func New(ch *gateway.Channel) (*Broker, error) {
 	}
 	b := &Broker{ch: ch, conns: make(chan struct{}, MaxConnections), inflight: make(chan struct{}, MaxCallsInFlight), refusals: refusalbudget.New(MaxRefusals, RefusalsPerSecond),
 		pending: make(chan struct{}, MaxPending), models: make(chan struct{}, MaxModelConnections),
-		firstByte: FirstByteTimeout, idle: ModelIdleTimeout, server: mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ServerOptions{
+		firstByte: FirstByteTimeout, idle: ModelIdleTimeout, server: mcp.NewServer(&mcp.Implementation{Name: serverName, Version: "v1"}, &mcp.ServerOptions{
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})}
 	for _, pt := range ch.Tools() {

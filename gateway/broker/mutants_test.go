@@ -161,6 +161,6 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "	if r.CountTokens {\n		return Usage{}\n	}\n", New: ""}},
 		Kills: "TestModelRouteCountTokens|TestModelRouteCountTokensOutlastsTheRefusalBudget"},
 	{Name: "count_tokens accepted for an OpenAI dialect", File: "../../gateway/modelroute/dialect.go",
-		Edits: []mutation.Edit{{Old: "	if d == AnthropicMessages {\n		return d.Path() + CountTokensSuffix", New: "	if d.Path() != \"\" {\n		return d.Path() + CountTokensSuffix"}},
+		Edits: []mutation.Edit{{Old: "	if d == AnthropicMessages {\n		return d.Path() + countTokensSuffix", New: "	if d.Path() != \"\" {\n		return d.Path() + countTokensSuffix"}},
 		Kills: "TestModelRouteCountTokens"},
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/checkfu/checkfu/egress"
 )
 
-// Implementation is the name the gateway gives itself in the remote
+// clientName is the name the gateway gives itself in the remote
 // server's initialize.
-const Implementation = "checkfu-gateway"
+const clientName = "checkfu-gateway"
 
 // ResultContentType is the Content-Type of the [edge.Response] that
 // [Call] returns: its body is the JSON of an MCP CallToolResult
@@ -48,7 +48,7 @@ func Call(ctx context.Context, rt http.RoundTripper, endpoint, tool string, args
 	}
 	ctx, cancel := context.WithTimeout(ctx, maxCallDuration)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: Implementation, Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	transport := &mcp.StreamableClientTransport{
 		Endpoint: endpoint,
 		HTTPClient: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {

@@ -34,17 +34,19 @@ const (
 )
 
 // The Gemini API's two methods the route serves, named in the path
-// after the model and a colon, and the one query a stream carries.
+// after the model and a colon.
 const (
 	// GeminiGenerate answers with one JSON object.
 	GeminiGenerate = "generateContent"
-	// GeminiStream answers with server-sent events, given GeminiSSEQuery.
+	// GeminiStream answers with server-sent events, given the query
+	// alt=sse.
 	GeminiStream = "streamGenerateContent"
-	// GeminiSSEQuery is the only query a Gemini request may carry, and
-	// only on GeminiStream (without it the API streams a JSON array the
-	// relay does not read). The route sends it itself (Upstream).
-	GeminiSSEQuery = "alt=sse"
 )
+
+// geminiSSEQuery is the only query a Gemini request may carry, and only
+// on GeminiStream (without it the API streams a JSON array the relay
+// does not read). The route sends it itself (Upstream).
+const geminiSSEQuery = "alt=sse"
 
 // MaxGeminiModelBytes bounds the model name a Gemini path carries, as
 // authz.ValidModelName bounds a registration's: a longer one is refused
@@ -102,18 +104,18 @@ func (d Dialect) Path() string {
 	return ""
 }
 
-// CountTokensSuffix follows the Anthropic Messages path in the one other
+// countTokensSuffix follows the Anthropic Messages path in the one other
 // path a dialect serves: POST /v1/messages/count_tokens, where the
 // provider counts a Messages body's input tokens and generates nothing.
 // Claude Code sends one a turn.
-const CountTokensSuffix = "/count_tokens"
+const countTokensSuffix = "/count_tokens"
 
 // CountTokensPath returns the dialect's token-counting path, its Path
-// followed by CountTokensSuffix: Anthropic Messages' only. Any other
+// followed by "/count_tokens": Anthropic Messages' only. Any other
 // dialect has none ("").
 func (d Dialect) CountTokensPath() string {
 	if d == AnthropicMessages {
-		return d.Path() + CountTokensSuffix
+		return d.Path() + countTokensSuffix
 	}
 	return ""
 }
@@ -208,10 +210,10 @@ func (r Request) Headers(in http.Header) http.Header {
 // several.
 const MaxChatChoices = 1
 
-// AnthropicBetaQuery is the one query an Anthropic Messages request may
+// anthropicBetaQuery is the one query an Anthropic Messages request may
 // carry (Claude Code sends it on every request). It selects nothing the
 // route keeps: the request sent upstream has no query.
-const AnthropicBetaQuery = "beta=true"
+const anthropicBetaQuery = "beta=true"
 
 // providerDials reports whether a tool of type typ in dialect d makes
 // the provider itself connect to a destination the request names: an
@@ -246,7 +248,7 @@ type Request struct {
 	// CountTokens reports a request to the dialect's CountTokensPath:
 	// the provider counts its input and generates nothing, so it is
 	// charged no tokens (Meter.Settle), and it goes to the registered
-	// resource followed by CountTokensSuffix (Upstream).
+	// resource followed by "/count_tokens" (Upstream).
 	CountTokens bool
 	// Method is a Gemini request's method, named in its path
 	// (GeminiGenerate or GeminiStream); "" in the other dialects.
@@ -256,9 +258,9 @@ type Request struct {
 // Upstream returns the URL r is sent to, given the registration's
 // resource (which ends with the dialect's Path, and has no query or
 // fragment): the resource itself, or for a token count the resource
-// followed by CountTokensSuffix; for Gemini, the resource followed by
+// followed by "/count_tokens"; for Gemini, the resource followed by
 // "/", the checked model name, ":" and the method, and for a stream
-// "?" GeminiSSEQuery. Nothing of the agent's own path text is in it: a
+// "?alt=sse". Nothing of the agent's own path text is in it: a
 // Gemini model or method that ParseRequest would not have read gives "",
 // which forms no request.
 func (r Request) Upstream(resource string) string {
@@ -270,12 +272,12 @@ func (r Request) Upstream(resource string) string {
 		case GeminiGenerate:
 			return resource + "/" + r.Model + ":" + GeminiGenerate
 		case GeminiStream:
-			return resource + "/" + r.Model + ":" + GeminiStream + "?" + GeminiSSEQuery
+			return resource + "/" + r.Model + ":" + GeminiStream + "?" + geminiSSEQuery
 		}
 		return ""
 	}
 	if r.CountTokens {
-		return resource + CountTokensSuffix
+		return resource + countTokensSuffix
 	}
 	return resource
 }
@@ -283,7 +285,7 @@ func (r Request) Upstream(resource string) string {
 // ParseRequest reads an agent's request in dialect d. The method must be
 // POST and the path exactly one the dialect serves (its Path, or for
 // Anthropic Messages its CountTokensPath), with no query but
-// AnthropicBetaQuery for Anthropic Messages ([CodeModelPathRefused]).
+// "beta=true" for Anthropic Messages ([CodeModelPathRefused]).
 // A token count's body is read as a Messages body. The body must be a
 // strict JSON object (no repeated
 // member, valid UTF-8, at most MaxRequestBytes) with a non-empty string
@@ -299,7 +301,7 @@ func ParseRequest(d Dialect, method, path, rawQuery string, body []byte) (Reques
 	if d == Gemini {
 		return parseGemini(method, path, rawQuery, body)
 	}
-	if !d.Serves(path) || method != http.MethodPost || rawQuery != "" && !(d == AnthropicMessages && rawQuery == AnthropicBetaQuery) {
+	if !d.Serves(path) || method != http.MethodPost || rawQuery != "" && !(d == AnthropicMessages && rawQuery == anthropicBetaQuery) {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), d)
 	}
 	var fields struct {

@@ -6,3 +6,6 @@ func Waiting(m *Meter) int {
 	defer m.mu.Unlock()
 	return m.waiting
 }
+
+// GeminiSSEQuery is geminiSSEQuery, the query of a Gemini stream.
+const GeminiSSEQuery = geminiSSEQuery

@@ -105,7 +105,7 @@ func (c *geminiConfig) candidatesOK() bool {
 }
 
 // parseGemini is ParseRequest for Gemini. The model and the method are
-// read from the path alone (geminiPath); the query is GeminiSSEQuery on
+// read from the path alone (geminiPath); the query is geminiSSEQuery on
 // a stream and empty otherwise. The body is a strict JSON object; a
 // "model" member, if present, names the path's model (as the model or
 // as "models/{model}"); generationConfig asks for at most
@@ -120,7 +120,7 @@ func parseGemini(method, path, rawQuery string, body []byte) (Request, error) {
 	model, gm, ok := geminiPath(path)
 	wantQuery := ""
 	if gm == GeminiStream {
-		wantQuery = GeminiSSEQuery
+		wantQuery = geminiSSEQuery
 	}
 	if !ok || method != http.MethodPost || rawQuery != wantQuery {
 		return Request{}, checkfu.Refuse(CodeModelPathRefused, "modelroute: %s %s is not the %s route", checkfu.Quote(method), checkfu.Quote(path), Gemini)
