@@ -28,7 +28,7 @@ var echoArgv = []string{"/bin/echo", "x"}
 func bwrapArgv(bwrap, ws string) []string {
 	a := []string{bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
 		"--die-with-parent", "--new-session", "--clearenv", "--setenv", "PATH", jail.DefaultPath}
-	for _, d := range jail.DefaultSystemDirs {
+	for _, d := range jail.DefaultSystemDirs() {
 		fi, err := os.Lstat(d)
 		switch {
 		case err != nil:

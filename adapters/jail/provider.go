@@ -61,13 +61,17 @@ const (
 	DefaultWorkspaceBytes = 1 << 30
 )
 
-// DefaultSystemDirs are the host directories a jail sees read-only at
-// the same paths (a symbolic link, as on a merged-/usr system, is
-// recreated as a link); a directory the host lacks is left out.
-var DefaultSystemDirs = []string{"/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/sbin", "/usr"}
+// defaultSystemDirs is the table [DefaultSystemDirs] returns a copy of.
+var defaultSystemDirs = [...]string{"/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/sbin", "/usr"}
+
+// DefaultSystemDirs returns the host directories a jail sees read-only
+// at the same paths when its Config names none (a symbolic link, as on a
+// merged-/usr system, is recreated as a link); a directory the host
+// lacks is left out. Each call returns a new slice.
+func DefaultSystemDirs() []string { return slices.Clone(defaultSystemDirs[:]) }
 
 // Platform is the one platform offered: the host's.
-var Platform = runtime.GOOS + "/" + runtime.GOARCH
+const Platform = runtime.GOOS + "/" + runtime.GOARCH
 
 // A Bind is a host path mounted read-only in every jail of a provider:
 // the broker's directory, the door program, a probe.
@@ -154,7 +158,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	sys := cfg.SystemDirs
 	if sys == nil {
-		sys = DefaultSystemDirs
+		sys = defaultSystemDirs[:]
 	}
 	p := &Provider{cfg: cfg, sys: slices.Clone(sys)}
 	if cfg.InitProgram != "" {

@@ -22,7 +22,7 @@ import (
 func TestReadBackOfAnUnjailedProcess(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cfg := initstage.Config{SystemDirs: DefaultSystemDirs, Binds: []initstage.Bind{{Target: WorkspacePath, Dir: true, Writable: true}}}
+	cfg := initstage.Config{SystemDirs: DefaultSystemDirs(), Binds: []initstage.Bind{{Target: WorkspacePath, Dir: true, Writable: true}}}
 	r := readBack(os.Getpid(), initstage.Ready{Tid: unix.Gettid()}, planReadBack(cfg, nil))
 	for ns, differs := range r.newNS {
 		if differs {
