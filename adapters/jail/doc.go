@@ -90,7 +90,8 @@
 //     another (whose pids name other processes).
 //   - A process never inherits the Runner's environment: PATH, HOME
 //     (the workspace), TMPDIR, the proxy variables for allowlist, and
-//     the spec's Env.
+//     the spec's Env, one assignment per name: the last, as os/exec
+//     keeps for the process provider.
 //
 // What the tests prove, with live listeners and tries that must fail,
 // is listed in SECURITY.md and docs/providers.md.

@@ -244,7 +244,8 @@ func (i *instance) ID() string { return i.spec.ID }
 // OpenProcess starts spec in a fresh jail of the instance, in
 // spec.Dir (a path in the jail) or the workspace, with an environment of
 // PATH, HOME, TMPDIR (and, for allowlist, the relay as proxy) plus
-// spec.Env: nothing of the Runner's own.
+// spec.Env, whose assignment of a name is the one the process sees:
+// nothing of the Runner's own.
 func (i *instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
 	return i.proc.Open(ctx, "jail", spec, func() (*procset.Process, error) { return i.start(ctx, spec) })
 }
@@ -294,7 +295,36 @@ func (i *instance) env(extra []string) []string {
 		proxy := "http://127.0.0.1:" + strconv.Itoa(RelayPort)
 		env = append(env, "http_proxy="+proxy, "https_proxy="+proxy, "HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy)
 	}
-	return append(env, extra...)
+	return lastWins(append(env, extra...))
+}
+
+// lastWins returns env with one assignment per name: the last one, at the
+// place of the name's first, as os/exec does for the process provider and
+// Docker for its containers. The init stage execs with the list as it is,
+// and a program reads the first of two assignments (Go's os.Getenv and
+// Node's process.env both do), so without it the jail would run a spec
+// with another value than the process provider runs it with. An entry
+// without "=" is kept as it is.
+func lastWins(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			last[k] = i
+		}
+	}
+	out := make([]string, 0, len(last))
+	placed := make(map[string]bool, len(last))
+	for _, kv := range env {
+		k, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			out = append(out, kv)
+		case !placed[k]:
+			placed[k] = true
+			out = append(out, env[last[k]])
+		}
+	}
+	return out
 }
 
 // start builds one jail and starts spec in it, or refuses: the init
