@@ -29,6 +29,9 @@ type fuseFile struct {
 	data []byte
 	done sync.WaitGroup
 	stop atomic.Bool
+	// polled is set once the kernel asks the daemon FUSE_POLL: what
+	// Go's runtime does when it adds a file on the mount to its poller.
+	polled atomic.Bool
 }
 
 // The FUSE opcodes the responder answers; every other gets ENOSYS.
@@ -43,6 +46,7 @@ const (
 	fuseFlush   = 25
 	fuseInit    = 26
 	fuseDestroy = 38
+	fusePoll    = 40 // recorded, then answered ENOSYS
 )
 
 // mountFUSE mounts a fuseFile holding data as dir/name; it skips
@@ -140,6 +144,9 @@ func (f *fuseFile) serve() {
 			continue // no answer
 		case fuseDestroy:
 			return
+		case fusePoll:
+			f.polled.Store(true)
+			errno = -int32(unix.ENOSYS)
 		default:
 			errno = -int32(unix.ENOSYS)
 		}
@@ -198,5 +205,8 @@ func TestNewRefusesInitProgramOnFUSE(t *testing.T) {
 	_, err = jail.New(jail.Config{InitProgram: path})
 	if !errors.Is(err, checkfu.CodeConfigInvalid) || !strings.Contains(err.Error(), "FUSE") {
 		t.Errorf("jail.New with an init program on FUSE = %v, want config_invalid naming FUSE", err)
+	}
+	if f.polled.Load() {
+		t.Error("jail.New's open of the init program asked the FUSE daemon FUSE_POLL: Go's runtime polls the file, and a daemon that never answers stops the Runner")
 	}
 }

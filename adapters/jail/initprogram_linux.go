@@ -26,6 +26,33 @@ func onFUSE(f *os.File) bool {
 	return unix.Fstatfs(int(f.Fd()), &st) != nil || st.Type == unix.FUSE_SUPER_MAGIC
 }
 
+// openUnpolled opens path read-only without waiting on a FIFO's writer
+// (O_NONBLOCK) and returns it as a blocking *os.File, which Go's runtime
+// does not add to its poller. os.OpenFile would add it: on FUSE that
+// epoll_ctl is a request to the file system's daemon, made by the
+// runtime while it holds its processor (not as a system call), so a
+// daemon that is slow or never answers stops a garbage collection of the
+// whole Runner, and a daemon in the same process, as a test's is,
+// deadlocks it.
+func openUnpolled(path string) (*os.File, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // openInitProgram opens path, [Config.InitProgram], for the provider to
 // exec through the descriptor, and refuses it with
 // checkfu.CodeConfigInvalid unless it is an absolute path to a regular
@@ -40,7 +67,7 @@ func openInitProgram(path string) (*os.File, error) {
 	if !filepath.IsAbs(path) {
 		return nil, refuse("the path must be absolute")
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openUnpolled(path)
 	if err != nil {
 		return nil, refuse(err.Error())
 	}
