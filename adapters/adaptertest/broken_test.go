@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -536,4 +537,52 @@ func TestRecordedControl(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCanariesLeaveNothingBehind runs the canary subtest against a
+// provider that isolates nothing at all (the host's environment, its
+// temporary directory as the working directory) and asserts that the
+// file the suite had another instance write is gone from every host
+// directory it could reach once the subtest ends.
+func TestCanariesLeaveNothingBehind(t *testing.T) {
+	leaky := hooks{open: func(i *hInst, ctx context.Context, s adapters.ProcessSpec) (adapters.Process, error) {
+		s.Env = append(os.Environ(), s.Env...)
+		s.Dir = os.TempDir()
+		return i.Instance.OpenProcess(ctx, s)
+	}}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{os.TempDir(), "/tmp", home}
+	before := map[string]bool{}
+	for _, d := range dirs {
+		for _, f := range leftFiles(t, d) {
+			before[f] = true
+		}
+	}
+	rec := newRecorder(t)
+	h := brokenHarness(t, leaky)
+	rec.run("Canaries", func(tt tester) { testCanaries(tt, &suite{h: h, timeout: h.Timeout}, &hProvider{h: leaky}) })
+	if !rec.Failed() {
+		t.Fatal("the canary subtest passed a provider that isolates nothing")
+	}
+	for _, d := range dirs {
+		for _, f := range leftFiles(t, d) {
+			if !before[f] {
+				t.Errorf("the canary subtest left %s behind", f)
+				os.Remove(f) // so that a failing run leaves nothing either
+			}
+		}
+	}
+}
+
+// leftFiles lists the files in dir named as the canary subtest names
+// what another instance leaves.
+func leftFiles(t *testing.T, dir string) []string {
+	m, err := filepath.Glob(filepath.Join(dir, canaryFile+"*-left"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -90,6 +90,7 @@ func testCanaries(t tester, s *suite, p adapters.Provider) {
 	// fail where the file system is read-only; then nothing is left.
 	other, _ := s.create(t, p, "")
 	left := fileMark + "-left"
+	t.Cleanup(func() { removeLeft(left) })
 	s.collect(t, s.open(t, other, adapters.ProcessSpec{Argv: append(s.sh(
 		`for d in . "$HOME" "${TMPDIR:-/tmp}"; do printf x > "$d/`+left+`"; done 2>/dev/null; exit 0`), "a0", argvMark)}), nil)
 
@@ -113,6 +114,21 @@ func testCanaries(t tester, s *suite, p adapters.Provider) {
 	}
 	if first, _, _ := strings.Cut(out, "\n"); first != "argv: x0 x1" {
 		t.Errorf("canary: the process's arguments are %q, want exactly the spec's %q", first, "argv: x0 x1")
+	}
+}
+
+// removeLeft removes the file named left from each host directory an
+// instance that isolates nothing may have written it to: the host's
+// temporary directory, /tmp, HOME and the working directory. The name
+// holds the canary's random token, so nothing else is touched, and the
+// suite leaves nothing behind on the host it ran on.
+func removeLeft(left string) {
+	dirs := []string{os.TempDir(), "/tmp", "."}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, home)
+	}
+	for _, d := range dirs {
+		os.Remove(filepath.Join(d, left))
 	}
 }
 
