@@ -48,7 +48,7 @@ const (
 // Platform is the one platform the providers offer: Linux on the host's
 // architecture. The engine is reached over a local Unix socket and the
 // images are built from the host's packages, so both are the host's.
-var Platform = "linux/" + runtime.GOARCH
+const Platform = "linux/" + runtime.GOARCH
 
 // ProviderConfig configures [Engine.NewProvider].
 type ProviderConfig struct {

@@ -22,8 +22,8 @@ const (
 	MaxSlot = 120
 )
 
-// GuardPort is the port the guard listens on, on its inner address.
-const GuardPort = 3128
+// guardPort is the port the guard listens on, on its inner address.
+const guardPort = 3128
 
 // AllowlistConfig configures [Engine.NewAllowlist].
 type AllowlistConfig struct {
@@ -157,7 +157,7 @@ func (a *Allowlist) InnerNetwork() string { return a.innerName }
 
 // GuardAddr returns the guard's address on the internal network.
 func (a *Allowlist) GuardAddr() netip.AddrPort {
-	return netip.AddrPortFrom(a.addr(a.inner, 2), GuardPort)
+	return netip.AddrPortFrom(a.addr(a.inner, 2), guardPort)
 }
 
 // WorkloadAddr returns the address of the instance's process on the
@@ -194,7 +194,7 @@ func (a *Allowlist) startGuard(ctx context.Context, cfg AllowlistConfig) error {
 	if err := os.WriteFile(filepath.Join(dir, "policy.json"), cfg.Policy, 0o644); err != nil {
 		return err
 	}
-	cmd := []string{"-listen", "0.0.0.0:" + fmt.Sprint(GuardPort), "-policy", "/etc/checkfu/policy.json"}
+	cmd := []string{"-listen", "0.0.0.0:" + fmt.Sprint(guardPort), "-policy", "/etc/checkfu/policy.json"}
 	if cfg.Resolver != "" {
 		cmd = append(cmd, "-resolver", cfg.Resolver)
 	}

@@ -30,7 +30,7 @@ const (
 )
 
 // Platform is the host's OS/architecture pair, the one platform offered.
-var Platform = runtime.GOOS + "/" + runtime.GOARCH
+const Platform = runtime.GOOS + "/" + runtime.GOARCH
 
 // A Provider runs each instance's processes as plain local processes.
 // The zero Provider is ready to use.
