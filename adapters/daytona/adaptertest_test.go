@@ -40,8 +40,8 @@ func TestAdaptertest(t *testing.T) {
 // provider, typed.
 func TestNoACPAgent(t *testing.T) {
 	d := (&daytona.Provider{}).Describe()
-	if d.Gaps != daytona.Gaps || d.Gaps == (adapters.Gaps{}) {
-		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, daytona.Gaps)
+	if d.Gaps != daytona.Gaps() || d.Gaps == (adapters.Gaps{}) {
+		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, daytona.Gaps())
 	}
 	if err := adapters.Check(d); err != nil {
 		t.Errorf("Check = %v", err)

@@ -3,10 +3,10 @@ package daytona
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +39,15 @@ type Config struct {
 	// BaseURL is the sandbox API; empty means [DefaultBaseURL]. It must
 	// be https unless it is a loopback address.
 	BaseURL string
+	// ToolboxHosts, when set, are the only hosts (names or address
+	// literals, without a port, compared case-insensitively) the toolbox
+	// proxy URL of Daytona's answers may name, and may be private: a
+	// self-hosted Daytona whose proxy is on a private network names it
+	// here. Empty admits any host [vendorkit.PublicHost] admits (Daytona's
+	// cloud names https://proxy.app.daytona.io/toolbox). Either way the
+	// proxy URL must be https, unless BaseURL is itself loopback (a
+	// test's fake), whose toolbox must then be loopback too.
+	ToolboxHosts []string
 	// Snapshot is the snapshot sandboxes start from; empty means
 	// Daytona's default.
 	Snapshot string
@@ -51,8 +60,9 @@ type Config struct {
 
 // A Client creates Daytona sandboxes. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	base string
+	cfg         Config
+	base        string
+	apiLoopback bool // the API is a test's fake on loopback ([Client.checkToolbox])
 }
 
 // New checks cfg and returns a Client; a missing Edge or Credential or a
@@ -74,15 +84,47 @@ func New(cfg Config) (*Client, error) {
 	if !cfg.Label.Valid() {
 		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: Label is not mock, isolated or production")
 	}
-	return &Client{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/")}, nil
+	cfg.ToolboxHosts = slices.Clone(cfg.ToolboxHosts)
+	for i, h := range cfg.ToolboxHosts {
+		if h == "" || strings.ContainsAny(h, "/:@?#[] ") && !isAddr(h) {
+			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: toolbox host %s is not a host name", checkfu.Quote(h))
+		}
+		cfg.ToolboxHosts[i] = strings.ToLower(strings.TrimSuffix(h, "."))
+	}
+	u, _ := url.Parse(cfg.BaseURL) // checkURL parsed it
+	return &Client{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), apiLoopback: vendorkit.LoopbackHost(u.Hostname())}, nil
 }
 
-func checkURL(s string) error {
-	switch vendorkit.BaseURLProblem(s) {
-	case vendorkit.BaseURLMalformed:
-		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not a base URL", checkfu.Quote(s))
-	case vendorkit.BaseURLPlain:
-		return checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: %s is not https", checkfu.Quote(s))
+// checkURL refuses a base URL that would send requests in the clear to
+// anything but loopback.
+func checkURL(s string) error { return vendorkit.CheckBaseURL("daytona", s) }
+
+func isAddr(h string) bool { _, err := netip.ParseAddr(h); return err == nil }
+
+// checkToolbox refuses, with [CodeSandboxRequestRefused], a toolbox proxy
+// URL of Daytona's answer that the API key may not be sent to: one that
+// is not a base URL ([vendorkit.BaseURLProblem]); when the API is on
+// loopback (a test's fake), one that is not on loopback too; when
+// ToolboxHosts is set, one naming another host or not https; and
+// otherwise one not https or naming a host that is not public
+// ([vendorkit.PublicHost]), such as a listener of a local stranger on
+// the Runner's loopback or a private network's service.
+func (c *Client) checkToolbox(proxy string) error {
+	u, err := url.Parse(proxy)
+	ok := err == nil && vendorkit.BaseURLProblem(proxy) == vendorkit.BaseURLOK
+	if ok {
+		h := u.Hostname()
+		switch {
+		case c.apiLoopback:
+			ok = vendorkit.LoopbackHost(h)
+		case len(c.cfg.ToolboxHosts) > 0:
+			ok = u.Scheme == "https" && slices.Contains(c.cfg.ToolboxHosts, strings.ToLower(strings.TrimSuffix(h, ".")))
+		default:
+			ok = u.Scheme == "https" && vendorkit.PublicHost(h)
+		}
+	}
+	if !ok {
+		return checkfu.Refuse(CodeSandboxRequestRefused, "daytona: the API named toolbox proxy %s, which the API key may not be sent to", checkfu.Quote(proxy))
 	}
 	return nil
 }
@@ -127,7 +169,7 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		return nil, err
 	}
 	id, _ := sb["id"].(string)
-	if id == "" || strings.ContainsAny(id, "/?#%@: ") || len(id) > 128 {
+	if !vendorkit.PathSafeID(id, "") {
 		return nil, checkfu.Refuse(CodeSandboxRequestRefused, "daytona: the API named sandbox %s", checkfu.Quote(id))
 	}
 	s := &Sandbox{c: c, id: spec.ID, sandboxID: id}
@@ -144,25 +186,29 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		}
 		proxy, _ = u["url"].(string)
 	}
-	if err := checkURL(proxy); err != nil {
+	if err := c.checkToolbox(proxy); err != nil {
 		_ = s.Destroy(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	s.toolbox = strings.TrimRight(proxy, "/") + "/" + url.PathEscape(id)
 	s.evidence = Evidence{
 		Label: c.cfg.Label, Instance: spec.ID, SandboxID: id,
-		Provider: Identity.Provider, ProviderRevision: Identity.Revision, MaterializationRevision: MaterializationRevision,
+		Provider: Identity().Provider, ProviderRevision: Identity().Revision, MaterializationRevision: MaterializationRevision,
 		RootImage: c.cfg.Snapshot, Platform: "linux/amd64", ProfileDigest: spec.ProfileDigest,
 		NetworkMode: string(spec.Policy.Type()), Enforcement: Capability().Enforcement,
 		Grade: checkfu.AdvisoryFilter, GradeReason: AdvisoryReason,
-		Stdio: StdioCaveats,
+		Stdio: StdioCaveats(),
 	}
 	return s, nil
 }
 
-// StdioCaveats is what a Daytona session does to a process's streams,
-// stated in every [Evidence].
-var StdioCaveats = []string{
+// StdioCaveats returns what a Daytona session does to a process's streams,
+// stated in every [Evidence]. Each call returns a new slice, so no
+// Evidence shares it with another.
+func StdioCaveats() []string { return slices.Clone(stdioCaveats[:]) }
+
+// stdioCaveats is the table [StdioCaveats] returns a copy of.
+var stdioCaveats = [...]string{
 	"stdout/stderr: the daemon relabels output line by line, so a last line without a newline gains one and NUL bytes are dropped",
 	"stdout/stderr: a line holding the bytes 01 01 01 or 02 02 02 is split at them and misattributed",
 	"stdin: UTF-8 lines only, each sent when its newline is written; end of input cannot be signalled",
@@ -199,13 +245,9 @@ func (c *Client) sandboxCall(ctx context.Context, method, path string, in any, w
 }
 
 func call(ctx context.Context, edge Edge, handle, method, u string, in any, code checkfu.Code, want ...int) (map[string]any, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: cannot encode the request")
-		}
-		body = bytes.NewReader(b)
+	body, err := vendorkit.JSONBody(in)
+	if err != nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: cannot encode the request")
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
@@ -216,12 +258,7 @@ func call(ctx context.Context, edge Edge, handle, method, u string, in any, code
 	}
 	sdkHeaders(req)
 	c := vendorkit.Call{Vendor: "daytona", Code: code, Method: method, Path: req.URL.Path}
-	resp, err := edge.Send(req, handle, "Authorization", "Bearer ")
-	if err != nil {
-		return nil, c.Unanswered(err)
-	}
-	defer resp.Body.Close()
-	data, err := c.Read(resp, maxBody, want...)
+	data, err := c.Exchange(edge, req, handle, "Authorization", "Bearer ", maxBody, want...)
 	if err != nil {
 		return nil, err
 	}
@@ -259,12 +296,8 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // the sandbox (DELETE /sandbox/{id}; one already gone counts as
 // deleted). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	first, p := s.slot.Destroy()
-	if !first {
+	if !s.slot.Destroy() {
 		return nil
-	}
-	if p != nil {
-		_ = p.Kill()
 	}
 	_, err := s.c.sandboxCall(ctx, http.MethodDelete, "/sandbox/"+url.PathEscape(s.sandboxID), nil, http.StatusOK, http.StatusNoContent, http.StatusNotFound)
 	return err

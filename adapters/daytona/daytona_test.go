@@ -15,6 +15,7 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/daytona"
 	"github.com/checkfu/checkfu/adapters/internal/vendortest"
+	"github.com/checkfu/checkfu/internal/copytest"
 )
 
 const canary = "CANARY-daytona-key-0b41e2"
@@ -226,8 +227,8 @@ func TestEvidence(t *testing.T) {
 	if ev.Label != checkfu.LabelMock || ev.Grade != checkfu.AdvisoryFilter || ev.NetworkMode != "none" || ev.Instance != "inst-ev" || ev.RootImage != "daytona-small" {
 		t.Errorf("evidence = %+v", ev)
 	}
-	if len(ev.Stdio) != len(daytona.StdioCaveats) {
-		t.Errorf("evidence states %d stdio caveats, want %d", len(ev.Stdio), len(daytona.StdioCaveats))
+	if len(ev.Stdio) != len(daytona.StdioCaveats()) {
+		t.Errorf("evidence states %d stdio caveats, want %d", len(ev.Stdio), len(daytona.StdioCaveats()))
 	}
 }
 
@@ -242,4 +243,10 @@ func TestNetworkNoneIsReal(t *testing.T) {
 	if r.stdout != "lo\n" {
 		t.Errorf("interfaces under none: %q, want only lo", r.stdout)
 	}
+}
+
+// TestStdioCaveatsIsACopy: what StdioCaveats returns, and so what one
+// Evidence states, is its own.
+func TestStdioCaveatsIsACopy(t *testing.T) {
+	copytest.Fresh(t, "StdioCaveats", daytona.StdioCaveats, "stdin: carried exactly")
 }

@@ -3,19 +3,26 @@ package daytona
 import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 )
 
 // Revision is the provider revision of this adapter.
 const Revision = "1"
 
-// Identity is this adapter's exact (provider, provider_revision) pair.
+// Identity returns this adapter's exact (provider, provider_revision) pair.
 // The Worker-hosted runner's Daytona adapter is [WorkerIdentity]: a
 // receipt for one never grades the other.
-var Identity = checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: Revision}
+// It is a function, not a variable, so no package in the binary can
+// change what the adapter reports; each call returns a new value.
+func Identity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: Revision}
+}
 
-// WorkerIdentity is the Worker-hosted runner's Daytona adapter.
-var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:daytona-worker-provider", Revision: Revision}
+// WorkerIdentity returns the Worker-hosted runner's Daytona adapter.
+func WorkerIdentity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:daytona-worker-provider", Revision: Revision}
+}
 
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "daytona-materialize-1"
@@ -38,22 +45,10 @@ const AdvisoryReason = "Daytona enforces its network settings on its own runner 
 // resource limits, and the filesystem, mounts, privileges and system
 // calls are not under its control.
 func Capability() admission.RunnerProviderCapability {
-	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
-		e[a] = admission.ProviderAttested
-	}
-	return admission.RunnerProviderCapability{
-		Drivers:             []string{"daytona"},
-		LaunchKinds:         []string{"process"},
-		Platforms:           []string{"linux/amd64"},
-		NetworkModes:        []string{"none"},
-		ImageModes:          []string{"fixed"},
-		Enforcement:         e,
-		EgressCertification: checkfu.AdvisoryFilter,
-	}
+	return vendorkit.Capability("daytona", "none")
 }
 
-// Gaps are what a Daytona session lacks of the contract's stdio, the
+// Gaps returns what a Daytona session lacks of the contract's stdio, the
 // machine-readable form of [StdioCaveats]: stdin cannot end (StdinNoEOF:
 // Close is refused with [CodeStdinInexpressible]), input and output are
 // carried a line at a time (LineFramed: a partial output line arrives
@@ -63,4 +58,5 @@ func Capability() admission.RunnerProviderCapability {
 // a line). Kill deletes the session, which ends the whole process
 // group, so Kill has no gap. With StdinNoEOF, [adapters.CheckACP]
 // refuses to run an ACP agent here.
-var Gaps = adapters.Gaps{StdinNoEOF: true, LineFramed: true, TextOnly: true}
+// A function, not a variable, for the same reason as [Identity].
+func Gaps() adapters.Gaps { return adapters.Gaps{StdinNoEOF: true, LineFramed: true, TextOnly: true} }

@@ -28,7 +28,7 @@ func ExampleNew() {
 
 func ExampleCapability() {
 	c := daytona.Capability()
-	fmt.Println(c.EgressCertification, c.NetworkModes, daytona.Identity, daytona.WorkerIdentity)
+	fmt.Println(c.EgressCertification, c.NetworkModes, daytona.Identity(), daytona.WorkerIdentity())
 	// Output:
 	// advisory_filter [none] checkfu:daytona-provider@1 checkfu:daytona-worker-provider@1
 }

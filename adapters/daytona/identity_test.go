@@ -14,7 +14,7 @@ import (
 // advertisement caps it at advisory_filter, receipt or not.
 func TestWorkerRevisionIsSeparateIdentity(t *testing.T) {
 	vendortest.CheckIdentities(t, vendortest.Identities{
-		Name: "daytona", Identity: daytona.Identity, Worker: daytona.WorkerIdentity,
+		Name: "daytona", Identity: daytona.Identity(), Worker: daytona.WorkerIdentity(),
 		Capability: daytona.Capability(), Placement: daytona.Placement,
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 )
 
 // The daemon's stream prefixes in the command log.
@@ -45,8 +46,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // or an exit stays inside it, with the assignments applying to argv
 // only.
 func commandLine(cmd Command) (string, error) {
-	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
-		return "", checkfu.Refuse(checkfu.CodeConfigInvalid, "daytona: a Command needs an argv")
+	if err := vendorkit.CheckArgv("daytona", cmd.Argv); err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("(")
@@ -83,20 +84,18 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 	}
 	p, err := s.slot.Open("daytona", s.id, func() *Process {
 		s.seq++
-		return &Process{s: s, session: "checkfu-" + strconv.Itoa(s.seq), done: make(chan struct{})}
+		return &Process{s: s, session: "checkfu-" + strconv.Itoa(s.seq), exit: vendorkit.NewExit()}
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := p.start(ctx, line); err != nil {
 		p.deleteSession()
-		s.release(p)
+		s.slot.Release(p)
 		return nil, err
 	}
 	return p, nil
 }
-
-func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one command in its own toolbox session. stdout and
 // stderr are separate but line-framed by the daemon, and stdin takes
@@ -117,9 +116,7 @@ type Process struct {
 	killMu sync.Mutex // guards killed
 	killed bool
 
-	done    chan struct{} // closed when reaped
-	status  int
-	waitErr error
+	exit *vendorkit.Exit // Wait's answer, once reaped
 }
 
 func (p *Process) toolbox(path string) string { return p.s.toolbox + path }
@@ -127,6 +124,16 @@ func (p *Process) toolbox(path string) string { return p.s.toolbox + path }
 func (p *Process) call(ctx context.Context, method, path string, in any, want ...int) (map[string]any, error) {
 	c := p.s.c
 	return call(ctx, c.cfg.Edge, c.cfg.Credential, method, p.toolbox(path), in, CodeToolboxRefused, want...)
+}
+
+// control is call for a request that controls the live process (its
+// input, exit code, or session's end): the toolbox's daemon runs in the
+// sandbox, where the workload may answer for it, so the answer is
+// waited for at most vendorkit.ControlTimeout.
+func (p *Process) control(method, path string, in any, want ...int) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), vendorkit.ControlTimeout)
+	defer cancel()
+	return p.call(ctx, method, path, in, want...)
 }
 
 func (p *Process) start(ctx context.Context, line string) error {
@@ -139,7 +146,7 @@ func (p *Process) start(ctx context.Context, line string) error {
 		return err
 	}
 	p.cmdID, _ = r["cmdId"].(string)
-	if p.cmdID == "" || strings.ContainsAny(p.cmdID, "/?#%") {
+	if !vendorkit.PathSafeID(p.cmdID, "") {
 		return checkfu.Refuse(CodeToolboxRefused, "daytona: exec answered command id %s", checkfu.Quote(p.cmdID))
 	}
 	req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, p.toolbox(sess+"/command/"+url.PathEscape(p.cmdID)+"/logs?follow=true"), nil)
@@ -246,9 +253,7 @@ func (p *Process) read(outW, errW *io.PipeWriter) {
 	outW.CloseWithError(err)
 	errW.CloseWithError(err)
 	p.deleteSession()
-	p.status, p.waitErr = status, err
-	p.s.release(p) // before done: once Wait returns, the sandbox is free
-	close(p.done)
+	p.s.slot.Reap(p, p.exit, status, err)
 }
 
 // exitCode asks for the command's exit code, which the daemon records
@@ -260,7 +265,7 @@ func (p *Process) exitCode() (int, error) {
 		if p.wasKilled() {
 			return 137, nil
 		}
-		r, err := p.call(context.Background(), http.MethodGet, path, nil, http.StatusOK)
+		r, err := p.control(http.MethodGet, path, nil, http.StatusOK)
 		if err != nil {
 			if p.wasKilled() {
 				return 137, nil
@@ -287,7 +292,7 @@ func (p *Process) wasKilled() bool {
 
 // deleteSession ends the session and every process in it.
 func (p *Process) deleteSession() {
-	_, _ = p.call(context.Background(), http.MethodDelete, "/process/session/"+url.PathEscape(p.session), nil, http.StatusNoContent, http.StatusOK, http.StatusNotFound)
+	_, _ = p.control(http.MethodDelete, "/process/session/"+url.PathEscape(p.session), nil, http.StatusNoContent, http.StatusOK, http.StatusNotFound)
 }
 
 // Stdin returns the process's standard input. Write sends each complete
@@ -304,10 +309,8 @@ func (w stdin) Write(b []byte) (int, error) {
 	p := w.p
 	p.inMu.Lock()
 	defer p.inMu.Unlock()
-	select {
-	case <-p.done:
+	if p.exit.Ended() {
 		return 0, io.ErrClosedPipe
-	default:
 	}
 	if len(p.inBuf)+len(b) > maxLine && !bytes.Contains(b, []byte{'\n'}) {
 		return 0, checkfu.Refuse(CodeStdinInexpressible, "daytona: a stdin line over %d bytes", maxLine)
@@ -324,7 +327,7 @@ func (w stdin) Write(b []byte) (int, error) {
 			return 0, checkfu.Refuse(CodeStdinInexpressible, "daytona: stdin that is not UTF-8 cannot cross a session's input")
 		}
 		path := "/process/session/" + url.PathEscape(p.session) + "/command/" + url.PathEscape(p.cmdID) + "/input"
-		if _, err := p.call(context.Background(), http.MethodPost, path, map[string]any{"data": string(line)}, http.StatusNoContent, http.StatusOK); err != nil {
+		if _, err := p.control(http.MethodPost, path, map[string]any{"data": string(line)}, http.StatusNoContent, http.StatusOK); err != nil {
 			return 0, err
 		}
 		p.inBuf = p.inBuf[i+1:]
@@ -335,10 +338,8 @@ func (w stdin) Close() error {
 	p := w.p
 	p.inMu.Lock()
 	defer p.inMu.Unlock()
-	select {
-	case <-p.done:
+	if p.exit.Ended() {
 		return nil
-	default:
 	}
 	if len(p.inBuf) > 0 {
 		return checkfu.Refuse(CodeStdinInexpressible, "daytona: %d bytes of stdin after the last newline cannot be sent exactly (the daemon adds a newline)", len(p.inBuf))
@@ -354,22 +355,19 @@ func (p *Process) Stderr() io.Reader { return p.stderrR }
 
 // Wait waits for the log to end and returns the exit status.
 func (p *Process) Wait() (int, error) {
-	<-p.done
-	return p.status, p.waitErr
+	return p.exit.Wait()
 }
 
 // Kill deletes the process's session, which terminates its whole
 // process group. It is idempotent and does not wait.
 func (p *Process) Kill() error {
-	select {
-	case <-p.done:
+	if p.exit.Ended() {
 		return nil
-	default:
 	}
 	p.killMu.Lock()
 	p.killed = true
 	p.killMu.Unlock()
-	_, err := p.call(context.Background(), http.MethodDelete, "/process/session/"+url.PathEscape(p.session), nil, http.StatusNoContent, http.StatusOK, http.StatusNotFound)
+	_, err := p.control(http.MethodDelete, "/process/session/"+url.PathEscape(p.session), nil, http.StatusNoContent, http.StatusOK, http.StatusNotFound)
 	return err
 }
 

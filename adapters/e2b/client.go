@@ -1,10 +1,7 @@
 package e2b
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,8 +48,10 @@ type Config struct {
 	// https://49983-<sandboxID>.<domain>.
 	Envd func(sandboxID, domain string) string
 	// Data sends envd requests, which carry no plane credential (only
-	// the sandbox's own envd token); nil means a client with a 30 s
-	// connect timeout and no overall timeout (process streams are long).
+	// the sandbox's own envd token); nil means a client that waits at
+	// most 30 s for an answer's headers and has no overall timeout
+	// (process streams are long). New uses a copy that follows no
+	// redirect.
 	Data *http.Client
 	// User is the sandbox user processes run as; empty means "user".
 	User string
@@ -90,6 +89,13 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Data == nil {
 		cfg.Data = &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 30 * time.Second, ForceAttemptHTTP2: true}}
 	}
+	// envd runs in the sandbox, where the workload may answer for it: a
+	// redirect would carry the envd token, and the Runner's request, to
+	// any host it names (the Runner's own loopback included), so none is
+	// followed. The caller's client is copied, not changed.
+	data := *cfg.Data
+	data.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	cfg.Data = &data
 	if cfg.User == "" {
 		cfg.User = "user"
 	}
@@ -101,15 +107,7 @@ func New(cfg Config) (*Client, error) {
 
 // checkURL refuses a base URL that would send requests in the clear to
 // anything but loopback.
-func checkURL(s string) error {
-	switch vendorkit.BaseURLProblem(s) {
-	case vendorkit.BaseURLMalformed:
-		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not a base URL", checkfu.Quote(s))
-	case vendorkit.BaseURLPlain:
-		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: %s is not https", checkfu.Quote(s))
-	}
-	return nil
-}
+func checkURL(s string) error { return vendorkit.CheckBaseURL("e2b", s) }
 
 // A SandboxSpec is what the Runner asks of a new sandbox.
 type SandboxSpec struct {
@@ -152,7 +150,9 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 	if err := c.call(ctx, http.MethodPost, "/sandboxes", body, &got, http.StatusCreated); err != nil {
 		return nil, err
 	}
-	if got.SandboxID == "" || strings.ContainsAny(got.SandboxID, "/.?#%@: ") || len(got.SandboxID) > 128 {
+	// The ID is also a DNS label of envd's host name, so it may not
+	// hold a dot either.
+	if !vendorkit.PathSafeID(got.SandboxID, ".") {
 		return nil, checkfu.Refuse(CodeControlPlaneRefused, "e2b: the control plane named sandbox %s", checkfu.Quote(got.SandboxID))
 	}
 	domain := DefaultDomain
@@ -163,7 +163,17 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 	if c.cfg.Envd != nil {
 		envdURL = c.cfg.Envd(got.SandboxID, domain)
 	}
-	if err := checkURL(envdURL); err != nil {
+	err = checkURL(envdURL)
+	if u, _ := url.Parse(envdURL); err == nil && c.cfg.Envd == nil && !vendorkit.PublicHost(u.Hostname()) {
+		// The domain is the control plane's word: it may not send envd
+		// traffic to the Runner's loopback or a private network.
+		err = checkfu.Refuse(CodeControlPlaneRefused, "e2b: the control plane named domain %s, whose envd host is not public", checkfu.Quote(domain))
+	}
+	if err != nil {
+		// The sandbox exists and would run until its Timeout: delete it
+		// (its ID passed the check above), as Daytona's Create does when
+		// the toolbox URL is refused.
+		_ = c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
 		return nil, err
 	}
 	token := got.EnvdAccessToken
@@ -172,7 +182,7 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		token: func() string { return token },
 		evidence: Evidence{
 			Label: c.cfg.Label, Instance: spec.ID, SandboxID: got.SandboxID,
-			Provider: Identity.Provider, ProviderRevision: Identity.Revision, MaterializationRevision: MaterializationRevision,
+			Provider: Identity().Provider, ProviderRevision: Identity().Revision, MaterializationRevision: MaterializationRevision,
 			RootImage: c.cfg.Template, Platform: "linux/amd64", ProfileDigest: spec.ProfileDigest,
 			NetworkMode: string(spec.Policy.Type()), Enforcement: Capability().Enforcement,
 			Grade: checkfu.AdvisoryFilter, GradeReason: AdvisoryReason, Caveats: netw.Caveats,
@@ -215,13 +225,9 @@ type sandboxJSON struct {
 // body is never quoted: only its status is reported, so that nothing the
 // vendor echoes (a header, a key) reaches an error.
 func (c *Client) call(ctx context.Context, method, path string, in, out any, want ...int) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: cannot encode the request: %v", err)
-		}
-		body = bytes.NewReader(b)
+	body, err := vendorkit.JSONBody(in)
+	if err != nil {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: cannot encode the request: %v", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
@@ -232,12 +238,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, wan
 	}
 	req.Header.Set("Accept", "application/json")
 	vc := vendorkit.Call{Vendor: "e2b", Code: CodeControlPlaneRefused, Method: method, Path: path}
-	resp, err := c.cfg.Edge.Send(req, c.cfg.Credential, apiKeyHeader, "")
-	if err != nil {
-		return vc.Unanswered(err)
-	}
-	defer resp.Body.Close()
-	data, err := vc.Read(resp, maxBody, want...)
+	data, err := vc.Exchange(c.cfg.Edge, req, c.cfg.Credential, apiKeyHeader, "", maxBody, want...)
 	if err != nil {
 		return err
 	}
@@ -272,12 +273,8 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // /sandboxes/{sandboxID}; a sandbox already gone, 404, counts as
 // destroyed). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	first, p := s.slot.Destroy()
-	if !first {
+	if !s.slot.Destroy() {
 		return nil
-	}
-	if p != nil {
-		_ = p.Kill()
 	}
 	return s.c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(s.sandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
 }

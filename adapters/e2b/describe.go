@@ -3,6 +3,7 @@ package e2b
 import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 )
 
@@ -10,14 +11,20 @@ import (
 // what the adapter declares or does changes.
 const Revision = "1"
 
-// Identity is this adapter's exact (provider, provider_revision) pair.
+// Identity returns this adapter's exact (provider, provider_revision) pair.
 // The Worker-hosted runner's E2B adapter is a separate identity
 // ([WorkerIdentity]): a receipt for one never grades the other.
-var Identity = checkfu.ProviderRevision{Provider: "checkfu:e2b-provider", Revision: Revision}
+// It is a function, not a variable, so no package in the binary can
+// change what the adapter reports; each call returns a new value.
+func Identity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:e2b-provider", Revision: Revision}
+}
 
-// WorkerIdentity is the Worker-hosted runner's E2B adapter: the same
+// WorkerIdentity returns the Worker-hosted runner's E2B adapter: the same
 // vendor, a different exact revision, separate evidence.
-var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:e2b-worker-provider", Revision: Revision}
+func WorkerIdentity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:e2b-worker-provider", Revision: Revision}
+}
 
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "e2b-materialize-1"
@@ -42,25 +49,14 @@ const Placement = admission.PlacementInProcess
 // EgressCertification is advisory_filter, for [AdvisoryReason]; no
 // receipt can lift it while the API has one flat list.
 func Capability() admission.RunnerProviderCapability {
-	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
-		e[a] = admission.ProviderAttested
-	}
-	return admission.RunnerProviderCapability{
-		Drivers:             []string{"e2b"},
-		LaunchKinds:         []string{"process"},
-		Platforms:           []string{"linux/amd64"},
-		NetworkModes:        []string{"allowlist", "none", "unrestricted"},
-		ImageModes:          []string{"fixed"},
-		Enforcement:         e,
-		EgressCertification: checkfu.AdvisoryFilter,
-	}
+	return vendorkit.Capability("e2b", "allowlist", "none", "unrestricted")
 }
 
-// Gaps are what envd's process API lacks of the contract: only
+// Gaps returns what envd's process API lacks of the contract: only
 // KillLeaderOnly. SendSignal reaches the process, not its process
 // group, so a child it started lives until Destroy kills the sandbox;
 // the process's stream still ends with it. stdin (SendInput and
 // CloseStdin), separate stdout and stderr, and bytes (base64 in the
 // JSON) are the full contract.
-var Gaps = adapters.Gaps{KillLeaderOnly: true}
+// A function, not a variable, for the same reason as [Identity].
+func Gaps() adapters.Gaps { return adapters.Gaps{KillLeaderOnly: true} }

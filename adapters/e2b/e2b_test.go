@@ -129,6 +129,9 @@ func TestKillAndOneLiveProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Kill is idempotent: on a failure below, the test ends at once
+	// rather than when sleep does.
+	t.Cleanup(func() { p.Kill() })
 	if _, err := s.OpenProcess(context.Background(), e2b.Command{Argv: []string{"true"}}); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
 		t.Fatalf("second OpenProcess = %v, want process_already_open", err)
 	}
@@ -244,7 +247,7 @@ func TestEvidence(t *testing.T) {
 	if ev.Label != checkfu.LabelMock || ev.Grade != checkfu.AdvisoryFilter || ev.GradeReason != e2b.AdvisoryReason {
 		t.Errorf("evidence label %s grade %s reason %q", ev.Label, ev.Grade, ev.GradeReason)
 	}
-	if ev.Instance != "inst-ev" || ev.Provider != e2b.Identity.Provider || ev.NetworkMode != "allowlist" || ev.RootImage != "base" {
+	if ev.Instance != "inst-ev" || ev.Provider != e2b.Identity().Provider || ev.NetworkMode != "allowlist" || ev.RootImage != "base" {
 		t.Errorf("evidence = %+v", ev)
 	}
 	if !strings.Contains(strings.Join(ev.Caveats, "\n"), "share one allowOut list") {

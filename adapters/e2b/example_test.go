@@ -35,7 +35,7 @@ func ExampleNew() {
 
 func ExampleCapability() {
 	c := e2b.Capability()
-	fmt.Println(c.EgressCertification, c.NetworkModes, e2b.Identity, e2b.WorkerIdentity)
+	fmt.Println(c.EgressCertification, c.NetworkModes, e2b.Identity(), e2b.WorkerIdentity())
 	// Output:
 	// advisory_filter [allowlist none unrestricted] checkfu:e2b-provider@1 checkfu:e2b-worker-provider@1
 }

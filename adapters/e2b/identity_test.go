@@ -14,7 +14,7 @@ import (
 // advertisement caps it at advisory_filter, receipt or not.
 func TestWorkerRevisionIsSeparateIdentity(t *testing.T) {
 	vendortest.CheckIdentities(t, vendortest.Identities{
-		Name: "e2b", Identity: e2b.Identity, Worker: e2b.WorkerIdentity,
+		Name: "e2b", Identity: e2b.Identity(), Worker: e2b.WorkerIdentity(),
 		Capability: e2b.Capability(), Placement: e2b.Placement,
 	})
 }

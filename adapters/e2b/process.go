@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -34,29 +35,23 @@ type Command struct {
 // has not been reaped a second OpenProcess is refused with acp/wire's
 // process_already_open; after Destroy with [adapters.CodeInstanceDestroyed].
 func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
-	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: a Command needs an argv")
+	if err := vendorkit.CheckArgv("e2b", cmd.Argv); err != nil {
+		return nil, err
 	}
-	envs := map[string]string{}
-	for _, kv := range cmd.Env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: env entry %s is not K=V", checkfu.Quote(k))
-		}
-		envs[k] = v
+	envs, err := vendorkit.EnvMap("e2b", cmd.Env)
+	if err != nil {
+		return nil, err
 	}
-	p, err := s.slot.Open("e2b", s.id, func() *Process { return &Process{s: s, done: make(chan struct{})} })
+	p, err := s.slot.Open("e2b", s.id, func() *Process { return &Process{s: s, exit: vendorkit.NewExit()} })
 	if err != nil {
 		return nil, err
 	}
 	if err := p.start(ctx, cmd, envs); err != nil {
-		s.release(p)
+		s.slot.Release(p)
 		return nil, err
 	}
 	return p, nil
 }
-
-func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one live process in a sandbox, with the semantics of an
 // OS process and its three pipes: stdout and stderr are separate (envd
@@ -75,9 +70,7 @@ type Process struct {
 	inMu     sync.Mutex // serialises SendInput and CloseStdin, in order
 	inClosed bool
 
-	done    chan struct{} // closed when reaped
-	status  int           // set before done closes
-	waitErr error         // set before done closes
+	exit *vendorkit.Exit // Wait's answer, once reaped
 }
 
 // processEvent is ProcessEvent in process.proto, as protojson writes it.
@@ -268,6 +261,12 @@ func (p *Process) read(body io.ReadCloser, outW, errW *io.PipeWriter) {
 		}
 		if end := ev.End; end != nil {
 			status = exitStatus(end.Exited, int(end.ExitCode), end.Status)
+			if status < 0 || status > 255 {
+				// envd runs in the sandbox: a status outside the
+				// contract's (a code, or 128+signal) is not passed on.
+				err = checkfu.Refuse(CodeEnvdStreamInvalid, "e2b: envd reported exit status %d, outside 0-255", status)
+				break
+			}
 			if _, e := nextEvent(body); e != io.EOF {
 				if e == nil {
 					e = checkfu.Refuse(CodeEnvdStreamInvalid, "e2b: envd sent an event after the end event")
@@ -284,15 +283,10 @@ func (p *Process) read(body io.ReadCloser, outW, errW *io.PipeWriter) {
 	}
 	outW.CloseWithError(err)
 	errW.CloseWithError(err)
-	p.status, p.waitErr = status, err
-	if err != nil {
-		p.status = -1
-	}
 	p.inMu.Lock()
 	p.inClosed = true
 	p.inMu.Unlock()
-	p.s.release(p) // before done: once Wait returns, the sandbox is free
-	close(p.done)
+	p.s.slot.Reap(p, p.exit, status, err)
 }
 
 // exitStatus returns the code, or 128+signal for a process a signal
@@ -338,7 +332,11 @@ func (p *Process) unary(method string, in any) error {
 	if err != nil {
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: cannot encode %s", method)
 	}
-	req, err := http.NewRequest(http.MethodPost, s.envd+"/process.Process/"+method, bytes.NewReader(b))
+	// envd may be the workload's own: the answer, body included, is
+	// waited for at most vendorkit.ControlTimeout.
+	ctx, cancel := context.WithTimeout(context.Background(), vendorkit.ControlTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.envd+"/process.Process/"+method, bytes.NewReader(b))
 	if err != nil {
 		return checkfu.Refuse(checkfu.CodeConfigInvalid, "e2b: cannot build %s", method)
 	}
@@ -421,18 +419,15 @@ func (p *Process) Stderr() io.Reader { return p.stderrR }
 
 // Wait waits for the end event and returns the exit status.
 func (p *Process) Wait() (int, error) {
-	<-p.done
-	return p.status, p.waitErr
+	return p.exit.Wait()
 }
 
 // Kill sends SIGKILL (SendSignal). It is idempotent and does not wait.
 // envd signals the process itself, not its process group: children it
 // started survive until the sandbox is destroyed.
 func (p *Process) Kill() error {
-	select {
-	case <-p.done:
+	if p.exit.Ended() {
 		return nil
-	default:
 	}
 	err := p.unary("SendSignal", map[string]any{"process": p.selector(), "signal": "SIGNAL_SIGKILL"})
 	if errors.Is(err, errGone) {

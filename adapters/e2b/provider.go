@@ -2,7 +2,6 @@ package e2b
 
 import (
 	"context"
-	"io"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
@@ -29,7 +28,7 @@ var _ adapters.Provider = (*Provider)(nil)
 // [MaterializationRevision], [Placement] and [Capability]; no optional
 // member; and [Gaps].
 func (p *Provider) Describe() adapters.Description {
-	return adapters.Description{Identity: Identity, MaterializationRevision: MaterializationRevision, Placement: Placement, Capability: Capability(), Gaps: Gaps}
+	return adapters.Description{Identity: Identity(), MaterializationRevision: MaterializationRevision, Placement: Placement, Capability: Capability(), Gaps: Gaps()}
 }
 
 // Create makes one sandbox for spec. A network mode, platform, image or
@@ -47,33 +46,14 @@ func (p *Provider) Create(ctx context.Context, spec adapters.InstanceSpec) (adap
 	if err != nil {
 		return nil, err
 	}
-	return instance{s}, nil
+	return vendorkit.Instance(s, func(ctx context.Context, spec adapters.ProcessSpec) (*Process, error) {
+		return s.OpenProcess(ctx, Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir})
+	}, contractEvidence), nil
 }
 
-type instance struct{ s *Sandbox }
-
-func (i instance) ID() string                        { return i.s.ID() }
-func (i instance) Destroy(ctx context.Context) error { return i.s.Destroy(ctx) }
-
-func (i instance) OpenProcess(ctx context.Context, spec adapters.ProcessSpec) (adapters.Process, error) {
-	p, err := i.s.OpenProcess(ctx, Command{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir})
-	if err != nil {
-		return nil, err
-	}
-	return process{p}, nil
-}
-
-type process struct{ p *Process }
-
-func (p process) Stdin() io.WriteCloser { return p.p.Stdin() }
-func (p process) Stdout() io.Reader     { return p.p.Stdout() }
-func (p process) Stderr() io.Reader     { return p.p.Stderr() }
-func (p process) Wait() (int, error)    { return p.p.Wait() }
-func (p process) Kill() error           { return p.p.Kill() }
-
-// Evidence is the process's [Evidence] in the contract's vocabulary.
-func (p process) Evidence() adapters.Evidence {
-	e := p.p.Evidence()
+// contractEvidence is p's [Evidence] in the contract's vocabulary.
+func contractEvidence(p *Process) adapters.Evidence {
+	e := p.Evidence()
 	return adapters.Evidence{
 		Label: e.Label, Instance: e.Instance, Provider: e.Provider, ProviderRevision: e.ProviderRevision,
 		MaterializationRevision: e.MaterializationRevision, RootImage: e.RootImage, Platform: e.Platform,

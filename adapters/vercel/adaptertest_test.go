@@ -40,8 +40,8 @@ func TestAdaptertest(t *testing.T) {
 // provider, typed.
 func TestNoACPAgent(t *testing.T) {
 	d := (&vercel.Provider{}).Describe()
-	if d.Gaps != vercel.Gaps || d.Gaps == (adapters.Gaps{}) {
-		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, vercel.Gaps)
+	if d.Gaps != vercel.Gaps() || d.Gaps == (adapters.Gaps{}) {
+		t.Fatalf("Describe().Gaps = %+v, want %+v", d.Gaps, vercel.Gaps())
 	}
 	if err := adapters.Check(d); err != nil {
 		t.Errorf("Check = %v", err)

@@ -1,12 +1,10 @@
 package vercel
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,21 +102,25 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 	}
 	session, _ := r["session"].(map[string]any)
 	sid, _ := session["id"].(string)
-	if sid == "" || strings.ContainsAny(sid, "/?#%@: ") || len(sid) > 128 {
+	if !vendorkit.PathSafeID(sid, "") {
 		return nil, checkfu.Refuse(CodeSandboxSessionRefused, "vercel: the API named session %s", checkfu.Quote(sid))
 	}
 	return &Sandbox{c: c, id: spec.ID, session: sid, evidence: Evidence{
 		Label: c.cfg.Label, Instance: spec.ID, SessionID: sid,
-		Provider: Identity.Provider, ProviderRevision: Identity.Revision, MaterializationRevision: MaterializationRevision,
+		Provider: Identity().Provider, ProviderRevision: Identity().Revision, MaterializationRevision: MaterializationRevision,
 		Platform: "linux/amd64", ProfileDigest: spec.ProfileDigest, NetworkMode: string(spec.Policy.Type()),
 		Enforcement: Capability().Enforcement, Grade: checkfu.AdvisoryFilter, GradeReason: AdvisoryReason,
-		Stdio: StdioCaveats,
+		Stdio: StdioCaveats(),
 	}}, nil
 }
 
-// StdioCaveats is what Vercel's command API does to a process's streams,
-// stated in every [Evidence].
-var StdioCaveats = []string{
+// StdioCaveats returns what Vercel's command API does to a process's streams,
+// stated in every [Evidence]. Each call returns a new slice, so no
+// Evidence shares it with another.
+func StdioCaveats() []string { return slices.Clone(stdioCaveats[:]) }
+
+// stdioCaveats is the table [StdioCaveats] returns a copy of.
+var stdioCaveats = [...]string{
 	"stdin: ordinary commands take no input; the process reads end of input at once and a write is refused",
 	"stdout/stderr: carried as JSON strings in the NDJSON stream, so output that is not UTF-8 is not carried exactly",
 }
@@ -140,13 +142,9 @@ func (c *Client) call(ctx context.Context, method, path string, in any, want ...
 }
 
 func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: cannot encode the request")
-		}
-		body = bytes.NewReader(b)
+	body, err := vendorkit.JSONBody(in)
+	if err != nil {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: cannot encode the request")
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path+"?teamId="+url.QueryEscape(c.cfg.TeamID), body)
 	if err != nil {
@@ -185,12 +183,8 @@ func (s *Sandbox) SessionID() string { return s.session }
 // Destroy kills any live process and stops the session (POST
 // /v2/sandboxes/sessions/{id}/stop). It is idempotent.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	first, p := s.slot.Destroy()
-	if !first {
+	if !s.slot.Destroy() {
 		return nil
-	}
-	if p != nil {
-		_ = p.Kill()
 	}
 	_, err := s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(s.session)+"/stop", nil, http.StatusOK)
 	return err

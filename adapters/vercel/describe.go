@@ -3,19 +3,26 @@ package vercel
 import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/admission"
 )
 
 // Revision is the provider revision of this adapter.
 const Revision = "1"
 
-// Identity is this adapter's exact (provider, provider_revision) pair;
+// Identity returns this adapter's exact (provider, provider_revision) pair;
 // the Worker-hosted runner's Vercel adapter is [WorkerIdentity], a
 // separate pair: a receipt for one never grades the other.
-var Identity = checkfu.ProviderRevision{Provider: "checkfu:vercel-provider", Revision: Revision}
+// It is a function, not a variable, so no package in the binary can
+// change what the adapter reports; each call returns a new value.
+func Identity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:vercel-provider", Revision: Revision}
+}
 
-// WorkerIdentity is the Worker-hosted runner's Vercel adapter.
-var WorkerIdentity = checkfu.ProviderRevision{Provider: "checkfu:vercel-worker-provider", Revision: Revision}
+// WorkerIdentity returns the Worker-hosted runner's Vercel adapter.
+func WorkerIdentity() checkfu.ProviderRevision {
+	return checkfu.ProviderRevision{Provider: "checkfu:vercel-worker-provider", Revision: Revision}
+}
 
 // MaterializationRevision names the code that materializes a sandbox.
 const MaterializationRevision = "vercel-materialize-1"
@@ -37,22 +44,10 @@ const AdvisoryReason = "Vercel's firewall resolves, connects and filters on Verc
 // filesystem, mounts, privileges (sudo is available) and system calls
 // are not under its control.
 func Capability() admission.RunnerProviderCapability {
-	var e admission.Enforcement
-	for _, a := range []admission.Axis{admission.AxisNetworkPolicy, admission.AxisProcessIsolation, admission.AxisLifetime} {
-		e[a] = admission.ProviderAttested
-	}
-	return admission.RunnerProviderCapability{
-		Drivers:             []string{"vercel"},
-		LaunchKinds:         []string{"process"},
-		Platforms:           []string{"linux/amd64"},
-		NetworkModes:        []string{"none", "unrestricted"},
-		ImageModes:          []string{"fixed"},
-		Enforcement:         e,
-		EgressCertification: checkfu.AdvisoryFilter,
-	}
+	return vendorkit.Capability("vercel", "none", "unrestricted")
 }
 
-// Gaps are what Vercel's ordinary commands lack of the contract's
+// Gaps returns what Vercel's ordinary commands lack of the contract's
 // stdio and kill, the machine-readable form of [StdioCaveats]: no stdin
 // (NoStdin: a write is refused with [CodeStdinUnsupported], the
 // process reads end of input at once; the interactive path is a PTY,
@@ -62,4 +57,5 @@ func Capability() admission.RunnerProviderCapability {
 // (KillLeaderOnly: a child lives until the sandbox is stopped, and one
 // holding stdout open keeps the stream, and Wait, from ending). With
 // NoStdin, [adapters.CheckACP] refuses to run an ACP agent here.
-var Gaps = adapters.Gaps{NoStdin: true, TextOnly: true, KillLeaderOnly: true}
+// A function, not a variable, for the same reason as [Identity].
+func Gaps() adapters.Gaps { return adapters.Gaps{NoStdin: true, TextOnly: true, KillLeaderOnly: true} }

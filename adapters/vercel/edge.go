@@ -9,6 +9,9 @@ import "net/http"
 // of req in the header named header (value prefix + secret), sends the
 // copy, and returns the response with resp.Request set back to req, so
 // that no value the adapter can reach carries the secret.
+// It sends that one request and follows no redirect: net/http's Client
+// would copy a custom header such as E2B's X-API-Key to whatever host
+// a redirect names, so the adapter sees a 3xx and refuses it.
 //
 // Vercel takes its token as "Authorization: Bearer <token>" on every
 // request, so every request of this adapter leaves through the Edge.

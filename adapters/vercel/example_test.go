@@ -25,7 +25,7 @@ func ExampleNew() {
 
 func ExampleCapability() {
 	c := vercel.Capability()
-	fmt.Println(c.EgressCertification, c.NetworkModes, vercel.Identity, vercel.WorkerIdentity)
+	fmt.Println(c.EgressCertification, c.NetworkModes, vercel.Identity(), vercel.WorkerIdentity())
 	// Output:
 	// advisory_filter [none unrestricted] checkfu:vercel-provider@1 checkfu:vercel-worker-provider@1
 }

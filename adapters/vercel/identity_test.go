@@ -14,7 +14,7 @@ import (
 // advertisement caps it at advisory_filter, receipt or not.
 func TestWorkerRevisionIsSeparateIdentity(t *testing.T) {
 	vendortest.CheckIdentities(t, vendortest.Identities{
-		Name: "vercel", Identity: vercel.Identity, Worker: vercel.WorkerIdentity,
+		Name: "vercel", Identity: vercel.Identity(), Worker: vercel.WorkerIdentity(),
 		Capability: vercel.Capability(), Placement: vercel.Placement,
 	})
 }

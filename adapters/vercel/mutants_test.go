@@ -9,6 +9,9 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "NonPublicIPv4 hands out the table unrestricted denies", File: "policy.go",
+		Edits: []mutation.Edit{{Old: "func NonPublicIPv4() []string { return slices.Clone(nonPublicIPv4[:]) }", New: "func NonPublicIPv4() []string { return nonPublicIPv4[:] }"}},
+		Kills: "TestNonPublicIsACopy"},
 	{Name: "allowlist widened to the domain list", File: "policy.go",
 		Edits: []mutation.Edit{{Old: `	hosts := workload.AllowedHosts()
 	first := ""`, New: `	hosts := workload.AllowedHosts()
@@ -34,4 +37,20 @@ var mutants = []mutation.Mutant{
 	{Name: "killed status", File: "process.go",
 		Edits: []mutation.Edit{{Old: `		return 137, nil`, New: `		return 0, nil`}},
 		Kills: "TestKillAndOneLiveProcess"},
+	{Name: "review2: command id not a vendor ID", File: "process.go",
+		Edits: []mutation.Edit{{Old: `if !vendorkit.PathSafeID(id, "") {`, New: `if id == "" {`}},
+		Kills: "TestCommandIDIsAVendorID"},
+	{Name: "rt: exit code shown raw", File: "process.go",
+		Edits: []mutation.Edit{{Old: `exit code %s", checkfu.Quote(fmt.Sprint(v)))`, New: `exit code %s", fmt.Sprint(v))`}},
+		Kills: "TestExitCodeIsQuoted"},
+	{Name: "rt: first line waited for past the context", File: "process.go",
+		Edits: []mutation.Edit{{Old: `	case <-ctx.Done():
+		resp.Body.Close()
+		<-got
+		err = context.Cause(ctx)
+`, New: ``}},
+		Kills: "TestOpenProcessHonoursItsContext"},
+	{Name: "rt: kill unbounded", File: "process.go",
+		Edits: []mutation.Edit{{Old: `ctx, cancel := context.WithTimeout(context.Background(), vendorkit.ControlTimeout)`, New: `ctx, cancel := context.WithCancel(context.Background())`}},
+		Kills: "TestKillIsBounded"},
 }

@@ -25,19 +25,28 @@ type NetworkPolicy struct {
 	DenySubnets []string
 }
 
-// NonPublicIPv4 and NonPublicIPv6 are the ranges "unrestricted" keeps
-// out. They are the egress package's non-public tables (a test checks
-// they agree with egress.IsPublic); IPv6 is reached only inside 2000::/3
-// (global unicast).
+// nonPublicIPv4 and nonPublicIPv6 are the tables [NonPublicIPv4] and
+// [NonPublicIPv6] return copies of. They are not exported, so no
+// importer can narrow what "unrestricted" keeps out.
 var (
-	NonPublicIPv4 = []string{
+	nonPublicIPv4 = [...]string{
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
 		"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.31.196.0/24", "192.52.193.0/24",
 		"192.88.99.0/24", "192.168.0.0/16", "192.175.48.0/24", "198.18.0.0/15", "198.51.100.0/24",
 		"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
 	}
-	NonPublicIPv6 = []string{"2001::/23", "2001:db8::/32", "2002::/16", "2620:4f:8000::/48", "3fff::/20"}
+	nonPublicIPv6 = [...]string{"2001::/23", "2001:db8::/32", "2002::/16", "2620:4f:8000::/48", "3fff::/20"}
 )
+
+// NonPublicIPv4 returns the IPv4 ranges "unrestricted" keeps out: the
+// egress package's non-public table (a test checks they agree with
+// egress.IsPublic). Each call returns a new slice.
+func NonPublicIPv4() []string { return slices.Clone(nonPublicIPv4[:]) }
+
+// NonPublicIPv6 returns the IPv6 ranges "unrestricted" keeps out, within
+// 2000::/3 (global unicast), the only IPv6 it reaches. Each call returns
+// a new slice.
+func NonPublicIPv6() []string { return slices.Clone(nonPublicIPv6[:]) }
 
 // MapPolicy maps the workload's compiled network policy onto Vercel's,
 // exactly or not at all. It is pure.
@@ -60,7 +69,7 @@ func MapPolicy(workload *egress.CompiledPolicy) (NetworkPolicy, error) {
 	case egress.PolicyUnrestricted:
 		return NetworkPolicy{
 			AllowSubnets: []string{"0.0.0.0/0", "2000::/3"},
-			DenySubnets:  slices.Concat(NonPublicIPv4, NonPublicIPv6),
+			DenySubnets:  slices.Concat(nonPublicIPv4[:], nonPublicIPv6[:]),
 		}, nil
 	}
 	hosts := workload.AllowedHosts()

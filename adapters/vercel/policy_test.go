@@ -14,6 +14,7 @@ import (
 	"github.com/checkfu/checkfu/adapters/internal/vendortest"
 	"github.com/checkfu/checkfu/adapters/vercel"
 	"github.com/checkfu/checkfu/egress"
+	"github.com/checkfu/checkfu/internal/copytest"
 )
 
 func TestMapPolicy(t *testing.T) {
@@ -39,7 +40,7 @@ func TestMapPolicy(t *testing.T) {
 			if err != nil || np.Mode != tc.mode {
 				t.Fatalf("MapPolicy = %+v, %v", np, err)
 			}
-			if tc.mode == "" && (!slices.Equal(np.AllowSubnets, []string{"0.0.0.0/0", "2000::/3"}) || len(np.AllowDomains) != 0 || len(np.DenySubnets) != len(vercel.NonPublicIPv4)+len(vercel.NonPublicIPv6)) {
+			if tc.mode == "" && (!slices.Equal(np.AllowSubnets, []string{"0.0.0.0/0", "2000::/3"}) || len(np.AllowDomains) != 0 || len(np.DenySubnets) != len(vercel.NonPublicIPv4())+len(vercel.NonPublicIPv6())) {
 				t.Errorf("unrestricted = %+v", np)
 			}
 		})
@@ -54,7 +55,7 @@ func TestMapPolicy(t *testing.T) {
 // boundary and on a deterministic sample of the whole space.
 func TestNonPublicAgreesWithEgress(t *testing.T) {
 	var denied []netip.Prefix
-	for _, s := range slices.Concat(vercel.NonPublicIPv4, vercel.NonPublicIPv6) {
+	for _, s := range slices.Concat(vercel.NonPublicIPv4(), vercel.NonPublicIPv6()) {
 		denied = append(denied, netip.MustParsePrefix(s))
 	}
 	global6 := netip.MustParsePrefix("2000::/3")
@@ -132,4 +133,10 @@ func TestSpecCatchesDeviation(t *testing.T) {
 			t.Errorf("%s: check = %v", name, err)
 		}
 	}
+}
+
+// TestStdioCaveatsIsACopy: what StdioCaveats returns, and so what one
+// Evidence states, is its own.
+func TestStdioCaveatsIsACopy(t *testing.T) {
+	copytest.Fresh(t, "StdioCaveats", vercel.StdioCaveats, "stdin: carried exactly")
 }

@@ -5,14 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/checkfu/checkfu"
+	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 	"github.com/checkfu/checkfu/internal/strictjson"
 )
 
@@ -36,18 +37,14 @@ type Command struct {
 // second OpenProcess is refused with acp/wire's process_already_open;
 // after Destroy with [adapters.CodeInstanceDestroyed].
 func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error) {
-	if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: a Command needs an argv")
+	if err := vendorkit.CheckArgv("vercel", cmd.Argv); err != nil {
+		return nil, err
 	}
-	env := map[string]string{}
-	for _, kv := range cmd.Env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "vercel: env entry %s is not K=V", checkfu.Quote(k))
-		}
-		env[k] = v
+	env, err := vendorkit.EnvMap("vercel", cmd.Env)
+	if err != nil {
+		return nil, err
 	}
-	p, err := s.slot.Open("vercel", s.id, func() *Process { return &Process{s: s, done: make(chan struct{})} })
+	p, err := s.slot.Open("vercel", s.id, func() *Process { return &Process{s: s, exit: vendorkit.NewExit()} })
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +53,11 @@ func (s *Sandbox) OpenProcess(ctx context.Context, cmd Command) (*Process, error
 		body["cwd"] = cmd.Dir
 	}
 	if err := p.start(ctx, body); err != nil {
-		s.release(p)
+		s.slot.Release(p)
 		return nil, err
 	}
 	return p, nil
 }
-
-func (s *Sandbox) release(p *Process) { s.slot.Release(p) }
 
 // A Process is one command. stdout and stderr are separate (each NDJSON
 // log line names its stream); there is no stdin ([StdioCaveats]). Read
@@ -77,9 +72,7 @@ type Process struct {
 	killMu sync.Mutex // guards killed
 	killed bool
 
-	done    chan struct{}
-	status  int
-	waitErr error
+	exit *vendorkit.Exit // Wait's answer, once reaped
 }
 
 func (p *Process) start(ctx context.Context, body map[string]any) error {
@@ -93,10 +86,24 @@ func (p *Process) start(ctx context.Context, body map[string]any) error {
 		resp.Body.Close()
 		return checkfu.Refuse(CodeSandboxSessionRefused, "vercel: POST %s answered %d %s, not an NDJSON stream", path, resp.StatusCode, checkfu.Quote(resp.Header.Get("Content-Type")))
 	}
+	// The stream outlives ctx, which bounds only the wait for the
+	// command's first line: a vendor that sends nothing holds
+	// OpenProcess until ctx ends, when the stream is closed.
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	first, err := nextLine(br)
-	if err == nil {
-		p.cmdID, err = commandID(first)
+	got := make(chan error, 1)
+	go func() {
+		first, err := nextLine(br)
+		if err == nil {
+			p.cmdID, err = commandID(first)
+		}
+		got <- err
+	}()
+	select {
+	case err = <-got:
+	case <-ctx.Done():
+		resp.Body.Close()
+		<-got
+		err = context.Cause(ctx)
 	}
 	if err != nil {
 		resp.Body.Close()
@@ -140,7 +147,7 @@ func nextLine(br *bufio.Reader) (map[string]any, error) {
 func commandID(m map[string]any) (string, error) {
 	cmd, _ := m["command"].(map[string]any)
 	id, _ := cmd["id"].(string)
-	if id == "" || strings.ContainsAny(id, "/?#%") {
+	if !vendorkit.PathSafeID(id, "") {
 		return "", checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the command stream's first line names no command")
 	}
 	return id, nil
@@ -185,14 +192,9 @@ func (p *Process) read(body io.Closer, br *bufio.Reader, outW, errW *io.PipeWrit
 		}
 	}
 	body.Close()
-	if err != nil {
-		status = -1
-	}
 	outW.CloseWithError(err)
 	errW.CloseWithError(err)
-	p.status, p.waitErr = status, err
-	p.s.release(p) // before done: once Wait returns, the sandbox is free
-	close(p.done)
+	p.s.slot.Reap(p, p.exit, status, err)
 }
 
 // exitStatus reads the final exit code; a command killed by the adapter
@@ -209,7 +211,7 @@ func (p *Process) exitStatus(v any) (int, error) {
 	if killed {
 		return 137, nil
 	}
-	return -1, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the final command line has exit code %v", v)
+	return -1, checkfu.Refuse(CodeCommandStreamInvalid, "vercel: the final command line has exit code %s", checkfu.Quote(fmt.Sprint(v)))
 }
 
 // Stdin returns the process's standard input, which Vercel's ordinary
@@ -233,26 +235,23 @@ func (p *Process) Stderr() io.Reader { return p.stderrR }
 
 // Wait waits for the final command line and returns the exit status.
 func (p *Process) Wait() (int, error) {
-	<-p.done
-	return p.status, p.waitErr
+	return p.exit.Wait()
 }
 
 // Kill sends SIGKILL (POST .../cmd/{cmdId}/kill). It is idempotent and
 // does not wait.
 func (p *Process) Kill() error {
-	select {
-	case <-p.done:
+	if p.exit.Ended() {
 		return nil
-	default:
 	}
 	p.killMu.Lock()
 	p.killed = true
 	p.killMu.Unlock()
-	_, err := p.s.c.call(context.Background(), http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(p.s.session)+"/cmd/"+url.PathEscape(p.cmdID)+"/kill", map[string]any{"signal": 9}, http.StatusOK)
-	select {
-	case <-p.done:
+	ctx, cancel := context.WithTimeout(context.Background(), vendorkit.ControlTimeout)
+	defer cancel()
+	_, err := p.s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(p.s.session)+"/cmd/"+url.PathEscape(p.cmdID)+"/kill", map[string]any{"signal": 9}, http.StatusOK)
+	if p.exit.Ended() {
 		return nil
-	default:
 	}
 	return err
 }

@@ -8,9 +8,17 @@ import (
 	"github.com/checkfu/checkfu/adapters"
 )
 
+// A Killer is a vendor process as its sandbox's [Slot] holds it.
+type Killer interface {
+	comparable
+	// Kill ends the process. The slot calls it outside its lock, so
+	// Kill may release the process itself.
+	Kill() error
+}
+
 // A Slot is a sandbox's one live process and whether the sandbox was
 // destroyed. The zero Slot is empty and not destroyed.
-type Slot[P comparable] struct {
+type Slot[P Killer] struct {
 	mu        sync.Mutex // guards live and destroyed
 	live      P
 	destroyed bool
@@ -45,12 +53,27 @@ func (s *Slot[P]) Release(p P) {
 	s.mu.Unlock()
 }
 
-// Destroy marks the sandbox destroyed. It reports whether this was the
-// first call, and the live process then (the caller kills it).
-func (s *Slot[P]) Destroy() (first bool, live P) {
+// Reap releases p and then ends e with status and err (status -1
+// whenever err is not nil). The order is the point: once a Wait on e
+// returns, the sandbox can open its next process.
+func (s *Slot[P]) Reap(p P, e *Exit, status int, err error) {
+	s.Release(p)
+	e.end(status, err)
+}
+
+// Destroy marks the sandbox destroyed and, on the first call, kills its
+// live process if it has one (outside the lock, ignoring Kill's error:
+// the caller deletes the sandbox next). It reports whether this was the
+// first call; a later call does nothing.
+func (s *Slot[P]) Destroy() (first bool) {
+	var zero P
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	first = !s.destroyed
 	s.destroyed = true
-	return first, s.live
+	live := s.live
+	s.mu.Unlock()
+	if first && live != zero {
+		_ = live.Kill()
+	}
+	return first
 }

@@ -10,12 +10,14 @@ import (
 	"github.com/checkfu/checkfu/adapters/internal/vendorkit"
 )
 
-type proc struct{ n int }
+type proc struct{ n, kills int }
+
+func (p *proc) Kill() error { p.kills++; return errors.New("proc: kill failed") }
 
 func TestSlot(t *testing.T) {
 	var s vendorkit.Slot[*proc]
 	made := 0
-	mk := func() *proc { made++; return &proc{made} }
+	mk := func() *proc { made++; return &proc{n: made} }
 	p1, err := s.Open("acme", "inst-1", mk)
 	if err != nil || p1 == nil {
 		t.Fatalf("Open = %v, %v", p1, err)
@@ -24,7 +26,7 @@ func TestSlot(t *testing.T) {
 		!strings.Contains(err.Error(), `acme: sandbox "inst-1"'s process has not been reaped`) {
 		t.Fatalf("a second Open = %v, %v (made %d)", p, err, made)
 	}
-	s.Release(&proc{99}) // not the live one: no effect
+	s.Release(&proc{n: 99}) // not the live one: no effect
 	if _, err := s.Open("acme", "inst-1", mk); !errors.Is(err, wire.CodeProcessAlreadyOpen) {
 		t.Fatalf("Release of another process emptied the slot: %v", err)
 	}
@@ -33,16 +35,101 @@ func TestSlot(t *testing.T) {
 	if err != nil || p2 == p1 {
 		t.Fatalf("Open after Release = %v, %v", p2, err)
 	}
-	first, live := s.Destroy()
-	if !first || live != p2 {
-		t.Fatalf("Destroy = %v, %v", first, live)
+	if first := s.Destroy(); !first || p2.kills != 1 || p1.kills != 0 {
+		t.Fatalf("Destroy = %v; kills: live %d, released %d; want true, 1, 0", first, p2.kills, p1.kills)
 	}
-	if first, _ := s.Destroy(); first {
-		t.Fatal("a second Destroy reported first")
+	if first := s.Destroy(); first || p2.kills != 1 {
+		t.Fatalf("a second Destroy = %v and killed %d times; want false, once", first, p2.kills)
 	}
 	s.Release(p2)
 	if p, err := s.Open("acme", "inst-1", mk); !errors.Is(err, adapters.CodeInstanceDestroyed) || p != nil ||
 		!strings.Contains(err.Error(), `acme: sandbox "inst-1" was destroyed`) {
 		t.Fatalf("Open after Destroy = %v, %v", p, err)
+	}
+}
+
+// TestSlotDestroyEmpty: destroying a slot that holds no process kills
+// nothing (a nil process is never called).
+func TestSlotDestroyEmpty(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	if !s.Destroy() {
+		t.Fatal("the first Destroy of an empty slot reported not first")
+	}
+}
+
+// releasingProc releases itself when killed, as a vendor's process
+// does when its stream ends at once; Destroy must not hold the slot's
+// lock while it kills.
+type releasingProc struct {
+	s      *vendorkit.Slot[*releasingProc]
+	killed bool
+}
+
+func (p *releasingProc) Kill() error { p.killed = true; p.s.Release(p); return nil }
+
+func TestSlotDestroyKillsOutsideTheLock(t *testing.T) {
+	var s vendorkit.Slot[*releasingProc]
+	p, err := s.Open("acme", "inst-1", func() *releasingProc { return &releasingProc{s: &s} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Destroy() || !p.killed {
+		t.Fatalf("Destroy did not kill the live process")
+	}
+}
+
+func TestReap(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	mk := func() *proc { return &proc{} }
+	for _, c := range []struct {
+		status     int
+		err        error
+		wantStatus int
+	}{
+		{0, nil, 0},
+		{137, nil, 137},
+		{7, errors.New("acme: the stream was cut"), -1},
+		{-1, errors.New("acme: no exit status"), -1},
+	} {
+		p, err := s.Open("acme", "inst-1", mk)
+		if err != nil {
+			t.Fatalf("Open = %v", err)
+		}
+		e := vendorkit.NewExit()
+		if e.Ended() {
+			t.Fatal("a new Exit has ended")
+		}
+		s.Reap(p, e, c.status, c.err)
+		if !e.Ended() {
+			t.Fatal("Reap did not end the Exit")
+		}
+		select {
+		case <-e.Done():
+		default:
+			t.Fatal("Done is open after Reap")
+		}
+		if status, err := e.Wait(); status != c.wantStatus || err != c.err {
+			t.Errorf("Reap(%d, %v): Wait = %d, %v; want %d, %v", c.status, c.err, status, err, c.wantStatus, c.err)
+		}
+		// Reap released the process before it ended the Exit: the
+		// loop's next Open must find the slot empty.
+	}
+}
+
+// TestReapReleasesBeforeWaitReturns: once Wait returns, the sandbox
+// takes its next process, with no window in which it is still busy.
+func TestReapReleasesBeforeWaitReturns(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	p, err := s.Open("acme", "inst-1", func() *proc { return &proc{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := vendorkit.NewExit()
+	go s.Reap(p, e, 0, nil)
+	if _, err := e.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open("acme", "inst-1", func() *proc { return &proc{} }); err != nil {
+		t.Fatalf("Open right after Wait = %v", err)
 	}
 }

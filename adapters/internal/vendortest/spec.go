@@ -44,6 +44,7 @@ func AcceptConnectJSON() {
 // fails if it cannot. Requests are routed on the path alone.
 func LoadSpec(t testing.TB, path string, scheme Scheme) *Spec {
 	t.Helper()
+	useByteFormat()
 	doc, err := openapi3.NewLoader().LoadFromFile(path)
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
