@@ -146,7 +146,7 @@ var jailMutants = []Mutant{
 		// instance's hosts.
 		Edits: []Edit{{Old: "\t\t}{\"allowlist\", hosts})\n", New: "\t\t}{\"allowlist\", hosts})\n\t\tdoc = []byte(`{\"type\":\"unrestricted\"}`)\n"}}},
 	{Name: "jail inherits the Runner's environment", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
-		Edits: []Edit{{Old: "\treturn append(env, extra...)\n", New: "\treturn append(append(env, os.Environ()...), extra...)\n"}}},
+		Edits: []Edit{{Old: "\treturn lastWins(append(env, extra...))\n", New: "\treturn lastWins(append(append(env, os.Environ()...), extra...))\n"}}},
 	{Name: "jail binds a host path writable", Fact: conformance.AuthoritySeparation, File: "adapters/jail/instance_linux.go", Provider: JailProvider,
 		Edits: []Edit{{Old: "bind(b.Source, b.Target, fi.IsDir(), false)", New: "bind(b.Source, b.Target, fi.IsDir(), true)"}}},
 }
