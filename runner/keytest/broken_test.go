@@ -147,11 +147,15 @@ func TestLocalKeyWrapper(t *testing.T) {
 	})
 }
 
-// A KMS adapter's test runs the suite against clients of one key.
+// A KMS adapter's test runs the suite against clients of one key. The
+// suite runs under go test only (it takes a *testing.T), so this example
+// compiles but does not run.
 func ExampleTestKeyWrapper() {
 	_ = func(t *testing.T) {
+		key := make([]byte, 32) // a throwaway key; the adapter's is in the KMS
+		rand.Read(key)
 		keytest.TestKeyWrapper(t, func(t *testing.T) runner.KeyWrapper {
-			w, err := runner.LocalKeyWrapper(kek) // the adapter's client
+			w, err := runner.LocalKeyWrapper(key) // the adapter's client
 			if err != nil {
 				t.Fatal(err)
 			}
