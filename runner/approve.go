@@ -46,7 +46,8 @@ type Approval struct {
 
 // An Approver decides external_effect actions, as a person or a policy
 // of the platform would. It may block (waiting for a person); ctx ends
-// when the agent's turn is cancelled.
+// when the agent's turn is cancelled, and an answer returned after that
+// is refused and not booked: the agent is answered "cancelled".
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
 }
@@ -191,6 +192,12 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
+	if err == nil && ctx.Err() != nil {
+		// The request was cancelled (Agent.Cancel, Close) while the
+		// Approver decided, and the agent is answered "cancelled": an
+		// answer it was never given is not booked for it to spend.
+		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: the permission request was cancelled before the Approver answered; its answer is not booked")
+	}
 	if err != nil {
 		_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApprover), Action: ar.Action, Grant: lease}, err)
 		return reject(req)

@@ -88,6 +88,9 @@ const (
 	CodeRefusedBroker ResultCode = "refused_broker"
 	// CodeRefusedProcess: the agent's process could not be started.
 	CodeRefusedProcess ResultCode = "refused_process"
+	// CodeRefusedPrompt: Agent.Prompt was refused: a turn of the agent
+	// is in flight (ACP runs one at a time), or the agent is closed.
+	CodeRefusedPrompt ResultCode = "refused_prompt"
 	// CodeRefusedPermission: an agent's permission request was denied
 	// before the Approver was asked (no capability, no action to bind,
 	// no Approver, a remote placement).

@@ -2,8 +2,7 @@
 // checkfu's packages the way a host platform does, for one session at a
 // time. It is not a server; the host calls it.
 //
-// A session runs issue 17's seven steps, each through the package that
-// owns it:
+// A session runs seven steps, each through the package that owns it:
 //
 //  1. Session.Publish admits and publishes a SandboxProfile (package
 //     admission: strict decoding, conveniences compiled into exact hosts).
@@ -114,12 +113,19 @@
 //     the agent runs under the door, which serves the model route on a
 //     loopback port of the sandbox; the agent's settings point its
 //     ordinary base URL there and its only key is
-//     admission.PlaceholderKey, never substituted: the outbound edge
+//     admission.PlaceholderKey, never substituted (a process spec whose
+//     Env names a variable the Runner sets for the agent, or any model
+//     setting, is refused: which of two entries a program reads differs
+//     by provider): the outbound edge
 //     attaches the real key because the registration says so. On a
 //     provider whose instance has a working directory on the host, each
 //     agent gets a fresh private (0700) HOME inside it; a harness entry's
 //     files (LaunchConfig.Agent) are written there only, bounded by
-//     MaxHomeFiles and MaxHomeFileBytes. A permission request may name a
+//     MaxHomeFiles and MaxHomeFileBytes. A harness entry's model must be a
+//     model name (authz.ValidModelName) and the install directory and
+//     HOME it is rendered with hold no quote, backslash or control
+//     character, else the launch is refused: they are written into
+//     settings the agent parses. A permission request may name a
 //     profile tool by the name the harness entry says the agent's model
 //     sees (mcp__checkfu__list_issues); it is bound exactly as by the
 //     tool's own name. For an agent whose requests name no tool
@@ -131,7 +137,10 @@
 //     code, or "closed" when Agent.Close or Session.Close ended it first)
 //     and each agent process's end are in the log, once each, on every
 //     path: a normal turn, Agent.Cancel, a failed handshake, a refused
-//     evidence match, Agent.Close and Session.Close.
+//     evidence match, Agent.Close and Session.Close. An agent runs one
+//     turn at a time: a Prompt beside a turn in flight, or after the
+//     agent is closed, is refused (CodeRefusedPrompt, logged) and
+//     reaches no agent.
 //   - Capability-free code gets no broker: a Runner without Connections
 //     launches its agents with no plane, no socket, no BrokerSocketEnv
 //     and no MCP server announced, and denies every permission request

@@ -227,6 +227,9 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		if bm, ok := r.provider.(BrokerMounter); ok {
 			socket = bm.BrokerPath() + "/" + BrokerSocket
 		}
+		if err := shadow(ps.Env, map[string]bool{BrokerSocketEnv: true}); err != nil {
+			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedBroker)}, err, ""))
+		}
 		ps.Env = append(append([]string(nil), ps.Env...), BrokerSocketEnv+"="+socket)
 		if cfg.Door != "" {
 			door := doorPath(socket)
@@ -398,6 +401,9 @@ func (a *Agent) Cwd() string { return a.cwd }
 // reason (end_turn, cancelled, max_tokens, max_turn_requests, refusal),
 // or "failed" with the error's code when the turn ended without one. A
 // turn that Agent.Close or Session.Close ends first is logged by them.
+// A Prompt while another turn of the agent is in flight, or after the
+// agent is closed, is refused with checkfu.CodeConfigInvalid and logged
+// as CodeRefusedPrompt: it reaches no agent.
 func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
 	ctx, span := a.s.step(ctx, "prompt")
 	a.s.traceUnder(span)
@@ -413,8 +419,17 @@ func (a *Agent) Prompt(ctx context.Context, text string) (*acp.PromptResponse, e
 // prompt is Prompt inside its span.
 func (a *Agent) prompt(ctx context.Context, text string) (*acp.PromptResponse, error) {
 	a.mu.Lock()
-	a.turn = true
+	busy, ended := a.turn, a.ended
+	if !busy && !ended {
+		a.turn = true
+	}
 	a.mu.Unlock()
+	if busy || ended {
+		// One turn at a time, as ACP runs them: a second would share
+		// the first's record, and a closed agent has no turn to end.
+		err := checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the agent of session %s has a turn in flight or is closed", checkfu.Quote(a.s.rc.Session))
+		return nil, errors.Join(err, a.s.decide(context.WithoutCancel(ctx), eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedPrompt), ProcessID: a.s.rc.Session, Channel: a.channel}, err, ""))
+	}
 	resp, err := a.client.Prompt(ctx, a.session, acp.TextBlock(text))
 	result := CodeFailed
 	if err == nil {

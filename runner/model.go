@@ -10,6 +10,7 @@ import (
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/admission"
+	"github.com/checkfu/checkfu/custody/authz"
 	"github.com/checkfu/checkfu/gateway/modelroute"
 )
 
@@ -54,6 +55,71 @@ func baseURLEnv(d modelroute.Dialect, url string) []string {
 	default:
 		return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=" + admission.PlaceholderKey}
 	}
+}
+
+// modelEnv names the settings through which an agent finds a model and
+// its key: every dialect's base-URL and key variables (baseURLEnv), the
+// variables a harness entry sets to the model relay or the placeholder,
+// and the vendors' other key variables their SDKs read. Under a model
+// route they are the Runner's alone (see doorLaunch.render).
+func modelEnv() map[string]bool {
+	names := map[string]bool{"ANTHROPIC_AUTH_TOKEN": true, "GOOGLE_API_KEY": true}
+	for _, d := range []modelroute.Dialect{modelroute.AnthropicMessages, modelroute.Gemini, modelroute.OpenAIResponses} {
+		for _, kv := range baseURLEnv(d, "") {
+			names[envName(kv)] = true
+		}
+	}
+	for _, n := range admission.Agents() {
+		a, _ := admission.Agent(n)
+		for _, kv := range a.Env {
+			if strings.Contains(kv, "{key}") || strings.Contains(kv, "{model_url}") {
+				names[envName(kv)] = true
+			}
+		}
+	}
+	return names
+}
+
+// envName returns the name of the "K=V" entry kv.
+func envName(kv string) string {
+	name, _, _ := strings.Cut(kv, "=")
+	return name
+}
+
+// shadow refuses, with checkfu.CodeConfigInvalid, an entry of env (the
+// host's process spec's) that names one of the variables the Runner sets
+// for the agent (owned): the Runner's value must be the agent's only
+// one. Which of two entries of one name a program reads differs by
+// provider: os/exec keeps the last, while a jail's exec passes both, and
+// Go's and Node's getenv read the first, so the host's would win there.
+// The refusal names the variable, never its value.
+func shadow(env []string, owned map[string]bool) error {
+	for _, kv := range env {
+		if n := envName(kv); owned[n] {
+			return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the agent's process environment sets %s, which the Runner sets for it", checkfu.Quote(n))
+		}
+	}
+	return nil
+}
+
+// checkRendered refuses, with checkfu.CodeConfigInvalid, the values a
+// harness entry's settings are rendered with when one could rewrite
+// them: those settings are TOML, JSON and argv the agent parses (Codex's
+// config.toml and -c overrides, opencode's JSON), so a quote, backslash
+// or line break in a value would end its string and add settings of its
+// own. The model must be a name a model registration may list
+// (authz.ValidModelName); the install directory and the HOME hold no
+// quote, backslash or control character.
+func checkRendered(model, install, home string) error {
+	if model != "" && !authz.ValidModelName(model) {
+		return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the agent's model %s is not a model name", checkfu.Quote(model))
+	}
+	for _, v := range []string{install, home} {
+		if strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '\\' }) {
+			return checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the agent's path %s holds a quote, backslash or control character", checkfu.Quote(v))
+		}
+	}
+	return nil
 }
 
 // modelAddr picks the loopback address of the door's model relay: a
@@ -157,6 +223,9 @@ func (d doorLaunch) render() (adapters.ProcessSpec, string, error) {
 	}
 	argv := ps.Argv
 	if d.agent != nil {
+		if err := checkRendered(d.agent.Model, d.install, home); err != nil {
+			return ps, "", err
+		}
 		r := d.agent.Render(d.install, home, url)
 		if len(argv) == 0 {
 			argv = r.Argv
@@ -175,6 +244,19 @@ func (d doorLaunch) render() (adapters.ProcessSpec, string, error) {
 	}
 	if len(argv) == 0 || argv[0] == "" {
 		return ps, "", checkfu.Refuse(checkfu.CodeConfigInvalid, "runner: the agent's process has no argv")
+	}
+	// The Runner's settings are the agent's only ones: its HOME, its
+	// model route's and its harness entry's (opt-outs included), and,
+	// under a model route, every model setting.
+	owned := map[string]bool{}
+	if d.dialect != "" {
+		owned = modelEnv()
+	}
+	for _, kv := range env[len(ps.Env):] {
+		owned[envName(kv)] = true
+	}
+	if err := shadow(ps.Env, owned); err != nil {
+		return ps, "", err
 	}
 	door := []string{d.door, "run", "-socket", d.socket}
 	if addr != "" {

@@ -306,9 +306,19 @@ func (s *Session) Close() error {
 		// The turn ends here, before the client does: an answer the
 		// agent sends as its input closes is not the turn's end.
 		_, terr := a.endTurn(context.Background(), CodeClosed, nil)
+		// A process that ended on its own is logged with its status, not
+		// as killed by Close.
+		result := CodeKilled
+		select {
+		case <-a.waited:
+			if a.werr == nil {
+				result = exitResult(a.code)
+			}
+		default:
+		}
 		a.client.Close()
 		a.proc.Kill()
-		err = errors.Join(err, terr, a.exited(context.Background(), CodeKilled))
+		err = errors.Join(err, terr, a.exited(context.Background(), result))
 	}
 	s.agents = nil
 	err = errors.Join(err, s.flushRefusals(context.Background()))

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/checkfu/checkfu/acp"
-	"github.com/checkfu/checkfu/adapters"
 	"github.com/checkfu/checkfu/adapters/docker"
 	"github.com/checkfu/checkfu/adapters/jail"
 	"github.com/checkfu/checkfu/admission"
@@ -158,10 +157,6 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 	if jailed {
 		install = jailAgentsPath
 	}
-	var env []string
-	if a.name == "claude-code" {
-		env = []string{"ANTHROPIC_MODEL=" + mm.models[0], "ANTHROPIC_SMALL_FAST_MODEL=" + mm.models[0]}
-	}
 	scan := &leakScan{secrets: secrets}
 	var mu sync.Mutex
 	var text strings.Builder
@@ -178,7 +173,7 @@ func realTurn(ctx context.Context, p *progress, s *runner.Session, jailed bool, 
 	}
 	hits := up.hits.Load()
 	launch := a.launch
-	agent, err := s.Launch(ctx, runner.LaunchConfig{Process: adapters.ProcessSpec{Env: env}, Door: door, Agent: &launch, Install: install, Stderr: scan, OnUpdate: onUpdate})
+	agent, err := s.Launch(ctx, runner.LaunchConfig{Door: door, Agent: &launch, Install: install, Stderr: scan, OnUpdate: onUpdate})
 	if err != nil {
 		return err
 	}
