@@ -59,7 +59,7 @@ func attesterCheck(e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("checkfu attester check needs exactly one SET.json argument")
 	}
-	set, err := signing.LoadAttesterSet(fs.Arg(0))
+	set, err := loadAttesterSet(fs.Arg(0))
 	if err != nil {
 		return withHint(err, "the whole set is refused; fix or remove the entry named above")
 	}

@@ -101,6 +101,12 @@ func guardHint(err error) error {
 	return err
 }
 
+// guardMaxPolicyFile bounds what "checkfu guard" reads of -policy: the
+// size of policy document egress.ParseNetworkPolicy accepts (64 KiB).
+// One byte more is read and refused, so a device (/dev/zero) or a pipe
+// that never ends is never read whole.
+const guardMaxPolicyFile = 64 << 10
+
 // guardShutdownGrace bounds how long a stopping guard waits for requests
 // in flight.
 const guardShutdownGrace = 10 * time.Second
@@ -131,9 +137,9 @@ func runGuard(e *env, args []string) error {
 	if *listen == "" || *policyFile == "" {
 		return usagef("checkfu guard needs -listen and -policy")
 	}
-	doc, err := os.ReadFile(*policyFile)
+	doc, err := readBounded("-policy", *policyFile, guardMaxPolicyFile)
 	if err != nil {
-		return withHint(err, "pass -policy a readable JSON file such as {\"type\":\"unrestricted\"}")
+		return withHint(err, "pass -policy a readable JSON file of at most 64 KiB, such as {\"type\":\"unrestricted\"}")
 	}
 	policy, err := egress.ParseNetworkPolicy(doc)
 	if err != nil {
@@ -187,10 +193,10 @@ func runGuard(e *env, args []string) error {
 		return guardHint(err)
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		f, err := createProfile(*cpuProfile)
 		if err != nil {
 			ln.Close()
-			return withHint(err, "pass -cpuprofile a writable file path")
+			return withHint(err, "pass -cpuprofile the path of a regular file this user may write, not a link, pipe or device")
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
@@ -223,6 +229,24 @@ func runGuard(e *env, args []string) error {
 		err = serr
 	}
 	return err
+}
+
+// createProfile creates or truncates the regular file at path for
+// -cpuprofile, mode 0600. A path is often in a shared directory (/tmp),
+// where a local stranger may plant a link to a file of the operator's,
+// or a pipe: a final link is refused (O_NOFOLLOW) instead of followed,
+// a pipe without a reader is refused at once (O_NONBLOCK) instead of
+// waited on, and anything but a regular file is refused.
+func createProfile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("checkfu guard: -cpuprofile: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu guard: -cpuprofile %s is not a regular file", checkfu.Quote(path))
+	}
+	return f, nil
 }
 
 // metricsReadTimeout bounds how long the metrics listener waits for a

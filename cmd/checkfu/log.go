@@ -87,31 +87,43 @@ func openStore(ctx context.Context, dsn string, create bool) (eventlog.Store, er
 		s, err := pglog.Open(ctx, dsn)
 		return s, withHint(err, "check that PostgreSQL is reachable and the DSN is right")
 	}
-	return nil, usagef("checkfu log: -store must be sqlite:PATH or a postgres:// URL (got a value starting %q)", prefix(dsn, 12))
+	return nil, usagef("checkfu log: -store must be sqlite:PATH or a postgres:// URL (got %s)", dsnScheme(dsn))
 }
 
-// prefix returns at most n bytes of s, so that a DSN holding a password is
-// never echoed whole.
-func prefix(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
+// maxSchemeLen bounds the scheme dsnScheme echoes.
+const maxSchemeLen = 16
+
+// dsnScheme describes a -store value it refuses by its scheme alone: the
+// letters, digits, '+', '-' and '.' before its first ':', at most
+// maxSchemeLen of them. Nothing after the scheme is echoed, since the
+// rest of a DSN may hold a password, and a cut at a fixed length would
+// still print a short one ("pg://:pw@h").
+func dsnScheme(dsn string) string {
+	scheme, _, found := strings.Cut(dsn, ":")
+	valid := found && scheme != "" && len(scheme) <= maxSchemeLen && strings.IndexFunc(scheme, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.')
+	}) < 0
+	if !valid {
+		return "a value with no scheme"
 	}
-	return s
+	return "scheme " + strconv.Quote(scheme)
 }
 
-// readKeys loads a workspace master key: 64 hex digits in a file.
+// readKeys loads a workspace master key: 64 hex digits in a file of at
+// most maxKeyFile bytes that no other user may read or write.
 func readKeys(path string) (*eventlog.Keys, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readKeyFile("-key-file", path, true, maxKeyFile)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("checkfu log: read key file: %w", err), "pass -key-file a file holding 64 hex digits")
 	}
+	defer clear(b)
 	raw, err := hex.DecodeString(string(bytes.TrimSpace(b)))
 	if err != nil || len(raw) != eventlog.KeySize {
 		return nil, withHint(checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu log: key file %q does not hold %d bytes in hex", path, eventlog.KeySize),
-			"generate one with: head -c 32 /dev/urandom | xxd -p -c 64")
+			"generate one, readable by this user alone, with: (umask 077; head -c 32 /dev/urandom | xxd -p -c 64 > master.key)")
 	}
 	defer clear(raw)
 	return eventlog.NewKeys(raw)
@@ -410,6 +422,9 @@ func logVerify(e *env, args []string) error {
 		return err
 	}
 	if err := lf.check("verify"); err != nil {
+		return err
+	}
+	if err := refuseEmpty(fs, "key-file", "head", "checkpoint", "verifier-key"); err != nil {
 		return err
 	}
 	want, err := parseHead(headFlag)

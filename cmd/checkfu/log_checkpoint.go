@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
@@ -20,31 +19,12 @@ import (
 // maxKeyFile bounds a key or checkpoint file read by "log".
 const maxKeyFile = 64 << 10
 
-// readSmallFile reads a file of at most maxKeyFile bytes, to its end:
-// a pipe (-checkpoint <(...)) may deliver it in pieces.
-func readSmallFile(what, path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("checkfu log: read %s: %w", what, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
-	if err != nil {
-		clear(b)
-		return nil, fmt.Errorf("checkfu log: read %s %q: %w", what, path, err)
-	}
-	if len(b) > maxKeyFile {
-		clear(b)
-		return nil, checkfu.Refuse(eventlog.CodeCheckpointInvalid, "checkfu log: %s %q is larger than %d bytes", what, path, maxKeyFile)
-	}
-	return b, nil
-}
-
-// readSigner loads a note signer key written by "log keygen".
+// readSigner loads a note signer key written by "log keygen", from a
+// file no other user may read or write.
 func readSigner(path string) (note.Signer, error) {
-	b, err := readSmallFile("signing key", path)
+	b, err := readKeyFile("-signing-key", path, true, maxKeyFile)
 	if err != nil {
-		return nil, withHint(err, "create one with: checkfu log keygen -name NAME -signing-key FILE")
+		return nil, withHint(fmt.Errorf("checkfu log: read signing key: %w", err), "create one with: checkfu log keygen -name NAME -signing-key FILE (mode 0600)")
 	}
 	defer clear(b)
 	s, err := note.NewSigner(string(bytes.TrimSpace(b)))
@@ -56,9 +36,10 @@ func readSigner(path string) (note.Signer, error) {
 	return s, nil
 }
 
-// readCheckpoint loads a checkpoint and the verifier key to check it.
+// readCheckpoint loads a checkpoint and the verifier key to check it,
+// from a file no other user may write.
 func readCheckpoint(checkpointFile, verifierFile string) ([]byte, note.Verifiers, error) {
-	vb, err := readSmallFile("verifier key", verifierFile)
+	vb, err := readKeyFile("-verifier-key", verifierFile, false, maxKeyFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,9 +47,9 @@ func readCheckpoint(checkpointFile, verifierFile string) ([]byte, note.Verifiers
 	if err != nil {
 		return nil, nil, withHint(err, "pass -verifier-key the file \"checkfu log keygen\" printed the verifier key to")
 	}
-	cp, err := readSmallFile("checkpoint", checkpointFile)
+	cp, err := readBounded("-checkpoint", checkpointFile, maxKeyFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("checkfu log: read checkpoint: %w", err)
 	}
 	return cp, note.VerifierList(v), nil
 }
@@ -83,6 +64,9 @@ func logCheckpoint(e *env, args []string) error {
 		return err
 	}
 	if err := lf.check("checkpoint"); err != nil {
+		return err
+	}
+	if err := refuseEmpty(fs, "key-file"); err != nil {
 		return err
 	}
 	if keyFile == "" {

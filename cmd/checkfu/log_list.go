@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/eventlog"
@@ -115,14 +113,15 @@ func (t *tableWriter) write(e eventlog.Entry) {
 
 func (t *tableWriter) flush() error { return t.tw.Flush() }
 
-// cell is one table cell: "-" when empty; quoted (checkfu.Quote) when
-// it holds anything but printable characters without spaces, so that a
-// stored field cannot forge a column, a row, or terminal control.
+// cell is one table cell, or one word of a line: "-" when empty; quoted
+// (checkfu.Quote) when it holds anything but printable characters
+// without spaces, so that a stored field cannot forge a column, a row,
+// or terminal control.
 func cell(s string) string {
 	if s == "" {
 		return "-"
 	}
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) || unicode.IsSpace(r) || r == unicode.ReplacementChar }) >= 0 || len(s) > checkfu.MaxQuoted {
+	if !printable(s, checkfu.MaxQuoted, false) {
 		return checkfu.Quote(s)
 	}
 	return s

@@ -15,11 +15,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+	"unicode"
 
 	"github.com/checkfu/checkfu"
 	"github.com/checkfu/checkfu/adapters/jail"
+	"golang.org/x/sys/unix"
 )
 
 // Exit statuses shared by every subcommand.
@@ -66,8 +71,12 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// usagef returns a usageError with a formatted message.
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+// usagef returns a usageError with a formatted message, through
+// textLine: the arguments are the command line's, a stray argument of
+// any length included, so the line is bounded here, once.
+func usagef(format string, args ...any) error {
+	return usageError{textLine(fmt.Sprintf(format, args...))}
+}
 
 // An exitError carries an exact exit status, for commands such as
 // "process attach" that pass a child's status through. A non-empty msg is
@@ -97,15 +106,20 @@ func withHint(err error, hint string) error {
 }
 
 // newFlagSet returns a flag set for "checkfu NAME" that writes its usage
-// to e.stderr and returns errors instead of exiting.
+// to e.stderr and returns errors instead of exiting. Its own output is
+// discarded: the flag package prints a bad flag's error with the flag's
+// name and value as given, control characters and all, and at any
+// length; parseFlags reports it instead, through textLine.
 func newFlagSet(e *env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("checkfu "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: checkfu %s %s\n", name, usage)
 		if hasFlags(fs) {
 			fmt.Fprintln(e.stderr, "\nflags:")
+			fs.SetOutput(e.stderr)
 			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
 		}
 	}
 	return fs
@@ -118,15 +132,197 @@ func hasFlags(fs *flag.FlagSet) bool {
 }
 
 // parseFlags parses args with fs. It maps -h to errHelp (exit 0 after the
-// usage text) and any other flag error to a usageError.
+// usage text) and any other flag error to a usageError, its text through
+// textLine: the error names the bad flag and value as given, and the
+// command line may hold terminal control (-$'\x1b]0;title\a') or be of
+// any size.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
-		return usageError{err.Error()}
+		return usageError{textLine(err.Error())}
 	}
 	return nil
+}
+
+// maxInputWait bounds the time the CLI waits for a file input (a key,
+// checkpoint, policy, receipt or document named by a flag or an
+// argument) to be read to its end. A FIFO whose writer never comes, or a
+// pipe or FIFO that never sends a byte, or sends some and stalls, is
+// refused (config_invalid) once it has passed, instead of holding the
+// command for ever. It bounds the whole read, not the wait for each
+// byte, so a writer cannot stretch it by trickling; 30 s leaves a
+// secrets agent or a -key-file <(...) command ample time to answer.
+//
+// Only what Go's poller can wait on gets the deadline: pipes, FIFOs,
+// terminals. A regular file or a device such as /dev/zero is not
+// pollable (SetReadDeadline reports os.ErrNoDeadline); its reads never
+// wait for a writer, so it needs none, and the size bound ends it.
+const maxInputWait = 30 * time.Second
+
+// inputWait is maxInputWait; tests shorten it to reach its edge quickly.
+var inputWait = maxInputWait
+
+// openInput opens the file input at path for reading without blocking:
+// a FIFO's open(2) otherwise waits, beyond any deadline, for a writer
+// that may never come. readInput then waits for the writer, within
+// inputWait.
+func openInput(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// errInputStalled is readInput's error for an input whose end did not
+// come within inputWait.
+var errInputStalled = errors.New("stalled")
+
+// readInput reads f, opened by openInput, to its end, or its first
+// limit+1 bytes, within inputWait; past it, errInputStalled.
+func readInput(f *os.File, limit int64) ([]byte, error) {
+	if err := f.SetReadDeadline(time.Now().Add(inputWait)); err != nil && !errors.Is(err, os.ErrNoDeadline) {
+		return nil, err
+	}
+	if err := awaitWriter(f); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = errInputStalled
+		}
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		clear(b)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = errInputStalled
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// awaitWriter waits, within f's read deadline, until a FIFO opened
+// without blocking has something to read or its writer has come and
+// gone. Opened so, a FIFO with no writer yet reads as empty at once; as
+// os.Open would, this waits for the writer instead (a secrets agent
+// that writes when the FIFO is opened), but not for ever. Anything but a
+// FIFO returns at once.
+func awaitWriter(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return err
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Read(func(fd uintptr) bool {
+		// poll, unlike read, reports no end before a writer has come:
+		// POLLHUP comes only once a writer has closed.
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		return err != nil || n > 0
+	})
+}
+
+// readBounded reads the file at path, named by flag, to its end and
+// refuses it (config_invalid) when it holds more than limit bytes. It
+// reads at most limit+1 bytes, so a device (/dev/zero) or a pipe that
+// never ends is refused at once, not read into memory until it is
+// exhausted; and it waits at most maxInputWait for the end.
+func readBounded(flag, path string, limit int64) ([]byte, error) {
+	f, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpened(f, flag, path, limit)
+}
+
+// readOpened reads f, the file at path named by flag, as readBounded
+// does: at most limit+1 bytes, refused when over limit, and refused when
+// its end has not come within inputWait.
+func readOpened(f *os.File, flag, path string, limit int64) ([]byte, error) {
+	b, err := readInput(f, limit)
+	if errors.Is(err, errInputStalled) {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu: %s file %s sent no end within %v", flag, checkfu.Quote(path), inputWait)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		clear(b)
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu: %s file %s is larger than %d bytes", flag, checkfu.Quote(path), limit)
+	}
+	return b, nil
+}
+
+// keyFileUser is the uid whose key files readKeyFile accepts (tests
+// replace it to act as another user without root).
+var keyFileUser = os.Getuid
+
+// readKeyFile reads the key file named by flag, of at most limit bytes,
+// refusing it (config_invalid), as ssh does, when other users may write
+// it (whoever can write pinned public keys pins its own), or, for a
+// private key, read it, and when it is owned by a user other than this
+// one or root. The mode is read from the opened file, so the check and
+// the read see the same file; a pipe (-key-file <(...)) is this user's
+// and mode 0600, and passes.
+func readKeyFile(flag, path string, private bool, limit int64) ([]byte, error) {
+	f, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	forbidden, may := os.FileMode(0o022), "write"
+	if private {
+		forbidden, may = 0o077, "read or write"
+	}
+	if perm := fi.Mode().Perm(); perm&forbidden != 0 {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu: %s file %s has mode %#o: other users may %s it", flag, checkfu.Quote(path), perm, may)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != keyFileUser() {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu: %s file %s is owned by uid %d, who may rewrite it; want this user (uid %d) or root", flag, checkfu.Quote(path), st.Uid, keyFileUser())
+	}
+	return readOpened(f, flag, path, limit)
+}
+
+// refuseEmpty returns a usage error when one of the flags names was
+// given on the command line with an empty value. Such a flag would
+// otherwise read as left out, and the check it asks for would be skipped
+// with exit 0: a script's -evidence "$UNSET" verifying no evidence.
+func refuseEmpty(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(names, f.Name) && f.Value.String() == "" {
+			err = usagef("%s: -%s was given an empty value; leave the flag out, or give it what it names", fs.Name(), f.Name)
+		}
+	})
+	return err
+}
+
+// textLine returns s, a line of text that may quote what a provider
+// said, as it is when it holds only printable characters and spaces and
+// at most checkfu.MaxCause bytes, and quoted (checkfu.Quote) otherwise,
+// so that it cannot drive the terminal: no control, format (U+202E) or
+// invalid character reaches it raw.
+func textLine(s string) string {
+	if !printable(s, checkfu.MaxCause, true) {
+		return checkfu.Quote(s)
+	}
+	return s
+}
+
+// printable reports whether s may reach the terminal as it is: at most
+// max bytes of graphic characters only (no control or format character,
+// U+202E included, and no invalid UTF-8), and no space at all unless
+// spaces is set.
+func printable(s string, max int, spaces bool) bool {
+	return len(s) <= max && strings.IndexFunc(s, func(r rune) bool {
+		return !unicode.IsGraphic(r) || r == unicode.ReplacementChar || !spaces && unicode.IsSpace(r)
+	}) < 0
 }
 
 // errHelp means help was asked for and printed: exit 0.
@@ -149,7 +345,7 @@ func subcommands(e *env, name string, args []string, subs map[string]func(*env, 
 	}
 	run, ok := subs[args[0]]
 	if !ok {
-		return usagef("checkfu %s: unknown subcommand %q (want one of %s)", name, args[0], strings.Join(names, ", "))
+		return usagef("checkfu %s: unknown subcommand %s (want one of %s)", name, checkfu.Quote(args[0]), strings.Join(names, ", "))
 	}
 	return run(e, args[1:])
 }
@@ -181,7 +377,7 @@ func run(e *env, args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "error: unknown command %q\n", args[0])
+		fmt.Fprintf(e.stderr, "error: unknown command %s\n", checkfu.Quote(args[0]))
 		fmt.Fprintln(e.stderr, "hint: run \"checkfu -h\" for the list of commands")
 		return exitUsage
 	}

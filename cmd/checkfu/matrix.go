@@ -114,7 +114,7 @@ func runMatrix(e *env, args []string) error {
 	}
 	tty := isTerminal(text)
 	progress := func(c matrix.Case) {
-		line := fmt.Sprintf("%-28s %-44s %-13s %s", c.Fact, c.Name, c.Verdict, c.Why)
+		line := progressLine(c)
 		if tty && c.Verdict == matrix.Pass {
 			fmt.Fprintf(text, "\r\033[K%s", clipLine(line, 120))
 			return
@@ -215,8 +215,15 @@ func summarize(rep *matrix.Report, engine, statement string) matrixSummary {
 	return sum
 }
 
+// progressLine is the line "checkfu matrix" prints for a judged case. Its
+// why quotes what the provider under test answered, so it is printed
+// with textLine.
+func progressLine(c matrix.Case) string {
+	return fmt.Sprintf("%-28s %-44s %-13s %s", c.Fact, c.Name, c.Verdict, textLine(c.Why))
+}
+
 // heldTable returns one line per fact: held or not, with the first case
-// that kept it from holding.
+// that kept it from holding (its why printed with textLine).
 func heldTable(rep *matrix.Report) []string {
 	held := rep.Held()
 	var out []string
@@ -232,7 +239,7 @@ func heldTable(rep *matrix.Report) []string {
 		}
 		for _, d := range rep.Cases {
 			if d.Fact == c.Fact && d.Verdict != matrix.Pass {
-				out = append(out, fmt.Sprintf("%-28s no: %s %s: %s", c.Fact, d.Name, d.Verdict, d.Why))
+				out = append(out, fmt.Sprintf("%-28s no: %s %s: %s", c.Fact, d.Name, d.Verdict, textLine(d.Why)))
 				break
 			}
 		}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
@@ -101,13 +99,13 @@ func (a *authFlags) keys(network string) (*wire.Keys, error) {
 	case *a.key == "" || len(a.peers) == 0:
 		return nil, usagef("over TCP give -key KEY.pem and at least one -peer PUB.pem (or -insecure-no-auth)")
 	}
-	priv, err := readKeyFile("-key", *a.key, true)
+	priv, err := readKeyFile("-key", *a.key, true, maxWireKeyFile)
 	if err != nil {
 		return nil, withHint(err, "-key must name this user's PKCS#8 PEM Ed25519 private key, readable and writable by this user alone (chmod 600 KEY.pem), as made by \"checkfu attester keygen\"")
 	}
 	var peers [][]byte
 	for _, p := range a.peers {
-		b, err := readKeyFile("-peer", p, false)
+		b, err := readKeyFile("-peer", p, false, maxWireKeyFile)
 		if err != nil {
 			return nil, withHint(err, "-peer must name this user's file holding the other side's PEM public key, writable by this user alone (chmod go-w PUB.pem)")
 		}
@@ -122,42 +120,6 @@ func (a *authFlags) keys(network string) (*wire.Keys, error) {
 
 // maxWireKeyFile bounds what readKeyFile reads: a PEM key is well under it.
 const maxWireKeyFile = 1 << 20
-
-// keyFileUser is the uid whose key files readKeyFile accepts (tests
-// replace it to act as another user without root).
-var keyFileUser = os.Getuid
-
-// readKeyFile reads the key file named by flag, refusing it, as ssh
-// does, when other users may write it (whoever can write pinned public
-// keys pins its own), or, for a private key, read it, and when it is
-// owned by a user other than this one or root. The mode is read
-// from the opened file, so the check and the read see the same file.
-func readKeyFile(flag, path string, private bool) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	forbidden, may := os.FileMode(0o022), "write"
-	if private {
-		forbidden, may = 0o077, "read or write"
-	}
-	if perm := fi.Mode().Perm(); perm&forbidden != 0 {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu process: %s file %s has mode %#o: other users may %s it", flag, checkfu.Quote(path), perm, may)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != keyFileUser() {
-		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu process: %s file %s is owned by uid %d, who may rewrite it; want this user (uid %d) or root", flag, checkfu.Quote(path), st.Uid, keyFileUser())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxWireKeyFile+1))
-	if err == nil && len(b) > maxWireKeyFile {
-		err = checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu process: %s file %s is larger than %d bytes", flag, checkfu.Quote(path), maxWireKeyFile)
-	}
-	return b, err
-}
 
 func runProcessServe(e *env, args []string) error {
 	fs := newFlagSet(e, "process serve", "-listen ADDR [-key KEY.pem -peer PUB.pem | -insecure-no-auth] [-output-window BYTES] [-input-credit BYTES] -- CMD ARGS...")
@@ -253,10 +215,7 @@ func runProcessAttach(e *env, args []string) error {
 	}
 	switch {
 	case err == nil:
-		if status != 0 {
-			return exitError{code: status}
-		}
-		return nil
+		return attachExit(status)
 	case errors.Is(err, wire.CodeOutputTruncated):
 		return exitError{code: exitOutputTruncated, msg: err.Error() + "\ncode: " + string(wire.CodeOutputTruncated)}
 	case ctx.Err() != nil:
@@ -268,4 +227,19 @@ func runProcessAttach(e *env, args []string) error {
 		return err
 	}
 	return withHint(err, "check that \"checkfu process serve\" is listening at -connect")
+}
+
+// attachExit is attach's result for the exit status the provider
+// reported for the process: 0 is success and 1 to 255 are passed
+// through. Any other status (the provider's frame carries an int32, and
+// the parent keeps only the low 8 bits of an exit status, so 256 would
+// read as success) is exitFailed, naming the status.
+func attachExit(status int) error {
+	switch {
+	case status == 0:
+		return nil
+	case status >= 1 && status <= 255:
+		return exitError{code: status}
+	}
+	return exitError{code: exitFailed, msg: fmt.Sprintf("checkfu process attach: the provider reported exit status %d, outside 0-255", status)}
 }

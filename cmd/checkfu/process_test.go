@@ -153,18 +153,22 @@ func TestProcessSeqThroughCuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { attach.Process.Kill() })
-	// Every 3 MB read, arm a cut a few KB later: five or more cuts land
-	// in the middle of the ~21 MB stream.
+	// Once the cut armed last has landed, arm the next, 2 MB and a few KB
+	// of the proxy's own traffic later: the cuts are spaced by what the
+	// proxy forwards, not by what this reader has read, which lags it by
+	// as much as the stream's window, so that five or more land in the
+	// middle of the ~21 MB stream however the machine schedules the two.
+	const maxCuts = 8
 	h := sha256.New()
 	buf := make([]byte, 64<<10)
-	var n, next int64 = 0, 3 << 20
+	var n, armed int64
 	for {
 		m, err := out.Read(buf)
 		h.Write(buf[:m])
 		n += int64(m)
-		if n >= next {
-			proxy.CutAfter(1 + n%9000)
-			next += 3 << 20
+		if armed < maxCuts && proxy.Cuts() >= armed {
+			proxy.CutAfter(2<<20 + n%9000)
+			armed++
 		}
 		if err != nil {
 			break
@@ -180,6 +184,7 @@ func TestProcessSeqThroughCuts(t *testing.T) {
 	if proxy.Cuts() < 5 {
 		t.Errorf("only %d cuts landed, want at least 5", proxy.Cuts())
 	}
+	t.Logf("%d cuts landed in %d bytes", proxy.Cuts(), n)
 	if err := serveWait(); err != nil {
 		t.Errorf("serve: %v", err)
 	}

@@ -256,7 +256,9 @@ func profileDiff(e *env, args []string) error {
 }
 
 // profileSelect prints the exact provider revision a published version
-// selects, or the typed refusal with each candidate's reason.
+// selects, or the typed refusal with each candidate's reason. The
+// providers document names the candidates: each pair is printed as a
+// cell (quoted unless it is printable and holds no space).
 func profileSelect(e *env, args []string) error {
 	fs := newFlagSet(e, "profile select", "-profile PUBLISHED.json -providers PROVIDERS.json [-catalog CATALOG.json]... [-attesters SET.json -receipts DIR]")
 	catPaths := catalogFlag(fs)
@@ -289,7 +291,7 @@ func profileSelect(e *env, args []string) error {
 	}
 	set := conformance.BuiltinAttesters()
 	if *setPath != "" {
-		if set, err = signing.LoadAttesterSet(*setPath); err != nil {
+		if set, err = loadAttesterSet(*setPath); err != nil {
 			return err
 		}
 	}
@@ -314,12 +316,12 @@ func profileSelect(e *env, args []string) error {
 		if c.Err != nil {
 			status = c.Err.Error() // "refused: CODE: why", naming required and actual
 		}
-		fmt.Fprintf(e.stdout, "candidate %s: grade %s: %s\n", c.Target, c.Grade, status)
+		fmt.Fprintf(e.stdout, "candidate %s: grade %s: %s\n", cell(c.Target.String()), c.Grade, status)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "selected %s\n", s.Chosen.Target)
+	fmt.Fprintf(e.stdout, "selected %s\n", cell(s.Chosen.Target.String()))
 	return nil
 }
 
@@ -369,7 +371,8 @@ func selectionSummary(s *admission.Selection, err error) selectionJSON {
 
 // loadReceipts verifies every *.json in dir against set and keeps, per
 // exact pair, a receipt that certifies it. A receipt that does not verify
-// is reported and ignored: it certifies nothing.
+// is reported and ignored: it certifies nothing. Its file name is
+// printed quoted (checkfu.Quote): whoever delivered it named it.
 func loadReceipts(e *env, set *signing.AttesterSet, dir string) (map[checkfu.ProviderRevision]*conformance.Receipt, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
@@ -385,7 +388,7 @@ func loadReceipts(e *env, set *signing.AttesterSet, dir string) (map[checkfu.Pro
 		r, err := conformance.Verify(set, b)
 		if err != nil {
 			code, _ := checkfu.CodeOf(err)
-			fmt.Fprintf(e.stderr, "note: %s ignored: %s\n", filepath.Base(p), code)
+			fmt.Fprintf(e.stderr, "note: %s ignored: %s\n", checkfu.Quote(filepath.Base(p)), code)
 			continue
 		}
 		target := r.Record().Target

@@ -1,9 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/checkfu/checkfu"
@@ -40,7 +39,7 @@ func receiptSign(e *env, args []string) error {
 	if *keyPath == "" || *stmtPath == "" || *out == "" {
 		return usagef("checkfu receipt sign needs -key, -statement and -out")
 	}
-	signer, err := signing.LoadSigner(*keyPath)
+	signer, err := loadSigner(*keyPath)
 	if err != nil {
 		return withHint(err, "the key must be a PKCS#8 PEM Ed25519 private key, as made by \"checkfu attester keygen\" or \"openssl genpkey -algorithm ed25519\"")
 	}
@@ -59,7 +58,10 @@ func receiptSign(e *env, args []string) error {
 	if err := attesterWriteNew(*out, env, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "signed %s for %s by key %s\n", *out, rec.Target, signer.KeyID())
+	// The statement may come from the provider being attested: its pair
+	// is printed as a cell (a bidirectional override is no control
+	// character, so the record admits it).
+	fmt.Fprintf(e.stdout, "signed %s for %s by key %s\n", *out, cell(rec.Target.String()), signer.KeyID())
 	if missing := rec.Facts.Missing(); len(missing) > 0 {
 		fmt.Fprintf(e.stderr, "note: the record lacks %v; this receipt certifies nothing\n", missing)
 	}
@@ -86,13 +88,16 @@ func receiptVerify(e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("checkfu receipt verify needs exactly one RECEIPT.json argument")
 	}
+	if err := refuseEmpty(fs, "attesters", "evidence"); err != nil {
+		return err
+	}
 	if *provider == "" || *revision == "" {
 		return usagef("checkfu receipt verify needs -provider and -revision (the exact pair; no wildcards)")
 	}
 	set := conformance.BuiltinAttesters()
 	if *setPath != "" {
 		var err error
-		if set, err = signing.LoadAttesterSet(*setPath); err != nil {
+		if set, err = loadAttesterSet(*setPath); err != nil {
 			return withHint(err, "the attester set file is refused as a whole; fix or remove the entry named above")
 		}
 	}
@@ -122,7 +127,7 @@ func receiptVerify(e *env, args []string) error {
 		return withHint(err, verifyHint(code))
 	}
 	a, rec := receipt.Attester(), receipt.Record()
-	fmt.Fprintf(e.stdout, "attester: %s (key %s)\n", a.Name, a.KeyID)
+	fmt.Fprintf(e.stdout, "attester: %s (key %s)\n", textLine(a.Name), a.KeyID)
 	fmt.Fprintf(e.stdout, "issued_at: %s\n", rec.IssuedAt.Format(time.RFC3339))
 	for _, d := range rec.Evidence {
 		fmt.Fprintf(e.stdout, "evidence: %s\n", d)
@@ -154,13 +159,19 @@ func verifyHint(code checkfu.Code) string {
 	return "the receipt is not a valid signed conformance receipt; obtain it again from the attester"
 }
 
+// receiptReadLimited reads a document named on the command line, as
+// readBounded does (at most limit+1 bytes, within inputWait), with the
+// path alone in its errors.
 func receiptReadLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readInput(f, limit)
+	if errors.Is(err, errInputStalled) {
+		return nil, checkfu.Refuse(checkfu.CodeConfigInvalid, "checkfu: %s sent no end within %v", checkfu.Quote(path), inputWait)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,4 +179,29 @@ func receiptReadLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("checkfu: %q is larger than %d bytes", path, limit)
 	}
 	return data, nil
+}
+
+// maxSigningFile is signing's own bound on a key or attester set file
+// (what signing.LoadSigner and LoadAttesterSet read), kept here so that
+// the CLI reads them as it reads its other inputs, within inputWait.
+const maxSigningFile = 1 << 20
+
+// loadAttesterSet is signing.LoadAttesterSet read within inputWait.
+func loadAttesterSet(path string) (*signing.AttesterSet, error) {
+	b, err := receiptReadLimited(path, maxSigningFile)
+	if err != nil {
+		return nil, err
+	}
+	return signing.ParseAttesterSet(b)
+}
+
+// loadSigner is signing.LoadSigner read within inputWait; the key's
+// bytes are cleared after use.
+func loadSigner(path string) (*signing.Signer, error) {
+	b, err := receiptReadLimited(path, maxSigningFile)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(b)
+	return signing.ParsePrivateKeyPEM(b)
 }

@@ -6,11 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/checkfu/checkfu"
-	"github.com/checkfu/checkfu/conformance"
-	"github.com/checkfu/checkfu/conformance/matrix"
 )
 
 // TestReceiptVerifyEvidence: with -evidence, `receipt verify` says
@@ -19,26 +14,7 @@ import (
 // production label is written by hand to reach the evidence check.
 func TestReceiptVerifyEvidence(t *testing.T) {
 	dir := t.TempDir()
-	key, pub := keygen(t, dir, "attester")
-	set := writeSet(t, dir, pub)
-	target := checkfu.ProviderRevision{Provider: "checkfu:daytona-provider", Revision: "2"}
-	rep := &matrix.Report{Target: target, Provider: target.Provider, Revision: target.Revision, Label: checkfu.LabelProduction.String(),
-		Topology: json.RawMessage(`{"guard":"mock"}`)}
-	rep.TopoSum = conformance.DigestOf(rep.Topology)
-	for _, f := range conformance.Facts() {
-		ev := json.RawMessage(`{"case":"` + string(f) + `"}`)
-		rep.Cases = append(rep.Cases, matrix.Case{Fact: f, Name: string(f), Verdict: matrix.Pass, Evidence: ev, Digest: conformance.DigestOf(ev)})
-	}
-	rec, err := rep.Record(time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Label = checkfu.LabelProduction
-	stmt, err := rec.Statement()
-	if err != nil {
-		t.Fatal(err)
-	}
-	receipt := sign(t, dir, key, string(stmt), "evidence")
+	rep, receipt, set := certifiedReport(t, dir, "evidence")
 	file, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +40,7 @@ func TestReceiptVerifyEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, "", "receipt", "verify", "-attesters", set, "-evidence", tt.evidence, "-provider", target.Provider, "-revision", target.Revision, receipt)
+			stdout, stderr, code := runCLI(t, "", "receipt", "verify", "-attesters", set, "-evidence", tt.evidence, "-provider", rep.Target.Provider, "-revision", rep.Target.Revision, receipt)
 			if code != tt.code || !strings.Contains(stdout, tt.grade) {
 				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tt.code, stdout, stderr)
 			}

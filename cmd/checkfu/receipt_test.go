@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/checkfu/checkfu"
 )
 
 const cliStatement = `{
@@ -211,5 +213,28 @@ func TestAttesterCheck(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "", "attester", "check"); code != exitUsage {
 		t.Fatalf("attester check without a file: exit %d", code)
+	}
+}
+
+// TestReceiptVerifyQuotesTheAttesterName: an attester set may name an
+// attester with a format character (a right-to-left override, which the
+// set's own check lets through, unlike control characters); verify then
+// prints the name quoted, so it cannot reorder what the terminal shows.
+func TestReceiptVerifyQuotesTheAttesterName(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := keygen(t, dir, "attester")
+	name := "release\u202Eelif"
+	b, _ := json.Marshal(map[string][]map[string]string{"attesters": {{"name": name, "public_key_pem": pub}}})
+	set := filepath.Join(dir, "attesters.json")
+	if err := os.WriteFile(set, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := sign(t, dir, key, cliStatement, "good")
+	stdout, stderr, code := runCLI(t, "", "receipt", "verify", "-attesters", set, "-provider", "checkfu:daytona-provider", "-revision", "2", good)
+	if code != exitOK {
+		t.Fatalf("exit %d; stdout %q stderr %q", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, "\u202E") || !strings.Contains(stdout, "attester: "+checkfu.Quote(name)) {
+		t.Fatalf("the attester's name is not printed quoted: %q", stdout)
 	}
 }
