@@ -23,6 +23,9 @@ const (
 	// CodeNotRegular: the name is a directory, device, socket or other
 	// non-regular file.
 	CodeNotRegular checkfu.Code = "mount_not_regular"
+	// CodeFileLinked: the name is a regular file with more than one name
+	// (a hard link), one of which may be outside the mount.
+	CodeFileLinked checkfu.Code = "mount_file_linked"
 	// CodeTooLarge: the file is larger than MaxFileBytes.
 	CodeTooLarge checkfu.Code = "mount_too_large"
 	// CodeReadOnly: a write to a mount that is not writable.

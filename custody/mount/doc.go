@@ -25,6 +25,11 @@
 //   - Only regular files are served, at most [MaxFileBytes] of them. A
 //     FIFO, socket or device is refused without waiting for a peer: files
 //     are opened non-blocking before the type check.
+//   - Only a file whose one name is the one asked for is served: a file
+//     with another name (a hard link, which os.Root cannot follow to see
+//     where it is) is neither read nor written, nor is one whose names
+//     cannot be counted. WriteFile checks the file it opened before it
+//     empties it, so a refused write changes nothing.
 //   - Every refusal is a [*checkfu.Refusal] with a Code of this package;
 //     I/O failures that are not refusals are [*Error]. A refused request
 //     returns no file content and no host path.

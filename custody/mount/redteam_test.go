@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,26 +183,81 @@ func TestHostileNamesStayBounded(t *testing.T) {
 	}
 }
 
-// TestHardLinkIsServed reproduces SECURITY.md's open line on hard links:
-// os.Root stops symlinks, but a hard link to a file outside the tree,
-// placed in a mount by something that can see both (not the Resolver,
-// which makes no links), is an ordinary file of the tree: it is read, and
-// a write through it changes the outside file. If this test ever fails,
-// that line must change with it.
-func TestHardLinkIsServed(t *testing.T) {
+// TestHardLinkIsRefused: os.Root stops symlinks, but a hard link to a
+// file outside the tree, placed in a mount by something that can see both
+// (not the Resolver, which makes no links), is an ordinary file of the
+// tree by its name. A file with more than one name is neither read nor
+// written (a write leaves it as it was: it is not even emptied), whether
+// the other name is outside the mount or inside it; once it has one name
+// again it is served.
+func TestHardLinkIsRefused(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	if err := os.Link(filepath.Join(f.outside, "secret"), filepath.Join(f.memory, "linked")); err != nil {
+	secret := filepath.Join(f.outside, "secret")
+	if err := os.Link(secret, filepath.Join(f.memory, "linked")); err != nil {
 		t.Skipf("no hard links here: %v", err)
 	}
 	b, err := f.r.ReadFile(ctx, "s1", "memory", "linked")
-	if err != nil || string(b) != outsideBody {
-		t.Fatalf("read through a hard link = %q, %v; the open line in SECURITY.md no longer holds", b, err)
+	wantCode(t, err, CodeFileLinked)
+	if b != nil || strings.Contains(err.Error(), outsideBody) || strings.Contains(err.Error(), f.outside) {
+		t.Fatalf("a refused read returned %q, %v", b, err)
 	}
-	if err := f.r.WriteFile(ctx, "s1", "memory", "linked", []byte("changed")); err != nil {
+	wantCode(t, f.r.WriteFile(ctx, "s1", "memory", "linked", []byte("changed")), CodeFileLinked)
+	if b, _ := os.ReadFile(secret); string(b) != outsideBody {
+		t.Fatalf("outside file after a refused write through a hard link: %q", b)
+	}
+
+	// Both names inside the mount: refused as well; the count is what is
+	// checked, not where the other name is.
+	if err := os.Link(filepath.Join(f.memory, "notes.md"), filepath.Join(f.memory, "notes-again.md")); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(f.outside, "secret")); string(b) != "changed" {
-		t.Fatalf("outside file after a write through a hard link: %q", b)
+	_, err = f.r.ReadFile(ctx, "s1", "memory", "notes.md")
+	wantCode(t, err, CodeFileLinked)
+	if err := os.Remove(filepath.Join(f.memory, "notes-again.md")); err != nil {
+		t.Fatal(err)
 	}
+	if b, err := f.r.ReadFile(ctx, "s1", "memory", "notes.md"); err != nil || string(b) != "remember" {
+		t.Fatalf("a file with one name again: %q, %v", b, err)
+	}
+	if err := f.r.WriteFile(ctx, "s1", "memory", "notes.md", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefusedWriteLeavesTheFile: WriteFile checks what it opened before it
+// empties it, so a write refused for the file's kind or names changes
+// nothing, and an accepted write replaces the whole body.
+func TestRefusedWriteLeavesTheFile(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	notes := filepath.Join(f.memory, "notes.md")
+	if err := os.Link(notes, filepath.Join(f.outside, "notes-link")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	wantCode(t, f.r.WriteFile(ctx, "s1", "memory", "notes.md", nil), CodeFileLinked)
+	if b, _ := os.ReadFile(notes); string(b) != "remember" {
+		t.Fatalf("after a refused write: %q", b)
+	}
+	if err := os.Remove(filepath.Join(f.outside, "notes-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.r.WriteFile(ctx, "s1", "memory", "notes.md", []byte("re")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "re" {
+		t.Fatalf("a shorter body must replace the whole file: %q", b)
+	}
+}
+
+// statOnly is a FileInfo of a regular file with no stat record.
+type statOnly struct{ fs.FileInfo }
+
+func (statOnly) Mode() fs.FileMode { return 0o644 }
+func (statOnly) Sys() any          { return nil }
+
+// TestLinkCountUnknownIsRefused: a file whose stat record gives no link
+// count is not served; not knowing is not one name.
+func TestLinkCountUnknownIsRefused(t *testing.T) {
+	wantCode(t, checkServable("memory", "notes.md", statOnly{}), CodeFileLinked)
 }

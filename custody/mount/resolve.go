@@ -255,12 +255,9 @@ func (r *Resolver) ReadFile(ctx context.Context, sessionID, mountName, name stri
 		return nil, classify(mountName, name, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := servable(mountName, name, f)
 	if err != nil {
-		return nil, &Error{Op: "stat", Err: errors.Unwrap(err)}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
+		return nil, err
 	}
 	if fi.Size() > MaxFileBytes {
 		return nil, checkfu.Refuse(CodeTooLarge, "mount %s: %s is larger than %d bytes", checkfu.Quote(mountName), checkfu.Quote(name), MaxFileBytes)
@@ -293,15 +290,17 @@ func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name str
 		return checkfu.Refuse(CodeTooLarge, "mount %s: a body of %d bytes is larger than %d", checkfu.Quote(mountName), len(body), MaxFileBytes)
 	}
 	afterCheck(name)
-	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openNonblock, 0o644)
+	// Not O_TRUNC: the file is emptied only once servable has checked
+	// it, so a refused file is left as it was.
+	f, err := m.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|openNonblock, 0o644)
 	if err != nil {
 		return classify(mountName, name, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
+	if _, err := servable(mountName, name, f); err != nil {
 		f.Close()
-		return checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
+		return err
 	}
+	err = f.Truncate(0)
 	if err == nil {
 		_, err = f.Write(body)
 	}
@@ -310,6 +309,34 @@ func (r *Resolver) WriteFile(ctx context.Context, sessionID, mountName, name str
 	}
 	if err != nil {
 		return &Error{Op: "write", Err: errors.Unwrap(err)}
+	}
+	return nil
+}
+
+// servable returns the FileInfo of f, opened as name in mountName, or
+// refuses it (see checkServable).
+func servable(mountName, name string, f *os.File) (fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Op: "stat", Err: errors.Unwrap(err)}
+	}
+	return fi, checkServable(mountName, name, fi)
+}
+
+// checkServable refuses a file that is not regular or whose only name is
+// not the one opened. A file with another name (a hard link) may have it
+// outside the mount, where os.Root cannot see it, so a read would serve
+// and a write would change a file outside the grant; a file whose names
+// cannot be counted is refused too.
+func checkServable(mountName, name string, fi fs.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return checkfu.Refuse(CodeNotRegular, "mount %s: %s is not a regular file", checkfu.Quote(mountName), checkfu.Quote(name))
+	}
+	switch n := linkCount(fi); {
+	case n == 0:
+		return checkfu.Refuse(CodeFileLinked, "mount %s: the names of %s cannot be counted; only a file with one name is served", checkfu.Quote(mountName), checkfu.Quote(name))
+	case n > 1:
+		return checkfu.Refuse(CodeFileLinked, "mount %s: %s has %d names (hard links); only a file with one name is served", checkfu.Quote(mountName), checkfu.Quote(name), n)
 	}
 	return nil
 }
