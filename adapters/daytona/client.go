@@ -294,13 +294,13 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 
 // Destroy kills any live process (by deleting its session) and deletes
 // the sandbox (DELETE /sandbox/{id}; one already gone counts as
-// deleted). It is idempotent.
+// deleted). Once it has succeeded, a later Destroy does nothing
+// and returns nil; after one that failed, Destroy asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	if !s.slot.Destroy() {
-		return nil
-	}
-	_, err := s.c.sandboxCall(ctx, http.MethodDelete, "/sandbox/"+url.PathEscape(s.sandboxID), nil, http.StatusOK, http.StatusNoContent, http.StatusNotFound)
-	return err
+	return s.slot.Destroy(func() error {
+		_, err := s.c.sandboxCall(ctx, http.MethodDelete, "/sandbox/"+url.PathEscape(s.sandboxID), nil, http.StatusOK, http.StatusNoContent, http.StatusNotFound)
+		return err
+	})
 }
 
 // Evidence is what the adapter reports about a process's sandbox.

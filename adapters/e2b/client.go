@@ -271,12 +271,12 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 
 // Destroy kills any live process and the sandbox (DELETE
 // /sandboxes/{sandboxID}; a sandbox already gone, 404, counts as
-// destroyed). It is idempotent.
+// destroyed). Once it has succeeded, a later Destroy does nothing
+// and returns nil; after one that failed, Destroy asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	if !s.slot.Destroy() {
-		return nil
-	}
-	return s.c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(s.sandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
+	return s.slot.Destroy(func() error {
+		return s.c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(s.sandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
+	})
 }
 
 // Evidence is what the adapter reports about a process's sandbox. Every

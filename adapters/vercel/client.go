@@ -181,13 +181,14 @@ func (s *Sandbox) ID() string { return s.id }
 func (s *Sandbox) SessionID() string { return s.session }
 
 // Destroy kills any live process and stops the session (POST
-// /v2/sandboxes/sessions/{id}/stop). It is idempotent.
+// /v2/sandboxes/sessions/{id}/stop). Once it has succeeded, a later
+// Destroy does nothing and returns nil; after one that failed, Destroy
+// asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	if !s.slot.Destroy() {
-		return nil
-	}
-	_, err := s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(s.session)+"/stop", nil, http.StatusOK)
-	return err
+	return s.slot.Destroy(func() error {
+		_, err := s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(s.session)+"/stop", nil, http.StatusOK)
+		return err
+	})
 }
 
 // Evidence is what the adapter reports about a process's sandbox.

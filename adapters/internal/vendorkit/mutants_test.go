@@ -62,11 +62,47 @@ var mutants = []mutation.Mutant{
 	}`, New: ``}},
 		Kills: "TestReap"},
 	{Name: "destroy leaves the live process", File: "slot.go",
-		Edits: []mutation.Edit{{Old: `	if first && live != zero {`, New: `	if false && live != zero {`}},
+		Edits: []mutation.Edit{{Old: `	if kill && live != zero {`, New: `	if _ = kill; false && live != zero {`}},
 		Kills: "TestSlot"},
 	{Name: "destroy kills twice", File: "slot.go",
-		Edits: []mutation.Edit{{Old: `	if first && live != zero {`, New: `	if live != zero {`}},
+		Edits: []mutation.Edit{{Old: `	if kill && live != zero {`, New: `	if _ = kill; live != zero {`}},
 		Kills: "TestSlot"},
+	{Name: "a failed removal never retried", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	if err := remove(); err != nil {
+		return err
+	}
+	s.removed = true`, New: `	s.removed = true
+	if err := remove(); err != nil {
+		return err
+	}`}},
+		Kills: "TestSlotDestroyRetriesAFailedRemove"},
+	{Name: "a removed sandbox removed again", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	if s.removed {
+		return nil
+	}`, New: ``}},
+		Kills: "TestSlot|TestSlotDestroyRetriesAFailedRemove|TestSlotDestroysAtOnceRemoveOnce"},
+	{Name: "removals not serialized", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	s.removing.Lock()
+	defer s.removing.Unlock()
+	if s.removed {
+		return nil
+	}
+	if err := remove(); err != nil {
+		return err
+	}
+	s.removed = true`, New: `	s.removing.Lock()
+	done := s.removed
+	s.removing.Unlock()
+	if done {
+		return nil
+	}
+	if err := remove(); err != nil {
+		return err
+	}
+	s.removing.Lock()
+	s.removed = true
+	s.removing.Unlock()`}},
+		Kills: "TestSlotDestroysAtOnceRemoveOnce"},
 	{Name: "vendor ID over the bound", File: "url.go",
 		Edits: []mutation.Edit{{Old: `len(id) <= MaxVendorID`, New: `len(id) <= MaxVendorID+1`}},
 		Kills: "TestPathSafeID"},

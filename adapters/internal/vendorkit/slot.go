@@ -19,9 +19,12 @@ type Killer interface {
 // A Slot is a sandbox's one live process and whether the sandbox was
 // destroyed. The zero Slot is empty and not destroyed.
 type Slot[P Killer] struct {
-	mu        sync.Mutex // guards live and destroyed
+	mu        sync.Mutex // guards live, destroyed and killed
 	live      P
 	destroyed bool
+	killed    bool
+	removing  sync.Mutex // held while Destroy removes the sandbox
+	removed   bool       // guarded by removing
 }
 
 // Open makes the sandbox's process with mk, called under the slot's
@@ -61,19 +64,33 @@ func (s *Slot[P]) Reap(p P, e *Exit, status int, err error) {
 	e.end(status, err)
 }
 
-// Destroy marks the sandbox destroyed and, on the first call, kills its
-// live process if it has one (outside the lock, ignoring Kill's error:
-// the caller deletes the sandbox next). It reports whether this was the
-// first call; a later call does nothing.
-func (s *Slot[P]) Destroy() (first bool) {
+// Destroy marks the sandbox destroyed, kills its live process on the
+// first call if it has one (outside the lock, ignoring Kill's error), and
+// then removes the sandbox at the vendor with remove, returning its
+// error. remove runs until it succeeds once: a Destroy after a failed
+// one (a vendor that answered 500, a context that ended) tries again,
+// so a sandbox is never left running because one request failed, and
+// a Destroy after a successful one does nothing and returns nil.
+// Destroys are serialized, so remove never runs twice at once.
+func (s *Slot[P]) Destroy(remove func() error) error {
 	var zero P
 	s.mu.Lock()
-	first = !s.destroyed
 	s.destroyed = true
+	kill := !s.killed
+	s.killed = true
 	live := s.live
 	s.mu.Unlock()
-	if first && live != zero {
+	if kill && live != zero {
 		_ = live.Kill()
 	}
-	return first
+	s.removing.Lock()
+	defer s.removing.Unlock()
+	if s.removed {
+		return nil
+	}
+	if err := remove(); err != nil {
+		return err
+	}
+	s.removed = true
+	return nil
 }

@@ -3,7 +3,9 @@ package vendorkit_test
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/checkfu/checkfu/acp/wire"
 	"github.com/checkfu/checkfu/adapters"
@@ -35,11 +37,13 @@ func TestSlot(t *testing.T) {
 	if err != nil || p2 == p1 {
 		t.Fatalf("Open after Release = %v, %v", p2, err)
 	}
-	if first := s.Destroy(); !first || p2.kills != 1 || p1.kills != 0 {
-		t.Fatalf("Destroy = %v; kills: live %d, released %d; want true, 1, 0", first, p2.kills, p1.kills)
+	removes := 0
+	remove := func() error { removes++; return nil }
+	if err := s.Destroy(remove); err != nil || p2.kills != 1 || p1.kills != 0 || removes != 1 {
+		t.Fatalf("Destroy = %v; kills: live %d, released %d; removes %d; want nil, 1, 0, 1", err, p2.kills, p1.kills, removes)
 	}
-	if first := s.Destroy(); first || p2.kills != 1 {
-		t.Fatalf("a second Destroy = %v and killed %d times; want false, once", first, p2.kills)
+	if err := s.Destroy(remove); err != nil || p2.kills != 1 || removes != 1 {
+		t.Fatalf("a second Destroy = %v, killed %d times, removed %d times; want nil, once, once", err, p2.kills, removes)
 	}
 	s.Release(p2)
 	if p, err := s.Open("acme", "inst-1", mk); !errors.Is(err, adapters.CodeInstanceDestroyed) || p != nil ||
@@ -52,8 +56,75 @@ func TestSlot(t *testing.T) {
 // nothing (a nil process is never called).
 func TestSlotDestroyEmpty(t *testing.T) {
 	var s vendorkit.Slot[*proc]
-	if !s.Destroy() {
-		t.Fatal("the first Destroy of an empty slot reported not first")
+	removed := false
+	if err := s.Destroy(func() error { removed = true; return nil }); err != nil || !removed {
+		t.Fatalf("Destroy of an empty slot = %v, removed %v; want nil, true", err, removed)
+	}
+}
+
+// TestSlotDestroyRetriesAFailedRemove: a Destroy whose removal failed
+// (the vendor answered 500, the context ended) leaves the sandbox to be
+// removed by the next Destroy, which asks again; the live process is
+// killed once, and once a removal has succeeded no Destroy asks again.
+func TestSlotDestroyRetriesAFailedRemove(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	p, err := s.Open("acme", "inst-1", func() *proc { return &proc{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("acme: DELETE answered 500")
+	removes := 0
+	remove := func() error {
+		removes++
+		if removes < 3 {
+			return failed
+		}
+		return nil
+	}
+	for i, want := range []error{failed, failed, nil, nil} {
+		if err := s.Destroy(remove); !errors.Is(err, want) && err != want {
+			t.Fatalf("Destroy %d = %v, want %v", i+1, err, want)
+		}
+	}
+	if removes != 3 || p.kills != 1 {
+		t.Fatalf("removed %d times, killed %d times; want 3 (two failures, one success), once", removes, p.kills)
+	}
+	if _, err := s.Open("acme", "inst-1", func() *proc { return &proc{} }); !errors.Is(err, adapters.CodeInstanceDestroyed) {
+		t.Fatalf("Open after a failed Destroy = %v, want %s", err, adapters.CodeInstanceDestroyed)
+	}
+}
+
+// TestSlotDestroysAtOnceRemoveOnce: Destroys racing each other remove
+// the sandbox once, never twice at the same time.
+func TestSlotDestroysAtOnceRemoveOnce(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	var mu sync.Mutex
+	removes, inside := 0, 0
+	remove := func() error {
+		mu.Lock()
+		removes++
+		inside++
+		if inside > 1 {
+			t.Error("two removals at once")
+		}
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return nil
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := s.Destroy(remove); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if removes != 1 {
+		t.Fatalf("removed %d times, want once", removes)
 	}
 }
 
@@ -73,7 +144,7 @@ func TestSlotDestroyKillsOutsideTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Destroy() || !p.killed {
+	if err := s.Destroy(func() error { return nil }); err != nil || !p.killed {
 		t.Fatalf("Destroy did not kill the live process")
 	}
 }

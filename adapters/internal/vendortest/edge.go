@@ -2,11 +2,14 @@ package vendortest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // Edge is what a Runner's custody-backed edge does, for tests: it
@@ -106,4 +109,52 @@ func Holds(v any, canary string) bool {
 		return false
 	}
 	return walk(reflect.ValueOf(v), 0)
+}
+
+// FailOnce is an edge that fails the first request Match reports true
+// for, as a vendor that cannot be reached fails it, without sending it;
+// every other request goes to Next.
+type FailOnce struct {
+	Next  *Edge
+	Match func(*http.Request) bool
+	mu    sync.Mutex
+	spent bool
+}
+
+// ErrUnreachable is the error FailOnce's failed request returns.
+var ErrUnreachable = errors.New("vendortest: the vendor could not be reached")
+
+// Send fails the first matching request with ErrUnreachable and sends
+// every other one through Next.
+func (f *FailOnce) Send(req *http.Request, handle, header, prefix string) (*http.Response, error) {
+	f.mu.Lock()
+	fail := !f.spent && f.Match(req)
+	if fail {
+		f.spent = true
+	}
+	f.mu.Unlock()
+	if fail {
+		return nil, ErrUnreachable
+	}
+	return f.Next.Send(req, handle, header, prefix)
+}
+
+// CheckDestroyRetried destroys s three times over an edge that failed
+// the first removal (FailOnce): the first Destroy must return the
+// failure and leave the sandbox to the vendor (held reports it still
+// there), the second must remove it, and the third must send nothing.
+// edge is FailOnce's Next.
+func CheckDestroyRetried(t testing.TB, destroy func(context.Context) error, edge *Edge, held func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	if err := destroy(ctx); err == nil || !held() {
+		t.Fatalf("a Destroy whose removal failed = %v, sandbox held %v; want the failure, and the sandbox still there", err, held())
+	}
+	if err := destroy(ctx); err != nil || held() {
+		t.Fatalf("a second Destroy = %v, sandbox held %v; want nil, and the sandbox removed", err, held())
+	}
+	sent := edge.Sent()
+	if err := destroy(ctx); err != nil || edge.Sent() != sent {
+		t.Fatalf("a Destroy after a removal = %v and sent %d requests; want nil and none", err, edge.Sent()-sent)
+	}
 }
