@@ -11,6 +11,12 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "a failed Destroy never asked again", File: "session.go",
+		Edits: []mutation.Edit{{Old: "\tif s.closed {\n\t\treturn s.destroyInstance()\n\t}", New: "\tif s.closed {\n\t\treturn nil\n\t}"}},
+		Kills: "TestCloseRetriesAFailedDestroy"},
+	{Name: "a destroyed instance destroyed again", File: "session.go",
+		Edits: []mutation.Edit{{Old: "if s.instance == nil || s.destroyed {", New: "if s.instance == nil {"}},
+		Kills: "TestCloseRetriesAFailedDestroy"},
 	{Name: "a key file others may read is used", File: "keyfile.go",
 		Edits: []mutation.Edit{{Old: `perm&0o077 != 0 {`, New: `perm&0o007 != 0 {`}},
 		Kills: "TestKeyFileRefusals"},

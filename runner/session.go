@@ -41,6 +41,9 @@ type Session struct {
 	instance adapters.Instance
 	agents   map[*Agent]bool // launched and not yet closed
 	closed   bool
+	// destroyed: the instance's Destroy has succeeded once, so no later
+	// Close asks the provider again.
+	destroyed bool
 }
 
 // PlaneSession is the log the Runner appends to for what happens before
@@ -291,12 +294,16 @@ func profileRevision(v *admission.Published) eventlog.ProfileRevision {
 // closed and kills its process (logging the end of its turn in flight,
 // if any, and of the process), destroys the instance (giving the
 // provider ExitGrace), closes the gateway channel, stops the broker and
-// revokes the lease. It is idempotent.
+// revokes the lease. A later Close does nothing and returns nil, except
+// that an instance whose Destroy failed (a provider that could not be
+// reached, or took longer than ExitGrace) is destroyed again, and that
+// Destroy's error returned: a host that calls Close until it returns nil
+// leaves no sandbox running.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil
+		return s.destroyInstance()
 	}
 	s.closed = true
 	// End the agents first, and not through the instance alone: a
@@ -322,14 +329,25 @@ func (s *Session) Close() error {
 	}
 	s.agents = nil
 	err = errors.Join(err, s.flushRefusals(context.Background()))
-	if s.instance != nil {
-		// A provider that never finishes a Destroy cannot hold Close.
-		ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)
-		err = errors.Join(err, s.instance.Destroy(ctx))
-		cancel()
-	}
+	err = errors.Join(err, s.destroyInstance())
 	if s.plane != nil {
 		s.plane.close()
 	}
 	return err
+}
+
+// destroyInstance destroys the session's instance, if it has one that
+// no earlier call destroyed, giving the provider ExitGrace: a provider
+// that never finishes a Destroy cannot hold Close. It runs under s.mu.
+func (s *Session) destroyInstance() error {
+	if s.instance == nil || s.destroyed {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ExitGrace)
+	defer cancel()
+	if err := s.instance.Destroy(ctx); err != nil {
+		return err
+	}
+	s.destroyed = true
+	return nil
 }
