@@ -297,7 +297,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // deleted). Once it has succeeded, a later Destroy does nothing
 // and returns nil; after one that failed, Destroy asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	return s.slot.Destroy(func() error {
+	return s.slot.Destroy(ctx, func() error {
 		_, err := s.c.sandboxCall(ctx, http.MethodDelete, "/sandbox/"+url.PathEscape(s.sandboxID), nil, http.StatusOK, http.StatusNoContent, http.StatusNotFound)
 		return err
 	})

@@ -274,7 +274,7 @@ func (s *Sandbox) SandboxID() string { return s.sandboxID }
 // destroyed). Once it has succeeded, a later Destroy does nothing
 // and returns nil; after one that failed, Destroy asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	return s.slot.Destroy(func() error {
+	return s.slot.Destroy(ctx, func() error {
 		return s.c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(s.sandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
 	})
 }

@@ -185,7 +185,7 @@ func (s *Sandbox) SessionID() string { return s.session }
 // Destroy does nothing and returns nil; after one that failed, Destroy
 // asks again.
 func (s *Sandbox) Destroy(ctx context.Context) error {
-	return s.slot.Destroy(func() error {
+	return s.slot.Destroy(ctx, func() error {
 		_, err := s.c.call(ctx, http.MethodPost, "/v2/sandboxes/sessions/"+url.PathEscape(s.session)+"/stop", nil, http.StatusOK)
 		return err
 	})

@@ -82,27 +82,18 @@ var mutants = []mutation.Mutant{
 	}`, New: ``}},
 		Kills: "TestSlot|TestSlotDestroyRetriesAFailedRemove|TestSlotDestroysAtOnceRemoveOnce"},
 	{Name: "removals not serialized", File: "slot.go",
-		Edits: []mutation.Edit{{Old: `	s.removing.Lock()
-	defer s.removing.Unlock()
-	if s.removed {
-		return nil
+		Edits: []mutation.Edit{{Old: `	select {
+	case removing <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
-	if err := remove(); err != nil {
-		return err
-	}
-	s.removed = true`, New: `	s.removing.Lock()
-	done := s.removed
-	s.removing.Unlock()
-	if done {
-		return nil
-	}
-	if err := remove(); err != nil {
-		return err
-	}
-	s.removing.Lock()
-	s.removed = true
-	s.removing.Unlock()`}},
+	defer func() { <-removing }()`, New: `	_ = removing`}},
 		Kills: "TestSlotDestroysAtOnceRemoveOnce"},
+	{Name: "a Destroy waits for another's removal past its context", File: "slot.go",
+		Edits: []mutation.Edit{{Old: `	case <-ctx.Done():
+		return context.Cause(ctx)
+	}`, New: `	}`}},
+		Kills: "TestSlotDestroyWaitsNoLongerThanItsContext"},
 	{Name: "vendor ID over the bound", File: "url.go",
 		Edits: []mutation.Edit{{Old: `len(id) <= MaxVendorID`, New: `len(id) <= MaxVendorID+1`}},
 		Kills: "TestPathSafeID"},

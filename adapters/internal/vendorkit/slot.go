@@ -1,6 +1,7 @@
 package vendorkit
 
 import (
+	"context"
 	"sync"
 
 	"github.com/checkfu/checkfu"
@@ -19,12 +20,14 @@ type Killer interface {
 // A Slot is a sandbox's one live process and whether the sandbox was
 // destroyed. The zero Slot is empty and not destroyed.
 type Slot[P Killer] struct {
-	mu        sync.Mutex // guards live, destroyed and killed
+	mu        sync.Mutex // guards live, destroyed, killed and removing
 	live      P
 	destroyed bool
 	killed    bool
-	removing  sync.Mutex // held while Destroy removes the sandbox
-	removed   bool       // guarded by removing
+	// removing holds a token while a Destroy removes the sandbox; made
+	// by the first Destroy.
+	removing chan struct{}
+	removed  bool // read and written only by the token's holder
 }
 
 // Open makes the sandbox's process with mk, called under the slot's
@@ -71,20 +74,30 @@ func (s *Slot[P]) Reap(p P, e *Exit, status int, err error) {
 // one (a vendor that answered 500, a context that ended) tries again,
 // so a sandbox is never left running because one request failed, and
 // a Destroy after a successful one does nothing and returns nil.
-// Destroys are serialized, so remove never runs twice at once.
-func (s *Slot[P]) Destroy(remove func() error) error {
+// Destroys are serialized, so remove never runs twice at once; a Destroy
+// waiting for another's removal gives up when ctx, the context remove
+// runs under, ends, and returns its error.
+func (s *Slot[P]) Destroy(ctx context.Context, remove func() error) error {
 	var zero P
 	s.mu.Lock()
 	s.destroyed = true
 	kill := !s.killed
 	s.killed = true
 	live := s.live
+	if s.removing == nil {
+		s.removing = make(chan struct{}, 1)
+	}
+	removing := s.removing
 	s.mu.Unlock()
 	if kill && live != zero {
 		_ = live.Kill()
 	}
-	s.removing.Lock()
-	defer s.removing.Unlock()
+	select {
+	case removing <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-removing }()
 	if s.removed {
 		return nil
 	}

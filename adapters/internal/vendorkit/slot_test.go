@@ -1,6 +1,7 @@
 package vendorkit_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -39,10 +40,10 @@ func TestSlot(t *testing.T) {
 	}
 	removes := 0
 	remove := func() error { removes++; return nil }
-	if err := s.Destroy(remove); err != nil || p2.kills != 1 || p1.kills != 0 || removes != 1 {
+	if err := s.Destroy(context.Background(), remove); err != nil || p2.kills != 1 || p1.kills != 0 || removes != 1 {
 		t.Fatalf("Destroy = %v; kills: live %d, released %d; removes %d; want nil, 1, 0, 1", err, p2.kills, p1.kills, removes)
 	}
-	if err := s.Destroy(remove); err != nil || p2.kills != 1 || removes != 1 {
+	if err := s.Destroy(context.Background(), remove); err != nil || p2.kills != 1 || removes != 1 {
 		t.Fatalf("a second Destroy = %v, killed %d times, removed %d times; want nil, once, once", err, p2.kills, removes)
 	}
 	s.Release(p2)
@@ -57,7 +58,7 @@ func TestSlot(t *testing.T) {
 func TestSlotDestroyEmpty(t *testing.T) {
 	var s vendorkit.Slot[*proc]
 	removed := false
-	if err := s.Destroy(func() error { removed = true; return nil }); err != nil || !removed {
+	if err := s.Destroy(context.Background(), func() error { removed = true; return nil }); err != nil || !removed {
 		t.Fatalf("Destroy of an empty slot = %v, removed %v; want nil, true", err, removed)
 	}
 }
@@ -82,7 +83,7 @@ func TestSlotDestroyRetriesAFailedRemove(t *testing.T) {
 		return nil
 	}
 	for i, want := range []error{failed, failed, nil, nil} {
-		if err := s.Destroy(remove); !errors.Is(err, want) && err != want {
+		if err := s.Destroy(context.Background(), remove); !errors.Is(err, want) && err != want {
 			t.Fatalf("Destroy %d = %v, want %v", i+1, err, want)
 		}
 	}
@@ -91,6 +92,48 @@ func TestSlotDestroyRetriesAFailedRemove(t *testing.T) {
 	}
 	if _, err := s.Open("acme", "inst-1", func() *proc { return &proc{} }); !errors.Is(err, adapters.CodeInstanceDestroyed) {
 		t.Fatalf("Open after a failed Destroy = %v, want %s", err, adapters.CodeInstanceDestroyed)
+	}
+}
+
+// TestSlotDestroyWaitsNoLongerThanItsContext: a Destroy that finds
+// another's removal running (a vendor that does not answer) waits for it
+// only as long as its own context, and then returns the context's error
+// without asking the vendor; once the removal is released, a Destroy
+// still finds the sandbox removed.
+func TestSlotDestroyWaitsNoLongerThanItsContext(t *testing.T) {
+	var s vendorkit.Slot[*proc]
+	release, started := make(chan struct{}), make(chan struct{})
+	removes := 0
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Destroy(context.Background(), func() error { removes++; close(started); <-release; return nil })
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	second := make(chan error, 1)
+	go func() {
+		second <- s.Destroy(ctx, func() error { t.Error("a second removal ran beside the first"); return nil })
+	}()
+	waited := false
+	select {
+	case err := <-second:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a Destroy waiting past its context = %v, want %v", err, context.DeadlineExceeded)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("a Destroy waited for another's removal past its own context")
+		waited = true
+	}
+	close(release)
+	if err := <-first; err != nil || removes != 1 {
+		t.Fatalf("the first Destroy = %v after %d removals; want nil after one", err, removes)
+	}
+	if waited {
+		<-second
+	}
+	if err := s.Destroy(context.Background(), func() error { t.Error("removed again"); return nil }); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -117,7 +160,7 @@ func TestSlotDestroysAtOnceRemoveOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if err := s.Destroy(remove); err != nil {
+			if err := s.Destroy(context.Background(), remove); err != nil {
 				t.Error(err)
 			}
 		})
@@ -144,7 +187,7 @@ func TestSlotDestroyKillsOutsideTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Destroy(func() error { return nil }); err != nil || !p.killed {
+	if err := s.Destroy(context.Background(), func() error { return nil }); err != nil || !p.killed {
 		t.Fatalf("Destroy did not kill the live process")
 	}
 }
