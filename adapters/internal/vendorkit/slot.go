@@ -20,10 +20,9 @@ type Killer interface {
 // A Slot is a sandbox's one live process and whether the sandbox was
 // destroyed. The zero Slot is empty and not destroyed.
 type Slot[P Killer] struct {
-	mu        sync.Mutex // guards live, destroyed, killed and removing
+	mu        sync.Mutex // guards live, destroyed and removing
 	live      P
 	destroyed bool
-	killed    bool
 	// removing holds a token while a Destroy removes the sandbox; made
 	// by the first Destroy.
 	removing chan struct{}
@@ -80,9 +79,8 @@ func (s *Slot[P]) Reap(p P, e *Exit, status int, err error) {
 func (s *Slot[P]) Destroy(ctx context.Context, remove func() error) error {
 	var zero P
 	s.mu.Lock()
+	kill := !s.destroyed // the first Destroy kills
 	s.destroyed = true
-	kill := !s.killed
-	s.killed = true
 	live := s.live
 	if s.removing == nil {
 		s.removing = make(chan struct{}, 1)
