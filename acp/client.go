@@ -34,7 +34,9 @@ type Config struct {
 	// Cancel for the request's session and by the end of the client; the
 	// answer is then "cancelled" whatever OnPermission returns, and
 	// OnPermission should return promptly (its goroutine lives until it
-	// does). The client denies a request itself, as a nil OnPermission
+	// does). Once OnPermission has committed its answer
+	// ([CommitPermission]), Cancel leaves ctx be and the answer stands.
+	// The client denies a request itself, as a nil OnPermission
 	// does, without asking OnPermission, when it names a session that
 	// NewSession did not create on this client (so any request before
 	// initialize is answered), or when 64 requests, or requests holding
@@ -127,8 +129,50 @@ type pendingCall struct {
 	ch     chan Message // buffered: the response is sent without blocking
 }
 
-// permCall is one session/request_permission being answered.
-type permCall struct{ cancel context.CancelFunc }
+// permCall is one session/request_permission being answered: ctx is
+// the context OnPermission was given (before the value that names the
+// call), cancel ends it, and committed, guarded by the client's mu, says
+// that OnPermission committed its answer (CommitPermission) while ctx
+// was live, so that Cancel leaves ctx be and the answer stands.
+type permCall struct {
+	c         *Client
+	ctx       context.Context
+	cancel    context.CancelFunc
+	committed bool
+}
+
+// permKey is the key of the *permCall in the context OnPermission is
+// given.
+type permKey struct{}
+
+// CommitPermission commits the answer of the permission request whose
+// Config.OnPermission was given ctx (or a context derived from it) to be
+// what OnPermission returns, and reports whether it did. From then on,
+// Cancel neither cancels ctx nor answers the request "cancelled": the
+// agent is given OnPermission's answer, after the session/cancel
+// notification if Cancel came in between. It reports false, changing
+// nothing, when the request was cancelled already (the answer will be
+// "cancelled"), and for a context the client did not give OnPermission.
+//
+// An OnPermission that records its answer where it outlives the request
+// (a host that books an approval for the agent to spend) commits first
+// and records only when CommitPermission reports true: otherwise a
+// Cancel landing between the record and the answer would leave the
+// record saying yes for a request the agent was told was cancelled. The
+// client's end still cancels ctx; its answer cannot be written then.
+func CommitPermission(ctx context.Context) bool {
+	p, ok := ctx.Value(permKey{}).(*permCall)
+	if !ok || p == nil || p.c == nil {
+		return false
+	}
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return false
+	}
+	p.committed = true
+	return true
+}
 
 // NewClient returns a Client speaking to the agent whose output is r and
 // whose input is w, and starts reading r. Call Initialize next.
@@ -312,7 +356,9 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt ...Content
 // request of that session still pending with "cancelled", as ACP requires.
 // The notification is written first, so the agent reads it before any of
 // those answers: a turn that the answer ends cannot be followed by a
-// session/cancel that arrives late and cancels the next turn.
+// session/cancel that arrives late and cancels the next turn. A request
+// whose answer OnPermission committed ([CommitPermission]) is not pending:
+// it is answered as OnPermission says.
 func (c *Client) Cancel(sessionID string) error {
 	if c.w == nil {
 		return errZeroClient
@@ -323,7 +369,9 @@ func (c *Client) Cancel(sessionID string) error {
 	}
 	c.mu.Lock()
 	for p := range c.perms[sessionID] {
-		p.cancel()
+		if !p.committed {
+			p.cancel()
+		}
 	}
 	c.mu.Unlock()
 	return err

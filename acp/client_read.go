@@ -126,7 +126,7 @@ const maxPendingPermissions = 64
 // held by them.
 func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &permCall{cancel: cancel}
+	p := &permCall{c: c, ctx: ctx, cancel: cancel}
 	held := req.heldBytes()
 	c.mu.Lock()
 	if c.err != nil {
@@ -159,7 +159,7 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 	c.mu.Unlock()
 	go func() {
 		defer cancel()
-		out := decide(ctx, c.cfg.OnPermission, req)
+		out := decide(context.WithValue(ctx, permKey{}, p), c.cfg.OnPermission, req)
 		c.mu.Lock()
 		c.nperms--
 		c.permBytes -= held
@@ -167,8 +167,11 @@ func (c *Client) startPermission(id ID, req RequestPermissionRequest) {
 		if len(c.perms[req.SessionID]) == 0 {
 			delete(c.perms, req.SessionID)
 		}
+		// Every cancel of ctx is made under mu while p is in perms, so
+		// what ctx says here is final.
+		cancelled := ctx.Err() != nil && !p.committed
 		c.mu.Unlock()
-		if ctx.Err() != nil {
+		if cancelled {
 			out = CancelledOutcome()
 		}
 		res, _ := json.Marshal(RequestPermissionResponse{Outcome: out})

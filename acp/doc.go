@@ -38,7 +38,10 @@
 //     under a burst (a replay after a reconnect); a slow handler slows the
 //     agent instead.
 //   - Permission requests are denied unless a handler says otherwise, and
-//     are answered "cancelled" after session/cancel, as ACP requires. A
+//     are answered "cancelled" after session/cancel, as ACP requires,
+//     unless the handler committed its answer before the cancel
+//     (CommitPermission): what a handler records as answered is what the
+//     agent is told. A
 //     request for a session that session/new did not create on this client
 //     (any request before initialize is answered among them) is denied
 //     without asking the handler. At

@@ -89,3 +89,36 @@ func ExampleClient_Close() {
 	fmt.Println(errors.Is(err, acp.CodeClientClosed), c.Err() != nil)
 	// Output: true true
 }
+
+func ExampleCommitPermission() {
+	agentOut, agentIn := startAgent()
+	var booked []string // what the host holds as answered: the agent may spend it
+	c := acp.NewClient(agentOut, agentIn, acp.Config{
+		OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+			// Commit before recording the answer: when the request was
+			// cancelled already, the agent is told "cancelled", and
+			// nothing is recorded for it; once committed, a Cancel no
+			// longer changes the answer the agent is given.
+			if !acp.CommitPermission(ctx) {
+				return acp.CancelledOutcome()
+			}
+			booked = append(booked, req.ToolCall.Title)
+			return acp.Select("allow")
+		},
+	})
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Initialize(ctx); err != nil {
+		panic(err)
+	}
+	s, err := c.NewSession(ctx, acp.NewSessionRequest{Cwd: "/work"})
+	if err != nil {
+		panic(err)
+	}
+	res, err := c.Prompt(ctx, s.SessionID, acp.TextBlock("Edit the config."))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(booked, res.StopReason)
+	// Output: [Edit config] end_turn
+}
