@@ -192,10 +192,12 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		return reject(req)
 	}
 	dec, err := s.r.cfg.Approver.Approve(ctx, ar)
-	if err == nil && ctx.Err() != nil {
+	if err == nil && !acp.CommitPermission(ctx) {
 		// The request was cancelled (Agent.Cancel, Close) while the
 		// Approver decided, and the agent is answered "cancelled": an
 		// answer it was never given is not booked for it to spend.
+		// Committed, the answer below is the one the agent gets, even
+		// if a cancel lands while it is booked.
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: the permission request was cancelled before the Approver answered; its answer is not booked")
 	}
 	if err != nil {

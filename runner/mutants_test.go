@@ -307,8 +307,11 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '\\'`, New: `c == 0`}},
 		Kills: "TestHarnessValuesCannotRewriteItsConfig"},
 	{Name: "an Approver's answer after the request was cancelled is booked", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `if err == nil && ctx.Err() != nil {`, New: `if err == nil && ctx.Err() != nil && false {`}},
+		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && !acp.CommitPermission(ctx) && false {`}},
 		Kills: "TestApprovalAfterCancelIsNotBooked"},
+	{Name: "an approval is booked without committing the agent's answer", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && ctx.Err() != nil {`}},
+		Kills: "TestCancelWhileBookingAnApprovalKeepsTheAnswer"},
 	{Name: "Session.Close logs an agent that exited on its own as killed", File: "session.go",
 		Edits: []mutation.Edit{{Old: `				result = exitResult(a.code)
 `, New: ``}},

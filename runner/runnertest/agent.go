@@ -331,6 +331,11 @@ func (a *Agent) turn(session string) acp.StopReason {
 			cancelled := a.cancelled
 			a.mu.Unlock()
 			if err != nil || cancelled {
+				if ok {
+					// The client answered after the cancel: what it
+					// said is told, so that a test sees it.
+					a.say(session, name+" -> permitted by the client after the cancel")
+				}
 				return acp.StopCancelled
 			}
 			if !ok {
