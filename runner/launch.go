@@ -200,17 +200,20 @@ func (s *Session) start(ctx context.Context, cfg LaunchConfig) (*Agent, error) {
 		} else {
 			inst, err = r.provider.Create(ctx, spec)
 		}
-		if _, wired := inst.(adapters.Wired); err == nil && wired && inProcess {
-			// Judged by what the instance is: its processes run across
-			// acp/wire, so it is not in-process, whatever it was
-			// enrolled as.
-			inst.Destroy(ctx)
-			err = checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s made an instance that runs across acp/wire, but its enrollment places it in_process", r.enrollment.Target())
-		}
 		if err != nil {
 			return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedInstance), Provider: r.enrollment.Target()}, err, ""))
 		}
 		s.instance = inst
+	}
+	if _, wired := s.instance.(adapters.Wired); wired && inProcess {
+		// Judged by what the instance is: its processes run across
+		// acp/wire, so it is not in-process, whatever it was enrolled
+		// as. It is destroyed unused; a Destroy that fails is returned,
+		// and asked again by the next Launch and by Close, since the
+		// session keeps the instance (and never runs anything in it).
+		var err error = checkfu.Refuse(CodeDescriptionMismatch, "runner: provider %s made an instance that runs across acp/wire, but its enrollment places it in_process", r.enrollment.Target())
+		err = errors.Join(err, s.destroyInstance())
+		return nil, errors.Join(err, s.decide(ctx, eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedInstance), Provider: r.enrollment.Target()}, err, ""))
 	}
 	ps := cfg.Process
 	home := "" // the agent's private HOME on the host, or ""

@@ -106,7 +106,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: "	h.Placement = r.placement()\n", New: ""}},
 		Kills: "TestRemotePlacementNeverIsolationChecked"},
 	{Name: "a wired instance enrolled in_process is used", File: "launch.go",
-		Edits: []mutation.Edit{{Old: `err == nil && wired && inProcess {`, New: `false && err == nil && wired && inProcess {`}},
+		Edits: []mutation.Edit{{Old: `wired && inProcess {`, New: `false && wired && inProcess {`}},
 		Kills: "TestWiredInstanceEnrolledInProcessRefused"},
 	{Name: "a registration no rule allows is accepted", File: "runner.go",
 		Edits: []mutation.Edit{{Old: `			if err := reachable(reg, rules); err != nil {`, New: `			if err := reachable(reg, rules); false && err != nil {`}},
@@ -309,6 +309,15 @@ var mutants = []mutation.Mutant{
 	{Name: "an Approver's answer after the request was cancelled is booked", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && !acp.CommitPermission(ctx) && false {`}},
 		Kills: "TestApprovalAfterCancelIsNotBooked"},
+	{Name: "a wrongly wired instance's failed Destroy is dropped", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `err = errors.Join(err, s.destroyInstance())
+		return nil, errors.Join(err, s.decide(`, New: `_ = s.destroyInstance()
+		return nil, errors.Join(err, s.decide(`}},
+		Kills: "TestWiredInstanceWhoseDestroyFailsIsDestroyedLater"},
+	{Name: "a wrongly wired instance is left undestroyed", File: "launch.go",
+		Edits: []mutation.Edit{{Old: `err = errors.Join(err, s.destroyInstance())
+		return nil, errors.Join(err, s.decide(`, New: `return nil, errors.Join(err, s.decide(`}},
+		Kills: "TestWiredInstanceWhoseDestroyFailsIsDestroyedLater"},
 	{Name: "an approval is booked without committing the agent's answer", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && ctx.Err() != nil {`}},
 		Kills: "TestCancelWhileBookingAnApprovalKeepsTheAnswer"},

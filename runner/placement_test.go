@@ -227,3 +227,77 @@ func TestNewRefusesUnreachableRegistration(t *testing.T) {
 		}
 	}
 }
+
+// destroyFailsOnce is a wired instance whose first Destroy fails (the
+// provider could not be reached) and whose later ones destroy it.
+type destroyFailsOnce struct {
+	adapters.Instance
+	adapters.Wired
+	destroys *atomic.Int64
+}
+
+var errProviderUnreachable = errors.New("provider unreachable")
+
+func (d destroyFailsOnce) Destroy(ctx context.Context) error {
+	if d.destroys.Add(1) == 1 {
+		return errProviderUnreachable
+	}
+	return d.Instance.Destroy(ctx)
+}
+
+// claimsInProcessDestroyFails is claimsInProcess whose instances fail
+// their first Destroy.
+type claimsInProcessDestroyFails struct {
+	claimsInProcess
+	destroys *atomic.Int64
+}
+
+func (p claimsInProcessDestroyFails) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
+	inst, err := p.claimsInProcess.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return destroyFailsOnce{Instance: inst, Wired: inst.(adapters.Wired), destroys: p.destroys}, nil
+}
+
+// TestWiredInstanceWhoseDestroyFailsIsDestroyedLater: the wrongly wired
+// instance Launch refuses is destroyed unused; when that Destroy fails,
+// Launch returns the failure with description_mismatch, the session keeps
+// the instance (a second Launch makes no other and asks Destroy again,
+// never running anything in it), and Close destroys it. Before, the
+// failure was dropped and the instance left running at the provider
+// with no handle.
+func TestWiredInstanceWhoseDestroyFailsIsDestroyedLater(t *testing.T) {
+	var created, destroys atomic.Int64
+	g := newRig(t, func(c *runner.Config, _ *rig) {
+		c.Provider = claimsInProcessDestroyFails{claimsInProcess: claimsInProcess{created: &created}, destroys: &destroys}
+	})
+	s := g.admitted(t)
+	launch := func() error {
+		_, err := s.Launch(context.Background(), runner.LaunchConfig{Process: agentSpec(t, runnertest.QuickstartScript)})
+		return err
+	}
+	if err := launch(); !errors.Is(err, runner.CodeDescriptionMismatch) || !errors.Is(err, errProviderUnreachable) {
+		t.Fatalf("first Launch = %v, want %s with the Destroy's failure", err, runner.CodeDescriptionMismatch)
+	}
+	if err := launch(); !errors.Is(err, runner.CodeDescriptionMismatch) || errors.Is(err, errProviderUnreachable) {
+		t.Fatalf("second Launch = %v, want %s alone", err, runner.CodeDescriptionMismatch)
+	}
+	if n := destroys.Load(); n != 2 {
+		t.Errorf("Destroy asked %d times by two Launches, want 2 (the failed one, then again)", n)
+	}
+	if n := created.Load(); n != 1 {
+		t.Errorf("%d instances created, want 1", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	if n := destroys.Load(); n != 2 {
+		t.Errorf("Destroy asked %d times in all, want 2 (Close asks nothing once destroyed)", n)
+	}
+	for _, e := range entries(t, g.Runner, member.Session) {
+		if e.Kind == eventlog.KindProcessStarted {
+			t.Errorf("a process started: %v", rows([]eventlog.Entry{e}))
+		}
+	}
+}
