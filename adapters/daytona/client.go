@@ -173,22 +173,22 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		return nil, checkfu.Refuse(CodeSandboxRequestRefused, "daytona: the API named sandbox %s", checkfu.Quote(id))
 	}
 	s := &Sandbox{c: c, id: spec.ID, sandboxID: id}
+	discard := func(err error) error {
+		return vendorkit.Discard(err, "daytona", id, func() error { return s.Destroy(context.WithoutCancel(ctx)) })
+	}
 	if err := s.awaitStarted(ctx, sb); err != nil {
-		_ = s.Destroy(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, discard(err)
 	}
 	proxy, _ := sb["toolboxProxyUrl"].(string)
 	if proxy == "" {
 		u, err := c.sandboxCall(ctx, http.MethodGet, "/sandbox/"+url.PathEscape(id)+"/toolbox-proxy-url", nil, http.StatusOK)
 		if err != nil {
-			_ = s.Destroy(context.WithoutCancel(ctx))
-			return nil, err
+			return nil, discard(err)
 		}
 		proxy, _ = u["url"].(string)
 	}
 	if err := c.checkToolbox(proxy); err != nil {
-		_ = s.Destroy(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, discard(err)
 	}
 	s.toolbox = strings.TrimRight(proxy, "/") + "/" + url.PathEscape(id)
 	s.evidence = Evidence{

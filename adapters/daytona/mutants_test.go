@@ -9,6 +9,10 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "Create drops the failed deletion of a sandbox it gave up", File: "client.go",
+		Edits: []mutation.Edit{{Old: `		return vendorkit.Discard(err, "daytona", id, func() error { return s.Destroy(context.WithoutCancel(ctx)) })`, New: `		_ = s.Destroy(context.WithoutCancel(ctx))
+		return err`}},
+		Kills: "TestCreateReportsASandboxItCouldNotRemove"},
 	{Name: "allowlist widened to the domain list", File: "policy.go",
 		Edits: []mutation.Edit{{Old: `	hosts := workload.AllowedHosts()
 	first := ""`, New: `	hosts := workload.AllowedHosts()

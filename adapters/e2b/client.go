@@ -173,8 +173,9 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		// The sandbox exists and would run until its Timeout: delete it
 		// (its ID passed the check above), as Daytona's Create does when
 		// the toolbox URL is refused.
-		_ = c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
-		return nil, err
+		return nil, vendorkit.Discard(err, "e2b", got.SandboxID, func() error {
+			return c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
+		})
 	}
 	token := got.EnvdAccessToken
 	s := &Sandbox{

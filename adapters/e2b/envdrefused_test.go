@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -24,6 +25,24 @@ func TestCreateDeletesASandboxWhoseEnvdIsRefused(t *testing.T) {
 	}
 	if len(asked) != 2 || asked[1] != "DELETE /sandboxes/sbx1" {
 		t.Errorf("the control plane was asked %q; want the create, then DELETE /sandboxes/sbx1", asked)
+	}
+}
+
+// TestCreateReportsASandboxItCouldNotRemove: when the deletion of the
+// sandbox whose envd was refused fails, Create returns the refusal
+// joined with that failure, naming the sandbox by E2B's id, so the host
+// can delete what runs on until its Timeout. Before, the failure was
+// dropped.
+func TestCreateReportsASandboxItCouldNotRemove(t *testing.T) {
+	s, asked, err := createWith(t, "localhost", http.StatusInternalServerError)
+	if s != nil || !errors.Is(err, e2b.CodeControlPlaneRefused) {
+		t.Fatalf("Create = %v, %v; want control_plane_refused", s, err)
+	}
+	if len(asked) != 2 || asked[1] != "DELETE /sandboxes/sbx1" {
+		t.Errorf("the control plane was asked %q; want the create, then the delete", asked)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "left at the vendor") || !strings.Contains(msg, checkfu.Quote("sbx1")) {
+		t.Errorf("Create's error %q does not say that sandbox \"sbx1\" was left", msg)
 	}
 }
 
@@ -48,6 +67,13 @@ func TestEnvdHostIsPublic(t *testing.T) {
 // in order.
 func createWithDomain(t *testing.T, domain string) (*e2b.Sandbox, []string, error) {
 	t.Helper()
+	return createWith(t, domain, http.StatusNoContent)
+}
+
+// createWith is createWithDomain whose control plane answers the
+// deletion with status deleted.
+func createWith(t *testing.T, domain string, deleted int) (*e2b.Sandbox, []string, error) {
+	t.Helper()
 	var mu sync.Mutex
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +86,7 @@ func createWithDomain(t *testing.T, domain string) (*e2b.Sandbox, []string, erro
 			w.WriteHeader(http.StatusCreated)
 			_, _ = w.Write([]byte(`{"templateID":"base","sandboxID":"sbx1","clientID":"c","envdVersion":"0.1.0","envdAccessToken":"t","domain":"` + domain + `"}`))
 		case r.Method == http.MethodDelete && r.URL.Path == "/sandboxes/sbx1":
-			w.WriteHeader(http.StatusNoContent)
+			w.WriteHeader(deleted)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 		}

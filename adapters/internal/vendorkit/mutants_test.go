@@ -9,6 +9,12 @@ import (
 func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
+	{Name: "a discarded sandbox's failed removal is dropped", File: "discard.go",
+		Edits: []mutation.Edit{{Old: `	if rerr := remove(); rerr != nil {`, New: `	if rerr := remove(); false && rerr != nil {`}},
+		Kills: "TestDiscardReportsAFailedRemoval"},
+	{Name: "a discarded sandbox is not removed", File: "discard.go",
+		Edits: []mutation.Edit{{Old: `	if rerr := remove(); rerr != nil {`, New: `	if rerr := error(nil); rerr != nil {`}},
+		Kills: "TestDiscardReportsAFailedRemoval"},
 	{Name: "vendor error body quoted", File: "call.go",
 		Edits: []mutation.Edit{{Old: `(a %d-byte body, not quoted)", c.Vendor, c.Method, c.path(), resp.StatusCode, want[0], len(data))`, New: `(a %d-byte body, not quoted) %s", c.Vendor, c.Method, c.path(), resp.StatusCode, want[0], len(data), data)`}},
 		Kills: "TestCallNeverQuotesTheBody"},
