@@ -159,7 +159,9 @@ type permKey struct{}
 // and records only when CommitPermission reports true: otherwise a
 // Cancel landing between the record and the answer would leave the
 // record saying yes for a request the agent was told was cancelled. The
-// client's end still cancels ctx; its answer cannot be written then.
+// client's end still cancels ctx, so that the handler stops waiting; a
+// committed answer is still the one written, when the agent's input
+// still takes it.
 func CommitPermission(ctx context.Context) bool {
 	p, ok := ctx.Value(permKey{}).(*permCall)
 	if !ok || p == nil || p.c == nil {
