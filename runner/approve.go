@@ -161,6 +161,11 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	if err == nil && (p == nil || !s.profileTool(agent, req, own.Title)) {
 		ok, why := workspaceRead(root, own.Kind, own.paths())
 		if ok {
+			if !acp.CommitPermission(ctx) {
+				// Cancelled: the agent is answered "cancelled", and no
+				// allow is logged for it.
+				return reject(req)
+			}
 			// Logged as a skipped approval: nothing was asked, and the
 			// agent's own tool reads inside its sandbox.
 			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Grant: lease}, nil, CodeWorkspaceReadPermission)
@@ -179,6 +184,11 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	}
 	ar, binding, err := s.bind(ch, agent, req)
 	if errors.Is(err, errReadOnlyPermission) {
+		if !acp.CommitPermission(ctx) {
+			// Cancelled: the agent is answered "cancelled", and no allow
+			// is logged for it.
+			return reject(req)
+		}
 		// Logged as a skipped approval: nothing was asked, the agent is
 		// told yes, and the call still meets the gateway's checks.
 		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Action: ar.Action, Grant: lease}, nil, ResultReadOnlyPermission)
@@ -208,7 +218,11 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	if ttl == 0 {
 		ttl = DefaultApprovalTTL
 	}
-	if _, err := p.approvals.Decide(ctx, authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
+	// Committed, the answer stands whatever ends ctx now (the client's
+	// end does): the approval is booked and logged whole, as the
+	// Runner's records of an ended turn are, so the log never holds a
+	// decision the book does not.
+	if _, err := p.approvals.Decide(context.WithoutCancel(ctx), authz.ApprovalDecision{Binding: binding, Approver: dec.Approver, Approve: dec.Approve, TTL: ttl}); err != nil || !dec.Approve {
 		if err != nil {
 			_ = s.refuse(ctx, &eventlog.Event{Kind: eventlog.KindDenial, Result: string(CodeRefusedApproval), Action: ar.Action, Grant: lease}, err)
 		} else {

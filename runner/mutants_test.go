@@ -318,6 +318,19 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `err = errors.Join(err, s.destroyInstance())
 		return nil, errors.Join(err, s.decide(`, New: `return nil, errors.Join(err, s.decide(`}},
 		Kills: "TestWiredInstanceWhoseDestroyFailsIsDestroyedLater"},
+	{Name: "a booked approval's context ends with the client", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `p.approvals.Decide(context.WithoutCancel(ctx), authz.ApprovalDecision{`, New: `p.approvals.Decide(ctx, authz.ApprovalDecision{`}},
+		Kills: "TestClientEndWhileBookingLogsWhatTheBookHolds"},
+	{Name: "a read_only allow is logged without committing the answer", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `	if errors.Is(err, errReadOnlyPermission) {
+		if !acp.CommitPermission(ctx) {`, New: `	if errors.Is(err, errReadOnlyPermission) {
+		if false && !acp.CommitPermission(ctx) {`}},
+		Kills: "TestCancelWhileLoggingAnAllowKeepsTheAnswer"},
+	{Name: "a workspace read's allow is logged without committing the answer", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `		if ok {
+			if !acp.CommitPermission(ctx) {`, New: `		if ok {
+			if false && !acp.CommitPermission(ctx) {`}},
+		Kills: "TestCancelWhileLoggingAnAllowKeepsTheAnswer"},
 	{Name: "an approval is booked without committing the agent's answer", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && ctx.Err() != nil {`}},
 		Kills: "TestCancelWhileBookingAnApprovalKeepsTheAnswer"},

@@ -307,19 +307,26 @@ func TestApprovalAfterCancelIsNotBooked(t *testing.T) {
 // is the approval's decision.
 const gateApprover = "user:gate-approver-7f3a"
 
-// gatedStore holds the append of an approval's decision until release
-// is closed, after closing booking: the Runner is then booking the
-// approval, and the test cancels the request right there.
+// gatedStore holds the first append whose envelope holds match (an
+// identifier field of the event, as it is) until release is closed,
+// after closing booking: the Runner is then recording that event, and
+// the test acts right there.
 type gatedStore struct {
 	eventlog.Store
-	booking chan struct{} // closed at the first append naming gateApprover
+	match   string
+	booking chan struct{} // closed at the first append holding match
 	release chan struct{}
 	once    sync.Once
 }
 
+// newGatedStore returns a gated store over a memory store.
+func newGatedStore(match string) *gatedStore {
+	return &gatedStore{Store: eventlog.NewMemoryStore(), match: match, booking: make(chan struct{}), release: make(chan struct{})}
+}
+
 func (g *gatedStore) Append(ctx context.Context, session string, expected uint64, recs []eventlog.Record) error {
 	for _, r := range recs {
-		if strings.Contains(string(r.Envelope), gateApprover) {
+		if strings.Contains(string(r.Envelope), g.match) {
 			g.once.Do(func() {
 				close(g.booking)
 				<-g.release
@@ -337,7 +344,7 @@ func (g *gatedStore) Append(ctx context.Context, session string, expected uint64
 // "cancelled" over the Runner's "allow", and the log held a live
 // approval for a request the agent was told was cancelled.
 func TestCancelWhileBookingAnApprovalKeepsTheAnswer(t *testing.T) {
-	store := &gatedStore{Store: eventlog.NewMemoryStore(), booking: make(chan struct{}), release: make(chan struct{})}
+	store := newGatedStore(gateApprover)
 	g := newRig(t, func(c *runner.Config, _ *rig) {
 		c.Events = store
 		c.Approver = runner.ApproverFunc(func(context.Context, runner.ApprovalRequest) (runner.Approval, error) {
