@@ -174,7 +174,7 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 	}
 	s := &Sandbox{c: c, id: spec.ID, sandboxID: id}
 	discard := func(err error) error {
-		return vendorkit.Discard(err, "daytona", id, func() error { return s.Destroy(context.WithoutCancel(ctx)) })
+		return vendorkit.Discard(ctx, err, "daytona", id, s.Destroy)
 	}
 	if err := s.awaitStarted(ctx, sb); err != nil {
 		return nil, discard(err)

@@ -10,7 +10,7 @@ func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
 	{Name: "Create drops the failed deletion of a sandbox it gave up", File: "client.go",
-		Edits: []mutation.Edit{{Old: `		return vendorkit.Discard(err, "daytona", id, func() error { return s.Destroy(context.WithoutCancel(ctx)) })`, New: `		_ = s.Destroy(context.WithoutCancel(ctx))
+		Edits: []mutation.Edit{{Old: `		return vendorkit.Discard(ctx, err, "daytona", id, s.Destroy)`, New: `		_ = s.Destroy(context.WithoutCancel(ctx))
 		return err`}},
 		Kills: "TestCreateReportsASandboxItCouldNotRemove"},
 	{Name: "allowlist widened to the domain list", File: "policy.go",

@@ -173,8 +173,8 @@ func (c *Client) Create(ctx context.Context, spec SandboxSpec) (*Sandbox, error)
 		// The sandbox exists and would run until its Timeout: delete it
 		// (its ID passed the check above), as Daytona's Create does when
 		// the toolbox URL is refused.
-		return nil, vendorkit.Discard(err, "e2b", got.SandboxID, func() error {
-			return c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
+		return nil, vendorkit.Discard(ctx, err, "e2b", got.SandboxID, func(ctx context.Context) error {
+			return c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
 		})
 	}
 	token := got.EnvdAccessToken

@@ -10,7 +10,7 @@ func TestMutants(t *testing.T) { mutation.Run(t, mutants) }
 
 var mutants = []mutation.Mutant{
 	{Name: "Create drops the failed deletion of a sandbox it gave up", File: "client.go",
-		Edits: []mutation.Edit{{Old: `			return c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)`, New: `			_ = c.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
+		Edits: []mutation.Edit{{Old: `			return c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)`, New: `			_ = c.call(ctx, http.MethodDelete, "/sandboxes/"+url.PathEscape(got.SandboxID), nil, nil, http.StatusNoContent, http.StatusNotFound)
 			return nil`}},
 		Kills: "TestCreateReportsASandboxItCouldNotRemove"},
 	{Name: "port refusal in MapPolicy", File: "policy.go",
@@ -45,8 +45,8 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `vendorkit.PathSafeID(got.SandboxID, ".")`, New: `vendorkit.PathSafeID(got.SandboxID, "")`}},
 		Kills: "TestCreateRefusesADottedSandboxID"},
 	{Name: "review2: a sandbox whose envd is refused is left running", File: "client.go",
-		Edits: []mutation.Edit{{Old: `		return nil, vendorkit.Discard(err, "e2b", got.SandboxID, func() error {`, New: `		return nil, err
-		return nil, vendorkit.Discard(err, "e2b", got.SandboxID, func() error {`}},
+		Edits: []mutation.Edit{{Old: `		return nil, vendorkit.Discard(ctx, err, "e2b", got.SandboxID, func(ctx context.Context) error {`, New: `		return nil, err
+		return nil, vendorkit.Discard(ctx, err, "e2b", got.SandboxID, func(ctx context.Context) error {`}},
 		Kills: "TestCreateDeletesASandboxWhoseEnvdIsRefused"},
 	{Name: "rt: envd exit status outside 0-255", File: "process.go",
 		Edits: []mutation.Edit{{Old: `if status < 0 || status > 255 {`, New: `if false {`}},
