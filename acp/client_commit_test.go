@@ -2,9 +2,14 @@ package acp_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/checkfu/checkfu/acp"
+	"pgregory.net/rapid"
 )
 
 // permissionLine is a permission request of session s1 under id 0.
@@ -127,4 +132,82 @@ func TestCommittedPermissionAnswerStandsAfterTheClientEnds(t *testing.T) {
 	if got, want := string(m.Result), `{"outcome":{"outcome":"selected","optionId":"allow"}}`; !m.IsResponse() || got != want {
 		t.Fatalf("committed request answered %+v after the client ended, want %s", m, want)
 	}
+}
+
+// TestPropertyCommittedAnswerIsTheAnswerGiven: over random sets of up to
+// eight permission requests across two sessions, each handler committing
+// either before a Cancel of the first session or after it, a commit
+// reports true exactly when it came before a Cancel of its request's
+// session, and every request is answered exactly once: with the
+// handler's answer when its commit reported true, else "cancelled".
+func TestPropertyCommittedAnswerIsTheAnswerGiven(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 8).Draw(rt, "requests")
+		early := rapid.SliceOfN(rapid.Bool(), n, n).Draw(rt, "commits before the cancel")
+		session := rapid.SliceOfN(rapid.SampledFrom([]string{"s1", "s2"}), n, n).Draw(rt, "sessions")
+		started := make(chan struct{}, n)
+		release := make(chan struct{})
+		var mu sync.Mutex
+		committed := map[string]bool{}
+		c, a, _ := newRawClient(t, acp.Config{
+			OnPermission: func(ctx context.Context, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+				i, _ := strconv.Atoi(strings.TrimPrefix(req.ToolCall.ToolCallID, "c"))
+				var ok bool
+				if early[i] {
+					ok = acp.CommitPermission(ctx)
+				}
+				started <- struct{}{}
+				<-release
+				if !early[i] {
+					ok = acp.CommitPermission(ctx)
+				}
+				mu.Lock()
+				committed[req.ToolCall.ToolCallID] = ok
+				mu.Unlock()
+				return acp.Select("allow")
+			},
+		})
+		a.initialize(c)
+		a.openSession(c, "s1")
+		a.openSession(c, "s2")
+		for i := range n {
+			a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":%q,"toolCall":{"toolCallId":"c%d"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`, i, session[i], i))
+		}
+		for range n {
+			<-started
+		}
+		if err := c.Cancel("s1"); err != nil {
+			rt.Fatal(err)
+		}
+		close(release)
+		answers := map[string]string{}
+		for len(answers) < n {
+			m := a.next()
+			if m.Method == acp.MethodSessionCancel {
+				continue
+			}
+			if !m.IsResponse() {
+				rt.Fatalf("unexpected message %+v", m)
+			}
+			if _, twice := answers[m.ID.String()]; twice {
+				rt.Fatalf("request %s answered twice", m.ID)
+			}
+			answers[m.ID.String()] = string(m.Result)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range n {
+			id := fmt.Sprintf("c%d", i)
+			if want := early[i] || session[i] == "s2"; committed[id] != want {
+				rt.Errorf("request %d (session %s, commit before the cancel %v): CommitPermission = %v, want %v", i, session[i], early[i], committed[id], want)
+			}
+			want := `{"outcome":{"outcome":"cancelled"}}`
+			if committed[id] {
+				want = `{"outcome":{"outcome":"selected","optionId":"allow"}}`
+			}
+			if got := answers[strconv.Itoa(i)]; got != want {
+				rt.Errorf("request %d (committed %v) answered %s, want %s", i, committed[id], got, want)
+			}
+		}
+	})
 }
