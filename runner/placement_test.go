@@ -46,10 +46,12 @@ func enrollAs(t testing.TB, d adapters.Description, placement admission.Placemen
 
 // claimsInProcess is package process's Remote (its instances run across
 // acp/wire) describing itself as placed in_process, and counting the
-// instances it makes.
+// instances it makes. When t is set, each instance is destroyed at t's
+// end whatever the Runner did with it (a mutant may leave it).
 type claimsInProcess struct {
 	process.Remote
 	created *atomic.Int64
+	t       testing.TB
 }
 
 func (p claimsInProcess) Describe() adapters.Description {
@@ -60,7 +62,11 @@ func (p claimsInProcess) Describe() adapters.Description {
 
 func (p claimsInProcess) Create(ctx context.Context, spec adapters.InstanceSpec) (adapters.Instance, error) {
 	p.created.Add(1)
-	return p.Remote.Create(ctx, spec)
+	inst, err := p.Remote.Create(ctx, spec)
+	if err == nil && p.t != nil {
+		p.t.Cleanup(func() { _ = inst.Destroy(context.Background()) })
+	}
+	return inst, err
 }
 
 func (claimsInProcess) Spec(id, digest string) adapters.InstanceSpec { return process.Spec(id, digest) }
@@ -186,7 +192,7 @@ func TestRemotePlacementNeverIsolationChecked(t *testing.T) {
 // destroyed unused and Launch refused with description_mismatch.
 func TestWiredInstanceEnrolledInProcessRefused(t *testing.T) {
 	var created atomic.Int64
-	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = claimsInProcess{created: &created} })
+	g := newRig(t, func(c *runner.Config, _ *rig) { c.Provider = claimsInProcess{created: &created, t: t} })
 	s := g.admitted(t)
 	_, err := s.Launch(context.Background(), runner.LaunchConfig{Process: agentSpec(t, runnertest.QuickstartScript)})
 	if !errors.Is(err, runner.CodeDescriptionMismatch) {
@@ -270,7 +276,7 @@ func (p claimsInProcessDestroyFails) Create(ctx context.Context, spec adapters.I
 func TestWiredInstanceWhoseDestroyFailsIsDestroyedLater(t *testing.T) {
 	var created, destroys atomic.Int64
 	g := newRig(t, func(c *runner.Config, _ *rig) {
-		c.Provider = claimsInProcessDestroyFails{claimsInProcess: claimsInProcess{created: &created}, destroys: &destroys}
+		c.Provider = claimsInProcessDestroyFails{claimsInProcess: claimsInProcess{created: &created, t: t}, destroys: &destroys}
 	})
 	s := g.admitted(t)
 	launch := func() error {
