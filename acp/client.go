@@ -164,7 +164,7 @@ type permKey struct{}
 // still takes it.
 func CommitPermission(ctx context.Context) bool {
 	p, ok := ctx.Value(permKey{}).(*permCall)
-	if !ok || p == nil || p.c == nil {
+	if !ok {
 		return false
 	}
 	p.c.mu.Lock()

@@ -45,18 +45,26 @@ func TestCommittedPermissionAnswerStandsAfterCancel(t *testing.T) {
 	if err := <-ctxErr; err != nil {
 		t.Errorf("the committed request's context = %v after Cancel, want live", err)
 	}
+	m := nextAnswer(a)
+	if got, want := string(m.Result), `{"outcome":{"outcome":"selected","optionId":"allow"}}`; m.ID != acp.IntID(0) || got != want {
+		t.Fatalf("committed request answered %+v after Cancel, want %s", m, want)
+	}
+}
+
+// nextAnswer returns the next response the client wrote, past the
+// session/cancel notifications before it; any other message fails the
+// test.
+func nextAnswer(a *rawAgent) acp.Message {
+	a.t.Helper()
 	for {
 		m := a.next()
 		if m.Method == acp.MethodSessionCancel {
 			continue
 		}
-		if !m.IsResponse() || m.ID != acp.IntID(0) {
-			t.Fatalf("unexpected message %+v", m)
+		if !m.IsResponse() {
+			a.t.Fatalf("unexpected message %+v", m)
 		}
-		if got, want := string(m.Result), `{"outcome":{"outcome":"selected","optionId":"allow"}}`; got != want {
-			t.Fatalf("committed request answered %s after Cancel, want %s", got, want)
-		}
-		return
+		return m
 	}
 }
 
@@ -85,15 +93,8 @@ func TestCommitAfterCancelFails(t *testing.T) {
 	if <-committed {
 		t.Error("CommitPermission = true for a request Cancel released")
 	}
-	for {
-		m := a.next()
-		if m.Method == acp.MethodSessionCancel {
-			continue
-		}
-		if got := string(m.Result); !m.IsResponse() || got != `{"outcome":{"outcome":"cancelled"}}` {
-			t.Fatalf("answer after Cancel = %+v, want cancelled", m)
-		}
-		return
+	if m := nextAnswer(a); string(m.Result) != `{"outcome":{"outcome":"cancelled"}}` {
+		t.Fatalf("answer after Cancel = %+v, want cancelled", m)
 	}
 }
 
@@ -182,13 +183,7 @@ func TestPropertyCommittedAnswerIsTheAnswerGiven(t *testing.T) {
 		close(release)
 		answers := map[string]string{}
 		for len(answers) < n {
-			m := a.next()
-			if m.Method == acp.MethodSessionCancel {
-				continue
-			}
-			if !m.IsResponse() {
-				rt.Fatalf("unexpected message %+v", m)
-			}
+			m := nextAnswer(a)
 			if _, twice := answers[m.ID.String()]; twice {
 				rt.Fatalf("request %s answered twice", m.ID)
 			}

@@ -171,7 +171,7 @@ var mutants = []mutation.Mutant{
 		Edits: edit("\tif p.ctx.Err() != nil {\n\t\treturn false\n\t}\n\tp.committed = true", "\tp.committed = true"),
 		Kills: "TestCommitAfterCancelFails"},
 	{Name: "a foreign context commits", File: "client.go",
-		Edits: edit("if !ok || p == nil || p.c == nil {\n\t\treturn false\n\t}", "if !ok || p == nil || p.c == nil {\n\t\treturn true\n\t}"),
+		Edits: edit("\tif !ok {\n\t\treturn false\n\t}\n\tp.c.mu.Lock()", "\tif !ok {\n\t\treturn true\n\t}\n\tp.c.mu.Lock()"),
 		Kills: "TestCommitNeedsTheHandlersContext"},
 	{Name: "permission count bound", File: "client_read.go",
 		Edits: edit("case c.nperms >= maxPendingPermissions || held", "case false || held"),
