@@ -161,15 +161,9 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	if err == nil && (p == nil || !s.profileTool(agent, req, own.Title)) {
 		ok, why := workspaceRead(root, own.Kind, own.paths())
 		if ok {
-			if !acp.CommitPermission(ctx) {
-				// Cancelled: the agent is answered "cancelled", and no
-				// allow is logged for it.
-				return reject(req)
-			}
-			// Logged as a skipped approval: nothing was asked, and the
-			// agent's own tool reads inside its sandbox.
-			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Grant: lease}, nil, CodeWorkspaceReadPermission)
-			return allow(req)
+			// Nothing is asked: the agent's own tool reads inside its
+			// sandbox.
+			return s.allowUnasked(ctx, eventlog.Event{Grant: lease}, CodeWorkspaceReadPermission, req)
 		}
 		if p == nil {
 			// A capability-free session has no tool to approve.
@@ -184,15 +178,9 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 	}
 	ar, binding, err := s.bind(ch, agent, req)
 	if errors.Is(err, errReadOnlyPermission) {
-		if !acp.CommitPermission(ctx) {
-			// Cancelled: the agent is answered "cancelled", and no allow
-			// is logged for it.
-			return reject(req)
-		}
-		// Logged as a skipped approval: nothing was asked, the agent is
-		// told yes, and the call still meets the gateway's checks.
-		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Action: ar.Action, Grant: lease}, nil, ResultReadOnlyPermission)
-		return allow(req)
+		// Nothing is asked: the agent is told yes, and the call still
+		// meets the gateway's checks.
+		return s.allowUnasked(ctx, eventlog.Event{Action: ar.Action, Grant: lease}, ResultReadOnlyPermission, req)
 	}
 	if err == nil && s.r.cfg.Approver == nil {
 		err = checkfu.Refuse(authz.CodeApprovalDenied, "runner: no Approver is configured")
@@ -232,6 +220,20 @@ func (s *Session) permission(ctx context.Context, p *plane, ch *gateway.Channel,
 		}
 		return reject(req)
 	}
+	return allow(req)
+}
+
+// allowUnasked allows a permission request the Runner answers without
+// the Approver, logged as a skipped approval (ev, of kind KindSkip, with
+// result), once the answer is committed (acp.CommitPermission): a
+// request cancelled before is answered "cancelled", and no allow is
+// logged for it.
+func (s *Session) allowUnasked(ctx context.Context, ev eventlog.Event, result ResultCode, req acp.RequestPermissionRequest) acp.PermissionOutcome {
+	if !acp.CommitPermission(ctx) {
+		return reject(req)
+	}
+	ev.Kind = eventlog.KindSkip
+	_ = s.decide(ctx, ev, nil, result)
 	return allow(req)
 }
 

@@ -72,8 +72,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `		case plan.Effect != authz.ExternalEffect:`, New: `		case true:`}},
 		Kills: "TestApproverDeclines"},
 	{Name: "a read-only permission is not logged", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `		_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Action: ar.Action, Grant: lease}, nil, ResultReadOnlyPermission)
-`, New: ``}},
+		Edits: []mutation.Edit{{Old: `return s.allowUnasked(ctx, eventlog.Event{Action: ar.Action, Grant: lease}, ResultReadOnlyPermission, req)`, New: `return allow(req)`}},
 		Kills: "TestPermissionReadOnlyAllowed"},
 	{Name: "arguments the schema refuses are approved", File: "../custody/authz/capability.go",
 		Edits: []mutation.Edit{{Old: "\tbody, err := validateArguments(reg, call.Arguments)\n\tif err != nil {\n\t\treturn Action{}, err\n\t}\n\treturn reg.action(body), nil\n}", New: "\tbody, _ := validateArguments(reg, call.Arguments)\n\treturn reg.action(body), nil\n}"}},
@@ -321,15 +320,11 @@ var mutants = []mutation.Mutant{
 	{Name: "a booked approval's context ends with the client", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `p.approvals.Decide(context.WithoutCancel(ctx), authz.ApprovalDecision{`, New: `p.approvals.Decide(ctx, authz.ApprovalDecision{`}},
 		Kills: "TestClientEndWhileBookingLogsWhatTheBookHolds"},
-	{Name: "a read_only allow is logged without committing the answer", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `	if errors.Is(err, errReadOnlyPermission) {
-		if !acp.CommitPermission(ctx) {`, New: `	if errors.Is(err, errReadOnlyPermission) {
-		if false && !acp.CommitPermission(ctx) {`}},
-		Kills: "TestCancelWhileLoggingAnAllowKeepsTheAnswer"},
-	{Name: "a workspace read's allow is logged without committing the answer", File: "approve.go",
-		Edits: []mutation.Edit{{Old: `		if ok {
-			if !acp.CommitPermission(ctx) {`, New: `		if ok {
-			if false && !acp.CommitPermission(ctx) {`}},
+	{Name: "an allow given without the Approver is logged uncommitted", File: "approve.go",
+		Edits: []mutation.Edit{{Old: `	if !acp.CommitPermission(ctx) {
+		return reject(req)
+	}
+	ev.Kind = eventlog.KindSkip`, New: `	ev.Kind = eventlog.KindSkip`}},
 		Kills: "TestCancelWhileLoggingAnAllowKeepsTheAnswer"},
 	{Name: "an approval is booked without committing the agent's answer", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `if err == nil && !acp.CommitPermission(ctx) {`, New: `if err == nil && ctx.Err() != nil {`}},
@@ -399,7 +394,7 @@ var mutants = []mutation.Mutant{
 		Edits: []mutation.Edit{{Old: `	if cwd == Cwd {`, New: `	if false {`}},
 		Kills: "TestWorkspaceRootFallback"},
 	{Name: "a workspace read is not logged", File: "approve.go",
-		Edits: []mutation.Edit{{Old: "			_ = s.decide(ctx, eventlog.Event{Kind: eventlog.KindSkip, Grant: lease}, nil, CodeWorkspaceReadPermission)\n", New: ""}},
+		Edits: []mutation.Edit{{Old: "return s.allowUnasked(ctx, eventlog.Event{Grant: lease}, CodeWorkspaceReadPermission, req)", New: "return allow(req)"}},
 		Kills: "TestPermissionWorkspaceRead"},
 	{Name: "a profile tool dressed as a read skips the Approver", File: "approve.go",
 		Edits: []mutation.Edit{{Old: `	if err == nil && (p == nil || !s.profileTool(agent, req, own.Title)) {`, New: `	if err == nil {`}},
